@@ -1,0 +1,88 @@
+"""The one CLI, ``scenario-builder``: a click group with one module per subcommand (rasterio's ``rio``).
+
+Subcommands are imported lazily so ``scenario-builder --help`` stays fast and a heavy library
+(folium, dask) is only imported by the command that needs it. Every :class:`ScenarioError` becomes
+a one-line ``Error: <file>: <problem>`` on stderr and exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+
+import click
+
+from scenario_builder.errors import ScenarioError, ScenarioWarning
+
+# name -> "module:attribute"; each module holds one click command.
+COMMANDS: dict[str, str] = {
+    "build": "scenario_builder.cli.build:build",
+    "run": "scenario_builder.cli.run:run",
+    "odds": "scenario_builder.cli.odds:odds",
+    "route": "scenario_builder.cli.route:route",
+    "map": "scenario_builder.cli.map:map_cmd",
+    "print": "scenario_builder.cli.print_cmd:print_cmd",
+    "demo": "scenario_builder.cli.demo:demo",
+    "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
+    "sites": "scenario_builder.cli.sites:sites",
+    "schema": "scenario_builder.cli.schema:schema",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(name for name in COMMANDS if self._load(name) is not None)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._load(cmd_name)
+
+    @staticmethod
+    def _load(name: str) -> click.Command | None:
+        spec = COMMANDS.get(name)
+        if spec is None:
+            return None
+        module_name, attr = spec.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # the subcommand is not part of this build yet
+                return None
+            raise
+        return getattr(module, attr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    if issubclass(category, ScenarioWarning):
+        click.echo(f"Warning: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="scenario-builder")
+def cli() -> None:
+    """Historical battle scenario builder: real ground, Battle for 2mm Earth rules, maps, print."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the CLI, turning project errors into one-line messages."""
+    warnings.showwarning = _show_warning
+    try:
+        cli.main(args=argv, prog_name="scenario-builder", standalone_mode=False)
+    except ScenarioError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(1)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
