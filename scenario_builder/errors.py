@@ -56,6 +56,10 @@ class NoRouteError(ScenarioError):
     """No path exists between two points (networkx's ``NetworkXNoPath`` analogue)."""
 
 
+class LayoutError(ScenarioError, ValueError):
+    """An unknown paper size or table scale, or a print layout that cannot be made."""
+
+
 class RulesetError(ScenarioError, KeyError):
     """An unknown ruleset name."""
 
