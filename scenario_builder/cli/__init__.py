@@ -1,4 +1,4 @@
-"""The one CLI, ``scenario-builder``: a click group with one module per subcommand (rasterio's ``rio``).
+"""The one CLI, ``scenario-builder``: a click group, one module per subcommand (like ``rio``).
 
 Subcommands are imported lazily so ``scenario-builder --help`` stays fast and a heavy library
 (folium, dask) is only imported by the command that needs it. Every :class:`ScenarioError` becomes
@@ -54,7 +54,7 @@ class LazyGroup(click.Group):
         return getattr(module, attr)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, ScenarioWarning):
         click.echo(f"Warning: {message}", err=True)
     else:
