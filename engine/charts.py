@@ -23,7 +23,9 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import StrEnum
+
+from scenario_builder.battlefield import CoverClass, MoveClass
 
 __all__ = [
     "COVER_CHART",
@@ -57,28 +59,7 @@ class UnitType(StrEnum):
     MONSTER = "monster"
 
 
-try:  # the Battlefield's enums are the contract; these local twins keep the same values
-    from scenario_builder.battlefield import CoverClass, MoveClass
-except ImportError:  # pragma: no cover - until scenario_builder.battlefield lands
-
-    class MoveClass(IntEnum):  # type: ignore[no-redef]
-        """Chart 7.3 columns (wet and debris share one)."""
-
-        PLAIN = 0
-        WET = 1
-        DEBRIS = 2
-        WOODS = 3
-        IMPRACTICAL = 4
-
-    class CoverClass(IntEnum):  # type: ignore[no-redef]
-        """Chart 7.2 columns."""
-
-        OPEN = 0
-        WET = 1
-        DEBRIS = 2
-        OVERHEAD = 3
-
-
+# The Battlefield's enums are the chart columns (docs/architecture.md), re-exported here.
 # 7.3 movement chart, metres per bound: plain, wet/debris, through woods, impractical.
 # None = "Cannot travel".
 _SPEEDS_7_3: dict[UnitType, tuple[float, float, float, float | None]] = {
