@@ -1,0 +1,247 @@
+"""The terrain pipeline: DEM + land cover + overlays -> Battlefield (+ region and contour vectors).
+
+Stages (each reported to ``progress`` if given):
+
+1. read the DEM (voids filled), choose the local UTM grid, reproject (bilinear);
+2. land cover: a raster (WorldCover / CORINE / NLCD) resampled onto the grid, then land-cover
+   vectors (OSM tags) painted by feature priority, dense buildings promoted to ``built_up``;
+3. historical overlays painted last (they win over everything);
+4. slope; cells steeper than ``cliff_deg`` become ``cliff`` unless water/river;
+5. classification through the ruleset table (7.1–7.3, 6.2);
+6. height levels (6.2) and contour lines;
+7. class regions as polygons.
+
+>>> bf, regions, contours = build_site("minden", resolution=100.0)
+>>> bf.crs.to_epsg(), bf.res, bf.meta["slug"]
+(32632, 100.0, 'minden')
+>>> sorted(regions.columns)
+['blocks_sight', 'cover', 'feature', 'geometry', 'move']
+>>> bool((contours["elevation"] == bf.meta["level_base_m"] + contours["level"] * bf.step).all())
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import rasterio.features
+import shapely
+
+from scenario_builder.battlefield import Battlefield
+from scenario_builder.classify import (
+    CLIFF_DEG,
+    DENSE_FRACTION,
+    DENSE_WINDOW_M,
+    apply_cliffs,
+    classify,
+    promote_dense_buildings,
+    slope_degrees,
+)
+from scenario_builder.codetables import COVER_CLASSES, DEFAULT_FEATURE, MOVE_CLASSES, CodeTables
+from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, target_grid
+from scenario_builder.errors import NoOverlapError
+from scenario_builder.landcover import (
+    NONE,
+    burn_vectors,
+    check_vector_file,
+    is_raster,
+    read_landcover_raster,
+    vector_overlaps,
+)
+from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_lines, make_levels
+from scenario_builder.sites import get_site
+
+RULESET = "2mm-earth-v0.9"
+STAGES: tuple[str, ...] = ("dem", "landcover", "overlays", "classify", "levels", "contours", "regions")
+Progress = Callable[[str], None]
+PathLike = str | os.PathLike[str]
+
+
+class BuildResult(NamedTuple):
+    """What a build returns; unpacks as ``bf, regions, contours``."""
+
+    battlefield: Battlefield
+    regions: gpd.GeoDataFrame
+    contours: gpd.GeoDataFrame
+
+    def save(self, directory: PathLike) -> Path:
+        """``battlefield.tif``/``.json``/``.gpkg`` into ``directory`` (use inside ``atomic_dir``)."""
+        return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
+
+
+def _as_paths(items: PathLike | Iterable[PathLike] | None) -> list[Path]:
+    if items is None:
+        return []
+    if isinstance(items, (str, os.PathLike)):
+        return [Path(items)]
+    return [Path(p) for p in items]
+
+
+def build_from_paths(
+    dem: PathLike,
+    landcover: PathLike | Sequence[PathLike] | None = None,
+    overlays: Sequence[PathLike] = (),
+    bbox: BBox | None = None,
+    *,
+    resolution: float | None = None,
+    step: float = STEP_M,
+    smooth_m: float = SMOOTH_M,
+    min_area_m2: float = MIN_AREA_M2,
+    cliff_deg: float = CLIFF_DEG,
+    dense_window_m: float = DENSE_WINDOW_M,
+    dense_fraction: float = DENSE_FRACTION,
+    codes: Sequence[PathLike] = (),
+    meta: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Build a Battlefield from files: a DEM, land cover (rasters and/or vector files), overlays.
+
+    ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
+    ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
+    Nothing is written; call ``.save(dir)`` on the result.
+    """
+    tell = progress or (lambda _stage: None)
+    tables = CodeTables.load(codes)
+    vocab = tables.vocab
+    sources: list[dict[str, Any]] = []
+
+    tell("dem")
+    src = read_dem(dem, bbox)
+    grid = target_grid(src, resolution=resolution, bbox=bbox)
+    elevation = reproject_dem(src, grid)
+    sources.append({"kind": "dem", "path": str(src.path), "crs": src.crs.to_string(),
+                    "voids_filled": src.voids, "ground_res_m": round(src.ground_res, 3)})
+
+    tell("landcover")
+    feature = np.full(grid.shape, vocab.code(DEFAULT_FEATURE), dtype=np.uint8)
+    vector_feats = []
+    for path in _as_paths(landcover):
+        if is_raster(path):
+            painted, table = read_landcover_raster(path, grid, tables)
+            feature = np.where(painted != NONE, painted, feature)
+            sources.append({"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name})
+        else:
+            feats = check_vector_file(path, tables)
+            _require_overlap(feats, grid, path, "land cover")
+            vector_feats.append(feats)
+            sources.append({"kind": "landcover_vector", "path": str(path), "features": len(feats)})
+    if vector_feats:
+        burned = burn_vectors(_concat(vector_feats), grid, tables)
+        feature = np.where(burned != NONE, burned, feature)
+    feature = promote_dense_buildings(feature, vocab, grid.res, dense_window_m, dense_fraction)
+
+    tell("overlays")
+    overlay_feats = []
+    for path in _as_paths(overlays):
+        feats = check_vector_file(path, tables)
+        _require_overlap(feats, grid, path, "overlay")
+        overlay_feats.append(feats)
+        sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
+    if overlay_feats:
+        burned = burn_vectors(_concat(overlay_feats), grid, tables)
+        feature = np.where(burned != NONE, burned, feature)
+
+    tell("classify")
+    slope = slope_degrees(elevation, grid.res)
+    feature = apply_cliffs(feature, slope, vocab, cliff_deg)
+    classes = classify(feature, tables)
+
+    tell("levels")
+    levels, _smoothed, base = make_levels(
+        elevation, grid.res, step=step, smooth_m=smooth_m, min_area_m2=min_area_m2
+    )
+    info = {
+        "ruleset": RULESET,
+        "legend": {"feature": vocab.legend()},
+        "level_base_m": base,
+        "smooth_m": smooth_m,
+        "min_area_m2": min_area_m2,
+        "cliff_deg": cliff_deg,
+        "sources": sources,
+        "code_tables": {"features": Path(vocab.source).name, "ruleset": Path(tables.ruleset.source).name,
+                        "osm": Path(tables.osm.source).name},
+        **(meta or {}),
+    }
+    layers = {"elevation": elevation, "slope": slope, "level": levels, "feature": feature, **classes}
+    bf = Battlefield(layers, grid.transform, grid.crs, step, info)
+
+    tell("contours")
+    contours = contours_frame(levels, grid, base, step)
+    tell("regions")
+    regions = regions_frame(feature, grid, tables)
+    return BuildResult(bf, regions, contours)
+
+
+def build_site(
+    slug: str,
+    *,
+    resolution: float | None = None,
+    step: float = STEP_M,
+    bbox: BBox | None = None,
+    progress: Progress | None = None,
+    **options: Any,
+) -> BuildResult:
+    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover and overlay."""
+    site = get_site(slug)
+    meta = {"slug": site.slug, "name": site.battle, "year": site.year}
+    if site.info.get("landcover"):
+        meta["attribution"] = [site.info["landcover"]]
+    return build_from_paths(
+        site.dem,
+        landcover=site.landcover_paths(),
+        overlays=site.overlay_paths(),
+        bbox=bbox,
+        resolution=resolution,
+        step=step,
+        meta=meta,
+        progress=progress,
+        **options,
+    )
+
+
+def _concat(frames: list[gpd.GeoDataFrame]) -> gpd.GeoDataFrame:
+    crs = frames[0].crs
+    frames = [f.to_crs(crs) for f in frames]
+    return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
+
+
+def _require_overlap(feats: gpd.GeoDataFrame, grid: Grid, path: Path, what: str) -> None:
+    if not vector_overlaps(feats, grid):
+        raise NoOverlapError(path, f"expected {what} overlapping the DEM, got none")
+
+
+def contours_frame(levels: np.ndarray, grid: Grid, base: float, step: float) -> gpd.GeoDataFrame:
+    """Contour lines between height levels: columns ``level`` (the level above the line) and
+    ``elevation`` (its lower edge in metres)."""
+    lines = contour_lines(levels, grid.transform)
+    lv = np.array([k for k, _ in lines], dtype=np.int32)
+    geoms = [shapely.LineString(xy) for _, xy in lines]
+    return gpd.GeoDataFrame(
+        {"level": lv, "elevation": base + lv.astype(np.float64) * step}, geometry=geoms, crs=grid.crs
+    )
+
+
+def regions_frame(feature: np.ndarray, grid: Grid, tables: CodeTables) -> gpd.GeoDataFrame:
+    """Polygons of equal feature (hence equal move/cover/sight class) with class columns."""
+    move_lut, cover_lut, blocks_lut = tables.ruleset.luts(tables.vocab)
+    geoms, codes = [], []
+    for geom, value in rasterio.features.shapes(feature, transform=grid.transform, connectivity=4):
+        geoms.append(shapely.geometry.shape(geom))
+        codes.append(int(value))
+    code = np.asarray(codes, dtype=np.int64)
+    return gpd.GeoDataFrame(
+        {
+            "feature": [tables.vocab.name(c) for c in codes],
+            "move": [MOVE_CLASSES[i] for i in move_lut[code]],
+            "cover": [COVER_CLASSES[i] for i in cover_lut[code]],
+            "blocks_sight": blocks_lut[code].astype(bool),
+        },
+        geometry=geoms,
+        crs=grid.crs,
+    )

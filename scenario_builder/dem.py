@@ -1,0 +1,282 @@
+"""Read and validate a DEM, fill its voids, and reproject it onto a local UTM grid in metres.
+
+Any GeoTIFF (or other GDAL raster) in any CRS is accepted. The target grid is north-up in the
+UTM zone of the area's centre, with square cells chosen from the source's ground resolution
+(rounded to a tidy value, at most ``MAX_DEFAULT_RES``) unless the caller sets one.
+
+>>> from scenario_builder.sites import get_site
+>>> src = read_dem(get_site("minden").dem)
+>>> src.voids                          # SRTM voids, filled from their neighbours
+3
+>>> grid = target_grid(src)
+>>> grid.crs.to_epsg(), grid.res     # SRTM's ~57 m, capped at MAX_DEFAULT_RES
+(32632, 25.0)
+>>> target_grid(src, resolution=55).res
+55.0
+>>> utm_crs(-77.236, 39.809).to_epsg(), utm_crs(-70.7, -32.95).to_epsg()
+(32618, 32719)
+>>> nice_resolution(7.34), nice_resolution(56.7), nice_resolution(0.3)
+(7.5, 55.0, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import rasterio
+import rasterio.errors
+import rasterio.fill
+import rasterio.warp
+import rasterio.windows
+from affine import Affine
+from pyproj import CRS, Transformer
+
+from scenario_builder.errors import CRSError, DataSourceError, NoOverlapError
+
+BBox = tuple[float, float, float, float]  # west, south, east, north in WGS84 degrees
+
+# A base is 40 x 20 m (2 mm at 1:900): cells much coarser than half a frontage would make the
+# footprint fractions of 7.1 and the 25 m wood-edge rule of 6.2 meaningless, so a coarse DEM is
+# interpolated onto cells of at most this size unless the user asks otherwise.
+MAX_DEFAULT_RES = 25.0
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A north-up grid of square cells in a projected CRS (metres)."""
+
+    crs: CRS
+    transform: Affine
+    width: int
+    height: int
+
+    @property
+    def res(self) -> float:
+        return float(self.transform.a)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.height, self.width)
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        left, top = self.transform.c, self.transform.f
+        return (left, top - self.height * self.res, left + self.width * self.res, top)
+
+
+@dataclass(frozen=True)
+class SourceDEM:
+    """The DEM as read: data (voids filled) on its own grid, with what was found on the way."""
+
+    path: Path
+    data: np.ndarray  # float32, voids filled
+    transform: Affine
+    crs: CRS
+    voids: int  # nodata cells filled
+    ground_res: float  # metres per source cell on the ground (the finer axis)
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        h, w = self.data.shape
+        return rasterio.transform.array_bounds(h, w, self.transform)[:4]
+
+    def lonlat_bounds(self) -> BBox:
+        return rasterio.warp.transform_bounds(self.crs, "EPSG:4326", *self.bounds, densify_pts=21)
+
+
+def parse_bbox(text: str) -> BBox:
+    """``"W,S,E,N"`` in degrees -> tuple (ValueError with the reason if malformed).
+
+    >>> parse_bbox("-77.25,39.78,-77.22,39.80")
+    (-77.25, 39.78, -77.22, 39.8)
+    """
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 4:
+        raise ValueError(f"expected W,S,E,N (4 numbers), got {text!r}")
+    w, s, e, n = (float(p) for p in parts)
+    if not (w < e and s < n and -180 <= w <= 180 and -180 <= e <= 180 and -90 <= s < n <= 90):
+        raise ValueError(f"expected W<E and S<N in degrees, got {text!r}")
+    return (w, s, e, n)
+
+
+def utm_crs(lon: float, lat: float) -> CRS:
+    """The WGS84 UTM zone CRS containing (lon, lat): EPSG:326zz north, 327zz south."""
+    zone = min(60, int(math.floor((lon + 180.0) / 6.0)) + 1)
+    return CRS.from_epsg((32600 if lat >= 0 else 32700) + zone)
+
+
+def nice_resolution(metres: float) -> float:
+    """Round a ground spacing to a tidy cell size (0.5 m below 10 m, 1 m below 30 m, else 5 m)."""
+    if metres < 10:
+        step = 0.5
+    elif metres < 30:
+        step = 1.0
+    else:
+        step = 5.0
+    return max(1.0, round(metres / step) * step)
+
+
+def _ground_res(transform: Affine, crs: CRS, shape: tuple[int, int]) -> float:
+    """Metres on the ground between neighbouring source cells at the centre (finer axis)."""
+    h, w = shape
+    r, c = h / 2.0, w / 2.0
+    pts = [transform * (c, r), transform * (c + 1, r), transform * (c, r + 1)]
+    lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(
+        [p[0] for p in pts], [p[1] for p in pts]
+    )
+    local = utm_crs(lon[0], lat[0])
+    x, y = Transformer.from_crs("EPSG:4326", local, always_xy=True).transform(lon, lat)
+    dx = math.hypot(x[1] - x[0], y[1] - y[0])
+    dy = math.hypot(x[2] - x[0], y[2] - y[0])
+    return min(dx, dy)
+
+
+def _open_checked(path: Path) -> rasterio.DatasetReader:
+    if not path.exists():
+        raise DataSourceError(path, "file not found")
+    if path.is_dir():
+        raise DataSourceError(path, "expected a raster file, got a directory")
+    if path.stat().st_size == 0:
+        raise DataSourceError(path, "expected a raster, got an empty file (0 bytes)")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rasterio.errors.NotGeoreferencedWarning)
+            return rasterio.open(path)
+    except rasterio.errors.RasterioIOError as exc:
+        raise DataSourceError(path, f"expected a raster (GeoTIFF), got unreadable data ({_short(exc)})") from exc
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+
+
+def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDEM:
+    """Read a DEM (band 1), cut to ``bbox`` (WGS84 W,S,E,N) if given, voids filled.
+
+    Raises DataSourceError (missing, empty, corrupt, not a raster), CRSError (no CRS) or
+    NoOverlapError (bbox outside the data, window all nodata).
+    """
+    path = Path(path)
+    with _open_checked(path) as src:
+        if src.crs is None:
+            raise CRSError(path, "expected a coordinate reference system, got none")
+        if src.count < 1:
+            raise DataSourceError(path, "expected at least one band, got 0")
+        crs = CRS.from_user_input(src.crs)
+        window = rasterio.windows.Window(0, 0, src.width, src.height)
+        if bbox is not None:
+            window = _bbox_window(path, src, crs, bbox)
+        try:
+            masked = src.read(1, window=window, masked=True, out_dtype="float32")
+        except (rasterio.errors.RasterioIOError, rasterio.errors.RasterioError) as exc:
+            raise DataSourceError(path, f"expected readable raster data, got a corrupt file ({_short(exc)})") from exc
+        transform = src.window_transform(window)
+    valid = ~np.ma.getmaskarray(masked) & np.isfinite(masked.filled(np.nan))
+    if not valid.any():
+        where = "in the bbox window" if bbox is not None else "in the file"
+        raise NoOverlapError(path, f"expected elevation values, got only nodata {where}")
+    data = masked.filled(np.nan).astype(np.float32)
+    voids = int((~valid).sum())
+    if voids:
+        # Inverse-distance fill from the void's rim; searching the whole window guarantees no
+        # hole survives (a masked cell would break slope and levels later).
+        data = rasterio.fill.fillnodata(
+            np.where(valid, data, 0).astype(np.float32),
+            mask=valid.astype(np.uint8),
+            max_search_distance=float(max(data.shape)) * 1.5,
+            smoothing_iterations=0,
+        )
+    return SourceDEM(
+        path=path,
+        data=data.astype(np.float32),
+        transform=transform,
+        crs=crs,
+        voids=voids,
+        ground_res=_ground_res(transform, crs, data.shape),
+    )
+
+
+def _bbox_window(
+    path: Path, src: rasterio.DatasetReader, crs: CRS, bbox: BBox
+) -> rasterio.windows.Window:
+    left, bottom, right, top = rasterio.warp.transform_bounds("EPSG:4326", crs, *bbox, densify_pts=21)
+    sb = src.bounds
+    il, ib, ir, it = max(left, sb.left), max(bottom, sb.bottom), min(right, sb.right), min(top, sb.top)
+    if il >= ir or ib >= it:
+        lon = rasterio.warp.transform_bounds(crs, "EPSG:4326", *sb, densify_pts=21)
+        have = ",".join(f"{v:.4f}" for v in lon)
+        raise NoOverlapError(path, f"bbox {','.join(map(str, bbox))} is outside the data ({have})")
+    win = rasterio.windows.from_bounds(il, ib, ir, it, transform=src.transform)
+    win = win.round_offsets(op="floor").round_lengths(op="ceil")
+    win = win.intersection(rasterio.windows.Window(0, 0, src.width, src.height))
+    if win.width < 2 or win.height < 2:
+        raise NoOverlapError(path, f"bbox {','.join(map(str, bbox))} covers fewer than 2x2 cells")
+    return win
+
+
+def _inner_rect(src_crs: CRS, bounds: tuple[float, float, float, float], dst: CRS) -> tuple[float, ...]:
+    """The largest axis-aligned rectangle in ``dst`` inside the (densified) source rectangle."""
+    left, bottom, right, top = bounds
+    n = 32
+    t = np.linspace(0.0, 1.0, n)
+    tr = Transformer.from_crs(src_crs, dst, always_xy=True)
+    lx, ly = tr.transform(np.full(n, left), bottom + t * (top - bottom))
+    rx, ry = tr.transform(np.full(n, right), bottom + t * (top - bottom))
+    bx, by = tr.transform(left + t * (right - left), np.full(n, bottom))
+    tx, ty = tr.transform(left + t * (right - left), np.full(n, top))
+    return (float(np.max(lx)), float(np.max(by)), float(np.min(rx)), float(np.min(ty)))
+
+
+def target_grid(
+    src: SourceDEM, *, resolution: float | None = None, bbox: BBox | None = None
+) -> Grid:
+    """The local UTM grid covering the DEM (and the bbox, if given) with square cells."""
+    w, s, e, n = src.lonlat_bounds()
+    if bbox is not None:
+        w, s, e, n = max(w, bbox[0]), max(s, bbox[1]), min(e, bbox[2]), min(n, bbox[3])
+    crs = utm_crs((w + e) / 2.0, (s + n) / 2.0)
+    res = float(resolution) if resolution else min(MAX_DEFAULT_RES, nice_resolution(src.ground_res))
+    if not res > 0:
+        raise ValueError(f"expected a positive resolution, got {resolution}")
+    x0, y0, x1, y1 = _inner_rect(src.crs, src.bounds, crs)
+    if bbox is not None:
+        bx0, by0, bx1, by1 = _inner_rect(CRS.from_epsg(4326), bbox, crs)
+        x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
+    # Snap inward to whole cells so every cell lies on real data.
+    left, top = math.ceil(x0 / res) * res, math.floor(y1 / res) * res
+    width, height = int((x1 - left) // res), int((top - y0) // res)
+    if width < 2 or height < 2:
+        raise NoOverlapError(src.path, f"area too small for {res} m cells ({width}x{height})")
+    return Grid(crs, Affine(res, 0.0, left, 0.0, -res, top), width, height)
+
+
+def reproject_dem(src: SourceDEM, grid: Grid) -> np.ndarray:
+    """Elevation on ``grid`` (bilinear), float32 metres; edge cells without data are filled."""
+    out = np.full(grid.shape, np.nan, dtype=np.float32)
+    rasterio.warp.reproject(
+        source=src.data,
+        destination=out,
+        src_transform=src.transform,
+        src_crs=src.crs,
+        src_nodata=np.nan,
+        dst_transform=grid.transform,
+        dst_crs=grid.crs,
+        dst_nodata=np.nan,
+        resampling=rasterio.warp.Resampling.bilinear,
+    )
+    missing = ~np.isfinite(out)
+    if missing.all():
+        raise NoOverlapError(src.path, "expected the DEM to cover the target grid, got no cells")
+    if missing.any():  # a rim of half a source cell where bilinear has no neighbour
+        out = rasterio.fill.fillnodata(
+            np.where(missing, 0, out).astype(np.float32),
+            mask=(~missing).astype(np.uint8),
+            max_search_distance=float(max(grid.shape)),
+            smoothing_iterations=0,
+        )
+    return out.astype(np.float32)

@@ -1,0 +1,239 @@
+"""Land cover onto the Battlefield grid: rasters (WorldCover, CORINE, NLCD) and vectors (OSM
+tags, GeoJSON/GeoPackage overlays) -> one ``feature`` code per cell.
+
+Order of painting (later wins): land-cover raster, then land-cover vectors by feature priority
+(``features.csv``), then historical overlays by priority. Categorical rasters are resampled with
+``mode`` when the source is finer than the grid and ``nearest`` otherwise; codes missing from the
+table raise an :class:`~scenario_builder.errors.UnknownCodeWarning` and become ``open``.
+
+>>> from scenario_builder.sites import get_site
+>>> from scenario_builder.codetables import CodeTables
+>>> tables = CodeTables.load()
+>>> path = get_site("north_bayreuth_pair").folder / "linear_osm.geojson"
+>>> feats = vector_features(read_vector(path), tables, path)
+>>> sorted(set(feats.loc[feats["width_m"] >= 20, "feature"]))
+['river', 'road']
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyogrio.errors
+import rasterio
+import rasterio.errors
+import rasterio.features
+import rasterio.warp
+import shapely
+from pyproj import CRS
+
+from scenario_builder.codetables import (
+    DEFAULT_FEATURE,
+    CodeTables,
+    RasterCodeTable,
+    detect_raster_table,
+)
+from scenario_builder.dem import Grid, _open_checked, _short
+from scenario_builder.errors import (
+    CRSError,
+    DataSourceError,
+    NoOverlapError,
+    ScenarioFileError,
+    UnknownCodeWarning,
+)
+
+NONE = 255  # "no vector here" in a burn layer
+RASTER_SUFFIXES = {".tif", ".tiff", ".img", ".vrt", ".asc", ".jp2"}
+VECTOR_SUFFIXES = {".geojson", ".json", ".gpkg", ".shp", ".fgb", ".kml", ".gml"}
+_HSTORE = re.compile(r'"((?:[^"\\]|\\.)*)"=>"((?:[^"\\]|\\.)*)"')
+
+
+def is_raster(path: str | os.PathLike[str]) -> bool:
+    """Whether a land-cover file is a raster (by extension; unknown ones are probed)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in RASTER_SUFFIXES:
+        return True
+    if suffix in VECTOR_SUFFIXES:
+        return False
+    try:
+        with rasterio.open(path):
+            return True
+    except rasterio.errors.RasterioIOError:
+        return False
+
+
+def parse_other_tags(text: object) -> dict[str, str]:
+    """OSM ``other_tags`` hstore text (as written by GDAL's OSM driver) -> dict.
+
+    >>> parse_other_tags('"historic"=>"castle","name:de"=>"Burg"')
+    {'historic': 'castle', 'name:de': 'Burg'}
+    """
+    if not isinstance(text, str):
+        return {}
+    return {k: v for k, v in _HSTORE.findall(text)}
+
+
+def read_vector(path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
+    """Read a vector file (GeoJSON, GeoPackage, ...), checked: exists, not empty, has a CRS."""
+    path = Path(path)
+    if not path.exists():
+        raise DataSourceError(path, "file not found")
+    if path.stat().st_size == 0:
+        raise DataSourceError(path, "expected vector data, got an empty file (0 bytes)")
+    try:
+        gdf = gpd.read_file(path)
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, ValueError) as exc:
+        raise DataSourceError(path, f"expected a vector file (GeoJSON/GeoPackage), got unreadable data ({_short(exc)})") from exc
+    if gdf.crs is None:
+        raise CRSError(path, "expected a coordinate reference system, got none")
+    return gdf[~gdf.geometry.isna() & ~gdf.geometry.is_empty]
+
+
+def vector_features(gdf: gpd.GeoDataFrame, tables: CodeTables, path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
+    """Rows with a ``feature`` and ``width_m``: from a ``feature`` column (overlay style) or from
+    OSM tags (``osm.csv``). Rows matching nothing are dropped."""
+    if "feature" in gdf.columns:
+        names = gdf["feature"].astype(str)
+        for i, name in zip(gdf.index, names, strict=True):
+            tables.vocab.check(name, path, f"feature #{i}")
+        width = pd.to_numeric(gdf["width_m"], errors="coerce") if "width_m" in gdf.columns else np.nan
+        return gpd.GeoDataFrame({"feature": names.values, "width_m": width}, geometry=gdf.geometry.values, crs=gdf.crs)
+    keys = tables.osm.keys
+    extra = gdf["other_tags"].map(parse_other_tags) if "other_tags" in gdf.columns else None
+    features: list[str | None] = []
+    widths: list[float] = []
+    cols = [k for k in keys if k in gdf.columns]
+    records = gdf[cols].to_dict("records")
+    for i, rec in enumerate(records):
+        tags: dict[str, str | None] = {k: (v if isinstance(v, str) else None) for k, v in rec.items()}
+        if extra is not None:
+            for k, v in extra.iloc[i].items():
+                tags.setdefault(k, v)
+        hit = tables.osm.match(tags)
+        features.append(hit[0] if hit else None)
+        widths.append(hit[1] if hit and hit[1] is not None else np.nan)
+    out = gpd.GeoDataFrame({"feature": features, "width_m": widths}, geometry=gdf.geometry.values, crs=gdf.crs)
+    return out[out["feature"].notna()]
+
+
+def burn_vectors(
+    feats: gpd.GeoDataFrame, grid: Grid, tables: CodeTables, out: np.ndarray | None = None
+) -> np.ndarray:
+    """Paint feature codes onto ``out`` (uint8, ``NONE`` where nothing) in priority order.
+
+    Lines with a width at least one cell are buffered to that width; narrower lines are burned as
+    one-cell lines so a river or wall stays continuous. Points become one cell.
+    """
+    if out is None:
+        out = np.full(grid.shape, NONE, dtype=np.uint8)
+    if feats.empty:
+        return out
+    feats = feats.to_crs(grid.crs)
+    vocab = tables.vocab
+    prio = feats["feature"].map(vocab.priority).to_numpy()
+    codes = feats["feature"].map(vocab.code).to_numpy()
+    order = np.argsort(prio, kind="stable")  # low priority first; later shapes overwrite
+    geoms = feats.geometry.values[order]
+    widths = feats["width_m"].to_numpy(dtype=float)[order]
+    codes = codes[order]
+    kinds = shapely.get_type_id(geoms)
+    is_line = np.isin(kinds, [1, 2, 5])  # LineString, LinearRing, MultiLineString
+    is_point = np.isin(kinds, [0, 4])
+    wide = is_line & np.isfinite(widths) & (widths >= grid.res)
+    geoms = geoms.copy()
+    if wide.any():
+        geoms[wide] = shapely.buffer(geoms[wide], widths[wide] / 2.0, cap_style="flat")
+    if is_point.any():
+        pw = np.where(np.isfinite(widths[is_point]), widths[is_point] / 2.0, grid.res / 2.0)
+        geoms[is_point] = shapely.buffer(geoms[is_point], np.maximum(pw, grid.res / 2.0))
+    valid = ~shapely.is_empty(geoms)
+    shapes = list(zip(geoms[valid], codes[valid].astype(int), strict=True))
+    if not shapes:
+        return out
+    rasterio.features.rasterize(shapes, out=out, transform=grid.transform, dtype=np.uint8)
+    return out
+
+
+def vector_overlaps(feats: gpd.GeoDataFrame, grid: Grid) -> bool:
+    if feats.empty:
+        return False
+    x0, y0, x1, y1 = feats.to_crs(grid.crs).total_bounds
+    gx0, gy0, gx1, gy1 = grid.bounds
+    return bool(x0 < gx1 and x1 > gx0 and y0 < gy1 and y1 > gy0)
+
+
+def read_landcover_raster(
+    path: str | os.PathLike[str], grid: Grid, tables: CodeTables
+) -> tuple[np.ndarray, RasterCodeTable]:
+    """A categorical land-cover raster resampled onto ``grid`` and mapped to feature codes.
+
+    Returns the feature layer (uint8, ``NONE`` where the raster has no data) and the code table
+    used (``tables.raster`` or the shipped table whose codes cover most cells).
+    """
+    path = Path(path)
+    with _open_checked(path) as src:
+        if src.crs is None:
+            raise CRSError(path, "expected a coordinate reference system, got none")
+        if not np.issubdtype(np.dtype(src.dtypes[0]), np.integer):
+            raise DataSourceError(path, f"expected integer land-cover codes, got {src.dtypes[0]} values")
+        gb = rasterio.warp.transform_bounds(grid.crs, src.crs, *grid.bounds, densify_pts=21)
+        sb = src.bounds
+        if not (gb[0] < sb.right and gb[2] > sb.left and gb[1] < sb.top and gb[3] > sb.bottom):
+            raise NoOverlapError(path, "expected land cover overlapping the DEM, got none")
+        src_res = _src_ground_res(src, grid)
+        resampling = rasterio.warp.Resampling.mode if src_res < grid.res / 1.5 else rasterio.warp.Resampling.nearest
+        codes = np.full(grid.shape, -1, dtype=np.int32)
+        try:
+            rasterio.warp.reproject(
+                source=rasterio.band(src, 1),
+                destination=codes,
+                dst_transform=grid.transform,
+                dst_crs=grid.crs,
+                dst_nodata=-1,
+                resampling=resampling,
+            )
+        except (rasterio.errors.RasterioIOError, rasterio.errors.RasterioError) as exc:
+            raise DataSourceError(path, f"expected readable raster data, got a corrupt file ({_short(exc)})") from exc
+    covered = codes >= 0
+    if not covered.any():
+        raise NoOverlapError(path, "expected land-cover values over the DEM, got only nodata")
+    present, counts = np.unique(codes[covered], return_counts=True)
+    table = tables.raster or detect_raster_table(present, counts, tables.vocab)
+    size = int(max(present.max(), max(table.mapping, default=0))) + 1
+    lut, known = table.lut(tables.vocab, size)
+    unknown = ~known[present]
+    if unknown.any():
+        detail = ", ".join(f"{int(c)}: {int(n)} cells" for c, n in zip(present[unknown], counts[unknown], strict=True))
+        warnings.warn(
+            UnknownCodeWarning(
+                f"{path}: land-cover codes not in {Path(table.source).name} ({detail}); "
+                f"mapped to {DEFAULT_FEATURE!r}"
+            ),
+            stacklevel=2,
+        )
+    out = np.full(grid.shape, NONE, dtype=np.uint8)
+    out[covered] = lut[codes[covered]]
+    return out, table
+
+
+def _src_ground_res(src: rasterio.DatasetReader, grid: Grid) -> float:
+    crs = CRS.from_user_input(src.crs)
+    if crs.is_projected:
+        return float(min(src.res))
+    return float(min(src.res)) * 111_320.0 * float(np.cos(np.radians((src.bounds.top + src.bounds.bottom) / 2)))
+
+
+def check_vector_file(path: str | os.PathLike[str], tables: CodeTables) -> gpd.GeoDataFrame:
+    """Read a land-cover or overlay vector file into feature rows, raising on unusable files."""
+    gdf = read_vector(path)
+    feats = vector_features(gdf, tables, path)
+    if len(gdf) and feats.empty:
+        raise ScenarioFileError(path, "expected features with a 'feature' property or OSM tags in osm.csv, got none")
+    return feats
