@@ -1,0 +1,234 @@
+"""The battlefield map: terrain classes, height levels, hillshade and contours on a folium map.
+
+Every raster goes to the browser as a PNG warped to Web Mercator (see :mod:`maps.reproject`), so it
+registers with Leaflet's tiles and scale bar. ``offline=True`` makes a page with no tiles and no
+CDN: Leaflet is inlined from the vendored npm package (:mod:`maps.leaflet_offline`).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+import folium
+import numpy as np
+from branca.element import MacroElement
+from jinja2 import Template
+
+from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
+from maps.leaflet_offline import add_measure_tool, make_offline
+from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
+from maps.vectors import contours as contour_lines
+from scenario_builder.atomic import atomic_path
+from scenario_builder.battlefield import Battlefield
+
+MAX_CONTOUR_LABELS = 160
+
+
+def _overlay(
+    m: folium.Map, name: str, rgba: np.ndarray, bounds: list[list[float]], *, show: bool,
+    opacity: float = 1.0,
+) -> None:
+    folium.raster_layers.ImageOverlay(
+        image=png_data_uri(rgba), bounds=bounds, name=name, opacity=opacity, show=show,
+        interactive=False, cross_origin=False, zindex=1,
+    ).add_to(m)
+
+
+def _hillshade_rgba(bf: Battlefield) -> tuple[np.ndarray, list[list[float]]]:
+    shade = hillshade(bf.layer("elevation"), bf.res)
+    w = warp_to_web_mercator(shade, bf.transform, bf.crs, categorical=False)
+    a = w.array
+    valid = np.isfinite(a)
+    grey = np.where(valid, 70 + 185 * np.nan_to_num(a), 0).astype(np.uint8)
+    rgba = np.dstack([grey, grey, grey, np.where(valid, 255, 0).astype(np.uint8)])
+    return rgba, w.latlon_bounds
+
+
+def _class_rgba(
+    bf: Battlefield, layer: str, colours: dict[int, str]
+) -> tuple[np.ndarray, list[list[float]]]:
+    w = warp_to_web_mercator(
+        bf.layer(layer).astype(np.float32), bf.transform, bf.crs, categorical=True
+    )
+    return classes_to_rgba(w.array, colours), w.latlon_bounds
+
+
+def level_colours(bf: Battlefield) -> dict[int, str]:
+    """Colour per height level present, pale (low) to brown (high)."""
+    lv = bf.layer("level")
+    lo, hi = int(lv.min()), int(lv.max())
+    return {k: level_colour(k - lo, hi - lo) for k in range(lo, hi + 1)}
+
+
+def _levels_rgba(bf: Battlefield) -> tuple[np.ndarray, list[list[float]]]:
+    lv = bf.layer("level").astype(np.float32)
+    lo = float(lv.min())
+    colours = {int(k - lo): c for k, c in level_colours(bf).items()}
+    w = warp_to_web_mercator(lv - lo, bf.transform, bf.crs, categorical=True)
+    rgba = classes_to_rgba(np.where(w.array > 255, 255, w.array), colours)
+    rgba[..., 3] = np.where(rgba[..., 3] > 0, 150, 0)
+    return rgba, w.latlon_bounds
+
+
+class Legend(MacroElement):
+    """A fixed legend box (plain HTML, no jQuery or Bootstrap needed)."""
+
+    def __init__(self, body: str) -> None:
+        super().__init__()
+        self._name = "Legend"
+        self.body = body
+        self._template = Template(
+            "{% macro html(this, kwargs) %}"
+            '<div class="sb-legend" style="position:absolute;bottom:28px;right:10px;z-index:1000;'
+            "background:rgba(255,255,255,.92);padding:6px 9px;border-radius:4px;"
+            'font:12px/1.35 sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.3);max-width:240px">'
+            "{{ this.body }}</div>"
+            "{% endmacro %}"
+        )
+
+
+def _swatch(colour: str, label: str) -> str:
+    return (
+        f'<div><span style="display:inline-block;width:14px;height:10px;margin-right:5px;'
+        f'border:1px solid #555;background:{colour}"></span>{html.escape(label)}</div>'
+    )
+
+
+def legend_html(bf: Battlefield) -> str:
+    """The legend's HTML: movement and cover classes, the level ramp, the step height."""
+    parts = ["<b>Movement (7.3)</b>"]
+    present_move = set(np.unique(bf.layer("move")).tolist())
+    for code, name in MOVE_NAMES.items():
+        if code in present_move:
+            colour = MOVE_COLOURS[code] if code else "#ffffff"
+            parts.append(_swatch(colour, name))
+    parts.append("<b>Cover (7.2)</b>")
+    present_cover = set(np.unique(bf.layer("cover")).tolist())
+    for code, name in COVER_NAMES.items():
+        if code in present_cover:
+            parts.append(_swatch(COVER_COLOURS[code] if code else "#ffffff", name))
+    cols = level_colours(bf)
+    lo, hi = min(cols), max(cols)
+    parts.append(f"<b>Height levels (6.2)</b><div>{lo} .. {hi}, step {bf.step:g} m</div>")
+    ramp = ",".join(cols[k] for k in sorted(cols))
+    parts.append(
+        f'<div style="height:10px;border:1px solid #555;background:linear-gradient(90deg,{ramp})">'
+        "</div>"
+    )
+    sources = bf.meta.get("sources") or []
+    if sources:
+        names = [s.get("name", str(s)) if isinstance(s, dict) else str(s) for s in sources]
+        parts.append(
+            '<div style="margin-top:4px;color:#555;font-size:10px">'
+            + html.escape("; ".join(names[:4]))
+            + "</div>"
+        )
+    return "".join(parts)
+
+
+def _add_contours(m: folium.Map, bf: Battlefield) -> None:
+    lines = contour_lines(bf)
+    if lines is None or not len(lines):
+        return
+    lines = lines.copy()
+    lines["geometry"] = lines.geometry.simplify(bf.res / 2)
+    lines = lines[~lines.geometry.is_empty]
+    geo = lines[["level", "elevation", "geometry"]].to_crs("EPSG:4326")
+    group = folium.FeatureGroup(name="Contours (height levels)", show=True)
+    folium.GeoJson(
+        geo.to_json(),
+        style_function=lambda f: {
+            "color": "#4e342e",
+            "weight": 1.6 if int(f["properties"]["level"]) % 5 == 0 else 0.8,
+            "opacity": 0.8,
+        },
+        tooltip=folium.GeoJsonTooltip(
+            fields=["level", "elevation"], aliases=["level", "base (m)"]
+        ),
+        name="contours",
+    ).add_to(group)
+    # a label on the longest pieces of each level's line, so levels read without hovering
+    pieces: list[tuple[float, int, Any]] = []
+    for level, geom in zip(lines["level"], lines.geometry):
+        parts = getattr(geom, "geoms", [geom])
+        for p in parts:
+            if p.length > 20 * bf.res:
+                pieces.append((p.length, int(level), p))
+    pieces.sort(key=lambda t: -t[0])
+    for _length, level, p in pieces[:MAX_CONTOUR_LABELS]:
+        pt = p.interpolate(0.5, normalized=True)
+        lon, lat = bf.to_lonlat(pt.x, pt.y)
+        folium.Marker(
+            [float(lat), float(lon)],
+            icon=folium.DivIcon(
+                html=f'<div class="sb-contour-label">{level}</div>', icon_size=(18, 12),
+                icon_anchor=(9, 6), class_name="sb-contour-icon",
+            ),
+        ).add_to(group)
+    group.add_to(m)
+
+
+CONTOUR_LABEL_CSS = (
+    "<style>.sb-contour-icon{background:none;border:none}"
+    ".sb-contour-label{font:bold 10px sans-serif;color:#4e342e;text-align:center;"
+    "text-shadow:0 0 2px #fff,0 0 2px #fff}</style>"
+)
+
+
+def battlefield_map(bf: Battlefield, *, offline: bool = False, title: str | None = None) -> folium.Map:
+    """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring."""
+    from branca.element import Element
+
+    west, south, east, north = bf.bounds_lonlat()
+    m = folium.Map(
+        location=[(south + north) / 2, (west + east) / 2],
+        tiles=None,
+        control_scale=True,
+        max_zoom=19,
+        min_zoom=8,
+        prefer_canvas=False,
+    )
+    if offline:
+        make_offline(m)
+    else:
+        folium.TileLayer("OpenStreetMap", name="OpenStreetMap", max_zoom=19).add_to(m)
+        folium.TileLayer("OpenTopoMap", name="OpenTopoMap", max_zoom=17, show=False).add_to(m)
+    m.get_root().header.add_child(Element(CONTOUR_LABEL_CSS), name="sb_contour_css")
+    if title:
+        m.get_root().header.add_child(Element(f"<title>{html.escape(title)}</title>"), name="title")
+    rgba, b = _hillshade_rgba(bf)
+    _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
+    rgba, b = _levels_rgba(bf)
+    _overlay(m, "Height levels (6.2)", rgba, b, show=True, opacity=0.6)
+    rgba, b = _class_rgba(bf, "move", MOVE_COLOURS)
+    _overlay(m, "Movement classes (7.3)", rgba, b, show=True, opacity=0.75)
+    rgba, b = _class_rgba(bf, "cover", COVER_COLOURS)
+    _overlay(m, "Cover classes (7.2)", rgba, b, show=False, opacity=0.6)
+    _add_contours(m, bf)
+    m.add_child(Legend(legend_html(bf)))
+    add_measure_tool(m)
+    folium.LayerControl(collapsed=True).add_to(m)
+    m.fit_bounds([[south, west], [north, east]])
+    return m
+
+
+def write_html(m: folium.Map, out: str | os.PathLike[str]) -> Path:
+    """Render ``m`` and write it atomically (readable by others, like any web page)."""
+    out = Path(out)
+    page = m.get_root().render()
+    with atomic_path(out) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+        os.chmod(tmp, 0o644)
+    return out
+
+
+def write_battlefield_map(
+    bf_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, offline: bool = False
+) -> Path:
+    """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write."""
+    bf = Battlefield.load(bf_dir)
+    slug = bf.meta.get("slug") or Path(bf_dir).name
+    return write_html(battlefield_map(bf, offline=offline, title=f"{slug} battlefield"), out)
