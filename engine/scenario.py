@@ -1,0 +1,361 @@
+"""Scenario files (``data/scenarios/<id>.yaml``): armies placed on a battlefield (pydantic).
+
+The schema is in docs/architecture.md ("Scenario"). Every model forbids unknown fields, so a typo
+is an error naming the file, the line and the field. ``Scenario.to_yaml()`` round-trips.
+
+>>> s = Scenario.model_validate({"id": "t", "name": "T", "battlefield": {"slug": "flodden"},
+...   "sides": [{"id": "a", "name": "A", "army": "x", "home_edge": "south", "formations": [
+...       {"id": "f", "profile": "p", "bases": 4, "frontage": 2, "position": {"xy": [0, 0]}}]},
+...     {"id": "b", "name": "B", "army": "y", "home_edge": [10.0, 20.0], "formations": []}]})
+>>> s.formation("f").ranks, s.side_of("f").id
+(2, 'a')
+>>> Scenario.from_yaml(s.to_yaml()) == s
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from engine.charts import Order
+from engine.profiles import Army, load_army
+from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
+from scenario_builder.errors import DataSourceError, ScenarioFileError
+from scenario_builder.paths import data_dir
+
+__all__ = [
+    "BattlefieldRef",
+    "CharacterPlacement",
+    "FormationSpec",
+    "Plan",
+    "Position",
+    "Scenario",
+    "SideSpec",
+    "Victory",
+    "load_scenario",
+    "scenario_path",
+]
+
+_STRICT = ConfigDict(extra="forbid")
+_ID = r"^[A-Za-z0-9_\-]+$"
+
+
+class Position(BaseModel):
+    """A point: ``lonlat`` (WGS84 degrees) or ``xy`` (metres in the battlefield CRS)."""
+
+    model_config = _STRICT
+    lonlat: tuple[float, float] | None = None
+    xy: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> Position:
+        if (self.lonlat is None) == (self.xy is None):
+            raise ValueError("expected exactly one of lonlat or xy")
+        if self.lonlat is not None:
+            lon, lat = self.lonlat
+            if not (-180 <= lon <= 180 and -90 <= lat <= 90):
+                raise ValueError(f"expected lonlat [lon, lat] in degrees, got {list(self.lonlat)}")
+        return self
+
+    def resolve(self, to_xy: Any) -> tuple[float, float]:
+        """Metres in the battlefield CRS; ``to_xy`` is ``Battlefield.to_xy``."""
+        if self.xy is not None:
+            return (float(self.xy[0]), float(self.xy[1]))
+        x, y = to_xy(*self.lonlat)  # type: ignore[misc]
+        return (float(x), float(y))
+
+
+class BattlefieldRef(BaseModel):
+    """Which ground: a shipped ``slug``, a built battlefield ``path``, or inputs to build."""
+
+    model_config = _STRICT
+    slug: str | None = None
+    path: str | None = None
+    dem: str | None = None
+    landcover: str | None = None
+    overlays: list[str] = Field(default_factory=list)
+    bbox: tuple[float, float, float, float] | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> BattlefieldRef:
+        given = [k for k in ("slug", "path", "dem") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"expected exactly one of slug, path or dem, got {given or 'none'}")
+        return self
+
+
+class CharacterPlacement(BaseModel):
+    """A character from the troop list: with a formation (5.1) or alone at a position."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=_ID)
+    position: Position | None = None
+    formation: str | None = None
+    facing: float = 0.0
+
+    @model_validator(mode="after")
+    def _where(self) -> CharacterPlacement:
+        if self.position is None and self.formation is None:
+            raise ValueError("expected a position or a formation")
+        return self
+
+
+class FormationSpec(BaseModel):
+    """One formation as deployed: ``bases`` of ``profile`` in ranks of ``frontage`` (3.1)."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=_ID)
+    name: str = ""
+    profile: str
+    bases: int = Field(ge=1, le=400)
+    frontage: int = Field(ge=1, le=100)
+    position: Position
+    facing: float = 0.0
+    order: Order = Order.HOLD
+    target: Position | None = None            # advance/attack toward this point
+    target_formation: str | None = None       # attack this enemy formation
+    loose: bool = False                       # 4.1 skirmishers in Loose Formation
+    rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
+    rear_ranks: int = Field(default=0, ge=0)
+
+    @property
+    def ranks(self) -> int:
+        return math.ceil(self.bases / self.frontage)
+
+
+class Objective(BaseModel):
+    """A place the automatic commander should take or hold (issue 4)."""
+
+    model_config = _STRICT
+    id: str
+    point: Position
+    formations: list[str] = Field(default_factory=list)
+    kind: Literal["take", "hold", "screen"] = "take"
+
+
+class TriggerCondition(BaseModel):
+    model_config = _STRICT
+    enemy_within_m: float | None = None
+    formation: str | None = None
+    bound: int | None = None
+    losses_fraction: float | None = None
+
+
+class Trigger(BaseModel):
+    """When ``when`` holds, give ``order`` to ``formations`` (issue 4)."""
+
+    model_config = _STRICT
+    when: TriggerCondition
+    order: Order
+    formations: list[str] = Field(default_factory=list)
+    target: Position | None = None
+    target_formation: str | None = None
+
+
+class Plan(BaseModel):
+    """A side's plan for the automatic commander."""
+
+    model_config = _STRICT
+    objectives: list[Objective] = Field(default_factory=list)
+    triggers: list[Trigger] = Field(default_factory=list)
+    stance: Literal["aggressive", "defensive", "balanced"] = "balanced"
+
+
+class SideSpec(BaseModel):
+    """One army on the field."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=_ID)
+    name: str
+    army: str
+    colour: str = Field(default="#808080", pattern=r"^#[0-9A-Fa-f]{6}$")
+    home_edge: Literal["north", "south", "east", "west"] | tuple[float, float] = "south"
+    general: str | None = None
+    characters: list[CharacterPlacement] = Field(default_factory=list)
+    formations: list[FormationSpec] = Field(default_factory=list)
+    plan: Plan | None = None
+
+
+class Victory(BaseModel):
+    model_config = _STRICT
+    rout_fraction: float = Field(default=0.5, gt=0, le=1)
+
+
+class Scenario(BaseModel):
+    """A battle to fight: ground, armies, deployment, weather, ruleset, victory."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=_ID)
+    name: str
+    ruleset: str = "2mm-earth-v0.9"
+    battlefield: BattlefieldRef
+    age: Literal["prehistoric", "ancients", "modern"] = "ancients"
+    date: str | None = None
+    time: Literal["day", "night"] = "day"
+    weather: Literal["clear", "fog", "rain", "bright"] = "clear"
+    locality: str | None = None       # 6.3: troops of this locality know the ground
+    max_bounds: int = Field(default=60, ge=1, le=1000)
+    sides: list[SideSpec] = Field(min_length=2)
+    victory: Victory = Field(default_factory=Victory)
+    historical_outcome: dict[str, Any] | None = None
+    sources: list[str] = Field(default_factory=list)
+
+    _path: Path | None = PrivateAttr(default=None)
+    _armies: dict[str, Army] = PrivateAttr(default_factory=dict)
+    _lines: dict[Any, int] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _ids(self) -> Scenario:
+        seen: set[str] = set()
+        for side in self.sides:
+            if side.id in seen:
+                raise ValueError(f"duplicate side id {side.id!r}")
+            seen.add(side.id)
+        fids: set[str] = set()
+        for side in self.sides:
+            for f in side.formations:
+                if f.id in fids or f.id in seen:
+                    raise ValueError(f"duplicate formation id {f.id!r}")
+                fids.add(f.id)
+        for side in self.sides:
+            for c in side.characters:
+                if c.formation is not None and c.formation not in {f.id for f in side.formations}:
+                    raise ValueError(
+                        f"character {c.id}: expected a formation of side {side.id}, "
+                        f"got {c.formation!r}"
+                    )
+        return self
+
+    def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- lookups ---------------------------------------------------------------------------
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    def side(self, side_id: str) -> SideSpec:
+        for s in self.sides:
+            if s.id == side_id:
+                return s
+        raise KeyError(side_id)
+
+    def formation(self, formation_id: str) -> FormationSpec:
+        for s in self.sides:
+            for f in s.formations:
+                if f.id == formation_id:
+                    return f
+        raise KeyError(formation_id)
+
+    def side_of(self, formation_id: str) -> SideSpec:
+        for s in self.sides:
+            if any(f.id == formation_id for f in s.formations):
+                return s
+        raise KeyError(formation_id)
+
+    def army(self, side_id: str) -> Army:
+        """The troop list of a side (loaded once; relative paths from the scenario's folder)."""
+        if side_id not in self._armies:
+            name = self.side(side_id).army
+            p = Path(name)
+            if self._path is not None and p.suffix in (".yaml", ".yml") and not p.is_absolute():
+                p = self._path.parent / p
+                name = str(p)
+            self._armies[side_id] = load_army(name)
+        return self._armies[side_id]
+
+    def check_armies(self) -> None:
+        """Check profiles and characters against the troop lists (errors name the line)."""
+        lines = self._lines
+        for si, side in enumerate(self.sides):
+            army = self.army(side.id)
+            pids = {p.id for p in army.profiles}
+            cids = {c.id for c in army.characters}
+            for fi, f in enumerate(side.formations):
+                for key in ("profile", "rear_profile"):
+                    val = getattr(f, key)
+                    if val is not None and val not in pids:
+                        self._fail(
+                            ("sides", si, "formations", fi, key), lines,
+                            f"expected a profile of army {army.army}, got {val!r}",
+                        )
+            for ci, c in enumerate(side.characters):
+                if c.id not in cids:
+                    self._fail(
+                        ("sides", si, "characters", ci, "id"), lines,
+                        f"expected a character of army {army.army}, got {c.id!r}",
+                    )
+            if side.general is not None and side.general not in cids:
+                self._fail(("sides", si, "general"), lines,
+                           f"expected a character of army {army.army}, got {side.general!r}")
+
+    def _fail(self, loc: tuple[str | int, ...], lines: dict, problem: str) -> None:
+        line = line_for(lines, loc)
+        field = ".".join(str(x) for x in loc)
+        where = f"line {line}: " if line else ""
+        raise ScenarioFileError(self._path or self.id, f"{where}{field}: {problem}")
+
+    # -- text ------------------------------------------------------------------------------
+    def to_yaml(self) -> str:
+        """The scenario as YAML (fields in schema order, defaults left out)."""
+        data = self.model_dump(mode="json", exclude_defaults=True)
+        data = json.loads(json.dumps(data))  # tuples -> lists for safe_dump
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+    @classmethod
+    def from_yaml(cls, text: str, source: str | Path = "<string>") -> Scenario:
+        try:
+            data, lines = load_yaml_with_lines(text)
+        except yaml.YAMLError as exc:
+            raise ScenarioFileError(source, f"invalid YAML: {exc}") from None
+        scen = validate(cls, data, Path(source), lines)
+        scen._lines = lines
+        return scen
+
+    def save(self, path: str | Path) -> None:
+        """Write the scenario as YAML, atomically."""
+        from scenario_builder.atomic import atomic_path
+
+        with atomic_path(path) as tmp:
+            tmp.write_text(self.to_yaml(), encoding="utf-8")
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of scenario files (``scenario-builder schema``)."""
+        return cls.model_json_schema()
+
+
+def scenario_path(name_or_path: str | Path) -> Path:
+    """A path as given, or a shipped scenario id -> ``data/scenarios/<id>.yaml``."""
+    p = Path(name_or_path)
+    if p.exists() or p.suffix in (".yaml", ".yml") or p.parent != Path("."):
+        return p
+    return data_dir() / "scenarios" / f"{p}.yaml"
+
+
+def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Scenario:
+    """Load and validate a scenario file (a path or a shipped scenario id).
+
+    Errors name the file, the line and the field (:class:`ScenarioFileError`); with
+    ``check_armies`` the troop lists are loaded and profiles/characters checked against them.
+    """
+    path = scenario_path(name_or_path)
+    if not path.exists():
+        raise DataSourceError(path, "scenario not found")
+    data, lines = read_yaml(path)
+    scen = validate(Scenario, data, path, lines)
+    scen._path = path
+    scen._lines = lines
+    if check_armies:
+        scen.check_armies()
+    return scen

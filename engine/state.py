@@ -1,0 +1,439 @@
+"""The state of a battle as plain data (dataclasses), separate from the rules that change it.
+
+- :class:`Base`: one 40 x 20 m base (centre in battlefield metres, facing, ok/injured/dead).
+- :class:`Formation`: bases in ranks and files (3.1), with morale (10.x), the order it follows
+  (9.1), loose formation (4.1), wings (4.2), brigades (5.1) and temperament (9.3, 11.3).
+- :class:`Character` (5.1), :class:`SideState`, :class:`BattleState`.
+
+A formation keeps each base in a slot (rank, file); the base's position is the slot's place in
+the formation's frame (centre ``cx, cy``, ``facing``). Killed bases leave their slot empty: "Do
+not re-arrange formations to fill in the gaps" (1.1).
+
+>>> from engine.profiles import Profile
+>>> p = Profile.model_validate({"id": "p", "name": "P", "unit_type": "infantry",
+...     "initiative": 2, "arming": {"melee": 3}, "resilience": {"melee": 4, "ranged": 4}})
+>>> f = Formation.build("f", "a", "F", p, n_bases=5, frontage=2, cx=0.0, cy=0.0, facing=0.0)
+>>> [(b.rank, b.file) for b in f.bases]
+[(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
+>>> f.bases[0].x, f.bases[0].y      # front-left base: 20 m left, 20 m ahead of the centre
+(-20.0, 20.0)
+>>> f.ranks, f.obb()
+(3, OBB(cx=0.0, cy=0.0, hw=40.0, hd=30.0, facing=0.0))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from engine.charts import Temperament, UnitType
+from engine.geometry import BASE_D, BASE_W, OBB, forward, local, right
+from engine.profiles import Flag, Profile
+
+__all__ = [
+    "Base",
+    "BaseStatus",
+    "BattleState",
+    "Character",
+    "Formation",
+    "Morale",
+    "SideState",
+]
+
+#: gap between bases of a Loose Formation (4.1: they must stay within 50 m of each other)
+LOOSE_GAP_M = 10.0
+
+
+class BaseStatus(StrEnum):
+    OK = "ok"
+    INJURED = "injured"
+    DEAD = "dead"
+
+
+class Morale(StrEnum):
+    STEADY = "steady"
+    RETREATING = "retreating"
+    ROUTING = "routing"
+    DESTROYED = "destroyed"
+
+
+#: legal morale transitions (10.3-10.4, 11.1-11.2); a formation may also stay as it is
+MORALE_TRANSITIONS: dict[Morale, frozenset[Morale]] = {
+    Morale.STEADY: frozenset({Morale.RETREATING, Morale.ROUTING, Morale.DESTROYED}),
+    Morale.RETREATING: frozenset({Morale.STEADY, Morale.ROUTING, Morale.DESTROYED}),
+    Morale.ROUTING: frozenset({Morale.RETREATING, Morale.DESTROYED}),
+    Morale.DESTROYED: frozenset(),
+}
+
+ORDERS = ("attack", "hold", "advance", "retreat", "none")
+
+
+@dataclass(slots=True)
+class Base:
+    """One base of troops."""
+
+    id: str
+    side: str
+    formation: str
+    profile: Profile
+    x: float
+    y: float
+    facing: float
+    status: BaseStatus = BaseStatus.OK
+    character: str | None = None
+    rank: int = 0
+    file: int = 0
+    origin: str = ""  # the formation it was deployed in (wings and brigades re-join by it)
+    on_wall: bool = False  # 8.3: on a wall or tower
+    ladder_ready: bool = False  # 8.3: ended a bound in contact with a wall from the bottom
+    w: float = BASE_W
+    d: float = BASE_D
+
+    @property
+    def alive(self) -> bool:
+        return self.status is not BaseStatus.DEAD
+
+    def obb(self) -> OBB:
+        return OBB(self.x, self.y, self.w / 2.0, self.d / 2.0, self.facing)
+
+
+@dataclass(slots=True)
+class Character:
+    """A leader (5.1): killed with the base that carries them."""
+
+    id: str
+    name: str
+    side: str
+    leadership: int
+    general: bool
+    base: str
+    alive: bool = True
+
+
+@dataclass(slots=True)
+class Formation:
+    """Bases that plan and act as one (3.1); wings are formations too (4.2)."""
+
+    id: str
+    side: str
+    name: str
+    cx: float
+    cy: float
+    facing: float
+    frontage: int
+    bases: list[Base]
+    morale: Morale = Morale.STEADY
+    order: str = "none"
+    target_point: tuple[float, float] | None = None
+    target_formation: str | None = None
+    hold_fire: bool = False  # 9.1: last commanded to Hold
+    loose: bool = False  # 4.1
+    wing_of: str | None = None  # 4.2
+    brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one
+    temperament: Temperament = Temperament.NORMAL
+    random_troops: bool = False  # 11.3: "Random" troops, currently rash or reluctant
+    start_bases: int = 0
+    # bookkeeping for the bound (reset in the orders phase)
+    moved_m: float = 0.0
+    shot: bool = False
+    fought: bool = False
+    shot_at: bool = False
+    fired_ordnance: bool = False
+    hits_melee: int = 0
+    hits_ranged: int = 0
+    killed_in_bound: int = 0
+    alive_at_start: int = 0
+    front_at_start: tuple[str, ...] = ()
+    characters_killed: tuple[str, ...] = ()
+    new_contact_sides: tuple[str, ...] = ()  # "front" / "flank" / "rear" contacts new this bound
+    contacts_prev: tuple[str, ...] = ()  # enemy formations in contact at the previous bound
+    # morale bookkeeping
+    routed_bound: int | None = None
+    changed_bound: int | None = None  # bound of the last morale change
+    inactive_bounds: int = 0
+    pursuing: str | None = None
+    retreat_from: tuple[float, float] | None = None
+    killed_frac_crossed: tuple[str, ...] = ()  # 10.2 "throughout game" thresholds already used
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        fid: str,
+        side: str,
+        name: str,
+        profile: Profile,
+        *,
+        n_bases: int,
+        frontage: int,
+        cx: float,
+        cy: float,
+        facing: float,
+        loose: bool = False,
+        rear_profile: Profile | None = None,
+        rear_ranks: int = 0,
+    ) -> Formation:
+        """A formation of ``n_bases`` in ranks of ``frontage``, front rank first."""
+        if loose:
+            frontage = n_bases  # 4.1: a Loose Formation counts as one rank
+        ranks = math.ceil(n_bases / frontage)
+        bases = []
+        for i in range(n_bases):
+            r, f = divmod(i, frontage)
+            prof = rear_profile if rear_profile is not None and r >= ranks - rear_ranks else profile
+            bases.append(Base(f"{fid}.{i + 1}", side, fid, prof, 0.0, 0.0, facing, rank=r,
+                              file=f, origin=fid))  # fmt: skip
+        temperament = profile.temperament
+        random_troops = temperament is Temperament.RANDOM
+        if random_troops:
+            temperament = Temperament.RASH  # 11.3: Random troops start Rash
+        form = cls(fid, side, name, cx, cy, facing, frontage, bases, loose=loose,
+                   temperament=temperament, random_troops=random_troops,
+                   start_bases=n_bases)  # fmt: skip
+        form.place()
+        return form
+
+    # -- layout ----------------------------------------------------------------------------
+    @property
+    def pitch_w(self) -> float:
+        return BASE_W + (LOOSE_GAP_M if self.loose else 0.0)
+
+    @property
+    def ranks(self) -> int:
+        return max((b.rank for b in self.bases), default=-1) + 1
+
+    def slot_offset(self, rank: int, file: int) -> tuple[float, float]:
+        """(across, along) of a slot's centre from the formation centre."""
+        ranks = self.ranks
+        n_in_rank = sum(1 for b in self.bases if b.rank == rank)
+        width = self.frontage if rank < ranks - 1 or n_in_rank == self.frontage else n_in_rank
+        across = (file - (width - 1) / 2.0) * self.pitch_w
+        along = ((ranks - 1) / 2.0 - rank) * BASE_D
+        return across, along
+
+    def place(self) -> None:
+        """Put every base at its slot for the formation's centre and facing."""
+        fx, fy = forward(self.facing)
+        rx, ry = right(self.facing)
+        ranks = self.ranks
+        counts: dict[int, int] = {}
+        for b in self.bases:
+            counts[b.rank] = counts.get(b.rank, 0) + 1
+        pw = self.pitch_w
+        for b in self.bases:
+            n = counts[b.rank]
+            width = self.frontage if b.rank < ranks - 1 or n >= self.frontage else n
+            across = (b.file - (width - 1) / 2.0) * pw
+            along = ((ranks - 1) / 2.0 - b.rank) * BASE_D
+            b.x = self.cx + across * rx + along * fx
+            b.y = self.cy + across * ry + along * fy
+            b.facing = self.facing
+
+    def set_pose(self, cx: float, cy: float, facing: float) -> None:
+        self.cx, self.cy, self.facing = cx, cy, facing % 360.0
+        self.place()
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def alive_bases(self) -> list[Base]:
+        return [b for b in self.bases if b.status is not BaseStatus.DEAD]
+
+    @property
+    def n_alive(self) -> int:
+        return sum(1 for b in self.bases if b.status is not BaseStatus.DEAD)
+
+    @property
+    def removed(self) -> bool:
+        """Gone from the table: destroyed, or every base dead."""
+        return self.morale is Morale.DESTROYED or self.n_alive == 0
+
+    @property
+    def profiles(self) -> list[Profile]:
+        """Distinct profiles of the living bases, in slot order."""
+        seen: dict[str, Profile] = {}
+        for b in self.bases:
+            if b.alive and b.profile.id not in seen:
+                seen[b.profile.id] = b.profile
+        return list(seen.values())
+
+    @property
+    def profile(self) -> Profile:
+        """The main profile: the most common among living bases (first in slot order on ties)."""
+        counts: dict[str, int] = {}
+        first: dict[str, Profile] = {}
+        for b in self.bases:
+            if b.alive:
+                counts[b.profile.id] = counts.get(b.profile.id, 0) + 1
+                first.setdefault(b.profile.id, b.profile)
+        if not counts:
+            return self.bases[0].profile
+        best = max(counts, key=lambda k: counts[k])
+        return first[best]
+
+    @property
+    def unit_type(self) -> UnitType:
+        return self.profile.unit_type
+
+    @property
+    def initiative(self) -> int:
+        """2.1; a mixed formation acts at the lowest initiative among its bases."""
+        return min(p.initiative for p in self.profiles) if self.profiles else 0
+
+    def has_flag(self, flag: Flag | str) -> bool:
+        """True when every living base has the flag (a mixed formation has what all share)."""
+        ps = self.profiles
+        return bool(ps) and all(p.has(flag) for p in ps)
+
+    @property
+    def skirmisher(self) -> bool:
+        return self.has_flag(Flag.SKIRMISHER)
+
+    def obb(self) -> OBB:
+        """The rectangle round the living bases' slots."""
+        alive = self.alive_bases or self.bases
+        xs = [local_slot for local_slot in (self._local(b) for b in alive)]
+        min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + (LOOSE_GAP_M / 2 if self.loose else 0)
+        max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - (LOOSE_GAP_M / 2 if self.loose else 0)
+        min_l = min(l_ for _, l_ in xs) - BASE_D / 2.0
+        max_l = max(l_ for _, l_ in xs) + BASE_D / 2.0
+        ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
+        fx, fy = forward(self.facing)
+        rx, ry = right(self.facing)
+        return OBB(self.cx + ca * rx + cl * fx, self.cy + ca * ry + cl * fy,
+                   (max_a - min_a) / 2.0, (max_l - min_l) / 2.0, self.facing)  # fmt: skip
+
+    def _local(self, b: Base) -> tuple[float, float]:
+        return local(OBB(self.cx, self.cy, 0, 0, self.facing), b.x, b.y)
+
+    def rank_of(self, side: str) -> list[Base]:
+        """The living bases of the rank (or file) facing ``side``: front, rear, left, right (2.4).
+
+        A Loose Formation counts as one rank (4.1).
+        """
+        alive = self.alive_bases
+        if not alive or self.loose:
+            return alive
+        if side == "front":
+            k = min(b.rank for b in alive)
+            return [b for b in alive if b.rank == k]
+        if side == "rear":
+            k = max(b.rank for b in alive)
+            return [b for b in alive if b.rank == k]
+        if side == "left":
+            k = min(b.file for b in alive)
+            return [b for b in alive if b.file == k]
+        if side == "right":
+            k = max(b.file for b in alive)
+            return [b for b in alive if b.file == k]
+        raise ValueError(f"expected front, rear, left or right, got {side!r}")
+
+    def side_toward(self, x: float, y: float) -> str:
+        """Which face of the formation looks toward (x, y): front, rear, left or right."""
+        o = self.obb()
+        a, l_ = local(o, x, y)
+        # compare in units of the half extents so a long, shallow line is flanked only from
+        # beyond its ends
+        if abs(l_) - o.hd >= abs(a) - o.hw:
+            return "front" if l_ >= 0 else "rear"
+        return "right" if a > 0 else "left"
+
+    def front_rank(self) -> list[Base]:
+        return self.rank_of("front")
+
+    def injured_share(self) -> tuple[float, float]:
+        """(share of the front rank, share of the formation) injured or dead (1.1, 2.4)."""
+        front = [b for b in self.bases if b.rank == min((x.rank for x in self.bases), default=0)]
+        front_hurt = sum(1 for b in front if b.status is not BaseStatus.OK)
+        hurt = sum(1 for b in self.bases if b.status is not BaseStatus.OK)
+        return (front_hurt / max(1, len(front)), hurt / max(1, len(self.bases)))
+
+    def character_ids(self) -> list[str]:
+        return [b.character for b in self.bases if b.alive and b.character]
+
+    def centre(self) -> tuple[float, float]:
+        o = self.obb()
+        return (o.cx, o.cy)
+
+
+@dataclass(slots=True)
+class SideState:
+    """One army."""
+
+    id: str
+    name: str
+    colour: str
+    home_edge: str | tuple[float, float]
+    locality: str
+    general: str | None = None
+    start_bases: int = 0
+
+    def home_bearing(self, x: float, y: float) -> float:
+        """Bearing from (x, y) toward the home edge or home point (9.1 retreat direction)."""
+        if isinstance(self.home_edge, str):
+            return {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}[self.home_edge]
+        hx, hy = self.home_edge
+        return math.degrees(math.atan2(hx - x, hy - y)) % 360.0
+
+
+@dataclass(slots=True)
+class BattleState:
+    """Everything that changes during a battle."""
+
+    sides: dict[str, SideState]
+    formations: dict[str, Formation]
+    characters: dict[str, Character]
+    bound: int = 0
+    phase: str = "deploy"
+    bounds_xy: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    messengers: list[dict[str, Any]] = field(default_factory=list)
+    # enemy formations in contact with each formation: fid -> sorted enemy fids
+    contacts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    version: int = 0  # bumped on every move, for caches keyed on positions
+
+    @property
+    def bases(self) -> dict[str, Base]:
+        return {b.id: b for f in self.formations.values() for b in f.bases}
+
+    def side_formations(self, side: str) -> list[Formation]:
+        return [f for f in self.formations.values() if f.side == side]
+
+    def active(self, side: str | None = None) -> list[Formation]:
+        """Formations still on the table (optionally of one side), in deployment order."""
+        return [f for f in self.formations.values()
+                if not f.removed and (side is None or f.side == side)]  # fmt: skip
+
+    def enemies_of(self, side: str) -> list[Formation]:
+        return [f for f in self.formations.values() if not f.removed and f.side != side]
+
+    def losses(self) -> dict[str, int]:
+        """Dead bases per side."""
+        out = {s: 0 for s in self.sides}
+        for f in self.formations.values():
+            out[f.side] += sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
+        return out
+
+    def broken_fraction(self, side: str) -> float:
+        """Share of a side's bases dead, or in routing or destroyed formations (victory)."""
+        total = self.sides[side].start_bases or 1
+        lost = 0
+        for f in self.side_formations(side):
+            if f.morale in (Morale.ROUTING, Morale.DESTROYED):
+                lost += len(f.bases)
+            else:
+                lost += sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
+        return lost / total
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """Everything observable, for side-by-side determinism tests."""
+        return (
+            self.bound,
+            self.phase,
+            tuple(
+                (f.id, f.morale.value, f.order, f.temperament.value,
+                 tuple((b.id, round(b.x, 6), round(b.y, 6), round(b.facing, 6), b.status.value)
+                       for b in f.bases))
+                for f in self.formations.values()
+            ),
+        )  # fmt: skip

@@ -1,0 +1,91 @@
+"""Read YAML keeping each node's line, so validation errors can name the line of the field.
+
+>>> data, lines = load_yaml_with_lines("a: 1\\nb:\\n  - x: 2\\n")
+>>> data
+{'a': 1, 'b': [{'x': 2}]}
+>>> lines[("b", 0, "x")], lines[("b",)]
+(3, 2)
+>>> line_for(lines, ("b", 0, "nope"))     # a missing field: the line of its parent
+3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from scenario_builder.errors import DataSourceError, ScenarioFileError
+
+Path_ = tuple[str | int, ...]
+M = TypeVar("M", bound=BaseModel)
+
+
+def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int]) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            k = key.value
+            lines[(*path, k)] = key.start_mark.line + 1
+            _walk(value, (*path, k), lines)
+            lines[(*path, k)] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*path, i), lines)
+
+
+def load_yaml_with_lines(text: str) -> tuple[Any, dict[Path_, int]]:
+    """Parse ``text``; return the data and a map from key path to 1-based line."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    lines: dict[Path_, int] = {}
+    if node is not None:
+        _walk(node, (), lines)
+    return yaml.safe_load(text), lines
+
+
+def line_for(lines: dict[Path_, int], path: Sequence[str | int]) -> int | None:
+    """The line of ``path`` or of its nearest ancestor present in the file."""
+    p = tuple(path)
+    while p:
+        if p in lines:
+            return lines[p]
+        p = p[:-1]
+    return lines.get(())
+
+
+def read_yaml(path: Path) -> tuple[Any, dict[Path_, int]]:
+    """Read a YAML file; missing files and YAML syntax errors become project errors."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataSourceError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        return load_yaml_with_lines(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioFileError(path, f"{where}invalid YAML: {problem}") from None
+
+
+def validate(model: type[M], data: Any, path: Path, lines: dict[Path_, int]) -> M:
+    """Validate ``data`` as ``model``; the first error names the line and the field."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
+        field = ".".join(str(x) for x in loc) or "(top level)"
+        line = line_for(lines, loc)
+        where = f"line {line}: " if line else ""
+        msg = err["msg"]
+        if err["type"] not in ("missing", "extra_forbidden") and "input" in err:
+            got = err["input"]
+            if not isinstance(got, dict | list):
+                msg = f"{msg}, got {got!r}"
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        raise ScenarioFileError(path, f"{where}{field}: {msg}") from None
