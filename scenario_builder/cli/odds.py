@@ -1,0 +1,323 @@
+"""``scenario-builder odds``: exact (and simulated) odds of an attack or a panic test.
+
+Attack: the hits of ``--arming`` dice (plus 3.1 outnumbering / 8.1 ordnance ranks) against
+``--resilience`` after chart 7.2 cover, with the 1.1 / 8.1 die penalties. Panic: the outcomes of
+one 10.5 panic test (or v0.7's rout test with ``--ruleset 2mm-earth-v0.7``). ``--simulate N``
+runs the engine's own procedures N times with the seeded dice beside the exact figures.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from typing import Any
+
+import click
+
+from scenario_builder.cli.options import json_option, seed_option
+from scenario_builder.errors import ScenarioError
+
+UNIT_TYPES = (
+    "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry", "war_machine",
+    "baggage", "monster",
+)  # fmt: skip
+COVERS = ("open", "wet", "debris", "overhead")
+V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
+
+
+class OddsInputError(ScenarioError, ValueError):
+    """A bad combination of ``odds`` options."""
+
+
+def _fail(problem: str) -> OddsInputError:
+    return OddsInputError(None, f"odds: {problem}")
+
+
+def _frac(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+
+
+@click.command("odds")
+@click.option("--attack", "attack", metavar="melee|ranged", help="Odds of an attack's hits.")
+@click.option("--panic", is_flag=True, help="Odds of one panic test (10.5).")
+@click.option("--arming", type=int, help="Attack dice (A, 2.2), >= 1.")
+@click.option("--resilience", "-r", type=int, help="Target's (or tester's) R, 1..7 (2.3).")
+@click.option(
+    "--half-range", "--long-range", "half_range", is_flag=True,
+    help="Shooting at half range or more: -1 (1.1); ordnance -2 (8.1).",
+)  # fmt: skip
+@click.option("--moving", is_flag=True, help="Shooter moves this bound: -1 (2.2).")
+@click.option("--skirmisher", is_flag=True, help="Shooter is a skirmisher: no moving penalty.")
+@click.option("--cover", metavar="|".join(COVERS), help="Target's cover, chart 7.2.")
+@click.option("--unit-type", metavar="TYPE", help=f"Target's unit type: {', '.join(UNIT_TYPES)}.")
+@click.option("--outnumber", type=int, default=0, help="Own bases minus enemy bases (3.1).")
+@click.option("--ordnance-ranks", type=int, help="Fire as ordnance with this many ranks (8.1).")
+@click.option("--volley", is_flag=True, help="Flintlock volley: 2-rank ordnance (8.2).")
+@click.option("--leadership", "-l", type=int, default=0, help="Highest L in the formation, 0..3.")
+@click.option("--modifier", "-m", type=int, default=0, help="Change to R for the panic test.")
+@click.option("--routing", is_flag=True, help="The formation is routing: no L deducted.")
+@click.option("--ruleset", default=None, help="Ruleset name (default 2mm-earth-v0.9).")
+@click.option("--other-resilience", type=int, help="v0.7: the other R (lowest is used).")
+@click.option("--seen-fleeing", type=int, help="v0.7: friendly formations seen fleeing (+1).")
+@click.option("--seen-routing", type=int, help="v0.7: friendly formations seen routing (+2).")
+@click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
+@click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
+@click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
+@click.option("--simulate", type=int, metavar="N", help="Also roll it N times with the dice.")
+@seed_option
+@json_option
+def odds(**opts: Any) -> None:
+    """Odds of an attack (hits) or a panic test (no effect / retreat / rout), exact and simulated.
+
+    \b
+    scenario-builder odds --attack melee --arming 3 --resilience 4
+    scenario-builder odds --attack ranged --arming 2 -r 4 --half-range --cover debris \\
+        --unit-type infantry
+    scenario-builder odds --panic -r 4 -l 1 --simulate 100000 --seed 7
+    """
+    if bool(opts["attack"]) == bool(opts["panic"]):
+        raise _fail("expected exactly one of --attack melee|ranged or --panic")
+    r = opts["resilience"]
+    if r is None:
+        raise _fail("expected --resilience R (1..7), got none")
+    if not 1 <= r <= 7:
+        raise _fail(f"expected --resilience 1..7, got {r}")
+    if opts["simulate"] is not None and opts["simulate"] < 1:
+        raise _fail(f"expected --simulate N >= 1, got {opts['simulate']}")
+    report = _attack(opts) if opts["attack"] else _panic(opts)
+    if opts["as_json"]:
+        click.echo(json.dumps(report, sort_keys=True, indent=2))
+    elif opts["attack"]:
+        _print_attack(report)
+    else:
+        _print_panic(report)
+
+
+_ATTACK_ONLY = {
+    "arming": None, "half_range": False, "moving": False, "skirmisher": False, "cover": None,
+    "unit_type": None, "outnumber": 0, "ordnance_ranks": None, "volley": False,
+}  # fmt: skip
+_PANIC_ONLY = {
+    "leadership": 0, "modifier": 0, "routing": False, "ruleset": None, "other_resilience": None,
+    "seen_fleeing": None, "seen_routing": None, "contact_sides": None, "rear_contact": False,
+    "army_morale": False,
+}  # fmt: skip
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
+    for name, default in defaults.items():
+        if opts[name] != default:
+            raise _fail(f"{_flag(name)} does not apply to {mode}")
+
+
+def _attack(opts: dict[str, Any]) -> dict[str, Any]:
+    from engine.charts import CoverClass, cover_modifier
+    from engine.odds import at_least, attack_distribution_exact, hit_chance, simulate_attack
+    from engine.resolution import (
+        attack_need,
+        ordnance_dice,
+        outnumbering_bonus,
+        shooting_modifier,
+    )
+
+    _reject(opts, _PANIC_ONLY, "--attack")
+    kind = opts["attack"]
+    if kind not in ("melee", "ranged"):
+        raise _fail(f"expected --attack melee or ranged, got {kind!r}")
+    arming = opts["arming"]
+    if arming is None or arming < 1:
+        raise _fail(f"expected --arming >= 1, got {arming}")
+    volley = opts["volley"]
+    ranks = opts["ordnance_ranks"]
+    if volley and ranks is None:
+        ranks = 2
+    ordnance = ranks is not None
+    if ordnance and ranks < 1:
+        raise _fail(f"expected --ordnance-ranks >= 1, got {ranks}")
+    if kind == "melee":
+        for name in ("half_range", "moving", "skirmisher", "volley", "ordnance_ranks"):
+            if opts[name] not in (None, False):
+                raise _fail(f"{_flag(name)} applies to --attack ranged only")
+    elif opts["outnumber"] and not ordnance:
+        raise _fail("--outnumber applies to melee (3.1) or ordnance fire (8.1) only")
+
+    cover = (opts["cover"] or "open").lower()
+    if cover not in COVERS:
+        raise _fail(f"expected --cover one of {', '.join(COVERS)}, got {cover!r}")
+    unit_type = opts["unit_type"]
+    if unit_type is not None and unit_type not in UNIT_TYPES:
+        raise _fail(f"expected --unit-type one of {', '.join(UNIT_TYPES)}, got {unit_type!r}")
+    if cover != "open" and unit_type is None:
+        raise _fail("--cover needs --unit-type (chart 7.2 differs by unit type)")
+    cover_class = CoverClass[cover.upper()]
+    cover_mod = cover_modifier(unit_type, cover_class, kind) if unit_type else 0
+    effective_r = opts["resilience"] + cover_mod
+
+    extra_ranks = ordnance_dice(1, ranks, volley) - 1 if ordnance else 0
+    bonus = outnumbering_bonus(opts["outnumber"] + extra_ranks, 0)
+    n_dice = arming + bonus
+    if kind == "ranged":
+        modifier = shooting_modifier(
+            half_range_or_more=opts["half_range"],
+            moving=opts["moving"],
+            skirmisher=opts["skirmisher"],
+            ordnance=ordnance,
+            into_overhead=cover_class is CoverClass.OVERHEAD,
+            volley=volley,
+        )
+    else:
+        modifier = 0
+    exact = attack_distribution_exact(n_dice, effective_r, modifier)
+    tail = at_least(exact)
+    rows: list[dict[str, Any]] = [
+        {"hits": k, "p": float(p), "fraction": _frac(p), "p_at_least": float(tail[k])}
+        for k, p in enumerate(exact)
+    ]
+    report: dict[str, Any] = {
+        "mode": "attack",
+        "attack": kind,
+        "arming": arming,
+        "bonus_dice": bonus,
+        "dice": n_dice,
+        "resilience": opts["resilience"],
+        "cover": cover,
+        "unit_type": unit_type,
+        "cover_modifier": cover_mod,
+        "effective_resilience": effective_r,
+        "die_modifier": modifier,
+        "ordnance_ranks": ranks,
+        "volley": volley,
+        "need": attack_need(effective_r, modifier),
+        "p_hit": _frac(hit_chance(effective_r, modifier)),
+        "expected_hits": float(sum(k * p for k, p in enumerate(exact))),
+        "distribution": rows,
+    }
+    if opts["simulate"]:
+        sim = simulate_attack(
+            n_dice, effective_r, modifier, trials=opts["simulate"], seed=opts["seed"]
+        )
+        for row, freq in zip(rows, sim, strict=True):
+            row["simulated"] = freq
+        report["simulation"] = {
+            "trials": opts["simulate"],
+            "seed": opts["seed"],
+            "expected_hits": sum(k * f for k, f in enumerate(sim)),
+        }
+    return report
+
+
+def _panic(opts: dict[str, Any]) -> dict[str, Any]:
+    from engine.odds import panic_distribution_exact, simulate_panic
+    from engine.rulesets import get_ruleset
+
+    _reject(opts, _ATTACK_ONLY, "--panic")
+    ruleset = get_ruleset(opts["ruleset"])
+    leadership = opts["leadership"]
+    if not 0 <= leadership <= 3:
+        raise _fail(f"expected --leadership 0..3, got {leadership}")
+    situation: dict[str, Any] = {}
+    for name in V07_OPTIONS:
+        value = opts[name]
+        if value is None:
+            continue
+        low = 1 if name == "other_resilience" else 0
+        if value < low:
+            raise _fail(f"expected {_flag(name)} >= {low}, got {value}")
+        situation[name] = value
+    for name in ("rear_contact", "army_morale"):
+        if opts[name]:
+            situation[name] = True
+    if situation and ruleset.panic_dice != 1:
+        used = ", ".join(_flag(n) for n in situation)
+        raise _fail(f"{used}: v0.7 rout-test options; use --ruleset 2mm-earth-v0.7")
+    exact = panic_distribution_exact(
+        opts["resilience"], leadership, opts["modifier"], ruleset,
+        routing=opts["routing"], **situation,
+    )  # fmt: skip
+    report: dict[str, Any] = {
+        "mode": "panic",
+        "ruleset": ruleset.name,
+        "resilience": opts["resilience"],
+        "leadership": leadership,
+        "modifier": opts["modifier"],
+        "routing": opts["routing"],
+        "situation": situation,
+        "outcomes": {k: {"p": float(v), "fraction": _frac(v)} for k, v in exact.items()},
+    }
+    if opts["simulate"]:
+        sim = simulate_panic(
+            opts["resilience"], leadership, opts["modifier"], ruleset,
+            trials=opts["simulate"], seed=opts["seed"], routing=opts["routing"], **situation,
+        )  # fmt: skip
+        for k, freq in sim.items():
+            report["outcomes"][k]["simulated"] = freq
+        report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
+    return report
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.2f}%"
+
+
+def _print_attack(rep: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    sim = rep.get("simulation")
+    bonus = f" + {rep['bonus_dice']} bonus" if rep["bonus_dice"] else ""
+    cover = f", {rep['cover']} cover {rep['cover_modifier']:+d}" if rep["unit_type"] else ""
+    title = (
+        f"{rep['attack']} attack: {rep['dice']} dice (A{rep['arming']}{bonus}) vs "
+        f"R{rep['resilience']}{cover} -> R{rep['effective_resilience']}, die modifier "
+        f"{rep['die_modifier']:+d}: each die hits on {rep['need']}+ (p = {rep['p_hit']})"
+    )
+    table = Table()
+    table.add_column("hits", justify="right")
+    table.add_column("P(k)", justify="right")
+    table.add_column("exact", justify="right")
+    table.add_column("P(>=k)", justify="right")
+    if sim:
+        table.add_column(f"simulated ({sim['trials']}, seed {sim['seed']})", justify="right")
+    for row in rep["distribution"]:
+        cells = [str(row["hits"]), _pct(row["p"]), row["fraction"], _pct(row["p_at_least"])]
+        if sim:
+            cells.append(_pct(row["simulated"]))
+        table.add_row(*cells)
+    console = Console(highlight=False)
+    console.print(title, markup=False, soft_wrap=True)
+    console.print(table)
+    line = f"expected hits: {rep['expected_hits']:.3f}"
+    if sim:
+        line += f" (simulated {sim['expected_hits']:.3f})"
+    console.print(line)
+
+
+def _print_panic(rep: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    sim = rep.get("simulation")
+    extra = "".join(f", {k} {v}" for k, v in rep["situation"].items())
+    title = (
+        f"panic test ({rep['ruleset']}): R{rep['resilience']} modifier {rep['modifier']:+d}, "
+        f"L{rep['leadership']}{' routing' if rep['routing'] else ''}{extra}"
+    )
+    table = Table()
+    table.add_column("outcome")
+    table.add_column("P", justify="right")
+    table.add_column("exact", justify="right")
+    if sim:
+        table.add_column(f"simulated ({sim['trials']}, seed {sim['seed']})", justify="right")
+    labels = {"none": "no effect", "retreat": "retreat", "rout": "rout"}
+    for key, row in rep["outcomes"].items():
+        cells = [labels[key], _pct(row["p"]), row["fraction"]]
+        if sim:
+            cells.append(_pct(row["simulated"]))
+        table.add_row(*cells)
+    console = Console(highlight=False)
+    console.print(title, markup=False, soft_wrap=True)
+    console.print(table)
