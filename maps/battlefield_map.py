@@ -28,12 +28,23 @@ MAX_CONTOUR_LABELS = 160
 
 
 def _overlay(
-    m: folium.Map, name: str, rgba: np.ndarray, bounds: list[list[float]], *, show: bool,
+    m: folium.Map,
+    name: str,
+    rgba: np.ndarray,
+    bounds: list[list[float]],
+    *,
+    show: bool,
     opacity: float = 1.0,
 ) -> None:
     folium.raster_layers.ImageOverlay(
-        image=png_data_uri(rgba), bounds=bounds, name=name, opacity=opacity, show=show,
-        interactive=False, cross_origin=False, zindex=1,
+        image=png_data_uri(rgba),
+        bounds=bounds,
+        name=name,
+        opacity=opacity,
+        show=show,
+        interactive=False,
+        cross_origin=False,
+        zindex=1,
     ).add_to(m)
 
 
@@ -145,9 +156,7 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
             "weight": 1.6 if int(f["properties"]["level"]) % 5 == 0 else 0.8,
             "opacity": 0.8,
         },
-        tooltip=folium.GeoJsonTooltip(
-            fields=["level", "elevation"], aliases=["level", "base (m)"]
-        ),
+        tooltip=folium.GeoJsonTooltip(fields=["level", "elevation"], aliases=["level", "base (m)"]),
         name="contours",
     ).add_to(group)
     # a label on the longest pieces of each level's line, so levels read without hovering
@@ -164,8 +173,10 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
         folium.Marker(
             [float(lat), float(lon)],
             icon=folium.DivIcon(
-                html=f'<div class="sb-contour-label">{level}</div>', icon_size=(18, 12),
-                icon_anchor=(9, 6), class_name="sb-contour-icon",
+                html=f'<div class="sb-contour-label">{level}</div>',
+                icon_size=(18, 12),
+                icon_anchor=(9, 6),
+                class_name="sb-contour-icon",
             ),
         ).add_to(group)
     group.add_to(m)
@@ -178,7 +189,9 @@ CONTOUR_LABEL_CSS = (
 )
 
 
-def battlefield_map(bf: Battlefield, *, offline: bool = False, title: str | None = None) -> folium.Map:
+def battlefield_map(
+    bf: Battlefield, *, offline: bool = False, title: str | None = None
+) -> folium.Map:
     """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring."""
     from branca.element import Element
 

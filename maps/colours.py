@@ -67,7 +67,7 @@ def level_colour(level: int, top: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PrintStyle:
-    """How a movement class prints: light fill (RGB 0..1) and a hatch (angle°, spacing mm) or none."""
+    """How a movement class prints: light fill (RGB 0..1), a hatch (angle°, spacing mm) or none."""
 
     fill: tuple[float, float, float]
     hatch: tuple[float, float] | None
@@ -75,8 +75,8 @@ class PrintStyle:
 
 
 PRINT_MOVE: dict[int, PrintStyle] = {
-    1: PrintStyle((0.84, 0.92, 0.98), (0.0, 2.0), (0.2, 0.45, 0.75)),     # wet: horizontal lines
-    2: PrintStyle((0.95, 0.90, 0.82), (45.0, 3.0), (0.5, 0.38, 0.25)),    # debris: diagonals
+    1: PrintStyle((0.84, 0.92, 0.98), (0.0, 2.0), (0.2, 0.45, 0.75)),  # wet: horizontal lines
+    2: PrintStyle((0.95, 0.90, 0.82), (45.0, 3.0), (0.5, 0.38, 0.25)),  # debris: diagonals
     3: PrintStyle((0.84, 0.93, 0.83), (-45.0, 2.5), (0.15, 0.45, 0.15)),  # woods: other diagonal
-    4: PrintStyle((0.80, 0.76, 0.74), (90.0, 1.5), (0.25, 0.2, 0.18)),    # impractical: dense
+    4: PrintStyle((0.80, 0.76, 0.74), (90.0, 1.5), (0.25, 0.2, 0.18)),  # impractical: dense
 }

@@ -114,8 +114,16 @@ def warp_to_web_mercator(
     if w * h > max_pixels:  # a country-sized raster would make a huge page: coarsen
         f = (w * h / max_pixels) ** 0.5
         dst_transform, w, h = calculate_default_transform(
-            crs, WEB_MERCATOR, cols, rows, minx, miny, maxx, maxy, dst_width=int(w / f),
-            dst_height=int(h / f)
+            crs,
+            WEB_MERCATOR,
+            cols,
+            rows,
+            minx,
+            miny,
+            maxx,
+            maxy,
+            dst_width=int(w / f),
+            dst_height=int(h / f),
         )
     src = np.asarray(array, dtype=np.float32)
     fill = np.nan if nodata is None else nodata
@@ -163,7 +171,9 @@ def classes_to_rgba(codes: np.ndarray, colours: dict[int, str]) -> np.ndarray:
     return out
 
 
-def hillshade(elevation: np.ndarray, res: float, azimuth: float = 315.0, altitude: float = 45.0) -> np.ndarray:
+def hillshade(
+    elevation: np.ndarray, res: float, azimuth: float = 315.0, altitude: float = 45.0
+) -> np.ndarray:
     """Shaded relief 0..1 (Horn's slope, light from the north-west), NaN where elevation is NaN.
 
     >>> z = np.tile(np.arange(5, dtype=float) * 10, (5, 1))   # rising to the east: faces west
@@ -171,8 +181,12 @@ def hillshade(elevation: np.ndarray, res: float, azimuth: float = 315.0, altitud
     True
     """
     z = np.pad(np.asarray(elevation, float), 1, mode="edge")
-    dzdx = ((z[:-2, 2:] + 2 * z[1:-1, 2:] + z[2:, 2:]) - (z[:-2, :-2] + 2 * z[1:-1, :-2] + z[2:, :-2])) / (8 * res)
-    dzdy = ((z[2:, :-2] + 2 * z[2:, 1:-1] + z[2:, 2:]) - (z[:-2, :-2] + 2 * z[:-2, 1:-1] + z[:-2, 2:])) / (8 * res)
+    dzdx = (
+        (z[:-2, 2:] + 2 * z[1:-1, 2:] + z[2:, 2:]) - (z[:-2, :-2] + 2 * z[1:-1, :-2] + z[2:, :-2])
+    ) / (8 * res)
+    dzdy = (
+        (z[2:, :-2] + 2 * z[2:, 1:-1] + z[2:, 2:]) - (z[:-2, :-2] + 2 * z[:-2, 1:-1] + z[:-2, 2:])
+    ) / (8 * res)
     slope = np.arctan(np.hypot(dzdx, dzdy))
     aspect = np.arctan2(dzdy, -dzdx)
     az = np.radians(360.0 - azimuth + 90.0)

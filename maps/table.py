@@ -53,9 +53,7 @@ class TableScale:
         m = re.fullmatch(r"1\s*[:/]\s*(\d+(?:\.\d+)?)", t)
         if m and float(m.group(1)) > 0:
             return cls(1000.0 / float(m.group(1)))
-        raise LayoutError(
-            "--scale", f"expected 2mm, 6mm or 1:N (e.g. 1:1000), got {text!r}"
-        )
+        raise LayoutError("--scale", f"expected 2mm, 6mm or 1:N (e.g. 1:1000), got {text!r}")
 
     @property
     def ratio(self) -> float:
@@ -91,7 +89,8 @@ class Paper:
             if 50.0 <= w <= 5000.0 and 50.0 <= h <= 5000.0:
                 return cls(w, h)
         raise LayoutError(
-            "--paper", f"expected one of {', '.join(_PAPERS)} or WxHmm (e.g. 420x297mm), got {text!r}"
+            "--paper",
+            f"expected one of {', '.join(_PAPERS)} or WxHmm (e.g. 420x297mm), got {text!r}",
         )
 
     def landscape(self) -> Paper:

@@ -40,7 +40,9 @@ def dem_battlefield(slug: str, *, step: float = 5.0, res: float | None = None) -
         # the inner box of the source's four corners: every cell of it has data
         b = src.bounds
         to_utm = pyproj.Transformer.from_crs(src.crs, crs, always_xy=True)
-        xs, ys = to_utm.transform([b.left, b.left, b.right, b.right], [b.bottom, b.top, b.bottom, b.top])
+        xs, ys = to_utm.transform(
+            [b.left, b.left, b.right, b.right], [b.bottom, b.top, b.bottom, b.top]
+        )
         x0, x1 = max(xs[0], xs[1]), min(xs[2], xs[3])
         y0, y1 = max(ys[0], ys[2]), min(ys[1], ys[3])
         native = abs(src.transform.a)
@@ -53,9 +55,15 @@ def dem_battlefield(slug: str, *, step: float = 5.0, res: float | None = None) -
         transform = rasterio.Affine(cell, 0, x0 + cell, 0, -cell, y1 - cell)
         dem = np.full((h, w), np.nan, dtype=np.float32)
         reproject(
-            src.read(1).astype(np.float32), dem, src_transform=src.transform, src_crs=src.crs,
-            dst_transform=transform, dst_crs=crs, resampling=Resampling.bilinear,
-            src_nodata=src.nodata, dst_nodata=np.nan,
+            src.read(1).astype(np.float32),
+            dem,
+            src_transform=src.transform,
+            src_crs=src.crs,
+            dst_transform=transform,
+            dst_crs=crs,
+            resampling=Resampling.bilinear,
+            src_nodata=src.nodata,
+            dst_nodata=np.nan,
         )
     dem = np.where(np.isfinite(dem), dem, np.nanmean(dem)).astype(np.float32)
     level = np.floor((dem - np.nanmin(dem)) / step).astype(np.int16)
@@ -79,15 +87,23 @@ def dem_battlefield(slug: str, *, step: float = 5.0, res: float | None = None) -
         for mask, code, mv, cv in kinds:
             if mask.any():
                 burnt = rasterize(
-                    ((geom, 1) for geom in g.geometry[mask]), out_shape=dem.shape,
-                    transform=transform, fill=0, dtype="uint8",
+                    ((geom, 1) for geom in g.geometry[mask]),
+                    out_shape=dem.shape,
+                    transform=transform,
+                    fill=0,
+                    dtype="uint8",
                 ).astype(bool)
                 feature[burnt], move[burnt], cover[burnt] = code, mv, cv
     cliff = slope > 35
     move[cliff], feature[cliff] = 4, 24
     layers = {
-        "elevation": dem, "slope": slope, "level": level, "move": move, "cover": cover,
-        "blocks_sight": (move == 3) | (feature == 20) | (feature == 24), "feature": feature,
+        "elevation": dem,
+        "slope": slope,
+        "level": level,
+        "move": move,
+        "cover": cover,
+        "blocks_sight": (move == 3) | (feature == 20) | (feature == 24),
+        "feature": feature,
     }
     legend = {13: "forest", 16: "marsh", 20: "building", 24: "cliff", 26: "water", 0: "open"}
     meta = {
@@ -108,7 +124,7 @@ def synthetic_battle_log(
     frontage: int = 6,
     per_formation: int = 12,
 ) -> dict[str, Any]:
-    """A ``battlelog/1`` dict: two armies on real ground closing on each other (a drawing fixture)."""
+    """A ``battlelog/1`` dict: two armies on real ground closing on each other (drawing fixture)."""
     rng = random.Random(seed)
     minx, miny, maxx, maxy = bf.bounds
     cx, cy = (minx + maxx) / 2, (miny + maxy) / 2
@@ -129,8 +145,12 @@ def synthetic_battle_log(
         for f in range(n_form):
             fid = f"{side['id']}_{f + 1}"
             formations.append(
-                {"id": fid, "side": side["id"], "name": f"{side['name']} formation {f + 1}",
-                 "profile": "fixture_foot"}
+                {
+                    "id": fid,
+                    "side": side["id"],
+                    "name": f"{side['name']} formation {f + 1}",
+                    "profile": "fixture_foot",
+                }
             )
             fx = cx - width / 2 + f * (frontage * 40 + 60) + frontage * 20
             for i in range(min(per_formation, bases_per_side - made)):
@@ -141,10 +161,16 @@ def synthetic_battle_log(
                 y = y_line + back * rank * 20
                 pos[bid] = [x, y, facing]
                 bases.append(
-                    {"id": bid, "side": side["id"], "formation": fid, "profile": "fixture_foot",
-                     "unit_type": "infantry",
-                     "character": f"{side['id']}_general" if (f == 0 and i == 0) else None,
-                     "w": 40.0, "d": 20.0}
+                    {
+                        "id": bid,
+                        "side": side["id"],
+                        "formation": fid,
+                        "profile": "fixture_foot",
+                        "unit_type": "infantry",
+                        "character": f"{side['id']}_general" if (f == 0 and i == 0) else None,
+                        "w": 40.0,
+                        "d": 20.0,
+                    }
                 )
             made += min(per_formation, bases_per_side - made)
     state = {b["id"]: "ok" for b in bases}
@@ -156,8 +182,13 @@ def synthetic_battle_log(
     def snapshot(messengers: list[dict[str, Any]]) -> dict[str, Any]:
         return {
             "bases": {
-                bid: {"x": round(p[0], 2), "y": round(p[1], 2), "facing": round(p[2], 1),
-                      "formation": form_of[bid], "state": state[bid]}
+                bid: {
+                    "x": round(p[0], 2),
+                    "y": round(p[1], 2),
+                    "facing": round(p[2], 1),
+                    "formation": form_of[bid],
+                    "state": state[bid],
+                }
                 for bid, p in pos.items()
             },
             "formations": {
@@ -185,11 +216,19 @@ def synthetic_battle_log(
                 faces = [rng.randint(1, 6) for _ in range(3)]
                 hits = sum(1 for x in faces if x >= 4)
                 events.append(
-                    {"type": "shot", "phase": "execute_shooting", "formation": f["id"],
-                     "target": enemy["id"], "dice": {"purpose": f"shoot {f['id']}->{enemy['id']}",
-                                                    "faces": faces}, "need": 4, "hits": hits}
+                    {
+                        "type": "shot",
+                        "phase": "execute_shooting",
+                        "formation": f["id"],
+                        "target": enemy["id"],
+                        "dice": {"purpose": f"shoot {f['id']}->{enemy['id']}", "faces": faces},
+                        "need": 4,
+                        "hits": hits,
+                    }
                 )
-                victims = [bid for bid in pos if form_of[bid] == enemy["id"] and state[bid] != "dead"]
+                victims = [
+                    bid for bid in pos if form_of[bid] == enemy["id"] and state[bid] != "dead"
+                ]
                 for v in victims[:hits]:
                     if state[v] == "ok":
                         state[v] = "injured"
@@ -206,16 +245,27 @@ def synthetic_battle_log(
                 morale[f["id"]] = "routing"
             elif dead * 4 >= total:
                 morale[f["id"]] = "retreating"
-        gen = [bid for bid in pos if bid.startswith("south_1.")][0]
-        target = [bid for bid in pos if bid.startswith(f"south_{n_form}.")][0]
-        route = [[pos[gen][0], pos[gen][1] - 30], [pos[gen][0], pos[gen][1] - 200],
-                 [pos[target][0], pos[target][1] - 200], [pos[target][0], pos[target][1] - 30]]
+        gen = next(bid for bid in pos if bid.startswith("south_1."))
+        target = next(bid for bid in pos if bid.startswith(f"south_{n_form}."))
+        route = [
+            [pos[gen][0], pos[gen][1] - 30],
+            [pos[gen][0], pos[gen][1] - 200],
+            [pos[target][0], pos[target][1] - 200],
+            [pos[target][0], pos[target][1] - 30],
+        ]
         length = sum(math.dist(route[i], route[i + 1]) for i in range(3))
         messengers = [
-            {"id": f"m{b}", "side": "south", "to": f"south_{n_form}", "order": "attack",
-             "route": [[round(x, 2), round(y, 2)] for x, y in route],
-             "travelled_m": round(min(length, 250.0), 2), "cost_m": round(length, 2),
-             "sent_bound": b, "arrival_bound": b + 1}
+            {
+                "id": f"m{b}",
+                "side": "south",
+                "to": f"south_{n_form}",
+                "order": "attack",
+                "route": [[round(x, 2), round(y, 2)] for x, y in route],
+                "travelled_m": round(min(length, 250.0), 2),
+                "cost_m": round(length, 2),
+                "sent_bound": b,
+                "arrival_bound": b + 1,
+            }
         ]
         out_bounds.append({"bound": b, "events": events, "snapshot": snapshot(messengers)})
     return {
@@ -229,8 +279,12 @@ def synthetic_battle_log(
         "formations": formations,
         "bases": bases,
         "bounds": out_bounds,
-        "result": {"winner": None, "bounds": bounds, "reason": "fixture: not a battle result",
-                   "losses": dict(losses)},
+        "result": {
+            "winner": None,
+            "bounds": bounds,
+            "reason": "fixture: not a battle result",
+            "losses": dict(losses),
+        },
     }
 
 

@@ -27,12 +27,13 @@ from scenario_builder.errors import LayoutError
 
 
 def tiles_needed(length_mm: float, printable_mm: float, overlap_mm: float) -> int:
-    """Sheets along one axis: the first covers ``printable``, each next one ``printable - overlap``."""
+    """Sheets along one axis: the first covers ``printable``, each next ``printable - overlap``."""
     step = printable_mm - overlap_mm
     if step <= 0:
         raise LayoutError(
-            "--overlap", f"expected an overlap smaller than the printable {printable_mm:g} mm, "
-            f"got {overlap_mm:g} mm"
+            "--overlap",
+            f"expected an overlap smaller than the printable {printable_mm:g} mm, "
+            f"got {overlap_mm:g} mm",
         )
     return max(1, math.ceil((length_mm - overlap_mm) / step - 1e-9))
 

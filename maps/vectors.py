@@ -89,8 +89,11 @@ def regions(bf: Battlefield, layer: str = "move") -> Any:
     rows = []
     for code in np.unique(data):
         mask = data == code
-        polys = [shape(g) for g, v in shapes(mask.astype(np.uint8), mask=mask,
-                                            transform=bf.transform) if v]
+        polys = [
+            shape(g)
+            for g, v in shapes(mask.astype(np.uint8), mask=mask, transform=bf.transform)
+            if v
+        ]
         if polys:
             rows.append({layer: int(code), "geometry": shapely.union_all(polys)})
     return gpd.GeoDataFrame(rows, columns=[layer, "geometry"], crs=bf.crs)

@@ -1,0 +1,189 @@
+/* Battle playback for scenario-builder maps (this project's own code; needs only Leaflet).
+   Reads the JSON block #sb-playback-data written by maps/playback.py and draws it on a Leaflet
+   map: one polygon per base, moved and restyled on every step. */
+var SBPlayback = (function () {
+  "use strict";
+
+  function project(P) {
+    // battlefield metres -> [lat, lon] with the cubic fitted in maps/reproject.py (same term order)
+    return function (x, y) {
+      var u = (x - P.cx) / P.s, v = (y - P.cy) / P.s, lon = 0, lat = 0, k = 0;
+      for (var i = 0; i < 4; i++) {
+        for (var j = 0; j < 4 - i; j++) {
+          var t = Math.pow(u, i) * Math.pow(v, j);
+          lon += P.lon[k] * t; lat += P.lat[k] * t; k++;
+        }
+      }
+      return [lat, lon];
+    };
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
+
+  var MORALE = { s: "steady", r: "retreating", R: "routing", D: "destroyed" };
+  var STATE = { o: "ok", i: "injured", d: "dead", "-": "absent" };
+
+  function start(map) {
+    var D = JSON.parse(document.getElementById("sb-playback-data").textContent);
+    var P = D.proj, ll = project(P), B = D.bases, n = B.id.length, sides = D.sides;
+    var cur = 0, view = -1, timer = null;
+    var gBases = L.layerGroup().addTo(map), gFront = L.layerGroup().addTo(map);
+    var gChars = L.layerGroup().addTo(map), gMsg = L.layerGroup().addTo(map), gEv = L.layerGroup().addTo(map);
+    var fronts = sides.map(function (s) { return L.polyline([], { color: "#111", weight: 2, opacity: 0.9, interactive: false }).addTo(gFront); });
+    var polys = new Array(n), chars = {};
+
+    function corners(x, y, f, w, d) {
+      // facing f degrees clockwise from grid north is the way the front (width w) faces
+      var r = f * Math.PI / 180, fx = Math.sin(r), fy = Math.cos(r), rx = Math.cos(r), ry = -Math.sin(r);
+      var hw = w / 2, hd = d / 2;
+      return [
+        [x + fx * hd - rx * hw, y + fy * hd - ry * hw], [x + fx * hd + rx * hw, y + fy * hd + ry * hw],
+        [x - fx * hd + rx * hw, y - fy * hd + ry * hw], [x - fx * hd - rx * hw, y - fy * hd - ry * hw]
+      ];
+    }
+
+    function style(i, st, morale, died) {
+      var col = sides[B.s[i]].colour;
+      var s = { color: col, fillColor: col, weight: 1, opacity: 1, fillOpacity: 0.75, dashArray: null };
+      if (st === "i") { s.fillOpacity = 0.3; s.weight = 1.5; }
+      if (morale === "r") { s.dashArray = "5 3"; s.fillOpacity *= 0.8; }
+      if (morale === "R") { s.dashArray = "2 3"; s.fillOpacity = 0.15; s.color = "#000"; }
+      if (morale === "D" || died) { s.color = "#555"; s.fillColor = "#999"; s.fillOpacity = 0.25; s.dashArray = "1 3"; }
+      return s;
+    }
+
+    function popup(i) {
+      var b = D.bounds[cur], st = b.s[i], fi = B.f[i];
+      var f = fi >= 0 ? D.forms[fi] : null;
+      return "<b>" + esc(B.id[i]) + "</b> (" + esc(sides[B.s[i]].name) + ")<br>" +
+        (f ? "formation " + esc(f.name) + ": " + esc(MORALE[b.m[fi]] || "?") + "<br>" : "") +
+        esc(B.u[i] || "") + ", " + B.w[i] + " x " + B.d[i] + " m, state " + esc(STATE[st]) +
+        (B.c[i] ? "<br>character: " + esc(B.c[i]) : "");
+    }
+
+    for (var i = 0; i < n; i++) {
+      polys[i] = L.polygon([[0, 0], [0, 0], [0, 0]], { className: "sb-base sb-side-" + B.s[i] });
+      polys[i].bindPopup((function (k) { return function () { return popup(k); }; })(i));
+      if (B.c[i]) {
+        chars[i] = L.circleMarker([0, 0], { radius: 6, color: "#ffd600", weight: 3, fill: false, className: "sb-character" });
+        chars[i].bindTooltip("character: " + esc(B.c[i]));
+      }
+    }
+
+    function visibleSet(b) {
+      if (view < 0 || !D.fog) return null;
+      var v = b.v[sides[view].id] || [], set = {};
+      for (var k = 0; k < v.length; k++) set[v[k]] = true;
+      return set;
+    }
+
+    function shows(i, b, vis) {
+      return vis === null || B.s[i] === view || vis[i] === true;
+    }
+
+    function draw(k) {
+      cur = Math.max(0, Math.min(D.bounds.length - 1, k));
+      var b = D.bounds[cur], prev = cur > 0 ? D.bounds[cur - 1] : null, vis = visibleSet(b);
+      var frontLines = sides.map(function () { return []; });
+      var visibleForms = {};
+      for (var i = 0; i < n; i++) {
+        var st = b.s[i], died = st === "d" && prev && prev.s[i] !== "d" && prev.s[i] !== "-";
+        var on = st !== "-" && (st !== "d" || died) && shows(i, b, vis);
+        if (!on) {
+          if (gBases.hasLayer(polys[i])) gBases.removeLayer(polys[i]);
+          if (chars[i] && gChars.hasLayer(chars[i])) gChars.removeLayer(chars[i]);
+          continue;
+        }
+        var x = b.p[3 * i] / 10 + P.cx, y = b.p[3 * i + 1] / 10 + P.cy, f = b.p[3 * i + 2] / 10;
+        var c = corners(x, y, f, B.w[i], B.d[i]);
+        polys[i].setLatLngs(c.map(function (p) { return ll(p[0], p[1]); }));
+        polys[i].setStyle(style(i, st, B.f[i] >= 0 ? b.m[B.f[i]] : "s", died));
+        if (!gBases.hasLayer(polys[i])) gBases.addLayer(polys[i]);
+        if (st !== "d") {
+          frontLines[B.s[i]].push([ll(c[0][0], c[0][1]), ll(c[1][0], c[1][1])]);
+          if (B.f[i] >= 0) visibleForms[B.f[i]] = true;
+        }
+        if (chars[i]) {
+          chars[i].setLatLng(ll(x, y));
+          if (!gChars.hasLayer(chars[i])) gChars.addLayer(chars[i]);
+        }
+      }
+      fronts.forEach(function (pl, s) { pl.setLatLngs(frontLines[s]); });
+      gMsg.clearLayers();
+      b.g.forEach(function (m) {
+        if (view >= 0 && m.s !== view) return;
+        var pts = [];
+        for (var k = 0; k < m.r.length; k += 2) pts.push(ll(m.r[k] / 10 + P.cx, m.r[k + 1] / 10 + P.cy));
+        var col = sides[m.s].colour;
+        L.polyline(pts, { color: col, weight: 2, dashArray: "8 6", opacity: 0.9, className: "sb-messenger" }).bindPopup(esc(m.x)).addTo(gMsg);
+        L.circleMarker(ll(m.p[0] / 10 + P.cx, m.p[1] / 10 + P.cy), { radius: 5, color: "#fff", weight: 2, fillColor: col, fillOpacity: 1 }).bindTooltip(esc(m.x)).addTo(gMsg);
+      });
+      gEv.clearLayers();
+      var lines = [];
+      b.e.forEach(function (e) {
+        if (view >= 0 && D.fog && e.vs && e.vs.indexOf(view) < 0) return;
+        lines.push(e);
+        if (!e.l) return;
+        var a = ll(e.l[0] / 10 + P.cx, e.l[1] / 10 + P.cy), z = ll(e.l[2] / 10 + P.cx, e.l[3] / 10 + P.cy);
+        var col = e.t === "melee" ? "#ff6f00" : "#d50000";
+        L.polyline([a, z], { color: col, weight: e.t === "melee" ? 4 : 2, opacity: 0.85, dashArray: e.t === "shot" ? "3 5" : null, className: "sb-event sb-event-" + e.t })
+          .bindPopup("<b>" + esc(e.t) + "</b><br>" + esc(e.x)).addTo(gEv);
+      });
+      updatePanel(b, lines);
+    }
+
+    // -- controls --------------------------------------------------------------------------
+    var panel = L.control({ position: "bottomleft" });
+    var els = {};
+    panel.onAdd = function () {
+      var div = L.DomUtil.create("div", "sb-playback");
+      div.innerHTML =
+        '<div class="sb-row"><button id="sb-prev" title="previous bound">&#9664;&#9664;</button>' +
+        '<button id="sb-play" title="play / pause">&#9654;</button>' +
+        '<button id="sb-next" title="next bound">&#9654;&#9654;</button>' +
+        '<input id="sb-slider" type="range" min="0" max="' + (D.bounds.length - 1) + '" value="0" step="1">' +
+        '<span id="sb-bound"></span></div>' +
+        '<div class="sb-row"><label>view <select id="sb-side"><option value="-1">all (umpire)</option>' +
+        sides.map(function (s, k) { return '<option value="' + k + '">' + esc(s.name) + " only</option>"; }).join("") +
+        '</select></label> <span id="sb-losses"></span></div>' +
+        '<div id="sb-result"></div><details><summary>events this bound (<span id="sb-nev">0</span>)</summary><ol id="sb-events"></ol></details>';
+      L.DomEvent.disableClickPropagation(div);
+      L.DomEvent.disableScrollPropagation(div);
+      return div;
+    };
+    panel.addTo(map);
+    ["sb-prev", "sb-play", "sb-next", "sb-slider", "sb-bound", "sb-side", "sb-losses", "sb-events", "sb-nev", "sb-result"].forEach(function (id) { els[id] = document.getElementById(id); });
+
+    function updatePanel(b, lines) {
+      els["sb-slider"].value = cur;
+      els["sb-bound"].textContent = "bound " + b.b + " (" + (cur + 1) + "/" + D.bounds.length + ")";
+      els["sb-losses"].innerHTML = "losses: " + sides.map(function (s) {
+        return '<span style="color:' + esc(s.colour) + '">' + esc(s.name) + " " + (b.l[s.id] || 0) + "</span>";
+      }).join(", ");
+      els["sb-nev"].textContent = lines.length;
+      els["sb-events"].innerHTML = lines.map(function (e) { return "<li>" + esc(e.x) + "</li>"; }).join("");
+      var r = D.result;
+      els["sb-result"].textContent = (r && cur === D.bounds.length - 1) ?
+        "result: " + (r.winner || "no winner") + (r.reason ? " (" + r.reason + ")" : "") : "";
+    }
+
+    function stop() { if (timer) { clearInterval(timer); timer = null; } els["sb-play"].innerHTML = "&#9654;"; }
+    function play() {
+      if (cur >= D.bounds.length - 1) draw(0);
+      els["sb-play"].innerHTML = "&#10073;&#10073;";
+      timer = setInterval(function () { if (cur >= D.bounds.length - 1) stop(); else draw(cur + 1); }, 900);
+    }
+    els["sb-play"].addEventListener("click", function () { if (timer) stop(); else play(); });
+    els["sb-next"].addEventListener("click", function () { stop(); draw(cur + 1); });
+    els["sb-prev"].addEventListener("click", function () { stop(); draw(cur - 1); });
+    els["sb-slider"].addEventListener("input", function () { stop(); draw(parseInt(this.value, 10)); });
+    els["sb-side"].addEventListener("change", function () { view = parseInt(this.value, 10); draw(cur); });
+
+    draw(0);
+    return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); } };
+  }
+
+  return { start: start };
+})();
