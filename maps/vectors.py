@@ -8,7 +8,7 @@ print never silently lacks them.
 >>> level = np.array([[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 2, 0], [0, 0, 0, 0]], np.int16)
 >>> t = affine.Affine(10, 0, 0, 0, -10, 40)
 >>> outline_at_or_above(level, t, 1).area, outline_at_or_above(level, t, 2).area
-(300.0, 100.0)
+(400.0, 100.0)
 """
 
 from __future__ import annotations
