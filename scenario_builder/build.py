@@ -58,7 +58,15 @@ from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_lines
 from scenario_builder.sites import get_site
 
 RULESET = "2mm-earth-v0.9"
-STAGES: tuple[str, ...] = ("dem", "landcover", "overlays", "classify", "levels", "contours", "regions")
+STAGES: tuple[str, ...] = (
+    "dem",
+    "landcover",
+    "overlays",
+    "classify",
+    "levels",
+    "contours",
+    "regions",
+)
 Progress = Callable[[str], None]
 PathLike = str | os.PathLike[str]
 
@@ -71,7 +79,7 @@ class BuildResult(NamedTuple):
     contours: gpd.GeoDataFrame
 
     def save(self, directory: PathLike) -> Path:
-        """``battlefield.tif``/``.json``/``.gpkg`` into ``directory`` (use inside ``atomic_dir``)."""
+        """Write battlefield.tif/.json/.gpkg into ``directory`` (call inside ``atomic_dir``)."""
         return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
 
 
@@ -115,8 +123,15 @@ def build_from_paths(
     src = read_dem(dem, bbox)
     grid = target_grid(src, resolution=resolution, bbox=bbox)
     elevation = reproject_dem(src, grid)
-    sources.append({"kind": "dem", "path": str(src.path), "crs": src.crs.to_string(),
-                    "voids_filled": src.voids, "ground_res_m": round(src.ground_res, 3)})
+    sources.append(
+        {
+            "kind": "dem",
+            "path": str(src.path),
+            "crs": src.crs.to_string(),
+            "voids_filled": src.voids,
+            "ground_res_m": round(src.ground_res, 3),
+        }
+    )
 
     tell("landcover")
     feature = np.full(grid.shape, vocab.code(DEFAULT_FEATURE), dtype=np.uint8)
@@ -125,7 +140,9 @@ def build_from_paths(
         if is_raster(path):
             painted, table = read_landcover_raster(path, grid, tables)
             feature = np.where(painted != NONE, painted, feature)
-            sources.append({"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name})
+            sources.append(
+                {"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name}
+            )
         else:
             feats = check_vector_file(path, tables)
             _require_overlap(feats, grid, path, "land cover")
@@ -164,11 +181,20 @@ def build_from_paths(
         "min_area_m2": min_area_m2,
         "cliff_deg": cliff_deg,
         "sources": sources,
-        "code_tables": {"features": Path(vocab.source).name, "ruleset": Path(tables.ruleset.source).name,
-                        "osm": Path(tables.osm.source).name},
+        "code_tables": {
+            "features": Path(vocab.source).name,
+            "ruleset": Path(tables.ruleset.source).name,
+            "osm": Path(tables.osm.source).name,
+        },
         **(meta or {}),
     }
-    layers = {"elevation": elevation, "slope": slope, "level": levels, "feature": feature, **classes}
+    layers = {
+        "elevation": elevation,
+        "slope": slope,
+        "level": levels,
+        "feature": feature,
+        **classes,
+    }
     bf = Battlefield(layers, grid.transform, grid.crs, step, info)
 
     tell("contours")
@@ -187,7 +213,7 @@ def build_site(
     progress: Progress | None = None,
     **options: Any,
 ) -> BuildResult:
-    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover and overlay."""
+    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay."""
     site = get_site(slug)
     meta = {"slug": site.slug, "name": site.battle, "year": site.year}
     if site.info.get("landcover"):
@@ -223,7 +249,9 @@ def contours_frame(levels: np.ndarray, grid: Grid, base: float, step: float) -> 
     lv = np.array([k for k, _ in lines], dtype=np.int32)
     geoms = [shapely.LineString(xy) for _, xy in lines]
     return gpd.GeoDataFrame(
-        {"level": lv, "elevation": base + lv.astype(np.float64) * step}, geometry=geoms, crs=grid.crs
+        {"level": lv, "elevation": base + lv.astype(np.float64) * step},
+        geometry=geoms,
+        crs=grid.crs,
     )
 
 

@@ -38,7 +38,10 @@ def slope_degrees(elevation: np.ndarray, res: float) -> np.ndarray:
 
 
 def apply_cliffs(
-    feature: np.ndarray, slope: np.ndarray, vocab: FeatureVocabulary, threshold_deg: float = CLIFF_DEG
+    feature: np.ndarray,
+    slope: np.ndarray,
+    vocab: FeatureVocabulary,
+    threshold_deg: float = CLIFF_DEG,
 ) -> np.ndarray:
     """Cells steeper than ``threshold_deg`` become ``cliff`` unless their feature outranks
     ``cliff`` in ``features.csv`` (water, river: a steep bank under water is still water)."""
@@ -73,7 +76,7 @@ def promote_dense_buildings(
     is_b = (feature == building) | (feature == vocab.code("built_up"))
     if not (feature == building).any():
         return feature
-    size = max(1, int(round(window_m / res)))
+    size = max(1, round(window_m / res))
     if size < 2:
         return feature
     density = ndimage.uniform_filter(is_b.astype(np.float32), size=size, mode="constant")

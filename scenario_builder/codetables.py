@@ -85,7 +85,9 @@ def table_kind(path: str | os.PathLike[str]) -> str:
         if all(col in header for col in _HEADERS[kind]):
             return kind
     expected = " | ".join(",".join(cols) for cols in _HEADERS.values())
-    raise ScenarioFileError(path, f"expected a code table header ({expected}), got {','.join(header)}")
+    raise ScenarioFileError(
+        path, f"expected a code table header ({expected}), got {','.join(header)}"
+    )
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ class RasterCodeTable:
     source: str
 
     def lut(self, vocab: FeatureVocabulary, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """Lookup arrays of length ``size``: feature code per land-cover code, and known-code flag."""
+        """Lookup arrays of length ``size``: feature code per land-cover code, known-code flag."""
         lut = np.full(size, vocab.code(DEFAULT_FEATURE), dtype=np.uint8)
         known = np.zeros(size, dtype=bool)
         for code, name in self.mapping.items():
@@ -187,7 +189,9 @@ class OsmTagTable:
                 continue
             if rule.value not in ("*", value):
                 continue
-            if best is None or self.vocab.priority(rule.feature) > self.vocab.priority(best.feature):
+            if best is None or self.vocab.priority(rule.feature) > self.vocab.priority(
+                best.feature
+            ):
                 best = rule
         return None if best is None else (best.feature, best.width_m)
 
@@ -274,7 +278,9 @@ def load_raster_table(
         try:
             code = int(r["code"])
         except ValueError as exc:
-            raise ScenarioFileError(path, f"line {i}: expected an integer code, got {r['code']!r}") from exc
+            raise ScenarioFileError(
+                path, f"line {i}: expected an integer code, got {r['code']!r}"
+            ) from exc
         mapping[code] = vocab.check(r["feature"], path, f"line {i}")
         names[code] = r.get("name", "")
     return RasterCodeTable(mapping, names, str(path))
@@ -295,10 +301,14 @@ def load_osm_table(
         try:
             width = float(width_text) if width_text else None
         except ValueError as exc:
-            raise ScenarioFileError(path, f"line {i}: expected a width in metres, got {width_text!r}") from exc
+            raise ScenarioFileError(
+                path, f"line {i}: expected a width in metres, got {width_text!r}"
+            ) from exc
         if width is not None and width <= 0:
             raise ScenarioFileError(path, f"line {i}: expected a positive width, got {width}")
-        rules.append(OsmRule(r["key"], r["value"], vocab.check(r["feature"], path, f"line {i}"), width))
+        rules.append(
+            OsmRule(r["key"], r["value"], vocab.check(r["feature"], path, f"line {i}"), width)
+        )
     return OsmTagTable(tuple(rules), vocab, str(path))
 
 
@@ -316,11 +326,17 @@ def load_ruleset_table(
         name = vocab.check(r["feature"], path, f"line {i}")
         move, cover, blocks = r["move"].lower(), r["cover"].lower(), r["blocks_sight"].lower()
         if move not in MOVE_CLASSES:
-            raise ScenarioFileError(path, f"line {i}: expected move in {MOVE_CLASSES}, got {move!r}")
+            raise ScenarioFileError(
+                path, f"line {i}: expected move in {MOVE_CLASSES}, got {move!r}"
+            )
         if cover not in COVER_CLASSES:
-            raise ScenarioFileError(path, f"line {i}: expected cover in {COVER_CLASSES}, got {cover!r}")
+            raise ScenarioFileError(
+                path, f"line {i}: expected cover in {COVER_CLASSES}, got {cover!r}"
+            )
         if blocks not in ("true", "false"):
-            raise ScenarioFileError(path, f"line {i}: expected blocks_sight true/false, got {blocks!r}")
+            raise ScenarioFileError(
+                path, f"line {i}: expected blocks_sight true/false, got {blocks!r}"
+            )
         out[name] = RulesetRow(name, move, cover, blocks == "true")
     missing = [n for n in vocab.names() if n not in out]
     if missing:

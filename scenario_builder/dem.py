@@ -106,7 +106,7 @@ def parse_bbox(text: str) -> BBox:
 
 def utm_crs(lon: float, lat: float) -> CRS:
     """The WGS84 UTM zone CRS containing (lon, lat): EPSG:326zz north, 327zz south."""
-    zone = min(60, int(math.floor((lon + 180.0) / 6.0)) + 1)
+    zone = min(60, math.floor((lon + 180.0) / 6.0) + 1)
     return CRS.from_epsg((32600 if lat >= 0 else 32700) + zone)
 
 
@@ -125,7 +125,7 @@ def _ground_res(transform: Affine, crs: CRS, shape: tuple[int, int]) -> float:
     """Metres on the ground between neighbouring source cells at the centre (finer axis)."""
     h, w = shape
     r, c = h / 2.0, w / 2.0
-    pts = [transform * (c, r), transform * (c + 1, r), transform * (c, r + 1)]
+    pts = [transform @ (c, r), transform @ (c + 1, r), transform @ (c, r + 1)]
     lon, lat = Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform(
         [p[0] for p in pts], [p[1] for p in pts]
     )
@@ -148,7 +148,9 @@ def _open_checked(path: Path) -> rasterio.DatasetReader:
             warnings.simplefilter("ignore", rasterio.errors.NotGeoreferencedWarning)
             return rasterio.open(path)
     except rasterio.errors.RasterioIOError as exc:
-        raise DataSourceError(path, f"expected a raster (GeoTIFF), got unreadable data ({_short(exc)})") from exc
+        raise DataSourceError(
+            path, f"expected a raster (GeoTIFF), got unreadable data ({_short(exc)})"
+        ) from exc
 
 
 def _short(exc: BaseException) -> str:
@@ -174,7 +176,9 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
         try:
             masked = src.read(1, window=window, masked=True, out_dtype="float32")
         except (rasterio.errors.RasterioIOError, rasterio.errors.RasterioError) as exc:
-            raise DataSourceError(path, f"expected readable raster data, got a corrupt file ({_short(exc)})") from exc
+            raise DataSourceError(
+                path, f"expected readable raster data, got a corrupt file ({_short(exc)})"
+            ) from exc
         transform = src.window_transform(window)
     valid = ~np.ma.getmaskarray(masked) & np.isfinite(masked.filled(np.nan))
     if not valid.any():
@@ -204,9 +208,16 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
 def _bbox_window(
     path: Path, src: rasterio.DatasetReader, crs: CRS, bbox: BBox
 ) -> rasterio.windows.Window:
-    left, bottom, right, top = rasterio.warp.transform_bounds("EPSG:4326", crs, *bbox, densify_pts=21)
+    left, bottom, right, top = rasterio.warp.transform_bounds(
+        "EPSG:4326", crs, *bbox, densify_pts=21
+    )
     sb = src.bounds
-    il, ib, ir, it = max(left, sb.left), max(bottom, sb.bottom), min(right, sb.right), min(top, sb.top)
+    il, ib, ir, it = (
+        max(left, sb.left),
+        max(bottom, sb.bottom),
+        min(right, sb.right),
+        min(top, sb.top),
+    )
     if il >= ir or ib >= it:
         lon = rasterio.warp.transform_bounds(crs, "EPSG:4326", *sb, densify_pts=21)
         have = ",".join(f"{v:.4f}" for v in lon)
@@ -219,16 +230,18 @@ def _bbox_window(
     return win
 
 
-def _inner_rect(src_crs: CRS, bounds: tuple[float, float, float, float], dst: CRS) -> tuple[float, ...]:
+def _inner_rect(
+    src_crs: CRS, bounds: tuple[float, float, float, float], dst: CRS
+) -> tuple[float, ...]:
     """The largest axis-aligned rectangle in ``dst`` inside the (densified) source rectangle."""
     left, bottom, right, top = bounds
     n = 32
     t = np.linspace(0.0, 1.0, n)
     tr = Transformer.from_crs(src_crs, dst, always_xy=True)
-    lx, ly = tr.transform(np.full(n, left), bottom + t * (top - bottom))
-    rx, ry = tr.transform(np.full(n, right), bottom + t * (top - bottom))
-    bx, by = tr.transform(left + t * (right - left), np.full(n, bottom))
-    tx, ty = tr.transform(left + t * (right - left), np.full(n, top))
+    lx, _ = tr.transform(np.full(n, left), bottom + t * (top - bottom))
+    rx, _ = tr.transform(np.full(n, right), bottom + t * (top - bottom))
+    _, by = tr.transform(left + t * (right - left), np.full(n, bottom))
+    _, ty = tr.transform(left + t * (right - left), np.full(n, top))
     return (float(np.max(lx)), float(np.max(by)), float(np.min(rx)), float(np.min(ty)))
 
 

@@ -90,21 +90,30 @@ def read_vector(path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
     try:
         gdf = gpd.read_file(path)
     except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, ValueError) as exc:
-        raise DataSourceError(path, f"expected a vector file (GeoJSON/GeoPackage), got unreadable data ({_short(exc)})") from exc
+        raise DataSourceError(
+            path,
+            f"expected a vector file (GeoJSON/GeoPackage), got unreadable data ({_short(exc)})",
+        ) from exc
     if gdf.crs is None:
         raise CRSError(path, "expected a coordinate reference system, got none")
     return gdf[~gdf.geometry.isna() & ~gdf.geometry.is_empty]
 
 
-def vector_features(gdf: gpd.GeoDataFrame, tables: CodeTables, path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
+def vector_features(
+    gdf: gpd.GeoDataFrame, tables: CodeTables, path: str | os.PathLike[str]
+) -> gpd.GeoDataFrame:
     """Rows with a ``feature`` and ``width_m``: from a ``feature`` column (overlay style) or from
     OSM tags (``osm.csv``). Rows matching nothing are dropped."""
     if "feature" in gdf.columns:
         names = gdf["feature"].astype(str)
         for i, name in zip(gdf.index, names, strict=True):
             tables.vocab.check(name, path, f"feature #{i}")
-        width = pd.to_numeric(gdf["width_m"], errors="coerce") if "width_m" in gdf.columns else np.nan
-        return gpd.GeoDataFrame({"feature": names.values, "width_m": width}, geometry=gdf.geometry.values, crs=gdf.crs)
+        width = (
+            pd.to_numeric(gdf["width_m"], errors="coerce") if "width_m" in gdf.columns else np.nan
+        )
+        return gpd.GeoDataFrame(
+            {"feature": names.values, "width_m": width}, geometry=gdf.geometry.values, crs=gdf.crs
+        )
     keys = tables.osm.keys
     extra = gdf["other_tags"].map(parse_other_tags) if "other_tags" in gdf.columns else None
     features: list[str | None] = []
@@ -112,14 +121,18 @@ def vector_features(gdf: gpd.GeoDataFrame, tables: CodeTables, path: str | os.Pa
     cols = [k for k in keys if k in gdf.columns]
     records = gdf[cols].to_dict("records")
     for i, rec in enumerate(records):
-        tags: dict[str, str | None] = {k: (v if isinstance(v, str) else None) for k, v in rec.items()}
+        tags: dict[str, str | None] = {
+            k: (v if isinstance(v, str) else None) for k, v in rec.items()
+        }
         if extra is not None:
             for k, v in extra.iloc[i].items():
                 tags.setdefault(k, v)
         hit = tables.osm.match(tags)
         features.append(hit[0] if hit else None)
         widths.append(hit[1] if hit and hit[1] is not None else np.nan)
-    out = gpd.GeoDataFrame({"feature": features, "width_m": widths}, geometry=gdf.geometry.values, crs=gdf.crs)
+    out = gpd.GeoDataFrame(
+        {"feature": features, "width_m": widths}, geometry=gdf.geometry.values, crs=gdf.crs
+    )
     return out[out["feature"].notna()]
 
 
@@ -154,10 +167,22 @@ def burn_vectors(
         pw = np.where(np.isfinite(widths[is_point]), widths[is_point] / 2.0, grid.res / 2.0)
         geoms[is_point] = shapely.buffer(geoms[is_point], np.maximum(pw, grid.res / 2.0))
     valid = ~shapely.is_empty(geoms)
-    shapes = list(zip(geoms[valid], codes[valid].astype(int), strict=True))
-    if not shapes:
-        return out
-    rasterio.features.rasterize(shapes, out=out, transform=grid.transform, dtype=np.uint8)
+    thin = is_line & ~wide
+    sorted_prio = prio[order]
+    # One priority at a time, areas by cell centre and thin lines by every cell they touch: a
+    # line burned by centres alone is only 8-connected, and a river must not leak diagonally.
+    for p in np.unique(sorted_prio[valid]):
+        for lines, all_touched in ((False, False), (True, True)):
+            sel = valid & (sorted_prio == p) & (thin == lines)
+            if sel.any():
+                shapes = list(zip(geoms[sel], codes[sel].astype(int), strict=True))
+                rasterio.features.rasterize(
+                    shapes,
+                    out=out,
+                    transform=grid.transform,
+                    all_touched=all_touched,
+                    dtype=np.uint8,
+                )
     return out
 
 
@@ -182,13 +207,19 @@ def read_landcover_raster(
         if src.crs is None:
             raise CRSError(path, "expected a coordinate reference system, got none")
         if not np.issubdtype(np.dtype(src.dtypes[0]), np.integer):
-            raise DataSourceError(path, f"expected integer land-cover codes, got {src.dtypes[0]} values")
+            raise DataSourceError(
+                path, f"expected integer land-cover codes, got {src.dtypes[0]} values"
+            )
         gb = rasterio.warp.transform_bounds(grid.crs, src.crs, *grid.bounds, densify_pts=21)
         sb = src.bounds
         if not (gb[0] < sb.right and gb[2] > sb.left and gb[1] < sb.top and gb[3] > sb.bottom):
             raise NoOverlapError(path, "expected land cover overlapping the DEM, got none")
         src_res = _src_ground_res(src, grid)
-        resampling = rasterio.warp.Resampling.mode if src_res < grid.res / 1.5 else rasterio.warp.Resampling.nearest
+        resampling = (
+            rasterio.warp.Resampling.mode
+            if src_res < grid.res / 1.5
+            else rasterio.warp.Resampling.nearest
+        )
         codes = np.full(grid.shape, -1, dtype=np.int32)
         try:
             rasterio.warp.reproject(
@@ -200,7 +231,9 @@ def read_landcover_raster(
                 resampling=resampling,
             )
         except (rasterio.errors.RasterioIOError, rasterio.errors.RasterioError) as exc:
-            raise DataSourceError(path, f"expected readable raster data, got a corrupt file ({_short(exc)})") from exc
+            raise DataSourceError(
+                path, f"expected readable raster data, got a corrupt file ({_short(exc)})"
+            ) from exc
     covered = codes >= 0
     if not covered.any():
         raise NoOverlapError(path, "expected land-cover values over the DEM, got only nodata")
@@ -210,7 +243,10 @@ def read_landcover_raster(
     lut, known = table.lut(tables.vocab, size)
     unknown = ~known[present]
     if unknown.any():
-        detail = ", ".join(f"{int(c)}: {int(n)} cells" for c, n in zip(present[unknown], counts[unknown], strict=True))
+        detail = ", ".join(
+            f"{int(c)}: {int(n)} cells"
+            for c, n in zip(present[unknown], counts[unknown], strict=True)
+        )
         warnings.warn(
             UnknownCodeWarning(
                 f"{path}: land-cover codes not in {Path(table.source).name} ({detail}); "
@@ -227,7 +263,11 @@ def _src_ground_res(src: rasterio.DatasetReader, grid: Grid) -> float:
     crs = CRS.from_user_input(src.crs)
     if crs.is_projected:
         return float(min(src.res))
-    return float(min(src.res)) * 111_320.0 * float(np.cos(np.radians((src.bounds.top + src.bounds.bottom) / 2)))
+    return (
+        float(min(src.res))
+        * 111_320.0
+        * float(np.cos(np.radians((src.bounds.top + src.bounds.bottom) / 2)))
+    )
 
 
 def check_vector_file(path: str | os.PathLike[str], tables: CodeTables) -> gpd.GeoDataFrame:
@@ -235,5 +275,7 @@ def check_vector_file(path: str | os.PathLike[str], tables: CodeTables) -> gpd.G
     gdf = read_vector(path)
     feats = vector_features(gdf, tables, path)
     if len(gdf) and feats.empty:
-        raise ScenarioFileError(path, "expected features with a 'feature' property or OSM tags in osm.csv, got none")
+        raise ScenarioFileError(
+            path, "expected features with a 'feature' property or OSM tags in osm.csv, got none"
+        )
     return feats

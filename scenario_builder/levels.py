@@ -29,7 +29,9 @@ def smooth(elevation: np.ndarray, res: float, sigma_m: float = SMOOTH_M) -> np.n
     """Gaussian-smoothed elevation (sigma in metres; 0 = no smoothing), float32."""
     if sigma_m <= 0:
         return elevation.astype(np.float32)
-    return ndimage.gaussian_filter(elevation.astype(np.float32), sigma=sigma_m / res, mode="nearest")
+    return ndimage.gaussian_filter(
+        elevation.astype(np.float32), sigma=sigma_m / res, mode="nearest"
+    )
 
 
 def quantise(smoothed: np.ndarray, step: float) -> tuple[np.ndarray, float]:
@@ -64,7 +66,9 @@ def _adjacency(lab: np.ndarray, n: int) -> list[dict[int, int]]:
         parts.append(lo.astype(np.int64) * (n + 1) + hi)
     keys, counts = np.unique(np.concatenate(parts), return_counts=True)
     adj: list[dict[int, int]] = [{} for _ in range(n + 1)]
-    for a, b, c in zip((keys // (n + 1)).tolist(), (keys % (n + 1)).tolist(), counts.tolist(), strict=True):
+    for a, b, c in zip(
+        (keys // (n + 1)).tolist(), (keys % (n + 1)).tolist(), counts.tolist(), strict=True
+    ):
         adj[a][b] = c
         adj[b][a] = c
     return adj
@@ -190,6 +194,6 @@ def contour_lines(levels: np.ndarray, transform: Affine) -> list[tuple[int, np.n
                 continue
             cols_f = line[:, 0] + c0 + 0.5
             rows_f = line[:, 1] + r0 + 0.5
-            xs, ys = transform * (cols_f, rows_f)
+            xs, ys = transform @ (cols_f, rows_f)
             out.append((k + 1, np.column_stack([xs, ys])))
     return out

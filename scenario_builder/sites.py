@@ -50,7 +50,9 @@ class Site:
 
     def overlay_paths(self) -> list[Path]:
         """Historical overlays: ``overlay.geojson`` (and any ``overlay*.geojson``/``.gpkg``)."""
-        found = sorted(self.folder.glob("overlay*.geojson")) + sorted(self.folder.glob("overlay*.gpkg"))
+        found = sorted(self.folder.glob("overlay*.geojson")) + sorted(
+            self.folder.glob("overlay*.gpkg")
+        )
         return [p for p in found if p.is_file()]
 
     def __str__(self) -> str:

@@ -1,0 +1,176 @@
+"""``scenario-builder build``: DEM + land cover + overlays -> a Battlefield directory.
+
+scenario-builder build gettysburg --out out/gettysburg
+scenario-builder build --dem dem.tif [--landcover lc.tif|osm.geojson ...] [--overlay o.geojson ...]
+                       [--bbox W,S,E,N] [--codes table.csv ...] --out DIR
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from scenario_builder.atomic import atomic_dir
+from scenario_builder.build import STAGES, BuildResult, build_from_paths, build_site
+from scenario_builder.classify import CLIFF_DEG
+from scenario_builder.dem import parse_bbox
+from scenario_builder.errors import ScenarioError
+from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
+
+from .options import out_dir_option
+
+
+def _bbox(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    try:
+        return parse_bbox(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
+@click.command("build")
+@click.argument("slug", required=False)
+@click.option("--dem", type=click.Path(dir_okay=False), help="DEM raster (GeoTIFF, any CRS).")
+@click.option(
+    "--landcover",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Land cover: raster (WorldCover/CORINE/NLCD) or vector (OSM GeoJSON/GPKG). Repeatable.",
+)
+@click.option(
+    "--overlay",
+    "overlays",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Historical overlay (GeoJSON/GPKG with a 'feature' property); wins over land cover.",
+)
+@click.option("--bbox", callback=_bbox, help="Area to build, W,S,E,N in WGS84 degrees.")
+@click.option(
+    "--codes",
+    multiple=True,
+    help="Code table CSV overriding a shipped one (kind from its header), "
+    "or a shipped raster table name: worldcover, corine, corine_grid, nlcd. Repeatable.",
+)
+@click.option(
+    "--resolution",
+    type=click.FloatRange(min=0.5),
+    help="Cell size in metres (default: from the DEM).",
+)
+@click.option(
+    "--step",
+    type=click.FloatRange(min=0.1),
+    default=STEP_M,
+    show_default=True,
+    help="Height step in metres (6.2).",
+)
+@click.option(
+    "--min-region",
+    "min_region",
+    type=click.FloatRange(min=0),
+    default=MIN_AREA_M2 / 10_000,
+    show_default=True,
+    help="Smallest level region in hectares; smaller ones are merged.",
+)
+@click.option(
+    "--smooth",
+    "smooth_m",
+    type=click.FloatRange(min=0),
+    default=SMOOTH_M,
+    show_default=True,
+    help="Gaussian smoothing of the DEM before levelling (sigma, metres).",
+)
+@click.option(
+    "--cliff",
+    "cliff_deg",
+    type=click.FloatRange(min=0, max=90),
+    default=CLIFF_DEG,
+    show_default=True,
+    help="Slopes steeper than this (degrees) are cliffs: impractical.",
+)
+@out_dir_option
+def build(
+    slug: str | None,
+    dem: str | None,
+    landcover: tuple[str, ...],
+    overlays: tuple[str, ...],
+    bbox: tuple[float, float, float, float] | None,
+    codes: tuple[str, ...],
+    resolution: float | None,
+    step: float,
+    min_region: float,
+    smooth_m: float,
+    cliff_deg: float,
+    out: str,
+) -> None:
+    """Build a battlefield: a shipped SLUG (see `scenario-builder sites`) or your own --dem."""
+    if (slug is None) == (dem is None):
+        raise click.UsageError("give either a shipped SLUG or --dem PATH (not both)")
+    if slug is not None and (landcover or overlays):
+        raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
+    options = dict(
+        resolution=resolution,
+        step=step,
+        min_area_m2=min_region * 10_000,
+        smooth_m=smooth_m,
+        cliff_deg=cliff_deg,
+        codes=codes,
+        bbox=bbox,
+    )
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
+        task = bar.add_task("building", total=len(STAGES) + 1)
+
+        def tell(stage: str) -> None:
+            bar.update(task, description=f"building: {stage}", completed=STAGES.index(stage))
+
+        if slug is not None:
+            result = build_site(slug, progress=tell, **options)
+        else:
+            result = build_from_paths(
+                dem, landcover=landcover, overlays=overlays, progress=tell, **options
+            )
+        bar.update(task, description="writing", completed=len(STAGES))
+        try:
+            with atomic_dir(out) as tmp:
+                result.save(tmp)
+        except OSError as exc:
+            if isinstance(exc, ScenarioError):
+                raise
+            raise ScenarioError(
+                out, f"cannot write the battlefield ({exc.strerror or exc})"
+            ) from exc
+    Console(file=sys.stdout).print(summary_table(result, Path(out)))
+
+
+def summary_table(result: BuildResult, out: Path) -> Table:
+    """Area per movement class, cover class and feature; number of levels."""
+    bf = result.battlefield
+    table = Table(
+        title=f"{bf.meta.get('slug') or out.name}: {bf.shape[1]}x{bf.shape[0]} cells of "
+        f"{bf.res:g} m, {bf.crs.to_string()}, {bf.n_levels} levels of {bf.step:g} m -> {out}"
+    )
+    table.add_column("layer")
+    table.add_column("class")
+    table.add_column("area (ha)", justify="right")
+    table.add_column("share", justify="right")
+    total = bf.shape[0] * bf.shape[1] * bf.res * bf.res
+    for layer in ("move", "cover", "feature"):
+        for name, area in sorted(bf.area_by_class(layer).items(), key=lambda kv: -kv[1]):
+            table.add_row(layer, name, f"{area / 10_000:,.1f}", f"{area / total:.1%}")
+    table.caption = f"{len(result.regions)} regions, {len(result.contours)} contour lines"
+    return table
