@@ -56,6 +56,18 @@ class AttackResult:
         return f"{self.hits} hit(s) needing {self.need}+: {self.dice}"
 
 
+_AR = {f: AttackResult.__dict__[f].__set__ for f in ("hits", "dice", "need")}
+
+
+def _attack_result(hits: int, dice: DiceResult, need: int) -> AttackResult:
+    # the frozen __init__'s object.__setattr__ calls dominate a small roll; set the slots directly
+    r = object.__new__(AttackResult)
+    _AR["hits"](r, hits)
+    _AR["dice"](r, dice)
+    _AR["need"](r, need)
+    return r
+
+
 def attack_need(resilience: int, modifier: int = 0) -> int:
     """2.3: the face a die needs to hit R with the summed die ``modifier`` (<= 0 for penalties).
 
@@ -77,7 +89,7 @@ def roll_attack(
     """
     if n_dice < 0:
         raise ValueError(f"expected n_dice >= 0, got {n_dice}")
-    need = attack_need(resilience, modifier)
+    need = min(6, max(1, resilience - modifier))  # attack_need, inlined: the hot path
     if n_dice == 0:
         return AttackResult(0, DiceResult((), purpose), need)
     result = dice.roll(n_dice, purpose)
@@ -85,7 +97,7 @@ def roll_attack(
     for face in result.faces:
         if face >= need:
             hits += 1
-    return AttackResult(hits, result, need)
+    return _attack_result(hits, result, need)
 
 
 def shooting_modifier(
@@ -188,6 +200,21 @@ class PanicResult:
         return f"{self.outcome}: score {self.score} vs R{self.effective_r} ({self.dice})"
 
 
+_PR = {f: PanicResult.__dict__[f].__set__ for f in PanicResult.__slots__}
+
+
+def _panic_result(
+    outcome: str, kept: int, dice: DiceResult, effective_r: int, score: int
+) -> PanicResult:
+    r = object.__new__(PanicResult)
+    _PR["outcome"](r, outcome)
+    _PR["kept"](r, kept)
+    _PR["dice"](r, dice)
+    _PR["effective_r"](r, effective_r)
+    _PR["score"](r, score)
+    return r
+
+
 def panic_outcome(score: int, effective_r: int) -> str:
     """10.5: lower than R -> ``"none"``, equal -> ``"retreat"``, higher -> ``"rout"``."""
     if score < effective_r:
@@ -232,8 +259,10 @@ def panic_test(
     kept = min(roll.faces)
     score = kept if routing else kept - leadership
     effective_r = resilience + modifier
-    outcome = _at_best(panic_outcome(score, effective_r), at_best)
-    return PanicResult(outcome, kept, roll, effective_r, score)
+    outcome = panic_outcome(score, effective_r)
+    if at_best is not None:
+        outcome = _at_best(outcome, at_best)
+    return _panic_result(outcome, kept, roll, effective_r, score)
 
 
 def rout_test_v07(
@@ -291,4 +320,4 @@ def rout_test_v07(
             outcome = "rout"
     else:
         outcome = panic_outcome(score, effective_r)
-    return PanicResult(_at_best(outcome, at_best), kept, roll, effective_r, score)
+    return _panic_result(_at_best(outcome, at_best), kept, roll, effective_r, score)

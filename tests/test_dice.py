@@ -152,3 +152,14 @@ def test_dice_result_round_trip(parts: tuple[tuple[int, ...], str, int]) -> None
 
     r = DiceResult(faces, purpose, sides)
     assert DiceResult.from_text(str(r)) == r
+
+
+def test_rolled_results_are_ordinary_frozen_values() -> None:
+    # Dice.roll builds DiceResult without its __init__ (speed): it must still be the same value
+    import dataclasses
+
+    r = Dice(1).roll(2, "x")
+    same = DiceResult(r.faces, "x", 6)
+    assert r == same and hash(r) == hash(same) and repr(r) == repr(same)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.faces = (1, 1)  # type: ignore[misc]

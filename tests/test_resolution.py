@@ -236,3 +236,17 @@ def test_v07_9_1_army_morale_actual_r_minus_two_flee_on_equal_or_one_more() -> N
     assert got == ["none", "none", "retreat", "retreat", "rout", "rout"]
     r6 = [rout_test_v07(ScriptedDice([f]), 6, army_morale=True).outcome for f in range(1, 7)]
     assert r6 == ["none"] * 6  # R6 is not limited to 5 here
+
+
+def test_results_are_ordinary_frozen_values() -> None:
+    import dataclasses
+
+    from engine.resolution import AttackResult, PanicResult
+
+    a = roll_attack(ScriptedDice([4, 2]), 2, 4, purpose="x")
+    assert a == AttackResult(1, a.dice, 4) and hash(a) == hash(AttackResult(1, a.dice, 4))
+    p = panic_test(ScriptedDice([4, 2]), 4)
+    assert p == PanicResult("none", 2, p.dice, 4, 2)
+    assert str(p) == "none: score 2 vs R4 (2d6[4,2])"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.outcome = "rout"  # type: ignore[misc]
