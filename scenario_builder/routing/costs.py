@@ -1,0 +1,192 @@
+"""The messenger's cost raster (9.1) and the exact cost of a straight stretch across it.
+
+A messenger's string counts each metre once, except where it runs through terrain that blocks
+line of sight or is "Impractical" or "Overhead": there it counts three times (9.1). So every cell
+has a factor of 1 or 3; the cost of a straight stretch is the sum over the cells it crosses of
+(length inside the cell) x (factor). Lengths are exact: the stretch is cut at every grid line.
+
+A stretch that runs exactly *along* a grid line between a triple cell and a normal cell counts as
+normal: the string follows the edge of the wood, it is not through it (rules-interpretations 9.1).
+
+Internally everything is in *grid units*: ``u`` = columns east of the left edge, ``v`` = rows south
+of the top edge, so cell ``(r, c)`` covers ``c <= u < c + 1``, ``r <= v < r + 1``.
+
+>>> import numpy as np
+>>> g = CostGrid(np.array([[False, True], [False, False]]), res=10.0, x0=0.0, y0=20.0)
+>>> g.stretch(0.0, 0.5, 2.0, 0.5)        # west-east through one normal and one triple cell
+(4.0, 1.0, 2.0)
+>>> g.stretch(1.0, 0.0, 1.0, 1.0)        # along the edge of the triple cell: normal
+(1.0, 0.0, 1.0)
+>>> g.to_grid(15.0, 15.0), g.to_xy(1.5, 0.5)
+((1.5, 0.5), (15.0, 15.0))
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TRIPLE = 3.0  # 9.1: "counts as triple the distance for that part of the journey"
+_EPS = 1e-9
+
+
+def triple_mask(move: np.ndarray, cover: np.ndarray, blocks_sight: np.ndarray) -> np.ndarray:
+    """Cells a messenger's string counts triple through (9.1).
+
+    Sight-blocking terrain, movement class Impractical, or cover class Overhead.
+
+    >>> import numpy as np
+    >>> triple_mask(np.array([0, 4, 0, 0]), np.array([0, 0, 3, 0]), np.array([0, 0, 0, 1]))
+    array([False,  True,  True,  True])
+    """
+    from scenario_builder.battlefield import CoverClass, MoveClass
+
+    return (
+        np.asarray(blocks_sight, dtype=bool)
+        | (np.asarray(move) == MoveClass.IMPRACTICAL)
+        | (np.asarray(cover) == CoverClass.OVERHEAD)
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CostGrid:
+    """A triple-cost mask on a north-up grid of square ``res``-metre cells.
+
+    ``x0, y0`` is the top-left corner in map coordinates. Outside the grid the cost is infinite.
+    """
+
+    triple: np.ndarray
+    res: float
+    x0: float
+    y0: float
+    factor: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        mask = np.asarray(self.triple, dtype=bool)
+        # One row/column of infinite cost around the grid makes "off the map" a plain lookup.
+        factor = np.full((mask.shape[0] + 2, mask.shape[1] + 2), np.inf)
+        factor[1:-1, 1:-1] = np.where(mask, TRIPLE, 1.0)
+        object.__setattr__(self, "triple", mask)
+        object.__setattr__(self, "factor", factor)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.triple.shape[0]), int(self.triple.shape[1]))
+
+    def to_grid(self, x: float, y: float) -> tuple[float, float]:
+        """Map coordinates -> grid units ``(u, v)``."""
+        return ((x - self.x0) / self.res, (self.y0 - y) / self.res)
+
+    def to_xy(self, u: float, v: float) -> tuple[float, float]:
+        """Grid units -> map coordinates ``(x, y)``."""
+        return (self.x0 + u * self.res, self.y0 - v * self.res)
+
+    def inside(self, u: float, v: float) -> bool:
+        rows, cols = self.shape
+        return 0.0 <= u <= cols and 0.0 <= v <= rows
+
+    def factor_at(self, u: float, v: float) -> float:
+        """The cost factor (1, 3, or inf off the grid) of the cell holding grid point ``(u, v)``."""
+        rows, cols = self.shape
+        c = min(math.floor(u), cols - 1) if u >= 0 else -1
+        r = min(math.floor(v), rows - 1) if v >= 0 else -1
+        return float(self.factor[r + 1, c + 1])
+
+    def stretch(self, ua: float, va: float, ub: float, vb: float) -> tuple[float, float, float]:
+        """Exact ``(cost, triple_length, length)`` of the straight stretch a->b, in grid units.
+
+        Cost is ``inf`` when any part leaves the grid.
+        """
+        du, dv = ub - ua, vb - va
+        length = math.hypot(du, dv)
+        if length == 0.0:
+            return (0.0, 0.0, 0.0)
+        cuts = [np.array([0.0, 1.0])]
+        if abs(du) > _EPS:
+            lo, hi = (ua, ub) if ua < ub else (ub, ua)
+            lines = np.arange(math.floor(lo) + 1, math.ceil(hi), dtype=float)
+            cuts.append((lines - ua) / du)
+        if abs(dv) > _EPS:
+            lo, hi = (va, vb) if va < vb else (vb, va)
+            lines = np.arange(math.floor(lo) + 1, math.ceil(hi), dtype=float)
+            cuts.append((lines - va) / dv)
+        t = np.unique(np.concatenate(cuts))
+        dt = np.diff(t)
+        mid = (t[:-1] + t[1:]) * 0.5
+        um = ua + du * mid
+        vm = va + dv * mid
+        f = self._factors(um, vm, along_u=abs(du) <= _EPS, along_v=abs(dv) <= _EPS)
+        cost = float(np.dot(dt, f)) * length
+        triple = float(dt[f == TRIPLE].sum()) * length
+        return (cost, triple, length)
+
+    def _factors(
+        self, um: np.ndarray, vm: np.ndarray, *, along_u: bool, along_v: bool
+    ) -> np.ndarray:
+        rows, cols = self.shape
+        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, cols + 1)
+        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, rows + 1)
+        f = self.factor[r, c]
+        # A stretch lying on a grid line belongs to the cheaper of the two cells it separates.
+        if along_u and abs(um[0] - round(um[0])) <= _EPS:
+            f = np.minimum(f, self.factor[r, np.clip(c - 1, 0, cols + 1)])
+        if along_v and abs(vm[0] - round(vm[0])) <= _EPS:
+            f = np.minimum(f, self.factor[np.clip(r - 1, 0, rows + 1), c])
+        return f
+
+    def stretch_many(
+        self, ua: np.ndarray, va: np.ndarray, ub: np.ndarray, vb: np.ndarray
+    ) -> np.ndarray:
+        """Vectorised cost (grid units) of many straight stretches; same result as :meth:`stretch`.
+
+        >>> import numpy as np
+        >>> g = CostGrid(np.array([[False, True], [False, False]]), res=1.0, x0=0.0, y0=2.0)
+        >>> g.stretch_many(np.array([0.0, 1.0]), np.array([0.5, 0.0]),
+        ...                np.array([2.0, 1.0]), np.array([0.5, 1.0])).tolist()
+        [4.0, 1.0]
+        """
+        ua, va = np.asarray(ua, dtype=float), np.asarray(va, dtype=float)
+        ub, vb = np.asarray(ub, dtype=float), np.asarray(vb, dtype=float)
+        du, dv = ub - ua, vb - va
+        length = np.hypot(du, dv)
+        cuts = [np.zeros((ua.size, 1)), np.ones((ua.size, 1))]
+        for a, b, d in ((ua, ub, du), (va, vb, dv)):
+            first = np.floor(np.minimum(a, b)) + 1
+            count = np.where(
+                np.abs(d) > _EPS, np.maximum(np.ceil(np.maximum(a, b)) - first, 0), 0
+            ).astype(np.int64)
+            m = int(count.max()) if count.size else 0
+            if m:
+                k = np.arange(m)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    t = (first[:, None] + k[None, :] - a[:, None]) / d[:, None]
+                cuts.append(np.where(k[None, :] < count[:, None], t, 1.0))
+        t = np.sort(np.concatenate(cuts, axis=1), axis=1)
+        dt = np.diff(t, axis=1)
+        mid = (t[:, :-1] + t[:, 1:]) * 0.5
+        um = ua[:, None] + du[:, None] * mid
+        vm = va[:, None] + dv[:, None] * mid
+        rows, cols = self.shape
+        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, cols + 1)
+        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, rows + 1)
+        f = self.factor[r, c]
+        on_u = ((np.abs(du) <= _EPS) & (np.abs(ua - np.round(ua)) <= _EPS))[:, None]
+        on_v = ((np.abs(dv) <= _EPS) & (np.abs(va - np.round(va)) <= _EPS))[:, None]
+        if on_u.any():
+            f = np.where(on_u, np.minimum(f, self.factor[r, np.clip(c - 1, 0, cols + 1)]), f)
+        if on_v.any():
+            f = np.where(on_v, np.minimum(f, self.factor[np.clip(r - 1, 0, rows + 1), c]), f)
+        return (np.where(dt > 0, f, 0.0) * dt).sum(axis=1) * length
+
+    def path_cost(self, points: list[tuple[float, float]]) -> tuple[float, float, float]:
+        """Sum of :meth:`stretch` over consecutive points (grid units)."""
+        cost = triple = length = 0.0
+        for (ua, va), (ub, vb) in itertools.pairwise(points):
+            c, t, n = self.stretch(ua, va, ub, vb)
+            cost += c
+            triple += t
+            length += n
+        return (cost, triple, length)
