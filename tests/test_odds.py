@@ -227,3 +227,17 @@ def test_cli_bad_input_one_line_error(
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("Error: ") and message in err
     assert "Traceback" not in err
+
+
+def test_readme_odds_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Odds calculator", 1)[1].split("\n## ", 1)[0]
+    commands = [line for line in section.splitlines() if line.startswith("scenario-builder odds")]
+    assert len(commands) >= 4
+    for line in commands:
+        args = shlex.split(line)[1:]
+        main([*args, "--json"])  # no SystemExit: success
+        assert json.loads(capsys.readouterr().out)["mode"] in ("attack", "panic")
