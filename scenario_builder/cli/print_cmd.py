@@ -1,0 +1,119 @@
+"""``scenario-builder print BATTLEFIELD_DIR --scale 2mm --paper A4 --out layout.pdf``.
+
+The battlefield at true table scale, tiled over sheets with overlap, crop and registration marks,
+labels and an index page; ``--layers DIR`` adds one cut layer (SVG and PDF) per height step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from scenario_builder.errors import DataSourceError, ScenarioError
+
+
+@click.command("print")
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option(
+    "--scale",
+    "scale_text",
+    default="2mm",
+    show_default=True,
+    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N.",
+)
+@click.option(
+    "--paper",
+    "paper_text",
+    default="A4",
+    show_default=True,
+    help="A4, A3, A2, Letter, Legal, Tabloid or WxHmm.",
+)
+@click.option(
+    "--overlap",
+    "overlap",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Millimetres each sheet repeats of its neighbours.",
+)
+@click.option(
+    "--margin",
+    "margin",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Unprinted margin in mm (marks and labels go there).",
+)
+@click.option(
+    "--bbox",
+    "bbox_text",
+    default=None,
+    help="Print only this area: W,S,E,N in degrees (default: the whole battlefield).",
+)
+@click.option(
+    "--max-pages",
+    type=int,
+    default=300,
+    show_default=True,
+    help="Refuse layouts needing more sheets than this.",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="PDF to write (atomically).",
+)
+@click.option(
+    "--layers",
+    "layers",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write one cut layer per height step (SVG + PDF) into this directory.",
+)
+def print_cmd(
+    directory: Path,
+    scale_text: str,
+    paper_text: str,
+    overlap: float,
+    margin: float,
+    bbox_text: str | None,
+    max_pages: int,
+    out: Path,
+    layers: Path | None,
+) -> None:
+    """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
+    from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
+    from maps.table import Paper, TableScale
+
+    opts = LayoutOptions(
+        scale=TableScale.from_text(scale_text),
+        paper=Paper.from_text(paper_text),
+        overlap_mm=overlap,
+        margin_mm=margin,
+        bbox=parse_bbox(bbox_text) if bbox_text else None,
+        max_pages=max_pages,
+    )
+    if not directory.exists():
+        raise DataSourceError(directory, "does not exist (expected a built battlefield directory)")
+    if (directory / "battle_log.json").exists() and (directory / "battlefield").is_dir():
+        directory = directory / "battlefield"  # a run directory: print its battlefield
+    if out.exists() and out.is_dir():
+        raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
+    from scenario_builder.battlefield import Battlefield
+
+    bf = Battlefield.load(directory)
+    plan_layout(bf, opts)  # every size check before anything is written
+    lay = write_layout_pdf(bf, opts, out)
+    t = lay.tiling
+    click.echo(
+        f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
+        f"table {lay.table_mm[0] / 1000:.2f} x {lay.table_mm[1] / 1000:.2f} m at "
+        f"{lay.scale}"
+    )
+    if layers is not None:
+        from maps.cutlayers import write_cut_layers
+
+        written = write_cut_layers(bf, opts, layers)
+        click.echo(f"wrote {len(written)} cut layers to {layers}")
