@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from engine.dice import Dice, ScriptedDice
 from engine.resolution import PANIC_OUTCOMES, attack_need, roll_attack
-from engine.rulesets import Ruleset, get_ruleset
+from engine.rulesets import MoraleSituation, Ruleset, get_ruleset
 
 __all__ = [
     "at_least",
@@ -33,6 +33,7 @@ __all__ = [
     "attack_distribution_exact",
     "expected_hits",
     "hit_chance",
+    "morale_distribution",
     "panic_distribution",
     "panic_distribution_exact",
     "simulate_attack",
@@ -132,6 +133,23 @@ def panic_distribution(
         resilience, leadership, modifier, ruleset, routing=routing, **situation
     )
     return {k: float(v) for k, v in exact.items()}
+
+
+def morale_distribution(
+    situation: MoraleSituation, ruleset: Ruleset | str | None = None
+) -> dict[str, Fraction]:
+    """Exact outcome odds of :meth:`Ruleset.morale_test` for a described situation.
+
+    >>> s = MoraleSituation(4, 3, context="melee", triggers=("enemy_contact_rear",))
+    >>> morale_distribution(s)["none"]            # R4 - 1 rear contact: P(lower die < 3)
+    Fraction(5, 9)
+    """
+    rs = _ruleset(ruleset)
+    counts = dict.fromkeys(PANIC_OUTCOMES, 0)
+    combos = list(itertools.product(range(1, 7), repeat=rs.panic_dice))
+    for faces in combos:
+        counts[rs.morale_test(ScriptedDice(faces), situation).outcome] += 1
+    return {k: Fraction(v, len(combos)) for k, v in counts.items()}
 
 
 def simulate_attack(

@@ -36,6 +36,8 @@ __all__ = [
     "outnumbering_bonus",
     "panic_outcome",
     "panic_test",
+    "rally_test",
+    "rally_test_v07",
     "rout_test_v07",
     "shooting_modifier",
 ]
@@ -263,6 +265,59 @@ def panic_test(
     if at_best is not None:
         outcome = _at_best(outcome, at_best)
     return _panic_result(outcome, kept, roll, effective_r, score)
+
+
+def rally_test(
+    dice: Dice,
+    melee_r: int,
+    ranged_r: int,
+    leadership: int = 0,
+    modifier: int = 0,
+    purpose: str = "",
+) -> PanicResult:
+    """10.4: a character joins a routing formation, which takes a panic test; "if they pass the
+    test, or roll equal to either Resilience, then stop routing and retreat".
+
+    Two dice, keep the lower, deduct the joining character's ``leadership`` (a character who was
+    already in the formation does not count: pass 0). R is routing-reduced (-2, 11.1) plus
+    ``modifier``. Passing, or equalling either R, is at most the higher R, so the outcome is
+    ``"retreat"`` (stops routing) for a score <= the higher R, else ``"rout"`` (keeps routing).
+
+    >>> from engine.dice import ScriptedDice
+    >>> rally_test(ScriptedDice([4, 6]), 5, 3, leadership=1).outcome    # 4-1=3 <= R5-2
+    'retreat'
+    >>> rally_test(ScriptedDice([5, 6]), 5, 3).outcome                   # 5 > R5-2
+    'rout'
+    """
+    roll = dice.roll(2, purpose)
+    kept = min(roll.faces)
+    score = kept - leadership
+    effective_r = max(melee_r, ranged_r) - 2 + modifier
+    outcome = "retreat" if score <= effective_r else "rout"
+    return _panic_result(outcome, kept, roll, effective_r, score)
+
+
+def rally_test_v07(
+    dice: Dice,
+    melee_r: int,
+    ranged_r: int,
+    leadership: int = 0,
+    modifier: int = 0,
+    purpose: str = "",
+) -> PanicResult:
+    """v0.7 5.5: a character joins a routing unit, which takes a rout test (5.2): the lower R
+    limited to 3..5, then -2 for routing (5.3) and ``modifier``; the joining character's L
+    counts. Not routing after it (a score at most R) -> ``"retreat"`` (flees); else ``"rout"``.
+
+    >>> from engine.dice import ScriptedDice
+    >>> rally_test_v07(ScriptedDice([3]), 4, 6, leadership=1).outcome    # 3-1=2 <= R4-2
+    'retreat'
+    """
+    res = rout_test_v07(
+        dice, melee_r, leadership, modifier - 2, False, purpose, other_resilience=ranged_r
+    )
+    outcome = "rout" if res.outcome == "rout" else "retreat"
+    return _panic_result(outcome, res.kept, res.dice, res.effective_r, res.score)
 
 
 def rout_test_v07(

@@ -33,7 +33,16 @@ from typing import ClassVar, TypeVar
 from engine import charts
 from engine.charts import Temperament, UnitType
 from engine.dice import Dice
-from engine.resolution import PanicResult, panic_test, rout_test_v07
+from engine.resolution import (
+    AttackResult,
+    PanicResult,
+    panic_test,
+    rally_test,
+    rally_test_v07,
+    roll_attack,
+    rout_test_v07,
+    shooting_modifier,
+)
 from scenario_builder.errors import RulesetError
 
 __all__ = [
@@ -199,7 +208,30 @@ class Ruleset:
             if row.trigger in triggers and row.effect == "panic_test"
         )
 
+    # combat ----------------------------------------------------------------------------------
+    def roll_attack(
+        self, dice: Dice, n_dice: int, resilience: int, modifier: int = 0, purpose: str = ""
+    ) -> AttackResult:
+        """2.2-2.3 attack dice (same in every 2mm Earth version)."""
+        return roll_attack(dice, n_dice, resilience, modifier, purpose)
+
+    def shooting_modifier(self, **kwargs: bool) -> int:
+        """1.1 / 8.1 / 8.2 die penalties; see :func:`engine.resolution.shooting_modifier`."""
+        return shooting_modifier(**kwargs)  # type: ignore[arg-type]
+
     # morale ----------------------------------------------------------------------------------
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """A character joins a routing formation: ``"retreat"`` (stops routing) or ``"rout"``."""
+        raise NotImplementedError
+
     def panic_test(
         self,
         dice: Dice,
@@ -284,6 +316,18 @@ class TwoMmEarthV09(Ruleset):
         in v0.9 those situations are triggers (10.2), not roll modifiers."""
         return panic_test(dice, resilience, leadership, modifier, routing, purpose, at_best=at_best)
 
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """10.4; see :func:`engine.resolution.rally_test`."""
+        return rally_test(dice, melee_r, ranged_r, leadership, modifier, purpose)
+
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """10.5: R by context (highest out of combat, ranged when shot, melee in contact), less
         the 10.2 trigger modifiers and 11.1 state (-1 retreating, -2 routing).
@@ -341,6 +385,18 @@ class TwoMmEarthV07(TwoMmEarthV09):
             seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
             army_morale=army_morale, at_best=at_best,
         )  # fmt: skip
+
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """5.5; see :func:`engine.resolution.rally_test_v07`."""
+        return rally_test_v07(dice, melee_r, ranged_r, leadership, modifier, purpose)
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.

@@ -250,3 +250,21 @@ def test_results_are_ordinary_frozen_values() -> None:
     assert str(p) == "none: score 2 vs R4 (2d6[4,2])"
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.outcome = "rout"  # type: ignore[misc]
+
+
+def test_10_4_rally_test_pass_or_equal_either_r_stops_routing() -> None:
+    from engine.resolution import rally_test
+
+    # R5/3 routing -> higher R 5 - 2 = 3; lower die - L1 joining character
+    got = [rally_test(ScriptedDice([f, 6]), 5, 3, leadership=1).outcome for f in range(1, 7)]
+    assert got == ["retreat"] * 4 + ["rout"] * 2  # scores 0..3 stop routing, 4..5 keep routing
+    res = rally_test(ScriptedDice([3, 4]), 4, 4, modifier=-1)
+    assert res.effective_r == 1 and res.outcome == "rout"
+
+
+def test_v07_5_5_rally_is_a_rout_test_at_routing_r() -> None:
+    from engine.resolution import rally_test_v07
+
+    # lower R 3 (limited 3..5), -2 routing -> R1; L2 joining character counts
+    got = [rally_test_v07(ScriptedDice([f]), 3, 6, leadership=2).outcome for f in range(1, 7)]
+    assert got == ["retreat"] * 3 + ["rout"] * 3

@@ -154,3 +154,25 @@ def test_10_2_trigger_table_every_row() -> None:
     assert rs.morale_effect("sunburn") is None
     assert rs.morale_r_modifier(("front_rank_killed_in_bound", "enemy_contact_rear")) == -2
     assert rs.morale_r_modifier(("character_killed",)) == 0
+
+
+def test_rally_and_attack_through_both_rulesets() -> None:
+    v09, v07 = get_ruleset("2mm-earth-v0.9"), get_ruleset("2mm-earth-v0.7")
+    assert v09.rally_test(ScriptedDice([3, 3]), 5, 3).outcome == "retreat"
+    assert v09.rally_test(ScriptedDice([4, 4]), 5, 3).outcome == "rout"
+    assert v07.rally_test(ScriptedDice([2]), 5, 5).outcome == "retreat"  # 2 <= R5-2
+    assert v07.rally_test(ScriptedDice([4]), 5, 5).outcome == "rout"
+    for rs in (v09, v07):
+        assert rs.roll_attack(ScriptedDice([4, 3]), 2, 4).hits == 1
+        assert rs.shooting_modifier(half_range_or_more=True, moving=True) == -2
+
+
+def test_morale_distribution_matches_panic_distribution() -> None:
+    from engine.odds import morale_distribution, panic_distribution_exact
+
+    s = MoraleSituation(melee_r=5, ranged_r=4, context="shot", leadership=1, state="retreating")
+    assert morale_distribution(s) == panic_distribution_exact(4, 1, -1)
+    s7 = MoraleSituation(melee_r=5, ranged_r=4, seen_routing=1, contact_sides=1)
+    assert morale_distribution(s7, "2mm-earth-v0.7") == panic_distribution_exact(
+        5, 0, 0, "2mm-earth-v0.7", other_resilience=4, seen_routing=1, contact_sides=1
+    )
