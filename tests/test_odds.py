@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.dice import ScriptedDice
 from engine.odds import (
@@ -241,3 +243,23 @@ def test_readme_odds_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         args = shlex.split(line)[1:]
         main([*args, "--json"])  # no SystemExit: success
         assert json.loads(capsys.readouterr().out)["mode"] in ("attack", "panic")
+
+
+@given(st.integers(0, 12), st.integers(1, 7), st.integers(-4, 1))
+def test_2_3_attack_distribution_properties(n: int, r: int, m: int) -> None:
+    dist = attack_distribution_exact(n, r, m)
+    assert sum(dist) == 1 and len(dist) == n + 1
+    assert expected_hits(dist) == n * hit_chance(r, m)
+    # a tougher target or a worse penalty never helps the attacker
+    assert hit_chance(r + 1, m) <= hit_chance(r, m) and hit_chance(r, m - 1) <= hit_chance(r, m)
+    assert Fraction(1, 6) <= hit_chance(r, m) <= 1
+
+
+@given(st.integers(1, 7), st.integers(0, 3), st.integers(-3, 1), st.booleans())
+def test_10_5_panic_distribution_properties(r: int, lead: int, mod: int, routing: bool) -> None:
+    here = panic_distribution_exact(r, lead, mod, routing=routing)
+    tougher = panic_distribution_exact(r + 1, lead, mod, routing=routing)
+    assert tougher["rout"] <= here["rout"] and tougher["none"] >= here["none"]
+    assert sum(here.values()) == 1
+    if routing:  # leadership does not count while routing
+        assert here == panic_distribution_exact(r, 0, mod, routing=True)
