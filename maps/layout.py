@@ -28,8 +28,8 @@ from shapely.geometry.base import BaseGeometry
 from maps.colours import MOVE_NAMES, PRINT_MOVE
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
-from maps.vectors import level_range, outline_at_or_above, regions, simplified
 from maps.vectors import contours as contour_lines
+from maps.vectors import level_range, outline_at_or_above, regions, simplified
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import LayoutError
