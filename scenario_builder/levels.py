@@ -41,8 +41,10 @@ def quantise(smoothed: np.ndarray, step: float) -> tuple[np.ndarray, float]:
     """
     if not step > 0:
         raise ValueError(f"expected a positive step, got {step}")
-    base = float(np.floor(np.nanmin(smoothed) / step) * step)
-    levels = np.floor((smoothed.astype(np.float64) - base) / step)
+    k = np.floor(smoothed.astype(np.float64) / step)  # one rounding for both levels and base
+    k0 = float(k.min())
+    base = k0 * step
+    levels = k - k0
     if levels.max() > np.iinfo(np.int16).max:
         raise ValueError(f"step {step} m gives more than {np.iinfo(np.int16).max} levels")
     return levels.astype(np.int16), base
