@@ -69,6 +69,6 @@ def test_7_2_no_land_cover_means_open_ground_and_steep_cuts_are_cliffs(built_get
     assert area["open"] > 0.99 * sum(area.values())
     steep = bf.layer("slope") > bf.meta["cliff_deg"]
     names = bf.meta["legend"]["feature"]
-    cliff = [c for c, n in names.items() if n == "cliff"][0]
+    cliff = next(c for c, n in names.items() if n == "cliff")
     assert ((bf.layer("feature") == cliff) == steep).all()
     assert (bf.layer("move")[steep] == MoveClass.IMPRACTICAL).all()
