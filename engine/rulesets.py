@@ -67,6 +67,8 @@ class MoraleTrigger:
     ``effect`` is ``"panic_test"``, ``"retreat"`` or ``"rout"``; ``r_modifier`` applies to R in
     the panic test; ``temperaments`` limits the row to those troops (empty = everyone). A row
     limited to some temperaments replaces, for them, the general row of the same ``trigger``.
+    ``at_best`` caps the test's result (11.1: "the best possible result being to continue
+    retreat").
     """
 
     trigger: str
@@ -74,11 +76,13 @@ class MoraleTrigger:
     text: str
     r_modifier: int = 0
     temperaments: tuple[str, ...] = ()
+    at_best: str | None = None
 
 
 _RR = ("rash", "reluctant")
 
-#: 10.2 as data, in the rulebook's column order (panic test, must retreat, must rout).
+#: 10.2 as data, in the rulebook's column order (panic test, must retreat, must rout), then the
+#: 11.1 tests of retreating troops. v0.7 keeps this table (it swaps only the test itself).
 MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
     MoraleTrigger("front_rank_killed_in_bound", "panic_test",
                   "Entire front rank killed in single bound (-1R in test)", -1),
@@ -112,6 +116,13 @@ MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
                   "All seen friendlies retreating and 50% or more are routing"),
     MoraleTrigger("push_split", "rout",
                   'Enemy "push" has separated formation in half (see 12.1)'),
+    # 11.1, for formations already retreating
+    MoraleTrigger("retreating_touched", "panic_test",
+                  "Retreating troops who then touch (or are touched by) an enemy base",
+                  at_best="retreat"),
+    MoraleTrigger("retreating_sees_broken", "panic_test",
+                  "Retreating troops who can see another retreating (or a routing) friendly unit",
+                  at_best="retreat"),
 )  # fmt: skip
 
 

@@ -128,7 +128,7 @@ def test_v07_morale_test_uses_lowest_r_and_die_modifiers() -> None:
 
 
 def test_10_2_trigger_table_every_row() -> None:
-    assert len(MORALE_TRIGGERS_V09) == 16
+    assert len(MORALE_TRIGGERS_V09) == 18
     rs = get_ruleset()
     expected = {
         "front_rank_killed_in_bound": ("panic_test", "panic_test"),
@@ -145,6 +145,8 @@ def test_10_2_trigger_table_every_row() -> None:
         "killed_over_75pct_bound": ("rout", "rout"),
         "all_seen_friendlies_retreating_half_routing": ("rout", "rout"),
         "push_split": ("rout", "rout"),
+        "retreating_touched": ("panic_test", "panic_test"),
+        "retreating_sees_broken": ("panic_test", "panic_test"),
     }
     assert {row.trigger for row in MORALE_TRIGGERS_V09} == set(expected)
     for trigger, (normal, rash_reluctant) in expected.items():
@@ -152,6 +154,8 @@ def test_10_2_trigger_table_every_row() -> None:
         assert rs.morale_effect(trigger, "rash") == rash_reluctant, trigger
         assert rs.morale_effect(trigger, "reluctant") == rash_reluctant, trigger
     assert rs.morale_effect("sunburn") is None
+    capped = {row.trigger for row in MORALE_TRIGGERS_V09 if row.at_best == "retreat"}
+    assert capped == {"retreating_touched", "retreating_sees_broken"}  # 11.1
     assert rs.morale_r_modifier(("front_rank_killed_in_bound", "enemy_contact_rear")) == -2
     assert rs.morale_r_modifier(("character_killed",)) == 0
 
