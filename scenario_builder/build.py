@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -80,7 +81,12 @@ class BuildResult(NamedTuple):
 
     def save(self, directory: PathLike) -> Path:
         """Write battlefield.tif/.json/.gpkg into ``directory`` (call inside ``atomic_dir``)."""
-        return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
+        with warnings.catch_warnings():
+            # GDAL notes that the temporary name (atomic write) does not end in .gpkg
+            warnings.filterwarnings(
+                "ignore", message=".*(extension|GPKG).*", category=RuntimeWarning
+            )
+            return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
 
 
 def _as_paths(items: PathLike | Iterable[PathLike] | None) -> list[Path]:

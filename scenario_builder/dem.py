@@ -149,7 +149,7 @@ def _open_checked(path: Path) -> rasterio.DatasetReader:
             return rasterio.open(path)
     except rasterio.errors.RasterioIOError as exc:
         raise DataSourceError(
-            path, f"expected a raster (GeoTIFF), got unreadable data ({_short(exc)})"
+            path, f"expected a raster (GeoTIFF), got unreadable or corrupt data ({_short(exc)})"
         ) from exc
 
 

@@ -120,11 +120,16 @@ def run_cli(
     def run(*args: str) -> tuple[int, str, str]:
         monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # main() replaces it
         capsys.readouterr()
-        try:
-            main([str(a) for a in args])
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        # as a user's shell sees it: Python's default filters hide (Pending)DeprecationWarnings
+        # from libraries (rasterio's Affine `*` notices), pytest's would print them
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", PendingDeprecationWarning)
+            try:
+                main([str(a) for a in args])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         out, err = capsys.readouterr()
         return code, out, err
 
