@@ -55,7 +55,7 @@ from scenario_builder.routing.quadtree import (
     Quadtree,
 )
 from scenario_builder.routing.route import Point, Route
-from scenario_builder.routing.smoothing import smooth
+from scenario_builder.routing.smoothing import clear_of, smooth
 
 GRAPH_VERSION = 1  # bump when the graph layout changes: invalidates on-disk caches
 MAX_BLOCK_M = 250.0  # widest block: keeps detours round enemy bases local before smoothing
@@ -154,18 +154,15 @@ class RouteGraph:
                 + np.packbits(grid.triple).tobytes()
             ).hexdigest()[:20]
             path = Path(cache_dir) / f"routegraph-{key}.pickle"
-            if path.exists():
-                with path.open("rb") as fh:
-                    qt, graph, edges, landmarks = pickle.load(fh)
+            loaded = _read_cache(path)
+            if loaded is not None:
+                qt, graph, edges, landmarks = loaded
                 return cls(grid, qt, graph, edges, landmarks, name=name)
         classes = grid.triple.astype(np.int8)
         qt = Quadtree.build(classes, max_size=max_size)
         graph, edges, landmarks = _build_graph(qt, res)
         if path is not None:
-            from scenario_builder.atomic import atomic_path
-
-            with atomic_path(path) as tmp, tmp.open("wb") as fh:
-                pickle.dump((qt, graph, edges, landmarks), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            _write_cache(path, (qt, graph, edges, landmarks))
         return cls(grid, qt, graph, edges, landmarks, name=name)
 
     # -- queries -------------------------------------------------------------------------------
@@ -183,9 +180,9 @@ class RouteGraph:
                 if obstacles.covers(shapely.Point(g)):
                     where = f"({p[0]:.1f}, {p[1]:.1f})"
                     raise NoRouteError(self.name, f"the route {label} {where} is on blocked ground")
-        nodes = self._graph_path(ga, gb, blocked, obstacles)
-        clear = _clear_of(obstacles)
-        pts = smooth(nodes, self.grid, clear)
+        nodes = self._graph_path(ga, gb, obstacles)
+        reach = 2.0 * float(self.quadtree.size.max())
+        pts = smooth(nodes, self.grid, obstacles, reach=reach)
         return self._make_route(pts)
 
     def route_from(
@@ -271,14 +268,13 @@ class RouteGraph:
         self,
         ga: tuple[float, float],
         gb: tuple[float, float],
-        blocked: Sequence[BaseGeometry] | None,
         obstacles: BaseGeometry | None,
     ) -> list[tuple[float, float]]:
         qt, grid = self.quadtree, self.grid
         la = int(qt.leaf_of[int(ga[1]), int(ga[0])])
         lb = int(qt.leaf_of[int(gb[1]), int(gb[0])])
         temp = {_SRC: ga, _DST: gb}
-        clear = _clear_of(obstacles)
+        clear = clear_of(obstacles)
         links: list[tuple[int, int, float]] = []
         for end, leaf, p in ((_SRC, la, ga), (_DST, lb, gb)):
             factor = _FACTOR[int(qt.cls[leaf])]
@@ -346,17 +342,6 @@ class RouteGraph:
         return self.graph.number_of_edges()
 
 
-def _clear_of(obstacles: BaseGeometry | None) -> Callable[[Any, Any], bool]:
-    if obstacles is None:
-        return lambda a, b: True
-
-    def clear(a: Any, b: Any) -> bool:
-        seg = shapely.LineString([a, b]) if a != b else shapely.Point(a)
-        return not obstacles.intersects(seg)
-
-    return clear
-
-
 def _build_graph(qt: Quadtree, res: float) -> tuple[nx.Graph, np.ndarray, Landmarks]:
     """All block edges, deduplicated with the cheaper weight, as a networkx graph."""
     stride = qt.leaf_of.shape[1] + 1
@@ -398,6 +383,38 @@ def _build_graph(qt: Quadtree, res: float) -> tuple[nx.Graph, np.ndarray, Landma
     id_space = stride * (qt.leaf_of.shape[0] + 1)
     landmarks = Landmarks.build(lo, hi, w, xy_of, count=LANDMARKS, id_space=id_space)
     return graph, np.stack([lo, hi], axis=1), landmarks
+
+
+def _read_cache(path: Path) -> tuple[Any, ...] | None:
+    """A cached graph, or None if absent or unreadable (a cache is never worth an error)."""
+    try:
+        with path.open("rb") as fh:
+            loaded = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
+        return None
+    return loaded if isinstance(loaded, tuple) and len(loaded) == 4 else None
+
+
+def _write_cache(path: Path, value: tuple[Any, ...]) -> None:
+    from scenario_builder.atomic import atomic_path
+
+    try:
+        with atomic_path(path) as tmp, tmp.open("wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    except OSError:
+        pass  # read-only or full cache directory: the graph is still built
+
+
+def default_cache_dir() -> Path:
+    """Where graphs are cached on disk: ``$SCENARIO_BUILDER_CACHE/routing``, else the user cache
+    directory (``$XDG_CACHE_HOME`` or ``~/.cache``) ``/scenario-builder/routing``."""
+    import os
+
+    root = os.environ.get("SCENARIO_BUILDER_CACHE")
+    if root:
+        return Path(root) / "routing"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg or Path.home() / ".cache") / "scenario-builder" / "routing"
 
 
 def routes_geojson(routes: Iterable[Route]) -> dict[str, Any]:

@@ -1,0 +1,200 @@
+"""``scenario-builder route``: a messenger's route over a built battlefield (9.1–9.2).
+
+scenario-builder route out/gettysburg --from X,Y --to X,Y [--crs EPSG:4326] [--enemy enemy.geojson]
+                       [--json] [--map route.html]
+
+Coordinates are in ``--crs`` (default: the battlefield's CRS; with EPSG:4326 give lon,lat).
+``--enemy`` is a GeoJSON/GPKG of enemy base polygons the string must twist around; allies are
+simply not given. The routing graph is cached per battlefield (``SCENARIO_BUILDER_CACHE``, else
+the user cache directory) so the second route on a battlefield skips the build.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+import pyproj
+
+from scenario_builder.atomic import atomic_path
+from scenario_builder.errors import CRSError, DataSourceError, ScenarioError
+from scenario_builder.routing import Route, RouteGraph
+from scenario_builder.routing.graph import default_cache_dir
+
+from .options import json_option
+
+
+def parse_xy(text: str, option: str) -> tuple[float, float]:
+    """``"X,Y"`` -> two finite floats; a one-line error naming the option otherwise.
+
+    >>> parse_xy("300100.5, 4400000", "--from")
+    (300100.5, 4400000.0)
+    >>> parse_xy("12", "--to")
+    Traceback (most recent call last):
+    ...
+    scenario_builder.errors.ScenarioError: --to: expected X,Y (two numbers), got '12'
+    """
+    parts = text.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        x, y = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise ScenarioError(option, f"expected X,Y (two numbers), got {text!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ScenarioError(option, f"expected finite numbers, got {text!r}")
+    return (x, y)
+
+
+def read_enemy(path: str, bf: Any, crs: pyproj.CRS) -> list[Any]:
+    """Enemy polygons from a vector file, in the battlefield CRS.
+
+    A file without a CRS is read in ``crs`` (the ``--crs`` of the coordinates).
+    """
+    import geopandas as gpd
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataSourceError(p, "no such file (expected enemy polygons, GeoJSON or GPKG)")
+    try:
+        gdf = gpd.read_file(p)
+    except Exception as exc:  # pyogrio raises several kinds for unreadable files
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DataSourceError(p, f"cannot read as a vector file ({first})") from None
+    gdf = gdf[~gdf.geometry.isna() & ~gdf.geometry.is_empty]
+    if gdf.empty:
+        raise DataSourceError(p, "expected enemy polygons, got no geometries")
+    kinds = sorted(set(gdf.geom_type) - {"Polygon", "MultiPolygon"})
+    if kinds:
+        raise DataSourceError(p, f"expected Polygon/MultiPolygon enemy bases, got {kinds}")
+    if gdf.crs is None:
+        gdf = gdf.set_crs(crs)
+    gdf = gdf.to_crs(bf.crs)
+    return list(gdf.geometry.make_valid())
+
+
+def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
+    if crs_text is None:
+        return bf.crs, None, None
+    try:
+        crs = pyproj.CRS.from_user_input(crs_text)
+    except pyproj.exceptions.CRSError:
+        raise CRSError("--crs", f"expected a CRS such as EPSG:4326, got {crs_text!r}") from None
+    fwd = pyproj.Transformer.from_crs(crs, bf.crs, always_xy=True)
+    back = pyproj.Transformer.from_crs(bf.crs, crs, always_xy=True)
+    return crs, fwd, back
+
+
+@click.command("route")
+@click.argument("battlefield_dir", metavar="BATTLEFIELD_DIR")
+@click.option("--from", "from_", required=True, metavar="X,Y", help="Where the message starts.")
+@click.option("--to", "to", required=True, metavar="X,Y", help="Where it is going.")
+@click.option(
+    "--crs",
+    "crs_text",
+    default=None,
+    help="CRS of --from/--to (default: the battlefield's; EPSG:4326 means lon,lat).",
+)
+@click.option(
+    "--enemy",
+    type=str,
+    default=None,
+    help="Vector file (GeoJSON/GPKG) of enemy base polygons to go around.",
+)
+@json_option
+@click.option("--map", "map_path", default=None, help="Also draw the route to this HTML file.")
+def route(
+    battlefield_dir: str,
+    from_: str,
+    to: str,
+    crs_text: str | None,
+    enemy: str | None,
+    as_json: bool,
+    map_path: str | None,
+) -> None:
+    """Route a messenger across a built battlefield: cost with woods etc. counted triple (9.1)."""
+    from scenario_builder.battlefield import Battlefield
+
+    a_in, b_in = parse_xy(from_, "--from"), parse_xy(to, "--to")
+    bf = Battlefield.load(battlefield_dir)
+    crs, fwd, back = _transformers(bf, crs_text)
+    a = fwd.transform(*a_in) if fwd else a_in
+    b = fwd.transform(*b_in) if fwd else b_in
+    blocked = read_enemy(enemy, bf, crs) if enemy else []
+    graph = RouteGraph.from_battlefield(bf, cache_dir=default_cache_dir())
+    r = graph.route(a, b, blocked=blocked)
+    shown = [back.transform(x, y) for x, y in r.path] if back else list(r.path)
+    if map_path:
+        write_map(map_path, bf, r, blocked)
+    report = {
+        "battlefield": str(battlefield_dir),
+        "crs": crs.to_string(),
+        "from": list(a_in),
+        "to": list(b_in),
+        "cost_m": round(r.cost_m, 2),
+        "length_m": round(r.length_m, 2),
+        "triple_share": round(r.triple_share, 4),
+        "n_vertices": r.n_vertices,
+        "path": [[round(x, 7 if crs.is_geographic else 2), round(y, 7 if crs.is_geographic else 2)]
+                 for x, y in shown],
+        "enemy_polygons": len(blocked),
+    }  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(report, sort_keys=True))
+        return
+    click.echo(f"Messenger route on {battlefield_dir} ({crs.to_string()})")
+    click.echo(f"  cost        {r.cost_m:,.1f} m (triple stretches counted x3, 9.1)")
+    click.echo(f"  length      {r.length_m:,.1f} m")
+    click.echo(f"  at triple   {r.triple_share:.1%} of the length")
+    click.echo(f"  vertices    {r.n_vertices}")
+    if blocked:
+        click.echo(f"  around      {len(blocked)} enemy polygons")
+    for i, (x, y) in enumerate(report["path"]):
+        click.echo(f"  {i:>3}  {x}, {y}")
+    if map_path:
+        click.echo(f"  map         {map_path}")
+
+
+def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
+    """A folium map without tiles: route, ends and enemy polygons (written atomically)."""
+    try:
+        import folium
+    except ImportError as exc:  # pragma: no cover - folium is a dependency
+        raise ScenarioError(path, "drawing a map needs folium (pip install folium)") from exc
+    lonlat = [bf.to_lonlat(x, y) for x, y in r.path]
+    latlon = [(lat, lon) for lon, lat in lonlat]
+    west, south, east, north = bf.bounds_lonlat()
+    m = folium.Map(tiles=None, control_scale=True)
+    folium.Rectangle(
+        [(south, west), (north, east)], color="#555555", weight=1, fill=False,
+        tooltip="battlefield",
+    ).add_to(m)  # fmt: skip
+    for poly in blocked:
+        geo = _to_lonlat_geojson(bf, poly)
+        folium.GeoJson(
+            geo,
+            style_function=lambda _f: {"color": "#c0392b", "fillOpacity": 0.5, "weight": 1},
+            tooltip="enemy",
+        ).add_to(m)
+    tip = f"cost {r.cost_m:,.0f} m, length {r.length_m:,.0f} m, {r.triple_share:.0%} at triple"
+    folium.PolyLine(latlon, color="#1f4e9c", weight=4, tooltip=tip).add_to(m)
+    folium.Marker(latlon[0], tooltip="from").add_to(m)
+    folium.Marker(latlon[-1], tooltip="to").add_to(m)
+    m.fit_bounds([(south, west), (north, east)])
+    out = Path(path)
+    try:
+        with atomic_path(out) as tmp:
+            m.save(str(tmp))
+    except OSError as exc:
+        raise ScenarioError(out, f"cannot write the map ({exc.strerror or exc})") from None
+    return out
+
+
+def _to_lonlat_geojson(bf: Any, geom: Any) -> dict[str, Any]:
+    import shapely
+
+    to_geo = pyproj.Transformer.from_crs(bf.crs, "EPSG:4326", always_xy=True)
+    return shapely.geometry.mapping(shapely.ops.transform(to_geo.transform, geom))
