@@ -180,6 +180,7 @@ class SideSpec(BaseModel):
     characters: list[CharacterPlacement] = Field(default_factory=list)
     formations: list[FormationSpec] = Field(default_factory=list)
     plan: Plan | None = None
+    holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
 
 
 class Victory(BaseModel):

@@ -1,0 +1,540 @@
+"""The bound (1.1) as explicit phases, in order.
+
+orders -> plan moves (low initiative first) -> plan shooting -> execute shooting (high initiative
+first) -> shooting damage -> execute moves (high initiative first) -> melee -> melee damage ->
+army morale -> pursuit -> rallying.
+
+:func:`run_bound` is a generator yielding each phase's name after the phase is done, so a test
+can compare two battles side by side after every phase (PettingZoo's ``seed_test``).
+
+How formations follow their orders (9.1) when planning moves:
+
+- Attack: melee-only troops charge the ordered target, else the nearest seen enemy (else the
+  nearest enemy); troops with missiles stand and shoot at a seen enemy in range, or close to range.
+- Advance: toward the order's point, else straight ahead.
+- Hold / no order: stand. Formations in combat stay (3.2).
+- Retreat (ordered): toward the home edge (9.1), facing kept ("directly backwards").
+- Retreating (10.3) troops move away from the enemy while one is within 150 m or in the bound
+  after they broke, then stand to rally (11.2); routing troops always flee (10.4).
+- Pursuers (11.1) charge the broken enemy they fought.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from engine.context import BoundContext
+from engine.geometry import CONTACT_M, bearing, separation
+from engine.log import (
+    Destroyed,
+    Hit,
+    LadderPlaced,
+    Moved,
+    OrderIssued,
+    PlannedMove,
+    Shot,
+)
+from engine.melee import melee_phase
+from engine.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.movement import (
+    MIN_MOVE_M,
+    MovePlan,
+    execute_move,
+    footprint_classes,
+    retreat_bearing,
+    update_contacts,
+)
+from engine.orders import CommanderView, check_order, receive_order
+from engine.profiles import Flag
+from engine.shooting import (
+    ShotPlan,
+    choose_mode,
+    in_overhead,
+    range_m,
+    resolve_shot,
+    shooter_counts,
+    shooting_bases,
+    target_resilience,
+)
+from engine.state import Formation, Morale
+
+__all__ = ["PHASES", "run_bound"]
+
+PHASES: tuple[str, ...] = (
+    "orders",
+    "plan_moves",
+    "plan_shooting",
+    "execute_shooting",
+    "shooting_damage",
+    "execute_moves",
+    "melee",
+    "melee_damage",
+    "morale",
+    "pursuit",
+    "rally",
+)
+
+RETREAT_WHILE_ENEMY_WITHIN_M = 150.0
+
+
+def _order_index(ctx: BoundContext) -> dict[str, int]:
+    return {fid: i for i, fid in enumerate(ctx.state.formations)}
+
+
+def low_initiative_first(ctx: BoundContext) -> list[Formation]:
+    idx = _order_index(ctx)
+    return sorted(ctx.state.active(), key=lambda f: (f.initiative, idx[f.id]))
+
+
+def high_initiative_first(ctx: BoundContext) -> list[Formation]:
+    idx = _order_index(ctx)
+    return sorted(ctx.state.active(), key=lambda f: (-f.initiative, idx[f.id]))
+
+
+# -- bound start ------------------------------------------------------------------------------
+
+
+def start_bound(ctx: BoundContext) -> None:
+    state = ctx.state
+    state.bound += 1
+    ctx.events = []
+    ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
+    ctx.allowances = {}
+    ctx.cover_cache = {}
+    ctx.start_poses = {}
+    for f in state.formations.values():
+        f.moved_m = 0.0
+        f.shot = f.fought = f.shot_at = f.fired_ordnance = False
+        f.hits_melee = f.hits_ranged = f.killed_in_bound = 0
+        f.alive_at_start = f.n_alive
+        f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
+        f.characters_killed = ()
+        f.new_contact_sides = ()
+        f.contacts_prev = state.contacts.get(f.id, ())
+        ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+
+
+# -- orders -----------------------------------------------------------------------------------
+
+
+def phase_orders(ctx: BoundContext) -> None:
+    state = ctx.state
+    for side in state.sides:
+        commander = ctx.commanders.get(side)
+        if commander is None:
+            continue
+        view = CommanderView(side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees)
+        for order in commander.orders(view, state.bound):
+            check_order(state, side, order)
+            ctx.emit(OrderIssued("orders", side, order.formation, str(order)))
+            ctx.emit(ctx.delivery.send(state, side, order, state.bound))
+    arrived, events = ctx.delivery.arrivals(state, state.bound)
+    ctx.emit(events)
+    for order in arrived:
+        ctx.emit(receive_order(state, order, ctx.dice, ctx.ruleset))
+
+
+# -- planning ---------------------------------------------------------------------------------
+
+
+def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Formation]:
+    enemies = ctx.state.enemies_of(f.side)
+    fx, fy = f.centre()
+    enemies.sort(key=lambda g: ((g.centre()[0] - fx) ** 2 + (g.centre()[1] - fy) ** 2, g.id))
+    return enemies[:limit]
+
+
+def _gap(f: Formation, g: Formation) -> float:
+    from engine.geometry import obb_array
+
+    return max(0.0, float(separation(f.obb(), obb_array([g.obb()]))[0]))
+
+
+def _charge(f: Formation, g: Formation, kind: str) -> MovePlan:
+    fx, fy = f.centre()
+    gx, gy = g.centre()
+    b = bearing(fx, fy, gx, gy)
+    # head for the point where our front would meet theirs; the sweep stops at contact
+    return MovePlan(f.id, kind, b, goal=(gx + (f.cx - fx), gy + (f.cy - fy)), facing=b, target=g.id)
+
+
+def _retreat_plan(ctx: BoundContext, f: Formation, kind: str) -> MovePlan:
+    side = ctx.state.sides[f.side]
+    fx, fy = f.centre()
+    home = side.home_bearing(fx, fy)
+    near = _nearest_enemies(ctx, f, 6)
+    threat = None
+    contacts = ctx.state.contacts.get(f.id, ())
+    if contacts:
+        threat = ctx.state.formations[contacts[0]].centre()
+    elif near:
+        threat = near[0].centre()
+    enemy_bases = [
+        (b.x, b.y) for g in near for b in g.alive_bases if math.hypot(b.x - fx, b.y - fy) < 600
+    ]
+    b = retreat_bearing((fx, fy), threat, enemy_bases, home)
+    return MovePlan(f.id, kind, b)
+
+
+def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
+    state = ctx.state
+    none = MovePlan(f.id, "none")
+    if f.morale is Morale.ROUTING:
+        return _retreat_plan(ctx, f, "rout")
+    if f.morale is Morale.RETREATING:
+        if f.order == "retreat":
+            fx, fy = f.centre()
+            return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
+        near = _nearest_enemies(ctx, f, 3)
+        close = any(_gap(f, g) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
+        if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
+            return _retreat_plan(ctx, f, "retreat")
+        return none  # 11.2: stand to rally
+    if state.contacts.get(f.id):
+        return none  # 3.2: in combat, keep fighting
+    if any(b.ladder_ready for b in f.alive_bases):
+        return MovePlan(f.id, "ladder", f.facing)
+    if f.pursuing is not None:
+        g = state.formations.get(f.pursuing)
+        if g is not None and not g.removed and g.morale in (Morale.RETREATING, Morale.ROUTING):
+            return _charge(f, g, "pursue")
+        f.pursuing = None
+    if f.order == "attack":
+        target = state.formations.get(f.target_formation or "")
+        if target is None or target.removed or target.side == f.side:
+            target = None
+        has_missiles = bool(shooting_bases(f))
+        near = _nearest_enemies(ctx, f)
+        if has_missiles:
+            rng = range_m(f)
+            cands = [target] if target is not None else near
+            in_range = [g for g in cands if _gap(f, g) <= rng]
+            if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
+                return none  # stand and shoot
+            if target is None and near:
+                target = near[0]
+            if target is None:
+                return none
+            plan = _charge(f, target, "attack")
+            plan.max_m = max(0.0, _gap(f, target) - 0.8 * rng)
+            return plan if plan.max_m >= MIN_MOVE_M else none
+        if target is None:
+            seen = ctx.sight.visible(f.id, [g.id for g in near])
+            pick = [g for g in near if g.id in seen] or near
+            target = pick[0] if pick else None
+        if target is None:
+            return MovePlan(f.id, "advance", f.facing)
+        return _charge(f, target, "charge")
+    if f.order == "advance":
+        if f.target_point is not None:
+            fx, fy = f.centre()
+            tx, ty = f.target_point
+            b = bearing(fx, fy, tx, ty)
+            if math.hypot(tx - fx, ty - fy) < MIN_MOVE_M:
+                return none
+            return MovePlan(f.id, "advance", b, goal=(tx + f.cx - fx, ty + f.cy - fy), facing=b)
+        return MovePlan(f.id, "advance", f.facing)
+    return none
+
+
+def phase_plan_moves(ctx: BoundContext) -> None:
+    for f in low_initiative_first(ctx):
+        plan = plan_for(ctx, f)
+        ctx.plans[f.id] = plan
+        if plan.kind != "none":
+            ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
+
+
+def _may_shoot(f: Formation, moving: bool) -> bool:
+    if f.morale is not Morale.STEADY:
+        return False
+    if f.order == "attack":
+        return True
+    if f.order == "advance":
+        return not (moving and f.has_flag(Flag.NMF))
+    if f.order == "none":
+        return not f.hold_fire
+    return False
+
+
+def plan_shot(ctx: BoundContext, f: Formation) -> ShotPlan | None:
+    state = ctx.state
+    if state.contacts.get(f.id) or not shooting_bases(f):
+        return None
+    plan = ctx.plans.get(f.id)
+    moving = plan is not None and plan.kind != "none"
+    if not _may_shoot(f, moving):
+        return None
+    if moving and f.has_flag(Flag.NMF):
+        return None  # 2.2 NM&F: not both move and fire
+    rng = range_m(f)
+    friends = {g.id for g in state.active(f.side)}
+    cands = []
+    for g in _nearest_enemies(ctx, f, 12):
+        if any(c in friends for c in state.contacts.get(g.id, ())):
+            continue  # not into a melee with our own troops
+        d = _gap(f, g)
+        if d <= rng:
+            cands.append((d, g))
+    if not cands:
+        return None
+    if f.order == "attack" and f.target_formation:
+        pref = [c for c in cands if c[1].id == f.target_formation]
+        cands = pref + [c for c in cands if c[1].id != f.target_formation]
+    seen = set(ctx.sight.visible(f.id, [g.id for _, g in cands]))
+    indirect = f.has_flag(Flag.INDIRECT)
+    for d, g in cands:
+        if g.id in seen or indirect:
+            mode = _mode(ctx, f, g, d, moving, force_ordnance=g.id not in seen)
+            if mode is None:
+                continue
+            return ShotPlan(f.id, g.id, mode, d, moving)
+    return None
+
+
+def _mode(ctx: BoundContext, f: Formation, g: Formation, d: float, moving: bool,
+          force_ordnance: bool = False) -> str | None:  # fmt: skip
+    fx, fy = f.centre()
+    gx, gy = g.centre()
+    n_front, ranks = shooter_counts(f, (gx, gy))
+    facing = len(g.rank_of(g.side_toward(fx, fy)))
+    cover = ctx.cover_class(g, "ranged")
+    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+    from engine.charts import CoverClass
+
+    choice = choose_mode(
+        f, n_front=n_front, ranks=ranks, enemy_facing=facing, resilience=r,
+        half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
+        into_overhead=cover == CoverClass.OVERHEAD,
+        shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
+    )  # fmt: skip
+    if choice is None:
+        return None
+    if force_ordnance and choice[0] == "normal":
+        return None  # 6.2: unseen targets only by ordnance
+    return choice[0]
+
+
+def phase_plan_shooting(ctx: BoundContext) -> None:
+    for f in low_initiative_first(ctx):
+        shot = plan_shot(ctx, f)
+        if shot is not None:
+            ctx.shots[f.id] = shot
+
+
+def phase_execute_shooting(ctx: BoundContext) -> None:
+    from engine.charts import CoverClass
+    from engine.resolution import ordnance_dice, outnumbering_bonus, shooting_modifier
+    from engine.shooting import all_have, ranged_arming
+
+    state = ctx.state
+    for f in high_initiative_first(ctx):
+        plan = ctx.shots.get(f.id)
+        if plan is None:
+            continue
+        g = state.formations[plan.target]
+        if g.removed or f.removed:
+            continue
+        fx, fy = f.centre()
+        gx, gy = g.centre()
+        n_front, ranks = shooter_counts(f, (gx, gy))
+        facing = len(g.rank_of(g.side_toward(fx, fy)))
+        cover = ctx.cover_class(g, "ranged")
+        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+        bases = shooting_bases(f)
+        a = ranged_arming(f)
+        half = plan.distance_m >= range_m(f) / 2.0
+        skirm = all_have(bases, Flag.SKIRMISHER)
+        overhead = cover == CoverClass.OVERHEAD
+        if plan.mode == "normal":
+            n = a
+            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving, skirmisher=skirm)
+        else:
+            volley = plan.mode == "volley"
+            n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
+            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                    skirmisher=skirm, ordnance=not volley, volley=volley,
+                                    into_overhead=overhead)  # fmt: skip
+        res = resolve_shot(ctx.dice, f, g, n, r, mod, plan.mode)
+        f.shot = True
+        f.fired_ordnance = plan.mode != "normal"
+        g.shot_at = True
+        ctx.emit(Shot("execute_shooting", f.id, g.id, plan.mode, plan.distance_m, n, res.need,
+                      res.hits, res.dice))  # fmt: skip
+        if res.hits:
+            ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
+
+
+def _destroy_empty(ctx: BoundContext, phase: str) -> None:
+    for f in ctx.state.formations.values():
+        if f.morale is not Morale.DESTROYED and f.n_alive == 0:
+            f.morale = Morale.DESTROYED
+            f.changed_bound = ctx.state.bound
+            ctx.emit(Destroyed(phase, f.id, "every base killed", ()))
+
+
+def phase_shooting_damage(ctx: BoundContext) -> None:
+    from engine.damage import allocate_hits
+
+    state = ctx.state
+    for gid, hits, xy, by in ctx.pending_hits:
+        g = state.formations[gid]
+        g.hits_ranged += hits
+        ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
+        ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
+                               characters=state.characters))  # fmt: skip
+    _destroy_empty(ctx, "shooting_damage")
+
+
+# -- moving -----------------------------------------------------------------------------------
+
+
+def _touching_enemy(ctx: BoundContext, f: Formation) -> bool:
+    from engine.geometry import obb_array
+
+    enemies = ctx.state.enemies_of(f.side)
+    if not enemies:
+        return False
+    gaps = separation(f.obb(), obb_array([g.obb() for g in enemies]))
+    return bool((gaps <= CONTACT_M).any())
+
+
+def phase_execute_moves(ctx: BoundContext) -> None:
+    from engine import sieges
+
+    state = ctx.state
+    for f in high_initiative_first(ctx):
+        plan = ctx.plans.get(f.id)
+        if plan is None or plan.kind == "none" or f.removed:
+            continue
+        if plan.kind == "ladder":
+            _ladder_up(ctx, f)
+            continue
+        if f.morale is Morale.STEADY and _touching_enemy(ctx, f):
+            continue  # charged before its turn: it stays to fight (3.2)
+        classes_fn = None
+        if ctx.has_walls:
+            start_fort = sieges.fortification_at(ctx.bf, f)
+            holds = bool(ctx.scenario is not None and
+                         ctx.scenario.side(f.side).holds_walls)  # fmt: skip
+
+            def classes_fn(form, pose, _s=start_fort, _h=holds):
+                return sieges.move_classes(ctx.bf, form, pose, _s, _h)
+
+        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn)
+        ctx.allowances[f.id] = res.allowance_m
+        if res.distance_m > 0:
+            ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
+                           res.distance_m, res.allowance_m, res.halted))  # fmt: skip
+        if (plan.kind == "retreat" and res.halted == "contact_enemy"
+                and res.distance_m < MIN_MOVE_M):  # fmt: skip
+            # 10.3: cannot move away without contacting an enemy base -> rout
+            ctx.emit(set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy",
+                                "execute_moves"))  # fmt: skip
+        if f.morale is Morale.ROUTING and res.off_map:
+            pass  # handled by 11.1 in the morale phase
+    ctx.base_pairs = update_contacts(state)
+    _mark_new_contacts(ctx)
+    if ctx.has_walls:
+        _ladders_at_wall(ctx)
+
+
+def _mark_new_contacts(ctx: BoundContext) -> None:
+    state = ctx.state
+    bases = state.bases
+    for f in state.active():
+        sides: set[str] = set()
+        for eid in state.contacts.get(f.id, ()):
+            if eid in f.contacts_prev:
+                continue
+            for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                eb = bases[b]
+                s = f.side_toward(eb.x, eb.y)
+                sides.add("flank" if s in ("left", "right") else s)
+        f.new_contact_sides = tuple(sorted(sides))
+
+
+def _ladders_at_wall(ctx: BoundContext) -> None:
+    from engine import sieges
+
+    for f in ctx.state.active():
+        if f.morale is not Morale.STEADY or not f.has_flag(Flag.LADDERS):
+            continue
+        if any(b.on_wall or b.ladder_ready for b in f.alive_bases):
+            continue
+        if sieges.fortification_at(ctx.bf, f) is None and sieges.at_wall_foot(ctx.bf, f, 5.0):
+            for b in f.alive_bases:
+                b.ladder_ready = True
+            ctx.emit(LadderPlaced("execute_moves", f.id, "at_wall"))
+
+
+def _ladder_up(ctx: BoundContext, f: Formation) -> None:
+    from engine import sieges
+
+    point = sieges.at_wall_foot(ctx.bf, f, 25.0)
+    if point is None:
+        for b in f.bases:
+            b.ladder_ready = False
+        return
+    start = (f.cx, f.cy, f.facing)
+    fort_box = f.obb()
+    sieges.deploy_on_wall(f, point)
+    ctx.state.version += 1
+    moved = math.hypot(f.cx - start[0], f.cy - start[1]) + fort_box.hw
+    f.moved_m = moved
+    ctx.emit(LadderPlaced("execute_moves", f.id, "on_wall"))
+
+
+# -- melee and after --------------------------------------------------------------------------
+
+
+def phase_melee(ctx: BoundContext) -> None:
+    ctx.emit(melee_phase(ctx))
+
+
+def phase_melee_damage(ctx: BoundContext) -> None:
+    _destroy_empty(ctx, "melee_damage")
+    ctx.base_pairs = update_contacts(ctx.state)
+
+
+def phase_morale(ctx: BoundContext) -> None:
+    ctx.emit(morale_phase(ctx))
+
+
+def phase_pursuit(ctx: BoundContext) -> None:
+    ctx.emit(pursuit_phase(ctx))
+
+
+def phase_rally(ctx: BoundContext) -> None:
+    ctx.emit(rally_phase(ctx))
+
+
+_RUNNERS = {
+    "orders": phase_orders,
+    "plan_moves": phase_plan_moves,
+    "plan_shooting": phase_plan_shooting,
+    "execute_shooting": phase_execute_shooting,
+    "shooting_damage": phase_shooting_damage,
+    "execute_moves": phase_execute_moves,
+    "melee": phase_melee,
+    "melee_damage": phase_melee_damage,
+    "morale": phase_morale,
+    "pursuit": phase_pursuit,
+    "rally": phase_rally,
+}
+
+
+def run_bound(ctx: BoundContext) -> Iterator[str]:
+    """Play one bound, yielding each phase's name once it is done."""
+    start_bound(ctx)
+    for name in PHASES:
+        ctx.state.phase = name
+        _RUNNERS[name](ctx)
+        yield name
+    ctx.state.phase = "end"
+
+
+def footprint_on_impractical(ctx: BoundContext, f: Formation) -> bool:
+    classes, _ = footprint_classes(ctx.bf, f, "move")
+    return 4 in classes

@@ -1,0 +1,72 @@
+"""What every phase of a bound works on: ground, state, dice, ruleset, sight, and the bound's notes.
+
+Kept apart from :mod:`engine.bound` so the rule modules (melee, morale, sieges) can take it
+without importing the bound sequence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.dice import Dice
+from engine.log import Event
+from engine.sight import Sight
+from engine.state import BattleState, Formation
+
+__all__ = ["BoundContext"]
+
+
+@dataclass(slots=True)
+class BoundContext:
+    bf: Any
+    state: BattleState
+    dice: Dice
+    ruleset: Any
+    sight: Sight
+    scenario: Any = None
+    commanders: dict[str, Any] = field(default_factory=dict)
+    delivery: Any = None
+    events: list[Event] = field(default_factory=list)
+    plans: dict[str, Any] = field(default_factory=dict)  # fid -> MovePlan
+    shots: dict[str, Any] = field(default_factory=dict)  # fid -> ShotPlan
+    pending_hits: list[tuple[str, int, tuple[float, float], str]] = field(default_factory=list)
+    base_pairs: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    allowances: dict[str, float] = field(default_factory=dict)  # fid -> metres this bound
+    start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
+    cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    has_walls: bool = False
+
+    def emit(self, events: Event | list[Event]) -> None:
+        if isinstance(events, list):
+            self.events.extend(events)
+        else:
+            self.events.append(events)
+
+    @property
+    def phase(self) -> str:
+        return self.state.phase
+
+    def cover_classes(self, f: Formation) -> list[int]:
+        """7.1 cover classes of a formation's footprint (cached per position state)."""
+        key = (f.id, self.state.version)
+        hit = self.cover_cache.get(key)
+        if hit is None:
+            from engine.movement import footprint_classes
+            from engine.sieges import cover_override
+
+            hit, _ = footprint_classes(self.bf, f, "cover")
+            if self.has_walls:
+                hit = cover_override(self.bf, f, hit)
+            self.cover_cache[key] = hit
+        return hit
+
+    def cover_class(self, f: Formation, kind: str) -> int:
+        """The one cover class used for ``f``: the applicable class that helps it most (7.2)."""
+        classes = self.cover_classes(f)
+        if not classes:
+            return 0
+        return max(
+            classes,
+            key=lambda c: (self.ruleset.cover_modifier(f.unit_type, c, kind), c),
+        )

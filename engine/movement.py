@@ -1,0 +1,476 @@
+"""Movement (6.1, 7.1, 7.3, 10.3, 11.3 manoeuvring): planning a direction, executing the move.
+
+- Speed: chart 7.3 for the movement class that applies to the formation (7.1: a class applies if
+  at least 50 % of the footprint is in it, or it covers the whole middle column), the slowest base
+  of the formation (5.1), halved when 50 % or more of the front rank or of the formation is hurt
+  (1.1, 2.4; retreating troops excepted, 11.1). The footprint is sampled on a 3 x 3 lattice per
+  base (:func:`footprint_classes`), all formations of a bound in one raster query.
+- A move is planned as a direction (6.1) and executed as far as the allowance, the goal, other
+  bases and the terrain permit, at least 25 m unless blocked. No wheels: the formation may turn
+  (at most 90 degrees, 6.1) about its centre as long as no point of any base moves beyond the
+  allowance (11.3: "as long as no part of the base has moved beyond its maximum allowance").
+- Bases never overlap: the move is swept in steps of at most 5 m against every other
+  formation's rectangle and stops at first contact (6.1: a formation "can choose to halt
+  part-way"); enemy contact means combat (3.2).
+- Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
+  direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
+  home edge (9.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.charts import MoveClass
+from engine.geometry import (
+    CONTACT_M,
+    OBB,
+    angle_diff,
+    bearing,
+    forward,
+    local,
+    obb_array,
+    right,
+    separation,
+)
+from engine.state import BaseStatus, BattleState, Formation, Morale
+
+__all__ = [
+    "MIN_MOVE_M",
+    "MovePlan",
+    "allowance_for",
+    "footprint_classes",
+    "max_advance",
+    "retreat_bearing",
+    "update_contacts",
+]
+
+MIN_MOVE_M = 25.0  # 6.1
+MAX_FREE_TURN = 90.0  # 6.1
+SWEEP_STEP_M = 5.0
+_LATTICE = [(a, l_) for a in (-13.3, 0.0, 13.3) for l_ in (-6.6, 0.0, 6.6)]
+
+
+@dataclass(slots=True)
+class MovePlan:
+    """1.1 plan: a direction (6.1), where to head, and why."""
+
+    formation: str
+    kind: str  # advance | attack | charge | retreat | rout | pursue | ladder | none
+    bearing: float = 0.0
+    goal: tuple[float, float] | None = None  # centre to head for (None: as far as allowed)
+    facing: float | None = None  # facing at the end (None: keep)
+    target: str | None = None
+    max_m: float | None = None  # stop after this far (ranged troops closing to range)
+
+
+# -- terrain (7.1) ---------------------------------------------------------------------------
+
+
+def _lattice(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Sample points (N, 2) of the living bases, optionally at another pose."""
+    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    pts = []
+    ref = OBB(f.cx, f.cy, 0.0, 0.0, f.facing)
+    for b in f.bases:
+        if b.status is BaseStatus.DEAD:
+            continue
+        ba, bl = local(ref, b.x, b.y)
+        for da, dl in _LATTICE:
+            a, l_ = ba + da, bl + dl
+            pts.append((cx + a * rx + l_ * fx, cy + a * ry + l_ * fy))
+    return np.asarray(pts, dtype=float).reshape(-1, 2)
+
+
+def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
+    o = f.obb()
+    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    n = max(2, int(2 * o.hd / 5.0) + 1)
+    ls = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
+    return np.column_stack([cx + ca * rx + ls * fx, cy + ca * ry + ls * fy])
+
+
+def footprint_classes(
+    bf: Any, f: Formation, layer: str = "move", pose: tuple[float, float, float] | None = None
+) -> tuple[list[int], bool]:
+    """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
+    with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
+    the footprint is off the map."""
+    pts = _lattice(f, pose)
+    mid = _middle_column(f, pose)
+    allp = np.vstack([pts, mid])
+    inside = np.atleast_1d(bf.contains(allp[:, 0], allp[:, 1]))
+    off = not bool(inside.all())
+    values = np.full(len(allp), -1, dtype=int)
+    if inside.any():
+        q = bf.category_at if layer == "move" else bf.cover_at
+        values[inside] = np.atleast_1d(q(allp[inside, 0], allp[inside, 1])).astype(int)
+    body, middle = values[: len(pts)], values[len(pts) :]
+    classes: list[int] = []
+    on = body[body >= 0]
+    if on.size:
+        uniq, counts = np.unique(on, return_counts=True)
+        for u, c in zip(uniq.tolist(), counts.tolist(), strict=True):
+            if u != 0 and c / len(body) >= 0.5:
+                classes.append(int(u))
+    if middle.size and (middle >= 0).all():
+        u = int(middle[0])
+        if u != 0 and (middle == u).all() and u not in classes:
+            classes.append(u)
+    return sorted(classes), off
+
+
+def speed_in(f: Formation, move_class: int) -> float | None:
+    """5.1 slowest base; None if any base cannot travel (chart 7.3)."""
+    speeds = [p.speed_in(move_class) for p in f.profiles]
+    if not speeds or any(s is None for s in speeds):
+        return None
+    return float(min(s for s in speeds if s is not None))
+
+
+def halved(f: Formation) -> bool:
+    """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
+    if f.morale in (Morale.RETREATING, Morale.ROUTING):
+        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+    front, whole = f.injured_share()
+    return front >= 0.5 or whole >= 0.5
+
+
+def allowance_for(f: Formation, classes: list[int]) -> float | None:
+    """Metres the formation may move given the terrain classes that apply (None = cannot)."""
+    speeds = [speed_in(f, c) for c in classes] if classes else [speed_in(f, MoveClass.PLAIN)]
+    if any(s is None for s in speeds):
+        return None
+    s = min(x for x in speeds if x is not None)
+    return s / 2.0 if halved(f) else s
+
+
+# -- geometry of a rigid move ------------------------------------------------------------------
+
+
+def _local_box(f: Formation) -> tuple[float, float, float, float]:
+    """The living bases' rectangle in the formation frame: (across, along, hw, hd)."""
+    o = f.obb()
+    a, l_ = local(OBB(f.cx, f.cy, 0.0, 0.0, f.facing), o.cx, o.cy)
+    return a, l_, o.hw, o.hd
+
+
+def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: float) -> OBB:
+    a, l_, hw, hd = box
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    return OBB(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, th % 360.0)
+
+
+def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float, float]]:
+    a, l_, hw, hd = box
+    return [(a + sa * hw, l_ + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]
+
+
+def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
+    """World displacement of each corner from rotating by ``dth`` about the centre."""
+    out = []
+    f0, r0 = forward(th), right(th)
+    f1, r1 = forward(th + dth), right(th + dth)
+    for a, l_ in _corner_offsets(box):
+        x0 = a * r0[0] + l_ * f0[0]
+        y0 = a * r0[1] + l_ * f0[1]
+        x1 = a * r1[0] + l_ * f1[0]
+        y1 = a * r1[1] + l_ * f1[1]
+        out.append((x1 - x0, y1 - y0))
+    return out
+
+
+def max_advance(box: Any, th: float, dth: float, u: tuple[float, float], allowance: float) -> float:
+    """Largest d with every corner's displacement |rotation + d*u| <= allowance (-1 if none).
+
+    >>> max_advance((0.0, 0.0, 20.0, 10.0), 0.0, 0.0, (0.0, 1.0), 100.0)
+    100.0
+    """
+    best = math.inf
+    for vx, vy in _disp_vectors(box, th, dth):
+        vu = vx * u[0] + vy * u[1]
+        disc = vu * vu - (vx * vx + vy * vy) + allowance * allowance
+        if disc < 0:
+            return -1.0
+        best = min(best, -vu + math.sqrt(disc))
+    return best
+
+
+def max_corner_displacement(box: Any, th: float, dth: float, t: tuple[float, float]) -> float:
+    return max(math.hypot(vx + t[0], vy + t[1]) for vx, vy in _disp_vectors(box, th, dth))
+
+
+def signed_turn(a: float, b: float) -> float:
+    """Signed smallest turn from bearing a to bearing b, degrees in (-180, 180]."""
+    d = (b - a) % 360.0
+    return d - 360.0 if d > 180.0 else d
+
+
+# -- retreat direction (10.3) ------------------------------------------------------------------
+
+
+def retreat_bearing(
+    centre: tuple[float, float],
+    enemy_centre: tuple[float, float] | None,
+    enemy_bases: list[tuple[float, float]],
+    home: float,
+    step: float = 5.0,
+) -> float:
+    """10.3: directly away from the enemy formation, or up to 45 degrees off where the direction
+    is also at least 45 degrees from every enemy base; the allowed direction nearest ``home``.
+
+    >>> retreat_bearing((0, 0), (0, 100), [], home=180.0)       # enemy north: go south
+    180.0
+    >>> retreat_bearing((0, 0), (0, 100), [], home=270.0)       # home west: veer 45 degrees
+    225.0
+    >>> retreat_bearing((0, 0), (0, 100), [(-100, -100)], home=270.0)  # enemy base south-west
+    180.0
+    """
+    if enemy_centre is None:
+        return home % 360.0
+    away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
+    enemy_bearings = [bearing(centre[0], centre[1], x, y) for x, y in enemy_bases]
+    best, best_key = away, (angle_diff(away, home), 0.0)
+    k = step
+    while k <= 45.0 + 1e-9:
+        for cand in ((away + k) % 360.0, (away - k) % 360.0):
+            if all(angle_diff(cand, eb) >= 45.0 for eb in enemy_bearings):
+                key = (angle_diff(cand, home), k)
+                if key < best_key:
+                    best, best_key = cand, key
+        k += step
+    return round(best, 6) % 360.0
+
+
+# -- contacts (3.2) ---------------------------------------------------------------------------
+
+
+def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Which enemy formations touch each formation, and which bases touch (3.2).
+
+    Sets ``state.contacts[fid]`` (sorted enemy ids) and returns base pairs per formation pair.
+    """
+    forms = state.active()
+    arr = obb_array([f.obb() for f in forms])
+    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for i, f in enumerate(forms):
+        gaps = separation(arr_row(arr, i), arr[i + 1 :]) if i + 1 < len(forms) else np.zeros(0)
+        for k in np.flatnonzero(gaps <= CONTACT_M):
+            g = forms[i + 1 + int(k)]
+            if g.side == f.side:
+                continue
+            touching = base_pairs(f, g)
+            if touching:
+                contacts[f.id].add(g.id)
+                contacts[g.id].add(f.id)
+                pairs[(f.id, g.id)] = touching
+                pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
+    state.contacts = {k: tuple(sorted(v)) for k, v in contacts.items()}
+    return pairs
+
+
+def arr_row(arr: np.ndarray, i: int) -> OBB:
+    return OBB(*(float(v) for v in arr[i]))
+
+
+def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
+    """Pairs of living bases (of f, of g) in base-to-base contact."""
+    gb = g.alive_bases
+    if not gb:
+        return []
+    garr = obb_array([b.obb() for b in gb])
+    out = []
+    for b in f.alive_bases:
+        gaps = separation(b.obb(), garr)
+        for k in np.flatnonzero(gaps <= CONTACT_M):
+            out.append((b.id, gb[int(k)].id))
+    return out
+
+
+# -- execution (6.1) --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class MoveResult:
+    """What a move did: distance (largest base displacement), allowance, why it stopped."""
+
+    distance_m: float
+    allowance_m: float
+    halted: str | None  # contact_enemy | blocked | terrain | edge | goal | None
+    contact_with: str | None = None
+    start: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    end: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    off_map: bool = False
+
+
+def _pose_toward(
+    f: Formation, box: Any, plan: MovePlan, allowance: float
+) -> tuple[float, float, float, float]:
+    """(dx, dy, dth, d): the move for ``plan`` within ``allowance`` (no obstacles yet)."""
+    th0 = f.facing
+    want = th0 if plan.facing is None else plan.facing
+    dth = max(-MAX_FREE_TURN, min(MAX_FREE_TURN, signed_turn(th0, want)))
+    u = forward(plan.bearing)
+    if plan.goal is not None:
+        gx, gy = plan.goal
+        dist = math.hypot(gx - f.cx, gy - f.cy)
+        if dist > 1e-9:
+            u = ((gx - f.cx) / dist, (gy - f.cy) / dist)
+    else:
+        dist = math.inf
+    if plan.max_m is not None:
+        dist = min(dist, plan.max_m)
+    # the turn alone must fit the allowance: shrink it if not
+    if max_advance(box, th0, dth, u, allowance) < 0:
+        lo, hi = 0.0, dth
+        for _ in range(20):
+            mid = (lo + hi) / 2.0
+            if max_advance(box, th0, mid, u, allowance) >= 0:
+                lo = mid
+            else:
+                hi = mid
+        dth = lo
+    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance)))
+    if d < MIN_MOVE_M and dist < MIN_MOVE_M and plan.goal is not None:
+        d = 0.0  # 6.1: the minimum move is 25 m; closer than that to the goal, stay
+    return u[0] * d, u[1] * d, dth, d
+
+
+def execute_move(
+    bf: Any,
+    state: BattleState,
+    f: Formation,
+    plan: MovePlan,
+    *,
+    classes_fn: Any = None,
+) -> MoveResult:
+    """Carry out a planned move (6.1) and return what happened. Bumps ``state.version``."""
+    classes_fn = classes_fn or (lambda form, pose: footprint_classes(bf, form, "move", pose))
+    box = _local_box(f)
+    start = (f.cx, f.cy, f.facing)
+    may_leave = f.morale is Morale.ROUTING  # routers flee off the table (11.1)
+    c0, _ = classes_fn(f, None)
+    allowance = allowance_for(f, c0)
+    if allowance is None:
+        allowance = 0.0
+    dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+    # 7.1: terrain entered on the way counts too - re-check the allowance at the destination
+    halted: str | None = None
+    for _ in range(3):
+        if d <= 0 and dth == 0:
+            break
+        c1, off = classes_fn(f, (f.cx + dx, f.cy + dy, f.facing + dth))
+        a1 = allowance_for(f, sorted(set(c0) | set(c1)))
+        if off and not may_leave:
+            a1 = None
+        if a1 is None:
+            # cannot enter: find the furthest pose short of it (binary search on the fraction)
+            lo, hi = 0.0, 1.0
+            for _ in range(12):
+                mid = (lo + hi) / 2.0
+                cm, offm = classes_fn(f, (f.cx + dx * mid, f.cy + dy * mid, f.facing + dth * mid))
+                ok = allowance_for(f, sorted(set(c0) | set(cm))) is not None and (
+                    may_leave or not offm
+                )
+                lo, hi = (mid, hi) if ok else (lo, mid)
+            dx, dy, dth, d = dx * lo, dy * lo, dth * lo, d * lo
+            halted = "edge" if off else "terrain"
+            break
+        if a1 >= allowance - 1e-9:
+            break
+        allowance = a1
+        dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+    # sweep against every other formation so bases never overlap
+    frac, hit = _sweep(state, f, box, start, dx, dy, dth)
+    contact_with = None
+    if hit is not None:
+        g = state.formations[hit]
+        halted = "contact_enemy" if g.side != f.side else "blocked"
+        contact_with = hit
+    dx, dy, dth = dx * frac, dy * frac, dth * frac
+    end = (start[0] + dx, start[1] + dy, (start[2] + dth) % 360.0)
+    dist = max_corner_displacement(box, start[2], dth, (dx, dy)) if (dx or dy or dth) else 0.0
+    if dist > 1e-9:
+        f.set_pose(*end)
+        state.version += 1
+    f.moved_m = dist
+    near_goal = plan.goal is not None and math.hypot(plan.goal[0] - end[0],
+                                                     plan.goal[1] - end[1]) < 1.0
+    if halted is None and near_goal and d > 0:
+        halted = "goal"
+    off_map = False
+    if may_leave:
+        o = f.obb()
+        off_map = not bool(bf.contains(o.cx, o.cy))
+    return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+def _sweep(
+    state: BattleState,
+    f: Formation,
+    box: Any,
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+) -> tuple[float, str | None]:
+    """Largest fraction of the move free of overlaps, and the formation met (if any)."""
+    if dx == 0 and dy == 0 and dth == 0:
+        return 1.0, None
+    others = [g for g in state.active() if g.id != f.id]
+    if not others:
+        return 1.0, None
+    o0 = obb_at(box, *start)
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    near = []
+    for g in others:
+        go = g.obb()
+        if math.hypot(go.cx - o0.cx, go.cy - o0.cy) <= reach + math.hypot(go.hw, go.hd):
+            near.append((g, go))
+    if not near:
+        return 1.0, None
+    arr = obb_array([go for _, go in near])
+    # formations already overlapping at the start (should not happen) are ignored
+    base_gap = separation(o0, arr)
+    live = base_gap >= -1e-6
+    if not live.any():
+        return 1.0, None
+    arr = arr[live]
+    ids = [g.id for (g, _), ok in zip(near, live, strict=True) if ok]
+    length = max_corner_displacement(box, start[2], dth, (dx, dy))
+    n = max(1, math.ceil(length / SWEEP_STEP_M))
+
+    def clash(t: float) -> int | None:
+        o = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        gaps = separation(o, arr)
+        bad = np.flatnonzero(gaps < -1e-6)
+        if bad.size == 0:
+            return None
+        return int(bad[np.argmin(gaps[bad])])
+
+    prev = 0.0
+    for i in range(1, n + 1):
+        t = i / n
+        k = clash(t)
+        if k is not None:
+            lo, hi = prev, t
+            for _ in range(14):
+                mid = (lo + hi) / 2.0
+                if clash(mid) is None:
+                    lo = mid
+                else:
+                    hi = mid
+            return lo, ids[k]
+        prev = t
+    return 1.0, None

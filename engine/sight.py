@@ -1,0 +1,233 @@
+"""Sight and awareness between formations (6.2 line of sight, 6.3 weather, hearing).
+
+A formation sees another when
+
+1. the terrain allows it: ``Battlefield.line_of_sight`` between the two formations' centres by
+   height level, with the 25 m wood-edge rule (docs/architecture.md, "Line of sight");
+2. no troops in between block it. A formation crossed by the line blocks unless it stands on a
+   lower level than the higher end ("anything on a lower level can be seen over"), or the
+   observer sees over it (monsters over anything, chariots over cavalry and foot, cavalry over
+   foot), or it is a friend within 100 m of the observer (200 m if the observer has a character
+   with it), or it is an enemy skirmisher screen that the observer is within 100 m of and that is
+   within 100 m of the troops it screens;
+3. the target is within the 6.3 sight limit for non-local troops in fog, rain, bright sun or at
+   night.
+
+Troops also "hear" the one closest moving or fighting unit within 75 m and count it as seen for
+morale (:meth:`Sight.aware`). Answers are cached until any formation moves (``state.version``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.charts import UnitType
+from engine.geometry import obb_array, point_distance, segment_hits, separation
+from engine.state import BattleState, Formation
+from scenario_builder.errors import OffMapError
+
+__all__ = ["HEARING_M", "Sight", "sees_over"]
+
+HEARING_M = 75.0
+FRIEND_SEE_THROUGH_M = 100.0
+CHARACTER_SEE_THROUGH_M = 200.0
+SKIRMISH_SCREEN_M = 100.0
+
+_FOOT = {UnitType.INFANTRY, UnitType.LIGHT_INFANTRY, UnitType.WAR_MACHINE, UnitType.BAGGAGE}
+_CAV = {UnitType.CAVALRY, UnitType.LIGHT_CAVALRY}
+
+
+def sees_over(observer: UnitType | str, blocker: UnitType | str) -> bool:
+    """6.2: "Monsters can see over anything ... Chariots see over cavalry and foot, and cavalry
+    only see over foot."
+
+    >>> sees_over("monster", "monster"), sees_over("wheel_cavalry", "cavalry")
+    (True, True)
+    >>> sees_over("cavalry", "infantry"), sees_over("cavalry", "light_cavalry")
+    (True, False)
+    >>> sees_over("infantry", "infantry")
+    False
+    """
+    o, b = UnitType(observer), UnitType(blocker)
+    if o is UnitType.MONSTER:
+        return True
+    if o is UnitType.WHEEL_CAVALRY:
+        return b in _FOOT or b in _CAV
+    if o in _CAV:
+        return b in _FOOT
+    return False
+
+
+class Sight:
+    """Per-bound cache of who sees whom."""
+
+    def __init__(
+        self,
+        battlefield: Any,
+        state: BattleState,
+        *,
+        weather: str = "clear",
+        time: str = "day",
+        locality: str | None = None,
+        sight_limit: Any = None,
+    ) -> None:
+        from engine import charts
+
+        self.bf = battlefield
+        self.state = state
+        self.weather = weather
+        self.time = time
+        self.locality = locality
+        self._limit_fn = sight_limit or charts.sight_limit_m
+        self._version = -1
+        self._cache: dict[tuple[str, str], bool] = {}
+        self.los_calls = 0
+
+    # -- per-bound arrays ------------------------------------------------------------------
+    def _refresh(self) -> None:
+        if self._version == self.state.version:
+            return
+        self._version = self.state.version
+        self._cache.clear()
+        self._heard: dict[str, str | None] = {}
+        forms = self.state.active()
+        self.ids = [f.id for f in forms]
+        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        self.forms = forms
+        self.obbs = [f.obb() for f in forms]
+        self.arr = obb_array(self.obbs)
+        if forms:
+            xs, ys = self.arr[:, 0], self.arr[:, 1]
+            inside = np.atleast_1d(self.bf.contains(xs, ys))
+            levels = np.zeros(len(forms), dtype=int)
+            if inside.any():
+                levels[inside] = np.atleast_1d(self.bf.level_at(xs[inside], ys[inside]))
+            self.levels = levels
+            self.on_map = inside
+        else:
+            self.levels = np.zeros(0, dtype=int)
+            self.on_map = np.zeros(0, dtype=bool)
+
+    def local(self, f: Formation) -> bool:
+        """6.3: troops of the battlefield's locality (or ``locality_bonus``) know the ground."""
+        if f.has_flag("locality_bonus"):
+            return True
+        side = self.state.sides[f.side]
+        return self.locality is not None and side.locality == self.locality
+
+    def limit_m(self, f: Formation) -> float | None:
+        return self._limit_fn(self.weather, self.time, self.local(f))
+
+    # -- queries ---------------------------------------------------------------------------
+    def distance(self, a: str, b: str) -> float:
+        """Gap between two formations' rectangles (0 when touching)."""
+        self._refresh()
+        i, j = self.index[a], self.index[b]
+        return max(0.0, float(separation(self.obbs[i], self.arr[j : j + 1])[0]))
+
+    def sees(self, observer: str, target: str) -> bool:
+        """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
+        self._refresh()
+        key = (observer, target)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        out = self._compute(observer, target)
+        self._cache[key] = out
+        return out
+
+    def visible(self, observer: str, targets: list[str]) -> list[str]:
+        """The targets ``observer`` sees, terrain sight batched in one call."""
+        self._refresh()
+        todo = [t for t in targets if (observer, t) not in self._cache]
+        if todo:
+            self._batch(observer, todo)
+        return [t for t in targets if self._cache[(observer, t)]]
+
+    def _batch(self, observer: str, targets: list[str]) -> None:
+        i = self.index[observer]
+        o = self.forms[i]
+        limit = self.limit_m(o)
+        pending: list[str] = []
+        for t in targets:
+            j = self.index[t]
+            far = limit is not None and self.distance(observer, t) > limit
+            if not (self.on_map[i] and self.on_map[j]) or far or not self._troops_clear(i, j):
+                self._cache[(observer, t)] = False
+            else:
+                pending.append(t)
+        if not pending:
+            return
+        a = np.repeat(self.arr[i : i + 1, :2], len(pending), axis=0)
+        b = np.array([self.arr[self.index[t], :2] for t in pending])
+        self.los_calls += len(pending)
+        try:
+            ok = self.bf.line_of_sight_many(a, b)
+        except OffMapError:
+            ok = np.zeros(len(pending), dtype=bool)
+        for t, v in zip(pending, np.atleast_1d(ok), strict=True):
+            self._cache[(observer, t)] = bool(v)
+
+    def _compute(self, observer: str, target: str) -> bool:
+        self._batch(observer, [target])
+        return self._cache[(observer, target)]
+
+    def _troops_clear(self, i: int, j: int) -> bool:
+        """No formation between ``i`` and ``j`` blocks the view (6.2)."""
+        p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
+        q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
+        hits = segment_hits(p, q, self.arr)
+        hits[i] = hits[j] = False
+        if not hits.any():
+            return True
+        o = self.forms[i]
+        top = max(int(self.levels[i]), int(self.levels[j]))
+        see_through = (
+            CHARACTER_SEE_THROUGH_M if o.character_ids() else FRIEND_SEE_THROUGH_M
+        )
+        for k in np.flatnonzero(hits):
+            blocker = self.forms[k]
+            if int(self.levels[k]) < top:
+                continue  # anything on a lower level can be seen over
+            if sees_over(o.unit_type, blocker.unit_type):
+                continue
+            near_observer = point_distance(self.obbs[k], *p) <= see_through
+            if blocker.side == o.side:
+                if near_observer:
+                    continue
+                return False
+            if blocker.skirmisher:
+                to_screened = float(separation(self.obbs[k], self.arr[j : j + 1])[0])
+                if point_distance(self.obbs[k], *p) <= SKIRMISH_SCREEN_M and (
+                    to_screened <= SKIRMISH_SCREEN_M
+                ):
+                    continue
+            return False
+        return True
+
+    def heard(self, observer: str) -> str | None:
+        """6.2: the one closest moving or fighting formation within 75 m, if any."""
+        self._refresh()
+        if observer in self._heard:
+            return self._heard[observer]
+        i = self.index[observer]
+        gaps = np.maximum(separation(self.obbs[i], self.arr), 0.0)
+        best, best_d = None, HEARING_M
+        for k in np.argsort(gaps, kind="stable"):
+            if k == i:
+                continue
+            d = float(gaps[k])
+            if d > best_d:
+                break
+            f = self.forms[k]
+            if f.moved_m > 0 or f.fought or self.state.contacts.get(f.id):
+                best = f.id
+                break
+        self._heard[observer] = best
+        return best
+
+    def aware(self, observer: str, target: str) -> bool:
+        """Seen or heard: what counts for morale (10.2 "events you can see or hear")."""
+        return self.heard(observer) == target or self.sees(observer, target)
