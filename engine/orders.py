@@ -20,8 +20,8 @@ Three replaceable parts, so a messenger system and automatic commanders can plug
 >>> try:
 ...     Order.from_text("charge x")
 ... except IllegalOrderError as exc:
-...     print(str(exc)[-30:])
-<formation> | to <x>,<y>]', got 'charge x'
+...     print(str(exc)[-20:])
+<x>,<y>]', got 'charge x'
 """
 
 from __future__ import annotations
