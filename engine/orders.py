@@ -21,7 +21,7 @@ Three replaceable parts, so a messenger system and automatic commanders can plug
 ...     Order.from_text("charge x")
 ... except IllegalOrderError as exc:
 ...     print(str(exc)[-20:])
-<x>,<y>]', got 'charge x'
+y>]', got 'charge x'
 """
 
 from __future__ import annotations
