@@ -34,9 +34,15 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary file path beside ``target``; rename it onto ``target`` on success."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # Keep the real suffix last: GDAL picks drivers and warns by extension (.gpkg, .tif).
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}",
+                               dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp makes files 0600; outputs are ordinary files, readable as the umask allows.
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp_path.chmod(0o666 & ~umask)
     try:
         yield tmp_path
         os.replace(tmp_path, target)
