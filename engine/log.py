@@ -131,16 +131,27 @@ LadderPlaced = _event("LadderPlaced", "ladder",
     [("formation", str, _D), ("stage", str, _D)], "8.3 ladders: at the wall foot / on the wall.")
 MessengerSent = _event("MessengerSent", "messenger_sent",
     [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
-     ("arrival_bound", int, _D)], "9.1 a messenger leaves.")
+     ("arrival_bound", int, _D), ("sent_bound", int, 0), ("by", str | None, None),
+     ("cost_m", float, 0.0), ("route", tuple, ())],
+    "9.1 a messenger leaves ``by`` (a character) with its route and the bound it will arrive.")
 MessengerArrived = _event("MessengerArrived", "messenger_arrived",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D)],
-    "9.1 a messenger arrives.")  # fmt: skip
+    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
+     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
+    "9.1 a messenger arrives (the whole route it took).")
+MessengerRerouted = _event("MessengerRerouted", "messenger_rerouted",
+    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("reason", str, _D),
+     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
+    "9.1 the enemy moved across a messenger's string (or its formation moved): re-planned.")
+OrderRefused = _event("OrderRefused", "order_refused",
+    [("side", str, _D), ("formation", str, _D), ("order", str, _D), ("reason", str, _D)],
+    "An order the rules do not allow (e.g. 4.2 wing order out of the General's reach).")  # fmt: skip
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (OrderIssued, OrderReceived, OrderRoll, PlannedMove, Moved, Shot, Hit, Injured,
               Killed, Melee, PanicTest, Retreat, Rout, Rally, Pursuit, Destroyed, WingSplit,
-              BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived)
+              BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived,
+              MessengerRerouted, OrderRefused)
 }  # fmt: skip
 
 
