@@ -223,6 +223,8 @@ class Formation:
             counts[b.rank] = counts.get(b.rank, 0) + 1
         pw = self.pitch_w
         for b in self.bases:
+            if b.status is BaseStatus.DEAD:
+                continue  # removed from the table where it fell
             n = counts[b.rank]
             width = self.frontage if b.rank < ranks - 1 or n >= self.frontage else n
             across = (b.file - (width - 1) / 2.0) * pw

@@ -1,0 +1,123 @@
+"""``scenario-builder run``: fight a scenario and write its BattleLog.
+
+scenario-builder run flodden_1513 --seed 7 --out out/flodden
+scenario-builder run my_scenario.yaml --seed 3 --out out/mine [--max-bounds 30] [--ruleset NAME]
+
+Writes ``DIR/battle_log.json``, ``DIR/summary.json`` and ``DIR/battlefield/`` (the built ground,
+so ``scenario-builder map DIR`` is self-contained), all atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from scenario_builder.atomic import atomic_dir
+
+from .options import json_option, out_dir_option, seed_option
+
+__all__ = ["build_battlefield", "run"]
+
+
+def build_battlefield(scenario: Any) -> Any:
+    """The scenario's ground: a shipped slug, a built battlefield directory, or a DEM to build.
+
+    Returns an object with ``battlefield`` and ``save(dir)`` (a ``BuildResult`` or a wrapper).
+    """
+    from scenario_builder.battlefield import Battlefield
+    from scenario_builder.build import build_from_paths, build_site
+
+    ref = scenario.battlefield
+    here = scenario.path.parent if scenario.path is not None else Path(".")
+
+    def rel(p: str) -> Path:
+        q = Path(p)
+        return q if q.is_absolute() else here / q
+
+    if ref.slug is not None:
+        return build_site(ref.slug, bbox=ref.bbox)
+    if ref.path is not None:
+        bf = Battlefield.load(rel(ref.path))
+        return _Loaded(bf)
+    return build_from_paths(
+        rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
+        overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
+    )  # fmt: skip
+
+
+class _Loaded:
+    def __init__(self, bf: Any) -> None:
+        self.battlefield = bf
+
+    def save(self, directory: Path) -> Path:
+        return self.battlefield.save(directory)
+
+
+def summarise(log: Any, scenario: Any) -> dict[str, Any]:
+    result = log.result or {}
+    events = log.events()
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e.type] = counts.get(e.type, 0) + 1
+    return {
+        "scenario": scenario.id,
+        "name": scenario.name,
+        "ruleset": log.header["ruleset"],
+        "seed": log.header["seed"],
+        "winner": result.get("winner"),
+        "bounds": result.get("bounds"),
+        "reason": result.get("reason"),
+        "losses": result.get("losses"),
+        "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
+        "events": dict(sorted(counts.items())),
+        "historical_outcome": scenario.historical_outcome,
+    }
+
+
+@click.command("run")
+@click.argument("scenario")
+@seed_option
+@out_dir_option
+@click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
+@click.option("--ruleset", help="Ruleset name (default: the scenario's).")
+@json_option
+def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str | None,
+        as_json: bool) -> None:  # fmt: skip
+    """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.rulesets import get_ruleset
+    from engine.scenario import load_scenario
+
+    sc = load_scenario(scenario)
+    rs = get_ruleset(ruleset or sc.ruleset)
+    built = build_battlefield(sc)
+    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs)
+    log = battle.run(max_bounds)
+    summary = summarise(log, sc)
+    with atomic_dir(out) as tmp:
+        (tmp / "battle_log.json").write_text(log.to_json(), encoding="utf-8")
+        (tmp / "summary.json").write_text(
+            json.dumps(summary, sort_keys=True, indent=2), encoding="utf-8"
+        )
+        (tmp / "battlefield").mkdir()
+        built.save(tmp / "battlefield")
+    if as_json:
+        click.echo(json.dumps(summary, sort_keys=True))
+        return
+    console = Console()
+    winner = summary["winner"] or "none"
+    console.print(f"[bold]{sc.name}[/bold]  ruleset {summary['ruleset']}, seed {seed}")
+    console.print(f"Winner: [bold]{winner}[/bold] after {summary['bounds']} bounds "
+                  f"({summary['reason']})")  # fmt: skip
+    table = Table("side", "bases", "lost")
+    for s in sc.sides:
+        table.add_row(s.name, str(summary["bases"][s.id]), str(summary["losses"][s.id]))
+    console.print(table)
+    console.print(f"Wrote {Path(out) / 'battle_log.json'}")

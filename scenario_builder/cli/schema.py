@@ -1,0 +1,30 @@
+"""``scenario-builder schema``: print the JSON Schema of scenario files (or troop lists)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+__all__ = ["schema"]
+
+
+@click.command("schema")
+@click.option(
+    "--kind",
+    type=click.Choice(["scenario", "troops"]),
+    default="scenario",
+    show_default=True,
+    help="Which file format.",
+)
+def schema(kind: str) -> None:
+    """Print the JSON Schema of scenario files (--kind troops: troop lists)."""
+    if kind == "scenario":
+        from engine.scenario import Scenario
+
+        out = Scenario.json_schema()
+    else:
+        from engine.profiles import Army
+
+        out = Army.model_json_schema()
+    click.echo(json.dumps(out, indent=2, sort_keys=True))
