@@ -108,6 +108,24 @@ def _swatch(colour: str, label: str) -> str:
     )
 
 
+def source_names(meta: dict[str, Any]) -> list[str]:
+    """Short names of a battlefield's sources (attribution or kind + file name).
+
+    >>> source_names({"sources": [{"kind": "dem", "path": "/x/dem.tif"}, "OSM"]})
+    ['dem: dem.tif', 'OSM']
+    """
+    out = []
+    for src in meta.get("sources") or []:
+        if isinstance(src, dict):
+            label = src.get("attribution") or src.get("name")
+            if not label:
+                label = f"{src.get('kind', 'source')}: {Path(str(src.get('path', '?'))).name}"
+            out.append(str(label))
+        else:
+            out.append(str(src))
+    return out
+
+
 def legend_html(bf: Battlefield) -> str:
     """The legend's HTML: movement and cover classes, the level ramp, the step height."""
     parts = ["<b>Movement (7.3)</b>"]
@@ -129,12 +147,11 @@ def legend_html(bf: Battlefield) -> str:
         f'<div style="height:10px;border:1px solid #555;background:linear-gradient(90deg,{ramp})">'
         "</div>"
     )
-    sources = bf.meta.get("sources") or []
-    if sources:
-        names = [s.get("name", str(s)) if isinstance(s, dict) else str(s) for s in sources]
+    names = source_names(bf.meta)
+    if names:
         parts.append(
             '<div style="margin-top:4px;color:#555;font-size:10px">'
-            + html.escape("; ".join(names[:4]))
+            + html.escape("; ".join(names[:5]))
             + "</div>"
         )
     return "".join(parts)

@@ -25,6 +25,7 @@ from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
+from maps.battlefield_map import source_names
 from maps.colours import MOVE_NAMES, PRINT_MOVE
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
@@ -138,7 +139,7 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         ph = paper.height_mm - 2 * opts.margin_mm
         if min(pw, ph) <= opts.overlap_mm + 10:
             raise LayoutError(
-                "--margin",
+                "--overlap" if opts.overlap_mm > 0.25 * min(pw, ph) else "--margin",
                 f"expected margins and overlap leaving room on "
                 f"{paper}, got margin {opts.margin_mm:g} mm, overlap "
                 f"{opts.overlap_mm:g} mm",
@@ -519,9 +520,8 @@ def _index_page(
         f"Every sheet is at true table scale: check its scale bar with a ruler before cutting "
         f"(1 m of ground = {lay.scale.mm_per_m:g} mm).",
     ]
-    sources = bf.meta.get("sources") or []
-    if sources:
-        names = [s.get("name", str(s)) if isinstance(s, dict) else str(s) for s in sources]
+    names = source_names(bf.meta)
+    if names:
         lines.append("Sources: " + "; ".join(names)[:150])
     for line in lines:
         c.drawString(m, y, line)

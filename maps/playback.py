@@ -33,7 +33,7 @@ from scenario_builder.errors import CRSError
 
 STATE_CODES = {"ok": "o", "injured": "i", "dead": "d"}
 MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "D"}
-LINE_EVENTS = ("shot", "melee", "pursuit", "hit")
+LINE_EVENTS = ("shot", "melee", "pursuit")
 ACTOR_KEYS = ("formation", "attacker", "base", "shooter")
 TARGET_KEYS = ("target", "defender", "victim")
 
@@ -55,6 +55,8 @@ def _event_text(ev: Mapping[str, Any]) -> str:
         parts.append(f"dice [{', '.join(str(f) for f in faces)}]")
         if dice.get("purpose"):
             parts.append(f"({dice['purpose']})")
+    elif isinstance(dice, str):  # DiceResult's text form, "2d6[3,5] purpose"
+        parts.append(f"dice {dice}")
     skip = {"type", "dice", "phase", *ACTOR_KEYS, *TARGET_KEYS}
     for k, v in sorted(ev.items()):
         if k not in skip and isinstance(v, (str, int, float, bool)) and v is not None:

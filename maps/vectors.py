@@ -84,6 +84,12 @@ def regions(bf: Battlefield, layer: str = "move") -> Any:
 
     got = _gpkg_layer(bf, "regions")
     if got is not None and len(got) and layer in got.columns:
+        got = got[[layer, "geometry"]].copy()
+        if not pd_is_integer(got[layer]):
+            # the build writes class names ("woods"); codes come from the battlefield's legend
+            codes = {str(v).lower(): int(k) for k, v in bf.meta["legend"].get(layer, {}).items()}
+            got[layer] = [codes.get(str(v).lower(), -1) for v in got[layer]]
+            got = got[got[layer] >= 0]
         return got.dissolve(by=layer, as_index=False)[[layer, "geometry"]]
     data = np.asarray(bf.layer(layer)).astype(np.uint8)
     rows = []
@@ -97,6 +103,12 @@ def regions(bf: Battlefield, layer: str = "move") -> Any:
         if polys:
             rows.append({layer: int(code), "geometry": shapely.union_all(polys)})
     return gpd.GeoDataFrame(rows, columns=[layer, "geometry"], crs=bf.crs)
+
+
+def pd_is_integer(column: Any) -> bool:
+    from pandas.api.types import is_integer_dtype
+
+    return bool(is_integer_dtype(column))
 
 
 def _gpkg_layer(bf: Battlefield, name: str) -> Any:
