@@ -72,6 +72,13 @@ def read_enemy(path: str, bf: Any, crs: pyproj.CRS) -> list[Any]:
         raise DataSourceError(p, f"expected Polygon/MultiPolygon enemy bases, got {kinds}")
     if gdf.crs is None:
         gdf = gdf.set_crs(crs)
+    minx, miny, maxx, maxy = gdf.total_bounds
+    if gdf.crs.is_geographic and not (-180 <= minx <= maxx <= 180 and -90 <= miny <= maxy <= 90):
+        raise DataSourceError(
+            p,
+            f"expected lon/lat in {gdf.crs.to_string()} (GeoJSON's default), got coordinates "
+            f"up to ({maxx:.0f}, {maxy:.0f}); save the file with its CRS",
+        )
     gdf = gdf.to_crs(bf.crs)
     return list(gdf.geometry.make_valid())
 
@@ -167,7 +174,9 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
     lonlat = [bf.to_lonlat(x, y) for x, y in r.path]
     latlon = [(lat, lon) for lon, lat in lonlat]
     west, south, east, north = bf.bounds_lonlat()
-    m = folium.Map(tiles=None, control_scale=True)
+    from maps.leaflet_offline import make_offline
+
+    m = make_offline(folium.Map(tiles=None, control_scale=True))  # no tiles, no CDN: works offline
     folium.Rectangle(
         [(south, west), (north, east)], color="#555555", weight=1, fill=False,
         tooltip="battlefield",
@@ -181,8 +190,10 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
         ).add_to(m)
     tip = f"cost {r.cost_m:,.0f} m, length {r.length_m:,.0f} m, {r.triple_share:.0%} at triple"
     folium.PolyLine(latlon, color="#1f4e9c", weight=4, tooltip=tip).add_to(m)
-    folium.Marker(latlon[0], tooltip="from").add_to(m)
-    folium.Marker(latlon[-1], tooltip="to").add_to(m)
+    for where, label, colour in ((latlon[0], "from", "#27ae60"), (latlon[-1], "to", "#8e44ad")):
+        folium.CircleMarker(
+            where, radius=7, color=colour, fill=True, fill_opacity=1.0, tooltip=label
+        ).add_to(m)
     m.fit_bounds([(south, west), (north, east)])
     out = Path(path)
     try:
