@@ -140,11 +140,18 @@ class Objective(BaseModel):
 
 
 class TriggerCondition(BaseModel):
+    """All given conditions must hold (engine.commanders): an enemy within ``enemy_within_m``
+    of ``formation`` (else of the trigger's formations); from bound ``bound`` on; ``formation``
+    has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is routing or
+    destroyed; objective ``objective_taken`` is taken."""
+
     model_config = _STRICT
     enemy_within_m: float | None = None
     formation: str | None = None
     bound: int | None = None
     losses_fraction: float | None = None
+    routs: str | None = None
+    objective_taken: str | None = None
 
 
 class Trigger(BaseModel):
