@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import rasterio
-from pyproj import Geod
+from pyproj import Geod, Transformer
+from rasterio.coords import BoundingBox
 from shapely.geometry import LineString, Point, shape
 from shapely.geometry.base import BaseGeometry
 
@@ -36,16 +37,25 @@ def _named(slug: str, text: str) -> BaseGeometry:
 
 
 class Dem:
-    """Nearest-cell elevation lookups on a shipped SRTM DEM (EPSG:4326)."""
+    """Nearest-cell elevation lookups by lon/lat on a shipped DEM (SRTM in EPSG:4326, or the
+    Gettysburg EPSG:3857 grid: positions are reprojected and ``bounds`` is in lon/lat)."""
 
     def __init__(self, slug: str) -> None:
         with rasterio.open(SITES / slug / "dem.tif") as src:
             self.a = src.read(1).astype(float)
             self.transform = src.transform
-            self.bounds = src.bounds
+            self.to_dem = Transformer.from_crs("EPSG:4326", src.crs, always_xy=True)
+            b = src.bounds
+            if src.crs.is_geographic:
+                self.bounds = b
+            else:
+                back = Transformer.from_crs(src.crs, "EPSG:4326", always_xy=True)
+                w, s = back.transform(b.left, b.bottom)
+                e, n = back.transform(b.right, b.top)
+                self.bounds = BoundingBox(w, s, e, n)
 
     def at(self, lon: float, lat: float) -> float:
-        col, row = ~self.transform @ (lon, lat)
+        col, row = ~self.transform @ self.to_dem.transform(lon, lat)
         return float(self.a[int(row), int(col)])
 
     def inside(self, geom: BaseGeometry) -> bool:
