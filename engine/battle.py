@@ -21,7 +21,7 @@ from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
 from engine.log import BattleLog, BoundRecord
-from engine.orders import Commander, Delivery, InstantDelivery, StandingOrders
+from engine.orders import Commander, Delivery, StandingOrders
 from engine.rulesets import get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
@@ -76,7 +76,11 @@ class Battle:
                 s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
                 for s in scenario.sides
             }
-        self.delivery = delivery if delivery is not None else InstantDelivery()
+        if delivery is None:  # 9.1-9.2: messengers (engine.messengers) unless told otherwise
+            from engine.messengers import MessengerDelivery
+
+            delivery = MessengerDelivery.for_scenario(battlefield, scenario)
+        self.delivery = delivery
         self.ctx = BoundContext(
             battlefield, self.state, dice, ruleset, self.sight, scenario, dict(commanders),
             self.delivery, has_walls=sieges.has_fortifications(battlefield),
