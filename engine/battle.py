@@ -21,6 +21,7 @@ from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
 from engine.log import BattleLog, BoundRecord
+from engine.movement import update_contacts
 from engine.orders import Commander, Delivery, StandingOrders
 from engine.rulesets import get_ruleset
 from engine.scenario import Scenario
@@ -85,6 +86,7 @@ class Battle:
             battlefield, self.state, dice, ruleset, self.sight, scenario, dict(commanders),
             self.delivery, has_walls=sieges.has_fortifications(battlefield),
         )  # fmt: skip
+        self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
         self.log = BattleLog(self._header())
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
         self.result: dict[str, Any] | None = None

@@ -335,8 +335,14 @@ class Formation:
         """Which face of the formation looks toward (x, y): front, rear, left or right."""
         o = self.obb()
         a, l_ = local(o, x, y)
-        # compare in units of the half extents so a long, shallow line is flanked only from
-        # beyond its ends
+        # ahead of the front edge is the front, even beyond the ends (an overlapping wider
+        # enemy touches the front corners); level with the formation is a flank
+        if l_ >= o.hd:
+            return "front"
+        if l_ <= -o.hd:
+            return "rear"
+        if abs(a) >= o.hw:
+            return "right" if a > 0 else "left"
         if abs(l_) - o.hd >= abs(a) - o.hw:
             return "front" if l_ >= 0 else "rear"
         return "right" if a > 0 else "left"

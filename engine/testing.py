@@ -224,3 +224,62 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
 
 
 
+
+
+# -- small scenarios for rules tests ----------------------------------------------------------
+
+
+def flat_origin(bf: Any, size_m: float = 700.0) -> tuple[float, float]:
+    """Centre of the first ``size_m`` square of one height level and plain ground (tests place
+    troops there so sight and speed are not changed by the ground unless they mean it)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    w = max(2, int(size_m / bf.res))
+    lv = bf.layer("level")
+    mv = bf.layer("move")
+    win_l = sliding_window_view(lv, (w, w))
+    win_m = sliding_window_view(mv, (w, w))
+    flat = (win_l.max(axis=(2, 3)) == win_l.min(axis=(2, 3))) & (win_m.max(axis=(2, 3)) == 0)
+    idx = np.argwhere(flat)
+    if not len(idx):
+        raise ValueError(f"no flat {size_m} m square on {bf!r}")
+    i, j = idx[len(idx) // 2]
+    x, y = bf.transform * (j + w / 2.0, i + w / 2.0)
+    return (float(x), float(y))
+
+
+def make_scenario(
+    red: list[dict[str, Any]],
+    blue: list[dict[str, Any]],
+    *,
+    armies: tuple[str, str],
+    origin: tuple[float, float],
+    slug: str = "minden",
+    **fields: Any,
+) -> Any:
+    """A two-sided scenario from short formation dicts.
+
+    Each formation dict takes the scenario fields plus ``at: (dx, dy)`` metres from ``origin``
+    (instead of ``position``) and optionally ``character: <id>``; ``frontage`` defaults to the
+    number of bases. Red's home edge is south, blue's north.
+    """
+    from engine.scenario import Scenario
+
+    sides = []
+    for sid, forms, army, home in (("red", red, armies[0], "south"),
+                                   ("blue", blue, armies[1], "north")):  # fmt: skip
+        side: dict[str, Any] = {"id": sid, "name": sid.title(), "army": str(army),
+                                "home_edge": home, "formations": [], "characters": []}  # fmt: skip
+        for spec in forms:
+            spec = dict(spec)
+            dx, dy = spec.pop("at")
+            ch = spec.pop("character", None)
+            spec.setdefault("frontage", spec["bases"])
+            spec["position"] = {"xy": [origin[0] + dx, origin[1] + dy]}
+            side["formations"].append(spec)
+            if ch:
+                side["characters"].append({"id": ch, "formation": spec["id"]})
+        sides.append(side)
+    data = {"id": "rules_test", "name": "Rules test", "battlefield": {"slug": slug},
+            "sides": sides, **fields}  # fmt: skip
+    return Scenario.model_validate(data)
