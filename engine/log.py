@@ -144,7 +144,7 @@ MessengerRerouted = _event("MessengerRerouted", "messenger_rerouted",
     "9.1 the enemy moved across a messenger's string (or its formation moved): re-planned.")
 OrderRefused = _event("OrderRefused", "order_refused",
     [("side", str, _D), ("formation", str, _D), ("order", str, _D), ("reason", str, _D)],
-    "An order the rules do not allow (e.g. 4.2 wing order beyond the General's reach).")  # fmt: skip
+    "An order the rules forbid (e.g. 4.2 wing order beyond the General's reach).")  # fmt: skip
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
