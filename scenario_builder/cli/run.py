@@ -77,15 +77,35 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
+def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None) -> Any:
+    """Plan commanders (engine.commanders) for every side; --orders scripts some of them."""
+    from engine.commanders import plan_commanders
+    from engine.scripted import OrdersScript, scripted_commanders
+    from scenario_builder.errors import ScenarioFileError
+
+    commanders: dict[str, Any] = dict(plan_commanders(sc, bf.to_xy))
+    if orders_file is None:
+        if orders_side is not None:
+            raise ScenarioFileError(sc.path or sc.id, "--orders-side needs --orders FILE")
+        return commanders
+    script = OrdersScript.load(orders_file)
+    commanders.update(scripted_commanders(sc, script, bf.to_xy, orders_side))
+    return commanders
+
+
 @click.command("run")
 @click.argument("scenario")
 @seed_option
 @out_dir_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
 @click.option("--ruleset", help="Ruleset name (default: the scenario's).")
+@click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
+              help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
+@click.option("--orders-side", help="Only this side follows --orders (default: every side the "
+                                    "file gives orders to).")  # fmt: skip
 @json_option
 def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str | None,
-        as_json: bool) -> None:  # fmt: skip
+        orders_file: str | None, orders_side: str | None, as_json: bool) -> None:  # fmt: skip
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
     from rich.console import Console
     from rich.table import Table
@@ -98,7 +118,8 @@ def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str
     sc = load_scenario(scenario)
     rs = get_ruleset(ruleset or sc.ruleset)
     built = build_battlefield(sc)
-    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs)
+    commanders = _commanders(sc, built.battlefield, orders_file, orders_side)
+    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
     log = battle.run(max_bounds)
     summary = summarise(log, sc)
     with atomic_dir(out) as tmp:
