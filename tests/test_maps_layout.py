@@ -6,6 +6,7 @@ resolution (poppler's pdftoppm) and the printed table frame is measured in pixel
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -41,8 +42,19 @@ def _raster(pdf: Path, page: int, dpi: int, tmp: Path) -> np.ndarray:
 
     stem = tmp / f"p{page}"
     subprocess.run(
-        ["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-png", "-singlefile",
-         str(pdf), str(stem)],
+        [
+            "pdftoppm",
+            "-r",
+            str(dpi),
+            "-f",
+            str(page),
+            "-l",
+            str(page),
+            "-png",
+            "-singlefile",
+            str(pdf),
+            str(stem),
+        ],
         check=True,
     )
     return np.asarray(Image.open(f"{stem}.png").convert("RGB"))
@@ -51,8 +63,20 @@ def _raster(pdf: Path, page: int, dpi: int, tmp: Path) -> np.ndarray:
 @needs_poppler
 def test_layout_pages_follow_the_tiling_formula(run_cli, bf_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "layout.pdf"
-    code, stdout, err = run_cli("print", bf_dir, "--scale", "1:20000", "--paper", "A4",
-                                "--overlap", "10", "--margin", "10", "--out", out)
+    code, stdout, err = run_cli(
+        "print",
+        bf_dir,
+        "--scale",
+        "1:20000",
+        "--paper",
+        "A4",
+        "--overlap",
+        "10",
+        "--margin",
+        "10",
+        "--out",
+        out,
+    )
     assert code == 0, err
     from scenario_builder.battlefield import Battlefield
 
@@ -74,19 +98,26 @@ def test_printed_table_is_true_scale_within_half_a_millimetre(
     from scenario_builder.battlefield import Battlefield
 
     bf = Battlefield.load(bf_dir)
-    w, s, e, n = bf.bounds_lonlat()
+    w, s, _e, _n = bf.bounds_lonlat()
     bbox = f"{w + 0.02},{s + 0.02},{w + 0.045},{s + 0.035}"  # ~1.8 x 1.7 km, one A4 sheet
     out = tmp_path / "one.pdf"
-    code, _, err = run_cli("print", bf_dir, "--scale", "1:20000", "--paper", "A4", "--bbox", bbox,
-                           "--out", out)
+    code, _, err = run_cli(
+        "print", bf_dir, "--scale", "1:20000", "--paper", "A4", "--bbox", bbox, "--out", out
+    )
     assert code == 0, err
-    lay = plan_layout(bf, LayoutOptions(TableScale.from_text("1:20000"), Paper.from_text("A4"),
-                                        bbox=tuple(float(v) for v in bbox.split(","))))
+    lay = plan_layout(
+        bf,
+        LayoutOptions(
+            TableScale.from_text("1:20000"),
+            Paper.from_text("A4"),
+            bbox=tuple(float(v) for v in bbox.split(",")),
+        ),
+    )
     assert lay.tiling.count == 1 and _pages(out) == 2
     tw, th = lay.table_mm
     assert tw == pytest.approx((lay.window[2] - lay.window[0]) / 20)
     img = _raster(out, 2, 254, tmp_path)  # 10 px per mm
-    black = (img.max(axis=2) < 40)
+    black = img.max(axis=2) < 40
     margin_px = 10 * 10
     # the table's frame: a black line all round the ground; scan across its middle
     row = black[margin_px + int(th * 10 / 2)]
@@ -119,9 +150,20 @@ def test_cut_layers_one_per_step_with_thickness(run_cli, bf_dir: Path, tmp_path:
 
     bf = Battlefield.load(bf_dir)
     layers = tmp_path / "layers"
-    code, _, err = run_cli("print", bf_dir, "--scale", "2mm", "--paper", "A4",
-                           "--bbox", _small_bbox(bf), "--out", tmp_path / "l.pdf",
-                           "--layers", layers)
+    code, _, err = run_cli(
+        "print",
+        bf_dir,
+        "--scale",
+        "2mm",
+        "--paper",
+        "A4",
+        "--bbox",
+        _small_bbox(bf),
+        "--out",
+        tmp_path / "l.pdf",
+        "--layers",
+        layers,
+    )
     assert code == 0, err
     index = json.loads((layers / "layers.json").read_text())
     assert index["layers"], "expected some layers in a hilly window"
@@ -129,18 +171,22 @@ def test_cut_layers_one_per_step_with_thickness(run_cli, bf_dir: Path, tmp_path:
     levels = [lay["level"] for lay in index["layers"]]
     assert levels == sorted(levels) and len(set(levels)) == len(levels)
     areas = [lay["area_m2"] for lay in index["layers"]]
-    assert all(a >= b for a, b in zip(areas, areas[1:]))  # each layer sits on the one below
+    assert all(a >= b for a, b in itertools.pairwise(areas))  # each layer sits on the one below
     first = layers / index["layers"][0]["svg"]
     root = ET.parse(first).getroot()
     w_mm, h_mm = index["table_mm"]
-    assert root.get("width") == f"{w_mm:.2f}mm" and root.get("viewBox") == f"0 0 {w_mm:.2f} {h_mm:.2f}"
+    assert (
+        root.get("width") == f"{w_mm:.2f}mm" and root.get("viewBox") == f"0 0 {w_mm:.2f} {h_mm:.2f}"
+    )
     text = first.read_text()
     assert f"cut from {bf.step:g} mm board" in text
     ns = "{http://www.w3.org/2000/svg}"
     marks = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{ns}circle")]
     for lay in index["layers"][1:]:
         other = ET.parse(layers / lay["svg"]).getroot()
-        assert [(float(c.get("cx")), float(c.get("cy"))) for c in other.iter(f"{ns}circle")] == marks
+        assert [
+            (float(c.get("cx")), float(c.get("cy"))) for c in other.iter(f"{ns}circle")
+        ] == marks
     assert (layers / index["layers"][0]["pdf"]).stat().st_size > 1000
 
 
@@ -166,7 +212,7 @@ def test_bad_print_options_fail_in_one_line_writing_nothing(
     run_cli, bf_dir: Path, tmp_path: Path, args: list[str], message: str
 ) -> None:
     out = tmp_path / "x.pdf"
-    code, stdout, err = run_cli("print", bf_dir, *args, "--out", out, "--layers", tmp_path / "L")
+    code, _stdout, err = run_cli("print", bf_dir, *args, "--out", out, "--layers", tmp_path / "L")
     assert code != 0
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
