@@ -146,9 +146,9 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
 
 
 def _gap(f: Formation, g: Formation) -> float:
-    from engine.geometry import obb_array
+    from engine.geometry import distance, obb_array
 
-    return max(0.0, float(separation(f.obb(), obb_array([g.obb()]))[0]))
+    return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
 def _charge(f: Formation, g: Formation, kind: str) -> MovePlan:

@@ -1,9 +1,9 @@
 """Changing formations: wings (4.2), brigades and merging (5.1), Loose Formation (4.1).
 
 - :func:`split_into_wings`: an ordinary formation splits into wings of at least 2 bases when a
-  character is with it, when the list allows it (``wings`` flag), or when its General, within
-  200 m and in sight, orders it (one such order per General per bound). Brigades cannot split.
-  Each wing is a formation of its own (``wing_of`` names the original).
+  character is with it or the list allows it (``wings`` flag). Brigades cannot split. Each wing
+  is a formation of its own (``wing_of`` names the original). The General's order to split a
+  formation (within 200 m and in sight) is :func:`engine.wings.split_into_wings`.
 - :func:`merge_formations`: a formation joins one with a character (a Brigade) if the brigade
   stays within the character's troop-type limit (L1: one type, L2: two, L3: three; a formation of
   several types counts as one "formation type"); wings of the same original always re-join.
@@ -12,16 +12,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from engine.geometry import forward, right
+from engine.geometry import right
 from engine.log import BrigadeMerge, Event, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
 __all__ = ["brigade_limit", "go_loose", "merge_formations", "split_into_wings", "troop_types"]
-
-GENERAL_REACH_M = 200.0  # 4.2
 
 
 def troop_types(f: Formation) -> frozenset[str]:
@@ -39,8 +35,6 @@ def split_into_wings(
     fid: str,
     files: list[int],
     *,
-    by_general: bool = False,
-    sight: Any = None,
     phase: str = "plan_moves",
 ) -> list[Event]:
     """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2)."""
@@ -50,18 +44,6 @@ def split_into_wings(
     if f.brigade:
         raise IllegalOrderError(None, f"{fid}: brigades cannot split into wings (5.1)")
     allowed = bool(f.character_ids()) or f.has_flag("wings")
-    if not allowed and by_general:
-        side = state.sides[f.side]
-        ch = state.characters.get(side.general or "")
-        if ch is None or not ch.alive:
-            raise IllegalOrderError(None, f"{fid}: no living General to order wings")
-        gf = next(g for g in state.formations.values() if any(b.id == ch.base for b in g.bases))
-        near = sight is not None and sight.distance(gf.id, fid) <= GENERAL_REACH_M
-        seen = near and (gf.id == fid or sight.sees(gf.id, fid))
-        if not (near and seen):
-            raise IllegalOrderError(None, f"{fid}: the General must be within 200 m and see it "
-                                          "to order wings (4.2)")  # fmt: skip
-        allowed = True
     if not allowed:
         raise IllegalOrderError(None, f"{fid}: wings need a character present or the General's "
                                       "order (4.2)")  # fmt: skip
@@ -76,7 +58,6 @@ def split_into_wings(
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
-    fx, fy = forward(f.facing)
     rx, ry = right(f.facing)
     wings = []
     pitch = f.pitch_w
@@ -94,7 +75,6 @@ def split_into_wings(
                       start_bases=len(members))  # fmt: skip
         w.place()
         wings.append(w)
-    del fx, fy
     for w in wings:
         state.formations[w.id] = w
     state.version += 1

@@ -33,6 +33,7 @@ __all__ = [
     "angle_diff",
     "bearing",
     "corners",
+    "distance",
     "forward",
     "obb_array",
     "overlaps",
@@ -190,3 +191,37 @@ def local(o: OBB, x: float, y: float) -> tuple[float, float]:
     rx, ry = right(o.facing)
     dx, dy = x - o.cx, y - o.cy
     return (dx * rx + dy * ry, dx * fx + dy * fy)
+
+
+def _point_to_obbs(px: np.ndarray, py: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Distances (N,) from points (N,) to rectangles (N, 5), pairwise."""
+    fx, fy, rx, ry = _axes(others[:, 4])
+    dx, dy = px - others[:, 0], py - others[:, 1]
+    a = np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0)
+    b = np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0)
+    return np.hypot(a, b)
+
+
+def distance(a: OBB, others: np.ndarray) -> np.ndarray:
+    """True gap between ``a`` and each of ``others`` (N,), 0 when touching or overlapping.
+
+    For two separate convex shapes the nearest points include a corner of one of them.
+
+    >>> a = OBB(0.0, 0.0, 5.0, 5.0, 0.0)
+    >>> round(float(distance(a, obb_array([OBB(105.0, 105.0, 5.0, 5.0, 0.0)]))[0]), 3)
+    134.35
+    """
+    n = others.shape[0]
+    if n == 0:
+        return np.zeros(0)
+    best = np.full(n, np.inf)
+    for cx, cy in corners(a):
+        best = np.minimum(best, _point_to_obbs(np.full(n, cx), np.full(n, cy), others))
+    fx, fy, rx, ry = _axes(others[:, 4])
+    for sa, sb in ((-1, 1), (1, 1), (1, -1), (-1, -1)):
+        px = others[:, 0] + sa * others[:, 2] * rx + sb * others[:, 3] * fx
+        py = others[:, 1] + sa * others[:, 2] * ry + sb * others[:, 3] * fy
+        one = np.array([[a.cx, a.cy, a.hw, a.hd, a.facing]])
+        best = np.minimum(best, _point_to_obbs(px, py, np.repeat(one, n, axis=0)))
+    best[separation(a, others) < 0] = 0.0
+    return best

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.charts import UnitType
-from engine.geometry import obb_array, point_distance, segment_hits, separation
+from engine.geometry import distance, obb_array, point_distance, segment_hits, separation
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
@@ -125,7 +125,7 @@ class Sight:
         """Gap between two formations' rectangles (0 when touching)."""
         self._refresh()
         i, j = self.index[a], self.index[b]
-        return max(0.0, float(separation(self.obbs[i], self.arr[j : j + 1])[0]))
+        return float(distance(self.obbs[i], self.arr[j : j + 1])[0])
 
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
@@ -199,7 +199,7 @@ class Sight:
                     continue
                 return False
             if blocker.skirmisher:
-                to_screened = float(separation(self.obbs[k], self.arr[j : j + 1])[0])
+                to_screened = float(distance(self.obbs[k], self.arr[j : j + 1])[0])
                 if point_distance(self.obbs[k], *p) <= SKIRMISH_SCREEN_M and (
                     to_screened <= SKIRMISH_SCREEN_M
                 ):
@@ -213,7 +213,7 @@ class Sight:
         if observer in self._heard:
             return self._heard[observer]
         i = self.index[observer]
-        gaps = np.maximum(separation(self.obbs[i], self.arr), 0.0)
+        gaps = distance(self.obbs[i], self.arr)
         best, best_d = None, HEARING_M
         for k in np.argsort(gaps, kind="stable"):
             if k == i:
