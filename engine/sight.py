@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.charts import UnitType
-from engine.geometry import distance, obb_array, point_distance, segment_hits, separation
+from engine.geometry import distance, obb_array, point_distance, segment_hits
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
