@@ -150,3 +150,22 @@ def write_like(
         with rasterio.open(dst, "w", **profile) as d:
             d.write(arr.astype(profile["dtype"]), 1)
     return dst
+
+
+# -- command layer (engine.messengers / commanders): shipped sites with their scenarios --------
+
+
+@pytest.fixture(scope="session")
+def built_flodden():
+    """Flodden (SRTM 3", 25 m grid) built once; the ground of data/scenarios/flodden_1513.yaml."""
+    from scenario_builder.build import build_site
+
+    return build_site("flodden")
+
+
+@pytest.fixture(scope="session")
+def built_teutoburg():
+    """Kalkriese (SRTM + overlay, ~29 % woods) built once; data/scenarios/teutoburg_ad9.yaml."""
+    from scenario_builder.build import build_site
+
+    return build_site("teutoburg_kalkriese")
