@@ -198,8 +198,8 @@ def relax_bends(
     clear: Clear = _always,
     *,
     start_step: float = 1.0,
-    min_step: float = 0.0625,
-    passes: int = 2,
+    min_step: float = 0.125,
+    passes: int = 1,
 ) -> list[GridPoint]:
     """Pattern search on every interior point at once: each moves to the cheapest of eight
     neighbours ``step`` away while that lowers the cost of its two stretches, else halves its step.
