@@ -169,6 +169,7 @@ def split_into_wings(
     rx, ry = right(f.facing)
     root = f.wing_of or f.id
     all_bases = list(f.bases)
+    ocx, ocy = f.cx, f.cy  # the first wing keeps the formation object: remember its centre
     new: list[Formation] = []
     ids: list[str] = []
     for k, files in enumerate(groups):
@@ -177,8 +178,8 @@ def split_into_wings(
         rmax = max(b.rank for b in members)
         across = ((files[0] + files[-1]) / 2.0 - (width - 1) / 2.0) * pitch
         along = ((ranks - 1) / 2.0 - (rmin + rmax) / 2.0) * BASE_D
-        cx = f.cx + across * rx + along * fx
-        cy = f.cy + across * ry + along * fy
+        cx = ocx + across * rx + along * fx
+        cy = ocy + across * ry + along * fy
         for b in members:
             b.file -= files[0]
             b.rank -= rmin
