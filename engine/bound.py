@@ -191,7 +191,10 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
         if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
             return _retreat_plan(ctx, f, "retreat")
         return none  # 11.2: stand to rally
-    if state.contacts.get(f.id):
+    contacts = state.contacts.get(f.id, ())
+    broken = (Morale.RETREATING, Morale.ROUTING)
+    if contacts and not (f.pursuing in contacts and all(
+            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
         return none  # 3.2: in combat, keep fighting
     if any(b.ladder_ready for b in f.alive_bases):
         return MovePlan(f.id, "ladder", f.facing)
@@ -404,14 +407,21 @@ def phase_execute_moves(ctx: BoundContext) -> None:
     from engine import sieges
 
     state = ctx.state
-    for f in high_initiative_first(ctx):
+    for f in _pursuers_last(ctx, high_initiative_first(ctx)):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
             continue
         if plan.kind == "ladder":
             _ladder_up(ctx, f)
             continue
-        if f.morale is Morale.STEADY and _touching_enemy(ctx, f):
+        if plan.kind in ("charge", "pursue", "attack") and plan.target is not None:
+            g = state.formations[plan.target]
+            if g.removed:
+                continue
+            fresh = _charge(f, g, plan.kind)  # the target may have moved first: aim anew
+            fresh.max_m = plan.max_m
+            plan = fresh
+        if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f):
             continue  # charged before its turn: it stays to fight (3.2)
         classes_fn = None
         if ctx.has_walls:
@@ -440,6 +450,14 @@ def phase_execute_moves(ctx: BoundContext) -> None:
         _ladders_at_wall(ctx)
 
 
+def _pursuers_last(ctx: BoundContext, order: list[Formation]) -> list[Formation]:
+    """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
+    still in place, would block the faster pursuer that moves first by initiative)."""
+    pursuers = [f for f in order if ctx.plans.get(f.id) is not None
+                and ctx.plans[f.id].kind == "pursue"]  # fmt: skip
+    return [f for f in order if f not in pursuers] + pursuers
+
+
 def _mark_new_contacts(ctx: BoundContext) -> None:
     state = ctx.state
     bases = state.bases
@@ -449,9 +467,7 @@ def _mark_new_contacts(ctx: BoundContext) -> None:
             if eid in f.contacts_prev:
                 continue
             for _a, b in ctx.base_pairs.get((f.id, eid), ()):
-                eb = bases[b]
-                s = f.side_toward(eb.x, eb.y)
-                sides.add("flank" if s in ("left", "right") else s)
+                sides.add(f.contact_side(bases[b]))
         f.new_contact_sides = tuple(sorted(sides))
 
 

@@ -93,8 +93,8 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
                 out.append("friendly_rout_0_100m")
             elif d <= 250.0:
                 out.append("friendly_rout_100_250m")
-        if f.morale is Morale.RETREATING:
-            out.append("retreating_sees_broken")  # 11.1
+        if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
+            out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY and any(g.morale in _BROKEN for g in friends):
         seen = [g for g in friends if sight.aware(f.id, g.id)]
         if seen and all(g.morale in _BROKEN for g in seen):

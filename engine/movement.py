@@ -145,8 +145,14 @@ def halved(f: Formation) -> bool:
     return front >= 0.5 or whole >= 0.5
 
 
+#: a class no troops may enter (8.3: cavalry onto walls, ground troops up a wall without ladders)
+FORBIDDEN = 99
+
+
 def allowance_for(f: Formation, classes: list[int]) -> float | None:
     """Metres the formation may move given the terrain classes that apply (None = cannot)."""
+    if FORBIDDEN in classes:
+        return None
     speeds = [speed_in(f, c) for c in classes] if classes else [speed_in(f, MoveClass.PLAIN)]
     if any(s is None for s in speeds):
         return None
@@ -391,6 +397,12 @@ def execute_move(
             break
         allowance = a1
         dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+    # 7.1: terrain crossed on the way (a wall, a strip of wood) counts as well as the ends
+    if halted is None and d > PATH_STEP_M:
+        dx, dy, dth, d, allowance, why = _check_path(
+            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave
+        )
+        halted = why
     # sweep against every other formation so bases never overlap
     frac, hit = _sweep(state, f, box, start, dx, dy, dth)
     contact_with = None
@@ -414,6 +426,42 @@ def execute_move(
         o = f.obb()
         off_map = not bool(bf.contains(o.cx, o.cy))
     return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+PATH_STEP_M = 20.0
+
+
+def _check_path(
+    bf: Any, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
+    dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
+) -> tuple[float, float, float, float, float, str | None]:
+    """Shorten a move that crosses impassable or slower terrain between its two ends."""
+    for _ in range(3):
+        n = math.ceil(d / PATH_STEP_M)
+        ts = [k / n for k in range(1, n)]
+        if not ts:
+            return dx, dy, dth, d, allowance, None
+        pts = np.vstack([_lattice(f, (f.cx + dx * t, f.cy + dy * t, f.facing + dth * t))
+                         for t in ts])  # fmt: skip
+        inside = np.atleast_1d(bf.contains(pts[:, 0], pts[:, 1]))
+        if inside.all() and not np.any(np.atleast_1d(bf.category_at(pts[:, 0], pts[:, 1]))):
+            return dx, dy, dth, d, allowance, None  # all plain: nothing to check
+        slower = None
+        for i, t in enumerate(ts):
+            c, off = classes_fn(f, (f.cx + dx * t, f.cy + dy * t, f.facing + dth * t))
+            a = allowance_for(f, sorted(set(c0) | set(c)))
+            if a is None or (off and not may_leave):
+                prev = ts[i - 1] if i else 0.0
+                return (dx * prev, dy * prev, dth * prev, d * prev, allowance,
+                        "edge" if off else "terrain")  # fmt: skip
+            if a < allowance - 1e-9:
+                slower = a
+                break
+        if slower is None:
+            return dx, dy, dth, d, allowance, None
+        allowance = slower
+        dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+    return dx, dy, dth, d, allowance, None
 
 
 def _sweep(

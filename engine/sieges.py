@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine.charts import CoverClass, MoveClass, UnitType
-from engine.movement import _lattice, footprint_classes
+from engine.movement import FORBIDDEN, _lattice, footprint_classes
 from engine.state import Formation
 
 __all__ = [
@@ -72,8 +72,8 @@ def move_classes(
 ) -> tuple[list[int], bool]:
     """Movement classes for ``f`` at ``pose`` with 8.3 applied, and whether it is off the map.
 
-    Returns ``[IMPRACTICAL]`` for cavalry onto walls, and for ground troops of the side that does
-    not hold the walls (they need ladders, :mod:`engine.sieges`).
+    Returns ``[FORBIDDEN]`` for cavalry onto walls, and for ground troops of the side that does
+    not hold the walls (they need ladders).
     """
     classes, off = footprint_classes(bf, f, "move", pose)
     end_fort = fortification_at(bf, f, pose)
@@ -81,11 +81,11 @@ def move_classes(
         return classes, off
     base = [c for c in classes if c not in (MoveClass.DEBRIS, MoveClass.IMPRACTICAL)]
     if end_fort is not None and not may_enter_walls(f):
-        return [int(MoveClass.IMPRACTICAL)] * 2, off  # cannot travel for every unit type
+        return [FORBIDDEN], off  # cannot travel for every unit type
     if start_fort == end_fort:
         return base, off  # along a wall or within a tower: plain
     if start_fort is None and end_fort == "wall" and not holds_walls:
-        return [int(MoveClass.IMPRACTICAL)] * 2, off  # up the wall only by ladder
+        return [FORBIDDEN], off  # up the wall only by ladder
     if "tower" in (start_fort, end_fort):
         return sorted({*base, int(MoveClass.IMPRACTICAL)}), off
     return sorted({*base, int(MoveClass.DEBRIS)}), off

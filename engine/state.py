@@ -347,6 +347,24 @@ class Formation:
             return "front" if l_ >= 0 else "rear"
         return "right" if a > 0 else "left"
 
+    def contact_side(self, enemy: Base) -> str:
+        """Which face an enemy base in contact touches: front, rear or flank (10.2).
+
+        The face along which the enemy base overlaps the formation's extent most: a wider enemy
+        line wrapping round the front corners still touches the front.
+        """
+        o = self.obb()
+        a, l_ = local(o, enemy.x, enemy.y)
+        rel = math.radians(enemy.facing - self.facing)
+        c, s = abs(math.cos(rel)), abs(math.sin(rel))
+        ha = enemy.w / 2.0 * c + enemy.d / 2.0 * s
+        hl = enemy.w / 2.0 * s + enemy.d / 2.0 * c
+        ov_a = min(a + ha, o.hw) - max(a - ha, -o.hw)
+        ov_l = min(l_ + hl, o.hd) - max(l_ - hl, -o.hd)
+        if ov_a >= ov_l - 0.5:  # corner to corner counts as the front
+            return "front" if l_ >= 0 else "rear"
+        return "flank"
+
     def front_rank(self) -> list[Base]:
         return self.rank_of("front")
 
