@@ -16,7 +16,7 @@ from pyproj import Geod, Transformer
 from shapely.geometry import LineString, Point, shape
 from shapely.geometry.base import BaseGeometry
 
-from engine.charts import MoveClass
+from engine.charts import CoverClass, MoveClass
 from engine.profiles import Flag, load_army
 from engine.scenario import load_scenario
 from scenario_builder.paths import data_dir
@@ -162,3 +162,15 @@ def test_9_2_gettysburg_orders_travel_by_horse() -> None:
     scen = load_scenario(data_dir() / "scenarios" / "gettysburg_1863_day2.yaml")
     assert scen.age == "ancients"
     assert (scen.time, scen.weather, scen.date) == ("day", "clear", "1863-07-02")
+
+
+def test_8_1_no_battery_starts_in_overhead_cover(built_gettysburg) -> None:
+    # 8.1: troops cannot fire Ordnance from overhead cover, so guns deploy at the woods' edge.
+    bf = built_gettysburg.battlefield
+    scen = load_scenario(data_dir() / "scenarios" / "gettysburg_1863_day2.yaml")
+    for side in scen.sides:
+        army = scen.army(side.id)
+        for f in side.formations:
+            if army.profile(f.profile).has(Flag.ORDNANCE_ONLY):
+                x, y = bf.to_xy(*f.position.lonlat)
+                assert bf.cover_at(x, y) != CoverClass.OVERHEAD, f.id
