@@ -1,0 +1,159 @@
+"""Whole battles: determinism, the invariant suite on every ruleset, Flodden to a decision, the
+``run`` and ``schema`` CLI, and hypothesis invariants (1.1, 9.1, 10.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.rulesets import available_rulesets
+from engine.scenario import load_scenario
+from engine.testing import (
+    attack_everything,
+    check_battle,
+    check_ruleset,
+    flat_origin,
+    make_scenario,
+)
+from scenario_builder.build import build_site
+
+DATA = Path(__file__).parent / "data" / "troops"
+ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
+
+
+@pytest.fixture(scope="module")
+def flodden_bf():
+    return build_site("flodden").battlefield
+
+
+@pytest.fixture(scope="module")
+def flodden_attack():
+    return attack_everything(load_scenario("flodden_1513"))
+
+
+def test_1_1_same_seed_same_state_after_every_phase(flodden_bf, flodden_attack):
+    a = Battle(flodden_bf, flodden_attack, Dice(11))
+    b = Battle(flodden_bf, flodden_attack, Dice(11))
+    for _ in range(6):
+        for pa, pb in zip(a.phases(), b.phases(), strict=True):
+            assert pa == pb
+            assert a.state.fingerprint() == b.state.fingerprint(), pa
+            assert a.dice.history == b.dice.history
+
+
+def test_same_seed_gives_identical_log_bytes(flodden_bf, flodden_attack):
+    one = Battle(flodden_bf, flodden_attack, Dice(5)).run(8).to_json()
+    two = Battle(flodden_bf, flodden_attack, Dice(5)).run(8).to_json()
+    assert one == two
+    other = Battle(flodden_bf, flodden_attack, Dice(6)).run(8).to_json()
+    assert other != one
+
+
+@pytest.mark.parametrize("ruleset", available_rulesets())
+def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_attack):
+    report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
+    assert report.bounds >= 1 and report.phases == report.bounds * 11
+    assert report.result is not None
+
+
+def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_attack):
+    total = {s.id: sum(f.bases for f in s.formations) for s in flodden_attack.sides}
+    assert all(35 <= n <= 70 for n in total.values())  # about 40 bases a side
+    log = Battle(flodden_bf, flodden_attack, Dice(7)).run()
+    assert log.result["winner"] in {"english", "scots"}
+    assert log.result["bounds"] < flodden_attack.max_bounds
+    data = json.loads(log.to_json())
+    assert data["format"] == "battlelog/1" and data["crs"].startswith("EPSG:")
+    b0 = data["bounds"][0]["snapshot"]
+    assert set(b0) == {"bases", "formations", "messengers", "losses"}
+    assert all(e.get("dice", {"faces": []})["faces"] is not None
+               for bd in data["bounds"] for e in bd["events"])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def minden():
+    bf = build_site("minden").battlefield
+    return bf, flat_origin(bf)
+
+
+_PROFILES = ["inf", "cav", "archers", "skirm", "lcav", "javelin", "wild", "musket"]
+
+
+@st.composite
+def small_battles(draw):
+    def side(y, facing):
+        n = draw(st.integers(1, 3))
+        return [{"id": f"{'r' if y < 0 else 'b'}{i}", "profile": draw(st.sampled_from(_PROFILES)),
+                 "bases": draw(st.integers(1, 6)), "frontage": 3,
+                 "at": (-300 + 300 * i + draw(st.integers(-40, 40)),
+                        y + draw(st.integers(-60, 60))),
+                 "facing": facing, "order": draw(st.sampled_from(["attack", "advance", "hold"]))}
+                for i in range(n)]  # fmt: skip
+
+    return side(-200, 0), side(200, 180), draw(st.integers(0, 10_000))
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(small_battles())
+def test_6_1_invariants_hold_in_random_battles(minden, spec):
+    """No base beyond its allowance, removed bases never act, casualties only grow, bases never
+    overlap (engine.testing.check_battle asserts them after every phase)."""
+    bf, origin = minden
+    red, blue, seed = spec
+    sc = make_scenario(red, blue, armies=ARMIES, origin=origin, max_bounds=8)
+    check_battle(Battle(bf, sc, Dice(seed)), 8)
+
+
+# -- CLI -----------------------------------------------------------------------------------------
+
+
+def test_cli_run_writes_log_summary_and_battlefield(run_cli, tmp_path):
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("run", "flodden_1513", "--seed", "4", "--out", out,
+                                "--max-bounds", "3")  # fmt: skip
+    assert code == 0, err
+    assert "Winner" in stdout
+    log = json.loads((out / "battle_log.json").read_text())
+    assert log["seed"] == 4 and len(log["bounds"]) == 4
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["bounds"] == 3
+    assert (out / "battlefield" / "battlefield.tif").exists()
+
+
+def test_cli_run_unknown_scenario_is_one_line_error(run_cli, tmp_path):
+    code, _out, err = run_cli("run", "no_such_battle", "--out", tmp_path / "x")
+    assert code == 1 and err.count("\n") == 1 and err.startswith("Error:")
+    assert "no_such_battle" in err and not (tmp_path / "x").exists()
+
+
+def test_cli_run_bad_field_names_file_line_and_field(run_cli, tmp_path):
+    text = (Path(__file__).parents[1] / "data" / "scenarios" / "flodden_1513.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace("max_bounds: 40", "max_bounds: 40\nmax_bouns: 3"))
+    code, _out, err = run_cli("run", bad, "--out", tmp_path / "x")
+    assert code == 1 and "bad.yaml" in err and "max_bouns" in err and "line " in err
+    assert "Traceback" not in err and not (tmp_path / "x").exists()
+
+
+def test_cli_run_off_map_unit_names_the_formation(run_cli, tmp_path):
+    text = (Path(__file__).parents[1] / "data" / "scenarios" / "flodden_1513.yaml").read_text()
+    bad = tmp_path / "offmap.yaml"
+    bad.write_text(text.replace("[-2.1905, 55.6165]", "[-2.5, 55.6165]", 1))
+    code, _out, err = run_cli("run", bad, "--out", tmp_path / "x")
+    assert code == 1 and "offmap.yaml" in err and "sc_home" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_cli_schema_prints_json_schema(run_cli):
+    code, out, _err = run_cli("schema")
+    schema = json.loads(out)
+    assert code == 0 and "sides" in schema["properties"]
+    code, out, _err = run_cli("schema", "--kind", "troops")
+    assert "profiles" in json.loads(out)["properties"]
