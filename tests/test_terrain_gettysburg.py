@@ -62,8 +62,17 @@ def test_6_2_from_little_round_top_one_sees_over_the_lower_ground(built_gettysbu
         assert bf.line_of_sight(top, at(bf, target)), target
 
 
-def test_7_2_no_land_cover_means_open_ground_and_steep_cuts_are_cliffs(built_gettysburg):
-    bf = built_gettysburg.battlefield
+@pytest.fixture(scope="module")
+def gettysburg_dem_only():
+    """Gettysburg from its DEM alone: the shipped 1863 overlay is left out on purpose."""
+    from scenario_builder.build import build_from_paths
+    from scenario_builder.sites import get_site
+
+    return build_from_paths(get_site("gettysburg").dem)
+
+
+def test_7_2_no_land_cover_means_open_ground_and_steep_cuts_are_cliffs(gettysburg_dem_only):
+    bf = gettysburg_dem_only.battlefield
     area = bf.area_by_class("feature")
     assert set(area) == {"open", "cliff"}  # the quarry walls and railway cuts are steep
     assert area["open"] > 0.99 * sum(area.values())
