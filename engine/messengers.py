@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import shapely
+import shapely.ops
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
