@@ -1,0 +1,104 @@
+"""``scenario-builder montecarlo``: replay a battle N times on Dask and report the odds.
+
+scenario-builder montecarlo flodden_1513 --runs 100 --out out/mc        # LocalCluster
+scenario-builder montecarlo flodden_1513 --runs 1000 --scheduler tcp://host:8786 --out out/mc
+
+Writes ``DIR/summary.json`` (win odds with 95 % Wilson intervals, losses per side, bounds to a
+decision, the comparison with the scenario's historical outcome), ``DIR/runs.json`` (one row per
+replay: seed, winner, bounds, losses), ``DIR/montecarlo.png`` and ``DIR/battlefield/``.
+Replay ``i`` uses seed ``--seed + i``; any of them can be re-run alone with ``run --seed``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from scenario_builder.atomic import atomic_dir
+
+from .options import json_option, out_dir_option
+
+
+@click.command("montecarlo")
+@click.argument("scenario")
+@click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Number of replays.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Worker processes of the local Dask cluster (default: CPU count).")
+@click.option("--scheduler", default=None,
+              help="Address of a running dask.distributed scheduler (instead of a local cluster).")
+@click.option("--seed", "seed0", type=int, default=1, show_default=True,
+              help="Seed of the first replay; replay i uses seed + i.")
+@out_dir_option
+@json_option
+def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,
+               out: str, as_json: bool) -> None:  # fmt: skip
+    """Replay SCENARIO --runs times with different seeds and report the odds."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.table import Table
+
+    from engine.scenario import load_scenario
+    from scenario_builder import montecarlo as mc
+    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.errors import ScenarioError
+
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("give --workers or --scheduler, not both")
+    sc = load_scenario(scenario)
+    built = build_battlefield(sc)
+    sides = [s.id for s in sc.sides]
+    historical = sc.historical_outcome
+    if historical is not None and not isinstance(historical, dict):
+        historical = historical.model_dump()
+    console = Console(stderr=True)
+    with atomic_dir(out) as tmp:
+        bf_dir = tmp / "battlefield"
+        built.save(bf_dir)
+        progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), console=console, transient=True, disable=as_json,
+        )  # fmt: skip
+        with progress:
+            task = progress.add_task("replays", total=runs)
+            try:
+                results, n_workers, wall = mc.run_replays(
+                    sc.path, bf_dir, range(seed0, seed0 + runs),
+                    workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                    progress=lambda done, total: progress.update(task, completed=done),
+                )  # fmt: skip
+            except OSError as exc:  # a scheduler that cannot be reached
+                raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
+        result = mc.MonteCarloResult(sc.id, results, sides, historical, n_workers, wall)
+        (tmp / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True))
+        (tmp / "runs.json").write_text(json.dumps(results, indent=1, sort_keys=True))
+        mc.plot(result, tmp / "montecarlo.png")
+    s = result.summary
+    if as_json:
+        click.echo(json.dumps(s, sort_keys=True))
+        return
+    out_console = Console()
+    table = Table("outcome", "wins", "P", "95 % interval", title=f"{sc.name}: {runs} replays")
+    for name, row in s["win_odds"].items():
+        lo, hi = row["ci95"]
+        table.add_row(name, str(row["wins"]), f"{row['p']:.2f}", f"{lo:.2f}–{hi:.2f}")
+    out_console.print(table)
+    losses = Table("side", "mean lost", "median", "5–95 %", "mean share of bases")
+    for side, row in s["losses"].items():
+        losses.add_row(side, f"{row['mean']:.1f}", f"{row['median']:g}",
+                       f"{row['p5']:g}–{row['p95']:g}", f"{row['mean_fraction']:.0%}")  # fmt: skip
+    out_console.print(losses)
+    b = s["bounds"]
+    out_console.print(f"Bounds to a decision: median {b['median']:g} (5–95 %: {b['p5']:g}–"
+                      f"{b['p95']:g}); {s['decided_fraction']:.0%} of replays decided")
+    hist = s.get("historical")
+    if hist:
+        verdict = "reproduces" if hist["reproduces_history"] else "does NOT reproduce"
+        out_console.print(f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
+                          f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
+                          f"history")  # fmt: skip
+    out_console.print(f"{s['runs_per_second']:.2f} replays/s on {n_workers} worker(s); "
+                      f"wrote {Path(out) / 'summary.json'}, {Path(out) / 'montecarlo.png'}")

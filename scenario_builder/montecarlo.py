@@ -1,0 +1,241 @@
+"""Monte Carlo replays of a battle on Dask: outcome odds with confidence intervals.
+
+Each replay is the same scenario with a different seed (``seed0 + i``), so any single replay can
+be re-run alone with ``scenario-builder run SCENARIO --seed N``. The battlefield is built once and
+loaded by every worker from disk; replays run on a ``dask.distributed`` cluster: a
+``LocalCluster`` of single-threaded worker processes by default (the engine is pure Python and
+holds the GIL), or any scheduler given by address.
+
+>>> lo, hi = wilson_interval(7, 10)
+>>> round(lo, 3), round(hi, 3)
+(0.397, 0.892)
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: two-sided 95 % normal quantile
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (better than the normal one near 0 or 1)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
+    """Per worker process: load the scenario and battlefield once, reuse for every replay."""
+    from engine.scenario import load_scenario
+    from scenario_builder.battlefield import Battlefield
+
+    return load_scenario(scenario_path), Battlefield.load(battlefield_dir)
+
+
+def replay(scenario_path: str, battlefield_dir: str, seed: int) -> dict[str, Any]:
+    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED`` would."""
+    from engine.battle import Battle
+    from engine.commanders import plan_commanders
+    from engine.dice import Dice
+
+    scenario, bf = _load(scenario_path, battlefield_dir)
+    start = time.perf_counter()
+    log = Battle(bf, scenario, Dice(seed), commanders=plan_commanders(scenario, bf.to_xy)).run()
+    result = dict(log.result or {})
+    result["seed"] = seed
+    result["seconds"] = time.perf_counter() - start
+    sides = [s["id"] for s in log.header["sides"]]
+    result["strength"] = {
+        side: sum(1 for b in log.header["bases"] if b["side"] == side) for side in sides
+    }
+    return result
+
+
+@dataclass
+class MonteCarloResult:
+    """Replays' results and their summary."""
+
+    scenario: str
+    runs: list[dict[str, Any]]
+    sides: list[str]
+    historical: dict[str, Any] | None
+    workers: int
+    wall_seconds: float
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.summary = summarize(self.runs, self.sides, self.historical)
+        self.summary.update(
+            scenario=self.scenario,
+            workers=self.workers,
+            wall_seconds=round(self.wall_seconds, 3),
+            runs_per_second=round(len(self.runs) / self.wall_seconds, 3)
+            if self.wall_seconds > 0
+            else None,
+        )
+
+
+def summarize(
+    runs: Sequence[dict[str, Any]], sides: Sequence[str], historical: dict[str, Any] | None
+) -> dict[str, Any]:
+    """Win odds (Wilson 95 % intervals), loss distributions, bounds to a decision, vs history."""
+    n = len(runs)
+    winners = [r.get("winner") for r in runs]
+    odds: dict[str, Any] = {}
+    for side in [*sides, None]:
+        k = sum(1 for w in winners if w == side)
+        lo, hi = wilson_interval(k, n)
+        odds["draw" if side is None else side] = {
+            "wins": k,
+            "p": k / n if n else 0.0,
+            "ci95": [round(lo, 4), round(hi, 4)],
+        }
+    losses: dict[str, Any] = {}
+    for side in sides:
+        vals = np.array([r["losses"].get(side, 0) for r in runs], dtype=float)
+        strength = np.array([r.get("strength", {}).get(side, 0) for r in runs], dtype=float)
+        frac = np.divide(vals, strength, out=np.zeros_like(vals), where=strength > 0)
+        losses[side] = _describe(vals) | {"mean_fraction": round(float(frac.mean()), 4)}
+    bounds = np.array([r["bounds"] for r in runs], dtype=float)
+    decided = [r for r in runs if r.get("winner")]
+    out: dict[str, Any] = {
+        "runs": n,
+        "seeds": [min(r["seed"] for r in runs), max(r["seed"] for r in runs)] if runs else [],
+        "win_odds": odds,
+        "losses": losses,
+        "bounds": _describe(bounds),
+        "decided_fraction": len(decided) / n if n else 0.0,
+    }
+    if historical:
+        hw = historical.get("winner")
+        row = odds.get(hw, {"p": 0.0, "ci95": [0.0, 0.0]})
+        loss_ratio = None
+        if len(sides) == 2:
+            a, b = sides
+            la, lb = losses[a]["mean"], losses[b]["mean"]
+            loss_ratio = {f"{a}:{b}": round(la / lb, 3) if lb else None}
+        out["historical"] = {
+            "winner": hw,
+            "replays_won_by_historical_winner": row["p"],
+            "ci95": row["ci95"],
+            "reproduces_history": bool(hw and row["p"] > 0.5),
+            "historical_losses": historical.get("losses"),
+            "simulated_mean_loss_ratio": loss_ratio,
+            "sources": historical.get("sources", []),
+        }
+    return out
+
+
+def _describe(values: np.ndarray) -> dict[str, float]:
+    if values.size == 0:
+        return {"mean": 0.0, "median": 0.0, "p5": 0.0, "p95": 0.0, "min": 0.0, "max": 0.0}
+    q = np.percentile(values, [5, 50, 95])
+    return {
+        "mean": round(float(values.mean()), 3),
+        "median": float(q[1]),
+        "p5": float(q[0]),
+        "p95": float(q[2]),
+        "min": float(values.min()),
+        "max": float(values.max()),
+    }
+
+
+def run_replays(
+    scenario_path: str | Path,
+    battlefield_dir: str | Path,
+    seeds: Iterable[int],
+    *,
+    workers: int = 2,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], int, float]:
+    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds)."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    seeds = list(seeds)
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=40,
+        )
+        client = Client(cluster)
+    try:
+        n_workers = len(client.scheduler_info().get("workers", {})) or workers
+        start = time.perf_counter()
+        futures = client.map(
+            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
+            pure=False,
+        )
+        results = []
+        for done, fut in enumerate(as_completed(futures), start=1):
+            results.append(fut.result())
+            if progress:
+                progress(done, len(seeds))
+        wall = time.perf_counter() - start
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    results.sort(key=lambda r: r["seed"])
+    return results, n_workers, wall
+
+
+def plot(result: MonteCarloResult, path: str | Path) -> None:
+    """A one-page figure: win odds with intervals, loss distributions, bounds to a decision."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = result.summary
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), constrained_layout=True)
+    names = list(s["win_odds"])
+    p = [s["win_odds"][k]["p"] for k in names]
+    err = np.array(
+        [[s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
+         [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names]]
+    ).clip(min=0)
+    ax = axes[0]
+    ax.bar(names, p, yerr=err, capsize=6, color="#7f8c8d")
+    hist = s.get("historical", {}).get("winner")
+    if hist in names:
+        ax.bar([hist], [s["win_odds"][hist]["p"]], color="#c0392b", label="historical winner")
+        ax.legend(loc="upper right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("P(win), 95 % Wilson interval")
+    ax.set_title(f"{result.scenario}: {s['runs']} replays")
+    ax = axes[1]
+    for side in result.sides:
+        vals = [r["losses"].get(side, 0) for r in result.runs]
+        ax.hist(vals, bins=min(20, max(5, len(set(vals)))), alpha=0.6, label=side)
+    ax.set_xlabel("bases lost")
+    ax.set_ylabel("replays")
+    ax.set_title("Losses per side")
+    ax.legend()
+    ax = axes[2]
+    ax.hist([r["bounds"] for r in result.runs], bins=15, color="#2c3e50")
+    ax.set_xlabel("bounds")
+    ax.set_title("Bounds to a decision")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
