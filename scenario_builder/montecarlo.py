@@ -49,13 +49,11 @@ def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
 
 def replay(scenario_path: str, battlefield_dir: str, seed: int) -> dict[str, Any]:
     """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED`` would."""
-    from engine.battle import Battle
-    from engine.commanders import plan_commanders
-    from engine.dice import Dice
+    from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir)
     start = time.perf_counter()
-    log = Battle(bf, scenario, Dice(seed), commanders=plan_commanders(scenario, bf.to_xy)).run()
+    log, _ = fight(scenario, LoadedBattlefield(bf), seed)
     result = dict(log.result or {})
     result["seed"] = seed
     result["seconds"] = time.perf_counter() - start

@@ -19,7 +19,7 @@ from scenario_builder.atomic import atomic_dir
 
 from .options import json_option, out_dir_option, seed_option
 
-__all__ = ["build_battlefield", "run"]
+__all__ = ["build_battlefield", "fight", "run", "write_run"]
 
 
 def build_battlefield(scenario: Any) -> Any:
@@ -41,14 +41,16 @@ def build_battlefield(scenario: Any) -> Any:
         return build_site(ref.slug, bbox=ref.bbox)
     if ref.path is not None:
         bf = Battlefield.load(rel(ref.path))
-        return _Loaded(bf)
+        return LoadedBattlefield(bf)
     return build_from_paths(
         rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
         overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
     )  # fmt: skip
 
 
-class _Loaded:
+class LoadedBattlefield:
+    """A battlefield loaded from disk, shaped like a ``BuildResult`` (``battlefield``, ``save``)."""
+
     def __init__(self, bf: Any) -> None:
         self.battlefield = bf
 
@@ -93,6 +95,42 @@ def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | No
     return commanders
 
 
+def fight(
+    sc: Any,
+    built: Any,
+    seed: int,
+    *,
+    ruleset: str | None = None,
+    max_bounds: int | None = None,
+    orders_file: str | None = None,
+    orders_side: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
+    """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``.
+
+    The one way a battle is fought from the CLI (``run``, ``demo``), so the same scenario and
+    seed give the same log whichever command ran it.
+    """
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.rulesets import get_ruleset
+
+    rs = get_ruleset(ruleset or sc.ruleset)
+    commanders = _commanders(sc, built.battlefield, orders_file, orders_side)
+    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
+    log = battle.run(max_bounds)
+    return log, summarise(log, sc)
+
+
+def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) -> None:
+    """Write a run directory: ``battle_log.json``, ``summary.json``, ``battlefield/``."""
+    (directory / "battle_log.json").write_text(log.to_json(), encoding="utf-8")
+    (directory / "summary.json").write_text(
+        json.dumps(summary, sort_keys=True, indent=2), encoding="utf-8"
+    )
+    (directory / "battlefield").mkdir()
+    built.save(directory / "battlefield")
+
+
 @click.command("run")
 @click.argument("scenario")
 @seed_option
@@ -110,25 +148,14 @@ def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str
     from rich.console import Console
     from rich.table import Table
 
-    from engine.battle import Battle
-    from engine.dice import Dice
-    from engine.rulesets import get_ruleset
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
-    rs = get_ruleset(ruleset or sc.ruleset)
     built = build_battlefield(sc)
-    commanders = _commanders(sc, built.battlefield, orders_file, orders_side)
-    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
-    log = battle.run(max_bounds)
-    summary = summarise(log, sc)
+    log, summary = fight(sc, built, seed, ruleset=ruleset, max_bounds=max_bounds,
+                         orders_file=orders_file, orders_side=orders_side)  # fmt: skip
     with atomic_dir(out) as tmp:
-        (tmp / "battle_log.json").write_text(log.to_json(), encoding="utf-8")
-        (tmp / "summary.json").write_text(
-            json.dumps(summary, sort_keys=True, indent=2), encoding="utf-8"
-        )
-        (tmp / "battlefield").mkdir()
-        built.save(tmp / "battlefield")
+        write_run(tmp, log, summary, built)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
         return
