@@ -1,0 +1,164 @@
+"""``scenario-builder demo``: the whole product on the shipped default, in one command.
+
+Builds the default battlefield, fights the default battle with a fixed seed, and writes the
+terrain map, the battle playback, the printable true-scale layout of the battle's ground and its
+cut layers, then says where they are and who won. Everything lands in ``--out`` at once (written
+to a temporary directory and moved into place), so an interrupted demo leaves nothing behind.
+
+Layout of ``--out``::
+
+    battlefield/        the built battlefield (battlefield.tif, .gpkg, .json)
+    battlefield.html    terrain classes, height levels, contours (offline unless --online)
+    run/                battle_log.json, summary.json, battlefield/  (as ``run`` writes)
+    playback.html       the battle bound by bound, with fog of war per side
+    layout.pdf          the battle's ground at true table scale, tiled on sheets
+    layers/             one cut layer (SVG + PDF) per height step
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from scenario_builder.atomic import atomic_dir
+
+DEFAULT_SCENARIO = "flodden_1513"
+DEFAULT_SEED = 7
+#: ground printed around the armies' footprint (metres)
+PRINT_MARGIN_M = 250.0
+
+
+def battle_bbox(log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M) -> tuple[float, ...]:
+    """(W, S, E, N) degrees around every position any base held during the battle."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for record in log.to_dict()["bounds"]:
+        for base in record["snapshot"]["bases"].values():
+            xs.append(base["x"])
+            ys.append(base["y"])
+    minx, miny, maxx, maxy = bf.bounds
+    x0, x1 = max(min(xs) - margin_m, minx), min(max(xs) + margin_m, maxx)
+    y0, y1 = max(min(ys) - margin_m, miny), min(max(ys) + margin_m, maxy)
+    lon, lat = bf.to_lonlat([x0, x1, x0, x1], [y0, y0, y1, y1])
+    # a small inward pad so the reprojected box stays inside the battlefield
+    return (max(lon[0], lon[2]), max(lat[0], lat[1]), min(lon[1], lon[3]), min(lat[2], lat[3]))
+
+
+@click.command("demo")
+@click.option("--out", "out", default="demo-out", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
+@click.option("--scenario", "scenario", default=DEFAULT_SCENARIO, show_default=True,
+              help="Shipped scenario id or a scenario file.")
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
+@click.option("--scale", "scale_text", default="2mm", show_default=True,
+              help="Table scale for the printed layout: 2mm, 6mm or 1:N.")
+@click.option("--paper", "paper_text", default="A3", show_default=True,
+              help="Paper for the printed layout: A4, A3, Letter or WxHmm.")
+@click.option("--online", is_flag=True,
+              help="Maps with online tile base layers (default: offline, self-contained pages).")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable summary.")
+def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, online: bool,
+         as_json: bool) -> None:  # fmt: skip
+    """Build, fight, map and print the default battle (Flodden 1513) in one go."""
+    from rich.console import Console
+
+    from engine.scenario import load_scenario
+    from maps.battlefield_map import write_battlefield_map
+    from maps.cutlayers import write_cut_layers
+    from maps.layout import LayoutOptions, write_layout_pdf
+    from maps.playback import write_playback
+    from maps.table import Paper, TableScale
+    from scenario_builder.cli.run import build_battlefield, fight, write_run
+
+    console = Console(stderr=True, quiet=as_json)
+    opts_scale = TableScale.from_text(scale_text)
+    opts_paper = Paper.from_text(paper_text)
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+
+    def lap(name: str, t0: float) -> float:
+        now = time.perf_counter()
+        timings[name] = round(now - t0, 2)
+        return now
+
+    sc = load_scenario(scenario)
+    t = time.perf_counter()
+    with atomic_dir(out) as tmp:
+        with console.status(f"Building {sc.battlefield.slug or 'the battlefield'}..."):
+            built = build_battlefield(sc)
+            built.save(tmp / "battlefield")
+        t = lap("build", t)
+        with console.status(f"Fighting {sc.name} (seed {seed})..."):
+            log, summary = fight(sc, built, seed)
+            (tmp / "run").mkdir()
+            write_run(tmp / "run", log, summary, built)
+        t = lap("battle", t)
+        with console.status("Drawing maps..."):
+            write_battlefield_map(tmp / "battlefield", tmp / "battlefield.html", offline=not online)
+            write_playback(tmp / "run", tmp / "playback.html", offline=not online)
+        t = lap("maps", t)
+        with console.status("Laying out the table..."):
+            bf = built.battlefield
+            opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
+                                 bbox=battle_bbox(log, bf))  # fmt: skip
+            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf")
+            layers = write_cut_layers(bf, opts, tmp / "layers")
+        t = lap("print", t)
+        report = {
+            "scenario": sc.id,
+            "seed": seed,
+            "winner": summary["winner"],
+            "bounds": summary["bounds"],
+            "reason": summary["reason"],
+            "losses": summary["losses"],
+            "bases": summary["bases"],
+            "historical_winner": (sc.historical_outcome or {}).get("winner"),
+            "sheets": lay.tiling.count,
+            "table_m": [round(lay.table_mm[0] / 1000, 2), round(lay.table_mm[1] / 1000, 2)],
+            "cut_layers": len([p for p in layers if p.suffix == ".svg"]),
+            "seconds": {**timings, "total": round(time.perf_counter() - start, 2)},
+        }
+        (tmp / "demo.json").write_text(json.dumps(report, indent=2, sort_keys=True))
+    if as_json:
+        click.echo(json.dumps(report, sort_keys=True))
+        return
+    _print_report(report, sc, out)
+
+
+def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    winner = report["winner"] or "nobody"
+    names = {s.id: s.name for s in sc.sides}
+    console.print(f"[bold]{sc.name}[/bold] (seed {report['seed']}): "
+                  f"[bold]{names.get(winner, winner)}[/bold] won after {report['bounds']} bounds "
+                  f"— {report['reason']}.")  # fmt: skip
+    hist = report["historical_winner"]
+    if hist:
+        same = "as in" if hist == winner else "unlike"
+        console.print(f"  {same} history ({names.get(hist, hist)} won).")
+    table = Table("side", "bases", "lost")
+    for sid, n in report["bases"].items():
+        table.add_row(names.get(sid, sid), str(n), str(report["losses"].get(sid, 0)))
+    console.print(table)
+    rows = [
+        ("Terrain map", out / "battlefield.html"),
+        ("Battle playback", out / "playback.html"),
+        ("Printable layout", out / "layout.pdf"),
+        ("Cut layers", out / "layers"),
+        ("Battle log", out / "run" / "battle_log.json"),
+        ("Battlefield", out / "battlefield"),
+    ]
+    files = Table("output", "path", show_header=False, box=None)
+    for what, path in rows:
+        files.add_row(what, str(path))
+    console.print(files)
+    tm = report["table_m"]
+    console.print(f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
+                  f"{report['cut_layers']} cut layers. Took {report['seconds']['total']} s.")

@@ -1,0 +1,121 @@
+"""Issue 6: the demo command, Monte Carlo replays on Dask, and validation against history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scenario_builder.cli import main
+from scenario_builder.montecarlo import replay, summarize, wilson_interval
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def flodden_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from scenario_builder.build import build_site
+
+    d = tmp_path_factory.mktemp("flodden")
+    build_site("flodden").save(d)
+    return d
+
+
+def test_wilson_interval_known_values() -> None:
+    # Known answers (Wilson 1927; e.g. Newcombe 1998 table I): 0/10 and 10/10 and 5/10.
+    assert wilson_interval(0, 10)[0] == 0.0
+    assert wilson_interval(0, 10)[1] == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_interval(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
+    lo, hi = wilson_interval(5, 10)
+    assert (lo, hi) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+
+
+def test_summary_counts_and_history() -> None:
+    def row(seed: int, winner: str, bounds: int, la: int, lb: int) -> dict:
+        return {"seed": seed, "winner": winner, "bounds": bounds,
+                "losses": {"a": la, "b": lb}, "strength": {"a": 10, "b": 10}}
+
+    runs = [row(1, "a", 10, 2, 5), row(2, "b", 12, 6, 1), row(3, "a", 14, 1, 7)]
+    s = summarize(runs, ["a", "b"], {"winner": "a"})
+    assert s["win_odds"]["a"]["wins"] == 2 and s["win_odds"]["b"]["wins"] == 1
+    assert s["win_odds"]["draw"]["wins"] == 0
+    assert s["losses"]["a"]["mean"] == 3.0 and s["losses"]["b"]["median"] == 5.0
+    assert s["bounds"]["median"] == 12.0
+    assert s["historical"]["reproduces_history"] is True
+    assert s["historical"]["simulated_mean_loss_ratio"] == {"a:b": pytest.approx(3 / 4.333, 1e-3)}
+
+
+def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path),
+                              "--json"], capsys)  # fmt: skip
+    assert code == 0, err
+    summary = json.loads(out)
+    r = replay(str(Path("data/scenarios/flodden_1513.yaml").resolve()), str(flodden_dir), 4)
+    assert (r["winner"], r["bounds"], r["losses"]) == (
+        summary["winner"], summary["bounds"], summary["losses"])
+
+
+def test_montecarlo_cli_on_dask(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mc"
+    code, stdout, err = run_cli(["montecarlo", "teutoburg_ad9", "--runs", "4", "--workers", "2",
+                                 "--seed", "11", "--out", str(out), "--json"], capsys)
+    assert code == 0, err
+    s = json.loads(stdout)
+    assert s["runs"] == 4 and s["seeds"] == [11, 14] and s["workers"] == 2
+    assert sum(v["wins"] for v in s["win_odds"].values()) == 4
+    assert s["historical"]["winner"] == "germans"
+    runs = json.loads((out / "runs.json").read_text())
+    assert [r["seed"] for r in runs] == [11, 12, 13, 14]
+    assert (out / "montecarlo.png").stat().st_size > 10_000
+    assert (out / "battlefield" / "battlefield.tif").is_file()
+    # a Dask replay is the same battle as a local one with that seed
+    local = replay(str(Path("data/scenarios/teutoburg_ad9.yaml").resolve()),
+                   str(out / "battlefield"), 12)
+    assert (local["winner"], local["losses"]) == (runs[1]["winner"], runs[1]["losses"])
+
+
+def test_montecarlo_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mc"
+    code, _, err = run_cli(["montecarlo", "no_such_battle", "--runs", "2", "--out", str(out)],
+                           capsys)
+    assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
+    assert "no_such_battle" in err and not out.exists()
+    code, _, err = run_cli(["montecarlo", "teutoburg_ad9", "--runs", "0", "--out", str(out)],
+                           capsys)
+    assert code == 2 and not out.exists()
+
+
+@pytest.mark.slow
+def test_demo_writes_everything_and_reports(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    code, stdout, err = run_cli(["demo", "--out", str(out), "--json"], capsys)
+    assert code == 0, err
+    report = json.loads(stdout)
+    for name in ("battlefield.html", "playback.html", "layout.pdf", "demo.json",
+                 "run/battle_log.json", "battlefield/battlefield.tif"):
+        assert (out / name).is_file(), name
+    svgs = sorted((out / "layers").glob("*.svg"))
+    assert len(svgs) == report["cut_layers"] > 1
+    assert report["winner"] in {"scots", "english"}
+    assert report["sheets"] >= 1
+    log = json.loads((out / "run" / "battle_log.json").read_text())
+    assert log["seed"] == 7 and log["scenario"] == "flodden_1513"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temp dir left behind"
+
+
+def test_demo_bad_scale_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    code, _, err = run_cli(["demo", "--out", str(out), "--scale", "2cm"], capsys)
+    assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
+    assert not out.exists()
