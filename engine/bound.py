@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
 
 from engine.context import BoundContext
 from engine.geometry import CONTACT_M, bearing, separation
@@ -102,6 +105,7 @@ def start_bound(ctx: BoundContext) -> None:
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
     ctx.cover_cache = {}
+    ctx.gap_cache = {}
     ctx.start_poses = {}
     for f in state.formations.values():
         f.moved_m = 0.0
@@ -138,16 +142,49 @@ def phase_orders(ctx: BoundContext) -> None:
 # -- planning ---------------------------------------------------------------------------------
 
 
+def _geo(ctx: BoundContext) -> tuple[list[Formation], Any, Any]:
+    """Active formations with their rectangles and sides as arrays (cached per positions)."""
+    from engine.geometry import obb_array
+
+    # positions change with state.version; losses and morale changes always come with events
+    key = (ctx.state.bound, ctx.state.phase, ctx.state.version, len(ctx.events))
+    if ctx.geo_cache is not None and ctx.geo_cache[0] == key:
+        return ctx.geo_cache[1]
+    forms = ctx.state.active()
+    arr = obb_array([f.obb() for f in forms])
+    sides = np.array([f.side for f in forms])
+    out = (forms, arr, sides)
+    ctx.geo_cache = (key, out)
+    return out
+
+
 def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Formation]:
-    enemies = ctx.state.enemies_of(f.side)
-    fx, fy = f.centre()
-    enemies.sort(key=lambda g: ((g.centre()[0] - fx) ** 2 + (g.centre()[1] - fy) ** 2, g.id))
-    return enemies[:limit]
+    """The ``limit`` enemy formations nearest ``f`` (by gap), nearest first; their gaps are
+    remembered for :func:`_gap`."""
+    from engine.geometry import distance
+
+    forms, arr, sides = _geo(ctx)
+    mask = sides != f.side
+    if not mask.any():
+        return []
+    idx = np.flatnonzero(mask)
+    gaps = distance(f.obb(), arr[idx])
+    order = np.lexsort((idx, gaps))[:limit]
+    out = []
+    for k in order:
+        g = forms[int(idx[k])]
+        ctx.gap_cache[(f.id, g.id, ctx.state.version)] = float(gaps[k])
+        out.append(g)
+    return out
 
 
-def _gap(f: Formation, g: Formation) -> float:
+def _gap(f: Formation, g: Formation, ctx: BoundContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
+    if ctx is not None:
+        hit = ctx.gap_cache.get((f.id, g.id, ctx.state.version))
+        if hit is not None:
+            return hit
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
@@ -187,7 +224,7 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
         near = _nearest_enemies(ctx, f, 3)
-        close = any(_gap(f, g) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
+        close = any(_gap(f, g, ctx) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
         if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
             return _retreat_plan(ctx, f, "retreat")
         return none  # 11.2: stand to rally
@@ -212,7 +249,7 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
         if has_missiles:
             rng = range_m(f)
             cands = [target] if target is not None else near
-            in_range = [g for g in cands if _gap(f, g) <= rng]
+            in_range = [g for g in cands if _gap(f, g, ctx) <= rng]
             if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
                 return none  # stand and shoot
             if target is None and near:
@@ -220,7 +257,7 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
             if target is None:
                 return none
             plan = _charge(f, target, "attack")
-            plan.max_m = max(0.0, _gap(f, target) - 0.8 * rng)
+            plan.max_m = max(0.0, _gap(f, target, ctx) - 0.8 * rng)
             return plan if plan.max_m >= MIN_MOVE_M else none
         if target is None:
             seen = ctx.sight.visible(f.id, [g.id for g in near])
@@ -277,7 +314,7 @@ def plan_shot(ctx: BoundContext, f: Formation) -> ShotPlan | None:
     for g in _nearest_enemies(ctx, f, 12):
         if any(c in friends for c in state.contacts.get(g.id, ())):
             continue  # not into a melee with our own troops
-        d = _gap(f, g)
+        d = _gap(f, g, ctx)
         if d <= rng:
             cands.append((d, g))
     if not cands:
@@ -394,12 +431,12 @@ def phase_shooting_damage(ctx: BoundContext) -> None:
 
 
 def _touching_enemy(ctx: BoundContext, f: Formation) -> bool:
-    from engine.geometry import obb_array
 
-    enemies = ctx.state.enemies_of(f.side)
-    if not enemies:
+    _forms, arr, sides = _geo(ctx)
+    mask = sides != f.side
+    if not mask.any():
         return False
-    gaps = separation(f.obb(), obb_array([g.obb() for g in enemies]))
+    gaps = separation(f.obb(), arr[mask])
     return bool((gaps <= CONTACT_M).any())
 
 

@@ -36,6 +36,8 @@ class BoundContext:
     start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
     cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     has_walls: bool = False
+    geo_cache: Any = None
+    gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
 
     def emit(self, events: Event | list[Event]) -> None:
         if isinstance(events, list):

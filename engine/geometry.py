@@ -39,6 +39,7 @@ __all__ = [
     "overlaps",
     "segment_hits",
     "separation",
+    "separation_many",
 ]
 
 BASE_W = 40.0  # frontage of a standard base, metres on the ground (2 mm scale: 40 mm)
@@ -224,4 +225,23 @@ def distance(a: OBB, others: np.ndarray) -> np.ndarray:
         one = np.array([[a.cx, a.cy, a.hw, a.hd, a.facing]])
         best = np.minimum(best, _point_to_obbs(px, py, np.repeat(one, n, axis=0)))
     best[separation(a, others) < 0] = 0.0
+    return best
+
+
+def separation_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """:func:`separation` of every rectangle of ``a`` (n, 5) against ``others`` (m, 5): (n, m)."""
+    if a.shape[0] == 0 or others.shape[0] == 0:
+        return np.zeros((a.shape[0], others.shape[0]))
+    afx, afy, arx, ary = (v[:, None] for v in _axes(a[:, 4]))
+    bfx, bfy, brx, bry = (v[None, :] for v in _axes(others[:, 4]))
+    dx = others[None, :, 0] - a[:, None, 0]
+    dy = others[None, :, 1] - a[:, None, 1]
+    ahw, ahd = a[:, None, 2], a[:, None, 3]
+    bhw, bhd = others[None, :, 2], others[None, :, 3]
+    best = None
+    for ux, uy in ((afx, afy), (arx, ary), (bfx, bfy), (brx, bry)):
+        ra = ahw * np.abs(ux * arx + uy * ary) + ahd * np.abs(ux * afx + uy * afy)
+        rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
+        gap = np.abs(ux * dx + uy * dy) - ra - rb
+        best = gap if best is None else np.maximum(best, gap)
     return best

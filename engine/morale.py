@@ -19,6 +19,8 @@ crossed; "All seen friendlies retreating" needs at least one seen friend.
 
 from __future__ import annotations
 
+import math
+
 from engine.charts import Temperament
 from engine.context import BoundContext
 from engine.damage import kill_base
@@ -83,6 +85,8 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
     state, sight = ctx.state, ctx.sight
     out: list[str] = []
     friends = [g for g in state.active(f.side) if g.id != f.id]
+    if not any(g.morale in _BROKEN for g in friends):
+        return out
     broken_now = [g for g in friends if g.morale in _BROKEN and g.changed_bound == state.bound]
     for g in broken_now:
         if not sight.aware(f.id, g.id):
@@ -95,8 +99,14 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
                 out.append("friendly_rout_100_250m")
         if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
-    if f.morale is Morale.STEADY and any(g.morale in _BROKEN for g in friends):
-        seen = [g for g in friends if sight.aware(f.id, g.id)]
+    if f.morale is Morale.STEADY:
+        fx, fy = f.centre()
+        steady = sorted((g for g in friends if g.morale is Morale.STEADY),
+                        key=lambda g: (math.dist((fx, fy), g.centre()), g.id))  # fmt: skip
+        # one seen steady friend is enough to rule the trigger out: nearest first, stop early
+        if any(sight.aware(f.id, g.id) for g in steady):
+            return out
+        seen = [g for g in friends if g.morale in _BROKEN and sight.aware(f.id, g.id)]
         if seen and all(g.morale in _BROKEN for g in seen):
             routing = sum(1 for g in seen if g.morale is Morale.ROUTING)
             if routing * 2 >= len(seen):

@@ -36,6 +36,7 @@ from engine.geometry import (
     obb_array,
     right,
     separation,
+    separation_many,
 )
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
@@ -337,12 +338,12 @@ def _pose_toward(
         dist = math.inf
     if plan.max_m is not None:
         dist = min(dist, plan.max_m)
-    # the turn alone must fit the allowance: shrink it if not
-    if max_advance(box, th0, dth, u, allowance) < 0:
+    # the turn alone must fit the allowance (every corner within it): shrink it if not
+    if max_corner_displacement(box, th0, dth, (0.0, 0.0)) > allowance:
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
-            if max_advance(box, th0, mid, u, allowance) >= 0:
+            if max_corner_displacement(box, th0, mid, (0.0, 0.0)) <= allowance:
                 lo = mid
             else:
                 hi = mid
@@ -481,14 +482,13 @@ def _sweep(
         return 1.0, None
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    near = []
-    for g in others:
-        go = g.obb()
-        if math.hypot(go.cx - o0.cx, go.cy - o0.cy) <= reach + math.hypot(go.hw, go.hd):
-            near.append((g, go))
-    if not near:
+    all_arr = obb_array([g.obb() for g in others])
+    close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
+        all_arr[:, 2], all_arr[:, 3])
+    if not close.any():
         return 1.0, None
-    arr = obb_array([go for _, go in near])
+    near = [(others[int(k)], None) for k in np.flatnonzero(close)]
+    arr = all_arr[close]
     # formations already overlapping at the start (should not happen) are ignored
     base_gap = separation(o0, arr)
     live = base_gap >= -1e-6
@@ -496,6 +496,17 @@ def _sweep(
         return 1.0, None
     arr = arr[live]
     ids = [g.id for (g, _), ok in zip(near, live, strict=True) if ok]
+    if dth == 0:
+        # one test against the rectangle swept by a straight move clears most moves at once
+        dist = math.hypot(dx, dy)
+        mb = math.degrees(math.atan2(dx, dy))
+        u, p = forward(mb), right(mb)
+        f0, r0 = forward(o0.facing), right(o0.facing)
+        along = o0.hw * abs(r0[0] * u[0] + r0[1] * u[1]) + o0.hd * abs(f0[0] * u[0] + f0[1] * u[1])
+        across = o0.hw * abs(r0[0] * p[0] + r0[1] * p[1]) + o0.hd * abs(f0[0] * p[0] + f0[1] * p[1])
+        swept = OBB(o0.cx + dx / 2.0, o0.cy + dy / 2.0, across, along + dist / 2.0, mb)
+        if not (separation(swept, arr) < -1e-6).any():
+            return 1.0, None
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
@@ -507,18 +518,21 @@ def _sweep(
             return None
         return int(bad[np.argmin(gaps[bad])])
 
-    prev = 0.0
-    for i in range(1, n + 1):
-        t = i / n
-        k = clash(t)
-        if k is not None:
+    ts = np.arange(1, n + 1) / n
+    poses = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                       for t in ts])  # fmt: skip
+    bad_rows = np.flatnonzero((separation_many(poses, arr) < -1e-6).any(axis=1))
+    if bad_rows.size:
+        i = int(bad_rows[0])
+        t = float(ts[i])
+        prev = float(ts[i - 1]) if i else 0.0
+        if clash(t) is not None:
             lo, hi = prev, t
-            for _ in range(14):
+            for _ in range(8):
                 mid = (lo + hi) / 2.0
                 if clash(mid) is None:
                     lo = mid
                 else:
                     hi = mid
-            return lo, ids[k]
-        prev = t
+            return lo, ids[clash(hi) or 0]
     return 1.0, None

@@ -156,6 +156,7 @@ class Formation:
     pursuing: str | None = None
     retreat_from: tuple[float, float] | None = None
     killed_frac_crossed: tuple[str, ...] = ()  # 10.2 "throughout game" thresholds already used
+    obb_cache: Any = field(default=None, repr=False, compare=False)
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -249,7 +250,9 @@ class Formation:
     @property
     def removed(self) -> bool:
         """Gone from the table: destroyed, or every base dead."""
-        return self.morale is Morale.DESTROYED or self.n_alive == 0
+        if self.morale is Morale.DESTROYED:
+            return True
+        return all(b.status is BaseStatus.DEAD for b in self.bases)
 
     @property
     def profiles(self) -> list[Profile]:
@@ -293,9 +296,14 @@ class Formation:
         return self.has_flag(Flag.SKIRMISHER)
 
     def obb(self) -> OBB:
-        """The rectangle round the living bases' slots."""
+        """The rectangle round the living bases' slots (cached until the formation moves or
+        loses a base)."""
         alive = self.alive_bases or self.bases
-        xs = [local_slot for local_slot in (self._local(b) for b in alive)]
+        key = (self.cx, self.cy, self.facing, len(alive), self.frontage, self.loose,
+               alive[0].id, alive[-1].id)  # fmt: skip
+        if self.obb_cache is not None and self.obb_cache[0] == key:
+            return self.obb_cache[1]
+        xs = [self._local(b) for b in alive]
         min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + (LOOSE_GAP_M / 2 if self.loose else 0)
         max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - (LOOSE_GAP_M / 2 if self.loose else 0)
         min_l = min(l_ for _, l_ in xs) - BASE_D / 2.0
@@ -303,8 +311,10 @@ class Formation:
         ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
         fx, fy = forward(self.facing)
         rx, ry = right(self.facing)
-        return OBB(self.cx + ca * rx + cl * fx, self.cy + ca * ry + cl * fy,
-                   (max_a - min_a) / 2.0, (max_l - min_l) / 2.0, self.facing)  # fmt: skip
+        out = OBB(self.cx + ca * rx + cl * fx, self.cy + ca * ry + cl * fy,
+                  (max_a - min_a) / 2.0, (max_l - min_l) / 2.0, self.facing)  # fmt: skip
+        self.obb_cache = (key, out)
+        return out
 
     def _local(self, b: Base) -> tuple[float, float]:
         return local(OBB(self.cx, self.cy, 0, 0, self.facing), b.x, b.y)
