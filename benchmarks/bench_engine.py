@@ -72,7 +72,6 @@ def main() -> None:
         print(f"{label}: {n_bases} bases, 120 formations: deploy {t1 - t0:.2f} s, {bounds} "
               f"bounds in {dt:.2f} s = {bounds / dt:.1f} bounds/s ({dt / bounds * 1000:.0f} "
               f"ms/bound); LOS pairs {b.sight.los_calls}; {b.result and b.result['reason']}")
-        # fmt: skip
 
 
 if __name__ == "__main__":
