@@ -101,8 +101,8 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
         for seed in SEEDS:
             out[f"{sid}_seed{seed}"] = lambda sid=sid, seed=seed: _scenario_case(sid, seed)
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
-    out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = (
-        lambda: _last_stand_case(BENCH_SEED)
+    out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (
+        _last_stand_case(BENCH_SEED)
     )
     return out
 

@@ -24,7 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from known_answers import ANSWERS, cases, differences, path_of  # noqa: E402
+from known_answers import ANSWERS, cases, differences, path_of
 
 CASES = cases()
 
