@@ -102,6 +102,7 @@ def start_bound(ctx: BoundContext) -> None:
     state = ctx.state
     state.bound += 1
     ctx.events = []
+    ctx.quiet_events = 0
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
     ctx.cover_cache = {}
@@ -147,7 +148,7 @@ def _geo(ctx: BoundContext) -> tuple[list[Formation], Any, Any]:
     from engine.geometry import obb_array
 
     # positions change with state.version; losses and morale changes always come with events
-    key = (ctx.state.bound, ctx.state.phase, ctx.state.version, len(ctx.events))
+    key = ctx.table_key()
     if ctx.geo_cache is not None and ctx.geo_cache[0] == key:
         return ctx.geo_cache[1]
     forms = ctx.state.active()

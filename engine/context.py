@@ -14,7 +14,10 @@ from engine.log import Event
 from engine.sight import Sight
 from engine.state import BattleState, Formation
 
-__all__ = ["BoundContext"]
+__all__ = ["QUIET", "BoundContext"]
+
+#: event types that never come with a change of position, losses or morale
+QUIET = frozenset({"planned_move"})
 
 
 @dataclass(slots=True)
@@ -39,11 +42,23 @@ class BoundContext:
     geo_cache: Any = None
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
 
+    quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
+
     def emit(self, events: Event | list[Event]) -> None:
         if isinstance(events, list):
             self.events.extend(events)
+            self.quiet_events += sum(1 for e in events if e.type in QUIET)
         else:
             self.events.append(events)
+            if events.type in QUIET:
+                self.quiet_events += 1
+
+    def table_key(self) -> tuple[int, str, int, int]:
+        """Changes whenever a formation moves, loses a base or changes morale (for caches of
+        positions and of who is on the table): moves bump ``state.version``; losses and morale
+        changes always come with an event that is not QUIET."""
+        st = self.state
+        return (st.bound, st.phase, st.version, len(self.events) - self.quiet_events)
 
     @property
     def phase(self) -> str:
