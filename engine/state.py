@@ -301,11 +301,25 @@ class Formation:
     def obb(self) -> OBB:
         """The rectangle round the living bases' slots (cached until the formation moves or
         loses a base)."""
-        alive = self.alive_bases or self.bases
-        key = (self.cx, self.cy, self.facing, len(alive), self.frontage, self.loose,
-               alive[0].id, alive[-1].id)  # fmt: skip
+        # the key without building the list of living bases: this runs ~10^5 times a bound
+        dead = BaseStatus.DEAD
+        first = last = None
+        n = 0
+        for b in self.bases:
+            if b.status is not dead:
+                if first is None:
+                    first = b
+                last = b
+                n += 1
+        if first is None:
+            key = (self.cx, self.cy, self.facing, len(self.bases), self.frontage, self.loose,
+                   self.bases[0].id, self.bases[-1].id)  # fmt: skip
+        else:
+            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id,
+                   last.id)  # fmt: skip
         if self.obb_cache is not None and self.obb_cache[0] == key:
             return self.obb_cache[1]
+        alive = self.alive_bases or self.bases
         xs = [self._local(b) for b in alive]
         min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + (LOOSE_GAP_M / 2 if self.loose else 0)
         max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - (LOOSE_GAP_M / 2 if self.loose else 0)
