@@ -22,16 +22,24 @@ var SBPlayback = (function () {
     return String(s).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
   }
 
-  var MORALE = { s: "steady", r: "retreating", R: "routing", D: "destroyed" };
+  var MORALE = { s: "steady", r: "retreating", R: "routing", D: "destroyed", "-": "not on the field" };
   var STATE = { o: "ok", i: "injured", d: "dead", "-": "absent" };
+  // marker colours for events drawn at a formation (maps/playback.py MARK_EVENTS); others purple
+  var MARK = { panic_test: "#ffeb3b", rout: "#000000", retreat: "#ff9800", rally: "#4caf50",
+    destroyed: "#616161", killed: "#b71c1c", wing_split: "#03a9f4", brigade_merge: "#03a9f4",
+    order_refused: "#e91e63", order_roll: "#ffffff", ladder: "#795548", temperament_change: "#9c27b0" };
 
   function start(map) {
     var D = JSON.parse(document.getElementById("sb-playback-data").textContent);
     var P = D.proj, ll = project(P), B = D.bases, n = B.id.length, sides = D.sides;
     var cur = 0, view = -1, timer = null;
+    // own panes, so a base restyled and re-added never covers a character ring or an event
+    [["sbBases", 410], ["sbFront", 415], ["sbChars", 420], ["sbMsg", 430], ["sbEv", 440]].forEach(function (p) {
+      if (!map.getPane(p[0])) map.createPane(p[0]).style.zIndex = p[1];
+    });
     var gBases = L.layerGroup().addTo(map), gFront = L.layerGroup().addTo(map);
     var gChars = L.layerGroup().addTo(map), gMsg = L.layerGroup().addTo(map), gEv = L.layerGroup().addTo(map);
-    var fronts = sides.map(function (s) { return L.polyline([], { color: "#111", weight: 2, opacity: 0.9, interactive: false }).addTo(gFront); });
+    var fronts = sides.map(function (s) { return L.polyline([], { pane: "sbFront", color: "#111", weight: 2.5, opacity: 0.9, interactive: false }).addTo(gFront); });
     var polys = new Array(n), chars = {};
 
     function corners(x, y, f, w, d) {
@@ -45,17 +53,23 @@ var SBPlayback = (function () {
     }
 
     function style(i, st, morale, died) {
+      // a white edge keeps a base readable on any tint (a green army in green woods)
       var col = sides[B.s[i]].colour;
-      var s = { color: col, fillColor: col, weight: 1, opacity: 1, fillOpacity: 0.75, dashArray: null };
-      if (st === "i") { s.fillOpacity = 0.3; s.weight = 1.5; }
+      var s = { color: small ? "#222" : "#fff", fillColor: col, weight: small ? 0.5 : 1, opacity: 1, fillOpacity: 0.85, dashArray: null };
+      if (st === "i") { s.fillOpacity = 0.4; s.weight = 1.5; s.color = col; }
       if (morale === "r") { s.dashArray = "5 3"; s.fillOpacity *= 0.8; }
       if (morale === "R") { s.dashArray = "2 3"; s.fillOpacity = 0.15; s.color = "#000"; }
       if (morale === "D" || died) { s.color = "#555"; s.fillColor = "#999"; s.fillOpacity = 0.25; s.dashArray = "1 3"; }
       return s;
     }
 
+    function formOf(b, i) {
+      // a base may join a wing split off during the battle (4.2): the bound says so
+      return b.f && b.f[i] !== undefined ? b.f[i] : B.f[i];
+    }
+
     function popup(i) {
-      var b = D.bounds[cur], st = b.s[i], fi = B.f[i];
+      var b = D.bounds[cur], st = b.s[i], fi = formOf(b, i);
       var f = fi >= 0 ? D.forms[fi] : null;
       return "<b>" + esc(B.id[i]) + "</b> (" + esc(sides[B.s[i]].name) + ")<br>" +
         (f ? "formation " + esc(f.name) + ": " + esc(MORALE[b.m[fi]] || "?") + "<br>" : "") +
@@ -64,10 +78,10 @@ var SBPlayback = (function () {
     }
 
     for (var i = 0; i < n; i++) {
-      polys[i] = L.polygon([[0, 0], [0, 0], [0, 0]], { className: "sb-base sb-side-" + B.s[i] });
+      polys[i] = L.polygon([[0, 0], [0, 0], [0, 0]], { pane: "sbBases", className: "sb-base sb-side-" + B.s[i] });
       polys[i].bindPopup((function (k) { return function () { return popup(k); }; })(i));
       if (B.c[i]) {
-        chars[i] = L.circleMarker([0, 0], { radius: 6, color: "#ffd600", weight: 3, fill: false, className: "sb-character" });
+        chars[i] = L.circleMarker([0, 0], { pane: "sbChars", radius: 6, color: "#ffd600", weight: 3, fill: false, className: "sb-character" });
         chars[i].bindTooltip("character: " + esc(B.c[i]));
       }
     }
@@ -83,11 +97,19 @@ var SBPlayback = (function () {
       return vis === null || B.s[i] === view || vis[i] === true;
     }
 
+    var small = false;
+    function basePx() {
+      // screen pixels of a 40 m frontage at the map's centre (web mercator)
+      var lat = map.getCenter().lat * Math.PI / 180;
+      return 40 / (40075016.686 * Math.cos(lat) / Math.pow(2, map.getZoom() + 8));
+    }
+
     function draw(k) {
       cur = Math.max(0, Math.min(D.bounds.length - 1, k));
+      small = basePx() < 14;
+      fronts.forEach(function (pl) { pl.setStyle({ weight: small ? 1.2 : 2.5 }); });
       var b = D.bounds[cur], prev = cur > 0 ? D.bounds[cur - 1] : null, vis = visibleSet(b);
       var frontLines = sides.map(function () { return []; });
-      var visibleForms = {};
       for (var i = 0; i < n; i++) {
         var st = b.s[i], died = st === "d" && prev && prev.s[i] !== "d" && prev.s[i] !== "-";
         var on = st !== "-" && (st !== "d" || died) && shows(i, b, vis);
@@ -99,12 +121,10 @@ var SBPlayback = (function () {
         var x = b.p[3 * i] / 10 + P.cx, y = b.p[3 * i + 1] / 10 + P.cy, f = b.p[3 * i + 2] / 10;
         var c = corners(x, y, f, B.w[i], B.d[i]);
         polys[i].setLatLngs(c.map(function (p) { return ll(p[0], p[1]); }));
-        polys[i].setStyle(style(i, st, B.f[i] >= 0 ? b.m[B.f[i]] : "s", died));
+        var fi = formOf(b, i);
+        polys[i].setStyle(style(i, st, fi >= 0 ? b.m[fi] : "s", died));
         if (!gBases.hasLayer(polys[i])) gBases.addLayer(polys[i]);
-        if (st !== "d") {
-          frontLines[B.s[i]].push([ll(c[0][0], c[0][1]), ll(c[1][0], c[1][1])]);
-          if (B.f[i] >= 0) visibleForms[B.f[i]] = true;
-        }
+        if (st !== "d") frontLines[B.s[i]].push([ll(c[0][0], c[0][1]), ll(c[1][0], c[1][1])]);
         if (chars[i]) {
           chars[i].setLatLng(ll(x, y));
           if (!gChars.hasLayer(chars[i])) gChars.addLayer(chars[i]);
@@ -116,19 +136,28 @@ var SBPlayback = (function () {
         if (view >= 0 && m.s !== view) return;
         var pts = [];
         for (var k = 0; k < m.r.length; k += 2) pts.push(ll(m.r[k] / 10 + P.cx, m.r[k + 1] / 10 + P.cy));
-        var col = sides[m.s].colour;
-        L.polyline(pts, { color: col, weight: 2, dashArray: "8 6", opacity: 0.9, className: "sb-messenger" }).bindPopup(esc(m.x)).addTo(gMsg);
-        L.circleMarker(ll(m.p[0] / 10 + P.cx, m.p[1] / 10 + P.cy), { radius: 5, color: "#fff", weight: 2, fillColor: col, fillOpacity: 1 }).bindTooltip(esc(m.x)).addTo(gMsg);
+        var col = sides[m.s].colour, at = ll(m.p[0] / 10 + P.cx, m.p[1] / 10 + P.cy);
+        // the whole string faint, the part still to ride bold: progress at a glance
+        L.polyline(pts, { pane: "sbMsg", color: "#fff", weight: 5, opacity: 0.6, interactive: false }).addTo(gMsg);
+        L.polyline(pts, { pane: "sbMsg", color: col, weight: 2, dashArray: "8 6", opacity: 0.9, className: "sb-messenger" }).bindPopup(esc(m.x)).addTo(gMsg);
+        L.circleMarker(pts[pts.length - 1], { pane: "sbMsg", radius: 4, color: col, weight: 2, fill: false, interactive: false }).addTo(gMsg);
+        L.circleMarker(at, { pane: "sbMsg", radius: 6, color: "#fff", weight: 2, fillColor: col, fillOpacity: 1, className: "sb-messenger-at" }).bindTooltip(esc(m.x)).bindPopup(esc(m.x)).addTo(gMsg);
       });
       gEv.clearLayers();
       var lines = [];
       b.e.forEach(function (e) {
         if (view >= 0 && D.fog && e.vs && e.vs.indexOf(view) < 0) return;
         lines.push(e);
+        if (e.k) {
+          var kc = MARK[e.t] || "#6a1b9a";
+          L.circleMarker(ll(e.k[0] / 10 + P.cx, e.k[1] / 10 + P.cy), { pane: "sbEv", radius: 7, color: "#000", weight: 1, fillColor: kc, fillOpacity: 0.9, className: "sb-event sb-event-" + e.t })
+            .bindTooltip(esc(e.t.replace(/_/g, " "))).bindPopup("<b>" + esc(e.t.replace(/_/g, " ")) + "</b><br>" + esc(e.x)).addTo(gEv);
+          return;
+        }
         if (!e.l) return;
         var a = ll(e.l[0] / 10 + P.cx, e.l[1] / 10 + P.cy), z = ll(e.l[2] / 10 + P.cx, e.l[3] / 10 + P.cy);
         var col = e.t === "melee" ? "#ff6f00" : "#d50000";
-        L.polyline([a, z], { color: col, weight: e.t === "melee" ? 4 : 2, opacity: 0.85, dashArray: e.t === "shot" ? "3 5" : null, className: "sb-event sb-event-" + e.t })
+        L.polyline([a, z], { pane: "sbEv", color: col, weight: e.t === "melee" ? 4 : 2, opacity: 0.85, dashArray: e.t === "shot" ? "3 5" : null, className: "sb-event sb-event-" + e.t })
           .bindPopup("<b>" + esc(e.t) + "</b><br>" + esc(e.x)).addTo(gEv);
       });
       updatePanel(b, lines);
@@ -181,6 +210,8 @@ var SBPlayback = (function () {
     els["sb-slider"].addEventListener("input", function () { stop(); draw(parseInt(this.value, 10)); });
     els["sb-side"].addEventListener("change", function () { view = parseInt(this.value, 10); draw(cur); });
 
+    map.on("zoomend", function () { if ((basePx() < 14) !== small) draw(cur); });
+    if (D.fit) map.fitBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)]);
     draw(0);
     return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); } };
   }

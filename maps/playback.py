@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,13 @@ from scenario_builder.errors import CRSError
 STATE_CODES = {"ok": "o", "injured": "i", "dead": "d"}
 MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "D"}
 LINE_EVENTS = ("shot", "melee", "pursuit")
+#: events drawn as a marker at the formation (or base) they concern, with the text as popup
+MARK_EVENTS = (
+    "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
+    "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change",
+)
+#: margin around every base's positions for the page's first view (metres)
+FIT_MARGIN_M = 200.0
 ACTOR_KEYS = ("formation", "attacker", "base", "shooter")
 TARGET_KEYS = ("target", "defender", "victim")
 
@@ -43,24 +51,109 @@ def _dm(v: float, c: float) -> int:
     return round((v - c) * 10)
 
 
+_LONG_FLOAT = re.compile(r"(-?\d+\.\d)\d{2,}")
+
+
+def _short(v: Any) -> str:
+    """Text of a value with long float tails cut (orders carry raw coordinates).
+
+    >>> _short("advance a to 438102.40544620506,5807141.921944543")
+    'advance a to 438102.4,5807141.9'
+    """
+    if isinstance(v, float):
+        return f"{v:g}" if abs(v) < 100 else f"{v:.0f}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_short(x) for x in v)
+    return _LONG_FLOAT.sub(r"\1", str(v))
+
+
+def _dice_text(ev: Mapping[str, Any]) -> str:
+    dice = ev.get("dice")
+    if isinstance(dice, Mapping):
+        faces = ", ".join(str(f) for f in dice.get("faces", []))
+        need = f" need {ev['need']}+" if "need" in ev else ""
+        return f"dice [{faces}]{need}"
+    if isinstance(dice, str):  # DiceResult's text form, "2d6[3,5] purpose"
+        return f"dice {dice}"
+    return ""
+
+
+# Known event types as sentences: (template, keys the template uses). Missing keys fall back to
+# the generic form, so a log from a newer engine still reads.
+_SENTENCES: dict[str, str] = {
+    "order_issued": "{side}: order to {formation}: {order}",
+    "order_received": "{formation} received \u201c{order}\u201d \u2192 {outcome}",
+    "order_roll": "{formation} ({temperament}) order roll 9.3 for \u201c{order}\u201d: {dice} "
+    "\u2192 {outcome}",
+    "order_refused": "{formation}: order \u201c{order}\u201d refused: {reason}",
+    "planned_move": "{formation} plans to {kind} (bearing {bearing}\u00b0){toward}",
+    "moved": "{formation} moved {distance_m} m (allowance {allowance_m} m)",
+    "shot": "{formation} shoots at {target} ({distance_m} m, {mode}): {dice} \u2192 {hits} hit(s)",
+    "melee": "{formation} strikes {target} (strike order {order}): {dice} \u2192 {hits} hit(s)",
+    "hit": "{formation} takes {hits} hit(s) from {by} ({kind})",
+    "injured": "{base} of {formation} injured by {by}",
+    "killed": "{base} of {formation} killed by {by}",
+    "panic_test": "{formation} panic test 10.5 ({triggers}): {dice}, score {score} vs "
+    "resilience {resilience} \u2192 {outcome}",
+    "retreat": "{formation} retreats: {reason}",
+    "rout": "{formation} routs: {reason}",
+    "rally": "{formation} rallies: {reason}",
+    "pursuit": "{formation} pursues {target}",
+    "destroyed": "{formation} destroyed: {reason}",
+    "wing_split": "{formation} splits into wings {wings} (4.2)",
+    "brigade_merge": "{merged} rejoins {formation}",
+    "temperament_change": "{formation} turns {temperament}: {reason}",
+    "ladder": "{formation} ladders: {stage} (8.3)",
+    "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
+    "{cost_m} m, due bound {arrival_bound}",
+    "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
+    "messenger_rerouted": "{side}: messenger {id} to {to} re-routed ({reason}); route now "
+    "{cost_m} m, due bound {arrival_bound}",
+}
+
+
 def _event_text(ev: Mapping[str, Any]) -> str:
-    parts = [str(ev.get("type", "event"))]
+    """One line for an event: a sentence for known types, every simple field for others.
+
+    >>> _event_text({"type": "panic_test", "formation": "f", "triggers": ["shot_at"],
+    ...              "dice": {"purpose": "panic f", "faces": [2, 5]}, "score": 5,
+    ...              "resilience": 4, "outcome": "retreat"})
+    'f panic test 10.5 (shot_at): dice [2, 5], score 5 vs resilience 4 \u2192 retreat'
+    >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
+    'earthquake; f; dice [6]; size 9'
+    """
+    kind = str(ev.get("type", "event"))
+    template = _SENTENCES.get(kind)
+    if template is not None:
+        fields = {k: _short(v) for k, v in ev.items() if v is not None}
+        fields["dice"] = _dice_text(ev)
+        fields["toward"] = f" toward {_short(ev['target'])}" if ev.get("target") else ""
+        try:
+            text = template.format(**fields)
+        except (KeyError, IndexError, ValueError):
+            text = ""
+        if text:
+            if ev.get("character"):
+                text += f" (character {ev['character']})"
+            if fields["dice"] and "{dice}" not in template:  # e.g. a die chose the base
+                purpose = ev["dice"].get("purpose") if isinstance(ev["dice"], Mapping) else None
+                text += f"; {fields['dice']}" + (f" ({purpose})" if purpose else "")
+            return text
+    parts = [kind]
     who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
     whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
     if who is not None:
-        parts.append(f"{who}" + (f" \u2192 {whom}" if whom is not None else ""))
-    dice = ev.get("dice")
-    if isinstance(dice, Mapping):
-        faces = dice.get("faces", [])
-        parts.append(f"dice [{', '.join(str(f) for f in faces)}]")
-        if dice.get("purpose"):
-            parts.append(f"({dice['purpose']})")
-    elif isinstance(dice, str):  # DiceResult's text form, "2d6[3,5] purpose"
-        parts.append(f"dice {dice}")
-    skip = {"type", "dice", "phase", *ACTOR_KEYS, *TARGET_KEYS}
+        parts.append(f"{_short(who)}" + (f" \u2192 {_short(whom)}" if whom is not None else ""))
+    dice = _dice_text(ev)
+    if dice:
+        parts.append(dice)
+        purpose = ev["dice"].get("purpose") if isinstance(ev.get("dice"), Mapping) else None
+        if purpose:
+            parts.append(f"({purpose})")
+    skip = {"type", "dice", "phase", "need", *ACTOR_KEYS, *TARGET_KEYS}
     for k, v in sorted(ev.items()):
         if k not in skip and isinstance(v, (str, int, float, bool)) and v is not None:
-            parts.append(f"{k} {v}")
+            parts.append(f"{k} {_short(v)}")
     return "; ".join(parts)
 
 
@@ -70,17 +163,81 @@ class _Ends:
     def __init__(self, snap: Mapping[str, Any], form_of: Mapping[str, str]) -> None:
         self.base: dict[str, tuple[float, float]] = {}
         acc: dict[str, list[tuple[float, float]]] = {}
+        every: dict[str, list[tuple[float, float]]] = {}
         for bid, b in snap["bases"].items():
             xy = (float(b["x"]), float(b["y"]))
             self.base[bid] = xy
+            f = b.get("formation") or form_of.get(bid, "")
+            every.setdefault(f, []).append(xy)
             if b.get("state", "ok") != "dead":
-                acc.setdefault(b.get("formation") or form_of.get(bid, ""), []).append(xy)
+                acc.setdefault(f, []).append(xy)
         self.form = {f: tuple(np.mean(v, axis=0)) for f, v in acc.items()}
+        self.all = {f: tuple(np.mean(v, axis=0)) for f, v in every.items()}
+
+    def last(self, key: Any) -> tuple[float, float] | None:
+        """Where a formation's bases lie, dead ones included (a destroyed formation's place)."""
+        return self.all.get(key) if isinstance(key, str) else None
 
     def at(self, key: Any) -> tuple[float, float] | None:
         if not isinstance(key, str):
             return None
         return self.form.get(key) or self.base.get(key)
+
+
+_WING = re.compile(r"^(?P<root>.+)_w\d+$")
+
+
+def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """Every formation the log mentions: the header's, the bases', and wings split off in battle.
+
+    Wings (4.2, ids ``<formation>_w<n>``) appear only in snapshots and ``wing_split`` events; their
+    side comes from their bases, else from the formation they split from.
+    """
+    out: dict[str, dict[str, Any]] = {
+        f["id"]: {"side": f.get("side"), "name": f.get("name", f["id"])}
+        for f in log.get("formations", [])
+        if isinstance(f, Mapping) and "id" in f
+    }
+    for b in log["bases"]:  # a log without a formations list still draws
+        if b.get("formation") is not None:
+            out.setdefault(b["formation"], {"side": b["side"], "name": b["formation"]})
+    for bound in log["bounds"]:
+        snap = bound["snapshot"]
+        for bid, s in snap["bases"].items():
+            f = s.get("formation") if isinstance(s, Mapping) else None
+            if isinstance(f, str) and f not in out:
+                out[f] = {"side": side_of.get(bid), "name": f}
+        for f, st in (snap.get("formations") or {}).items():
+            if f not in out:
+                parent = st.get("wing_of") if isinstance(st, Mapping) else None
+                m = _WING.match(f)
+                root = parent or (m.group("root") if m else None)
+                side = out.get(root, {}).get("side") if root else None
+                name = f"{out[root]['name']} (wing {f})" if root in out else f
+                out[f] = {"side": side, "name": name}
+    for f, v in out.items():
+        if v["side"] is None:
+            m = _WING.match(f)
+            v["side"] = out.get(m.group("root"), {}).get("side") if m else None
+    return out
+
+
+def _fit(
+    xs: list[float], ys: list[float], cx: float, cy: float, within: tuple[float, ...]
+) -> list[int] | None:
+    """The first view: every place a base stood, with a margin, on the map (dm from the centre).
+
+    >>> _fit([0.0, 1000.0], [0.0, 50.0], 0.0, 0.0, (-100.0, -5000.0, 5000.0, 5000.0))
+    [-1000, -2000, 12000, 2500]
+    """
+    if not xs:
+        return None
+    m = FIT_MARGIN_M
+    x0, y0 = max(min(xs) - m, within[0]), max(min(ys) - m, within[1])
+    x1, y1 = min(max(xs) + m, within[2]), min(max(ys) + m, within[3])
+    if x0 >= x1 or y0 >= y1:
+        return None
+    return [_dm(x0, cx), _dm(y0, cy), _dm(x1, cx), _dm(y1, cy)]
 
 
 def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) -> dict[str, Any]:
@@ -96,21 +253,19 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     base_index = {b["id"]: i for i, b in enumerate(bases)}
     side_of = {b["id"]: b["side"] for b in bases}
     form_of = {b["id"]: b.get("formation") for b in bases}
-    formations = {
-        f["id"]: {"side": f.get("side"), "name": f.get("name", f["id"])}
-        for f in log.get("formations", [])
-    }
-    for b in bases:  # a log without a formations list still draws
-        formations.setdefault(b.get("formation"), {"side": b["side"], "name": b.get("formation")})
-    form_ids = sorted(k for k in formations if k is not None)
+    formations = _formations(log, side_of)
+    form_ids = sorted(formations)
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
+    xs: list[float] = []
+    ys: list[float] = []
     out_bounds = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
         pos: list[int] = []
         states = []
-        for b in bases:
+        moved_to: dict[int, int] = {}  # base index -> formation index, when not its header's
+        for i, b in enumerate(bases):
             s = snap["bases"].get(b["id"])
             if s is None:
                 pos += [0, 0, 0]
@@ -118,9 +273,15 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 continue
             pos += [_dm(s["x"], cx), _dm(s["y"], cy), round(float(s.get("facing", 0.0)) * 10)]
             states.append(STATE_CODES.get(s.get("state", "ok"), "o"))
+            xs.append(float(s["x"]))
+            ys.append(float(s["y"]))
+            f = s.get("formation")
+            if f is not None and f != b.get("formation") and f in form_index:
+                moved_to[i] = form_index[f]
         fsnap = snap.get("formations", {})
         morale = "".join(
-            MORALE_CODES.get(fsnap.get(f, {}).get("morale", "steady"), "s") for f in form_ids
+            MORALE_CODES.get(fsnap[f].get("morale", "steady"), "s") if f in fsnap else "-"
+            for f in form_ids
         )
         ends = _Ends(snap, form_of)
         vis: dict[str, list[int]] = {}
@@ -129,7 +290,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             sets = visible_sets(bf, snap, side_of, [s["id"] for s in sides])
             vis = {sid: sorted(base_index[b] for b in ids) for sid, ids in sets.items()}
             for sid, ids in sets.items():
-                seen_forms[side_index[sid]] = {form_of[b] for b in ids} | set(ids)
+                seen_forms[side_index[sid]] = {
+                    snap["bases"][b].get("formation") or form_of[b] for b in ids
+                } | set(ids)
         events = []
         for ev in bound.get("events", []):
             if not isinstance(ev, Mapping):
@@ -147,9 +310,14 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                     i for i in range(len(sides)) if i == item["as"] or who in seen_forms[i]
                 ]
             if item["t"] in LINE_EVENTS:
-                pa, pb = ends.at(who), ends.at(whom)
+                # a formation wiped out in this very fight is drawn where its bases fell
+                pa, pb = ends.at(who) or ends.last(who), ends.at(whom) or ends.last(whom)
                 if pa is not None and pb is not None:
                     item["l"] = [_dm(pa[0], cx), _dm(pa[1], cy), _dm(pb[0], cx), _dm(pb[1], cy)]
+            elif item["t"] in MARK_EVENTS:
+                at = ends.at(ev.get("base")) or ends.at(who) or ends.last(who)
+                if at is not None:
+                    item["k"] = [_dm(at[0], cx), _dm(at[1], cy)]
             events.append(item)
         messengers = []
         for m in snap.get("messengers", []) or []:
@@ -180,6 +348,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 "g": messengers,
                 "l": snap.get("losses", {}),
                 "v": vis,
+                **({"f": {str(k): v for k, v in moved_to.items()}} if moved_to else {}),
             }
         )
     return {
@@ -187,7 +356,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "title": str(log.get("scenario", "battle")),
         "sides": sides,
         "forms": [
-            {"id": f, "name": formations[f]["name"], "s": side_index.get(formations[f]["side"], 0)}
+            {"id": f, "name": formations[f]["name"], "s": side_index.get(formations[f]["side"], -1)}
             for f in form_ids
         ],
         "bases": {
@@ -200,6 +369,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             "u": [b.get("unit_type", "") for b in bases],
         },
         "bounds": out_bounds,
+        "fit": _fit(xs, ys, cx, cy, bf.bounds),
         "result": log.get("result"),
         "fog": fog,
     }

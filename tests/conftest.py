@@ -169,3 +169,34 @@ def built_teutoburg():
     from scenario_builder.build import build_site
 
     return build_site("teutoburg_kalkriese")
+
+
+# -- maps: a real battle's run directory (scenario-builder run, with a scripted wing split) ------
+
+TEUTOBURG_ORDERS = """\
+1: ["split rm_leg_xviii into 2 wings"]
+2: ["split rm_alae into 2 wings"]
+4: ["attack rm_leg_xviii_w2 on gm_wall", "advance rm_alae to 440500,5806900"]
+"""
+
+
+@pytest.fixture(scope="session")
+def teutoburg_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``scenario-builder run teutoburg_ad9 --seed 5 --orders ... --orders-side romans``.
+
+    A real battle (17 bounds, ~2 s) whose log holds a wing split off in battle, a refused wing
+    order, messengers in flight and re-routed, panic tests, routs and destroyed formations.
+    """
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import build_battlefield, fight, write_run
+
+    root = tmp_path_factory.mktemp("teutoburg_run")
+    orders = root / "orders.yaml"
+    orders.write_text(TEUTOBURG_ORDERS, encoding="utf-8")
+    sc = load_scenario("teutoburg_ad9")
+    built = build_battlefield(sc)
+    log, summary = fight(sc, built, 5, orders_file=str(orders), orders_side="romans")
+    run = root / "run"
+    run.mkdir()
+    write_run(run, log, summary, built)
+    return run

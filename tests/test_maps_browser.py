@@ -1,17 +1,17 @@
 """The offline pages in a real browser (Debian's headless Chromium through Playwright).
 
-No console errors, no network requests beyond the file itself, and stepping the playback moves
-the drawn bases. A screenshot is kept in ``test-artifacts/playback.png``.
+No console errors, no network requests beyond the file itself, and stepping the playback of a real
+battle (``teutoburg_run`` in conftest) moves the drawn bases and draws its messengers and events.
+Screenshots are kept in ``test-artifacts/playback*.png``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
-
-from maps.testing import write_run_dir
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [
@@ -53,10 +53,8 @@ def _open(browser, page_path: Path):
 
 
 @pytest.fixture(scope="module")
-def run_dir(built_bayreuth, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_run_dir(
-        built_bayreuth.battlefield, tmp_path_factory.mktemp("run"), bases_per_side=48, bounds=6
-    )
+def run_dir(teutoburg_run: Path) -> Path:
+    return teutoburg_run
 
 
 def test_offline_battlefield_map_loads_cleanly(
@@ -77,31 +75,50 @@ def test_offline_battlefield_map_loads_cleanly(
 def test_offline_playback_steps_bound_by_bound(
     browser, run_cli, run_dir: Path, tmp_path: Path
 ) -> None:
+    log = json.loads((run_dir / "battle_log.json").read_text())
+    last = len(log["bounds"]) - 1
     out = tmp_path / "playback.html"
     assert run_cli("map", run_dir, "--out", out, "--offline")[0] == 0
     page, problems, requests = _open(browser, out)
     bases = page.locator("path.sb-base")
-    assert bases.count() == 96
+    assert bases.count() == len(log["bounds"][0]["snapshot"]["bases"])
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "playback.png"))
     page.locator(".leaflet-control-zoom-in").click()  # closer, so moves are whole pixels
     page.wait_for_timeout(400)
     before = bases.evaluate_all("els => els.map(e => e.getAttribute('d'))")
     assert "bound 0" in page.locator("#sb-bound").inner_text()
-    page.locator("#sb-next").click()
+    for _ in range(3):
+        page.locator("#sb-next").click()
     after = bases.evaluate_all("els => els.map(e => e.getAttribute('d'))")
-    assert "bound 1" in page.locator("#sb-bound").inner_text()
-    assert sum(a != b for a, b in zip(before, after)) > len(before) // 2
-    page.locator("#sb-slider").fill("5")
+    assert "bound 3" in page.locator("#sb-bound").inner_text()
+    assert sum(a != b for a, b in zip(before, after)) > len(before) // 4
+    # every bound draws without error; messengers in flight and event markers show somewhere
+    seen = {"messengers": 0, "markers": 0, "lines": 0}
+    for k in range(last + 1):
+        page.evaluate(f"window.sbPlayback.draw({k})")
+        seen["messengers"] += page.locator("path.sb-messenger").count()
+        lines = page.locator("path.sb-event-melee, path.sb-event-shot").count()
+        seen["lines"] += lines
+        seen["markers"] += page.locator("path.sb-event").count() - lines
+        if k == 5:
+            page.screenshot(path=str(ARTIFACTS / "playback_bound5.png"))
+    assert all(seen.values()), seen
+    page.locator("#sb-slider").fill(str(last))
     page.locator("#sb-slider").dispatch_event("input")
-    assert "bound 5" in page.locator("#sb-bound").inner_text()
+    assert f"bound {last}" in page.locator("#sb-bound").inner_text()
     assert "losses:" in page.locator("#sb-losses").inner_text()
+    assert "result:" in page.locator("#sb-result").inner_text()
+    page.locator("#sb-slider").fill("6")
+    page.locator("#sb-slider").dispatch_event("input")
     everyone = page.locator("path.sb-base").count()
-    page.locator("#sb-side").select_option("0")  # the northern army's view: fog of war
+    page.locator("#sb-side").select_option("0")  # the Roman view: fog of war
     own = page.locator("path.sb-side-0").count()
     enemy = page.locator("path.sb-side-1").count()
-    assert own > 0 and enemy <= everyone - own
+    assert own > 0 and enemy < everyone - own
     page.locator("#sb-side").select_option("-1")
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "playback.png"))
+    assert page.locator("path.sb-base").count() == everyone
+    page.screenshot(path=str(ARTIFACTS / "playback_bound6.png"))
     assert problems == []
     assert [r for r in requests if not r.startswith(("data:", "file:"))] == []
     page.close()

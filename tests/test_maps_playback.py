@@ -1,7 +1,7 @@
-"""Battlefield map and playback pages on a real built battlefield (Bayreuth DEM + OSM).
+"""Battlefield map and playback pages on real battles and real ground.
 
-The battle log here is ``maps.testing.synthetic_battle_log``: bases placed on the real ground and
-moved by a script, a fixture for drawing, not a battle result.
+The playback runs on a real run directory (``teutoburg_run`` in conftest: ``scenario-builder run
+teutoburg_ad9`` with a scripted wing split); the map and fog checks use the real Bayreuth build.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import numpy as np
 import pyproj
 import pytest
 
-from maps.playback import playback_data
+from maps.battlelog import load_battle_log
+from maps.playback import _event_text, playback_data
 from maps.reproject import LonLatFit
-from maps.testing import synthetic_battle_log, write_run_dir
 from maps.visibility import seen_by
+from scenario_builder.battlefield import Battlefield
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,11 @@ def bf_dir(built_bayreuth, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def run_dir(bf, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_run_dir(bf, tmp_path_factory.mktemp("run"), bases_per_side=36, bounds=5)
+def real(teutoburg_run: Path) -> tuple[Battlefield, dict, dict]:
+    """The real run's battlefield, its log, and the playback data drawn from them."""
+    bf = Battlefield.load(teutoburg_run / "battlefield")
+    log = load_battle_log(teutoburg_run / "battle_log.json")
+    return bf, log, playback_data(bf, log)
 
 
 def test_lonlat_fit_keeps_bases_true_size(bf) -> None:
@@ -59,22 +63,115 @@ def test_6_2_fog_of_war_matches_line_of_sight_pair_by_pair(bf) -> None:
     assert 0 < sum(got) < len(got)  # a real, hilly and wooded map: some hidden, some seen
 
 
-def test_playback_data_is_compact_and_complete(bf) -> None:
-    log = synthetic_battle_log(bf, bases_per_side=24, bounds=4)
-    data = playback_data(bf, log)
-    n = len(log["bases"])
-    assert len(data["bounds"]) == 5
+def test_playback_of_a_real_battle_follows_every_snapshot(real) -> None:
+    _, log, data = real
+    ids = data["bases"]["id"]
+    assert len(data["bounds"]) == len(log["bounds"]) > 5
     for b, src in zip(data["bounds"], log["bounds"]):
-        assert len(b["p"]) == 3 * n and len(b["s"]) == n
-        assert b["l"] == src["snapshot"]["losses"]
-        assert set(b["v"]) == {"north", "south"}
-        i = data["bases"]["id"].index(log["bases"][0]["id"])
-        s = src["snapshot"]["bases"][log["bases"][0]["id"]]
-        x = b["p"][3 * i] / 10 + data["proj"]["cx"]
-        assert x == pytest.approx(s["x"], abs=0.05)
-    shots = [e for b in data["bounds"] for e in b["e"] if e["t"] == "shot"]
-    assert shots and all("l" in e and "dice [" in e["x"] for e in shots)
-    assert any(b["g"] for b in data["bounds"])  # messengers with routes
+        snap = src["snapshot"]
+        assert len(b["p"]) == 3 * len(ids) and len(b["s"]) == len(ids)
+        assert b["l"] == snap["losses"]
+        for i, bid in enumerate(ids):
+            s = snap["bases"].get(bid)
+            if s is None:
+                assert b["s"][i] == "-"
+                continue
+            assert b["p"][3 * i] / 10 + data["proj"]["cx"] == pytest.approx(s["x"], abs=0.05)
+            assert b["p"][3 * i + 1] / 10 + data["proj"]["cy"] == pytest.approx(s["y"], abs=0.05)
+            assert b["s"][i] == {"ok": "o", "injured": "i", "dead": "d"}[s["state"]]
+    states = {c for b in data["bounds"] for c in b["s"]}
+    assert {"o", "i", "d"} <= states  # a real battle injures and kills
+
+
+def test_4_2_wings_split_in_battle_are_drawn_as_formations(real) -> None:
+    _, log, data = real
+    header = {f["id"] for f in log["formations"]}
+    wings = {f for b in log["bounds"] for f in b["snapshot"]["formations"]} - header
+    assert wings == {"rm_leg_xviii_w2"}  # not in the header's formations list
+    forms = {f["id"]: f for f in data["forms"]}
+    sides = [s["id"] for s in data["sides"]]
+    assert sides[forms["rm_leg_xviii_w2"]["s"]] == "romans"
+    w = data["forms"].index(forms["rm_leg_xviii_w2"])
+    ids = data["bases"]["id"]
+    for b, src in zip(data["bounds"], log["bounds"]):
+        snap = src["snapshot"]
+        in_wing = {bid for bid, s in snap["bases"].items() if s["formation"] == "rm_leg_xviii_w2"}
+        assert {ids[int(i)] for i, f in b.get("f", {}).items() if f == w} == in_wing
+        if "rm_leg_xviii_w2" in snap["formations"]:
+            assert in_wing and b["m"][w] != "-"
+        else:
+            assert b["m"][w] == "-"
+
+
+def test_messengers_in_flight_drawn_with_route_and_progress(real) -> None:
+    _, log, data = real
+    cx, cy = data["proj"]["cx"], data["proj"]["cy"]
+    flying = 0
+    for b, src in zip(data["bounds"], log["bounds"]):
+        snap_msgs = src["snapshot"].get("messengers", [])
+        assert len(b["g"]) == len(snap_msgs)
+        for m, s in zip(b["g"], snap_msgs):
+            flying += 1
+            route = np.array(s["route"])
+            assert np.allclose(np.array(m["r"]).reshape(-1, 2) / 10 + (cx, cy), route, atol=0.06)
+            at = np.array(m["p"]) / 10 + (cx, cy)
+            # the messenger's place lies on its route, as far along as travelled / cost says
+            seg = np.hypot(*np.diff(route, axis=0).T)
+            d = [_point_segment(at, route[k], route[k + 1]) for k in range(len(route) - 1)]
+            assert min(d) < 0.2
+            assert f"{s['travelled_m']:.0f} of {s['cost_m']:.0f} m" in m["x"]
+            assert seg.sum() > 0
+    assert flying > 0
+
+
+def _point_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    t = 0.0 if not ab.any() else float(np.clip(np.dot(p - a, ab) / np.dot(ab, ab), 0, 1))
+    return float(np.hypot(*(a + t * ab - p)))
+
+
+def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
+    _, log, data = real
+    kinds = {e["type"] for b in log["bounds"] for e in b["events"]}
+    assert {"wing_split", "order_refused", "order_received", "messenger_rerouted",
+            "panic_test", "rout", "destroyed", "melee", "killed"} <= kinds  # fmt: skip
+    for b, src in zip(data["bounds"], log["bounds"]):
+        assert [e["t"] for e in b["e"]] == [e["type"] for e in src["events"]]
+        for item, ev in zip(b["e"], src["events"]):
+            text = item["x"]
+            assert text and "{" not in text
+            for key in ("formation", "base", "target", "to"):
+                if isinstance(ev.get(key), str):
+                    assert ev[key] in text, (key, text)
+            if "dice" in ev:
+                assert "dice [" + ", ".join(map(str, ev["dice"]["faces"])) + "]" in text
+            if ev["type"] in ("shot", "melee"):
+                assert "l" in item  # drawn as a line between the two formations
+            if ev["type"] in ("panic_test", "rout", "wing_split", "order_refused"):
+                assert "k" in item  # drawn as a marker with the text as popup
+    assert "\u2192 rout" in " ".join(e["x"] for b in data["bounds"] for e in b["e"])
+
+
+def test_unknown_or_odd_events_still_read() -> None:
+    assert _event_text({"type": "earthquake", "formation": "f", "magnitude": 7}) == (
+        "earthquake; f; magnitude 7"
+    )
+    assert _event_text({"type": "rout"}) == "rout"  # known type missing its fields
+    assert _event_text({}) == "event"
+    odd = _event_text({"type": "shot", "formation": "a", "target": "b", "dice": "2d6[3,5] x"})
+    assert "dice 2d6[3,5] x" in odd
+
+
+def test_first_view_fits_the_armies(real) -> None:
+    bf, log, data = real
+    x0, y0, x1, y1 = (v / 10 for v in data["fit"])
+    cx, cy = data["proj"]["cx"], data["proj"]["cy"]
+    xs = [s["x"] for b in log["bounds"] for s in b["snapshot"]["bases"].values()]
+    ys = [s["y"] for b in log["bounds"] for s in b["snapshot"]["bases"].values()]
+    assert x0 + cx <= min(xs) and x1 + cx >= max(xs)
+    assert y0 + cy <= min(ys) and y1 + cy >= max(ys)
+    minx, miny, maxx, maxy = bf.bounds
+    assert (x1 - x0) * (y1 - y0) < 0.5 * (maxx - minx) * (maxy - miny)
 
 
 @pytest.mark.parametrize("offline", [True, False])
@@ -96,14 +193,19 @@ def test_map_command_writes_battlefield_map(
         assert "tile.openstreetmap.org" in page
 
 
-def test_map_command_detects_a_run_dir(run_cli, run_dir: Path, tmp_path: Path) -> None:
+def test_map_command_detects_a_run_dir(run_cli, teutoburg_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "playback.html"
-    code, stdout, err = run_cli("map", run_dir, "--out", out, "--offline")
-    assert code == 0, err and "playback" in stdout
+    code, stdout, err = run_cli("map", teutoburg_run, "--out", out, "--offline")
+    assert code == 0, err
+    assert "playback" in stdout
     page = out.read_text()
     block = re.search(r'id="sb-playback-data">(.*?)</script>', page, re.S).group(1)
     data = json.loads(block)
-    assert len(data["bounds"]) == 6 and data["fog"] is True
+    log = json.loads((teutoburg_run / "battle_log.json").read_text())
+    assert len(data["bounds"]) == len(log["bounds"]) and data["fog"] is True
+    # fog of war: each side sees some, not all, of the enemy at some bound on this wooded ground
+    n_enemy = {s["id"]: sum(b["side"] != s["id"] for b in log["bases"]) for s in log["sides"]}
+    assert any(0 < len(b["v"][sid]) < n for b in data["bounds"] for sid, n in n_enemy.items())
 
 
 def _broken_logs() -> dict[str, object]:
