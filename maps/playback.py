@@ -28,7 +28,7 @@ from maps.battlefield_map import battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style
 from maps.reproject import LonLatFit
-from maps.visibility import visible_sets
+from maps.visibility import SightCache, side_limits, visible_sets
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import CRSError
 
@@ -259,6 +259,8 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_side = {f: formations[f]["side"] for f in form_ids}
     xs: list[float] = []
     ys: list[float] = []
+    cache = SightCache(bf) if fog else None
+    limits = side_limits(log)
     out_bounds = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
@@ -287,7 +289,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         vis: dict[str, list[int]] = {}
         seen_forms: dict[int, set[str]] = {i: set() for i in range(len(sides))}
         if fog:
-            sets = visible_sets(bf, snap, side_of, [s["id"] for s in sides])
+            sets = visible_sets(
+                bf, snap, side_of, [s["id"] for s in sides], limits=limits, cache=cache
+            )
             vis = {sid: sorted(base_index[b] for b in ids) for sid, ids in sets.items()}
             for sid, ids in sets.items():
                 seen_forms[side_index[sid]] = {

@@ -17,7 +17,7 @@ import pytest
 from maps.battlelog import load_battle_log
 from maps.playback import _event_text, playback_data
 from maps.reproject import LonLatFit
-from maps.visibility import seen_by
+from maps.visibility import SightProofs, observer_bases, seen_by
 from scenario_builder.battlefield import Battlefield
 
 
@@ -61,6 +61,55 @@ def test_6_2_fog_of_war_matches_line_of_sight_pair_by_pair(bf) -> None:
     got = seen_by(bf, obs, tgt).tolist()
     assert got == expected
     assert 0 < sum(got) < len(got)  # a real, hilly and wooded map: some hidden, some seen
+
+
+@pytest.mark.parametrize("site", ["bayreuth", "teutoburg"])
+@pytest.mark.parametrize("step_cells", [1, 16])
+def test_6_2_sight_proofs_agree_with_line_of_sight(
+    site: str, step_cells: int, built_bayreuth, built_teutoburg
+) -> None:
+    """Every pair the shortcut settles (seen or hidden) is what the exact test says."""
+    ground = (built_bayreuth if site == "bayreuth" else built_teutoburg).battlefield
+    rng = np.random.default_rng(11)
+    minx, miny, maxx, maxy = ground.bounds
+    n = 3000
+    a = np.column_stack([rng.uniform(minx, maxx, n), rng.uniform(miny, maxy, n)])
+    # short and long lines: 25 m .. 4 km
+    ang, length = rng.uniform(0, 2 * np.pi, n), np.exp(rng.uniform(np.log(25), np.log(4000), n))
+    b = a + np.column_stack([np.cos(ang), np.sin(ang)]) * length[:, None]
+    keep = np.asarray(ground.contains(b[:, 0], b[:, 1]), bool)
+    a, b = a[keep], b[keep]
+    got = SightProofs(ground, step_cells=step_cells).settle(a, b)
+    exact = ground.line_of_sight_many(a, b)
+    settled = got >= 0
+    assert (got[settled] == exact[settled]).all()
+    assert (got == 1).any() and (got == 0).any()  # both kinds of proof at work
+    if step_cells == 1:
+        assert settled.mean() > 0.3
+
+
+def test_6_3_sight_limit_cuts_the_view(bf) -> None:
+    x, y = bf.centre
+    obs = np.array([[x, y]])
+    tgt = np.array([[x + d, y] for d in (100.0, 400.0, 1400.0, 1600.0)])
+    free = seen_by(bf, obs, tgt)
+    limited = seen_by(bf, obs, tgt, limit_m=1500.0)
+    assert limited.tolist() == [bool(v) and d <= 1500 for v, d in zip(free, (100, 400, 1400, 1600))]
+
+
+def test_observer_bases_are_centre_and_front_ends() -> None:
+    # a 4 x 2 block facing east (90 degrees): front rank at the larger x
+    bases = {}
+    for i in range(8):
+        rank, file = divmod(i, 4)
+        bases[f"f.{i + 1}"] = {"x": 100.0 - rank * 20, "y": 60.0 - file * 40, "facing": 90.0,
+                               "formation": "f"}  # fmt: skip
+    bases["g.1"] = {"x": 0.0, "y": 0.0, "facing": 0.0, "formation": "g"}
+    picked = observer_bases({"bases": bases}, sorted(bases))
+    assert "g.1" in picked  # small formations look from every base
+    front = [b for b in picked if b.startswith("f.")]
+    assert {"f.1", "f.4"} <= set(front) and len(front) == 3
+    assert all(bases[b]["x"] == 100.0 for b in {"f.1", "f.4"})
 
 
 def test_playback_of_a_real_battle_follows_every_snapshot(real) -> None:
