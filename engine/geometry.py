@@ -22,7 +22,7 @@ True
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -142,8 +142,12 @@ def overlaps(a: OBB, others: np.ndarray, tol: float = 1e-6) -> np.ndarray:
     return separation(a, others) < -tol
 
 
-def segment_hits(p: tuple[float, float], q: tuple[float, float], others: np.ndarray) -> np.ndarray:
+def segment_hits(
+    p: tuple[float, float], q: tuple[float, float], others: np.ndarray, axes: Any = None
+) -> np.ndarray:
     """Whether the segment p->q crosses each rectangle of ``others`` (N,), slab test.
+
+    ``axes``: ``_axes(others[:, 4])`` when the caller already has it.
 
     >>> boxes = obb_array([OBB(50.0, 0.0, 5.0, 5.0, 0.0), OBB(50.0, 30.0, 5.0, 5.0, 0.0)])
     >>> segment_hits((0.0, 0.0), (100.0, 0.0), boxes).tolist()
@@ -151,7 +155,7 @@ def segment_hits(p: tuple[float, float], q: tuple[float, float], others: np.ndar
     """
     if others.shape[0] == 0:
         return np.zeros(0, dtype=bool)
-    fx, fy, rx, ry = _axes(others[:, 4])
+    fx, fy, rx, ry = _axes(others[:, 4]) if axes is None else axes
     px, py = p[0] - others[:, 0], p[1] - others[:, 1]
     dx, dy = q[0] - p[0], q[1] - p[1]
     t0 = np.zeros(len(others))
@@ -215,15 +219,23 @@ def distance(a: OBB, others: np.ndarray) -> np.ndarray:
     n = others.shape[0]
     if n == 0:
         return np.zeros(0)
-    best = np.full(n, np.inf)
-    for cx, cy in corners(a):
-        best = np.minimum(best, _point_to_obbs(np.full(n, cx), np.full(n, cy), others))
+    # the 4 corners of a against every rectangle and every rectangle's 4 corners against a, as
+    # (4, n) arrays in two passes (the same arithmetic, element by element, as one at a time)
     fx, fy, rx, ry = _axes(others[:, 4])
-    for sa, sb in ((-1, 1), (1, 1), (1, -1), (-1, -1)):
-        px = others[:, 0] + sa * others[:, 2] * rx + sb * others[:, 3] * fx
-        py = others[:, 1] + sa * others[:, 2] * ry + sb * others[:, 3] * fy
-        one = np.array([[a.cx, a.cy, a.hw, a.hd, a.facing]])
-        best = np.minimum(best, _point_to_obbs(px, py, np.repeat(one, n, axis=0)))
+    ca = corners(a)
+    dx = ca[:, :1] - others[None, :, 0]
+    dy = ca[:, 1:] - others[None, :, 1]
+    d1 = np.hypot(np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0),
+                  np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0))  # fmt: skip
+    sa = np.array([[-1], [1], [1], [-1]])
+    sb = np.array([[1], [1], [-1], [-1]])
+    px = others[:, 0] + sa * others[:, 2] * rx + sb * others[:, 3] * fx
+    py = others[:, 1] + sa * others[:, 2] * ry + sb * others[:, 3] * fy
+    afx, afy, arx, ary = _axes(np.array([a.facing]))
+    ex, ey = px - a.cx, py - a.cy
+    d2 = np.hypot(np.maximum(np.abs(ex * arx + ey * ary) - a.hw, 0.0),
+                  np.maximum(np.abs(ex * afx + ey * afy) - a.hd, 0.0))  # fmt: skip
+    best = np.minimum(d1.min(axis=0), d2.min(axis=0))
     best[separation(a, others) < 0] = 0.0
     return best
 

@@ -104,7 +104,7 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
         steady = sorted((g for g in friends if g.morale is Morale.STEADY),
                         key=lambda g: (math.dist((fx, fy), g.centre()), g.id))  # fmt: skip
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
-        if any(sight.aware(f.id, g.id) for g in steady):
+        if sight.aware_of_any(f.id, [g.id for g in steady]):
             return out
         seen = [g for g in friends if g.morale in _BROKEN and sight.aware(f.id, g.id)]
         if seen and all(g.morale in _BROKEN for g in seen):

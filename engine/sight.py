@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.charts import UnitType
-from engine.geometry import distance, obb_array, point_distance, segment_hits
+from engine.geometry import _axes, distance, obb_array, point_distance, segment_hits
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
@@ -92,12 +92,14 @@ class Sight:
         self._version = self.state.version
         self._cache.clear()
         self._heard: dict[str, str | None] = {}
+        self._gaps: dict[int, np.ndarray] = {}
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self.obbs = [f.obb() for f in forms]
         self.arr = obb_array(self.obbs)
+        self.axes = _axes(self.arr[:, 4])  # for segment_hits over every formation, once
         if forms:
             xs, ys = self.arr[:, 0], self.arr[:, 1]
             inside = np.atleast_1d(self.bf.contains(xs, ys))
@@ -124,8 +126,14 @@ class Sight:
     def distance(self, a: str, b: str) -> float:
         """Gap between two formations' rectangles (0 when touching)."""
         self._refresh()
-        i, j = self.index[a], self.index[b]
-        return float(distance(self.obbs[i], self.arr[j : j + 1])[0])
+        return float(self._gap_row(self.index[a])[self.index[b]])
+
+    def _gap_row(self, i: int) -> np.ndarray:
+        """Gaps from formation ``i`` to every formation (cached per position state)."""
+        row = self._gaps.get(i)
+        if row is None:
+            row = self._gaps[i] = distance(self.obbs[i], self.arr)
+        return row
 
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
@@ -178,7 +186,7 @@ class Sight:
         """No formation between ``i`` and ``j`` blocks the view (6.2)."""
         p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
         q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
-        hits = segment_hits(p, q, self.arr)
+        hits = segment_hits(p, q, self.arr, self.axes)
         hits[i] = hits[j] = False
         if not hits.any():
             return True
@@ -213,7 +221,7 @@ class Sight:
         if observer in self._heard:
             return self._heard[observer]
         i = self.index[observer]
-        gaps = distance(self.obbs[i], self.arr)
+        gaps = self._gap_row(i)
         best, best_d = None, HEARING_M
         for k in np.argsort(gaps, kind="stable"):
             if k == i:
@@ -231,3 +239,15 @@ class Sight:
     def aware(self, observer: str, target: str) -> bool:
         """Seen or heard: what counts for morale (10.2 "events you can see or hear")."""
         return self.heard(observer) == target or self.sees(observer, target)
+
+    def aware_of_any(self, observer: str, targets: list[str]) -> bool:
+        """``any(aware(observer, t) for t in targets)``, with terrain sight batched in chunks of
+        1, 2, 4, ... targets (the same answer; the nearest targets usually settle it)."""
+        heard = self.heard(observer)
+        k, chunk = 0, 1
+        while k < len(targets):
+            part = targets[k : k + chunk]
+            if heard in part or self.visible(observer, part):
+                return True
+            k, chunk = k + chunk, chunk * 2
+        return False
