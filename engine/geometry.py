@@ -118,23 +118,37 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
     """
     if others.shape[0] == 0:
         return np.zeros(0)
-    afx, afy, arx, ary = (float(v) for v in _axes(np.asarray(a.facing)))
+    afx, afy, arx, ary = _scalar_axes(a.facing)
     bfx, bfy, brx, bry = _axes(others[:, 4])
     dx = others[:, 0] - a.cx
     dy = others[:, 1] - a.cy
     bhw, bhd = others[:, 2], others[:, 3]
-    gaps = []
+    best = None
     # axes of a
     for ux, uy in ((afx, afy), (arx, ary)):
         ra = a.hw * abs(ux * arx + uy * ary) + a.hd * abs(ux * afx + uy * afy)
         rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
-        gaps.append(np.abs(ux * dx + uy * dy) - ra - rb)
+        gap = np.abs(ux * dx + uy * dy) - ra - rb
+        best = gap if best is None else np.maximum(best, gap)
     # axes of each b
     for ux, uy in ((bfx, bfy), (brx, bry)):
         ra = a.hw * np.abs(ux * arx + uy * ary) + a.hd * np.abs(ux * afx + uy * afy)
         rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
-        gaps.append(np.abs(ux * dx + uy * dy) - ra - rb)
-    return np.max(np.vstack(gaps), axis=0)
+        best = np.maximum(best, np.abs(ux * dx + uy * dy) - ra - rb)
+    return best
+
+
+_SCALAR_AXES: dict[float, tuple[float, float, float, float]] = {}
+
+
+def _scalar_axes(facing: float) -> tuple[float, float, float, float]:
+    """:func:`_axes` of one facing as Python floats (memoised: facings repeat all battle)."""
+    hit = _SCALAR_AXES.get(facing)
+    if hit is None:
+        if len(_SCALAR_AXES) > 100_000:
+            _SCALAR_AXES.clear()
+        hit = _SCALAR_AXES[facing] = tuple(float(v) for v in _axes(np.asarray(facing)))
+    return hit
 
 
 def overlaps(a: OBB, others: np.ndarray, tol: float = 1e-6) -> np.ndarray:
