@@ -9,7 +9,8 @@ For each level k above the lowest, ``DIR`` gets
 * ``level_KK.svg``: the whole layer at true size in one drawing (``width``/``height`` in mm, for
   a laser cutter or plotter): outline in red (cut), registration marks and text in blue (mark);
 * ``level_KK.pdf``: the same at true scale tiled onto the chosen paper with the layout's tiling
-  and sheet labels, for tracing by hand.
+  and sheet labels, for tracing by hand; only the sheets the layer has ground on (listed as
+  ``sheets`` in ``layers.json``).
 
 Registration marks are at the same table positions on every layer (the four corners 10 mm in and
 the centre), so pins or drilled holes line the layers up. ``layers.json`` lists the layers.
@@ -29,7 +30,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.layout import Layout, LayoutOptions, _crop_marks, _poly_path, plan_layout
-from maps.vectors import level_range, outline_at_or_above, simplified
+from maps.vectors import level_outline, level_range
 from scenario_builder.atomic import atomic_dir
 from scenario_builder.battlefield import Battlefield
 
@@ -56,7 +57,7 @@ def layer_outlines(
     lo, hi = level_range(bf)
     out = []
     for k in range(lo + 1, hi + 1):
-        g = simplified(outline_at_or_above(bf.layer("level"), bf.transform, k), bf.res / 2)
+        g = level_outline(bf, k)
         g = shapely.clip_by_rect(g, *window)
         g = g.buffer(0) if not g.is_valid else g
         if not g.is_empty and g.area > 0:
@@ -120,6 +121,17 @@ def layer_svg(bf: Battlefield, lay: Layout, k: int, g: BaseGeometry, note: str) 
     )
 
 
+def layer_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Any, BaseGeometry]]:
+    """The layout's sheets this layer has ground on, with that ground: a high, small layer is
+    traced from a few sheets, not the whole table's (the sheet labels say where they go)."""
+    out = []
+    for sheet in lay.tiling.sheets():
+        part = shapely.clip_by_rect(g, *lay.sheet_ground(sheet))
+        if not part.is_empty and part.area > 0:
+            out.append((sheet, part))
+    return out
+
+
 def layer_pdf(path: Path, bf: Battlefield, lay: Layout, g: BaseGeometry, note: str) -> None:
     """One layer tiled on paper at true scale, with the layout's sheet labels."""
     pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
@@ -127,13 +139,12 @@ def layer_pdf(path: Path, bf: Battlefield, lay: Layout, g: BaseGeometry, note: s
     c = rl_canvas.Canvas(str(path), pagesize=(pw, ph), pageCompression=1, invariant=1)
     c.setTitle(note)
     table_marks = registration_points(lay.table_mm)
-    for sheet in lay.tiling.sheets():
+    for sheet, part in layer_sheets(lay, g):
         affine = lay.to_page(sheet)
         c.saveState()
         clip = c.beginPath()
         clip.rect(m, m, pw - 2 * m, ph - 2 * m)
         c.clipPath(clip, stroke=0, fill=0)
-        part = shapely.clip_by_rect(g, *lay.sheet_ground(sheet))
         if not part.is_empty:
             pg = shapely.affinity.affine_transform(part, affine)
             c.setFillColorRGB(0.93, 0.93, 0.93)
@@ -180,6 +191,7 @@ def write_cut_layers(
                     "level": k,
                     "svg": svg.name,
                     "pdf": f"level_{k:02d}.pdf",
+                    "sheets": [sheet.label for sheet, _ in layer_sheets(lay, g)],
                     "thickness_mm": lay.scale.mm(bf.step),
                     "area_m2": round(g.area, 1),
                     "ground_from_m": _level_base(bf, k),

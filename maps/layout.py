@@ -30,7 +30,7 @@ from maps.colours import MOVE_NAMES, PRINT_MOVE
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
 from maps.vectors import contours as contour_lines
-from maps.vectors import level_range, outline_at_or_above, regions, simplified
+from maps.vectors import level_outline, level_range, regions, simplified
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import LayoutError
@@ -176,7 +176,7 @@ def prepare_shapes(bf: Battlefield, window: tuple[float, float, float, float]) -
     lo, hi = level_range(bf)
     levels = []
     for k in range(lo + 1, hi + 1):
-        g = simplified(outline_at_or_above(bf.layer("level"), bf.transform, k), tol)
+        g = level_outline(bf, k)
         g = shapely.clip_by_rect(g, *window)
         if not g.is_empty:
             levels.append((k, g))

@@ -13,6 +13,7 @@ print never silently lacks them.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,20 @@ def outline_at_or_above(level: np.ndarray, transform: Any, k: int) -> BaseGeomet
     if not polys:
         return Polygon()
     return shapely.union_all(polys)
+
+
+_OUTLINES: weakref.WeakKeyDictionary[Battlefield, dict[int, BaseGeometry]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def level_outline(bf: Battlefield, k: int) -> BaseGeometry:
+    """``outline_at_or_above`` level ``k``, simplified at half a cell; traced once per battlefield
+    (the layout, its contours and the cut layers all draw the same outlines)."""
+    per_bf = _OUTLINES.setdefault(bf, {})
+    if k not in per_bf:
+        per_bf[k] = simplified(outline_at_or_above(bf.layer("level"), bf.transform, k), bf.res / 2)
+    return per_bf[k]
 
 
 def simplified(geom: BaseGeometry, tolerance: float) -> BaseGeometry:
@@ -61,7 +76,7 @@ def contours(bf: Battlefield) -> Any:
     frame = shapely.box(*bf.bounds).boundary.buffer(bf.res * 0.6)
     rows = []
     for k in range(lo + 1, hi + 1):
-        poly = simplified(outline_at_or_above(bf.layer("level"), bf.transform, k), bf.res / 2)
+        poly = level_outline(bf, k)
         if poly.is_empty:
             continue
         line = shapely.line_merge(poly.boundary.difference(frame))
