@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from engine.context import BoundContext
-from engine.geometry import CONTACT_M, bearing, separation
+from engine.geometry import CONTACT_M, bearing, obb_array, separation
 from engine.log import (
     Destroyed,
     Hit,
@@ -102,7 +102,7 @@ def start_bound(ctx: BoundContext) -> None:
     state = ctx.state
     state.bound += 1
     ctx.events = []
-    ctx.quiet_events = 0
+    ctx.quiet_events = ctx.moved_events = 0
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
     ctx.cover_cache = {}
@@ -445,6 +445,10 @@ def phase_execute_moves(ctx: BoundContext) -> None:
     from engine import sieges
 
     state = ctx.state
+    # the rectangles of every formation on the table, kept up to date move by move for the
+    # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
+    table: tuple[list[Formation], Any] | None = None
+    table_key: Any = None
     for f in _pursuers_last(ctx, high_initiative_first(ctx)):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -470,7 +474,15 @@ def phase_execute_moves(ctx: BoundContext) -> None:
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn)
+        if table is None or table_key != ctx.table_key(moves=False):
+            table_key = ctx.table_key(moves=False)
+            forms = state.active()
+            table = (forms, obb_array([g.obb() for g in forms]))
+        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn, table=table)
+        for k, g in enumerate(table[0]):
+            if g is f:
+                table[1][k] = f.obb()  # only the mover's rectangle changed
+                break
         ctx.allowances[f.id] = res.allowance_m
         if res.distance_m > 0:
             ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],

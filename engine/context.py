@@ -44,21 +44,26 @@ class BoundContext:
 
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
 
-    def emit(self, events: Event | list[Event]) -> None:
-        if isinstance(events, list):
-            self.events.extend(events)
-            self.quiet_events += sum(1 for e in events if e.type in QUIET)
-        else:
-            self.events.append(events)
-            if events.type in QUIET:
-                self.quiet_events += 1
+    moved_events: int = 0  # "moved" events of this bound
 
-    def table_key(self) -> tuple[int, str, int, int]:
+    def emit(self, events: Event | list[Event]) -> None:
+        for e in events if isinstance(events, list) else (events,):
+            self.events.append(e)
+            if e.type in QUIET:
+                self.quiet_events += 1
+            elif e.type == "moved":
+                self.moved_events += 1
+
+    def table_key(self, moves: bool = True) -> tuple[int, ...] | tuple[Any, ...]:
         """Changes whenever a formation moves, loses a base or changes morale (for caches of
         positions and of who is on the table): moves bump ``state.version``; losses and morale
-        changes always come with an event that is not QUIET."""
+        changes always come with an event that is not QUIET. ``moves=False``: a key that only
+        changes with losses, morale and the like, for a cache that follows moves itself."""
         st = self.state
-        return (st.bound, st.phase, st.version, len(self.events) - self.quiet_events)
+        n = len(self.events) - self.quiet_events
+        if moves:
+            return (st.bound, st.phase, st.version, n)
+        return (st.bound, st.phase, n - self.moved_events)
 
     @property
     def phase(self) -> str:

@@ -362,8 +362,13 @@ def execute_move(
     plan: MovePlan,
     *,
     classes_fn: Any = None,
+    table: tuple[list[Formation], np.ndarray] | None = None,
 ) -> MoveResult:
-    """Carry out a planned move (6.1) and return what happened. Bumps ``state.version``."""
+    """Carry out a planned move (6.1) and return what happened. Bumps ``state.version``.
+
+    ``table``: ``(state.active(), their rectangles as an (N, 5) array)`` when the caller keeps
+    them up to date (the move phase does), so the sweep need not gather them again.
+    """
     classes_fn = classes_fn or (lambda form, pose: footprint_classes(bf, form, "move", pose))
     box = _local_box(f)
     start = (f.cx, f.cy, f.facing)
@@ -406,7 +411,7 @@ def execute_move(
         )
         halted = why
     # sweep against every other formation so bases never overlap
-    frac, hit = _sweep(state, f, box, start, dx, dy, dth)
+    frac, hit = _sweep(state, f, box, start, dx, dy, dth, table)
     contact_with = None
     if hit is not None:
         g = state.formations[hit]
@@ -474,16 +479,23 @@ def _sweep(
     dx: float,
     dy: float,
     dth: float,
+    table: tuple[list[Formation], np.ndarray] | None = None,
 ) -> tuple[float, str | None]:
     """Largest fraction of the move free of overlaps, and the formation met (if any)."""
     if dx == 0 and dy == 0 and dth == 0:
         return 1.0, None
-    others = [g for g in state.active() if g.id != f.id]
+    if table is None:
+        others = [g for g in state.active() if g.id != f.id]
+        all_arr = obb_array([g.obb() for g in others])
+    else:
+        forms, arr_all = table
+        keep = [k for k, g in enumerate(forms) if g.id != f.id]
+        others = [forms[k] for k in keep]
+        all_arr = arr_all[keep] if keep else np.zeros((0, 5))
     if not others:
         return 1.0, None
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    all_arr = obb_array([g.obb() for g in others])
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
         all_arr[:, 2], all_arr[:, 3])
     if not close.any():
