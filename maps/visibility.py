@@ -14,10 +14,10 @@ Speed (a page of 500 bases x 30 bounds must write in seconds, not minutes):
 * pairs are tried nearest first: each enemy base against its closest observer, then the next
   few, doubling the batch, and it drops out as soon as one observer sees it;
 * a pair is first tried by :class:`SightProofs`, which proves most pairs seen or hidden from a
-  few grid look-ups (probes 16 cells apart, then one cell apart); only pairs they cannot settle
+  few grid look-ups (probes 8 cells apart, then one cell apart); only pairs they cannot settle
   go to ``Battlefield.line_of_sight_many`` (the exact test);
-* answers are kept between bounds by exact positions (:class:`SightCache`), so bases that did not
-  move cost nothing.
+* a side's view is kept while nobody on the map moves (:class:`SightCache`), so quiet bounds
+  cost nothing.
 """
 
 from __future__ import annotations
@@ -144,14 +144,15 @@ class SightProofs:
 
 
 class SightCache:
-    """Pair answers by exact end points, kept between bounds (bases that held still)."""
+    """Line of sight for many pairs on one battlefield: the proofs first, the exact test for the
+    rest; and each side's last answer, reused while nobody on the map has moved."""
 
     def __init__(self, bf: Battlefield) -> None:
         self.bf = bf
-        # coarse probes (16 cells apart, 19 x 19 windows) settle open ground and broad ridges; the
+        # coarse probes (8 cells apart, 11 x 11 windows) settle open ground and broad ridges; the
         # fine ones (a cell apart, 3 x 3) what is left; the exact test the rest
-        self.proofs = (SightProofs(bf, step_cells=16), SightProofs(bf, step_cells=1))
-        self.known: dict[tuple[float, float, float, float], bool] = {}
+        self.proofs = (SightProofs(bf, step_cells=8), SightProofs(bf, step_cells=1))
+        self.last: dict[str, tuple[bytes, list[str]]] = {}
         self.exact_pairs = 0
         self.proved_pairs = 0
 
@@ -159,33 +160,17 @@ class SightCache:
         """Line of sight for each pair ``a[i] -> b[i]``, as ``bf.line_of_sight_many`` answers."""
         a = np.asarray(a, float).reshape(-1, 2)
         b = np.asarray(b, float).reshape(-1, 2)
-        out = np.zeros(len(a), dtype=bool)
-        keys = [(p[0], p[1], q[0], q[1]) for p, q in zip(a.tolist(), b.tolist())]
-        todo = []
-        for i, k in enumerate(keys):
-            hit = self.known.get(k)
-            if hit is None:
-                todo.append(i)
-            else:
-                out[i] = hit
-        if not todo:
-            return out
-        idx = np.array(todo)
-        got = self.proofs[0].settle(a[idx], b[idx])
+        got = self.proofs[0].settle(a, b)
         for proofs in self.proofs[1:]:
-            left = got < 0
-            if left.any():
-                got[left] = proofs.settle(a[idx[left]], b[idx[left]])
-        self.proved_pairs += int((got >= 0).sum())
-        open_ = got < 0
-        if open_.any():
-            j = idx[open_]
-            self.exact_pairs += len(j)
-            got[open_] = self.bf.line_of_sight_many(a[j], b[j]).astype(np.int8)
-        for i, v in zip(idx.tolist(), got.tolist()):
-            out[i] = bool(v)
-            self.known[keys[i]] = bool(v)
-        return out
+            left = np.flatnonzero(got < 0)
+            if left.size:
+                got[left] = proofs.settle(a[left], b[left])
+        left = np.flatnonzero(got < 0)
+        self.proved_pairs += len(got) - left.size
+        if left.size:
+            self.exact_pairs += left.size
+            got[left] = self.bf.line_of_sight_many(a[left], b[left]).astype(np.int8)
+        return got.astype(bool)
 
 
 def seen_by(
@@ -308,8 +293,16 @@ def visible_sets(
         enemy = [(bid, x, y) for bid, x, y in on_map if side_of[bid] != side]
         pts = np.array([[x, y] for _, x, y in enemy]).reshape(-1, 2)
         limit = (limits or {}).get(side)
+        key = b"|".join(
+            [own.tobytes(), pts.tobytes(), repr(limit).encode(),
+             " ".join(own_ids + [bid for bid, _, _ in enemy]).encode()]
+        )  # fmt: skip
+        if side in cache.last and cache.last[side][0] == key:  # nobody moved: same view
+            out[side] = list(cache.last[side][1])
+            continue
         seen = seen_by(bf, own, pts, limit_m=limit, cache=cache)
         out[side] = [bid for (bid, _, _), s in zip(enemy, seen) if s]
+        cache.last[side] = (key, out[side])
     return out
 
 
