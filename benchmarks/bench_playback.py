@@ -2,7 +2,9 @@
 
 Run: ``python benchmarks/bench_playback.py`` (needs Debian chromium). The battlefield is the real
 Bayreuth build; the battle log is ``maps.testing.synthetic_battle_log`` (a drawing fixture).
-Target: the offline page opens (load event + first bound drawn) in under 3 s.
+Targets: the offline page opens (load event + first bound drawn) in under 3 s; the page is
+written with fog of war in under 5 s. The synthetic log stays here only because no shipped
+scenario has 500 bases; the tests play back a real run (tests/conftest.py ``teutoburg_run``).
 """
 
 from __future__ import annotations
