@@ -136,7 +136,7 @@ class Battlefield:
         self._grid = Grid(transform.c, transform.f, self.res, self.shape)
 
     # -- geometry -----------------------------------------------------------------------------
-    @property
+    @functools.cached_property
     def bounds(self) -> tuple[float, float, float, float]:
         """(minx, miny, maxx, maxy) in metres in :attr:`crs`."""
         x0, y0 = self.transform.c, self.transform.f
@@ -293,8 +293,17 @@ class Battlefield:
         """Vectorised :meth:`line_of_sight` for (N, 2) arrays of end points."""
         a = np.atleast_2d(np.asarray(a, dtype=float))
         b = np.atleast_2d(np.asarray(b, dtype=float))
-        self._index(a[:, 0], a[:, 1])
-        self._index(b[:, 0], b[:, 1])
+        # One cheap bounds test on the hot path (the engine calls this thousands of times a
+        # battle); only when it fails is the offending point looked up for the error message.
+        minx, miny, maxx, maxy = self.bounds
+        if a.size and not (
+            minx <= min(a[:, 0].min(), b[:, 0].min())
+            and max(a[:, 0].max(), b[:, 0].max()) < maxx
+            and miny < min(a[:, 1].min(), b[:, 1].min())
+            and max(a[:, 1].max(), b[:, 1].max()) <= maxy
+        ):
+            self._index(a[:, 0], a[:, 1])
+            self._index(b[:, 0], b[:, 1])
         return visible_many(
             self._grid,
             self._layers["level"],

@@ -24,6 +24,7 @@ array([ True])
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,10 @@ class Grid:
         """Row and column indices of points, clipped onto the grid."""
         col = np.floor((np.asarray(x, dtype=float) - self.x0) / self.res).astype(np.intp)
         row = np.floor((self.y0 - np.asarray(y, dtype=float)) / self.res).astype(np.intp)
-        return np.clip(row, 0, self.shape[0] - 1), np.clip(col, 0, self.shape[1] - 1)
+        # ufuncs, not np.clip: clip's dtype-limit checks dominate the engine's small calls
+        row = np.minimum(np.maximum(row, 0), self.shape[0] - 1)
+        col = np.minimum(np.maximum(col, 0), self.shape[1] - 1)
+        return row, col
 
 
 def visible_many(
@@ -63,7 +67,10 @@ def visible_many(
     """Whether each pair ``a[i] -> b[i]`` has line of sight (6.2). ``a``, ``b``: (N, 2) arrays.
 
     ``eye_a``/``eye_b`` add levels to the ends (e.g. a tower). Samples are at most half a cell
-    apart; pairs are processed in chunks to bound memory.
+    apart; each pair is sampled at a power-of-two count of points (so a pair's answer does not
+    depend on the other pairs in the batch), and pairs are processed in chunks to bound memory.
+    The engine calls this many times a bound with a handful of pairs, so the per-call overhead
+    is kept low (no per-call ``np.unique`` for small batches).
     """
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
@@ -73,32 +80,41 @@ def visible_many(
     out = np.ones(n_pairs, dtype=bool)
     if n_pairs == 0:
         return out
-    eye_a = np.broadcast_to(np.asarray(eye_a, dtype=np.int32), (n_pairs,))
-    eye_b = np.broadcast_to(np.asarray(eye_b, dtype=np.int32), (n_pairs,))
     ra, ca = grid.rowcol(a[:, 0], a[:, 1])
     rb, cb = grid.rowcol(b[:, 0], b[:, 1])
     top = np.maximum(level[ra, ca] + eye_a, level[rb, cb] + eye_b)
-    dist = np.hypot(b[:, 0] - a[:, 0], b[:, 1] - a[:, 1])
+    dx = b[:, 0] - a[:, 0]
+    dy = b[:, 1] - a[:, 1]
+    dist = np.hypot(dx, dy)
     spacing = grid.res / 2.0
-    n_samples = np.clip(np.ceil(dist / spacing).astype(np.intp) + 1, 2, max_samples)
-
-    # Group pairs by sample count (rounded up to a power of two) so one short pair does not pay
-    # for the longest one, and no chunk exceeds ~2 M samples.
-    buckets = np.maximum(1, 2 ** np.ceil(np.log2(n_samples))).astype(np.intp)
-    for n in np.unique(buckets):
-        idx = np.flatnonzero(buckets == n)
-        chunk = max(1, 2_000_000 // int(n))
-        t = np.linspace(0.0, 1.0, int(n))
+    n_samples = np.minimum(np.maximum(np.ceil(dist / spacing).astype(np.intp) + 1, 2), max_samples)
+    # A pair's sample count, rounded up to a power of two, groups pairs into few shapes.
+    buckets = np.left_shift(1, np.ceil(np.log2(n_samples)).astype(np.intp))
+    if n_pairs <= 16:
+        sizes = sorted({int(v) for v in buckets})
+    else:
+        sizes = [int(v) for v in np.unique(buckets)]
+    for n in sizes:
+        idx = np.flatnonzero(buckets == n) if len(sizes) > 1 else np.arange(n_pairs)
+        chunk = max(1, 2_000_000 // n)
+        t = _unit_steps(n)
         for start in range(0, idx.size, chunk):
             sel = idx[start : start + chunk]
-            xs = a[sel, 0, None] + (b[sel, 0] - a[sel, 0])[:, None] * t
-            ys = a[sel, 1, None] + (b[sel, 1] - a[sel, 1])[:, None] * t
+            xs = a[sel, 0, None] + dx[sel, None] * t
+            ys = a[sel, 1, None] + dy[sel, None] * t
             r, c = grid.rowcol(xs, ys)
             lv = level[r, c]
             tp = top[sel, None]
-            ground = lv > tp
+            blocked = lv > tp
             along = dist[sel, None] * t
             away = (along > edge_m) & ((dist[sel, None] - along) > edge_m)
-            cover = blocks_sight[r, c] & (lv >= tp) & away
-            out[sel] = ~(ground | cover).any(axis=1)
+            blocked |= blocks_sight[r, c] & (lv >= tp) & away
+            out[sel] = ~blocked.any(axis=1)
     return out
+
+
+@functools.lru_cache(maxsize=32)
+def _unit_steps(n: int) -> np.ndarray:
+    t = np.linspace(0.0, 1.0, n)
+    t.flags.writeable = False
+    return t
