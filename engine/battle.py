@@ -103,7 +103,12 @@ class Battle:
             "seed": self.dice.seed,
             "crs": f"EPSG:{epsg}" if epsg else crs.to_string(),
             "battlefield": sc.battlefield.model_dump(exclude_defaults=True, mode="json"),
-            "sides": [{"id": s.id, "name": s.name, "colour": s.colour} for s in sc.sides],
+            # 6.3: what limits each side's sight (maps draw fog of war from these)
+            "weather": sc.weather,
+            "time": sc.time,
+            "locality": sc.locality,
+            "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
+                       "locality": st.sides[s.id].locality} for s in sc.sides],
             "formations": [{"id": f.id, "side": f.side, "name": f.name,
                             "profile": f.profile.id} for f in st.formations.values()],
             "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
