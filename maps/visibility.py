@@ -32,30 +32,21 @@ from scipy import ndimage
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.los import EDGE_M
 
-#: 6.3: non-local troops see this far in fog, rain or bright sun; at night; at night in bad weather
-LIMIT_WEATHER_M = 1500.0
-LIMIT_NIGHT_M = 1000.0
-LIMIT_NIGHT_WEATHER_M = 500.0
-BAD_WEATHER = ("fog", "rain", "bright")
 #: the exact test samples at most this many points a line (``scenario_builder.los``)
 _MAX_SAMPLES = 4096
 
 
 def sight_limit_m(weather: str | None, time: str | None) -> float | None:
-    """6.3 seeing distance for non-local troops (None: unlimited).
+    """6.3 seeing distance for non-local troops (None: unlimited), from the engine's chart.
 
     >>> sight_limit_m("fog", "day"), sight_limit_m("clear", "night"), sight_limit_m("rain", "night")
     (1500.0, 1000.0, 500.0)
     >>> sight_limit_m("clear", "day") is None, sight_limit_m(None, None) is None
     (True, True)
     """
-    bad = (weather or "clear") in BAD_WEATHER
-    night = (time or "day") == "night"
-    if night and bad:
-        return LIMIT_NIGHT_WEATHER_M
-    if night:
-        return LIMIT_NIGHT_M
-    return LIMIT_WEATHER_M if bad else None
+    from engine.charts import sight_limit_m as chart
+
+    return chart(weather or "clear", time or "day", local=False)
 
 
 class SightProofs:
