@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 
 from engine.charts import UnitType
-from engine.geometry import _axes, distance, obb_array, point_distance, segment_hits
+from engine.geometry import (
+    _axes,
+    distance,
+    obb_array,
+    point_distance,
+    segment_hits,
+    segment_hits_many,
+)
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
@@ -158,11 +165,26 @@ class Sight:
         i = self.index[observer]
         o = self.forms[i]
         limit = self.limit_m(o)
-        pending: list[str] = []
+        # targets on the map and within the sight limit; their troop checks in one matrix
+        cands: list[tuple[str, int]] = []
         for t in targets:
             j = self.index[t]
             far = limit is not None and self.distance(observer, t) > limit
-            if not (self.on_map[i] and self.on_map[j]) or far or not self._troops_clear(i, j):
+            if not (self.on_map[i] and self.on_map[j]) or far:
+                self._cache[(observer, t)] = False
+            else:
+                cands.append((t, j))
+        if not cands:
+            return
+        p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
+        js = np.fromiter((j for _, j in cands), dtype=np.intp, count=len(cands))
+        hits = segment_hits_many(p, self.arr[js, :2], self.arr, self.axes)
+        hits[:, i] = False
+        hits[np.arange(len(cands)), js] = False
+        crossed = hits.any(axis=1)
+        pending: list[str] = []
+        for (t, j), row, x in zip(cands, hits, crossed.tolist(), strict=True):
+            if x and not self._troops_clear(i, j, row):
                 self._cache[(observer, t)] = False
             else:
                 pending.append(t)
@@ -182,12 +204,14 @@ class Sight:
         self._batch(observer, [target])
         return self._cache[(observer, target)]
 
-    def _troops_clear(self, i: int, j: int) -> bool:
-        """No formation between ``i`` and ``j`` blocks the view (6.2)."""
+    def _troops_clear(self, i: int, j: int, hits: np.ndarray | None = None) -> bool:
+        """No formation between ``i`` and ``j`` blocks the view (6.2). ``hits``: the formations
+        the line crosses (without ``i`` and ``j``) when the caller has them."""
         p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
-        q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
-        hits = segment_hits(p, q, self.arr, self.axes)
-        hits[i] = hits[j] = False
+        if hits is None:
+            q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
+            hits = segment_hits(p, q, self.arr, self.axes)
+            hits[i] = hits[j] = False
         if not hits.any():
             return True
         o = self.forms[i]
