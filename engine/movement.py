@@ -72,32 +72,65 @@ class MovePlan:
 # -- terrain (7.1) ---------------------------------------------------------------------------
 
 
+_LAT_A = np.array([a for a, _ in _LATTICE])
+_LAT_L = np.array([l_ for _, l_ in _LATTICE])
+
+
+def _lattice_local(f: Formation) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice of the living bases in the formation's frame: (across, along), flat (N,)."""
+    fx, fy = forward(f.facing)
+    rx, ry = right(f.facing)
+    xs, ys = [], []
+    for b in f.bases:
+        if b.status is not BaseStatus.DEAD:
+            xs.append(b.x)
+            ys.append(b.y)
+    dx = np.array(xs, dtype=float) - f.cx
+    dy = np.array(ys, dtype=float) - f.cy
+    # geometry.local() of every base, then the lattice offsets, in the same float operations
+    ba = dx * rx + dy * ry
+    bl = dx * fx + dy * fy
+    return (ba[:, None] + _LAT_A).reshape(-1), (bl[:, None] + _LAT_L).reshape(-1)
+
+
+def _place(
+    loc: tuple[np.ndarray, np.ndarray], cx: float, cy: float, th: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Frame coordinates ``loc`` placed at a pose: world x and y (N,)."""
+    a, l_ = loc
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    return cx + a * rx + l_ * fx, cy + a * ry + l_ * fy
+
+
 def _lattice(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
     """Sample points (N, 2) of the living bases, optionally at another pose."""
     cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
-    fx, fy = forward(th)
-    rx, ry = right(th)
-    pts = []
-    ref = OBB(f.cx, f.cy, 0.0, 0.0, f.facing)
-    for b in f.bases:
-        if b.status is BaseStatus.DEAD:
-            continue
-        ba, bl = local(ref, b.x, b.y)
-        for da, dl in _LATTICE:
-            a, l_ = ba + da, bl + dl
-            pts.append((cx + a * rx + l_ * fx, cy + a * ry + l_ * fy))
-    return np.asarray(pts, dtype=float).reshape(-1, 2)
+    x, y = _place(_lattice_local(f), cx, cy, th)
+    return np.column_stack([x, y])
+
+
+_COLUMNS: dict[tuple[float, float, float], np.ndarray] = {}
+
+
+def _middle_local(f: Formation) -> tuple[np.ndarray, np.ndarray]:
+    """The middle column's sample points in the formation's frame: (across, along) (n,)."""
+    o = f.obb()
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    n = max(2, int(2 * o.hd / 5.0) + 1)
+    key = (cl, o.hd, float(n))
+    ls = _COLUMNS.get(key)
+    if ls is None:  # linspace is slow for what it does, and the same columns recur all battle
+        if len(_COLUMNS) > 50_000:
+            _COLUMNS.clear()
+        ls = _COLUMNS[key] = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
+    return np.full(n, ca), ls
 
 
 def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
-    o = f.obb()
     cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
-    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
-    fx, fy = forward(th)
-    rx, ry = right(th)
-    n = max(2, int(2 * o.hd / 5.0) + 1)
-    ls = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
-    return np.column_stack([cx + ca * rx + ls * fx, cy + ca * ry + ls * fy])
+    x, y = _place(_middle_local(f), cx, cy, th)
+    return np.column_stack([x, y])
 
 
 def footprint_classes(
@@ -106,22 +139,20 @@ def footprint_classes(
     """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
     with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
     the footprint is off the map."""
-    pts = _lattice(f, pose)
-    mid = _middle_column(f, pose)
-    allp = np.vstack([pts, mid])
-    inside = np.atleast_1d(bf.contains(allp[:, 0], allp[:, 1]))
+    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
+    la, ll = _lattice_local(f)
+    ma, ml = _middle_local(f)
+    x, y = _place((np.concatenate([la, ma]), np.concatenate([ll, ml])), cx, cy, th)
+    values, inside = bf.codes_on_map("move" if layer == "move" else "cover", x, y)
     off = not bool(inside.all())
-    values = np.full(len(allp), -1, dtype=int)
-    if inside.any():
-        q = bf.category_at if layer == "move" else bf.cover_at
-        values[inside] = np.atleast_1d(q(allp[inside, 0], allp[inside, 1])).astype(int)
-    body, middle = values[: len(pts)], values[len(pts) :]
+    nb = la.shape[0]
+    body, middle = values[:nb], values[nb:]
     classes: list[int] = []
     on = body[body >= 0]
     if on.size:
-        uniq, counts = np.unique(on, return_counts=True)
-        for u, c in zip(uniq.tolist(), counts.tolist(), strict=True):
-            if u != 0 and c / len(body) >= 0.5:
+        counts = np.bincount(on)
+        for u in np.flatnonzero(counts).tolist():
+            if u != 0 and int(counts[u]) / nb >= 0.5:
                 classes.append(int(u))
     if middle.size and (middle >= 0).all():
         u = int(middle[0])
@@ -448,10 +479,11 @@ def _check_path(
         ts = [k / n for k in range(1, n)]
         if not ts:
             return dx, dy, dth, d, allowance, None
-        pts = np.vstack([_lattice(f, (f.cx + dx * t, f.cy + dy * t, f.facing + dth * t))
-                         for t in ts])  # fmt: skip
-        inside = np.atleast_1d(bf.contains(pts[:, 0], pts[:, 1]))
-        if inside.all() and not np.any(np.atleast_1d(bf.category_at(pts[:, 0], pts[:, 1]))):
+        loc = _lattice_local(f)
+        placed = [_place(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts]
+        values, inside = bf.codes_on_map("move", np.concatenate([p[0] for p in placed]),
+                                         np.concatenate([p[1] for p in placed]))  # fmt: skip
+        if inside.all() and not values.any():
             return dx, dy, dth, d, allowance, None  # all plain: nothing to check
         slower = None
         for i, t in enumerate(ts):

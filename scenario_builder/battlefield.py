@@ -170,6 +170,18 @@ class Battlefield:
         values = self._layers[name][row, col]
         return values.item() if scalar else values
 
+    def codes_on_map(self, layer: str, x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Values of ``layer`` at many points that may leave the map, in one call: ``(values,
+        inside)``, int values and -1 where a point is off the battlefield. On the map the values
+        are exactly those of ``category_at`` / ``cover_at`` / ``level_at`` (the engine samples
+        every formation footprint this way, thousands of times a bound)."""
+        xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        minx, miny, maxx, maxy = self.bounds
+        inside = (xa >= minx) & (xa < maxx) & (ya > miny) & (ya <= maxy)
+        row, col = self._grid.rowcol(xa, ya)  # clipped onto the grid: off-map points index safely
+        values = np.where(inside, self._layers[layer][row, col].astype(int), -1)
+        return values, inside
+
     def _name(self) -> str:
         return str(self.source_dir or self.meta.get("slug") or "battlefield")
 

@@ -7,10 +7,23 @@ against the function it replaces on random rectangles, element by element with `
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from engine.geometry import OBB, obb_array, segment_hits, segment_hits_many
+from engine.geometry import (
+    OBB,
+    forward,
+    local,
+    obb_array,
+    right,
+    segment_hits,
+    segment_hits_many,
+)
+from engine.movement import _LATTICE
+from engine.state import BaseStatus
+from scenario_builder.build import build_site
 
 
 def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -39,3 +52,104 @@ def test_segment_hits_many_equals_segment_hits(seed: int) -> None:
 def test_segment_hits_many_empty() -> None:
     boxes = obb_array([OBB(0.0, 0.0, 5.0, 5.0, 0.0)])
     assert segment_hits_many((0.0, 0.0), np.zeros((0, 2)), boxes).shape == (0, 1)
+
+
+# -- terrain sampling of footprints (7.1) -------------------------------------------------------
+
+DATA = Path(__file__).parent / "data" / "troops"
+
+
+@pytest.fixture(scope="module")
+def bayreuth():
+    # real OSM woods, fields and water: many classes under the footprints
+    return build_site("north_bayreuth_pair").battlefield
+
+
+def test_codes_on_map_equals_the_point_queries_on_real_ground(bayreuth) -> None:
+    rng = np.random.default_rng(1)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    # a margin outside the map, and the exact edges (contains() is half-open)
+    x = np.concatenate([rng.uniform(minx - 200, maxx + 200, 5000), [minx, maxx, minx, maxx]])
+    y = np.concatenate([rng.uniform(miny - 200, maxy + 200, 5000), [miny, maxy, maxy, miny]])
+    inside = bayreuth.contains(x, y)
+    for layer, query in (("move", bayreuth.category_at), ("cover", bayreuth.cover_at),
+                         ("level", bayreuth.level_at)):  # fmt: skip
+        values, on = bayreuth.codes_on_map(layer, x, y)
+        assert np.array_equal(on, inside)
+        assert np.array_equal(values[inside], np.asarray(query(x[inside], y[inside])).astype(int))
+        assert (values[~inside] == -1).all()
+    assert len(np.unique(bayreuth.codes_on_map("move", x, y)[0])) > 2
+
+
+def _old_footprint_classes(bf, f, layer="move", pose=None):
+    """engine.movement.footprint_classes before the batched rewrite: point by point."""
+    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    ref = OBB(f.cx, f.cy, 0.0, 0.0, f.facing)
+    pts = []
+    for b in f.bases:
+        if b.status is BaseStatus.DEAD:
+            continue
+        ba, bl = local(ref, b.x, b.y)
+        for da, dl in _LATTICE:
+            a, l_ = ba + da, bl + dl
+            pts.append((cx + a * rx + l_ * fx, cy + a * ry + l_ * fy))
+    pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+    o = f.obb()
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    n = max(2, int(2 * o.hd / 5.0) + 1)
+    ls = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
+    mid = np.column_stack([cx + ca * rx + ls * fx, cy + ca * ry + ls * fy])
+    allp = np.vstack([pts, mid])
+    inside = np.atleast_1d(bf.contains(allp[:, 0], allp[:, 1]))
+    off = not bool(inside.all())
+    values = np.full(len(allp), -1, dtype=int)
+    if inside.any():
+        q = bf.category_at if layer == "move" else bf.cover_at
+        values[inside] = np.atleast_1d(q(allp[inside, 0], allp[inside, 1])).astype(int)
+    body, middle = values[: len(pts)], values[len(pts) :]
+    classes = []
+    on = body[body >= 0]
+    if on.size:
+        uniq, counts = np.unique(on, return_counts=True)
+        for u, c in zip(uniq.tolist(), counts.tolist(), strict=True):
+            if u != 0 and c / len(body) >= 0.5:
+                classes.append(int(u))
+    if middle.size and (middle >= 0).all():
+        u = int(middle[0])
+        if u != 0 and (middle == u).all() and u not in classes:
+            classes.append(u)
+    return sorted(classes), off, allp
+
+
+def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayreuth) -> None:
+    from engine.movement import _lattice, _middle_column, footprint_classes
+    from engine.profiles import load_army
+    from engine.state import Formation
+
+    inf = load_army(str(DATA / "rules_red.yaml")).profile("inf")
+    rng = np.random.default_rng(2)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    seen: set[tuple[int, ...]] = set()
+    offs = 0
+    for k in range(300):
+        n = int(rng.integers(1, 7))
+        fr = int(rng.integers(1, n + 1))
+        f = Formation.build(f"f{k}", "red", "F", inf, n_bases=n, frontage=fr,
+                            cx=float(rng.uniform(minx - 50, maxx + 50)),
+                            cy=float(rng.uniform(miny - 50, maxy + 50)),
+                            facing=float(rng.uniform(0, 360)))  # fmt: skip
+        if n > 2 and k % 3 == 0:
+            f.bases[1].status = BaseStatus.DEAD  # a gap in the lattice
+        pose = None if k % 2 else (f.cx + float(rng.uniform(-80, 80)),
+                                   f.cy + float(rng.uniform(-80, 80)),
+                                   f.facing + float(rng.uniform(-90, 90)))  # fmt: skip
+        for layer in ("move", "cover"):
+            want, off, allp = _old_footprint_classes(bayreuth, f, layer, pose)
+            assert footprint_classes(bayreuth, f, layer, pose) == (want, off)
+            got = np.vstack([_lattice(f, pose), _middle_column(f, pose)])
+            assert np.array_equal(got, allp)  # the very same sample points
+            seen.add(tuple(want))
+            offs += off
+    assert len(seen) > 2 and offs > 0  # several class sets, and footprints off the map
