@@ -207,9 +207,14 @@ CONTOUR_LABEL_CSS = (
 
 
 def battlefield_map(
-    bf: Battlefield, *, offline: bool = False, title: str | None = None
+    bf: Battlefield, *, offline: bool = False, title: str | None = None, fit: bool = True
 ) -> folium.Map:
-    """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring."""
+    """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring.
+
+    ``fit=False`` leaves the first view to the caller: a page that fits its own view (the
+    playback) must not start a second, animated fit that its own interrupts, or Leaflet keeps
+    the vector layers projected for the abandoned zoom (contours clipped away).
+    """
     from branca.element import Element
 
     west, south, east, north = bf.bounds_lonlat()
@@ -241,7 +246,8 @@ def battlefield_map(
     m.add_child(Legend(legend_html(bf)))
     add_measure_tool(m)
     folium.LayerControl(collapsed=True).add_to(m)
-    m.fit_bounds([[south, west], [north, east]])
+    if fit:
+        m.fit_bounds([[south, west], [north, east]])
     return m
 
 

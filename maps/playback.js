@@ -211,7 +211,8 @@ var SBPlayback = (function () {
     els["sb-side"].addEventListener("change", function () { view = parseInt(this.value, 10); draw(cur); });
 
     map.on("zoomend", function () { if ((basePx() < 14) !== small) draw(cur); });
-    if (D.fit) map.fitBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)]);
+    // one synchronous view change: an animated zoom here leaves vector layers mis-projected
+    if (D.fit) map.fitBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)], { animate: false });
     draw(0);
     return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); } };
   }

@@ -417,7 +417,9 @@ def playback_map(
     bf: Battlefield, log: Mapping[str, Any], *, offline: bool = False, fog: bool = True
 ) -> folium.Map:
     """The battlefield map with the playback drawn on top."""
-    m = battlefield_map(bf, offline=offline, title=f"{log.get('scenario', 'battle')} playback")
+    m = battlefield_map(
+        bf, offline=offline, title=f"{log.get('scenario', 'battle')} playback", fit=False
+    )
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     m.add_child(_DataBlock(payload))

@@ -122,3 +122,37 @@ def test_offline_playback_steps_bound_by_bound(
     assert problems == []
     assert [r for r in requests if not r.startswith(("data:", "file:"))] == []
     page.close()
+
+
+
+# Counts Leaflet's animated zooms from the first script on (Leaflet's bundle assigns window.L).
+COUNT_ZOOM_ANIMATIONS = """
+(() => { let real; window.__zoomAnims = 0;
+  Object.defineProperty(window, 'L', { configurable: true, get() { return real; }, set(v) {
+    real = v;
+    if (v && v.Map && !v.Map.prototype.__counted) {
+      const orig = v.Map.prototype._animateZoom;
+      v.Map.prototype._animateZoom = function () {
+        window.__zoomAnims++; return orig.apply(this, arguments); };
+      v.Map.prototype.__counted = true; } } }); })();
+"""
+
+
+def test_playback_first_view_is_set_without_a_zoom_animation(
+    browser, run_cli, run_dir: Path, tmp_path: Path
+) -> None:
+    """Regression: folium's animated fit to the whole battlefield was interrupted by the
+    playback's own fit to the armies, and headless Chromium then left most contour lines
+    unpainted. The first view must be one synchronous view change."""
+    out = tmp_path / "playback.html"
+    assert run_cli("map", run_dir, "--out", out, "--offline")[0] == 0
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.add_init_script(COUNT_ZOOM_ANIMATIONS)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(out.as_uri())
+    page.wait_for_timeout(800)
+    assert page.evaluate("() => L.Map.prototype.__counted === true"), "counter not installed"
+    assert page.evaluate("() => window.__zoomAnims") == 0
+    assert errors == []
+    page.close()
