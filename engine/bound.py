@@ -431,9 +431,11 @@ def phase_shooting_damage(ctx: BoundContext) -> None:
 # -- moving -----------------------------------------------------------------------------------
 
 
-def _touching_enemy(ctx: BoundContext, f: Formation) -> bool:
-
-    _forms, arr, sides = _geo(ctx)
+def _touching_enemy(
+    ctx: BoundContext, f: Formation, table: tuple[list[Formation], Any, Any] | None = None
+) -> bool:
+    """``table``: the move phase's up-to-date (formations, rectangles, sides) of the table."""
+    _forms, arr, sides = table if table is not None else _geo(ctx)
     mask = sides != f.side
     if not mask.any():
         return False
@@ -447,7 +449,7 @@ def phase_execute_moves(ctx: BoundContext) -> None:
     state = ctx.state
     # the rectangles of every formation on the table, kept up to date move by move for the
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
-    table: tuple[list[Formation], Any] | None = None
+    table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
     for f in _pursuers_last(ctx, high_initiative_first(ctx)):
         plan = ctx.plans.get(f.id)
@@ -463,7 +465,12 @@ def phase_execute_moves(ctx: BoundContext) -> None:
             fresh = _charge(f, g, plan.kind)  # the target may have moved first: aim anew
             fresh.max_m = plan.max_m
             plan = fresh
-        if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f):
+        if table is None or table_key != ctx.table_key(moves=False):
+            table_key = ctx.table_key(moves=False)
+            forms = state.active()
+            table = (forms, obb_array([g.obb() for g in forms]),
+                     np.array([g.side for g in forms]))  # fmt: skip
+        if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f, table):
             continue  # charged before its turn: it stays to fight (3.2)
         classes_fn = None
         if ctx.has_walls:
@@ -474,11 +481,8 @@ def phase_execute_moves(ctx: BoundContext) -> None:
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        if table is None or table_key != ctx.table_key(moves=False):
-            table_key = ctx.table_key(moves=False)
-            forms = state.active()
-            table = (forms, obb_array([g.obb() for g in forms]))
-        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn, table=table)
+        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn,
+                           table=(table[0], table[1]))  # fmt: skip
         for k, g in enumerate(table[0]):
             if g is f:
                 table[1][k] = f.obb()  # only the mover's rectangle changed
