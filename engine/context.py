@@ -40,6 +40,7 @@ class BoundContext:
     cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     has_walls: bool = False
     geo_cache: Any = None
+    centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
 
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)

@@ -88,8 +88,9 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
     if not any(g.morale in _BROKEN for g in friends):
         return out
     broken_now = [g for g in friends if g.morale in _BROKEN and g.changed_bound == state.bound]
-    for g in broken_now:
-        if not sight.aware(f.id, g.id):
+    aware_now = sight.aware_many(f.id, [g.id for g in broken_now]) if broken_now else []
+    for g, aware in zip(broken_now, aware_now, strict=True):
+        if not aware:
             continue
         if g.morale is Morale.ROUTING and not g.skirmisher:
             d = sight.distance(f.id, g.id)
@@ -100,13 +101,14 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
         if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
-        fx, fy = f.centre()
+        centres = _centres(ctx)
+        fx, fy = centres[f.id]
         steady = sorted((g for g in friends if g.morale is Morale.STEADY),
-                        key=lambda g: (math.dist((fx, fy), g.centre()), g.id))  # fmt: skip
+                        key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id))  # fmt: skip
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
         if sight.aware_of_any(f.id, [g.id for g in steady]):
             return out
-        seen = [g for g in friends if g.morale in _BROKEN and sight.aware(f.id, g.id)]
+        seen = _aware_of(ctx, f, [g for g in friends if g.morale in _BROKEN])
         if seen and all(g.morale in _BROKEN for g in seen):
             routing = sum(1 for g in seen if g.morale is Morale.ROUTING)
             if routing * 2 >= len(seen):
@@ -114,6 +116,22 @@ def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
             else:
                 out.append("all_seen_friendlies_retreating")
     return out
+
+
+def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[Formation]:
+    """The formations of ``others`` that ``f`` sees or hears, sight batched."""
+    if not others:
+        return []
+    flags = ctx.sight.aware_many(f.id, [g.id for g in others])
+    return [g for g, a in zip(others, flags, strict=True) if a]
+
+
+def _centres(ctx: BoundContext) -> dict[str, tuple[float, float]]:
+    """Every active formation's centre, cached while nothing moves, dies or changes morale."""
+    key = ctx.table_key()
+    if ctx.centre_cache is None or ctx.centre_cache[0] != key:
+        ctx.centre_cache = (key, {g.id: g.centre() for g in ctx.state.active()})
+    return ctx.centre_cache[1]
 
 
 def _own_triggers(ctx: BoundContext, f: Formation) -> list[str]:
@@ -168,7 +186,7 @@ def _resolve(ctx: BoundContext, f: Formation, triggers: list[str]) -> list[Event
         state = ctx.state
         context = "melee" if state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
-        seen = [g for g in friends if ctx.sight.aware(f.id, g.id)] if friends else []
+        seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
         situation = MoraleSituation(
             melee_r, ranged_r, context=context, leadership=leadership(f, state.characters),

@@ -264,6 +264,14 @@ class Sight:
         """Seen or heard: what counts for morale (10.2 "events you can see or hear")."""
         return self.heard(observer) == target or self.sees(observer, target)
 
+    def aware_many(self, observer: str, targets: list[str]) -> list[bool]:
+        """``[aware(observer, t) for t in targets]``, the sight of the targets not heard in one
+        batch (the same pairs as one at a time, so the same answers and cache)."""
+        heard = self.heard(observer)
+        rest = [t for t in targets if t != heard]
+        seen = set(self.visible(observer, rest)) if rest else set()
+        return [t == heard or t in seen for t in targets]
+
     def aware_of_any(self, observer: str, targets: list[str]) -> bool:
         """``any(aware(observer, t) for t in targets)``, with terrain sight batched in chunks of
         1, 2, 4, ... targets (the same answer; the nearest targets usually settle it)."""
