@@ -159,6 +159,31 @@ def _geo(ctx: BoundContext) -> tuple[list[Formation], Any, Any]:
     return out
 
 
+#: after this many gap rows asked for one table, work out all of them in one call
+_ROWS_BEFORE_MATRIX = 4
+
+
+def _gap_row(ctx: BoundContext, f: Formation) -> np.ndarray | None:
+    """Gaps from ``f`` to every formation of :func:`_geo` (None until enough rows have been asked
+    for the current table: then the whole matrix, by ``distance_many``, for the rest)."""
+    from engine.geometry import distance_many
+
+    forms, arr, _sides = _geo(ctx)
+    key = ctx.geo_cache[0]
+    cache = ctx.gap_matrix
+    if cache is None or cache[0] != key:
+        cache = ctx.gap_matrix = [key, 0, None, {g.id: k for k, g in enumerate(forms)}]
+    k = cache[3].get(f.id)
+    if k is None:
+        return None
+    if cache[2] is None:
+        cache[1] += 1
+        if cache[1] <= _ROWS_BEFORE_MATRIX:
+            return None
+        cache[2] = distance_many(arr, arr)
+    return cache[2][k]
+
+
 def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap), nearest first; their gaps are
     remembered for :func:`_gap`."""
@@ -169,7 +194,8 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
     if not mask.any():
         return []
     idx = np.flatnonzero(mask)
-    gaps = distance(f.obb(), arr[idx])
+    row = _gap_row(ctx, f)
+    gaps = row[idx] if row is not None else distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]
     out = []
     for k in order:

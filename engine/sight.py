@@ -27,6 +27,7 @@ from engine.charts import UnitType
 from engine.geometry import (
     _axes,
     distance,
+    distance_many,
     obb_array,
     point_distance,
     segment_hits,
@@ -38,6 +39,8 @@ from scenario_builder.errors import OffMapError
 __all__ = ["HEARING_M", "Sight", "sees_over"]
 
 HEARING_M = 75.0
+#: after this many rows of gaps in one position state, work out all of them in one call
+_ROWS_BEFORE_MATRIX = 4
 FRIEND_SEE_THROUGH_M = 100.0
 CHARACTER_SEE_THROUGH_M = 200.0
 SKIRMISH_SCREEN_M = 100.0
@@ -139,7 +142,12 @@ class Sight:
         """Gaps from formation ``i`` to every formation (cached per position state)."""
         row = self._gaps.get(i)
         if row is None:
-            row = self._gaps[i] = distance(self.obbs[i], self.arr)
+            if len(self._gaps) < _ROWS_BEFORE_MATRIX:
+                row = self._gaps[i] = distance(self.obbs[i], self.arr)
+            else:  # many observers this position state: every row in one call
+                full = distance_many(self.arr, self.arr)
+                self._gaps = dict(enumerate(full))
+                row = self._gaps[i]
         return row
 
     def sees(self, observer: str, target: str) -> bool:

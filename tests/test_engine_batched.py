@@ -14,12 +14,16 @@ import pytest
 
 from engine.geometry import (
     OBB,
+    distance,
+    distance_many,
     forward,
     local,
     obb_array,
     right,
     segment_hits,
     segment_hits_many,
+    separation,
+    separation_many,
 )
 from engine.movement import _LATTICE
 from engine.state import BaseStatus
@@ -153,3 +157,25 @@ def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayre
             seen.add(tuple(want))
             offs += off
     assert len(seen) > 2 and offs > 0  # several class sets, and footprints off the map
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_distance_many_equals_distance_row_by_row(seed: int) -> None:
+    rng = np.random.default_rng(10 + seed)
+    a = _random_boxes(rng, 40)
+    b = np.vstack([_random_boxes(rng, 50), a[:5]])  # overlapping, touching and far apart
+    got = distance_many(a, b)
+    for i in range(a.shape[0]):
+        row = distance(OBB(*(float(v) for v in a[i])), b)
+        assert np.array_equal(got[i], row)
+    assert (got == 0).any() and (got > 0).any()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_separation_many_equals_separation_row_by_row(seed: int) -> None:
+    rng = np.random.default_rng(20 + seed)
+    a = _random_boxes(rng, 40)
+    b = _random_boxes(rng, 50)
+    got = separation_many(a, b)
+    for i in range(a.shape[0]):
+        assert np.array_equal(got[i], separation(OBB(*(float(v) for v in a[i])), b))
