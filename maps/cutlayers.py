@@ -30,7 +30,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.layout import Layout, LayoutOptions, _crop_marks, _poly_path, plan_layout
-from maps.vectors import level_outline, level_range
+from maps.vectors import level_outlines
 from scenario_builder.atomic import atomic_dir
 from scenario_builder.battlefield import Battlefield
 
@@ -53,12 +53,10 @@ def registration_points(table_mm: tuple[float, float]) -> list[tuple[float, floa
 def layer_outlines(
     bf: Battlefield, window: tuple[float, float, float, float]
 ) -> list[tuple[int, BaseGeometry]]:
-    """(level, ground at or above it) for every level above the lowest, clipped to ``window``."""
-    lo, hi = level_range(bf)
+    """(level, ground at or above it) for every level above the lowest, clipped to ``window``:
+    the smoothed, nested outlines of ``maps.smoothing`` (each board lies on the one below)."""
     out = []
-    for k in range(lo + 1, hi + 1):
-        g = level_outline(bf, k)
-        g = shapely.clip_by_rect(g, *window)
+    for k, g in sorted(level_outlines(bf, window).items()):
         g = g.buffer(0) if not g.is_valid else g
         if not g.is_empty and g.area > 0:
             out.append((k, g))

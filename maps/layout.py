@@ -29,8 +29,7 @@ from maps.battlefield_map import source_names
 from maps.colours import MOVE_NAMES, PRINT_MOVE
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
-from maps.vectors import contours as contour_lines
-from maps.vectors import level_outline, level_range, regions, simplified
+from maps.vectors import level_outlines, level_range, outline_contours, regions, simplified
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import LayoutError
@@ -174,12 +173,8 @@ class Shapes:
 def prepare_shapes(bf: Battlefield, window: tuple[float, float, float, float]) -> Shapes:
     tol = bf.res / 2
     lo, hi = level_range(bf)
-    levels = []
-    for k in range(lo + 1, hi + 1):
-        g = level_outline(bf, k)
-        g = shapely.clip_by_rect(g, *window)
-        if not g.is_empty:
-            levels.append((k, g))
+    outlines = level_outlines(bf, window)
+    levels = [(k, g) for k, g in sorted(outlines.items()) if not g.is_empty]
     classes = []
     reg = regions(bf, "move")
     for code, geom in zip(reg["move"], reg.geometry):
@@ -187,12 +182,9 @@ def prepare_shapes(bf: Battlefield, window: tuple[float, float, float, float]) -
             g = shapely.clip_by_rect(simplified(geom, tol), *window)
             if not g.is_empty:
                 classes.append((int(code), g))
-    lines = []
-    cl = contour_lines(bf)
-    for level, geom in zip(cl["level"], cl.geometry):
-        g = shapely.clip_by_rect(geom, *window)
-        if not g.is_empty:
-            lines.append((int(level), g))
+    # the contours are the tints' own edges (not the build's cell-edge lines), so they stay
+    # smooth and land exactly on the cut layers' outlines
+    lines = outline_contours(bf, outlines, window)
     return Shapes(levels, classes, lines, lo, hi)
 
 

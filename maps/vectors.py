@@ -9,6 +9,9 @@ print never silently lacks them.
 >>> t = affine.Affine(10, 0, 0, 0, -10, 40)
 >>> outline_at_or_above(level, t, 1).area, outline_at_or_above(level, t, 2).area
 (400.0, 100.0)
+
+Printing draws the *smoothed* outlines (``level_outlines``, made by ``maps.smoothing``): the raw
+traced ones are cell staircases, 25 mm notches on a 2mm table.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from rasterio.features import shapes
 from shapely.geometry import MultiPolygon, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
+from maps.smoothing import smooth_outlines
 from scenario_builder.battlefield import Battlefield
 
 
@@ -34,18 +38,49 @@ def outline_at_or_above(level: np.ndarray, transform: Any, k: int) -> BaseGeomet
     return shapely.union_all(polys)
 
 
-_OUTLINES: weakref.WeakKeyDictionary[Battlefield, dict[int, BaseGeometry]] = (
+Window = tuple[float, float, float, float]
+
+_OUTLINES: weakref.WeakKeyDictionary[Battlefield, dict[Window | None, dict[int, BaseGeometry]]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def level_outline(bf: Battlefield, k: int) -> BaseGeometry:
-    """``outline_at_or_above`` level ``k``, simplified at half a cell; traced once per battlefield
-    (the layout, its contours and the cut layers all draw the same outlines)."""
+def level_outlines(bf: Battlefield, window: Window | None = None) -> dict[int, BaseGeometry]:
+    """Smoothed outline of the ground at level ``>= k`` for every level above the lowest, nested
+    (each inside the one below), clipped to ``window``; traced once per battlefield and window
+    (the layout's tints and contours and the cut layers draw the same outlines).
+    ``maps.smoothing`` says how and how far they may differ from the cells."""
     per_bf = _OUTLINES.setdefault(bf, {})
-    if k not in per_bf:
-        per_bf[k] = simplified(outline_at_or_above(bf.layer("level"), bf.transform, k), bf.res / 2)
-    return per_bf[k]
+    key = None if window is None else tuple(float(v) for v in window)
+    if key not in per_bf:
+        lo, hi = level_range(bf)
+        per_bf[key] = smooth_outlines(bf.layer("level"), bf.transform, range(lo + 1, hi + 1), key)
+    return per_bf[key]
+
+
+def level_outline(bf: Battlefield, k: int) -> BaseGeometry:
+    """The smoothed outline of level ``k`` over the whole battlefield (see ``level_outlines``)."""
+    return level_outlines(bf).get(k, Polygon())
+
+
+def outline_contours(
+    bf: Battlefield, outlines: dict[int, BaseGeometry], window: Window | None = None
+) -> list[tuple[int, BaseGeometry]]:
+    """(k, contour line of level k): the outlines' boundaries without the map's or the window's
+    edge, which are no contours. The same lines as the edges of the cut layers."""
+    x0, y0, x1, y1 = bf.bounds
+    if window is not None:
+        x0, y0 = max(x0, window[0]), max(y0, window[1])
+        x1, y1 = min(x1, window[2]), min(y1, window[3])
+    frame = shapely.box(x0, y0, x1, y1).boundary.buffer(bf.res * 0.05)
+    out = []
+    for k, poly in sorted(outlines.items()):
+        if poly.is_empty:
+            continue
+        line = shapely.line_merge(poly.boundary.difference(frame))
+        if not line.is_empty:
+            out.append((k, line))
+    return out
 
 
 def simplified(geom: BaseGeometry, tolerance: float) -> BaseGeometry:
@@ -71,18 +106,10 @@ def contours(bf: Battlefield) -> Any:
     got = _gpkg_layer(bf, "contours")
     if got is not None and len(got):
         return got
-    lo, hi = level_range(bf)
-    # the map's own edge is not a contour: cut it out of every outline's boundary
-    frame = shapely.box(*bf.bounds).boundary.buffer(bf.res * 0.6)
-    rows = []
-    for k in range(lo + 1, hi + 1):
-        poly = level_outline(bf, k)
-        if poly.is_empty:
-            continue
-        line = shapely.line_merge(poly.boundary.difference(frame))
-        if line.is_empty:
-            continue
-        rows.append({"level": k, "elevation": _level_base(bf, k), "geometry": line})
+    rows = [
+        {"level": k, "elevation": _level_base(bf, k), "geometry": line}
+        for k, line in outline_contours(bf, level_outlines(bf))
+    ]
     return gpd.GeoDataFrame(rows, columns=["level", "elevation", "geometry"], crs=bf.crs)
 
 
