@@ -29,6 +29,7 @@ from engine.charts import MoveClass
 from engine.geometry import (
     CONTACT_M,
     OBB,
+    SeparationFrom,
     angle_diff,
     bearing,
     forward,
@@ -503,6 +504,23 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
+def _straight_poses(
+    box: Any, start: tuple[float, float, float], dx: float, dy: float, dth: float, ts: np.ndarray
+) -> np.ndarray:
+    """The rectangles (n, 5) of a move without a turn (``dth`` 0) at fractions ``ts``: what
+    ``obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)`` gives for each t,
+    by the same float operations, for every step at once."""
+    th = start[2] + dth * ts[0]
+    a_, l_, hw, hd = box
+    fx, fy = forward(th)
+    rx, ry = right(th)
+    poses = np.empty((ts.shape[0], 5))
+    poses[:, 0] = start[0] + dx * ts + a_ * rx + l_ * fx
+    poses[:, 1] = start[1] + dy * ts + a_ * ry + l_ * fy
+    poses[:, 2], poses[:, 3], poses[:, 4] = hw, hd, th % 360.0
+    return poses
+
+
 def _sweep(
     state: BattleState,
     f: Formation,
@@ -555,17 +573,22 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
+    sep = SeparationFrom(arr)
+
     def clash(t: float) -> int | None:
         o = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        gaps = separation(o, arr)
+        gaps = sep(o)
         bad = np.flatnonzero(gaps < -1e-6)
         if bad.size == 0:
             return None
         return int(bad[np.argmin(gaps[bad])])
 
     ts = np.arange(1, n + 1) / n
-    poses = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                       for t in ts])  # fmt: skip
+    if dth == 0:
+        poses = _straight_poses(box, start, dx, dy, dth, ts)
+    else:
+        poses = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                           for t in ts])  # fmt: skip
     bad_rows = np.flatnonzero((separation_many(poses, arr) < -1e-6).any(axis=1))
     if bad_rows.size:
         i = int(bad_rows[0])

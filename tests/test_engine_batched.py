@@ -14,6 +14,7 @@ import pytest
 
 from engine.geometry import (
     OBB,
+    SeparationFrom,
     distance,
     distance_many,
     forward,
@@ -179,3 +180,36 @@ def test_separation_many_equals_separation_row_by_row(seed: int) -> None:
     got = separation_many(a, b)
     for i in range(a.shape[0]):
         assert np.array_equal(got[i], separation(OBB(*(float(v) for v in a[i])), b))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_separation_from_equals_separation(seed: int) -> None:
+    rng = np.random.default_rng(30 + seed)
+    others = _random_boxes(rng, 30)
+    sep = SeparationFrom(others)
+    movers = _random_boxes(rng, 60)
+    movers[30:, 4] = movers[0, 4]  # one facing many times, as a straight sweep asks
+    for row in movers:
+        a = OBB(*(float(v) for v in row))
+        assert np.array_equal(sep(a), separation(a, others))
+    assert SeparationFrom(np.zeros((0, 5)))(OBB(0.0, 0.0, 1.0, 1.0, 0.0)).shape == (0,)
+
+
+def test_straight_sweep_poses_equal_obb_at_step_by_step() -> None:
+    # the sweep's vectorised poses for a move without a turn (engine.movement._sweep)
+    from engine.movement import _straight_poses, obb_at
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        box = (float(rng.uniform(-40, 40)), float(rng.uniform(-20, 20)),
+               float(rng.uniform(10, 80)), float(rng.uniform(10, 40)))  # fmt: skip
+        start = (float(rng.uniform(-1e5, 1e5)), float(rng.uniform(-1e5, 1e5)),
+                 float(rng.choice([0.0, 359.9, 400.0, -30.0, rng.uniform(0, 360)])))  # fmt: skip
+        dx, dy = float(rng.uniform(-200, 200)), float(rng.uniform(-200, 200))
+        dth = float(rng.choice([0.0, -0.0]))
+        n = int(rng.integers(1, 60))
+        ts = np.arange(1, n + 1) / n
+        want = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                          for t in ts])  # fmt: skip
+        got = _straight_poses(box, start, dx, dy, dth, ts)
+        assert np.array_equal(got, want)
