@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -188,6 +189,61 @@ def test_cut_layers_one_per_step_with_thickness(run_cli, bf_dir: Path, tmp_path:
             (float(c.get("cx")), float(c.get("cy"))) for c in other.iter(f"{ns}circle")
         ] == marks
     assert (layers / index["layers"][0]["pdf"]).stat().st_size > 1000
+    # 6.2: the boards as cut from the SVGs stack, each on the one below (to the SVG's 0.01 mm)
+    grounds = [_svg_ground(layers / lay["svg"]) for lay in index["layers"]]
+    for lower, upper in itertools.pairwise(grounds):
+        assert upper.difference(lower).area <= 0.01 * upper.length
+
+
+def _svg_ground(svg: Path) -> Any:
+    """The ground a layer's cut line encloses (even-odd rings, table millimetres)."""
+    import shapely
+
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(svg).getroot()
+    d = next(g for g in root.iter(f"{ns}g") if g.get("id") == "cut").find(f"{ns}path").get("d")
+    rings = [
+        shapely.Polygon([tuple(map(float, p.split(","))) for p in ring.split()])
+        for ring in re.findall(r"M([^MZ]+)Z", d)
+    ]
+    ground = shapely.Polygon()
+    for ring in rings:
+        ground = ground.symmetric_difference(ring.buffer(0))
+    return ground
+
+
+@needs_poppler
+def test_printed_cut_line_has_no_cell_staircase(run_cli, bf_dir: Path, tmp_path: Path) -> None:
+    """The cut lines follow the smoothed outlines: almost no right-angle corners off the table's
+    edge (the raw cell outline is nothing but right angles)."""
+    layers = tmp_path / "layers"
+    code, _, err = run_cli(
+        "print", bf_dir, "--scale", "1:5000", "--paper", "A3", "--out", tmp_path / "l.pdf",
+        "--layers", layers,
+    )  # fmt: skip
+    assert code == 0, err
+    index = json.loads((layers / "layers.json").read_text())
+    w, h = index["table_mm"]
+    inner = (0.05, 0.05, w - 0.05, h - 0.05)
+    right = turns = 0
+    for lay in index["layers"]:
+        ground = _svg_ground(layers / lay["svg"])
+        for poly in getattr(ground, "geoms", [ground]):
+            for ring in (poly.exterior, *poly.interiors):
+                xy = np.asarray(ring.coords)[:-1]
+                off = (
+                    (xy[:, 0] > inner[0]) & (xy[:, 0] < inner[2])
+                    & (xy[:, 1] > inner[1]) & (xy[:, 1] < inner[3])
+                )  # fmt: skip
+                v0 = xy - np.roll(xy, 1, axis=0)
+                v1 = np.roll(xy, -1, axis=0) - xy
+                cos = np.abs((v0 * v1).sum(1)) / (
+                    np.linalg.norm(v0, axis=1) * np.linalg.norm(v1, axis=1) + 1e-12
+                )
+                right += int((off & (cos < 0.05)).sum())
+                turns += int(off.sum())
+    assert turns > 100
+    assert right / turns < 0.02, (right, turns)
 
 
 def _small_bbox(bf) -> str:
