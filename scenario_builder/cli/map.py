@@ -1,7 +1,10 @@
 """``scenario-builder map DIR --out FILE.html``: a battlefield map, or a battle's playback.
 
 DIR is either a built battlefield (``battlefield.tif`` + ``battlefield.json``) or a run directory
-(``battle_log.json`` + ``battlefield/``, as written by ``scenario-builder run``).
+(``battle_log.json`` + ``battlefield/``, as written by ``scenario-builder run``). Given a scenario
+instead (a ``.yaml`` file or a shipped scenario id), the page previews its deployment on the built
+ground without fighting: bound 0 of the playback, every base where the scenario puts it, so an
+author can check positions and facings before running.
 """
 
 from __future__ import annotations
@@ -36,8 +39,15 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 )
 def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
     """Draw a battlefield (terrain, levels, contours) or play back a battle, as an HTML map."""
+    if _is_scenario(directory):
+        path = _write_deployment(directory, out, offline=offline, fog=fog)
+        click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
+                   f"{', offline' if offline else ''})")  # fmt: skip
+        return
     if not directory.exists():
-        raise DataSourceError(directory, "does not exist (expected a battlefield or run directory)")
+        raise DataSourceError(
+            directory, "does not exist (expected a battlefield or run directory, or a scenario)"
+        )
     if not directory.is_dir():
         raise DataSourceError(directory, "is a file (expected a battlefield or run directory)")
     if out.exists() and out.is_dir():
@@ -60,3 +70,30 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
         )
     size = path.stat().st_size
     click.echo(f"wrote {what} {path} ({size / 1e6:.1f} MB{', offline' if offline else ''})")
+
+
+def _is_scenario(path: Path) -> bool:
+    """A scenario file, or the id of a shipped scenario (``flodden_1513``)."""
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return True
+    if path.exists() or len(path.parts) != 1:
+        return False
+    from engine.scenario import scenario_path
+
+    return scenario_path(str(path)).is_file()
+
+
+def _write_deployment(scenario: Path, out: Path, *, offline: bool, fog: bool) -> Path:
+    """Build the scenario's ground, deploy its armies, and draw bound 0 as a playback page."""
+    import tempfile
+
+    from engine.scenario import load_scenario
+    from maps.playback import write_playback
+    from scenario_builder.cli.run import build_battlefield, fight, write_run
+
+    sc = load_scenario(scenario)
+    built = build_battlefield(sc)
+    log, summary = fight(sc, built, seed=0, max_bounds=0)  # deployment only: no die is rolled
+    with tempfile.TemporaryDirectory(prefix="sb-deploy-") as tmp:
+        write_run(Path(tmp), log, summary, built)
+        return write_playback(tmp, out, offline=offline, fog=fog)

@@ -1,0 +1,50 @@
+"""``scenario-builder map SCENARIO``: a deployment preview (bound 0) for scenario authors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from engine.scenario import load_scenario
+from scenario_builder.paths import data_dir
+
+
+def _playback_data(html: str) -> dict:
+    m = re.search(r'<script[^>]*id="sb-playback-data"[^>]*>(.*?)</script>', html, re.S)
+    assert m, "no embedded playback data"
+    return json.loads(m.group(1))
+
+
+def test_preview_of_a_shipped_scenario_shows_every_base_at_bound_0(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "deploy.html"
+    code, stdout, err = run_cli("map", "teutoburg_ad9", "--out", out, "--offline")
+    assert code == 0, err
+    assert "deployment preview" in stdout
+    data = _playback_data(out.read_text())
+    assert len(data["bounds"]) == 1, "a preview is the deployment only: no bound is fought"
+    sc = load_scenario("teutoburg_ad9")
+    n_bases = sum(f.bases for s in sc.sides for f in s.formations)
+    assert len(data["bases"]["id"]) == n_bases
+
+
+def test_preview_of_a_scenario_file(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "deploy.html"
+    path = data_dir() / "scenarios" / "flodden_1513.yaml"
+    code, _, err = run_cli("map", path, "--out", out, "--offline", "--no-fog")
+    assert code == 0, err
+    assert out.stat().st_size > 100_000
+
+
+def test_preview_of_a_broken_scenario_is_one_line_and_writes_nothing(run_cli,
+                                                                      tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    text = (data_dir() / "scenarios" / "flodden_1513.yaml").read_text()
+    bad.write_text(text.replace("bases: 8", "bases: -3", 1))
+    out = tmp_path / "deploy.html"
+    code, _, err = run_cli("map", bad, "--out", out)
+    assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
+    assert "bad.yaml" in err and "line" in err
+    assert not out.exists()
+    code, _, err = run_cli("map", "no_such_battle", "--out", out)
+    assert code == 1 and "no_such_battle" in err and not out.exists()
