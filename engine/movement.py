@@ -29,7 +29,7 @@ from engine.charts import MoveClass
 from engine.geometry import (
     CONTACT_M,
     OBB,
-    SeparationFrom,
+    FewSeparation,
     angle_diff,
     bearing,
     forward,
@@ -550,15 +550,18 @@ def _sweep(
         all_arr[:, 2], all_arr[:, 3])
     if not close.any():
         return 1.0, None
-    near = [(others[int(k)], None) for k in np.flatnonzero(close)]
+    near = [others[int(k)] for k in np.flatnonzero(close)]
     arr = all_arr[close]
+    # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
+    few = FewSeparation(arr)
     # formations already overlapping at the start (should not happen) are ignored
-    base_gap = separation(o0, arr)
-    live = base_gap >= -1e-6
-    if not live.any():
+    live = [g >= -1e-6 for g in few.gaps(o0)]
+    if not any(live):
         return 1.0, None
-    arr = arr[live]
-    ids = [g.id for (g, _), ok in zip(near, live, strict=True) if ok]
+    if not all(live):
+        arr = arr[np.array(live)]
+        few = FewSeparation(arr)
+    ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
     if dth == 0:
         # one test against the rectangle swept by a straight move clears most moves at once
         dist = math.hypot(dx, dy)
@@ -568,20 +571,14 @@ def _sweep(
         along = o0.hw * abs(r0[0] * u[0] + r0[1] * u[1]) + o0.hd * abs(f0[0] * u[0] + f0[1] * u[1])
         across = o0.hw * abs(r0[0] * p[0] + r0[1] * p[1]) + o0.hd * abs(f0[0] * p[0] + f0[1] * p[1])
         swept = OBB(o0.cx + dx / 2.0, o0.cy + dy / 2.0, across, along + dist / 2.0, mb)
-        if not (separation(swept, arr) < -1e-6).any():
+        if few.first_overlap(swept) is None:
             return 1.0, None
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
-    sep = SeparationFrom(arr)
-
     def clash(t: float) -> int | None:
-        o = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        gaps = sep(o)
-        bad = np.flatnonzero(gaps < -1e-6)
-        if bad.size == 0:
-            return None
-        return int(bad[np.argmin(gaps[bad])])
+        return few.first_overlap(obb_at(box, start[0] + dx * t, start[1] + dy * t,
+                                        start[2] + dth * t))  # fmt: skip
 
     ts = np.arange(1, n + 1) / n
     if dth == 0:

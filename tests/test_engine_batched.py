@@ -14,6 +14,7 @@ import pytest
 
 from engine.geometry import (
     OBB,
+    FewSeparation,
     SeparationFrom,
     distance,
     distance_many,
@@ -193,6 +194,26 @@ def test_separation_from_equals_separation(seed: int) -> None:
         a = OBB(*(float(v) for v in row))
         assert np.array_equal(sep(a), separation(a, others))
     assert SeparationFrom(np.zeros((0, 5)))(OBB(0.0, 0.0, 1.0, 1.0, 0.0)).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_few_separation_equals_separation(seed: int) -> None:
+    # the sweep's plain-float separation (1-20 rectangles), gaps and the clash it reports
+    rng = np.random.default_rng(40 + seed)
+    for n in range(0, 21):
+        others = _random_boxes(rng, n)
+        others[: n // 3, :2] = rng.uniform(-30, 30, (n // 3, 2))  # crowd some near the movers
+        few = FewSeparation(others)
+        movers = _random_boxes(rng, 40)
+        movers[20:, 4] = movers[0, 4]  # one facing many times, as a straight sweep asks
+        movers[:10, :2] = rng.uniform(-30, 30, (10, 2))
+        for row in movers:
+            a = OBB(*(float(v) for v in row))
+            want = separation(a, others)
+            assert np.array_equal(np.array(few.gaps(a), dtype=float).reshape(-1), want)
+            bad = np.flatnonzero(want < -1e-6)
+            first = None if bad.size == 0 else int(bad[np.argmin(want[bad])])
+            assert few.first_overlap(a) == first
 
 
 def test_straight_sweep_poses_equal_obb_at_step_by_step() -> None:
