@@ -139,7 +139,7 @@ def _woods_edge(bf):
         for j in range(m, cols - m, 3):
             if (mv[i - w:i + w, j:j + w] == MoveClass.WOODS).all() and (
                     mv[i - w:i + w, j - 5 * w:j] == MoveClass.PLAIN).all():  # fmt: skip
-                x, y = bf.transform * (j, i)
+                x, y = bf.transform @ (j, i)
                 return float(x), float(y)
     pytest.skip("no straight wood edge found")
 
@@ -197,8 +197,8 @@ def test_6_2_a_hill_blocks_sight_on_real_ground():
             break
     assert found is not None
     i, j = found
-    (x0, y0) = bf.transform * (j + 0.5, i + 0.5)
-    (x1, y1) = bf.transform * (j + step + 0.5, i + 0.5)
+    (x0, y0) = bf.transform @ (j + 0.5, i + 0.5)
+    (x1, y1) = bf.transform @ (j + step + 0.5, i + 0.5)
     assert not bf.line_of_sight((x0, y0), (x1, y1))
     sc = make_scenario([{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0), "facing": 90}],
                        [{"id": "b", "profile": "inf", "bases": 1, "at": (x1 - x0, y1 - y0),
