@@ -99,8 +99,10 @@ def _place(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Frame coordinates ``loc`` placed at a pose: world x and y (N,)."""
     a, l_ = loc
-    fx, fy = forward(th)
-    rx, ry = right(th)
+    r = math.radians(th)  # forward(th) is (sin, cos), right(th) (cos, -sin): one of each
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    ry = -fx
     return cx + a * rx + l_ * fx, cy + a * ry + l_ * fy
 
 
@@ -140,13 +142,27 @@ def footprint_classes(
     """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
     with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
     the footprint is off the map."""
-    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
+    return _footprint_at(bf, _footprint_local(f), layer,
+                         pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
+
+
+def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+    """The footprint's sample points in the formation's frame (lattice, then middle column)
+    and how many belong to the lattice: the same until the formation moves or loses a base."""
     la, ll = _lattice_local(f)
     ma, ml = _middle_local(f)
-    x, y = _place((np.concatenate([la, ma]), np.concatenate([ll, ml])), cx, cy, th)
+    return (np.concatenate([la, ma]), np.concatenate([ll, ml])), la.shape[0]
+
+
+def _footprint_at(
+    bf: Any, frame: tuple[tuple[np.ndarray, np.ndarray], int], layer: str,
+    pose: tuple[float, float, float],
+) -> tuple[list[int], bool]:  # fmt: skip
+    """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
+    loc, nb = frame
+    x, y = _place(loc, *pose)
     values, inside = bf.codes_on_map("move" if layer == "move" else "cover", x, y)
     off = not bool(inside.all())
-    nb = la.shape[0]
     body, middle = values[:nb], values[nb:]
     classes: list[int] = []
     on = body[body >= 0]
@@ -205,8 +221,10 @@ def _local_box(f: Formation) -> tuple[float, float, float, float]:
 
 def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: float) -> OBB:
     a, l_, hw, hd = box
-    fx, fy = forward(th)
-    rx, ry = right(th)
+    r = math.radians(th)  # forward(th) and right(th) from one sine and cosine
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    ry = -fx
     return OBB(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, th % 360.0)
 
 
@@ -401,7 +419,16 @@ def execute_move(
     ``table``: ``(state.active(), their rectangles as an (N, 5) array)`` when the caller keeps
     them up to date (the move phase does), so the sweep need not gather them again.
     """
-    classes_fn = classes_fn or (lambda form, pose: footprint_classes(bf, form, "move", pose))
+    if classes_fn is None:
+        # f stays put until the end of this function: its footprint's frame points once
+        frame = _footprint_local(f)
+
+        def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
+            if form is not f:
+                return footprint_classes(bf, form, "move", pose)
+            return _footprint_at(bf, frame, "move",
+                                 pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
+
     box = _local_box(f)
     start = (f.cx, f.cy, f.facing)
     may_leave = f.morale is Morale.ROUTING  # routers flee off the table (11.1)
