@@ -80,11 +80,17 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
             mean_resilience(b.profile.resilience.ranged for b in front))  # fmt: skip
 
 
-def _friend_triggers(ctx: BoundContext, f: Formation) -> list[str]:
-    """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends."""
+def _friend_triggers(
+    ctx: BoundContext, f: Formation, side_forms: list[Formation] | None = None
+) -> list[str]:
+    """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
+
+    ``side_forms``: ``state.active(f.side)`` when the caller has it."""
     state, sight = ctx.state, ctx.sight
     out: list[str] = []
-    friends = [g for g in state.active(f.side) if g.id != f.id]
+    if side_forms is None:
+        side_forms = state.active(f.side)
+    friends = [g for g in side_forms if g.id != f.id]
     if not any(g.morale in _BROKEN for g in friends):
         return out
     broken_now = [g for g in friends if g.morale in _BROKEN and g.changed_bound == state.bound]
@@ -245,15 +251,22 @@ def morale_phase(ctx: BoundContext) -> list[Event]:
     for f in state.active():
         events += random_troops(ctx, f)
     done: dict[str, set[str]] = {}
-    own = {f.id: _own_triggers(ctx, f) for f in state.active()}
+    # Nothing leaves the table during the passes (they only set retreating or routing; 11.1's
+    # destructions come after, in rout_consequences), so who is on it is worked out once.
+    active = state.active()
+    by_side: dict[str, list[Formation]] = {}
+    for f in active:
+        by_side.setdefault(f.side, []).append(f)
+    own = {f.id: _own_triggers(ctx, f) for f in active}
     for _ in range(8):
         changed = False
-        for f in state.active():
+        for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
             seen = done.setdefault(f.id, set())
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [t for t in _friend_triggers(ctx, f) if t not in seen and t not in triggers]
+            triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
+                         if t not in seen and t not in triggers]  # fmt: skip
             if not triggers:
                 continue
             seen.update(triggers)

@@ -223,19 +223,22 @@ class Sight:
         if not hits.any():
             return True
         o = self.forms[i]
-        top = max(int(self.levels[i]), int(self.levels[j]))
-        see_through = (
-            CHARACTER_SEE_THROUGH_M if o.character_ids() else FRIEND_SEE_THROUGH_M
-        )
-        for k in np.flatnonzero(hits):
+        levels = self.levels
+        top = max(int(levels[i]), int(levels[j]))
+        o_type = see_through = None  # worked out on first need (profiles are loops over bases)
+        for k in np.flatnonzero(hits).tolist():
             blocker = self.forms[k]
-            if int(self.levels[k]) < top:
+            if int(levels[k]) < top:
                 continue  # anything on a lower level can be seen over
-            if sees_over(o.unit_type, blocker.unit_type):
+            if o_type is None:
+                o_type = o.unit_type
+            if sees_over(o_type, blocker.unit_type):
                 continue
-            near_observer = point_distance(self.obbs[k], *p) <= see_through
             if blocker.side == o.side:
-                if near_observer:
+                if see_through is None:
+                    see_through = (CHARACTER_SEE_THROUGH_M if o.character_ids()
+                                   else FRIEND_SEE_THROUGH_M)  # fmt: skip
+                if point_distance(self.obbs[k], *p) <= see_through:
                     continue
                 return False
             if blocker.skirmisher:
