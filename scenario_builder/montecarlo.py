@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+#: seconds to wait for a ``--scheduler`` address to answer
+CONNECT_TIMEOUT_S = 10
 #: two-sided 95 % normal quantile
 Z95 = 1.959963984540054
 
@@ -168,7 +170,8 @@ def run_replays(
     seeds = list(seeds)
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
+        client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
     else:
         cluster = LocalCluster(
             n_workers=workers,

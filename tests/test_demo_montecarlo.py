@@ -7,18 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scenario_builder.cli import main
 from scenario_builder.montecarlo import replay, summarize, wilson_interval
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +44,9 @@ def test_summary_counts_and_history() -> None:
 
 
 def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path),
-                              "--json"], capsys)  # fmt: skip
+                                              run_cli) -> None:
+    code, out, err = run_cli(*["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path),
+                              "--json"])  # fmt: skip
     assert code == 0, err
     summary = json.loads(out)
     r = replay(str(Path("data/scenarios/flodden_1513.yaml").resolve()), str(flodden_dir), 4)
@@ -65,10 +54,10 @@ def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path,
         summary["winner"], summary["bounds"], summary["losses"])
 
 
-def test_montecarlo_cli_on_dask(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_montecarlo_cli_on_dask(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
-    code, stdout, err = run_cli(["montecarlo", "teutoburg_ad9", "--runs", "4", "--workers", "2",
-                                 "--seed", "11", "--out", str(out), "--json"], capsys)
+    code, stdout, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "4", "--workers", "2",
+                                 "--seed", "11", "--out", str(out), "--json"])
     assert code == 0, err
     s = json.loads(stdout)
     assert s["runs"] == 4 and s["seeds"] == [11, 14] and s["workers"] == 2
@@ -84,22 +73,20 @@ def test_montecarlo_cli_on_dask(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert (local["winner"], local["losses"]) == (runs[1]["winner"], runs[1]["losses"])
 
 
-def test_montecarlo_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_montecarlo_bad_input(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
-    code, _, err = run_cli(["montecarlo", "no_such_battle", "--runs", "2", "--out", str(out)],
-                           capsys)
+    code, _, err = run_cli(*["montecarlo", "no_such_battle", "--runs", "2", "--out", str(out)])
     assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
     assert "no_such_battle" in err and not out.exists()
-    code, _, err = run_cli(["montecarlo", "teutoburg_ad9", "--runs", "0", "--out", str(out)],
-                           capsys)
+    code, _, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "0", "--out", str(out)])
     assert code == 2 and not out.exists()
 
 
 @pytest.mark.slow
 def test_demo_writes_everything_and_reports(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+                                            run_cli) -> None:
     out = tmp_path / "demo"
-    code, stdout, err = run_cli(["demo", "--out", str(out), "--json"], capsys)
+    code, stdout, err = run_cli(*["demo", "--out", str(out), "--json"])
     assert code == 0, err
     report = json.loads(stdout)
     for name in ("battlefield.html", "playback.html", "layout.pdf", "demo.json",
@@ -114,8 +101,32 @@ def test_demo_writes_everything_and_reports(tmp_path: Path,
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temp dir left behind"
 
 
-def test_demo_bad_scale_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_bad_scale_writes_nothing(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "demo"
-    code, _, err = run_cli(["demo", "--out", str(out), "--scale", "2cm"], capsys)
+    code, _, err = run_cli(*["demo", "--out", str(out), "--scale", "2cm"])
     assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_montecarlo_on_a_given_scheduler(tmp_path: Path,
+                                         run_cli) -> None:
+    """``--scheduler ADDRESS``: any dask.distributed scheduler, here one started for the test."""
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster:  # fmt: skip
+        out = tmp_path / "mc"
+        code, stdout, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "2", "--scheduler",
+                                     cluster.scheduler_address, "--out", str(out), "--json"])
+    assert code == 0, err
+    s = json.loads(stdout)
+    assert s["runs"] == 2 and s["workers"] == 1
+
+
+def test_montecarlo_unreachable_scheduler_is_one_line(tmp_path: Path,
+                                                     run_cli) -> None:
+    out = tmp_path / "mc"
+    code, _, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "2", "--scheduler",
+                            "tcp://127.0.0.1:9", "--out", str(out)])
+    assert code == 1 and err.startswith("Error: tcp://127.0.0.1:9: ") and err.count("\n") == 1
     assert not out.exists()

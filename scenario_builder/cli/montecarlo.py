@@ -60,7 +60,8 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
         built.save(bf_dir)
         progress = Progress(
             "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, transient=True, disable=as_json,
+            TimeElapsedColumn(), console=console, transient=True,
+            disable=as_json or not console.is_terminal,
         )  # fmt: skip
         with progress:
             task = progress.add_task("replays", total=runs)
