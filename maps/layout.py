@@ -29,7 +29,7 @@ from maps.battlefield_map import source_names
 from maps.colours import MOVE_NAMES, PRINT_MOVE
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
-from maps.vectors import level_outlines, level_range, outline_contours, regions, simplified
+from maps.vectors import class_regions, level_outlines, level_range, outline_contours
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import LayoutError
@@ -171,17 +171,12 @@ class Shapes:
 
 
 def prepare_shapes(bf: Battlefield, window: tuple[float, float, float, float]) -> Shapes:
-    tol = bf.res / 2
     lo, hi = level_range(bf)
     outlines = level_outlines(bf, window)
     levels = [(k, g) for k, g in sorted(outlines.items()) if not g.is_empty]
-    classes = []
-    reg = regions(bf, "move")
-    for code, geom in zip(reg["move"], reg.geometry):
-        if int(code) in PRINT_MOVE:
-            g = shapely.clip_by_rect(simplified(geom, tol), *window)
-            if not g.is_empty:
-                classes.append((int(code), g))
+    # smoothed like the levels (the raw regions print 25 mm cell steps at 2mm scale)
+    smooth = class_regions(bf, "move", sorted(PRINT_MOVE), window)
+    classes = [(code, g) for code, g in smooth.items() if not g.is_empty]
     # the contours are the tints' own edges (not the build's cell-edge lines), so they stay
     # smooth and land exactly on the cut layers' outlines
     lines = outline_contours(bf, outlines, window)

@@ -10,13 +10,15 @@ print never silently lacks them.
 >>> outline_at_or_above(level, t, 1).area, outline_at_or_above(level, t, 2).area
 (400.0, 100.0)
 
-Printing draws the *smoothed* outlines (``level_outlines``, made by ``maps.smoothing``): the raw
-traced ones are cell staircases, 25 mm notches on a 2mm table.
+Printing draws the *smoothed* outlines and class regions (``level_outlines``, ``class_regions``,
+made by ``maps.smoothing``): the raw traced ones are cell staircases, 25 mm notches on a 2mm
+table.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,7 @@ from rasterio.features import shapes
 from shapely.geometry import MultiPolygon, Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
-from maps.smoothing import smooth_outlines
+from maps.smoothing import smooth_classes, smooth_outlines
 from scenario_builder.battlefield import Battlefield
 
 
@@ -55,6 +57,28 @@ def level_outlines(bf: Battlefield, window: Window | None = None) -> dict[int, B
     if key not in per_bf:
         lo, hi = level_range(bf)
         per_bf[key] = smooth_outlines(bf.layer("level"), bf.transform, range(lo + 1, hi + 1), key)
+    return per_bf[key]
+
+
+_CLASSES: weakref.WeakKeyDictionary[
+    Battlefield, dict[tuple[str, tuple[int, ...], Window | None], dict[int, BaseGeometry]]
+] = weakref.WeakKeyDictionary()
+
+
+def class_regions(
+    bf: Battlefield, layer: str, codes: Iterable[int], window: Window | None = None
+) -> dict[int, BaseGeometry]:
+    """Smoothed region of each class ``code`` of ``layer`` (e.g. ``move``), clipped to ``window``,
+    one-cell streams and hedges kept (``maps.smoothing.smooth_classes``); traced from the raster
+    (not the build's cell-edge ``regions``) once per battlefield, layer, codes and window."""
+    per_bf = _CLASSES.setdefault(bf, {})
+    key = (
+        layer,
+        tuple(int(c) for c in codes),
+        None if window is None else tuple(float(v) for v in window),
+    )
+    if key not in per_bf:
+        per_bf[key] = smooth_classes(bf.layer(layer), bf.transform, key[1], key[2])
     return per_bf[key]
 
 
