@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import shapely
 from rasterio.features import shapes
-from shapely.geometry import MultiPolygon, Polygon, shape
+from shapely.geometry import Polygon, shape
 from shapely.geometry.base import BaseGeometry
 
 from maps.smoothing import smooth_classes, smooth_outlines
@@ -105,14 +105,6 @@ def outline_contours(
         if not line.is_empty:
             out.append((k, line))
     return out
-
-
-def simplified(geom: BaseGeometry, tolerance: float) -> BaseGeometry:
-    """Simplify keeping topology, dropping slivers smaller than a cell."""
-    g = shapely.simplify(geom, tolerance, preserve_topology=True)
-    if isinstance(g, MultiPolygon):
-        g = MultiPolygon([p for p in g.geoms if p.area >= tolerance * tolerance * 4])
-    return g
 
 
 def level_range(bf: Battlefield) -> tuple[int, int]:
