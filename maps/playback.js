@@ -193,9 +193,8 @@ var SBPlayback = (function () {
       }).join(", ");
       els["sb-nev"].textContent = lines.length;
       els["sb-events"].innerHTML = lines.map(function (e) { return "<li>" + esc(e.x) + "</li>"; }).join("");
-      var r = D.result;
-      els["sb-result"].textContent = (r && cur === D.bounds.length - 1) ?
-        "result: " + (r.winner || "no winner") + (r.reason ? " (" + r.reason + ")" : "") : "";
+      // written by playback.py (result_text): the result, or "deployment (bound 0): not fought"
+      els["sb-result"].textContent = (D.resultText && cur === D.bounds.length - 1) ? D.resultText : "";
     }
 
     function stop() { if (timer) { clearInterval(timer); timer = null; } els["sb-play"].innerHTML = "&#9654;"; }

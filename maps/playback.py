@@ -375,8 +375,30 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "bounds": out_bounds,
         "fit": _fit(xs, ys, cx, cy, bf.bounds),
         "result": log.get("result"),
+        "resultText": result_text(log.get("result"), [b["b"] for b in out_bounds]),
         "fog": fog,
     }
+
+
+def result_text(result: Mapping[str, Any] | None, bounds: list[int]) -> str:
+    """What the panel says at the last bound: the result, or that the log is only the
+    deployment (``scenario-builder map SCENARIO`` draws bound 0 without fighting).
+
+    >>> result_text({"winner": "english", "reason": "scots army routed"}, list(range(15)))
+    'result: english (scots army routed)'
+    >>> result_text({"winner": None, "reason": "no decision after 30 bounds"}, list(range(31)))
+    'result: no winner (no decision after 30 bounds)'
+    >>> result_text({"winner": None, "reason": "no decision after 0 bounds"}, [0])
+    'deployment (bound 0): not fought'
+    >>> result_text(None, [0, 1])
+    ''
+    """
+    if not result:
+        return ""
+    winner, reason = result.get("winner"), result.get("reason")
+    if not winner and all(b == 0 for b in bounds):
+        return "deployment (bound 0): not fought"
+    return f"result: {winner or 'no winner'}" + (f" ({reason})" if reason else "")
 
 
 def _along(route: list[tuple[float, float]], travelled: float, cost: float) -> tuple[float, float]:

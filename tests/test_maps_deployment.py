@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
+import pytest
+
 from engine.scenario import load_scenario
 from scenario_builder.paths import data_dir
+
+CHROMIUM = "/usr/bin/chromium"
 
 
 def _playback_data(html: str) -> dict:
@@ -23,6 +28,9 @@ def test_preview_of_a_shipped_scenario_shows_every_base_at_bound_0(run_cli, tmp_
     assert "deployment preview" in stdout
     data = _playback_data(out.read_text())
     assert len(data["bounds"]) == 1, "a preview is the deployment only: no bound is fought"
+    # the panel says so, not "no winner (no decision after 0 bounds)"
+    assert data["resultText"] == "deployment (bound 0): not fought"
+    assert data["result"]["winner"] is None
     sc = load_scenario("teutoburg_ad9")
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
     assert len(data["bases"]["id"]) == n_bases
@@ -48,3 +56,26 @@ def test_preview_of_a_broken_scenario_is_one_line_and_writes_nothing(run_cli,
     assert not out.exists()
     code, _, err = run_cli("map", "no_such_battle", "--out", out)
     assert code == 1 and "no_such_battle" in err and not out.exists()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed")
+def test_preview_panel_says_deployment_in_a_browser(run_cli, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "deploy.html"
+    code, _, err = run_cli("map", "flodden_1513", "--out", out, "--offline")
+    assert code == 0, err
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page(viewport={"width": 1200, "height": 850})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(out.as_uri())
+        page.wait_for_load_state("load")
+        text = page.locator("#sb-result").inner_text()
+        browser.close()
+    assert text == "deployment (bound 0): not fought"
+    assert not errors
