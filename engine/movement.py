@@ -613,9 +613,16 @@ def _sweep(
     else:
         poses = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
                            for t in ts])  # fmt: skip
-    bad_rows = np.flatnonzero((separation_many(poses, arr) < -1e-6).any(axis=1))
-    if bad_rows.size:
-        i = int(bad_rows[0])
+    # a move pressing into a formation it touches meets it on the first step (over half of the
+    # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
+    # as separation_many's first row), the numpy pass over the rest only when it is clear
+    if few.first_overlap(poses[0].tolist()) is not None:
+        bad: int | None = 0
+    else:
+        rows = np.flatnonzero((separation_many(poses[1:], arr) < -1e-6).any(axis=1))
+        bad = int(rows[0]) + 1 if rows.size else None
+    if bad is not None:
+        i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
         if clash(t) is not None:

@@ -234,3 +234,29 @@ def test_straight_sweep_poses_equal_obb_at_step_by_step() -> None:
                           for t in ts])  # fmt: skip
         got = _straight_poses(box, start, dx, dy, dth, ts)
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sweep_first_overlapping_step_equals_separation_many(seed: int) -> None:
+    # engine.movement._sweep tests a path's first step with FewSeparation and the rest with
+    # separation_many: any step's verdict is the same either way
+    rng = np.random.default_rng(70 + seed)
+    for n in range(1, 16):
+        others = _random_boxes(rng, n)
+        others[:, :2] = rng.uniform(-120, 120, (n, 2))
+        few = FewSeparation(others)
+        for _ in range(20):
+            start = rng.uniform(-200, 200, 2)
+            end = rng.uniform(-200, 200, 2)
+            steps = int(rng.integers(1, 30))
+            ts = np.arange(1, steps + 1) / steps
+            poses = np.column_stack([start[0] + (end[0] - start[0]) * ts,
+                                     start[1] + (end[1] - start[1]) * ts,
+                                     np.full(steps, rng.uniform(1, 60)),
+                                     np.full(steps, rng.uniform(1, 30)),
+                                     rng.uniform(0, 360, steps)])  # fmt: skip
+            rows = np.flatnonzero((separation_many(poses, others) < -1e-6).any(axis=1))
+            want = int(rows[0]) if rows.size else None
+            got = next((i for i, p in enumerate(poses.tolist())
+                        if few.first_overlap(p) is not None), None)  # fmt: skip
+            assert got == want
