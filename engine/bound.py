@@ -190,6 +190,10 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
     from engine.geometry import distance
 
     forms, arr, sides = _geo(ctx)
+    memo = (f.id, limit, ctx.geo_cache[0])
+    hit = ctx.near_cache.get(memo)
+    if hit is not None:
+        return list(hit)
     mask = sides != f.side
     if not mask.any():
         return []
@@ -202,6 +206,9 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
         g = forms[int(idx[k])]
         ctx.gap_cache[(f.id, g.id, ctx.state.version)] = float(gaps[k])
         out.append(g)
+    if len(ctx.near_cache) > 10_000:
+        ctx.near_cache.clear()
+    ctx.near_cache[memo] = list(out)
     return out
 
 
@@ -305,8 +312,40 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
     return none
 
 
+def _sight_asks(ctx: BoundContext, f: Formation) -> list[str]:
+    """The targets :func:`plan_for` will ask ``ctx.sight.visible`` about for ``f`` (its one
+    sight question, whose targets never hang on an earlier sight answer): plan_for's own
+    tests up to that call, without its side effects."""
+    state = ctx.state
+    if f.morale in (Morale.ROUTING, Morale.RETREATING) or f.order != "attack":
+        return []
+    contacts = state.contacts.get(f.id, ())
+    broken = (Morale.RETREATING, Morale.ROUTING)
+    if contacts and not (f.pursuing in contacts and all(
+            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
+        return []
+    if any(b.ladder_ready for b in f.alive_bases):
+        return []
+    if f.pursuing is not None:
+        g = state.formations.get(f.pursuing)
+        if g is not None and not g.removed and g.morale in broken:
+            return []
+    target = state.formations.get(f.target_formation or "")
+    if target is None or target.removed or target.side == f.side:
+        target = None
+    near = _nearest_enemies(ctx, f)
+    if shooting_bases(f):
+        rng = range_m(f)
+        cands = [target] if target is not None else near
+        return [g.id for g in cands if _gap(f, g, ctx) <= rng]
+    return [g.id for g in near] if target is None else []
+
+
 def phase_plan_moves(ctx: BoundContext) -> None:
-    for f in low_initiative_first(ctx):
+    # every formation's sight question first, the terrain sight of all of them in one batch
+    order = low_initiative_first(ctx)
+    ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
+    for f in order:
         plan = plan_for(ctx, f)
         ctx.plans[f.id] = plan
         if plan.kind != "none":

@@ -43,6 +43,8 @@ class BoundContext:
     centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
     gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}]
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
+    #: (fid, limit, table_key) -> the nearest enemies (bound._nearest_enemies)
+    near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
 
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
 

@@ -170,6 +170,28 @@ class Sight:
         return [t for t in targets if self._cache[(observer, t)]]
 
     def _batch(self, observer: str, targets: list[str]) -> None:
+        pending = self._screen(observer, targets)
+        if pending:
+            self._terrain([(observer, pending)])
+
+    def prefetch(self, requests: list[tuple[str, list[str]]]) -> None:
+        """Work out ``visible(observer, targets)`` for many observers at once, for later calls
+        to find in the cache: each observer's troop checks as in :meth:`visible`, then the
+        terrain sight of every pair left in one call (the answer of a pair does not depend on
+        the others in a batch, so these are the answers ``visible`` would give)."""
+        self._refresh()
+        groups = []
+        for observer, targets in requests:
+            todo = [t for t in dict.fromkeys(targets) if (observer, t) not in self._cache]
+            pending = self._screen(observer, todo) if todo else []
+            if pending:
+                groups.append((observer, pending))
+        if groups:
+            self._terrain(groups)
+
+    def _screen(self, observer: str, targets: list[str]) -> list[str]:
+        """Caches False for the targets off the map, beyond the sight limit or hidden by
+        troops (6.2-6.3); returns the rest, whose terrain sight is still to check."""
         i = self.index[observer]
         o = self.forms[i]
         limit = self.limit_m(o)
@@ -183,7 +205,7 @@ class Sight:
             else:
                 cands.append((t, j))
         if not cands:
-            return
+            return []
         p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
         js = np.fromiter((j for _, j in cands), dtype=np.intp, count=len(cands))
         hits = segment_hits_many(p, self.arr[js, :2], self.arr, self.axes)
@@ -196,17 +218,23 @@ class Sight:
                 self._cache[(observer, t)] = False
             else:
                 pending.append(t)
-        if not pending:
-            return
-        a = np.repeat(self.arr[i : i + 1, :2], len(pending), axis=0)
-        b = np.array([self.arr[self.index[t], :2] for t in pending])
-        self.los_calls += len(pending)
+        return pending
+
+    def _terrain(self, groups: list[tuple[str, list[str]]]) -> None:
+        """Terrain sight (6.2) of every (observer, pending targets) group, in one call."""
+        ia = [self.index[o] for o, ts in groups for _ in ts]
+        ib = [self.index[t] for _, ts in groups for t in ts]
+        self.los_calls += len(ib)
         try:
-            ok = self.bf.line_of_sight_many(a, b)
+            ok = np.atleast_1d(self.bf.line_of_sight_many(self.arr[ia, :2], self.arr[ib, :2]))
         except OffMapError:
-            ok = np.zeros(len(pending), dtype=bool)
-        for t, v in zip(pending, np.atleast_1d(ok), strict=True):
-            self._cache[(observer, t)] = bool(v)
+            if len(groups) > 1:  # one group at a time, as visible() would have asked them
+                for g in groups:
+                    self._terrain([g])
+                return
+            ok = np.zeros(len(ib), dtype=bool)
+        for (o, t), v in zip(((o, t) for o, ts in groups for t in ts), ok.tolist(), strict=True):
+            self._cache[(o, t)] = bool(v)
 
     def _compute(self, observer: str, target: str) -> bool:
         self._batch(observer, [target])
