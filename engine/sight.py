@@ -31,7 +31,7 @@ from engine.geometry import (
     obb_array,
     point_distance,
     segment_hits,
-    segment_hits_many,
+    segment_hits_pairs,
 )
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
@@ -170,55 +170,53 @@ class Sight:
         return [t for t in targets if self._cache[(observer, t)]]
 
     def _batch(self, observer: str, targets: list[str]) -> None:
-        pending = self._screen(observer, targets)
-        if pending:
-            self._terrain([(observer, pending)])
-
-    def prefetch(self, requests: list[tuple[str, list[str]]]) -> None:
-        """Work out ``visible(observer, targets)`` for many observers at once, for later calls
-        to find in the cache: each observer's troop checks as in :meth:`visible`, then the
-        terrain sight of every pair left in one call (the answer of a pair does not depend on
-        the others in a batch, so these are the answers ``visible`` would give)."""
-        self._refresh()
-        groups = []
-        for observer, targets in requests:
-            todo = [t for t in dict.fromkeys(targets) if (observer, t) not in self._cache]
-            pending = self._screen(observer, todo) if todo else []
-            if pending:
-                groups.append((observer, pending))
+        groups = self._screen([(observer, targets)])
         if groups:
             self._terrain(groups)
 
-    def _screen(self, observer: str, targets: list[str]) -> list[str]:
+    def prefetch(self, requests: list[tuple[str, list[str]]]) -> None:
+        """Work out ``visible(observer, targets)`` for many observers at once, for later calls
+        to find in the cache: the troops in the way of every line in one matrix, then the
+        terrain sight of every pair left in one call (the answer of a pair does not depend on
+        the others in a batch, so these are the answers ``visible`` would give)."""
+        self._refresh()
+        todo = [(o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache])
+                for o, ts in requests]  # fmt: skip
+        groups = self._screen([(o, ts) for o, ts in todo if ts])
+        if groups:
+            self._terrain(groups)
+
+    def _screen(self, requests: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
         """Caches False for the targets off the map, beyond the sight limit or hidden by
-        troops (6.2-6.3); returns the rest, whose terrain sight is still to check."""
-        i = self.index[observer]
-        o = self.forms[i]
-        limit = self.limit_m(o)
+        troops (6.2-6.3); returns the rest by observer, their terrain sight still to check."""
         # targets on the map and within the sight limit; their troop checks in one matrix
-        cands: list[tuple[str, int]] = []
-        for t in targets:
-            j = self.index[t]
-            far = limit is not None and self.distance(observer, t) > limit
-            if not (self.on_map[i] and self.on_map[j]) or far:
-                self._cache[(observer, t)] = False
-            else:
-                cands.append((t, j))
+        cands: list[tuple[str, int, str, int]] = []
+        for observer, targets in requests:
+            i = self.index[observer]
+            limit = self.limit_m(self.forms[i])
+            for t in targets:
+                j = self.index[t]
+                far = limit is not None and self.distance(observer, t) > limit
+                if not (self.on_map[i] and self.on_map[j]) or far:
+                    self._cache[(observer, t)] = False
+                else:
+                    cands.append((observer, i, t, j))
         if not cands:
             return []
-        p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
-        js = np.fromiter((j for _, j in cands), dtype=np.intp, count=len(cands))
-        hits = segment_hits_many(p, self.arr[js, :2], self.arr, self.axes)
-        hits[:, i] = False
-        hits[np.arange(len(cands)), js] = False
+        ii = np.fromiter((c[1] for c in cands), dtype=np.intp, count=len(cands))
+        js = np.fromiter((c[3] for c in cands), dtype=np.intp, count=len(cands))
+        hits = segment_hits_pairs(self.arr[ii, :2], self.arr[js, :2], self.arr, self.axes)
+        rows = np.arange(len(cands))
+        hits[rows, ii] = False
+        hits[rows, js] = False
         crossed = hits.any(axis=1)
-        pending: list[str] = []
-        for (t, j), row, x in zip(cands, hits, crossed.tolist(), strict=True):
+        pending: dict[str, list[str]] = {}
+        for (observer, i, t, j), row, x in zip(cands, hits, crossed.tolist(), strict=True):
             if x and not self._troops_clear(i, j, row):
                 self._cache[(observer, t)] = False
             else:
-                pending.append(t)
-        return pending
+                pending.setdefault(observer, []).append(t)
+        return list(pending.items())
 
     def _terrain(self, groups: list[tuple[str, list[str]]]) -> None:
         """Terrain sight (6.2) of every (observer, pending targets) group, in one call."""

@@ -24,6 +24,7 @@ from engine.geometry import (
     right,
     segment_hits,
     segment_hits_many,
+    segment_hits_pairs,
     separation,
     separation_many,
 )
@@ -53,6 +54,22 @@ def test_segment_hits_many_equals_segment_hits(seed: int) -> None:
         want = segment_hits(p, (float(q[0]), float(q[1])), boxes)
         assert np.array_equal(got[k], want)
     assert got.any() and not got.all()  # the cases exercise both answers
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_segment_hits_pairs_equals_segment_hits(seed: int) -> None:
+    # Sight.prefetch: many observers' sight lines against every formation in one matrix
+    rng = np.random.default_rng(20 + seed)
+    boxes = _random_boxes(rng, 60)
+    ps = np.column_stack([rng.uniform(-300, 300, 40), rng.uniform(-300, 300, 40)])
+    qs = np.column_stack([rng.uniform(-300, 300, 40), rng.uniform(-300, 300, 40)])
+    ps[:8], qs[:8] = boxes[:8, :2], boxes[8:16, :2]  # centre to centre, as sight draws them
+    qs[8] = ps[8]  # a zero-length segment
+    got = segment_hits_pairs(ps, qs, boxes)
+    for k, (p, q) in enumerate(zip(ps.tolist(), qs.tolist(), strict=True)):
+        assert np.array_equal(got[k], segment_hits(tuple(p), tuple(q), boxes))
+    assert got.any() and not got.all()
+    assert segment_hits_pairs(ps[:0], qs[:0], boxes).shape == (0, 60)
 
 
 def test_segment_hits_many_empty() -> None:
