@@ -273,6 +273,10 @@ def morale_phase(ctx: BoundContext) -> list[Event]:
             before = f.morale
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
+            if f.morale is not before and f.morale in _BROKEN:
+                # every friend still standing will ask whether it sees f break: in one batch
+                ctx.sight.prefetch([(g.id, [f.id]) for g in by_side[f.side] if g is not f
+                                    and g.morale not in (Morale.ROUTING, Morale.DESTROYED)])
         if not changed:
             break
     events += rout_consequences(ctx)
