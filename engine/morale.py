@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from engine.charts import Temperament
 from engine.context import BoundContext
 from engine.damage import kill_base
@@ -122,6 +124,28 @@ def _friend_triggers(
             else:
                 out.append("all_seen_friendlies_retreating")
     return out
+
+
+def _prefetch_nearest_steady(ctx: BoundContext, by_side: dict[str, list[Formation]]) -> None:
+    """Sight of each steady formation's nearest steady friend, for every side with broken
+    formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
+    the question). A guess by centre distances in numpy - answers are per pair, so a wrong
+    guess costs time only."""
+    centres = _centres(ctx)
+    requests: list[tuple[str, list[str]]] = []
+    for forms in by_side.values():
+        if not any(g.morale in _BROKEN for g in forms):
+            continue
+        steady = [g for g in forms if g.morale is Morale.STEADY]
+        if len(steady) < 2:
+            continue
+        c = np.array([centres[g.id] for g in steady])
+        d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
+        np.fill_diagonal(d, np.inf)
+        requests += [(g.id, [steady[k].id])
+                     for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)]
+    if requests:
+        ctx.sight.prefetch(requests)
 
 
 def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[Formation]:
@@ -260,6 +284,7 @@ def morale_phase(ctx: BoundContext) -> list[Event]:
     own = {f.id: _own_triggers(ctx, f) for f in active}
     for _ in range(8):
         changed = False
+        _prefetch_nearest_steady(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
