@@ -625,13 +625,15 @@ def _sweep(
         i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
-        if clash(t) is not None:
+        met = clash(t)
+        if met is not None:
             lo, hi = prev, t
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                if clash(mid) is None:
+                at_mid = clash(mid)
+                if at_mid is None:
                     lo = mid
                 else:
-                    hi = mid
-            return lo, ids[clash(hi) or 0]
+                    hi, met = mid, at_mid  # what clash(hi) gives, kept rather than asked again
+            return lo, ids[met or 0]
     return 1.0, None
