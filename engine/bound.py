@@ -172,7 +172,14 @@ def _gap_row(ctx: BoundContext, f: Formation) -> np.ndarray | None:
     key = ctx.geo_cache[0]
     cache = ctx.gap_matrix
     if cache is None or cache[0] != key:
-        cache = ctx.gap_matrix = [key, 0, None, {g.id: k for k, g in enumerate(forms)}]
+        ids = [g.id for g in forms]
+        if cache is not None and cache[2] is not None and cache[4] == ids and np.array_equal(
+                cache[5], arr):  # fmt: skip
+            # a new phase, nobody moved or left (planning moves, then shots): the same matrix
+            cache[0] = key
+        else:
+            cache = ctx.gap_matrix = [key, 0, None, {fid: k for k, fid in enumerate(ids)}, ids,
+                                      arr.copy()]  # fmt: skip
     k = cache[3].get(f.id)
     if k is None:
         return None
