@@ -610,15 +610,18 @@ def _sweep(
     ts = np.arange(1, n + 1) / n
     if dth == 0:
         poses = _straight_poses(box, start, dx, dy, dth, ts)
-    else:
-        poses = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                           for t in ts])  # fmt: skip
+        first: Any = poses[0].tolist()
+    else:  # a turn: the other steps' rectangles only if the first step meets nothing
+        first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
     # a move pressing into a formation it touches meets it on the first step (over half of the
     # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
     # as separation_many's first row), the numpy pass over the rest only when it is clear
-    if few.first_overlap(poses[0].tolist()) is not None:
+    if few.first_overlap(first) is not None:
         bad: int | None = 0
     else:
+        if dth != 0:
+            poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
+                                                start[2] + dth * t) for t in ts[1:]])  # fmt: skip
         rows = np.flatnonzero((separation_many(poses[1:], arr) < -1e-6).any(axis=1))
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
