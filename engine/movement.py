@@ -564,17 +564,18 @@ def _sweep(
     if table is None:
         others = [g for g in state.active() if g.id != f.id]
         all_arr = obb_array([g.obb() for g in others])
-    else:
-        forms, arr_all = table
-        keep = [k for k, g in enumerate(forms) if g.id != f.id]
-        others = [forms[k] for k in keep]
-        all_arr = arr_all[keep] if keep else np.zeros((0, 5))
-    if not others:
-        return 1.0, None
+        if not others:
+            return 1.0, None
+    else:  # the whole table, the mover's own row masked out below (no copies of the rest)
+        others, all_arr = table
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
         all_arr[:, 2], all_arr[:, 3])
+    if table is not None:
+        for k in np.flatnonzero(close).tolist():
+            if others[k].id == f.id:
+                close[k] = False
     if not close.any():
         return 1.0, None
     near = [others[int(k)] for k in np.flatnonzero(close)]
