@@ -187,7 +187,10 @@ def _gap_row(ctx: BoundContext, f: Formation) -> np.ndarray | None:
         cache[1] += 1
         if cache[1] <= _ROWS_BEFORE_MATRIX:
             return None
-        cache[2] = distance_many(arr, arr)
+        # sight often has this very matrix already (same formations, same rectangles)
+        cache[2] = ctx.sight.gap_matrix_for(cache[4], arr)
+        if cache[2] is None:
+            cache[2] = distance_many(arr, arr)
     return cache[2][k]
 
 

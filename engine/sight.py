@@ -103,6 +103,7 @@ class Sight:
         self._cache.clear()
         self._heard: dict[str, str | None] = {}
         self._gaps: dict[int, np.ndarray] = {}
+        self._full: np.ndarray | None = None  # distance_many(arr, arr) once worked out
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
@@ -145,10 +146,18 @@ class Sight:
             if len(self._gaps) < _ROWS_BEFORE_MATRIX:
                 row = self._gaps[i] = distance(self.obbs[i], self.arr)
             else:  # many observers this position state: every row in one call
-                full = distance_many(self.arr, self.arr)
+                full = self._full = distance_many(self.arr, self.arr)
                 self._gaps = dict(enumerate(full))
                 row = self._gaps[i]
         return row
+
+    def gap_matrix_for(self, ids: list[str], arr: np.ndarray) -> np.ndarray | None:
+        """``distance_many(arr, arr)`` when this position state has worked it out already and
+        ``ids`` and ``arr`` are its formations and rectangles; else None."""
+        self._refresh()
+        if self._full is None or ids != self.ids or not np.array_equal(arr, self.arr):
+            return None
+        return self._full
 
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
