@@ -260,6 +260,17 @@ class Formation:
     @property
     def profiles(self) -> list[Profile]:
         """Distinct profiles of the living bases, in slot order."""
+        # most formations are of one profile: a plain pass for that case (~40k calls a battle)
+        dead = BaseStatus.DEAD
+        one: Profile | None = None
+        for b in self.bases:
+            if b.status is not dead:
+                if one is None:
+                    one = b.profile
+                elif b.profile is not one:
+                    break
+        else:
+            return [] if one is None else [one]
         seen: dict[str, Profile] = {}
         for b in self.bases:
             if b.alive and b.profile.id not in seen:
@@ -269,6 +280,16 @@ class Formation:
     @property
     def profile(self) -> Profile:
         """The main profile: the most common among living bases (first in slot order on ties)."""
+        dead = BaseStatus.DEAD
+        one: Profile | None = None
+        for b in self.bases:
+            if b.status is not dead:
+                if one is None:
+                    one = b.profile
+                elif b.profile is not one:
+                    break
+        else:
+            return self.bases[0].profile if one is None else one
         counts: dict[str, int] = {}
         first: dict[str, Profile] = {}
         for b in self.bases:
@@ -287,7 +308,8 @@ class Formation:
     @property
     def initiative(self) -> int:
         """2.1; a mixed formation acts at the lowest initiative among its bases."""
-        return min(p.initiative for p in self.profiles) if self.profiles else 0
+        ps = self.profiles
+        return min(p.initiative for p in ps) if ps else 0
 
     def has_flag(self, flag: Flag | str) -> bool:
         """True when every living base has the flag (a mixed formation has what all share)."""
