@@ -432,8 +432,19 @@ def execute_move(
     box = _local_box(f)
     start = (f.cx, f.cy, f.facing)
     may_leave = f.morale is Morale.ROUTING  # routers flee off the table (11.1)
+    # the allowance is a function of f's bases and morale (unchanged until the move is made)
+    # and of the classes: the same class sets recur through the searches below
+    allowances: dict[tuple[int, ...], float | None] = {}
+
+    def allow(classes: list[int]) -> float | None:
+        key = tuple(classes)
+        if key in allowances:
+            return allowances[key]
+        a = allowances[key] = allowance_for(f, classes)
+        return a
+
     c0, _ = classes_fn(f, None)
-    allowance = allowance_for(f, c0)
+    allowance = allow(c0)
     if allowance is None:
         allowance = 0.0
     dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
@@ -443,7 +454,7 @@ def execute_move(
         if d <= 0 and dth == 0:
             break
         c1, off = classes_fn(f, (f.cx + dx, f.cy + dy, f.facing + dth))
-        a1 = allowance_for(f, sorted(set(c0) | set(c1)))
+        a1 = allow(sorted(set(c0) | set(c1)))
         if off and not may_leave:
             a1 = None
         if a1 is None:
@@ -452,7 +463,7 @@ def execute_move(
             for _ in range(12):
                 mid = (lo + hi) / 2.0
                 cm, offm = classes_fn(f, (f.cx + dx * mid, f.cy + dy * mid, f.facing + dth * mid))
-                ok = allowance_for(f, sorted(set(c0) | set(cm))) is not None and (
+                ok = allow(sorted(set(c0) | set(cm))) is not None and (
                     may_leave or not offm
                 )
                 lo, hi = (mid, hi) if ok else (lo, mid)
@@ -466,7 +477,7 @@ def execute_move(
     # 7.1: terrain crossed on the way (a wall, a strip of wood) counts as well as the ends
     if halted is None and d > PATH_STEP_M:
         dx, dy, dth, d, allowance, why = _check_path(
-            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave
+            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow
         )
         halted = why
     # sweep against every other formation so bases never overlap
@@ -500,8 +511,14 @@ PATH_STEP_M = 20.0
 def _check_path(
     bf: Any, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
     dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
+    allow: Any = None,
 ) -> tuple[float, float, float, float, float, str | None]:
-    """Shorten a move that crosses impassable or slower terrain between its two ends."""
+    """Shorten a move that crosses impassable or slower terrain between its two ends.
+    ``allow``: ``allowance_for`` of ``f`` as a function of the classes alone, if the caller
+    remembers its answers."""
+    if allow is None:
+        def allow(classes: list[int]) -> float | None:
+            return allowance_for(f, classes)
     for _ in range(3):
         n = math.ceil(d / PATH_STEP_M)
         ts = [k / n for k in range(1, n)]
@@ -516,7 +533,7 @@ def _check_path(
         slower = None
         for i, t in enumerate(ts):
             c, off = classes_fn(f, (f.cx + dx * t, f.cy + dy * t, f.facing + dth * t))
-            a = allowance_for(f, sorted(set(c0) | set(c)))
+            a = allow(sorted(set(c0) | set(c)))
             if a is None or (off and not may_leave):
                 prev = ts[i - 1] if i else 0.0
                 return (dx * prev, dy * prev, dth * prev, d * prev, allowance,
