@@ -419,9 +419,11 @@ def execute_move(
     ``table``: ``(state.active(), their rectangles as an (N, 5) array)`` when the caller keeps
     them up to date (the move phase does), so the sweep need not gather them again.
     """
+    lat: tuple[np.ndarray, np.ndarray] | None = None
     if classes_fn is None:
         # f stays put until the end of this function: its footprint's frame points once
         frame = _footprint_local(f)
+        lat = (frame[0][0][: frame[1]], frame[0][1][: frame[1]])  # the lattice part
 
         def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
             if form is not f:
@@ -477,7 +479,7 @@ def execute_move(
     # 7.1: terrain crossed on the way (a wall, a strip of wood) counts as well as the ends
     if halted is None and d > PATH_STEP_M:
         dx, dy, dth, d, allowance, why = _check_path(
-            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow
+            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow, lat
         )
         halted = why
     # sweep against every other formation so bases never overlap
@@ -511,11 +513,13 @@ PATH_STEP_M = 20.0
 def _check_path(
     bf: Any, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
     dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
-    allow: Any = None,
+    allow: Any = None, loc: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[float, float, float, float, float, str | None]:
     """Shorten a move that crosses impassable or slower terrain between its two ends.
     ``allow``: ``allowance_for`` of ``f`` as a function of the classes alone, if the caller
-    remembers its answers."""
+    remembers its answers; ``loc``: ``_lattice_local(f)`` if the caller has it."""
+    if loc is None:
+        loc = _lattice_local(f)  # f stays put here: its frame points once
     if allow is None:
         def allow(classes: list[int]) -> float | None:
             return allowance_for(f, classes)
@@ -524,10 +528,23 @@ def _check_path(
         ts = [k / n for k in range(1, n)]
         if not ts:
             return dx, dy, dth, d, allowance, None
-        loc = _lattice_local(f)
-        placed = [_place(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts]
-        values, inside = bf.codes_on_map("move", np.concatenate([p[0] for p in placed]),
-                                         np.concatenate([p[1] for p in placed]))  # fmt: skip
+        if dth == 0:
+            # one facing for every step: _place's arithmetic for all steps at once, row by row
+            # the same float operations (cx + a * rx) + l * fx
+            a_, l_ = loc
+            r = math.radians(f.facing + dth * ts[0])
+            fx = math.sin(r)
+            fy = rx = math.cos(r)
+            ry = -fx
+            cxs = np.array([f.cx + dx * t for t in ts])[:, None]
+            cys = np.array([f.cy + dy * t for t in ts])[:, None]
+            px = ((cxs + a_ * rx) + l_ * fx).reshape(-1)
+            py = ((cys + a_ * ry) + l_ * fy).reshape(-1)
+        else:
+            placed = [_place(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts]
+            px = np.concatenate([p[0] for p in placed])
+            py = np.concatenate([p[1] for p in placed])
+        values, inside = bf.codes_on_map("move", px, py)
         if inside.all() and not values.any():
             return dx, dy, dth, d, allowance, None  # all plain: nothing to check
         slower = None
