@@ -207,7 +207,7 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
     mask = sides != f.side
     if not mask.any():
         return []
-    idx = np.flatnonzero(mask)
+    idx = mask.nonzero()[0]
     row = _gap_row(ctx, f)
     gaps = row[idx] if row is not None else distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]

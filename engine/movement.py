@@ -168,7 +168,7 @@ def _footprint_at(
     on = body[body >= 0]
     if on.size:
         counts = np.bincount(on)
-        for u in np.flatnonzero(counts).tolist():
+        for u in counts.nonzero()[0].tolist():
             if u != 0 and int(counts[u]) / nb >= 0.5:
                 classes.append(int(u))
     if middle.size and (middle >= 0).all():
@@ -323,17 +323,17 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     # every pair at once (element by element the same sums as separation() row by row)
     touch = separation_many(arr, arr) <= CONTACT_M
-    for i, f in enumerate(forms):
-        for k in np.flatnonzero(touch[i, i + 1 :]):
-            g = forms[i + 1 + int(k)]
-            if g.side == f.side:
-                continue
-            touching = base_pairs(f, g)
-            if touching:
-                contacts[f.id].add(g.id)
-                contacts[g.id].add(f.id)
-                pairs[(f.id, g.id)] = touching
-                pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
+    # the pairs above the diagonal, row by row (nonzero's order): the order of the old loops
+    for i, j in zip(*np.triu(touch, 1).nonzero(), strict=True):
+        f, g = forms[int(i)], forms[int(j)]
+        if g.side == f.side:
+            continue
+        touching = base_pairs(f, g)
+        if touching:
+            contacts[f.id].add(g.id)
+            contacts[g.id].add(f.id)
+            pairs[(f.id, g.id)] = touching
+            pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
     state.contacts = {k: tuple(sorted(v)) for k, v in contacts.items()}
     return pairs
 
@@ -351,7 +351,7 @@ def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
     out = []
     for b in f.alive_bases:
         gaps = separation(b.obb(), garr)
-        for k in np.flatnonzero(gaps <= CONTACT_M):
+        for k in (gaps <= CONTACT_M).nonzero()[0]:
             out.append((b.id, gb[int(k)].id))
     return out
 
@@ -607,12 +607,12 @@ def _sweep(
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
         all_arr[:, 2], all_arr[:, 3])
     if table is not None:
-        for k in np.flatnonzero(close).tolist():
+        for k in close.nonzero()[0].tolist():
             if others[k].id == f.id:
                 close[k] = False
     if not close.any():
         return 1.0, None
-    near = [others[int(k)] for k in np.flatnonzero(close)]
+    near = [others[int(k)] for k in close.nonzero()[0]]
     arr = all_arr[close]
     # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
     few = FewSeparation(arr)
@@ -657,7 +657,7 @@ def _sweep(
         if dth != 0:
             poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
                                                 start[2] + dth * t) for t in ts[1:]])  # fmt: skip
-        rows = np.flatnonzero((separation_many(poses[1:], arr) < -1e-6).any(axis=1))
+        rows = (separation_many(poses[1:], arr) < -1e-6).any(axis=1).nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
         i = bad

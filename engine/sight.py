@@ -261,7 +261,7 @@ class Sight:
         levels = self.levels
         top = max(int(levels[i]), int(levels[j]))
         o_type = see_through = None  # worked out on first need (profiles are loops over bases)
-        for k in np.flatnonzero(hits).tolist():
+        for k in hits.nonzero()[0].tolist():
             blocker = self.forms[k]
             if int(levels[k]) < top:
                 continue  # anything on a lower level can be seen over
