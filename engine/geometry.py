@@ -262,10 +262,40 @@ class FewSeparation:
     def first_overlap(self, a: Any, tol: float = 1e-6) -> int | None:
         """The other that ``a`` overlaps most (by more than ``tol``; the first on ties), or
         None: ``bad[argmin(gaps[bad])]`` for ``bad = flatnonzero(gaps < -tol)``."""
+        # gaps()'s arithmetic, but a rectangle is dropped as soon as one axis separates it: the
+        # gap is the largest of the four, so it cannot be below -tol any more (most are clear
+        # on the first axis); the others get the full gap, the same value as gaps() gives
+        cx, cy, ahw, ahd, facing = a
+        afx, afy, arx, ary = _scalar_axes(facing)
+        ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+        ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+        lim = -tol
         found, worst = None, 0.0
-        for k, g in enumerate(self.gaps(a)):
-            if g < -tol and (found is None or g < worst):
-                found, worst = k, g
+        for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(zip(
+            self._rows, self._rb_along(facing, afx, afy, arx, ary)
+        )):  # fmt: skip
+            dx = ox - cx
+            dy = oy - cy
+            best = abs(afx * dx + afy * dy) - ra0 - rb0
+            if best >= lim:
+                continue
+            g = abs(arx * dx + ary * dy) - ra1 - rb1
+            if g > best:
+                best = g
+            if best >= lim:
+                continue
+            ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+            g = abs(bfx * dx + bfy * dy) - ra - o0
+            if g > best:
+                best = g
+            if best >= lim:
+                continue
+            ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+            g = abs(brx * dx + bry * dy) - ra - o1
+            if g > best:
+                best = g
+            if best < lim and (found is None or best < worst):
+                found, worst = k, best
         return found
 
 
