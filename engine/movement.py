@@ -235,6 +235,10 @@ def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float,
 
 def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
     """World displacement of each corner from rotating by ``dth`` about the centre."""
+    th1 = th + dth
+    if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
+        # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
+        return [(0.0, 0.0)] * 4
     out = []
     f0, r0 = forward(th), right(th)
     f1, r1 = forward(th + dth), right(th + dth)

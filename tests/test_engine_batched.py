@@ -277,3 +277,28 @@ def test_sweep_first_overlapping_step_equals_separation_many(seed: int) -> None:
             got = next((i for i, p in enumerate(poses.tolist())
                         if few.first_overlap(p) is not None), None)  # fmt: skip
             assert got == want
+
+
+def test_disp_vectors_without_a_turn_equal_the_rotation_arithmetic() -> None:
+    """movement._disp_vectors' no-turn shortcut gives the very floats (signs of zero too) of the
+    corner-by-corner rotation it skips."""
+    import math
+    import random
+
+    from engine.movement import _corner_offsets, _disp_vectors
+
+    def rotated(box: tuple[float, float, float, float], th: float, dth: float) -> list:
+        f0, r0, f1, r1 = forward(th), right(th), forward(th + dth), right(th + dth)
+        return [(a * r1[0] + l_ * f1[0] - (a * r0[0] + l_ * f0[0]),
+                 a * r1[1] + l_ * f1[1] - (a * r0[1] + l_ * f0[1]))
+                for a, l_ in _corner_offsets(box)]  # fmt: skip
+
+    rnd = random.Random(7)
+    for _ in range(5000):
+        box = (rnd.uniform(-50, 50), rnd.uniform(-50, 50), rnd.uniform(0, 100), rnd.uniform(0, 50))
+        th = rnd.choice([0.0, -0.0, 90.0, 180.0, rnd.uniform(-720.0, 720.0)])
+        dth = rnd.choice([0.0, -0.0, rnd.uniform(-180.0, 180.0)])
+        got = [v for p in _disp_vectors(box, th, dth) for v in p]
+        want = [v for p in rotated(box, th, dth) for v in p]
+        assert got == want
+        assert [math.copysign(1.0, v) for v in got] == [math.copysign(1.0, v) for v in want]
