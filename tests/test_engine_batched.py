@@ -302,3 +302,24 @@ def test_disp_vectors_without_a_turn_equal_the_rotation_arithmetic() -> None:
         want = [v for p in rotated(box, th, dth) for v in p]
         assert got == want
         assert [math.copysign(1.0, v) for v in got] == [math.copysign(1.0, v) for v in want]
+
+
+def test_touching_rectangles_pass_the_centre_distance_prefilter() -> None:
+    """bound._touching_enemy skips rectangles whose centres are farther than
+    sqrt 2 (CONTACT_M + both half diagonals + 1 m): none of those may touch by separation()."""
+    import math
+
+    from engine.geometry import CONTACT_M
+
+    rng = np.random.default_rng(11)
+    others = np.column_stack([rng.uniform(-150, 150, 4000), rng.uniform(-150, 150, 4000),
+                              rng.uniform(1, 60, 4000), rng.uniform(1, 30, 4000),
+                              rng.uniform(0, 360, 4000)])  # fmt: skip
+    for _ in range(50):
+        a = OBB(*(float(v) for v in (rng.uniform(-20, 20), rng.uniform(-20, 20),
+                                     rng.uniform(1, 60), rng.uniform(1, 30), rng.uniform(0, 360))))
+        touch = separation(a, others) <= CONTACT_M
+        radii = np.hypot(others[:, 2], others[:, 3])
+        reach = (CONTACT_M + math.hypot(a.hw, a.hd) + 1.0 + radii) * math.sqrt(2.0)
+        near = np.hypot(others[:, 0] - a.cx, others[:, 1] - a.cy) <= reach
+        assert touch.any() and not (touch & ~near).any()
