@@ -244,7 +244,7 @@ def flat_origin(bf: Any, size_m: float = 700.0) -> tuple[float, float]:
     if not len(idx):
         raise ValueError(f"no flat {size_m} m square on {bf!r}")
     i, j = idx[len(idx) // 2]
-    x, y = bf.transform * (j + w / 2.0, i + w / 2.0)
+    x, y = bf.transform @ (j + w / 2.0, i + w / 2.0)
     return (float(x), float(y))
 
 
