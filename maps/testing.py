@@ -299,3 +299,33 @@ def write_run_dir(bf: Battlefield, directory: Path, **kwargs: Any) -> Path:
         json.dumps(log, sort_keys=True, separators=(",", ":"))
     )
     return directory
+
+
+def right_angle_turns(g: Any, frame: Any) -> tuple[int, int]:
+    """(right-angle turns, all turns) at the polygon vertices of ``g`` that lie off ``frame``.
+
+    A traced raster outline is nothing but right angles; a smoothed one has almost none. Vertices
+    touching ``frame`` (e.g. the map or table edge, buffered a little) are not counted, since the
+    edge's own corners are right angles whatever the smoothing.
+
+    >>> import shapely
+    >>> right_angle_turns(shapely.box(0, 0, 10, 10), shapely.Point(-5, -5))
+    (4, 4)
+    """
+    import shapely
+
+    right = turns = 0
+    for poly in shapely.get_parts(g):
+        for ring in (poly.exterior, *poly.interiors):
+            xy = np.asarray(ring.coords)[:-1]
+            if len(xy) < 3:
+                continue
+            off = ~shapely.intersects(shapely.points(xy), frame)
+            v0 = xy - np.roll(xy, 1, axis=0)
+            v1 = np.roll(xy, -1, axis=0) - xy
+            cos = np.abs((v0 * v1).sum(1)) / (
+                np.linalg.norm(v0, axis=1) * np.linalg.norm(v1, axis=1) + 1e-12
+            )
+            right += int((off & (cos < 0.05)).sum())
+            turns += int(off.sum())
+    return right, turns

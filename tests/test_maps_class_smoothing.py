@@ -19,6 +19,7 @@ from shapely.geometry.base import BaseGeometry
 
 from maps.colours import PRINT_MOVE
 from maps.layout import prepare_shapes
+from maps.testing import right_angle_turns
 from maps.vectors import class_regions
 
 # the ground the demo prints (scenario-builder demo, Flodden 1513), EPSG:32630
@@ -151,25 +152,6 @@ def test_7_3_streams_stay_whole(
         assert len(set(got[0].tolist())) == int(mine.sum())
 
 
-def _right_angles(g: BaseGeometry, frame: BaseGeometry) -> tuple[int, int]:
-    """(right-angle turns, all turns) at the vertices of ``g`` off the ``frame``."""
-    right = turns = 0
-    for poly in shapely.get_parts(g):
-        for ring in (poly.exterior, *poly.interiors):
-            xy = np.asarray(ring.coords)[:-1]
-            if len(xy) < 3:
-                continue
-            off = ~shapely.intersects(shapely.points(xy), frame)
-            v0 = xy - np.roll(xy, 1, axis=0)
-            v1 = np.roll(xy, -1, axis=0) - xy
-            cos = np.abs((v0 * v1).sum(1)) / (
-                np.linalg.norm(v0, axis=1) * np.linalg.norm(v1, axis=1) + 1e-12
-            )
-            right += int((off & (cos < 0.05)).sum())
-            turns += int(off.sum())
-    return right, turns
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_7_3_no_cell_staircase_in_the_class_fills(
     request: pytest.FixtureRequest, name: str
@@ -178,10 +160,10 @@ def test_7_3_no_cell_staircase_in_the_class_fills(
     box = shapely.box(*(window or bf.bounds))
     frame = box.boundary.buffer(bf.res * 0.05)
     raw = np.sum(
-        [_right_angles(shapely.clip_by_rect(_raw(bf, c), *box.bounds), frame) for c in smooth],
+        [right_angle_turns(shapely.clip_by_rect(_raw(bf, c), *box.bounds), frame) for c in smooth],
         axis=0,
     )
-    got = np.sum([_right_angles(g, frame) for g in smooth.values()], axis=0)
+    got = np.sum([right_angle_turns(g, frame) for g in smooth.values()], axis=0)
     assert raw[0] / raw[1] > 0.9  # the traced cells: nothing but right angles
     assert got[1] > 100 and got[0] / got[1] < 0.02, got
 

@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+import shapely
 
 from maps.layout import LayoutOptions, plan_layout
 from maps.table import Paper, TableScale
+from maps.testing import right_angle_turns
 
 POPPLER = shutil.which("pdftoppm") is not None and shutil.which("pdfinfo") is not None
 needs_poppler = pytest.mark.skipif(not POPPLER, reason="poppler-utils not installed")
@@ -224,24 +226,11 @@ def test_printed_cut_line_has_no_cell_staircase(run_cli, bf_dir: Path, tmp_path:
     assert code == 0, err
     index = json.loads((layers / "layers.json").read_text())
     w, h = index["table_mm"]
-    inner = (0.05, 0.05, w - 0.05, h - 0.05)
+    frame = shapely.box(0, 0, w, h).boundary.buffer(0.05)  # the table edge's own corners
     right = turns = 0
     for lay in index["layers"]:
-        ground = _svg_ground(layers / lay["svg"])
-        for poly in getattr(ground, "geoms", [ground]):
-            for ring in (poly.exterior, *poly.interiors):
-                xy = np.asarray(ring.coords)[:-1]
-                off = (
-                    (xy[:, 0] > inner[0]) & (xy[:, 0] < inner[2])
-                    & (xy[:, 1] > inner[1]) & (xy[:, 1] < inner[3])
-                )  # fmt: skip
-                v0 = xy - np.roll(xy, 1, axis=0)
-                v1 = np.roll(xy, -1, axis=0) - xy
-                cos = np.abs((v0 * v1).sum(1)) / (
-                    np.linalg.norm(v0, axis=1) * np.linalg.norm(v1, axis=1) + 1e-12
-                )
-                right += int((off & (cos < 0.05)).sum())
-                turns += int(off.sum())
+        r, t = right_angle_turns(_svg_ground(layers / lay["svg"]), frame)
+        right, turns = right + r, turns + t
     assert turns > 100
     assert right / turns < 0.02, (right, turns)
 

@@ -16,6 +16,7 @@ import pytest
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from maps.testing import right_angle_turns
 from maps.vectors import level_outlines, outline_at_or_above, outline_contours
 
 # the ground the demo prints (scenario-builder demo, Flodden 1513), and a 2.4 km square of
@@ -162,32 +163,13 @@ def test_6_2_no_hill_or_hollow_vanishes(request: pytest.FixtureRequest, name: st
     assert holes > 0 or name == "gettysburg_window"  # its window holds no closed hollow
 
 
-def _right_angles(g: BaseGeometry, frame: BaseGeometry) -> tuple[int, int]:
-    """(right-angle turns, all turns) at the vertices of ``g`` off the ``frame``."""
-    right = turns = 0
-    for poly in shapely.get_parts(g):
-        for ring in (poly.exterior, *poly.interiors):
-            xy = np.asarray(ring.coords)[:-1]
-            if len(xy) < 3:
-                continue
-            off = ~shapely.intersects(shapely.points(xy), frame)
-            v0 = xy - np.roll(xy, 1, axis=0)
-            v1 = np.roll(xy, -1, axis=0) - xy
-            cos = np.abs((v0 * v1).sum(1)) / (
-                np.linalg.norm(v0, axis=1) * np.linalg.norm(v1, axis=1) + 1e-12
-            )
-            right += int((off & (cos < 0.05)).sum())
-            turns += int(off.sum())
-    return right, turns
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_6_2_no_cell_staircase_left(request: pytest.FixtureRequest, name: str) -> None:
     bf, window, outlines = _cases(request, name)
     box = shapely.box(*(window or bf.bounds))
     frame = box.boundary.buffer(bf.res * 0.05)
-    smooth = np.sum([_right_angles(g, frame) for g in outlines.values()], axis=0)
-    raw = np.sum([_right_angles(_raw(bf, k, window), frame) for k in outlines], axis=0)
+    smooth = np.sum([right_angle_turns(g, frame) for g in outlines.values()], axis=0)
+    raw = np.sum([right_angle_turns(_raw(bf, k, window), frame) for k in outlines], axis=0)
     assert raw[0] / raw[1] > 0.9  # the traced outline: nothing but cell corners
     assert smooth[0] / smooth[1] < 0.02, smooth
 
