@@ -40,7 +40,6 @@ __all__ = [
     "obb_array",
     "overlaps",
     "segment_hits",
-    "segment_hits_many",
     "segment_hits_pairs",
     "separation",
     "separation_many",
@@ -328,62 +327,9 @@ def segment_hits(
     >>> segment_hits((0.0, 0.0), (100.0, 0.0), boxes).tolist()
     [True, False]
     """
-    if others.shape[0] == 0:
-        return np.zeros(0, dtype=bool)
-    fx, fy, rx, ry = _axes(others[:, 4]) if axes is None else axes
-    px, py = p[0] - others[:, 0], p[1] - others[:, 1]
-    dx, dy = q[0] - p[0], q[1] - p[1]
-    t0 = np.zeros(len(others))
-    t1 = np.ones(len(others))
-    ok = np.ones(len(others), dtype=bool)
-    for ux, uy, h in ((rx, ry, others[:, 2]), (fx, fy, others[:, 3])):
-        s = px * ux + py * uy
-        v = dx * ux + dy * uy
-        par = np.abs(v) < 1e-12
-        ok &= ~(par & (np.abs(s) > h))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ta = (-h - s) / v
-            tb = (h - s) / v
-        lo = np.where(par, -np.inf, np.minimum(ta, tb))
-        hi = np.where(par, np.inf, np.maximum(ta, tb))
-        t0 = np.maximum(t0, lo)
-        t1 = np.minimum(t1, hi)
-    return ok & (t0 <= t1)
-
-
-def segment_hits_many(
-    p: tuple[float, float], qs: np.ndarray, others: np.ndarray, axes: Any = None
-) -> np.ndarray:
-    """:func:`segment_hits` from ``p`` to each point of ``qs`` (k, 2) at once: (k, N).
-
-    Element by element the same arithmetic as :func:`segment_hits` one segment at a time.
-
-    >>> boxes = obb_array([OBB(50.0, 0.0, 5.0, 5.0, 0.0), OBB(50.0, 30.0, 5.0, 5.0, 0.0)])
-    >>> segment_hits_many((0.0, 0.0), np.array([[100.0, 0.0], [100.0, 60.0]]), boxes).tolist()
-    [[True, False], [False, True]]
-    """
-    k, n = qs.shape[0], others.shape[0]
-    if k == 0 or n == 0:
-        return np.zeros((k, n), dtype=bool)
-    fx, fy, rx, ry = _axes(others[:, 4]) if axes is None else axes
-    px, py = p[0] - others[:, 0], p[1] - others[:, 1]
-    dx, dy = (qs[:, 0] - p[0])[:, None], (qs[:, 1] - p[1])[:, None]
-    t0 = np.zeros((k, n))
-    t1 = np.ones((k, n))
-    ok = np.ones((k, n), dtype=bool)
-    for ux, uy, h in ((rx, ry, others[:, 2]), (fx, fy, others[:, 3])):
-        s = px * ux + py * uy
-        v = dx * ux + dy * uy
-        par = np.abs(v) < 1e-12
-        ok &= ~(par & (np.abs(s) > h))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ta = (-h - s) / v
-            tb = (h - s) / v
-        lo = np.where(par, -np.inf, np.minimum(ta, tb))
-        hi = np.where(par, np.inf, np.maximum(ta, tb))
-        t0 = np.maximum(t0, lo)
-        t1 = np.minimum(t1, hi)
-    return ok & (t0 <= t1)
+    # one segment as a batch of one: the same element-by-element arithmetic
+    return segment_hits_pairs(np.array([p], dtype=float), np.array([q], dtype=float), others,
+                              axes)[0]  # fmt: skip
 
 
 def segment_hits_pairs(
@@ -391,7 +337,7 @@ def segment_hits_pairs(
 ) -> np.ndarray:
     """:func:`segment_hits` of each segment ``ps[i] -> qs[i]`` ((k, 2) each) at once: (k, N).
 
-    Element by element the same arithmetic as :func:`segment_hits` one segment at a time.
+    The one implementation of the slab test; :func:`segment_hits` is its batch of one.
 
     >>> boxes = obb_array([OBB(50.0, 0.0, 5.0, 5.0, 0.0), OBB(50.0, 30.0, 5.0, 5.0, 0.0)])
     >>> ps = np.array([[0.0, 0.0], [0.0, 30.0]])

@@ -16,6 +16,7 @@ from engine.geometry import (
     OBB,
     FewSeparation,
     SeparationFrom,
+    _axes,
     distance,
     distance_many,
     forward,
@@ -23,7 +24,6 @@ from engine.geometry import (
     obb_array,
     right,
     segment_hits,
-    segment_hits_many,
     segment_hits_pairs,
     separation,
     separation_many,
@@ -41,18 +41,43 @@ def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
                             rng.uniform(1, 80, n), rng.uniform(1, 40, n), facing])  # fmt: skip
 
 
+def _slab_reference(
+    p: tuple[float, float], q: tuple[float, float], others: np.ndarray
+) -> np.ndarray:
+    """The slab test one segment at a time, as the engine first wrote it: an independent
+    reference for the batched ``segment_hits_pairs`` (which ``segment_hits`` now wraps)."""
+    fx, fy, rx, ry = _axes(others[:, 4])
+    px, py = p[0] - others[:, 0], p[1] - others[:, 1]
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    t0 = np.zeros(len(others))
+    t1 = np.ones(len(others))
+    ok = np.ones(len(others), dtype=bool)
+    for ux, uy, h in ((rx, ry, others[:, 2]), (fx, fy, others[:, 3])):
+        s = px * ux + py * uy
+        v = dx * ux + dy * uy
+        par = np.abs(v) < 1e-12
+        ok &= ~(par & (np.abs(s) > h))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta = (-h - s) / v
+            tb = (h - s) / v
+        lo = np.where(par, -np.inf, np.minimum(ta, tb))
+        hi = np.where(par, np.inf, np.maximum(ta, tb))
+        t0 = np.maximum(t0, lo)
+        t1 = np.minimum(t1, hi)
+    return ok & (t0 <= t1)
+
+
 @pytest.mark.parametrize("seed", range(5))
-def test_segment_hits_many_equals_segment_hits(seed: int) -> None:
+def test_segment_hits_equals_the_one_segment_reference(seed: int) -> None:
     rng = np.random.default_rng(seed)
     boxes = _random_boxes(rng, 60)
     p = (float(rng.uniform(-300, 300)), float(rng.uniform(-300, 300)))
     qs = np.column_stack([rng.uniform(-300, 300, 40), rng.uniform(-300, 300, 40)])
     qs[:5] = boxes[:5, :2]  # segments ending at rectangle centres, as sight draws them
     qs[5] = p  # a zero-length segment
-    got = segment_hits_many(p, qs, boxes)
+    got = np.array([segment_hits(p, (float(q[0]), float(q[1])), boxes) for q in qs])
     for k, q in enumerate(qs):
-        want = segment_hits(p, (float(q[0]), float(q[1])), boxes)
-        assert np.array_equal(got[k], want)
+        assert np.array_equal(got[k], _slab_reference(p, (float(q[0]), float(q[1])), boxes))
     assert got.any() and not got.all()  # the cases exercise both answers
 
 
@@ -67,14 +92,15 @@ def test_segment_hits_pairs_equals_segment_hits(seed: int) -> None:
     qs[8] = ps[8]  # a zero-length segment
     got = segment_hits_pairs(ps, qs, boxes)
     for k, (p, q) in enumerate(zip(ps.tolist(), qs.tolist(), strict=True)):
-        assert np.array_equal(got[k], segment_hits(tuple(p), tuple(q), boxes))
+        assert np.array_equal(got[k], _slab_reference(tuple(p), tuple(q), boxes))
     assert got.any() and not got.all()
     assert segment_hits_pairs(ps[:0], qs[:0], boxes).shape == (0, 60)
 
 
-def test_segment_hits_many_empty() -> None:
+def test_segment_hits_empty() -> None:
     boxes = obb_array([OBB(0.0, 0.0, 5.0, 5.0, 0.0)])
-    assert segment_hits_many((0.0, 0.0), np.zeros((0, 2)), boxes).shape == (0, 1)
+    assert segment_hits((0.0, 0.0), (1.0, 1.0), boxes[:0]).shape == (0,)
+    assert segment_hits_pairs(np.zeros((0, 2)), np.zeros((0, 2)), boxes).shape == (0, 1)
 
 
 # -- terrain sampling of footprints (7.1) -------------------------------------------------------
