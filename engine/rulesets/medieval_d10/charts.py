@@ -358,10 +358,23 @@ for _row, _cls, _line, _col, _bonus in _MOVEMENT_TEXT:
 class ArtilleryCarriage(StrEnum):
     """ "Artillery Type" rows of the MOVEMENT CHART."""
 
-    HEAVY = "Heavy Artillery"
-    MEDIUM = "Medium Artillery"
-    LIGHT = "Light Artillery (and Multi-barrel guns)"
-    GALLOPER = 'Light Artillery "Galloper" guns'
+    HEAVY = "heavy"
+    MEDIUM = "medium"
+    LIGHT = "light"
+    GALLOPER = "galloper"
+
+    @property
+    def printed(self) -> str:
+        """The row's name as the book prints it."""
+        return _CARRIAGE_PRINTED[self]
+
+
+_CARRIAGE_PRINTED: dict[ArtilleryCarriage, str] = {
+    ArtilleryCarriage.HEAVY: "Heavy Artillery",
+    ArtilleryCarriage.MEDIUM: "Medium Artillery",
+    ArtilleryCarriage.LIGHT: "Light Artillery (and Multi-barrel guns)",
+    ArtilleryCarriage.GALLOPER: 'Light Artillery "Galloper" guns',
+}
 
 
 @dataclass(frozen=True, slots=True)
