@@ -447,7 +447,7 @@ R, RD, RC = (
     "receive charge in good order",
     "receive charge in disorder",
     "rout when enemy makes contact",
-)  # noqa: E501
+)
 FG, FD, ROUT = "fall back in good order", "fall back in disorder", "rout"
 ACT, NA, HS = "act as ordered", "no advance", "half speed advance"
 # (lowest total of the band, columns: receiving, evading, casualties charging, rally, other)
