@@ -20,8 +20,10 @@ from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
     STEEP_MIN_DEG,
     Cover,
+    CoverCode,
     SlopeClass,
     Terrain,
+    TerrainCode,
     disorders,
     load_terrain_table,
     march_fraction,
@@ -143,6 +145,9 @@ def test_terrain_table_covers_the_feature_vocabulary() -> None:
     assert table.rows["wall"].cover is Cover.HARD and table.rows["hedge"].cover is Cover.SOFT
     assert table.rows["river"].terrain is Terrain.IMPASSABLE
     assert table.rows["forest"].blocks_sight and not table.rows["orchard"].blocks_sight
+    # the raster codes name the same classes (the seam's TerrainTable reads names upper-cased)
+    assert [c.terrain for c in TerrainCode] == list(Terrain)
+    assert [c.cover for c in CoverCode] == list(Cover)
 
 
 def test_terrain_table_errors_name_file_and_line(tmp_path: Path) -> None:
@@ -153,13 +158,13 @@ def test_terrain_table_errors_name_file_and_line(tmp_path: Path) -> None:
     def write(rows: list[dict[str, str]]) -> None:
         with bad.open("w", newline="", encoding="utf-8") as fh:
             w = csv.DictWriter(
-                fh, fieldnames=["feature", "terrain", "cover", "blocks_sight", "note"]
+                fh, fieldnames=["feature", "move", "cover", "blocks_sight", "note"]
             )
             w.writeheader()
             w.writerows(rows)
 
-    write([{**rows[0], "terrain": "lava"}, *rows[1:]])
-    with pytest.raises(ScenarioFileError, match=r"t\.csv: line 2: expected terrain one of"):
+    write([{**rows[0], "move": "lava"}, *rows[1:]])
+    with pytest.raises(ScenarioFileError, match=r"t\.csv: line 2: expected move one of"):
         load_terrain_table(bad)
     write(rows[1:])
     with pytest.raises(ScenarioFileError, match=r"missing \['open'\]"):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
@@ -87,12 +87,43 @@ _ROW: dict[Terrain, TerrainRow] = {
 _LOCAL_GROUND = frozenset({Terrain.WOOD, Terrain.MARSH, Terrain.BUILT_UP})
 
 
+class TerrainCode(IntEnum):
+    """:class:`Terrain` as raster codes (the ``move`` layer of this ruleset's ground)."""
+
+    OPEN = 0
+    BUILT_UP = 1
+    BROKEN_GROUND = 2
+    WOOD = 3
+    ORCHARD_COPSE = 4
+    STREAM_FORD = 5
+    MARSH = 6
+    WALL_FENCE_HEDGE = 7
+    ROAD_TRACK = 8
+    IMPASSABLE = 9
+
+    @property
+    def terrain(self) -> Terrain:
+        return Terrain(self.name.lower())
+
+
 class Cover(StrEnum):
     """ "Soft Cover" / "Hard Cover" of the firing, melee, morale and control charts."""
 
     NONE = "none"
     SOFT = "soft"
     HARD = "hard"
+
+
+class CoverCode(IntEnum):
+    """:class:`Cover` as raster codes (the ``cover`` layer)."""
+
+    NONE = 0
+    SOFT = 1
+    HARD = 2
+
+    @property
+    def cover(self) -> Cover:
+        return Cover(self.name.lower())
 
 
 class SlopeClass(StrEnum):
@@ -177,8 +208,9 @@ def _enum(enum: type[Any], text: str, path: Path, line: int, column: str) -> Any
 
 
 def load_terrain_table(path: str | os.PathLike[str] | None = None) -> TerrainTable:
-    """Read a ``feature,terrain,cover,blocks_sight,note`` table (the shipped one by default);
-    every feature of the vocabulary needs a row, every row a known feature."""
+    """Read a ``feature,move,cover,blocks_sight,note`` table (``move``: the terrain class; the
+    shipped one by default); every feature of the vocabulary needs a row, every row a known
+    feature."""
     if path is None:
         return _shipped()
     return _load(Path(path))
@@ -198,7 +230,8 @@ def _load(path: Path) -> TerrainTable:
             rows = list(reader)
     except OSError as exc:
         raise DataSourceError(path, f"cannot read: {exc.strerror or exc}") from None
-    needed = ("feature", "terrain", "cover", "blocks_sight")
+    # the seam's TerrainTable columns: ``move`` holds this ruleset's terrain class
+    needed = ("feature", "move", "cover", "blocks_sight")
     if any(col not in header for col in needed):
         raise ScenarioFileError(path, f"expected header {','.join(needed)},note; got {header}")
     out: dict[str, TerrainRowSpec] = {}
@@ -208,7 +241,7 @@ def _load(path: Path) -> TerrainTable:
             raise ScenarioFileError(path, f"line {line}: feature {name!r} appears twice")
         out[name] = TerrainRowSpec(
             name,
-            _enum(Terrain, r["terrain"], path, line, "terrain"),
+            _enum(Terrain, r["move"], path, line, "move"),
             _enum(Cover, r["cover"], path, line, "cover"),
             _bool(r["blocks_sight"], path, line),
             (r.get("note") or "").strip(),
