@@ -257,4 +257,5 @@ def get_ruleset(name: str | None = None) -> Ruleset:
 
 
 # the shipped rulesets register themselves on import (after the registry above exists)
+from engine.rulesets import medieval_d10 as _medieval_d10  # noqa: E402, F401
 from engine.rulesets import two_mm_earth as _two_mm_earth  # noqa: E402, F401

@@ -253,9 +253,9 @@ class MedievalBattle:
     def size(self, u: UnitState) -> tuple[float, float]:
         """Frontage and depth (ground metres) of a unit in its formation."""
         w_cm, d_cm = FIGURE_CM[u.unit.arm]
-        n = u.unit.spec.guns if u.unit.arm is Arm.ARTILLERY else max(1, u.unit.figures_left)
+        n = max(1, u.unit.figures_left)  # a gun model is one figure
         if u.unit.arm is Arm.ARTILLERY:
-            files, ranks = n or 1, 1
+            files, ranks = n, 1
         elif u.unit.formation is Formation.COLUMN:
             files = min(COLUMN_FILES, n)
             ranks = math.ceil(n / files)
@@ -388,22 +388,30 @@ class MedievalBattle:
     def phases(self) -> Iterator[Phase]:
         """Play the battle phase by phase (yielding after each, for checks), to the end."""
         while self.result is None:
-            self.turn += 1
-            self.moved_m = {}
-            self.allowance_m = {}
-            for u in self.alive():
-                u.moved = False
-                u.charged_this_turn = False
-                u.casualties_turn = 0
-                u.melee_lost = False
-                u.reactions.clear()
+            self.begin_turn()
             for phase, method in PHASES:
-                self.phase = phase
-                getattr(self, method)()
+                self.play(phase, method)
                 yield phase
                 if self.result is not None:
                     return
             self.check_end()
+
+    def begin_turn(self) -> None:
+        """Advance the turn count and clear the turn's notes (before phase 1)."""
+        self.turn += 1
+        self.moved_m = {}
+        self.allowance_m = {}
+        for u in self.alive():
+            u.moved = False
+            u.charged_this_turn = False
+            u.casualties_turn = 0
+            u.melee_lost = False
+            u.reactions.clear()
+
+    def play(self, phase: Phase, method: str) -> None:
+        """Play one phase of the current turn."""
+        self.phase = phase
+        getattr(self, method)()
 
     def run(self) -> dict[str, Any]:
         for _ in self.phases():
@@ -724,17 +732,12 @@ class MedievalBattle:
         need = firing_need(weapon, band, target.unit.armour, u.unit.spec.troop_class, factors)
         purpose = f"{u.id} fires at {target.id}"
         if u.unit.arm is Arm.ARTILLERY:
-            roll = roll_artillery(self.dice, u.unit.spec.guns or 0, need, purpose)
+            roll = roll_artillery(self.dice, u.unit.figures_left, need, purpose)
             kills = roll.kills
             if roll.exploded:
+                # an exploded gun model is lost (one figure per gun)
                 self.log("gun_exploded", u.id, guns=roll.exploded)
-                left = (u.unit.spec.guns or 0) - roll.exploded
-                spec = u.unit.spec.model_copy(update={"guns": max(left, 0) or None})
-                if left <= 0:
-                    u.unit = dc_replace(u.unit, figures_lost=u.unit.spec.figures)
-                    self.destroy(u, "guns exploded")
-                else:
-                    u.unit = dc_replace(u.unit, spec=spec)
+                self.take_losses(u, roll.exploded)
             faces: list[int] = list(roll.faces)
         else:
             cas = roll_casualties(self.dice, u.unit.figures_left, need,
@@ -840,7 +843,7 @@ class MedievalBattle:
                     self.log("rallied", u.id, falling_back=True)
                 u.pending.clear()
                 continue
-            if u.unit.figures_left * 2 <= u.unit.spec.figures:
+            if u.unit.figures_left * 2 <= u.unit.figures:
                 u.pending.append((R_HALF, "at 50% strength or less"))
             if not u.pending:
                 if u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED) and self.turn >= u.mode_until:
@@ -911,7 +914,7 @@ class MedievalBattle:
             "disordered": int(u.unit.disordered and not u.routing),
             "artillery_wagons_skirmish_loose": int(u.unit.arm is Arm.ARTILLERY
                                                    or u.unit.order is not Order.CLOSE),
-            "per_10pct_lost": strength_lost_steps(lost, u.unit.spec.figures, 10),
+            "per_10pct_lost": strength_lost_steps(lost, u.unit.figures, 10),
             "downslope": int(any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0
                                  for e in enemies)),
             "commander_seen": int(any(f.commander is not None for f in friends)),
@@ -944,7 +947,7 @@ class MedievalBattle:
             enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
             friends = self.within_150yd(u, self.alive(u.side))
             factors = {
-                "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.spec.figures,
+                "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures,
                                                       20),
                 "irregular": int(u.unit.spec.irregular),
                 "pushing_forward": 1,

@@ -11,7 +11,7 @@ the file, the line and the field:
 
 >>> from pathlib import Path
 >>> tl = load_troop_list(Path("data/troops/medieval/english_1513.yaml"))
->>> tl.ruleset, len(tl.units) > 5
+>>> tl.ruleset, len(tl.profiles) > 3
 ('medieval-d10', True)
 """
 
@@ -189,7 +189,7 @@ class UnitSpec(BaseModel):
     troop_class: TroopClass = Field(alias="class")
     order: Order = Order.CLOSE
     formation: Formation = Formation.LINE
-    figures: int = Field(gt=0)
+    figures: int | None = Field(None, gt=0)  # a scenario's formation gives it (its bases)
     figures_lost: int = Field(0, ge=0)
     melee: MeleeWeapon | None = None
     sidearm: MeleeWeapon | None = None
@@ -208,7 +208,7 @@ class UnitSpec(BaseModel):
 
     @model_validator(mode="after")
     def _charts_print_it(self) -> Self:
-        if self.figures_lost > self.figures:
+        if self.figures is not None and self.figures_lost > self.figures:
             raise ValueError(f"figures_lost {self.figures_lost} exceeds figures {self.figures}")
         if self.arm is Arm.ARTILLERY:
             if self.carriage is None or self.guns is None:
@@ -250,13 +250,13 @@ class TroopList(BaseModel):
     name: str = ""
     sources: list[str] = Field(default_factory=list)
     commanders: list[CommanderSpec] = Field(min_length=1)
-    units: list[UnitSpec] = Field(min_length=1)
+    profiles: list[UnitSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         if self.ruleset != "medieval-d10":
             raise ValueError(f"expected ruleset medieval-d10, got {self.ruleset!r}")
-        ids = [u.id for u in self.units] + [c.id for c in self.commanders]
+        ids = [u.id for u in self.profiles] + [c.id for c in self.commanders]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(f"duplicate ids {dupes}")
@@ -264,7 +264,7 @@ class TroopList(BaseModel):
         if len(armies) != 1:
             raise ValueError(f"expected one army commander (no contingent), got {armies}")
         contingents = {c.contingent for c in self.commanders if c.contingent}
-        for u in self.units:
+        for u in self.profiles:
             if u.contingent is not None and u.contingent not in contingents:
                 raise ValueError(
                     f"unit {u.id}: contingent {u.contingent!r} has no commander "
@@ -284,7 +284,8 @@ def load_troop_list(path: Path) -> TroopList:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """A unit in play: its spec plus what changes (figures lost, formation, limbering, order).
+    """A unit in play: its spec (with ``figures`` set) plus what changes (figures lost,
+    formation, limbering, order).
 
     ``limber_progress`` counts Game Turns spent limbering or unlimbering (MOVEMENT CHART "Limber
     or Unlimber": 1 turn heavy/medium, 0.5 light/galloper).
@@ -320,8 +321,14 @@ class Unit:
         return self.spec.armour or self.spec.weight
 
     @property
+    def figures(self) -> int:
+        if self.spec.figures is None:
+            raise ValueError(f"{self.id}: no figure count (a formation's bases give it)")
+        return self.spec.figures
+
+    @property
     def figures_left(self) -> int:
-        return self.spec.figures - self.figures_lost
+        return self.figures - self.figures_lost
 
     @property
     def dice(self) -> int:
@@ -334,7 +341,7 @@ class Unit:
         """The unit after ``kills`` more figures are lost (never below zero figures)."""
         if kills < 0:
             raise ValueError(f"expected kills >= 0, got {kills}")
-        return replace(self, figures_lost=min(self.spec.figures, self.figures_lost + kills))
+        return replace(self, figures_lost=min(self.figures, self.figures_lost + kills))
 
     def movement(self) -> MovementCell:
         """This unit's MOVEMENT CHART line (not for artillery)."""
