@@ -51,19 +51,26 @@ def test_flodden_troop_lists_load_and_their_units_move_by_the_chart() -> None:
     english = load_troop_list(TROOPS / "english_1513.yaml")
     scots = load_troop_list(TROOPS / "scots_1513.yaml")
     assert english.ruleset == scots.ruleset == "medieval-d10"
-    units = {u.id: Unit.from_spec(u) for u in (*english.units, *scots.units)}
-    # MOVEMENT CHART: C heavy close-order foot 16 cm line / 20 column, +6; D 10 / 16
-    assert units["sc_king"].march_rate_cm() == 16 and units["sc_king"].bonus_cm() == 6
-    assert units["en_edmund"].march_rate_cm() == 10
-    assert units["sc_argyll"].march_rate_cm() == 16  # loose-order D: 16 cm
-    assert units["en_dacre"].march_rate_cm() == 32 and units["en_dacre"].bonus_cm() == 12
+    # a formation of the scenario gives the figures (one base = one figure)
+    units = {
+        p.id: Unit.from_spec(p.model_copy(update={"figures": 15}))
+        for p in (*english.profiles, *scots.profiles)
+    }
+    # MOVEMENT CHART: C close-order foot 16 cm line, +6 bonus; light C cavalry 32, +12
+    assert units["sc_pike_nobles"].march_rate_cm() == 16 and units["sc_pike_nobles"].bonus_cm() == 6
+    assert units["sc_highlanders"].march_rate_cm() == 16  # loose-order D: 16 cm
+    assert units["en_border_horse"].march_rate_cm() == 32
+    assert units["en_border_horse"].bonus_cm() == 12
     # artillery: heavy carriage unlimbered = manhandled 6 cm, limbering takes a whole turn
     guns = units["sc_guns"]
     assert guns.arm is Arm.ARTILLERY and not guns.limbered and guns.march_rate_cm() == 6
-    assert guns.limber_turns() == 1 and guns.dice == 4
+    assert guns.limber_turns() == 1 and guns.dice == 15  # one d10 per gun model
     assert units["en_guns"].limber_turns() == Fraction(1, 2)
     # one d10 per five figures, rounded up
-    assert units["sc_king"].dice == 8 and units["en_edmund_bows"].dice == 1
+    assert units["en_bills"].dice == 3 and units["en_bills"].with_losses(1).dice == 3
+    assert units["en_bills"].with_losses(6).dice == 2
+    with pytest.raises(ValueError, match="no figure count"):
+        _ = Unit.from_spec(english.profiles[0]).figures_left
 
 
 def test_unit_formation_losses_and_lance_rows() -> None:
@@ -84,11 +91,11 @@ def test_unit_formation_losses_and_lance_rows() -> None:
 
 
 BAD = {
-    "class: E": ("units.0: Value error, the MOVEMENT CHART row 'Heavy, Medium or Light Infantry "
+    "class: E": ("profiles.0: Value error, the MOVEMENT CHART row 'Heavy, Medium or Light Infantry "
                  "(Close-order)' has no class E"),
     "order: loose\n    arm: cavalry": "no loose-order cavalry",
     "melee: heavy_lance": "heavy_lance is a cavalry weapon",
-    "nonesuch: 1": "units.0.nonesuch: unknown field",
+    "nonesuch: 1": "profiles.0.nonesuch: unknown field",
     "figures_lost: 30": "figures_lost 30 exceeds figures 24",
     "contingent: nobody": "contingent 'nobody' has no commander",
 }  # fmt: skip
@@ -105,7 +112,7 @@ def test_bad_troop_lists_give_one_line_errors_naming_file_and_line(
     lines = [f"    {k}: {v}" for k, v in base.items() if k not in changed]
     text = (
         "army: test\nruleset: medieval-d10\ncommanders:\n  - {id: boss, kind: bold}\n"
-        "units:\n  - id: u1\n" + "\n".join(lines) + f"\n    {change}\n"
+        "profiles:\n  - id: u1\n" + "\n".join(lines) + f"\n    {change}\n"
     )
     path = tmp_path / "list.yaml"
     path.write_text(text, encoding="utf-8")
@@ -119,15 +126,15 @@ def test_bad_troop_lists_give_one_line_errors_naming_file_and_line(
 def test_troop_list_wrong_ruleset_and_missing_artillery_fields(tmp_path: Path) -> None:
     path = tmp_path / "guns.yaml"
     path.write_text(
-        "army: t\nruleset: medieval-d10\ncommanders: [{id: b, kind: rash}]\nunits:\n"
-        "  - {id: g, arm: artillery, weight: light, class: C, figures: 2, guns: 2,"
+        "army: t\nruleset: medieval-d10\ncommanders: [{id: b, kind: rash}]\nprofiles:\n"
+        "  - {id: g, arm: artillery, weight: light, class: C, figures: 2,"
         " missile: light_field_artillery}\n",
         encoding="utf-8",
     )
     with pytest.raises(ScenarioFileError, match="artillery needs carriage"):
         load_troop_list(path)
     path.write_text(
-        "army: t\nruleset: 2mm-earth\ncommanders: [{id: b, kind: rash}]\nunits:\n"
+        "army: t\nruleset: 2mm-earth\ncommanders: [{id: b, kind: rash}]\nprofiles:\n"
         "  - {id: u, arm: infantry, weight: light, class: C, figures: 2, melee: sword}\n",
         encoding="utf-8",
     )
@@ -157,9 +164,7 @@ def test_terrain_table_errors_name_file_and_line(tmp_path: Path) -> None:
 
     def write(rows: list[dict[str, str]]) -> None:
         with bad.open("w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(
-                fh, fieldnames=["feature", "move", "cover", "blocks_sight", "note"]
-            )
+            w = csv.DictWriter(fh, fieldnames=["feature", "move", "cover", "blocks_sight", "note"])
             w.writeheader()
             w.writerows(rows)
 

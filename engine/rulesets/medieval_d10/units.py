@@ -202,7 +202,7 @@ class UnitSpec(BaseModel):
     local: bool = False  # skirmishers local to woods, marsh, built-up areas (TERRAIN CHART *)
     contingent: str | None = None
     carriage: ArtilleryCarriage | None = None
-    guns: int | None = Field(None, gt=0)
+    guns: int | None = Field(None, gt=0)  # informational: gun models are the figures
     limbered: bool = True
     justification: str = ""
 
@@ -211,8 +211,8 @@ class UnitSpec(BaseModel):
         if self.figures is not None and self.figures_lost > self.figures:
             raise ValueError(f"figures_lost {self.figures_lost} exceeds figures {self.figures}")
         if self.arm is Arm.ARTILLERY:
-            if self.carriage is None or self.guns is None:
-                raise ValueError("artillery needs carriage (MOVEMENT CHART row) and guns")
+            if self.carriage is None:
+                raise ValueError("artillery needs carriage (MOVEMENT CHART row)")
             if self.missile is None or not self.missile.is_artillery:
                 raise ValueError(
                     "artillery needs missile: light_field_artillery, medium_field_artillery or "
@@ -332,9 +332,9 @@ class Unit:
 
     @property
     def dice(self) -> int:
-        """One d10 per five figures (rounded up), or per gun model."""
+        """One d10 per five figures (rounded up), or per gun model (a gun model is a figure)."""
         if self.arm is Arm.ARTILLERY:
-            return self.spec.guns or 0
+            return self.figures_left
         return math.ceil(self.figures_left / 5)
 
     def with_losses(self, kills: int) -> Unit:
