@@ -1,0 +1,137 @@
+"""medieval-d10 on the ruleset seam: Flodden 1513 (the shipped scenario and ground) fought under
+the medieval d10 game; the engine's shipped checks; the GAME TURN SEQUENCE as the ruleset's own
+phase list; per-phase invariants (figures only decrease, no unit moves beyond its chart rate for
+its terrain and formation, routing units never charge) over many seeds with hypothesis.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.rulesets import get_ruleset
+from engine.rulesets.medieval_d10.battle import PHASES, check_invariants, phase_name
+from engine.rulesets.medieval_d10.charts import GAME_TURN_SEQUENCE
+from engine.rulesets.medieval_d10.ruleset import MedievalContext
+from engine.scenario import load_scenario
+from engine.testing import check_ruleset
+from scenario_builder.build import build_site
+
+NAME = "medieval-d10"
+
+
+@pytest.fixture(scope="module")
+def flodden() -> Any:
+    return build_site("flodden").battlefield
+
+
+@pytest.fixture(scope="module")
+def scenario() -> Any:
+    return load_scenario("flodden_1513")
+
+
+def test_registered_with_its_own_phases_die_scales_and_terrain() -> None:
+    rs = get_ruleset(NAME)
+    assert get_ruleset("medieval") is rs
+    d = rs.describe()
+    assert d["die"] == "d10"
+    # the book's phases 1-13, 15, 16 by their numbers and names, in the chart's order
+    assert d["phases"] == [f"{int(r.phase)} {r.name}" for r in GAME_TURN_SEQUENCE]
+    assert d["phases"][0] == "1 Initiative" and d["phases"][-1] == "16 Control Tests"
+    assert d["terrain_classes"]["move"][:3] == ["open", "built_up", "broken_ground"]
+    assert d["terrain_classes"]["cover"] == ["none", "soft", "hard"]
+    # one figure is 2 cm at 25 mm: 9.144 m of ground; 150 yd = 137.16 m
+    assert d["scales"]["base_m"] == [pytest.approx(9.144), pytest.approx(9.144)]
+    assert d["scales"]["rules_m"]["150yds"] == pytest.approx(137.16)
+    assert d["scales"]["ground_m_per_mm"]["25mm"] == pytest.approx(0.4572)
+
+
+def test_check_ruleset_passes_on_flodden(flodden: Any, scenario: Any) -> None:
+    report = check_ruleset(NAME, scenario, seed=1, battlefield=flodden)
+    assert report.bounds >= 2 and report.result is not None
+    assert report.result["winner"] in ("english", "scots")
+    assert report.events.get("medieval", 0) > 50
+
+
+def test_flodden_under_medieval_d10_logs_every_phase_by_name(flodden: Any, scenario: Any) -> None:
+    battle = Battle(flodden, scenario, Dice(4), ruleset=NAME)
+    log = battle.run(max_bounds=12)
+    assert log.header["ruleset"] == NAME
+    names = {phase_name(p) for p, _ in PHASES}
+    kinds: dict[str, set[str]] = {}
+    for rec in log.bounds[1:]:
+        for e in rec.events:
+            assert e.phase in names
+            kinds.setdefault(e.kind, set()).add(e.phase)
+    # each kind of event happens in the phases the chart gives it
+    assert kinds["initiative"] == {"1 Initiative"}
+    assert kinds["fire"] <= {
+        "8 Charge & Reaction-to-Charge Movement",
+        "9 Charge & Reaction-to-Charge Movement",
+        "11 Normal Movement and Firing",
+        "12 Normal Movement and Firing",
+    }
+    assert kinds["morale"] <= {"4 Charges to Declare", "5 Charges and Counter-charges to Declare",
+                               "6 Declare Reaction-to-Charges", "7 Declare Reaction to Charges",
+                               "8 Charge & Reaction-to-Charge Movement",
+                               "9 Charge & Reaction-to-Charge Movement", "10 Morale Tests",
+                               "15 Morale Tests"}  # fmt: skip
+    # every die the game rolled is a d10
+    rolls = [r for r in battle.dice.history]
+    assert rolls and all(r.sides == 10 for r in rolls)
+    # figures are the bases: losses in the core's state are the game's figures lost
+    game = battle.ctx.game
+    assert isinstance(battle.ctx, MedievalContext) and game is not None
+    for u in game.units.values():
+        f = battle.state.formations[u.id]
+        assert len(f.bases) - f.n_alive == u.unit.figures_lost
+
+
+def test_same_seed_same_battle(flodden: Any, scenario: Any) -> None:
+    a = Battle(flodden, scenario, Dice(9), ruleset=NAME).run(max_bounds=8)
+    b = Battle(flodden, scenario, Dice(9), ruleset=NAME).run(max_bounds=8)
+    assert a.to_json() == b.to_json()
+
+
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(seed=st.integers(min_value=0, max_value=2**31))
+def test_invariants_every_phase(flodden: Any, scenario: Any, seed: int) -> None:
+    battle = Battle(flodden, scenario, Dice(seed), ruleset=NAME)
+    figures: dict[str, int] = {}
+    for _ in battle.phases():
+        game = battle.ctx.game
+        if game is None:
+            continue
+        figures = check_invariants(game, figures)
+        for u in game.units.values():
+            assert not (u.routing and u.charging)
+        if battle.state.bound >= 15:
+            break
+    # a routing unit never declared a charge in the log either
+    game = battle.ctx.game
+    routing_turns = {(e["unit"], e["turn"]) for e in game.events if e["type"] == "rout_move"}
+    for e in game.events:
+        if e["type"] == "charge_declared":
+            assert (e["unit"], e["turn"]) not in routing_turns
+
+
+def test_move_allowance_is_the_chart_rate_times_the_terrain_fraction(flodden: Any) -> None:
+    # a unit of C-class medium foot marching 100 m north over Flodden's ground: the ground it
+    # covers is at most its 16 cm (73.2 m) march rate, and less where the TERRAIN CHART slows it
+    sc = load_scenario("flodden_1513")
+    battle = Battle(flodden, sc, Dice(1), ruleset=NAME)
+    next(battle.phases())  # phase 1 builds the game
+    game = battle.ctx.game
+    u = game.units["sc_home"]
+    start = (u.x, u.y)
+    moved = game.move_toward(u, u.x, u.y + 1000.0, game.allowance(u))
+    assert moved == pytest.approx(math.dist(start, (u.x, u.y)))
+    assert 0 < moved <= game.m(16) + 1e-9
