@@ -7,6 +7,7 @@ its terrain and formation, routing units never charge) over many seeds with hypo
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -135,3 +136,37 @@ def test_move_allowance_is_the_chart_rate_times_the_terrain_fraction(flodden: An
     moved = game.move_toward(u, u.x, u.y + 1000.0, game.allowance(u))
     assert moved == pytest.approx(math.dist(start, (u.x, u.y)))
     assert 0 < moved <= game.m(16) + 1e-9
+
+
+# -- the table at this ruleset's figure scale ---------------------------------------------------
+
+
+def test_print_lays_the_table_out_at_15mm_and_25mm(
+    run_cli: Any, flodden: Any, tmp_path: Path
+) -> None:
+    from maps.layout import LayoutOptions, plan_layout
+    from maps.table import Paper, TableScale
+
+    bf_dir = tmp_path / "bf"
+    build_site("flodden").save(bf_dir)
+    bbox = "-2.19,55.618,-2.17,55.63"  # the ground between the armies, ~1.3 x 1.3 km
+    sizes = {}
+    for scale in ("15mm", "25mm"):
+        out = tmp_path / f"{scale}.pdf"
+        args = ["--ruleset", NAME, "--scale", scale, "--paper", "A2", "--bbox", bbox]
+        code, stdout, err = run_cli("print", bf_dir, *args, "--out", out)
+        assert code == 0, err
+        assert f"at {scale} (medieval-d10)" in stdout and out.stat().st_size > 0
+        rs = get_ruleset(NAME)
+        lay = plan_layout(flodden, LayoutOptions(
+            TableScale.for_ruleset(scale, dict(rs.scales.ground_m_per_mm), NAME),
+            Paper.from_text("A2"), bbox=tuple(float(v) for v in bbox.split(","))))  # fmt: skip
+        sizes[scale] = lay.table_mm
+        # true scale: 150 yd (137.16 m) of ground is 30 cm at 25 mm and 20 cm at 15 mm
+        ground_w = lay.window[2] - lay.window[0]
+        per_150yd = {"15mm": 200.0, "25mm": 300.0}[scale]
+        assert lay.table_mm[0] == pytest.approx(ground_w / 137.16 * per_150yd, rel=1e-6)
+    assert sizes["25mm"][0] == pytest.approx(1.5 * sizes["15mm"][0])
+    code, _, err = run_cli("print", bf_dir, "--ruleset", "medieval-d10", "--scale", "2mm",
+                           "--out", tmp_path / "x.pdf")  # fmt: skip
+    assert code != 0 and "expected 15mm, 25mm (medieval-d10) or 1:N" in err
