@@ -107,15 +107,14 @@ def test_same_seed_same_battle(flodden: Any, scenario: Any) -> None:
 def test_invariants_every_phase(flodden: Any, scenario: Any, seed: int) -> None:
     battle = Battle(flodden, scenario, Dice(seed), ruleset=NAME)
     figures: dict[str, int] = {}
-    for _ in battle.phases():
-        game = battle.ctx.game
-        if game is None:
-            continue
-        figures = check_invariants(game, figures)
-        for u in game.units.values():
-            assert not (u.routing and u.charging)
-        if battle.state.bound >= 15:
-            break
+    while not battle.finished and battle.state.bound < 15:
+        for _ in battle.phases():  # one game turn, phase by phase
+            game = battle.ctx.game
+            assert game is not None
+            figures = check_invariants(game, figures)
+            for u in game.units.values():
+                assert not (u.routing and u.charging)
+    assert battle.state.bound >= 2
     # a routing unit never declared a charge in the log either
     game = battle.ctx.game
     routing_turns = {(e["unit"], e["turn"]) for e in game.events if e["type"] == "rout_move"}
@@ -170,3 +169,54 @@ def test_print_lays_the_table_out_at_15mm_and_25mm(
     code, _, err = run_cli("print", bf_dir, "--ruleset", "medieval-d10", "--scale", "2mm",
                            "--out", tmp_path / "x.pdf")  # fmt: skip
     assert code != 0 and "expected 15mm, 25mm (medieval-d10) or 1:N" in err
+
+
+def _close_quarters(bf: Any) -> Any:
+    """Four units a side 300 m apart on open ground at Minden, all ordered to attack."""
+    from engine.testing import make_scenario
+    from scenario_builder.paths import data_dir
+
+    troops = data_dir() / "troops" / "medieval"
+    minx, miny, maxx, maxy = bf.bounds
+    origin = ((minx + maxx) / 2.0, (miny + maxy) / 2.0)
+    red = [
+        {
+            "id": f"r{i}",
+            "profile": p,
+            "bases": 15,
+            "frontage": 5,
+            "at": (-300.0 + 150 * i, -150.0),
+            "order": "attack",
+        }
+        for i, p in enumerate(("en_bills", "en_bills_retinue", "en_border_horse", "en_bills"))
+    ]
+    blue = [{"id": f"b{i}", "profile": p, "bases": 15, "frontage": 5,
+             "at": (-300.0 + 150 * i, 150.0), "facing": 180.0, "order": "attack"}
+            for i, p in enumerate(("sc_pike_border", "sc_pike_nobles", "sc_highlanders",
+                                   "sc_pike_reserve"))]  # fmt: skip
+    return make_scenario(red, blue, armies=(str(troops / "english_1513.yaml"),
+                                            str(troops / "scots_1513.yaml")),
+                         origin=origin, ruleset=NAME, max_bounds=40)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def minden() -> Any:
+    return build_site("minden").battlefield
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_melee_morale_and_control_at_close_quarters(minden: Any, seed: int) -> None:
+    sc = _close_quarters(minden)
+    report = check_ruleset(NAME, sc, seed=seed, battlefield=minden)
+    assert report.result is not None
+    battle = Battle(minden, sc, Dice(seed), ruleset=NAME)
+    figures: dict[str, int] = {}
+    while not battle.finished:
+        for _ in battle.phases():
+            figures = check_invariants(battle.ctx.game, figures)
+    events = battle.ctx.game.events
+    kinds = {e["type"] for e in events}
+    # the lines close: charges are declared and tested, melees fought, morale tested after
+    assert {"charge_declared", "morale"} <= kinds
+    melees = [e for e in events if e["type"] == "melee"]
+    assert melees and all(e["phase"] == "13 Melee Calculations" for e in melees)
