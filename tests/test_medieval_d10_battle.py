@@ -6,6 +6,7 @@ its terrain and formation, routing units never charge) over many seeds with hypo
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -220,3 +221,20 @@ def test_melee_morale_and_control_at_close_quarters(minden: Any, seed: int) -> N
     assert {"charge_declared", "morale"} <= kinds
     melees = [e for e in events if e["type"] == "melee"]
     assert melees and all(e["phase"] == "13 Melee Calculations" for e in melees)
+
+
+def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
+    # one Monte Carlo replay under --ruleset medieval-d10 is the known-answer run of that seed
+    from scenario_builder.montecarlo import replay
+    from scenario_builder.paths import data_dir
+
+    known = json.loads(
+        (Path(__file__).parent / "known_answers" / "flodden_1513_medieval_d10_seed1.json")
+        .read_text(encoding="utf-8")
+    )  # fmt: skip
+    build_site("flodden").save(tmp_path / "bf")
+    got = replay(str(data_dir() / "scenarios" / "flodden_1513.yaml"), str(tmp_path / "bf"), 1,
+                 NAME)  # fmt: skip
+    assert (got["winner"], got["bounds"], got["losses"]) == (
+        known["winner"], known["bounds"], known["losses"])  # fmt: skip
+    assert got["strength"] == {"scots": 60, "english": 44}  # figures: one base each
