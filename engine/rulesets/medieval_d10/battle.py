@@ -164,9 +164,24 @@ PHASES: tuple[tuple[Phase, str], ...] = (
 _PHASE_NAME = {row.phase: f"{int(row.phase)} {row.name}" for row in GAME_TURN_SEQUENCE}
 
 WEATHER_STATES = ("dry", "light_rain", "heavy_rain")
+WIND_STRENGTHS = ("calm", "breeze", "strong", "gale")
+WIND_POINTS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # where the wind blows from
 
 # REASONS TO TAKE A MORALE TEST, by priority (1 highest)
 R_DRAWN_LOST, R_SEEN_ROUT, R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF = 4, 6, 8, 9, 10, 11
+
+
+def _step(i: int, face: int, n: int) -> int:
+    """One step along a scale of ``n`` states: up on 1-3, down on 8-10, else stay.
+
+    >>> _step(0, 2, 3), _step(0, 9, 3), _step(2, 1, 3), _step(1, 5, 3)
+    (1, 0, 2, 1)
+    """
+    if face <= 3:
+        return min(i + 1, n - 1)
+    if face >= 8:
+        return max(i - 1, 0)
+    return i
 
 
 def phase_name(phase: Phase) -> str:
@@ -194,6 +209,7 @@ class MedievalBattle:
         scale: GroundScale,
         *,
         weather: str = "dry",
+        wind: tuple[str, str] = ("breeze", "W"),
         max_turns: int = 30,
         break_fraction: float = 0.5,
         part_dice: bool = False,
@@ -212,6 +228,10 @@ class MedievalBattle:
         self.dice = dice
         self.scale = scale
         self.weather = weather
+        self.wind_strength, self.wind_from = wind
+        if self.wind_strength not in WIND_STRENGTHS or self.wind_from not in WIND_POINTS:
+            raise ValueError(f"expected wind (strength, from) in {WIND_STRENGTHS} x "
+                             f"{WIND_POINTS}, got {wind}")  # fmt: skip
         self.max_turns = max_turns
         self.break_fraction = break_fraction
         self.part_dice = part_dice
@@ -454,19 +474,25 @@ class MedievalBattle:
 
     # phase 2
     def phase_weather(self) -> None:
-        """ "At the start of every twelfth Game Turn, roll dice to determine any changes." The
-        quick reference prints no weather table: a d10 1-3 worsens the rain one step, 8-10 eases
-        it, 4-7 no change (docs/rules-interpretations.md)."""
+        """ "Weather, Wind Strength and Wind Direction: at the start of every twelfth Game Turn,
+        roll dice to determine any changes." The quick reference prints no table: a d10 each;
+        rain and wind strength go one step worse on 1-3 and ease on 8-10; the wind backs a point
+        on 1-2 and veers on 9-10 (docs/rules-interpretations.md)."""
         if self.turn % 12 != 0:
             return
-        (face,) = self.dice.roll(1, f"turn {self.turn} weather", 10).faces
-        i = WEATHER_STATES.index(self.weather)
-        if face <= 3:
-            i = min(i + 1, len(WEATHER_STATES) - 1)
-        elif face >= 8:
-            i = max(i - 1, 0)
-        self.weather = WEATHER_STATES[i]
-        self.log("weather", None, die=face, weather=self.weather)
+        face, strength, direction = self.dice.roll(
+            3, f"turn {self.turn} weather, wind strength, wind direction", 10
+        ).faces
+        self.weather = WEATHER_STATES[_step(WEATHER_STATES.index(self.weather), face,
+                                            len(WEATHER_STATES))]  # fmt: skip
+        self.wind_strength = WIND_STRENGTHS[_step(WIND_STRENGTHS.index(self.wind_strength),
+                                                  strength, len(WIND_STRENGTHS))]  # fmt: skip
+        # the wind backs (1-2) or veers (9-10) one point of eight
+        turn = -1 if direction <= 2 else (1 if direction >= 9 else 0)
+        i = (WIND_POINTS.index(self.wind_from) + turn) % len(WIND_POINTS)
+        self.wind_from = WIND_POINTS[i]
+        self.log("weather", None, dice=[face, strength, direction], weather=self.weather,
+                 wind_strength=self.wind_strength, wind_from=self.wind_from)  # fmt: skip
 
     # phase 3
     def phase_compulsory(self) -> None:
