@@ -81,12 +81,18 @@ class BattlefieldRef(BaseModel):
     landcover: str | None = None
     overlays: list[str] = Field(default_factory=list)
     bbox: tuple[float, float, float, float] | None = None
+    # 6.2 height levels of this battle's build: step and gaussian smoothing in metres (None: the
+    # site's site.json ``levels``, else the build defaults)
+    step_m: float | None = Field(default=None, gt=0)
+    smooth_m: float | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _one(self) -> BattlefieldRef:
         given = [k for k in ("slug", "path", "dem") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"expected exactly one of slug, path or dem, got {given or 'none'}")
+        if self.path is not None and (self.step_m is not None or self.smooth_m is not None):
+            raise ValueError("expected step_m/smooth_m only with slug or dem (path is built)")
         return self
 
 
