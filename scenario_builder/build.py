@@ -111,6 +111,7 @@ def build_from_paths(
     dense_window_m: float = DENSE_WINDOW_M,
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
+    significant_streams: Iterable[str] = (),
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
@@ -119,10 +120,12 @@ def build_from_paths(
     ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
     ``step`` and ``smooth_m`` shape the height levels (6.2); ``smooth_m`` None means
-    :func:`default_smooth_m` of the DEM. Nothing is written; call ``.save(dir)`` on the result.
+    :func:`default_smooth_m` of the DEM. OSM streams are plain brooks (7.2) unless their name is
+    in ``significant_streams`` (then wet). Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
     tables = CodeTables.load(codes)
+    wet_names = frozenset(significant_streams)
     vocab = tables.vocab
     sources: list[dict[str, Any]] = []
 
@@ -151,12 +154,12 @@ def build_from_paths(
                 {"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name}
             )
         else:
-            feats = check_vector_file(path, tables)
+            feats = check_vector_file(path, tables, wet_names)
             _require_overlap(feats, grid, path, "land cover")
             vector_feats.append(feats)
             sources.append({"kind": "landcover_vector", "path": str(path), "features": len(feats)})
     if vector_feats:
-        burned = burn_vectors(_concat(vector_feats), grid, tables)
+        burned = burn_vectors(_concat(vector_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
     feature = promote_dense_buildings(feature, vocab, grid.res, dense_window_m, dense_fraction)
 
@@ -168,7 +171,7 @@ def build_from_paths(
         overlay_feats.append(feats)
         sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
     if overlay_feats:
-        burned = burn_vectors(_concat(overlay_feats), grid, tables)
+        burned = burn_vectors(_concat(overlay_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
 
     tell("classify")
@@ -190,6 +193,7 @@ def build_from_paths(
         "smooth_m": smooth_m,
         "min_area_m2": min_area_m2,
         "cliff_deg": cliff_deg,
+        "significant_streams": sorted(wet_names),
         "sources": sources,
         "code_tables": {
             "features": Path(vocab.source).name,
@@ -234,6 +238,7 @@ def build_site(
     resolution: float | None = None,
     step: float | None = None,
     smooth_m: float | None = None,
+    significant_streams: Iterable[str] | None = None,
     bbox: BBox | None = None,
     progress: Progress | None = None,
     **options: Any,
@@ -241,9 +246,12 @@ def build_site(
     """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay.
 
     ``step`` and ``smooth_m`` default to the site's ``site.json`` ``levels`` section
-    (``{"step_m": ..., "smooth_m": ...}``), then to 2 m and :func:`default_smooth_m`.
+    (``{"step_m": ..., "smooth_m": ...}``), then to 2 m and :func:`default_smooth_m`;
+    ``significant_streams`` (OSM stream names that are wet, 7.2) to ``site.json``'s list.
     """
     site = get_site(slug)
+    if significant_streams is None:
+        significant_streams = site.info.get("significant_streams", [])
     site_levels = site.level_options()
     step = step if step is not None else site_levels.get("step_m", STEP_M)
     smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")
@@ -258,6 +266,7 @@ def build_site(
         resolution=resolution,
         step=step,
         smooth_m=smooth_m,
+        significant_streams=significant_streams,
         meta=meta,
         progress=progress,
         **options,
