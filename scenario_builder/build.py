@@ -251,7 +251,7 @@ def build_site(
     """
     site = get_site(slug)
     if significant_streams is None:
-        significant_streams = site.info.get("significant_streams", [])
+        significant_streams = site.significant_streams()
     site_levels = site.level_options()
     step = step if step is not None else site_levels.get("step_m", STEP_M)
     smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")

@@ -79,6 +79,16 @@ class Site:
             out[key] = float(value)
         return out
 
+    def significant_streams(self) -> list[str]:
+        """``site.json`` ``significant_streams``: OSM stream names that are wet (7.2)."""
+        raw = self.info.get("significant_streams") or []
+        if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+            raise ScenarioFileError(
+                self.folder / "site.json",
+                f"expected 'significant_streams' to be a list of stream names, got {raw!r}",
+            )
+        return list(raw)
+
     def __str__(self) -> str:
         return self.slug
 

@@ -147,3 +147,39 @@ def test_7_2_the_till_is_one_unbroken_band_and_the_pallins_burn_is_wet():
     assert (bf.layer("move")[wet] == int(MoveClass.WET)).mean() > 0.95
     x, y = shapely.get_x(shapely.centroid(burn[0])), shapely.get_y(shapely.centroid(burn[0]))
     assert bf.contains(x, y)
+
+
+def test_site_json_level_and_stream_options_are_checked(tmp_path):
+    """site.json ``levels`` and ``significant_streams``: read when well formed, a one-line error
+    naming the file otherwise."""
+    import json
+
+    from scenario_builder.errors import ScenarioFileError
+    from scenario_builder.sites import _load
+
+    folder = tmp_path / "mysite"
+    folder.mkdir()
+    info = {"center_lon": 11.5, "center_lat": 50.0, "levels": {"step_m": 5, "smooth_m": 30}}
+    (folder / "site.json").write_text(json.dumps({**info, "significant_streams": ["Main"]}))
+    site = _load(folder)
+    assert site.level_options() == {"step_m": 5.0, "smooth_m": 30.0}
+    assert site.significant_streams() == ["Main"]
+    for bad in ({"levels": {"step_m": 0}}, {"levels": {"stepm": 2}}, {"significant_streams": "x"}):
+        (folder / "site.json").write_text(json.dumps({**info, **bad}))
+        with pytest.raises(ScenarioFileError, match=r"site\.json"):
+            s = _load(folder)
+            s.level_options()
+            s.significant_streams()
+
+
+def test_scenario_battlefield_section_carries_step_smoothing_and_streams():
+    """A scenario sets its battlefield's 6.2 step and smoothing and its 7.2 significant streams;
+    they only make sense for a build, not for an already built ``path``."""
+    from pydantic import ValidationError
+
+    ref = BattlefieldRef(slug="flodden", step_m=5, smooth_m=40, significant_streams=["Till"])
+    assert (ref.step_m, ref.smooth_m, ref.significant_streams) == (5, 40, ["Till"])
+    with pytest.raises(ValidationError, match="already built"):
+        BattlefieldRef(path="out/flodden", step_m=5)
+    with pytest.raises(ValidationError):
+        BattlefieldRef(slug="flodden", step_m=0)
