@@ -106,74 +106,15 @@ def area_open(levels: np.ndarray, min_cells: int, connectivity: int = 2) -> np.n
     >>> area_open(lv, 2)[2, 2], area_open(lv, 1)[2, 2]
     (np.int16(0), np.int16(3))
     """
-    out_dtype = levels.dtype
     if min_cells <= 1 or levels.size == 0:
         return levels.copy()
-    lab, n = _label(levels, connectivity=connectivity)
-    size = np.bincount(lab.ravel(), minlength=n + 1)
-    if n <= 1 or size[1:].min() >= min_cells:
-        return levels.copy()  # every flat zone is big, so every part containing one is too
-    zone_level = np.zeros(n + 1, dtype=np.int64)
-    zone_level[lab.ravel()] = levels.ravel()
-    ea, eb = _zone_edges(lab, n, connectivity)
-    ew = np.minimum(zone_level[ea], zone_level[eb])  # both ends are in ``levels >= ew``
-    # thresholds from the top down: zones join at their own level, edges at the lower end's
-    z_order = np.argsort(-zone_level[1:], kind="stable") + 1
-    e_order = np.argsort(-ew, kind="stable")
-    zones_by_level = zone_level[z_order].tolist()
-    zones = z_order.tolist()
-    edges_a, edges_b, edges_w = ea[e_order].tolist(), eb[e_order].tolist(), ew[e_order].tolist()
-    parent = list(range(n + 1))
-    csize = size.tolist()
-    pending: list[list[int]] = [[] for _ in range(n + 1)]  # zones of a part not yet big
-    lowest = int(zone_level[1:].min())
-    result = [lowest] * (n + 1)  # a grid smaller than min_cells sinks to its lowest level
-
-    def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    zi = ei = 0
-    n_zones, n_edges = len(zones), len(edges_w)
-    while zi < n_zones:
-        k = zones_by_level[zi]
-        touched: list[int] = []
-        while zi < n_zones and zones_by_level[zi] == k:
-            z = zones[zi]
-            pending[z] = [z]
-            touched.append(z)
-            zi += 1
-        while ei < n_edges and edges_w[ei] == k:
-            ra, rb = find(edges_a[ei]), find(edges_b[ei])
-            ei += 1
-            if ra == rb:
-                continue
-            if csize[ra] < csize[rb]:
-                ra, rb = rb, ra
-            parent[rb] = ra
-            csize[ra] += csize[rb]
-            pa, pb = pending[ra], pending[rb]
-            if len(pa) < len(pb):
-                pa, pb = pb, pa
-            pa.extend(pb)
-            pending[ra], pending[rb] = pa, []
-            touched.append(ra)
-        for t in touched:
-            r = find(t)
-            if csize[r] >= min_cells and pending[r]:
-                for z in pending[r]:
-                    result[z] = k  # the highest threshold at which its part is big enough
-                pending[r] = []
-    return np.asarray(result, dtype=np.int64)[lab].astype(out_dtype)
+    zones = _FlatZones.of(levels, connectivity)
+    return zones.paint(zones.area_open(min_cells), levels.dtype)
 
 
 def area_close(levels: np.ndarray, min_cells: int, connectivity: int = 2) -> np.ndarray:
-    """Grey-level area closing, 8-connected: the dual of :func:`area_open` (small hollows filled
-    up to the ground around them)."""
+    """Grey-level area closing: the dual of :func:`area_open` (small hollows filled up to the
+    ground around them)."""
     neg = -levels.astype(np.int32)
     return (-area_open(neg, min_cells, connectivity)).astype(levels.dtype)
 
@@ -186,8 +127,139 @@ def remove_small_relief(levels: np.ndarray, min_cells: int) -> np.ndarray:
     corner is a separate piece of board (and the print's smoothed outline cannot keep it), so it
     counts on its own size. Edge-neighbours never move apart; corner-neighbours are checked on
     real ground by :func:`level_fidelity` (none on Flodden, Bayreuth or Gettysburg).
+
+    One labelling serves both: an area opening is constant on each flat zone, so the opened
+    image's zones are the old zones joined where the opening gave two neighbours one level.
     """
-    return area_close(area_open(levels, min_cells, 1), min_cells, 1)
+    if min_cells <= 1 or levels.size == 0:
+        return levels.copy()
+    zones = _FlatZones.of(levels, 1)
+    opened = zones.area_open(min_cells)
+    merged = zones.merge_equal(opened)
+    closed = -merged.area_open(min_cells, negate=True)
+    return zones.paint(closed[merged.of_old], levels.dtype)
+
+
+class _FlatZones:
+    """The graph of flat zones (connected cells of one level): zone ``lab`` per cell (1..n),
+    ``level`` and ``size`` per zone, adjacent pairs ``ea < eb``."""
+
+    def __init__(
+        self,
+        lab: np.ndarray | None,
+        level: np.ndarray,
+        size: np.ndarray,
+        ea: np.ndarray,
+        eb: np.ndarray,
+        of_old: np.ndarray | None = None,
+    ) -> None:
+        self.lab, self.level, self.size, self.ea, self.eb = lab, level, size, ea, eb
+        self.of_old = of_old  # for merged zones: the new zone of each old one
+
+    @classmethod
+    def of(cls, levels: np.ndarray, connectivity: int) -> _FlatZones:
+        lab, n = _label(levels, connectivity=connectivity)
+        size = np.bincount(lab.ravel(), minlength=n + 1)
+        level = np.zeros(n + 1, dtype=np.int64)
+        level[lab.ravel()] = levels.ravel()
+        ea, eb = _zone_edges(lab, n, connectivity)
+        return cls(lab, level, size, ea, eb)
+
+    def paint(self, per_zone: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        assert self.lab is not None
+        return np.asarray(per_zone, dtype=np.int64)[self.lab].astype(dtype)
+
+    def merge_equal(self, per_zone: np.ndarray) -> _FlatZones:
+        """The zones of the image that gives each zone ``per_zone``: neighbours of one value
+        joined (zone 0, no cell, stays 0)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        n1 = len(self.level)
+        same = per_zone[self.ea] == per_zone[self.eb]
+        graph = coo_matrix(
+            (np.ones(int(same.sum()), dtype=np.int8), (self.ea[same], self.eb[same])),
+            shape=(n1, n1),
+        )
+        _, comp = connected_components(graph, directed=False)
+        comp = comp.astype(np.int64)
+        # renumber so that zone 0 stays 0 and the others are 1..m
+        order = np.unique(comp[1:])
+        new_id = np.zeros(comp.max() + 1, dtype=np.int64)
+        new_id[order] = np.arange(1, len(order) + 1)
+        of_old = new_id[comp]
+        of_old[0] = 0
+        m1 = len(order) + 1
+        size = np.bincount(of_old, weights=self.size, minlength=m1).astype(np.int64)
+        level = np.zeros(m1, dtype=np.int64)
+        level[of_old] = per_zone
+        a, b = of_old[self.ea], of_old[self.eb]
+        diff = a != b
+        keys = np.unique(np.minimum(a[diff], b[diff]) * m1 + np.maximum(a[diff], b[diff]))
+        return _FlatZones(None, level, size, keys // m1, keys % m1, of_old)
+
+    def area_open(self, min_cells: int, negate: bool = False) -> np.ndarray:
+        """Area opening on the zone graph (of the negated levels if ``negate``): the opened level
+        per zone."""
+        zone_level = -self.level if negate else self.level
+        n = len(zone_level) - 1
+        if n <= 1 or self.size[1:].min() >= min_cells:
+            return zone_level.copy()  # every zone is big, so every part holding one is too
+        ea, eb, size = self.ea, self.eb, self.size
+        ew = np.minimum(zone_level[ea], zone_level[eb])  # both ends are in ``levels >= ew``
+        # thresholds from the top down: zones join at their own level, edges at the lower end's
+        z_order = np.argsort(-zone_level[1:], kind="stable") + 1
+        e_order = np.argsort(-ew, kind="stable")
+        zones_by_level = zone_level[z_order].tolist()
+        zones = z_order.tolist()
+        edges_a, edges_b = ea[e_order].tolist(), eb[e_order].tolist()
+        edges_w = ew[e_order].tolist()
+        parent = list(range(n + 1))
+        csize = size.tolist()
+        pending: list[list[int]] = [[] for _ in range(n + 1)]  # zones of a part not yet big
+        lowest = int(zone_level[1:].min())
+        result = [lowest] * (n + 1)  # a grid smaller than min_cells sinks to its lowest level
+
+        def find(x: int) -> int:
+            root = x
+            while parent[root] != root:
+                root = parent[root]
+            while parent[x] != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        zi = ei = 0
+        n_zones, n_edges = len(zones), len(edges_w)
+        while zi < n_zones:
+            k = zones_by_level[zi]
+            touched: list[int] = []
+            while zi < n_zones and zones_by_level[zi] == k:
+                z = zones[zi]
+                pending[z] = [z]
+                touched.append(z)
+                zi += 1
+            while ei < n_edges and edges_w[ei] == k:
+                ra, rb = find(edges_a[ei]), find(edges_b[ei])
+                ei += 1
+                if ra == rb:
+                    continue
+                if csize[ra] < csize[rb]:
+                    ra, rb = rb, ra
+                parent[rb] = ra
+                csize[ra] += csize[rb]
+                pa, pb = pending[ra], pending[rb]
+                if len(pa) < len(pb):
+                    pa, pb = pb, pa
+                pa.extend(pb)
+                pending[ra], pending[rb] = pa, []
+                touched.append(ra)
+            for t in touched:
+                r = find(t)
+                if csize[r] >= min_cells and pending[r]:
+                    for z in pending[r]:
+                        result[z] = k  # the highest threshold at which its part is big enough
+                    pending[r] = []
+        return np.asarray(result, dtype=np.int64)
 
 
 def make_levels(

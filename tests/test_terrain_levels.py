@@ -60,6 +60,18 @@ def test_6_2_area_open_and_close_are_skimages_on_the_flat_zone_graph(levels, min
     )
 
 
+@settings(max_examples=120, deadline=None)
+@given(small_levels, st.integers(1, 40))
+def test_6_2_small_relief_is_skimages_opening_then_closing(levels, min_cells):
+    """One labelling for both filters (the opened zones merged on the graph) gives exactly
+    scikit-image's area opening followed by its area closing, parts joined through edges."""
+    from skimage.morphology import area_closing, area_opening
+
+    min_cells = min(min_cells, levels.size)
+    expected = area_closing(area_opening(levels, min_cells, 1), min_cells, 1)
+    assert np.array_equal(remove_small_relief(levels, min_cells), expected)
+
+
 def _neighbour_gaps(levels: np.ndarray, connectivity: int) -> np.ndarray:
     lv = levels.astype(int)
     gaps = [np.abs(np.diff(lv, axis=0)), np.abs(np.diff(lv, axis=1))]
