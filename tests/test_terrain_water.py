@@ -183,3 +183,18 @@ def test_scenario_battlefield_section_carries_step_smoothing_and_streams():
         BattlefieldRef(path="out/flodden", step_m=5)
     with pytest.raises(ValidationError):
         BattlefieldRef(slug="flodden", step_m=0)
+
+
+def test_scenario_step_and_smoothing_reach_the_build():
+    """``battlefield: {slug: .., step_m: 5, smooth_m: 30}`` builds 5 m levels on 30 m smoothing
+    (6.2): fewer levels than the 2 m default on the same ground."""
+    from types import SimpleNamespace
+
+    from scenario_builder.cli.run import build_battlefield
+
+    ref = BattlefieldRef(slug="minden", step_m=5, smooth_m=30)
+    bf = build_battlefield(SimpleNamespace(battlefield=ref, path=None)).battlefield
+    assert bf.step == 5.0 and bf.meta["smooth_m"] == 30.0 and bf.meta["step_m"] == 5.0
+    default = build_site("minden").battlefield
+    assert default.step == 2.0
+    assert bf.n_levels < default.n_levels
