@@ -24,7 +24,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "tests" / "known_answers"
-SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2")
+SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2", "towton_1461")
 SEEDS = (1, 7)
 BENCH_FORMATIONS = 8  # per side: small, so the case takes about a second
 BENCH_SEED = 3

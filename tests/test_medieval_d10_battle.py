@@ -238,3 +238,19 @@ def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
     assert (got["winner"], got["bounds"], got["losses"]) == (
         known["winner"], known["bounds"], known["losses"])  # fmt: skip
     assert got["strength"] == {"scots": 60, "english": 44}  # figures: one base each
+
+
+def test_towton_1461_is_fought_under_medieval_d10_on_os_terrain_50() -> None:
+    # the second battle: its own troop lists, real ground (OS Terrain 50), cited deployment
+    sc = load_scenario("towton_1461")
+    assert sc.ruleset == NAME and sc.historical_outcome["winner"] == "yorkists"
+    towton = build_site("towton").battlefield
+    report = check_ruleset(NAME, sc, seed=1, battlefield=towton)
+    assert report.result is not None and report.result["winner"] == "yorkists"
+    # the lines stand on the plateau between Towton and Saxton (44-52 m in the DEM)
+    for side in sc.sides:
+        for fs in side.formations:
+            if fs.id in ("yk_norfolk", "ln_ambush"):
+                continue  # arriving on the London road / hidden in the Cock Beck valley
+            x, y = towton.to_xy(*fs.position.lonlat)
+            assert 38.0 <= float(towton.elevation_at(x, y)) <= 52.0, fs.id
