@@ -254,3 +254,48 @@ def test_towton_1461_is_fought_under_medieval_d10_on_os_terrain_50() -> None:
                 continue  # arriving on the London road / hidden in the Cock Beck valley
             x, y = towton.to_xy(*fs.position.lonlat)
             assert 38.0 <= float(towton.elevation_at(x, y)) <= 52.0, fs.id
+
+
+def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
+    # MOVEMENT CHART "Charge, Evade ... (Bonus for each)"; MORALE TEST RESULT "Evading a Charge"
+    from engine.dice import ScriptedDice
+    from engine.rulesets.medieval_d10.battle import MedievalBattle, UnitState
+    from engine.rulesets.medieval_d10.charts import CommanderKind, Phase
+    from engine.rulesets.medieval_d10.scale import ground_scale
+    from engine.rulesets.medieval_d10.units import Unit, UnitSpec
+
+    minx, miny, maxx, maxy = minden.bounds
+    cx, cy = (minx + maxx) / 2.0, (miny + maxy) / 2.0
+    horse = UnitSpec.model_validate(
+        {
+            "id": "horse",
+            "arm": "cavalry",
+            "weight": "light",
+            "class": "C",
+            "figures": 6,
+            "melee": "light_lance",
+        }
+    )
+    skirm = UnitSpec.model_validate({"id": "skirm", "arm": "infantry", "weight": "light",
+                                     "class": "C", "order": "skirmish", "figures": 6,
+                                     "melee": "sword", "missile": "javelin"})  # fmt: skip
+    charger = UnitState(Unit.from_spec(horse), "red", cx, cy, 0.0, order="attack")
+    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, math.pi)
+    # declare: face 10 (+5) acts as ordered; evade: face 10 (+5) falls back in good order
+    game = MedievalBattle(minden, [charger, target],
+                          {"red": CommanderKind.BOLD, "blue": CommanderKind.BOLD},
+                          ScriptedDice([10, 10]), ground_scale("25mm"))  # fmt: skip
+    game.begin_turn()
+    game.side_a, game.side_b = "red", "blue"
+    start_gap = game.gap(charger, target)
+    assert start_gap <= game.allowance(charger, bonus=True)  # within charge reach
+    game.play(Phase.A_DECLARE_CHARGES, "phase_declare_a")
+    game.play(Phase.B_DECLARE_REACTIONS, "phase_react_b")
+    game.play(Phase.A_CHARGE_MOVEMENT, "phase_charge_a")
+    kinds = [e["type"] for e in game.events]
+    assert kinds[:2] == ["morale", "charge_declared"] and "evade" in kinds
+    evaded = next(e for e in game.events if e["type"] == "evade")
+    # skirmish infantry A-C: 20 cm march + 6 cm evade bonus = 26 cm = 118.9 m of open ground
+    assert evaded["metres"] == pytest.approx(game.m(26), abs=0.5)
+    assert not game.in_contact(charger, target) and not target.unit.disordered
+    check_invariants(game, {})

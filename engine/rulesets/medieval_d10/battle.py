@@ -587,16 +587,23 @@ class MedievalBattle:
                         if c.charging and c.target == u.id]  # fmt: skip
             if not chargers or u.routing:
                 continue
+            # skirmishers evade (the automatic commanders' choice); the rest stand (and fire)
             evade = u.unit.order is Order.SKIRMISH
             column = MoraleColumn.EVADING_CHARGE if evade else MoraleColumn.RECEIVING_CHARGE
-            result = self.morale(u, column, "receive a charge")
-            if result is MoraleResult.RECEIVE_DISORDER:
+            result = self.morale(u, column, "evade a charge" if evade else "receive a charge")
+            if evade and result in (MoraleResult.FALL_BACK_GOOD_ORDER,
+                                    MoraleResult.FALL_BACK_DISORDER):  # fmt: skip
+                # the evade succeeds: it moves off at its evade rate as the chargers come on
+                u.reactions.add("evade")
+            elif result is MoraleResult.RECEIVE_DISORDER:
                 u.unit = dc_replace(u.unit, disordered=True)
             elif result is MoraleResult.ROUT_ON_CONTACT:
                 u.reactions.add("rout_on_contact")
             elif result in (MoraleResult.FALL_BACK_GOOD_ORDER, MoraleResult.FALL_BACK_DISORDER,
                             MoraleResult.ROUT):  # fmt: skip
                 self.apply_other(u, result)
+                self.log("reaction", u.id, result=result.value,
+                         chargers=[c.id for c in chargers])  # fmt: skip
                 continue
             if u.unit.spec.missile is not None and not evade:
                 u.reactions.add("fire_at_chargers")
@@ -617,6 +624,13 @@ class MedievalBattle:
             u.charging = False
             if not target.alive:
                 continue
+            if "evade" in target.reactions and not target.moved:
+                # MOVEMENT CHART: evade at march rate plus bonus, away from the charger;
+                # skirmishers fall back without becoming disordered
+                self._move_away(target, u, self.allowance(target, bonus=True))
+                target.moved = True
+                self.log("evade", target.id, charger=u.id,
+                         metres=round(self.moved_m.get(target.id, 0.0), 1))  # fmt: skip
             if "fire_at_chargers" in target.reactions and not target.routing:
                 target.reactions.discard("fire_at_chargers")
                 kills = self.fire(target, u, reaction=True)
