@@ -270,7 +270,7 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             target = Morale.DESTROYED
         f.morale = target
     phase = state.phase
-    for e in game.events[ctx.emitted:]:
+    for e in game.events[ctx.emitted :]:
         detail = {k: v for k, v in e.items() if k not in ("turn", "phase", "type", "unit")}
         ctx.emit(MedievalEvent(phase, e["type"], e.get("unit"), detail))
     ctx.emitted = len(game.events)
