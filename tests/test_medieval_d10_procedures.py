@@ -13,6 +13,8 @@ import math
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.dice import Dice, ScriptedDice
 from engine.rulesets.medieval_d10.charts import (
@@ -332,3 +334,47 @@ def test_initiative_exact_by_hand() -> None:
 
 def test_troop_class_enum_is_the_books() -> None:
     assert [c.value for c in TroopClass] == ["A", "B", "C", "D", "E", "M"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    figures=st.integers(1, 45),
+    need=st.integers(2, 10),
+    part=st.booleans(),
+    auto=st.booleans(),
+)
+def test_casualty_odds_properties(figures: int, need: int, part: bool, auto: bool) -> None:
+    # FIRING / MELEE CHART: a distribution; a harder score never helps; more figures never hurt
+    dist = casualty_distribution_exact(figures, need, part_dice=part, automatic_kills=auto)
+    assert sum(dist) == 1 and all(p >= 0 for p in dist)
+    plan = casualty_plan(figures, part_dice=part, automatic_kills=auto)
+    assert len(dist) == plan.automatic + plan.dice + 1
+    if need < 10:
+        harder = casualty_distribution_exact(figures, need + 1, part_dice=part,
+                                             automatic_kills=auto)  # fmt: skip
+        assert expected(harder) <= expected(dist)
+    more = casualty_distribution_exact(figures + 1, need, part_dice=part, automatic_kills=auto)
+    assert expected(more) >= expected(dist)
+    if not part and not auto:  # plain dice: binomial mean
+        assert expected(dist) == plan.dice * Fraction(11 - need, 10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(modifier=st.integers(-10, 10), column=st.sampled_from(list(MoraleColumn)))
+def test_morale_and_control_odds_properties(modifier: int, column: MoraleColumn) -> None:
+    dist = morale_distribution_exact(column, modifier)
+    assert sum(dist.values()) == 1
+    # a better modifier never makes the best result less likely, nor a rout more likely
+    better = morale_distribution_exact(column, modifier + 1)
+    best = {MoraleColumn.RECEIVING_CHARGE: MoraleResult.RECEIVE_GOOD_ORDER,
+            MoraleColumn.EVADING_CHARGE: MoraleResult.FALL_BACK_GOOD_ORDER,
+            MoraleColumn.CASUALTIES_CHARGING: MoraleResult.ACT_AS_ORDERED,
+            MoraleColumn.RALLY: MoraleResult.NO_ADVANCE,
+            MoraleColumn.OTHER: MoraleResult.ACT_AS_ORDERED}[column]  # fmt: skip
+    assert better.get(best, 0) >= dist.get(best, 0)
+    assert better.get(MoraleResult.ROUT, 0) <= dist.get(MoraleResult.ROUT, 0)
+    # control: a higher total fails more often
+    assert (
+        control_distribution_exact(modifier + 1)["passed"]
+        <= control_distribution_exact(modifier)["passed"]
+    )
