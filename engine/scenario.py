@@ -307,6 +307,10 @@ class Scenario(BaseModel):
                 self._fail(("sides", si, "general"), lines,
                            f"expected a character of army {army.army}, got {side.general!r}")
 
+    def line_of(self, loc: tuple[str | int, ...]) -> int | None:
+        """The line in the scenario file of the field at ``loc`` (or of its nearest parent)."""
+        return line_for(self._lines, loc) if self._lines else None
+
     def _fail(self, loc: tuple[str | int, ...], lines: dict, problem: str) -> None:
         line = line_for(lines, loc)
         field = ".".join(str(x) for x in loc)
