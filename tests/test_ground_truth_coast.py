@@ -118,7 +118,7 @@ def test_the_same_army_on_the_hill_deploys(tmp_path: Path, halidon) -> None:
 
 def test_cli_run_fails_with_one_line(tmp_path: Path, run_cli) -> None:
     path = _scenario(tmp_path, f"{{lonlat: [{SEA_LONLAT[0]}, {SEA_LONLAT[1]}]}}")
-    code, out, err = run_cli("run", str(path), "--seed", "1", "--out", str(tmp_path / "out"))
+    code, _out, err = run_cli("run", str(path), "--seed", "1", "--out", str(tmp_path / "out"))
     assert code == 1
     assert err.count("\n") == 1 and "formation sc_boats" in err and "line 16" in err
     assert "Traceback" not in err
