@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.charts import MoveClass
 from engine.geometry import obb_array, overlaps
 from engine.movement import _lattice, footprint_classes
+from engine.rulesets.two_mm_earth.charts import MoveClass
+from engine.rulesets.two_mm_earth.sieges import fortification_at
 from engine.scenario import Position, Scenario
 from engine.state import BattleState, Character, Formation, SideState
 from scenario_builder.errors import OffMapError, ScenarioFileError
@@ -74,8 +75,6 @@ def _check_ground(
     classes, _off = footprint_classes(bf, f, "move")
     if MoveClass.IMPRACTICAL not in classes:
         return
-    from engine.sieges import fortification_at  # sieges imports movement; keep deploy light
-
     if fortification_at(bf, f) is not None:
         return
     pts = _lattice(f)
