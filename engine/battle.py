@@ -167,4 +167,7 @@ class Battle:
                        "losses": self.state.losses(),
                        "broken": {s: round(self.state.broken_fraction(s), 3)
                                   for s in self.state.sides}}  # fmt: skip
+        stall = self.ctx.jams.stalled
+        if stall is not None:  # engine.jams: the same formations stuck by each other
+            self.result["stall"] = str(stall)
         self.log.result = self.result

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.dice import Dice
+from engine.jams import JamWatch
 from engine.log import Event
 from engine.sight import Sight
 from engine.state import BattleState, Formation
@@ -39,6 +40,8 @@ class BoundContext:
     start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
     cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     has_walls: bool = False
+    #: friendly jams: who was stuck behind whom, lanes taken, stalls (engine.jams)
+    jams: JamWatch = field(default_factory=JamWatch)
     geo_cache: Any = None
     centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
     gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}, ids, arr]

@@ -29,6 +29,7 @@ import numpy as np
 
 from engine.context import BoundContext
 from engine.geometry import CONTACT_M, bearing, obb_array, separation
+from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
     Hit,
@@ -355,8 +356,10 @@ def phase_plan_moves(ctx: BoundContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
+    plans = {f.id: plan_for(ctx, f) for f in order}
     for f in order:
-        plan = plan_for(ctx, f)
+        # a formation a friend stopped last bound waits, steps back, holds or takes a lane
+        plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
         ctx.plans[f.id] = plan
         if plan.kind != "none":
             ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
@@ -541,6 +544,8 @@ def phase_execute_moves(ctx: BoundContext) -> None:
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
+    stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
+    moved: set[str] = set()
     for f in _pursuers_last(ctx, high_initiative_first(ctx)):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -578,6 +583,7 @@ def phase_execute_moves(ctx: BoundContext) -> None:
                 table[1][k] = f.obb()  # only the mover's rectangle changed
                 break
         ctx.allowances[f.id] = res.allowance_m
+        note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
             ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
                            res.distance_m, res.allowance_m, res.halted))  # fmt: skip
@@ -588,6 +594,7 @@ def phase_execute_moves(ctx: BoundContext) -> None:
                                 "execute_moves"))  # fmt: skip
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
+    ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
     if ctx.has_walls:
