@@ -18,6 +18,7 @@ from typing import Any
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
+from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.movement import update_contacts
 from engine.orders import Commander, Delivery, StandingOrders
@@ -71,7 +72,9 @@ class Battle:
         self.state = deploy(scenario, battlefield)
         self.sight = Sight(battlefield, self.state, weather=scenario.weather, time=scenario.time,
                            locality=scenario.locality,
-                           sight_limit=ruleset.sight_limit_m)  # fmt: skip
+                           sight_limit=twilight_sight_limit(ruleset.sight_limit_m))  # fmt: skip
+        # light and weather bound by bound (engine.light): None when they never change
+        self.sky = sky_for(scenario, battlefield, ruleset)
         if commanders is None:
             commanders = {
                 s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
@@ -87,6 +90,8 @@ class Battle:
             self.delivery, has_walls=sieges.has_fortifications(battlefield),
         )  # fmt: skip
         self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
+        if self.sky is not None:
+            self.ctx.on_bound_start.append(self.sky)
         self.log = BattleLog(self._header())
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
         self.result: dict[str, Any] | None = None
@@ -106,6 +111,7 @@ class Battle:
             # 6.3: what limits each side's sight (maps draw fog of war from these)
             "weather": sc.weather,
             "time": sc.time,
+            **self._clock_header(),
             "locality": sc.locality,
             "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
                        "locality": st.sides[s.id].locality} for s in sc.sides],
@@ -116,6 +122,18 @@ class Battle:
                        "character": b.character, "w": b.w, "d": b.d}
                       for f in st.formations.values() for b in f.bases],
         }  # fmt: skip
+
+    def _clock_header(self) -> dict[str, Any]:
+        """The start, bound duration and the day's sun (only for a scenario that has them)."""
+        clock = self.sky.clock if self.sky is not None else None
+        if clock is None:
+            return {}
+        times = {k: (v.strftime("%H:%M") if v is not None else None)
+                 for k, v in clock.sun_times().items()}  # fmt: skip
+        return {"clock": {"start": clock.start.isoformat(timespec="minutes"),
+                          "bound_minutes": clock.bound_minutes,
+                          "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
+                          "sun_local_mean_time": times}}  # fmt: skip
 
     # -- playing ----------------------------------------------------------------------------
     @property

@@ -42,6 +42,8 @@ class BoundContext:
     has_walls: bool = False
     #: friendly jams: who was stuck behind whom, lanes taken, stalls (engine.jams)
     jams: JamWatch = field(default_factory=JamWatch)
+    #: called with the context as each bound begins (engine.light's sky, engine.readiness)
+    on_bound_start: list[Any] = field(default_factory=list)
     geo_cache: Any = None
     centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
     gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}, ids, arr]

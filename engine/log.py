@@ -146,12 +146,23 @@ OrderRefused = _event("OrderRefused", "order_refused",
     [("side", str, _D), ("formation", str, _D), ("order", str, _D), ("reason", str, _D)],
     "An order the rules forbid (e.g. 4.2 wing order beyond the General's reach).")  # fmt: skip
 
+SkyChanged = _event("SkyChanged", "sky",
+    [("light", str, _D), ("weather", str, _D), ("local_time", str | None, None),
+     ("sun_elevation", float | None, None), ("moon_elevation", float | None, None),
+     ("moon_phase", float | None, None)],
+    "6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at "
+    "bound 1 of a scenario with a start time, then whenever either changes (engine.light).")
+ReadinessEnded = _event("ReadinessEnded", "ready",
+    [("formation", str, _D), ("state", str, _D), ("cause", str, _D)],
+    "Issue 12: a formation caught unready (in camp, asleep, on the march) is ready to fight; "
+    "``cause`` says what ended it (engine.readiness).")
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (OrderIssued, OrderReceived, OrderRoll, PlannedMove, Moved, Shot, Hit, Injured,
               Killed, Melee, PanicTest, Retreat, Rout, Rally, Pursuit, Destroyed, WingSplit,
               BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived,
-              MessengerRerouted, OrderRefused)
+              MessengerRerouted, OrderRefused, SkyChanged, ReadinessEnded)
 }  # fmt: skip
 
 

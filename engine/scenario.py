@@ -219,6 +219,14 @@ class SideSpec(BaseModel):
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
 
 
+class WeatherChange(BaseModel):
+    """From bound ``bound`` on the weather is ``weather`` (6.3)."""
+
+    model_config = _STRICT
+    bound: int = Field(ge=1)
+    weather: Literal["clear", "fog", "rain", "bright"]
+
+
 class Victory(BaseModel):
     model_config = _STRICT
     rout_fraction: float = Field(default=0.5, gt=0, le=1)
@@ -234,8 +242,14 @@ class Scenario(BaseModel):
     battlefield: BattlefieldRef
     age: Literal["prehistoric", "ancients", "modern"] = "ancients"
     date: str | None = None
+    #: with an ISO ``date``: the local mean solar time the battle starts, HH:MM (engine.light);
+    #: the light then follows the sun bound by bound and ``time`` is not used
+    start_time: str | None = Field(default=None, pattern=r"^[0-2][0-9]:[0-5][0-9]$")
+    #: the calendar ``date`` is written in; default Julian before 15 October 1582
+    calendar: Literal["julian", "gregorian"] | None = None
     time: Literal["day", "night"] = "day"
     weather: Literal["clear", "fog", "rain", "bright"] = "clear"
+    weather_changes: list[WeatherChange] = Field(default_factory=list)
     locality: str | None = None       # 6.3: troops of this locality know the ground
     max_bounds: int = Field(default=60, ge=1, le=1000)
     sides: list[SideSpec] = Field(min_length=2)
@@ -262,6 +276,15 @@ class Scenario(BaseModel):
                 fids.add(f.id)
         for loc, problem in self.name_problems():
             raise LocatedError(loc, problem)
+        if self.start_time is not None:
+            from engine.light import parse_start
+
+            if self.date is None:
+                raise LocatedError(("start_time",), "expected a date YYYY-MM-DD with it, got none")
+            try:
+                parse_start(self.date, self.start_time, self.calendar)
+            except ValueError as exc:
+                raise LocatedError(("date",), str(exc)) from None
         return self
 
     def name_problems(self) -> Iterator[tuple[Loc, str]]:

@@ -42,6 +42,9 @@ class Ruleset:
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
+    #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
+    #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
+    bound_minutes: ClassVar[float | None] = None
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"

@@ -119,6 +119,8 @@ def start_bound(ctx: BoundContext) -> None:
         f.new_contact_sides = ()
         f.contacts_prev = state.contacts.get(f.id, ())
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+    for hook in ctx.on_bound_start:  # light and weather, readiness (engine.battle)
+        hook(ctx)
 
 
 # -- orders -----------------------------------------------------------------------------------

@@ -130,6 +130,12 @@ class TwoMmEarth(Ruleset):
     panic_dice: ClassVar[int] = 2
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
+    #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
+    #: bound, so the duration follows from them: 7.3 formed foot 100 m a bound is the quick
+    #: march of drill books (about 110-120 paces of 0.75-0.8 m a minute), cavalry 300 m a
+    #: trot-canter (about 18 km/h), 9.2 a mounted messenger 500 m a gallop (30 km/h). One
+    #: minute a bound (docs/rules-interpretations.md, "Bound duration").
+    bound_minutes: ClassVar[float | None] = 1.0
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
