@@ -13,17 +13,19 @@ formation of one base.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.geometry import obb_array, overlaps
 from engine.movement import _lattice, footprint_classes
-from engine.rulesets.two_mm_earth.charts import MoveClass
-from engine.rulesets.two_mm_earth.sieges import fortification_at
 from engine.scenario import Position, Scenario
 from engine.state import BattleState, Character, Formation, SideState
+from engine.terrain import Ground
 from scenario_builder.errors import OffMapError, ScenarioFileError
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
 
 __all__ = ["deploy"]
 
@@ -50,7 +52,7 @@ def _where(scenario: Scenario, source: str, loc: tuple[str | int, ...]) -> str:
 
 
 def _check_on_map(
-    bf: Any, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
+    bf: Ground, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
     pos: Position | None = None,
 ) -> None:  # fmt: skip
     xs = np.array([b.x for b in f.bases])
@@ -67,19 +69,26 @@ def _check_on_map(
 
 
 def _check_ground(
-    bf: Any, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
-    pos: Position | None,
+    bf: Ground, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
+    pos: Position | None, ruleset: Ruleset,
 ) -> None:  # fmt: skip
     """7.1: impractical ground must not apply to a deployed formation's footprint (the sea, a
-    river, a cliff); a wall or tower garrison (8.3) is the exception."""
-    classes, _off = footprint_classes(bf, f, "move")
-    if MoveClass.IMPRACTICAL not in classes:
+    river, a cliff); a wall or tower garrison (8.3) is the exception. The ruleset's movement
+    class called impractical or impassable is the one checked (none: nothing to check)."""
+    names = ruleset.terrain.class_names().get("move", [])
+    code = next((i for i, n in enumerate(names) if n in ("impractical", "impassable")), None)
+    if code is None:
         return
-    if fortification_at(bf, f) is not None:
+    classes, _off = footprint_classes(bf, f, "move")
+    if code not in classes:
         return
     pts = _lattice(f)
+    on = np.atleast_1d(bf.contains(pts[:, 0], pts[:, 1]))
+    feats = np.atleast_1d(bf.feature_at(pts[on, 0], pts[on, 1]))
+    if np.isin(feats, ("wall", "tower")).sum() * 2 >= len(pts):
+        return  # a garrison on its walls or in its tower (8.3: wall features, as 7.1 applies)
     codes, inside = bf.codes_on_map("move", pts[:, 0], pts[:, 1])
-    bad = inside & (codes == int(MoveClass.IMPRACTICAL))
+    bad = inside & (codes == code)
     names = np.atleast_1d(bf.feature_at(pts[bad, 0], pts[bad, 1]))
     kinds, counts = np.unique(names, return_counts=True)
     order = np.argsort(-counts, kind="stable")
@@ -91,14 +100,18 @@ def _check_ground(
     )
 
 
-def deploy(scenario: Scenario, bf: Any) -> BattleState:
-    """The BattleState at bound 0."""
+def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
+    """The BattleState at bound 0: troops from ``ruleset``'s troop lists, bases sized by its
+    ``scales``."""
+    scales = ruleset.scales
+    size = {"base_w": scales.base_w_m, "base_d": scales.base_d_m,
+            "loose_gap": scales.loose_gap_m}  # fmt: skip
     source = str(scenario.path or scenario.id)
     sides: dict[str, SideState] = {}
     formations: dict[str, Formation] = {}
     characters: dict[str, Character] = {}
     for si, side in enumerate(scenario.sides):
-        army = scenario.army(side.id)
+        army = scenario.army(side.id, ruleset)
         general = side.general or (army.general.id if army.general else None)
         ss = SideState(side.id, side.name, side.colour, side.home_edge, army.locality, general)
         sides[side.id] = ss
@@ -108,11 +121,11 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
             f = Formation.build(
                 fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
                 frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks,
+                rear_profile=rear, rear_ranks=fs.rear_ranks, **size,
             )  # fmt: skip
             loc = ("sides", si, "formations", fi, "position")
             _check_on_map(bf, f, scenario, source, loc, fs.position)
-            _check_ground(bf, f, scenario, source, loc, fs.position)
+            _check_ground(bf, f, scenario, source, loc, fs.position, ruleset)
             formations[f.id] = f
         for ci, cp in enumerate(side.characters):
             ch = army.character(cp.id)
@@ -127,10 +140,10 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
                     raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
                                                     "formation")  # fmt: skip
                 f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0)  # fmt: skip
+                                    cx=x, cy=y, facing=cp.facing % 360.0, **size)  # fmt: skip
                 loc = ("sides", si, "characters", ci, "position")
                 _check_on_map(bf, f, scenario, source, loc, cp.position)
-                _check_ground(bf, f, scenario, source, loc, cp.position)
+                _check_ground(bf, f, scenario, source, loc, cp.position, ruleset)
                 f.bases[0].character = ch.id
                 formations[f.id] = f
                 base = f.bases[0]

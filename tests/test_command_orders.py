@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from engine.battle import Battle
-from engine.commanders import PlanCommander, plan_commanders
 from engine.dice import Dice, ScriptedDice
 from engine.log import OrderRefused, WingSplit
-from engine.orders import CommanderView, Order, receive_order
+from engine.orders import CommanderView, Order
 from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.commanders import PlanCommander, plan_commanders
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import load_scenario
-from engine.scripted import OrdersScript, scripted_commanders
 from engine.state import Morale
 from scenario_builder.paths import data_dir
 

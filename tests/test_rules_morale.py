@@ -10,6 +10,7 @@ import pytest
 from engine.battle import Battle
 from engine.dice import Dice, ScriptedDice
 from engine.orders import InstantDelivery, Order
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
@@ -144,7 +145,7 @@ def test_10_3_retreating_troops_lose_1r_routing_2r(bf, origin):
 
 
 def test_10_4_routing_troops_ignore_orders_and_flee(bf, origin):
-    from engine.orders import receive_order
+    from engine.rulesets.two_mm_earth.orders import receive_order
 
     b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 300), "facing": 180}], [])
@@ -340,12 +341,12 @@ def test_8_3_no_cavalry_on_walls_and_ladders_go_up_next_bound(walled, origin):
 
 
 def test_8_3_a_ladder_base_hit_before_going_up_is_destroyed():
-    from engine.profiles import load_army
     from engine.rulesets.two_mm_earth.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     f = Formation.build("f", "red", "F", load_army(ARMIES[0]).profile("ladder_inf"), n_bases=2,
-                        frontage=2, cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                        frontage=2, cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     for base in f.bases:
         base.ladder_ready = True
     ev = allocate_hits(f, 1, (0.0, 100.0), ScriptedDice([]), by="x", phase="shooting_damage")
