@@ -152,9 +152,9 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
                 _check_overlaps(state, where)
                 if hasattr(battle.ctx, "allowances"):  # rulesets that note each move's allowance
                     _check_allowances(battle, where)
-                stall = battle.ctx.jams.stalled
-                if stall is not None:
-                    _fail(f"{where}: stall: {stall}")
+            stall = battle.ctx.jams.stalled
+            if stall is not None:
+                _fail(f"{where}: stall: {stall}")
         expected = [p.name for p in battle.ruleset.phases]
         if seen_phases != expected:
             _fail(f"bound {state.bound}: phases {seen_phases}, expected {expected}")

@@ -15,6 +15,7 @@ import pytest
 import rasterio
 
 from engine.deploy import deploy
+from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from scenario_builder.battlefield import MoveClass
 from scenario_builder.build import build_site
@@ -28,6 +29,7 @@ SEA_LONLAT = (-1.98359, 55.83347)
 SEA_XY = (563662.5, 6188012.5)
 # Halidon Hill summit (NT 9688 5483, 161.9 m): where the English stood.
 HILL_LONLAT = (-2.0486, 55.7895)
+RULES = get_ruleset("2mm-earth-v0.9")
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +104,7 @@ def test_deploying_in_the_sea_names_formation_file_line_and_coordinates(
     path = _scenario(tmp_path, pos)
     sc = load_scenario(path)
     with pytest.raises(ScenarioFileError) as err:
-        deploy(sc, halidon)
+        deploy(sc, RULES.ground(halidon), RULES)
     msg = str(err.value)
     assert "\n" not in msg
     assert msg.startswith(f"{path}: line 16: formation sc_boats: ")
@@ -112,7 +114,7 @@ def test_deploying_in_the_sea_names_formation_file_line_and_coordinates(
 
 def test_the_same_army_on_the_hill_deploys(tmp_path: Path, halidon) -> None:
     sc = load_scenario(_scenario(tmp_path, f"{{lonlat: [{HILL_LONLAT[0]}, {55.785}]}}"))
-    state = deploy(sc, halidon)
+    state = deploy(sc, RULES.ground(halidon), RULES)
     assert set(state.formations) == {"en_hill", "sc_boats"}
 
 
