@@ -26,6 +26,7 @@ from engine.dice import Dice
 from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.orders import Commander, Delivery
+from engine.readiness import readiness_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
@@ -109,7 +110,13 @@ class Battle:
         )  # fmt: skip
         if self.sky is not None:
             self.ctx.on_bound_start.append(self.sky)
+        # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
+        self.ctx.readiness = readiness_for(scenario, self.state)
+        if self.ctx.readiness is not None:
+            self.ctx.on_bound_start.append(self.ctx.readiness)
         self.log = BattleLog(self._header())
+        if self.ctx.readiness is not None:
+            self.ctx.readiness.log = self.log
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
         self.result: dict[str, Any] | None = None
 

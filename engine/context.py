@@ -49,6 +49,8 @@ class BoundContext:
     jams: JamWatch = field(default_factory=JamWatch)
     #: called with the context as each bound begins (engine.light's sky, engine.readiness)
     on_bound_start: list[Any] = field(default_factory=list)
+    #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
+    readiness: Any = None
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
     moved_events: int = 0  # "moved" events of this bound
 

@@ -151,6 +151,24 @@ def _order_word(kind: str) -> str:
 OrderWord = Annotated[str, AfterValidator(_order_word)]
 
 
+class ReadinessEnd(BaseModel):
+    """What ends a readiness state (engine.readiness): the first that happens."""
+
+    model_config = _STRICT
+    bound: int | None = Field(default=None, ge=1)  # as this bound begins
+    enemy_within_m: float | None = Field(default=None, gt=0)  # an enemy this close
+    attacked: bool = True  # hit, or an enemy in contact
+    order: bool = False  # an order reaches it after bound 1 (a messenger, 9.1-9.2)
+
+
+class ReadinessSpec(BaseModel):
+    """A side's or a formation's state as the battle begins (issue 12, engine.readiness)."""
+
+    model_config = _STRICT
+    state: Literal["ready", "unready", "asleep", "on_the_march"] = "ready"
+    until: ReadinessEnd = Field(default_factory=ReadinessEnd)
+
+
 class FormationSpec(BaseModel):
     """One formation as deployed: ``bases`` of ``profile`` in ranks of ``frontage`` (3.1)."""
 
@@ -168,6 +186,7 @@ class FormationSpec(BaseModel):
     loose: bool = False                       # 4.1 skirmishers in Loose Formation
     rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
+    readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
     @property
     def ranks(self) -> int:
@@ -233,6 +252,7 @@ class SideSpec(BaseModel):
     formations: list[FormationSpec] = Field(default_factory=list)
     plan: Plan | None = None
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
+    readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
 
 
 class WeatherChange(BaseModel):

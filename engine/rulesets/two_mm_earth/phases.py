@@ -337,6 +337,13 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     return [g.id for g in near] if target is None else []
 
 
+def _unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: a steady formation still in camp, asleep, on the march or forming up
+    (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
+    return (ctx.readiness is not None and f.morale is Morale.STEADY
+            and ctx.readiness.holds(f.id))  # fmt: skip
+
+
 def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
@@ -345,6 +352,8 @@ def phase_plan_moves(ctx: TwoMmContext) -> None:
     for f in order:
         # a formation a friend stopped last bound waits, steps back, holds or takes a lane
         plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
+        if _unready(ctx, f):
+            plan = MovePlan(f.id, "none")  # caught unready: no plan to make yet
         ctx.plans[f.id] = plan
         if plan.kind != "none":
             ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
@@ -422,6 +431,8 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
 
 def phase_plan_shooting(ctx: TwoMmContext) -> None:
     for f in low_initiative_first(ctx):
+        if _unready(ctx, f):
+            continue  # caught unready: no shot planned (engine.readiness)
         shot = plan_shot(ctx, f)
         if shot is not None:
             ctx.shots[f.id] = shot
