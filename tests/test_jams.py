@@ -17,10 +17,11 @@ import engine.rulesets.two_mm_earth.phases as phases
 from engine.battle import Battle
 from engine.dice import Dice
 from engine.jams import STALL_BOUNDS, JamWatch, Stall, stuck_cycles
+from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from engine.testing import check_battle, flat_origin, make_scenario
 from scenario_builder.build import build_site
-from scenario_builder.cli.run import _commanders, build_battlefield
+from scenario_builder.cli.run import build_battlefield
 from scenario_builder.montecarlo import summarize
 
 ARMIES = (
@@ -67,7 +68,10 @@ def teutoburg():
 
 
 def _battle(sc, bf, seed: int) -> Battle:
-    return Battle(bf, sc, Dice(seed), commanders=_commanders(sc, bf, None, None))
+    """As ``scenario-builder run`` fights it: the ruleset's automatic commanders."""
+    rs = get_ruleset(sc.ruleset)
+    commanders = dict(rs.automatic_commanders(sc, rs.ground(bf)))
+    return Battle(bf, sc, Dice(seed), ruleset=rs, commanders=commanders)
 
 
 def test_teutoburg_froze_without_replanning(teutoburg, monkeypatch) -> None:
