@@ -3,8 +3,8 @@
 A scenario with an ISO ``date``, a ``start_time`` (local mean solar time: the hours a source
 gives, on a sundial's clock) and ground (the battlefield's centre) gets a :class:`Clock`. Bound
 ``n`` starts ``(n - 1) * bound_minutes`` after the start; the ruleset states how long a bound is
-(``Ruleset.bound_minutes``). The sun's geometric elevation at that moment decides the light (astral, NOAA
-solar equations; no hand-made formulas, nothing downloaded):
+(``Ruleset.bound_minutes``). The sun's geometric elevation at that moment decides the light
+(astral, NOAA solar equations; no hand-made formulas, nothing downloaded):
 
 - **day**: the sun's upper limb above the horizon (elevation above -0.833 degrees: astral's and
   the almanacs' sunrise and sunset, with refraction);

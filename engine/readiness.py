@@ -108,9 +108,14 @@ class ReadinessWatch:
                 return "attacked"
             if sig[0] != st.seen[0]:
                 return "attacked"  # a base hit since the last bound
-        if st.order and self.log is not None and len(self.log.bounds) > 1 and any(
-            e.type == "order_received" and e.formation == f.id
-            for e in self.log.bounds[-1].events
+        if (
+            st.order
+            and self.log is not None
+            and len(self.log.bounds) > 1
+            and any(
+                e.type == "order_received" and e.formation == f.id
+                for e in self.log.bounds[-1].events
+            )
         ):
             return "order"  # an order reached it last bound (a messenger, 9.1-9.2)
         if st.bound is not None and n >= st.bound:
