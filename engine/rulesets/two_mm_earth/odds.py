@@ -22,11 +22,13 @@ import itertools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from engine.dice import Dice, ScriptedDice
 from engine.rulesets import Ruleset, get_ruleset
-from engine.rulesets.two_mm_earth import MoraleSituation
+from engine.rulesets.two_mm_earth import MoraleSituation, TwoMmEarth
 from engine.rulesets.two_mm_earth.resolution import PANIC_OUTCOMES, attack_need, roll_attack
+from scenario_builder.errors import RulesetError
 
 __all__ = [
     "at_least",
@@ -91,8 +93,12 @@ def expected_hits(dist: Sequence[float | Fraction]) -> float | Fraction:
     return sum(k * p for k, p in enumerate(dist))
 
 
-def _ruleset(ruleset: Ruleset | str | None) -> Ruleset:
-    return ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
+def _ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
+    rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
+    if not isinstance(rs, TwoMmEarth):
+        raise RulesetError(None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, "
+                                 "10.5 panic test)")  # fmt: skip
+    return rs
 
 
 def panic_distribution_exact(
@@ -102,7 +108,7 @@ def panic_distribution_exact(
     ruleset: Ruleset | str | None = None,
     *,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, Fraction]:
     """Exact P(none), P(retreat), P(rout) of the ruleset's panic test, every face enumerated.
 
@@ -111,7 +117,7 @@ def panic_distribution_exact(
     """
     rs = _ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
-    combos = list(itertools.product(range(1, 7), repeat=rs.panic_dice))
+    combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
         res = rs.panic_test(
             ScriptedDice(faces), resilience, leadership, modifier, routing, **situation
@@ -127,7 +133,7 @@ def panic_distribution(
     ruleset: Ruleset | str | None = None,
     *,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, float]:
     """P(none), P(retreat), P(rout) of one panic test under ``ruleset`` (default v0.9)."""
     exact = panic_distribution_exact(
@@ -147,7 +153,7 @@ def morale_distribution(
     """
     rs = _ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
-    combos = list(itertools.product(range(1, 7), repeat=rs.panic_dice))
+    combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
         counts[rs.morale_test(ScriptedDice(faces), situation).outcome] += 1
     return {k: Fraction(v, len(combos)) for k, v in counts.items()}
@@ -177,7 +183,7 @@ def simulate_panic(
     trials: int,
     seed: int,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, float]:
     """Frequencies of each outcome over ``trials`` panic tests with ``Dice(seed)``."""
     if trials < 1:
