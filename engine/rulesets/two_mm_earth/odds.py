@@ -41,6 +41,7 @@ __all__ = [
     "panic_distribution_exact",
     "simulate_attack",
     "simulate_panic",
+    "two_mm_ruleset",
 ]
 
 # Trials between clearing the recording generator's history: keeps a million-trial run small.
@@ -93,7 +94,8 @@ def expected_hits(dist: Sequence[float | Fraction]) -> float | Fraction:
     return sum(k * p for k, p in enumerate(dist))
 
 
-def _ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
+def two_mm_ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
+    """The named 2mm Earth ruleset (default v0.9); any other is a one-line RulesetError."""
     rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
     if not isinstance(rs, TwoMmEarth):
         raise RulesetError(None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, "
@@ -115,7 +117,7 @@ def panic_distribution_exact(
     ``situation`` passes the ruleset's extra keywords (v0.7: ``other_resilience``,
     ``seen_fleeing``, ``seen_routing``, ``contact_sides``, ``rear_contact``, ``army_morale``).
     """
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
     combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
@@ -151,7 +153,7 @@ def morale_distribution(
     >>> morale_distribution(s)["none"]            # R4 - 1 rear contact: P(lower die < 3)
     Fraction(5, 9)
     """
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
     combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
@@ -188,7 +190,7 @@ def simulate_panic(
     """Frequencies of each outcome over ``trials`` panic tests with ``Dice(seed)``."""
     if trials < 1:
         raise ValueError(f"expected trials >= 1, got {trials}")
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     dice = Dice(seed)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
     for i in range(trials):
