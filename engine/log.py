@@ -330,16 +330,30 @@ class OrderRefused(Event):
     reason: str
 
 
-SkyChanged = _event("SkyChanged", "sky",
-    [("light", str, _D), ("weather", str, _D), ("local_time", str | None, None),
-     ("sun_elevation", float | None, None), ("moon_elevation", float | None, None),
-     ("moon_phase", float | None, None)],
-    "6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at "
-    "bound 1 of a scenario with a start time, then whenever either changes (engine.light).")
-ReadinessEnded = _event("ReadinessEnded", "ready",
-    [("formation", str, _D), ("state", str, _D), ("cause", str, _D)],
-    "Issue 12: a formation caught unready (in camp, asleep, on the march) is ready to fight; "
-    "``cause`` says what ended it (engine.readiness).")
+@dataclass(frozen=True, slots=True)
+class SkyChanged(Event):
+    """6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at
+    bound 1 of a scenario with a start time, then whenever either changes (engine.light)."""
+
+    type: ClassVar[str] = "sky"
+    light: str
+    weather: str
+    local_time: str | None = None
+    sun_elevation: float | None = None
+    moon_elevation: float | None = None
+    moon_phase: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessEnded(Event):
+    """Issue 12: a formation caught unready (in camp, asleep, on the march) is roused and forms
+    up; ``cause`` says what ended its state (engine.readiness)."""
+
+    type: ClassVar[str] = "ready"
+    formation: str
+    state: str
+    cause: str
+
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
