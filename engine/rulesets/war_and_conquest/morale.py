@@ -256,7 +256,7 @@ def morale_test(
     low = sorted(faces)[:2]
     kept = (low[0], low[1])
     target = unit.morale_value + mv_modifier
-    hero = combat and kept == (1, 1) and 2 > target
+    hero = combat and kept == (1, 1) and target < 2
     return MoraleTestResult(kind, method, faces, kept, target, hero)
 
 
