@@ -144,8 +144,10 @@ def may_form(
     False
     >>> may_form(Troop.DARK_AGE_INFANTRY, Formation.CUNEUS, stands=1)
     False
-    >>> may_form(Troop.HEAVY_CAVALRY, Formation.SHIELDWALL), may_form(Troop.WAGONS, Formation.COLUMN)
-    (True, False)
+    >>> may_form(Troop.HEAVY_CAVALRY, Formation.SHIELDWALL)
+    True
+    >>> may_form(Troop.WAGONS, Formation.COLUMN)          # a single model
+    False
     """
     if troop in _SINGLE_MODELS:
         return formation is Formation.SINGLE_MODEL

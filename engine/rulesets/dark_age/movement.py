@@ -52,27 +52,27 @@ __all__ = [
     "difficult_dp",
     "double_ranks",
     "double_ranks_cost",
-    "impassable_crossing",
-    "may_incline",
-    "may_side_step",
-    "may_slow_walk",
-    "mount_cost",
-    "pass_gap_cost",
     "fatigue_dp",
     "forced_distance",
     "formation_change_cost",
     "half_move",
+    "impassable_crossing",
     "incline",
     "interpenetration_dps",
     "major_obstacle_cost",
+    "may_incline",
+    "may_side_step",
+    "may_slow_walk",
     "may_stop_at",
+    "mount_cost",
     "move_die",
     "pace_setter",
+    "pass_gap_cost",
     "roll_move",
     "side_step",
-    "within_deviation",
     "wheel",
     "wheel_cost",
+    "within_deviation",
 ]
 
 JAVELIN_THROW_M = 25.0
@@ -168,10 +168,9 @@ def allowance(
         return Allowance(1, most)
     if face is None:
         raise ValueError(f"expected a die face for a {kind.value} move of {troop.value}")
-    if is_mounted(troop):
-        base = face if kind is MoveKind.NORMAL else face + 1
-    else:
-        base = face - 1
+    fast_bonus = 1 if kind is MoveKind.FAST else 0
+    # infantry: the face less one; mounted: the face (normal), the face plus one (fast)
+    base = face + fast_bonus if is_mounted(troop) else face - 1
     if is_light(troop) and kind is MoveKind.FAST:
         base += 1
     least = min(max(base, 1), cap)

@@ -24,7 +24,7 @@ from engine.rulesets.dark_age.formations import Troop, is_mounted
 from scenario_builder.codetables import FeatureVocabulary, _read_rows, codes_dir, load_features
 from scenario_builder.errors import ScenarioFileError
 
-__all__ = ["DarkAgeTerrain", "DarkAgeTable", "load_dark_age_table", "passable"]
+__all__ = ["DarkAgeTable", "DarkAgeTerrain", "load_dark_age_table", "passable"]
 
 HEADER = ("feature", "dark_age_terrain")
 

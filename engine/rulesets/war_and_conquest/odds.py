@@ -5,8 +5,8 @@ itself on :class:`~engine.dice.ScriptedDice` (so the odds cannot drift from the 
 Fraction(7, 12)
 >>> morale_pass_chance(1, DiceMethod.THREE_D6_KEEP_TWO_LOWEST, combat=True)   # Hero of the Day
 Fraction(2, 27)
->>> flee_destroyed_chance()
-Fraction(721, 1296)         # (1 + P(tie) 146/1296) / 2
+>>> flee_destroyed_chance()                 # (1 + P(tie) 146/1296) / 2
+Fraction(721, 1296)
 """
 
 from __future__ import annotations
