@@ -187,7 +187,10 @@ def valid_shape(formation: Formation, ranks: Sequence[int]) -> bool:
     if formation is Formation.COLUMN:
         return all(r == 1 for r in ranks)
     if formation is Formation.CUNEUS:
-        return 2 <= len(ranks) <= 3 and tuple(ranks) == cuneus_ranks(n, len(ranks))
+        depth = len(ranks)
+        if not (2 <= depth <= 3 and n <= 2 * depth):
+            return False
+        return tuple(ranks) == cuneus_ranks(n, depth)
     return formation in (Formation.UNFORMED, Formation.SINGLE_MODEL)
 
 
@@ -226,7 +229,7 @@ class LineUnit:
 def valid_battle_line(units: Sequence[LineUnit]) -> bool:
     """5.5 Battle Line: all in Shieldwall or Cuneus, facing the same or the opposite way (a
     refused flank's end units may face a flank: +-90), up to two units deep, at least as wide
-    as deep (in stands).
+    as deep (both counted in units).
 
     >>> valid_battle_line([LineUnit(Formation.SHIELDWALL, 0.0, 0, 3),
     ...                    LineUnit(Formation.CUNEUS, 180.0, 0, 2)])
@@ -240,14 +243,24 @@ def valid_battle_line(units: Sequence[LineUnit]) -> bool:
         return False
     if any(u.line_rank not in (0, 1) for u in units):
         return False
-    ref = units[0].facing
-    for i, u in enumerate(units):
+    # the line's facing is the commonest one (modulo the about-faced units); units turned to a
+    # flank must be a run at one end or both ends ("turning one or more units on the end")
+    axes = [round(u.facing % 180.0, 6) for u in units]
+    ref = max(set(axes), key=axes.count)
+    flank = []
+    for u in units:
         d = abs((u.facing - ref + 180.0) % 360.0 - 180.0)
-        end = i in (0, len(units) - 1)
-        if not (d < 1e-6 or abs(d - 180.0) < 1e-6 or (end and abs(d - 90.0) < 1e-6)):
+        if d < 1e-6 or abs(d - 180.0) < 1e-6:
+            flank.append(False)
+        elif abs(d - 90.0) < 1e-6:
+            flank.append(True)
+        else:
             return False
+    inner = "".join("f" if f else "a" for f in flank).strip("f")
+    if "f" in inner or not inner:
+        return False
     depth = max(u.line_rank for u in units) + 1
-    width = sum(u.width_stands for u in units if u.line_rank == 0)
+    width = sum(1 for u in units if u.line_rank == 0)  # in units, as the depth is
     return width >= depth
 
 

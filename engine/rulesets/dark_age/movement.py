@@ -450,7 +450,8 @@ def interpenetration_dps(
 ) -> tuple[int, int]:
     """5.27 (first): DPs to units A and B when one passes through the other.
 
-    No penalty if one is stationary and the other unformed and one stand deep; otherwise 1 DP
+    No penalty if one is stationary and one (the same or the other) is unformed and one stand
+    deep; otherwise 1 DP
     to each formed unit involved; formed troops passed through by elephants take 2 (the
     elephants none). The book's five examples are in the tests.
 
@@ -459,9 +460,11 @@ def interpenetration_dps(
     >>> interpenetration_dps(True, False, 2, False, True, 2)     # formed through 2-deep unformed
     (1, 0)
     """
-    if (a_stationary and not b_formed and b_depth_stands <= 1) or (
-        b_stationary and not a_formed and a_depth_stands <= 1
-    ):
+    # the book's fifth example: one unit both unformed and stationary is enough
+    shallow_unformed = (not a_formed and a_depth_stands <= 1) or (
+        not b_formed and b_depth_stands <= 1
+    )
+    if (a_stationary or b_stationary) and shallow_unformed:
         return 0, 0
 
     def dp(formed: bool, elephants: bool, other_elephants: bool) -> int:
