@@ -247,13 +247,28 @@ def test_terrain_table_covers_the_vocabulary() -> None:
     assert passable(DarkAgeTerrain.DIFFICULT, Troop.HEAVY_CAVALRY, on_road=True)
 
 
+def test_terrain_table_cover_and_sight_are_2mm_earths() -> None:
+    """The composition's combat and sight are 2mm Earth's: its cover and sight cells, unchanged."""
+    import csv
+
+    from scenario_builder.codetables import codes_dir
+
+    def cells(name: str) -> dict[str, tuple[str, str]]:
+        with (codes_dir() / name).open(encoding="utf-8") as fh:
+            return {r["feature"]: (r["cover"], r["blocks_sight"]) for r in csv.DictReader(fh)}
+
+    assert cells("dark-age.csv") == cells("2mm-earth.csv")
+
+
 def test_terrain_table_bad_rows_name_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "da.csv"
-    bad.write_text("feature,dark_age_terrain\nforest,swampy\n", encoding="utf-8")
+    bad.write_text("feature,move,cover,blocks_sight\nforest,swampy,open,false\n", encoding="utf-8")
     with pytest.raises(ScenarioFileError, match=r"da\.csv.*swampy"):
         load_dark_age_table(bad)
     short = tmp_path / "short.csv"
-    short.write_text("feature,dark_age_terrain\nforest,difficult\n", encoding="utf-8")
+    short.write_text(
+        "feature,move,cover,blocks_sight\nforest,difficult,overhead,true\n", encoding="utf-8"
+    )
     with pytest.raises(ScenarioFileError, match="missing"):
         load_dark_age_table(short)
 

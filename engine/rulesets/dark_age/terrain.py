@@ -1,6 +1,11 @@
 """Dark Age terrain (5.13, 5.14, 5.20) from the Battlefield's neutral ``feature`` layer, through the
-code table ``data/codes/dark-age.csv`` (``feature,dark_age_terrain,note``; a user may override
-it like any code table).
+code table ``data/codes/dark-age.csv`` (``feature,move,cover,blocks_sight,note``; a user may
+override it like any code table).
+
+``move`` is the chapter's terrain kind (:class:`DarkAgeTerrain`). The chapter has no cover or
+sight rules (its combat chapter is absent), so ``cover`` and ``blocks_sight`` are those of the
+complete game whose combat and sight a ``dark-age`` composition uses, *Battle for 2mm Earth*
+v0.9 (charts 7.2 and 6.2, the same cells as ``2mm-earth.csv``; a test keeps them equal).
 
 >>> table = load_dark_age_table()
 >>> table.terrain["forest"], table.terrain["river"], table.terrain["orchard"]
@@ -26,7 +31,7 @@ from scenario_builder.errors import ScenarioFileError
 
 __all__ = ["DarkAgeTable", "DarkAgeTerrain", "load_dark_age_table", "passable"]
 
-HEADER = ("feature", "dark_age_terrain")
+HEADER = ("feature", "move", "cover", "blocks_sight")
 
 
 class DarkAgeTerrain(enum.IntEnum):
@@ -76,12 +81,10 @@ def load_dark_age_table(
     out: dict[str, DarkAgeTerrain] = {}
     for i, r in enumerate(rows, start=2):
         name = vocab.check(r["feature"], p, f"line {i}")
-        kind = _BY_LABEL.get(r["dark_age_terrain"].lower())
+        kind = _BY_LABEL.get(r["move"].lower())
         if kind is None:
             raise ScenarioFileError(
-                p,
-                f"line {i}: expected dark_age_terrain in {sorted(_BY_LABEL)}, "
-                f"got {r['dark_age_terrain']!r}",
+                p, f"line {i}: expected move in {sorted(_BY_LABEL)}, got {r['move']!r}"
             )
         if name in out:
             raise ScenarioFileError(p, f"line {i}: feature {name!r} given twice")
