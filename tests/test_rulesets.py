@@ -7,18 +7,15 @@ from collections import Counter
 
 import pytest
 
-from engine.charts import CoverClass, MoveClass, speed_m
 from engine.dice import ScriptedDice
-from engine.rulesets import (
+from engine.rulesets import Ruleset, available_rulesets, get_ruleset, register
+from engine.rulesets.two_mm_earth import (
     MORALE_TRIGGERS_V09,
     MoraleSituation,
-    Ruleset,
     TwoMmEarthV07,
     TwoMmEarthV09,
-    available_rulesets,
-    get_ruleset,
-    register,
 )
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 
@@ -172,7 +169,7 @@ def test_rally_and_attack_through_both_rulesets() -> None:
 
 
 def test_morale_distribution_matches_panic_distribution() -> None:
-    from engine.odds import morale_distribution, panic_distribution_exact
+    from engine.rulesets.two_mm_earth.odds import morale_distribution, panic_distribution_exact
 
     s = MoraleSituation(melee_r=5, ranged_r=4, context="shot", leadership=1, state="retreating")
     assert morale_distribution(s) == panic_distribution_exact(4, 1, -1)
