@@ -26,10 +26,10 @@ import math
 from collections.abc import Iterable
 
 from engine.context import BoundContext
-from engine.damage import kill_base
+from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.geometry import forward
 from engine.log import Destroyed, Event, PanicTest, Pursuit
-from engine.morale import set_morale
+from engine.rulesets.two_mm_earth.morale import set_morale
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
     TWO_MM_EARTH,
@@ -182,7 +182,9 @@ def _in_turn(ctx: BoundContext, forms: list[Formation], order: list[str]) -> lis
     return alternate(*(by_side[s] for s in order)) if len(order) == 2 else forms
 
 
-def resolution_phase(ctx: BoundContext, scale: TableScale = TWO_MM_EARTH) -> list[Event]:
+def resolution_phase(
+    ctx: BoundContext, scale: TableScale = TWO_MM_EARTH, phase: str = "resolution"
+) -> list[Event]:
     """Resolution Summary: morale tests (Strategic Advantage first, then alternate; each unit
     at most once; units that fail flee), then pursuit and flee roll-offs."""
     state = ctx.state
@@ -213,22 +215,22 @@ def resolution_phase(ctx: BoundContext, scale: TableScale = TWO_MM_EARTH) -> lis
                 if not fail.flees:
                     outcome = "hold"
                     barred.add(f.id)
-            events.append(PanicTest("morale", f.id, names, r.target, r.total, outcome,
+            events.append(PanicTest(phase, f.id, names, r.target, r.total, outcome,
                                     ctx.dice.history[-1]))  # fmt: skip
             if outcome == "flee":
                 why = f"W&C morale test ({', '.join(names)})"
-                events += set_morale(ctx, f, Morale.ROUTING, why, "morale")
+                events += set_morale(ctx, f, Morale.ROUTING, why, phase)
                 fresh = True
                 if result is not None:
                     broke.append(f)
         if not fresh:
             break
-    events += _pursuit(ctx, broke, barred, order)
+    events += _pursuit(ctx, broke, barred, order, phase)
     return events
 
 
 def _pursuit(
-    ctx: BoundContext, broke: list[Formation], barred: set[str], order: list[str]
+    ctx: BoundContext, broke: list[Formation], barred: set[str], order: list[str], phase: str
 ) -> list[Event]:
     """Pursuit & Flee Moves: a fleeing unit that rolls <= its pursuer is destroyed; the
     engine's pursuit and rout moves carry the survivors."""
@@ -241,10 +243,10 @@ def _pursuit(
             continue
         p = min(pursuers, key=lambda g: g.id)
         p.pursuing = f.id
-        events.append(Pursuit("pursuit", p.id, f.id))
+        events.append(Pursuit(phase, p.id, f.id))
         roll = flee_pursuit(ctx.dice, f.id, p.id)
         if roll.destroyed:
-            events += _destroy(ctx, f, "W&C caught fleeing (flee <= pursuit roll)", "pursuit")
+            events += _destroy(ctx, f, "W&C caught fleeing (flee <= pursuit roll)", phase)
     return events
 
 
@@ -280,7 +282,9 @@ def _touching_any(ctx: BoundContext, f: Formation) -> bool:
     return bool((gaps <= CONTACT_M).any())
 
 
-def end_phase(ctx: BoundContext, scale: TableScale = TWO_MM_EARTH) -> list[Event]:
+def end_phase(
+    ctx: BoundContext, scale: TableScale = TWO_MM_EARTH, phase: str = "end"
+) -> list[Event]:
     """End Phase 1-3: rally fleeing troops (2d6, -1 MV per enemy formation within 10"), the
     last chance to stand for those that reached the table edge, and dispersal of fleeing units
     whose leader touches another unit."""
@@ -293,15 +297,15 @@ def end_phase(ctx: BoundContext, scale: TableScale = TWO_MM_EARTH) -> list[Event
         zone = _general_in_zone(ctx, f, scale)
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
-            events.append(PanicTest("rally", f.id, ("last chance to stand",), last.test.target,
+            events.append(PanicTest(phase, f.id, ("last chance to stand",), last.test.target,
                                     last.test.total, "stand" if last.stands else "fled",
                                     ctx.dice.history[-1]))  # fmt: skip
             if last.stands:
-                events += set_morale(ctx, f, Morale.RETREATING, "W&C last chance to stand",
-                                     "rally")  # fmt: skip
+                why = "W&C last chance to stand"
+                events += set_morale(ctx, f, Morale.RETREATING, why, phase)
                 f.order = "hold"
             else:
-                events += _destroy(ctx, f, "W&C fled off the table", "rally")
+                events += _destroy(ctx, f, "W&C fled off the table", phase)
             continue
         me = leader_xy(f)
         enemies = [RallyEnemy(_inches(me, leader_xy(g), scale),
@@ -310,23 +314,23 @@ def end_phase(ctx: BoundContext, scale: TableScale = TWO_MM_EARTH) -> list[Event
                    for g in state.enemies_of(f.side)]  # fmt: skip
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
-        events.append(PanicTest("rally", f.id, ("rally",), r.target, r.total, verdict,
+        events.append(PanicTest(phase, f.id, ("rally",), r.target, r.total, verdict,
                                 ctx.dice.history[-1]))  # fmt: skip
         if r.passed:
-            events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", "rally")
+            events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
             f.retreat_from = None
             f.order = "hold"
     for f in list(state.active()):
         if f.morale in _FLEEING and _touching_any(ctx, f):
-            events += _destroy(ctx, f, "W&C dispersed: fleeing into another unit", "rally")
+            events += _destroy(ctx, f, "W&C dispersed: fleeing into another unit", phase)
     return events
 
 
-def start_round(ctx: BoundContext) -> list[Event]:
+def start_round(ctx: BoundContext, phase: str = "orders") -> list[Event]:
     """Rallied units are disordered "until the start of their next round of play"."""
     events: list[Event] = []
     for f in ctx.state.active():
         rallied = f.morale is Morale.RETREATING and f.changed_bound is not None
         if rallied and f.changed_bound < ctx.state.bound:  # type: ignore[operator]
-            events += set_morale(ctx, f, Morale.STEADY, "W&C disorder ends", "orders")
+            events += set_morale(ctx, f, Morale.STEADY, "W&C disorder ends", phase)
     return events
