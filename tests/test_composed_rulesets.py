@@ -1,0 +1,113 @@
+"""Composed rulesets on real shipped ground: ``2mm-earth-v0.9+wc-morale`` (Flodden) and
+``dark-age`` (Teutoburg / Kalkriese), each part from a named book, ``check_ruleset`` passing, and
+the logs showing W&C's tests and the Dark Age chapter's rolled moves and DPs."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.rulesets import get_ruleset
+from engine.rulesets.compose import Composition, Part
+from engine.rulesets.dark_age.movement import JAVELIN_THROW_M
+from engine.scenario import load_scenario
+from engine.testing import attack_everything, check_ruleset
+from scenario_builder.build import build_site
+from scenario_builder.errors import RulesetError
+
+WC = "2mm-earth-v0.9+wc-morale"
+DA = "dark-age"
+
+
+@pytest.fixture(scope="module")
+def flodden() -> tuple[Any, Any]:
+    return build_site("flodden").battlefield, attack_everything(load_scenario("flodden_1513"))
+
+
+@pytest.fixture(scope="module")
+def teutoburg() -> tuple[Any, Any]:
+    sc = attack_everything(load_scenario("teutoburg_ad9"))
+    return build_site("teutoburg_kalkriese").battlefield, sc
+
+
+def _events(log_json: str) -> list[dict[str, Any]]:
+    data = json.loads(log_json)
+    return [e | {"bound": b["bound"]} for b in data["bounds"] for e in b["events"]]
+
+
+def test_every_part_comes_from_a_named_book() -> None:
+    wc, da = get_ruleset(WC).describe(), get_ruleset(DA).describe()
+    assert [c["part"] for c in wc["composition"]] == [p.value for p in Part]
+    by_part = {c["part"]: c for c in da["composition"]}
+    assert by_part["movement and formations"]["seed"] == "003_e8e36df29227b52b.txt"
+    assert by_part["morale and command"]["seed"] == "004_3e419fecf92d7f8f.txt"
+    # the chapters the Dark Age seed lacks come from a complete game, named
+    assert by_part["combat"]["book"] == by_part["turn sequence"]["book"] == (
+        "Battle for 2mm Earth v0.9"
+    )
+    assert da["scales"]["javelin_throw_m"] == 25.0 and da["scales"]["wc_inch_m"] == 25.4
+    assert "difficult" in da["terrain_classes"]["move"]
+    with pytest.raises(RulesetError, match="must come from a named complete game"):
+        Composition("half", {Part.MORALE_AND_COMMAND: get_ruleset(WC).composition.modules[
+            Part.MORALE_AND_COMMAND]})  # fmt: skip
+
+
+def test_check_ruleset_wc_morale_on_flodden(flodden: tuple[Any, Any]) -> None:
+    bf, sc = flodden
+    report = check_ruleset(WC, sc, seed=4, battlefield=bf)
+    assert report.result is not None and report.phases == report.bounds * 10
+    assert report.events.get("panic_test", 0) > 0
+
+
+def test_wc_morale_tests_in_the_log_follow_the_book(flodden: tuple[Any, Any]) -> None:
+    bf, sc = flodden
+    events = _events(Battle(bf, sc, Dice(4), ruleset=WC).run(25).to_json())
+    tests = [e for e in events if e["type"] == "panic_test"]
+    assert tests
+    for e in tests:
+        faces = e["dice"]["faces"]
+        kept = sorted(faces)[:2]
+        assert len(faces) in (2, 3) and e["score"] == sum(kept)
+        if e["phase"] == "resolution":
+            hero = kept == [1, 1] and "lost combat" in e["triggers"] and e["resilience"] < 2
+            passed = e["score"] <= e["resilience"] or hero
+            assert (e["outcome"] == "pass") == passed, e
+        else:
+            assert e["phase"] == "end" and len(faces) == 2  # rallies and last chances: 2d6
+    # a unit that fled is routing until it rallies (then disordered: "retreat"), and the
+    # disorder ends at the start of its next round
+    routs = [e for e in events if e["type"] == "rout"]
+    assert routs and all(e["phase"] == "resolution" for e in routs)
+
+
+def test_check_ruleset_dark_age_on_teutoburg(teutoburg: tuple[Any, Any]) -> None:
+    bf, sc = teutoburg
+    report = check_ruleset(DA, sc, seed=2, battlefield=bf, max_bounds=15)
+    assert report.bounds >= 1 and report.events.get("disorder", 0) > 0
+
+
+def test_dark_age_moves_are_rolled_javelin_throws_and_dps_only_grow(
+    teutoburg: tuple[Any, Any],
+) -> None:
+    bf, sc = teutoburg
+    one = Battle(bf, sc, Dice(2), ruleset=DA).run(12).to_json()
+    assert one == Battle(bf, sc, Dice(2), ruleset=DA).run(12).to_json()  # determinism
+    events = _events(one)
+    moved = [e for e in events if e["type"] == "moved"]
+    assert moved
+    for e in moved:
+        jt = e["allowance_m"] / JAVELIN_THROW_M
+        assert jt == pytest.approx(round(jt)) and 1 <= round(jt) <= 6, e  # 5.9-5.10
+        assert e["distance_m"] <= e["allowance_m"] + 0.05
+    totals: dict[str, list[int]] = defaultdict(list)
+    for e in events:
+        if e["type"] == "disorder":
+            assert e["dps"] >= 1 and e["formation_type"] in ("shieldwall", "cuneus")
+            totals[e["formation"]].append(e["total"])
+    assert totals
+    assert all(t == sorted(t) for t in totals.values())
