@@ -18,7 +18,6 @@ from engine.rulesets.two_mm_earth import (
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
-
 #: every shipped ruleset, complete games and compositions (engine/rulesets/compose.py)
 SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
 

@@ -267,5 +267,5 @@ def get_ruleset(name: str | None = None) -> Ruleset:
 
 # the shipped rulesets register themselves on import (after the registry above exists)
 from engine.rulesets import two_mm_earth as _two_mm_earth  # noqa: E402, F401
-from engine.rulesets.war_and_conquest import rulesets as _wc_rulesets  # noqa: E402, F401
 from engine.rulesets.dark_age import rulesets as _dark_age_rulesets  # noqa: E402, F401
+from engine.rulesets.war_and_conquest import rulesets as _wc_rulesets  # noqa: E402, F401

@@ -70,7 +70,7 @@ class DarkAgeContext(TwoMmContext):
 
     @property
     def move_rules(self) -> MoveRules:
-        """The bound's rolled allowances (:func:`engine.rulesets.dark_age.battle.move_rules_for`)."""
+        """The bound's rolled allowances (:func:`.battle.move_rules_for`)."""
         if self.rules is None:
             self.rules = da.move_rules_for(self, RULES_M["min_move"], RULES_M["max_turn_deg"])
         return self.rules

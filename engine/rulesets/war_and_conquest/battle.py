@@ -26,9 +26,9 @@ import math
 from collections.abc import Iterable
 
 from engine.context import BoundContext
-from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.geometry import forward
 from engine.log import Destroyed, Event, PanicTest, Pursuit
+from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
