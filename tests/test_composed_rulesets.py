@@ -111,3 +111,24 @@ def test_dark_age_moves_are_rolled_javelin_throws_and_dps_only_grow(
             totals[e["formation"]].append(e["total"])
     assert totals
     assert all(t == sorted(t) for t in totals.values())
+
+
+def test_odds_cli_for_the_new_procedures() -> None:
+    from click.testing import CliRunner
+
+    from scenario_builder.cli.odds import odds
+
+    def run(*args: str) -> dict[str, Any]:
+        result = CliRunner().invoke(odds, list(args))
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    wc = run("--wc-morale", "7")
+    assert wc["tests"]["2d6"]["pass"] == "7/12"  # 21 of 36
+    assert wc["tests"]["3d6 keep two lowest"]["pass"] == "29/36"  # 174 of 216
+    assert run("--wc-morale", "1")["tests"]["2d6"]["combat_with_hero_of_the_day"] == "1/36"
+    assert run("--flee-pursuit")["destroyed"] == "721/1296"
+    da = run("--dark-age-move", "heavy_infantry", "--grade", "B", "--formation", "shieldwall")
+    assert da["dp_chance"] == "1/3" and da["allowance_jt"]["1"] == "1/3"  # d6 1-2 -> 1 jt
+    bad = CliRunner().invoke(odds, ["--dark-age-move", "ogre"])
+    assert bad.exit_code != 0 and "expected --dark-age-move one of" in str(bad.exception)

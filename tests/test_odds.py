@@ -195,7 +195,7 @@ def test_cli_human_output_tables() -> None:
         (["--attack", "melee", "--arming", "2", "-r", "0"], "expected --resilience 1..7, got 0"),
         (["--attack", "melee", "--arming", "2", "-r", "8"], "expected --resilience 1..7, got 8"),
         (["--panic"], "expected --resilience R (1..7), got none"),
-        (["-r", "4"], "expected exactly one of --attack melee|ranged or --panic"),
+        (["-r", "4"], "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV"),
         (["--attack", "melee", "--panic", "-r", "4"], "expected exactly one of"),
         (["--attack", "siege", "--arming", "2", "-r", "4"], "expected --attack melee or ranged"),
         (["--attack", "melee", "--arming", "2", "-r", "4", "--moving"],
