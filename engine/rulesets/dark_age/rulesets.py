@@ -44,7 +44,7 @@ from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
-from engine.rulesets.two_mm_earth.rulesets import RULES_M
+from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
 from engine.rulesets.war_and_conquest.morale import TableScale
 from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
 from engine.terrain import TerrainTable
@@ -91,8 +91,11 @@ def _phases() -> tuple[Phase, ...]:
 
 
 @register
-class DarkAge(TwoMmEarthWCMorale):
-    """Dark Age formations and movement + W&C morale + 2mm Earth turn and combat."""
+class DarkAge(TwoMmEarthGame):
+    """Dark Age formations and movement + W&C morale + 2mm Earth turn and combat.
+
+    Built on :class:`TwoMmEarthGame` (2mm Earth's bound, combat, orders and sight): neither 2mm
+    Earth's speeds nor its morale hooks, since the chapter moves and W&C tests here."""
 
     name = "dark-age"
     aliases = ("dark-age-v0.1",)
@@ -100,6 +103,7 @@ class DarkAge(TwoMmEarthWCMorale):
     family = "dark-age"
     version = "0.1"
     phases = _phases()
+    morale_states = TwoMmEarthWCMorale.morale_states
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}
     )
@@ -113,8 +117,17 @@ class DarkAge(TwoMmEarthWCMorale):
         },
     )
 
+    def _move_rules(self) -> MoveRules:
+        """Moves are rolled each bound: the bound's rules come from :class:`DarkAgeContext`."""
+
+        def unrolled(f: Any) -> Any:
+            raise RuntimeError(f"dark-age: {f.id} moved outside a DarkAgeContext's bound")
+
+        return MoveRules(unrolled, RULES_M["min_move"], RULES_M["max_turn_deg"])
+
     def describe(self) -> dict[str, Any]:
         out = super().describe()
+        out["composition"] = self.composition.describe()
         out["scales"]["wc_inch_m"] = DARK_AGE_TABLE.ground_m_per_inch
         out["scales"]["javelin_throw_m"] = JAVELIN_THROW_M
         return out

@@ -21,7 +21,7 @@ from engine.context import BoundContext
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import TWO_MM_EARTH_V09, WC_MORALE, Composition, Part
 from engine.rulesets.two_mm_earth import phases as two_mm
-from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthV09
+from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc
 from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, TableScale
 from engine.state import Morale
@@ -50,8 +50,9 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
 
 
 @register
-class TwoMmEarthWCMorale(TwoMmEarthV09):
-    """2mm Earth v0.9 with War & Conquest's morale and command module."""
+class TwoMmEarthWCMorale(TwoMmEarthMoves):
+    """2mm Earth v0.9 with War & Conquest's morale and command module: 2mm Earth's game and
+    speeds (:class:`TwoMmEarthMoves`), none of its morale hooks (W&C's phases read none)."""
 
     name = "2mm-earth-v0.9+wc-morale"
     aliases = ("2mm-earth+wc-morale",)
