@@ -62,7 +62,12 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
     assert report.bounds >= 1 and report.phases == report.bounds * n_phases
     assert report.result is not None
     # issue 9 "no silent hooks": each hook overridden in turn changes the battle (or is called)
-    for hook in ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over"):
+    # (dark-age has no speed_m: its moves are the Dark Age chapter's rolled javelin throws)
+    hooks = ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over")
+    for hook in hooks:
+        if hook == "speed_m" and ruleset == "dark-age":
+            assert hook not in report.hooks
+            continue
         assert report.hooks[hook].startswith("changes bound"), hook
     assert "rally_test" not in report.hooks  # deleted: nothing asked for it
 
