@@ -135,3 +135,18 @@ def test_odds_cli_for_the_new_procedures() -> None:
     assert da["dp_chance"] == "1/3" and da["allowance_jt"]["1"] == "1/3"  # d6 1-2 -> 1 jt
     bad = CliRunner().invoke(odds, ["--dark-age-move", "ogre"])
     assert bad.exit_code != 0 and "expected --dark-age-move one of" in str(bad.exception)
+
+
+def test_rulesets_cli_prints_each_part_and_its_book() -> None:
+    from click.testing import CliRunner
+
+    from scenario_builder.cli.rulesets import rulesets
+
+    result = CliRunner().invoke(rulesets, ["dark-age", "--json"])
+    assert result.exit_code == 0, result.output
+    (d,) = json.loads(result.output)
+    assert [c["module"] for c in d["composition"]] == [
+        "2mm-earth-v0.9", "dark-age-movement", "2mm-earth-v0.9", "wc-morale"]  # fmt: skip
+    text = CliRunner().invoke(rulesets, ["2mm-earth-v0.9+wc-morale"], terminal_width=200)
+    assert "War & Conquest" in text.output and "morale and command" in text.output
+    assert "one complete game" in CliRunner().invoke(rulesets, ["2mm-earth"]).output
