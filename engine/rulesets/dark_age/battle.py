@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.log import Event
 from engine.movement import MoveRules
@@ -49,6 +49,7 @@ from engine.rulesets.dark_age.movement import (
     wheel_cost,
 )
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
 
 __all__ = [
@@ -133,7 +134,8 @@ def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
     """The chapter's troop type, grade and formation for an engine formation (slowest and
     highest-grade base sets the pace, 5.9)."""
     members = []
-    for p in f.profiles:
+    for prof in f.profiles:
+        p = cast(Profile, prof)
         troop = troop_of(str(p.unit_type), has_ranged=p.arming.ranged is not None,
                          skirmisher="skirmisher" in {str(x) for x in p.flags})  # fmt: skip
         members.append((troop, grade_of(p.resilience.melee)))
@@ -181,9 +183,11 @@ def charge_dps(ctx: Any, phase: str) -> list[Event]:
             dp = dp.incur(roll.dps)
             reasons.append(f"move die {roll.face}")
         start = ctx.start_facing.get(fid)
-        if start is not None and form is Formation.SHIELDWALL and abs(
-            (f.facing - start + 180.0) % 360.0 - 180.0
-        ) > 1e-6:
+        if (
+            start is not None
+            and form is Formation.SHIELDWALL
+            and abs((f.facing - start + 180.0) % 360.0 - 180.0) > 1e-6
+        ):
             dp = dp.incur(wheel_cost(form).dps, f"wheel b{ctx.state.bound}")
             reasons.append("wheel in shieldwall")
         added = dp.total - ctx.dps.get(fid, DisorderPoints()).total

@@ -46,4 +46,6 @@ def move_distribution(
         dp += r.dps > 0
     n = len(sides)
     dist = {k: Fraction(v, n) for k, v in sorted(counts.items())}
-    return MoveDistribution(dist, Fraction(dp, n), sum(k * p for k, p in dist.items()))
+    return MoveDistribution(
+        dist, Fraction(dp, n), sum((k * p for k, p in dist.items()), Fraction(0))
+    )

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import cast
 
-from engine.context import BoundContext
 from engine.geometry import forward
 from engine.log import Destroyed, Event, PanicTest, Pursuit
+from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
+from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
     TWO_MM_EARTH,
@@ -68,9 +70,9 @@ def morale_value(f: Formation) -> int:
     front = f.front_rank() or f.alive_bases
     if not front:
         return 0
-    r = round(sum(b.profile.resilience.melee for b in front) / len(front))
+    r = round(sum(cast(Profile, b.profile).resilience.melee for b in front) / len(front))
     mv = min(r + 3, 10)
-    return mv - 1 if f.temperament.value == "reluctant" else mv
+    return mv - 1 if str(f.temperament) == "reluctant" else mv
 
 
 def wc_unit(f: Formation) -> WCUnit:
@@ -92,13 +94,13 @@ def _inches(a: tuple[float, float], b: tuple[float, float], scale: TableScale) -
     return scale.inches(math.dist(a, b))
 
 
-def _enemies_in_contact(ctx: BoundContext, f: Formation) -> list[Formation]:
+def _enemies_in_contact(ctx: TwoMmContext, f: Formation) -> list[Formation]:
     state = ctx.state
     return [state.formations[i] for i in state.contacts.get(f.id, ())
             if not state.formations[i].removed]  # fmt: skip
 
 
-def _combat_result(ctx: BoundContext, f: Formation) -> str | None:
+def _combat_result(ctx: TwoMmContext, f: Formation) -> str | None:
     """ "lost", "won", "draw" for a formation in contact this bound, else None."""
     enemies = _enemies_in_contact(ctx, f)
     if not enemies:
@@ -111,7 +113,7 @@ def _combat_result(ctx: BoundContext, f: Formation) -> str | None:
     return "draw"
 
 
-def _general_in_zone(ctx: BoundContext, f: Formation, scale: TableScale) -> bool:
+def _general_in_zone(ctx: TwoMmContext, f: Formation, scale: TableScale) -> bool:
     """Army General: within 10" of the side's living general's base."""
     state = ctx.state
     side = state.sides[f.side]
@@ -127,7 +129,7 @@ def _general_in_zone(ctx: BoundContext, f: Formation, scale: TableScale) -> bool
 
 
 def _events_for(
-    ctx: BoundContext, f: Formation, broke: Iterable[Formation], scale: TableScale
+    ctx: TwoMmContext, f: Formation, broke: Iterable[Formation], scale: TableScale
 ) -> list[MoraleEvent]:
     """The Morale Tests circumstances around ``f`` this bound, as :class:`MoraleEvent`."""
     state = ctx.state
@@ -166,7 +168,7 @@ def _events_for(
     return out
 
 
-def _side_order(ctx: BoundContext) -> list[str]:
+def _side_order(ctx: TwoMmContext) -> list[str]:
     """Strategic Advantage: a d6 roll-off between the sides, re-rolled on a tie."""
     sides = sorted(ctx.state.sides)
     if len(sides) < 2:
@@ -177,13 +179,13 @@ def _side_order(ctx: BoundContext) -> list[str]:
             return sides[:2] if a > b else [sides[1], sides[0]]
 
 
-def _in_turn(ctx: BoundContext, forms: list[Formation], order: list[str]) -> list[Formation]:
+def _in_turn(ctx: TwoMmContext, forms: list[Formation], order: list[str]) -> list[Formation]:
     by_side = {s: sorted((f for f in forms if f.side == s), key=lambda f: f.id) for s in order}
     return alternate(*(by_side[s] for s in order)) if len(order) == 2 else forms
 
 
 def resolution_phase(
-    ctx: BoundContext, scale: TableScale = TWO_MM_EARTH, phase: str = "resolution"
+    ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH, phase: str = "resolution"
 ) -> list[Event]:
     """Resolution Summary: morale tests (Strategic Advantage first, then alternate; each unit
     at most once; units that fail flee), then pursuit and flee roll-offs."""
@@ -230,7 +232,7 @@ def resolution_phase(
 
 
 def _pursuit(
-    ctx: BoundContext, broke: list[Formation], barred: set[str], order: list[str], phase: str
+    ctx: TwoMmContext, broke: list[Formation], barred: set[str], order: list[str], phase: str
 ) -> list[Event]:
     """Pursuit & Flee Moves: a fleeing unit that rolls <= its pursuer is destroyed; the
     engine's pursuit and rout moves carry the survivors."""
@@ -250,7 +252,7 @@ def _pursuit(
     return events
 
 
-def _destroy(ctx: BoundContext, f: Formation, reason: str, phase: str) -> list[Event]:
+def _destroy(ctx: TwoMmContext, f: Formation, reason: str, phase: str) -> list[Event]:
     state = ctx.state
     events: list[Event] = []
     gone = []
@@ -263,12 +265,12 @@ def _destroy(ctx: BoundContext, f: Formation, reason: str, phase: str) -> list[E
     return events
 
 
-def _off_table(ctx: BoundContext, f: Formation) -> bool:
+def _off_table(ctx: TwoMmContext, f: Formation) -> bool:
     o = f.obb()
     return not bool(ctx.bf.contains(o.cx, o.cy))
 
 
-def _touching_any(ctx: BoundContext, f: Formation) -> bool:
+def _touching_any(ctx: TwoMmContext, f: Formation) -> bool:
     """The fleeing unit's leader is in contact with any other unit (friend or foe)."""
     from engine.geometry import CONTACT_M, obb_array, separation
 
@@ -283,7 +285,7 @@ def _touching_any(ctx: BoundContext, f: Formation) -> bool:
 
 
 def end_phase(
-    ctx: BoundContext, scale: TableScale = TWO_MM_EARTH, phase: str = "end"
+    ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH, phase: str = "end"
 ) -> list[Event]:
     """End Phase 1-3: rally fleeing troops (2d6, -1 MV per enemy formation within 10"), the
     last chance to stand for those that reached the table edge, and dispersal of fleeing units
@@ -326,7 +328,7 @@ def end_phase(
     return events
 
 
-def start_round(ctx: BoundContext, phase: str = "orders") -> list[Event]:
+def start_round(ctx: TwoMmContext, phase: str = "orders") -> list[Event]:
     """Rallied units are disordered "until the start of their next round of play"."""
     events: list[Event] = []
     for f in ctx.state.active():
