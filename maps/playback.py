@@ -39,6 +39,7 @@ LINE_EVENTS = ("shot", "melee", "pursuit")
 MARK_EVENTS = (
     "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
     "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change", "disorder",
+    "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0
@@ -105,6 +106,8 @@ _SENTENCES: dict[str, str] = {
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
+    "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
+    "\u2192 {outcome}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",

@@ -61,24 +61,27 @@ def test_check_ruleset_wc_morale_on_flodden(flodden: tuple[Any, Any]) -> None:
     bf, sc = flodden
     report = check_ruleset(WC, sc, seed=4, battlefield=bf)
     assert report.result is not None and report.phases == report.bounds * 10
-    assert report.events.get("panic_test", 0) > 0
+    assert report.events.get("wc_test", 0) > 0 and "panic_test" not in report.events
 
 
 def test_wc_morale_tests_in_the_log_follow_the_book(flodden: tuple[Any, Any]) -> None:
     bf, sc = flodden
     events = _events(Battle(bf, sc, Dice(4), ruleset=WC).run(25).to_json())
-    tests = [e for e in events if e["type"] == "panic_test"]
-    assert tests
+    tests = [e for e in events if e["type"] == "wc_test"]
+    assert tests and not [e for e in events if e["type"] == "panic_test"]  # no 10.5 tests
     for e in tests:
         faces = e["dice"]["faces"]
         kept = sorted(faces)[:2]
         assert len(faces) in (2, 3) and e["score"] == sum(kept)
         if e["phase"] == "resolution":
-            hero = kept == [1, 1] and "lost combat" in e["triggers"] and e["resilience"] < 2
-            passed = e["score"] <= e["resilience"] or hero
+            assert e["test"] == "morale"
+            hero = kept == [1, 1] and "lost combat" in e["triggers"] and e["mv"] < 2
+            passed = e["score"] <= e["mv"] or hero
             assert (e["outcome"] == "pass") == passed, e
         else:
             assert e["phase"] == "end" and len(faces) == 2  # rallies and last chances: 2d6
+            assert e["test"] in ("rally", "last chance")
+            assert (e["outcome"] in ("rallied", "stand")) == (e["score"] <= e["mv"])
     # a unit that fled is routing until it rallies (then disordered: "retreat"), and the
     # disorder ends at the start of its next round
     routs = [e for e in events if e["type"] == "rout"]

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import cast
+from dataclasses import dataclass
+from typing import ClassVar, cast
 
+from engine.dice import DiceResult
 from engine.geometry import forward
-from engine.log import Destroyed, Event, PanicTest, Pursuit
+from engine.log import Destroyed, Event, Pursuit
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
@@ -53,6 +55,7 @@ from engine.rulesets.war_and_conquest.morale import (
 from engine.state import Formation, Morale
 
 __all__ = [
+    "WCTest",
     "end_phase",
     "leader_xy",
     "morale_value",
@@ -62,6 +65,23 @@ __all__ = [
 ]
 
 _FLEEING = (Morale.ROUTING,)
+
+
+@dataclass(frozen=True, slots=True)
+class WCTest(Event):
+    """A War & Conquest test: ``test`` is "morale", "rally" or "last chance"; ``mv`` the
+    modified morale value, ``score`` the two dice kept (2d6, or the two lowest of 3d6)."""
+
+    type: ClassVar[str] = "wc_test"
+    formation: str
+    test: str
+    triggers: tuple[str, ...]
+    mv: int
+    score: int
+    outcome: str
+    dice: DiceResult | None = None
+
+
 _MAX_PASSES = 8
 
 
@@ -217,8 +237,8 @@ def resolution_phase(
                 if not fail.flees:
                     outcome = "hold"
                     barred.add(f.id)
-            events.append(PanicTest(phase, f.id, names, r.target, r.total, outcome,
-                                    ctx.dice.history[-1]))  # fmt: skip
+            events.append(WCTest(phase, f.id, "morale", names, r.target, r.total, outcome,
+                                 ctx.dice.history[-1]))  # fmt: skip
             if outcome == "flee":
                 why = f"W&C morale test ({', '.join(names)})"
                 events += set_morale(ctx, f, Morale.ROUTING, why, phase)
@@ -299,9 +319,10 @@ def end_phase(
         zone = _general_in_zone(ctx, f, scale)
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
-            events.append(PanicTest(phase, f.id, ("last chance to stand",), last.test.target,
-                                    last.test.total, "stand" if last.stands else "fled",
-                                    ctx.dice.history[-1]))  # fmt: skip
+            events.append(WCTest(phase, f.id, "last chance", ("reached the table edge",),
+                                 last.test.target, last.test.total,
+                                 "stand" if last.stands else "fled",
+                                 ctx.dice.history[-1]))  # fmt: skip
             if last.stands:
                 why = "W&C last chance to stand"
                 events += set_morale(ctx, f, Morale.RETREATING, why, phase)
@@ -316,8 +337,8 @@ def end_phase(
                    for g in state.enemies_of(f.side)]  # fmt: skip
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
-        events.append(PanicTest(phase, f.id, ("rally",), r.target, r.total, verdict,
-                                ctx.dice.history[-1]))  # fmt: skip
+        events.append(WCTest(phase, f.id, "rally", (), r.target, r.total, verdict,
+                             ctx.dice.history[-1]))  # fmt: skip
         if r.passed:
             events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
             f.retreat_from = None
