@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from engine.testing import attack_everything, check_ruleset
 from scenario_builder.build import build_site
 from scenario_builder.errors import RulesetError
 
+ROOT = Path(__file__).resolve().parents[1]
 WC = "2mm-earth-v0.9+wc-morale"
 DA = "dark-age"
 
@@ -153,3 +155,65 @@ def test_rulesets_cli_prints_each_part_and_its_book() -> None:
     assert "composition" not in by_name["2mm-earth-v0.9"]  # one complete game
     text = CliRunner().invoke(rulesets, [], terminal_width=240).output
     assert "dark-age is composed of" in text and "War & Conquest" in text
+
+
+# -- the W&C phases on small scenarios (tests/data/troops rules lists, flat Minden ground) -----
+
+RULES_ARMIES = (str(ROOT / "tests/data/troops/rules_red.yaml"),
+                str(ROOT / "tests/data/troops/rules_blue.yaml"))  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def minden() -> Any:
+    return build_site("minden").battlefield
+
+
+def _wc_battle(minden: Any, red: list[dict[str, Any]], blue: list[dict[str, Any]]) -> Battle:
+    from engine.testing import flat_origin, make_scenario
+
+    sc = make_scenario(red, blue, armies=RULES_ARMIES, origin=flat_origin(minden))
+    return Battle(minden, sc, Dice(1), ruleset=WC)
+
+
+def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden: Any) -> None:
+    from engine.dice import ScriptedDice
+    from engine.rulesets.war_and_conquest import battle as wc
+    from engine.state import Morale
+
+    # red R4 foot: MV 7; a blue formation 200 m (7.9") away counts, one 400 m away does not
+    b = _wc_battle(minden, [{"id": "r", "profile": "inf", "bases": 4, "at": (0, 0)}],
+                   [{"id": "near", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180},
+                    {"id": "far", "profile": "inf", "bases": 2, "at": (300, 400),
+                     "facing": 180}])  # fmt: skip
+    ctx = b.ctx
+    r = b.state.formations["r"]
+    r.morale = Morale.ROUTING
+    ctx.dice = ScriptedDice([1, 2, 3, 3, 3, 3])  # strategic advantage roll-off, then 3+3
+    events = wc.end_phase(ctx, wc.TWO_MM_EARTH, "end")
+    (test,) = [e for e in events if e.type == "wc_test"]
+    assert (test.test, test.mv, test.score, test.outcome) == ("rally", 6, 6, "rallied")
+    assert r.morale is Morale.RETREATING  # rallied, disordered until its next round
+    b.state.bound += 1
+    wc.start_round(ctx, "orders")
+    assert r.morale is Morale.STEADY
+
+
+def test_wc_fleeing_friend_within_5_inches_makes_a_unit_test(minden: Any) -> None:
+    from engine.dice import ScriptedDice
+    from engine.rulesets.war_and_conquest import battle as wc
+    from engine.state import Morale
+
+    # two red formations side by side (leaders 100 m = 3.9" apart); one flees: the other tests
+    b = _wc_battle(minden, [{"id": "a", "profile": "inf", "bases": 2, "at": (0, 0)},
+                            {"id": "b", "profile": "inf", "bases": 2, "at": (100, 0)}],
+                   [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900),
+                     "facing": 180}])  # fmt: skip
+    ctx = b.ctx
+    b.state.formations["a"].morale = Morale.ROUTING
+    # Strategic Advantage roll-off blue 5 v red 2, then b's 3d6 [6, 6, 6] keeps 12 > MV 7
+    ctx.dice = ScriptedDice([5, 2, 6, 6, 6])
+    events = wc.resolution_phase(ctx, wc.TWO_MM_EARTH, "resolution")
+    (test,) = [e for e in events if e.type == "wc_test"]
+    assert test.formation == "b" and test.triggers == ("fleeing friend",)
+    assert len(test.dice.faces) == 3 and test.outcome == "flee"
+    assert b.state.formations["b"].morale is Morale.ROUTING
