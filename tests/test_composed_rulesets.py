@@ -49,8 +49,10 @@ def test_every_part_comes_from_a_named_book() -> None:
     assert by_part["movement and formations"]["seed"] == "003_e8e36df29227b52b.txt"
     assert by_part["morale and command"]["seed"] == "004_3e419fecf92d7f8f.txt"
     # the chapters the Dark Age seed lacks come from a complete game, named
-    assert by_part["combat"]["book"] == by_part["turn sequence"]["book"] == (
-        "Battle for 2mm Earth v0.9"
+    assert (
+        by_part["combat"]["book"]
+        == by_part["turn sequence"]["book"]
+        == ("Battle for 2mm Earth v0.9")
     )
     assert da["scales"]["javelin_throw_m"] == 25.0 and da["scales"]["wc_inch_m"] == 25.4
     assert "difficult" in da["terrain_classes"]["move"]
