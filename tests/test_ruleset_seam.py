@@ -401,6 +401,8 @@ def test_seam_one_battlefield_two_terrain_vocabularies(skirmish) -> None:
     # 2mm Earth's view is the battlefield as built (the build used its table): same classes
     for layer in ("move", "cover", "blocks_sight"):
         assert np.array_equal(theirs.layer(layer), kalkriese.layer(layer))
+    assert mine.meta["legend"]["move"] == {0: "open", 1: "rough", 2: "difficult", 3: "impassable"}
+    assert kalkriese.meta["legend"]["move"][3] == "woods"  # the built battlefield is untouched
     # neutral layers are shared, not copied; one view per ruleset and battlefield
     assert mine.layer("elevation") is kalkriese.layer("elevation")
     assert get_ruleset(NAME).ground(kalkriese) is mine

@@ -121,8 +121,10 @@ class TwoMmEarthGame(Ruleset):
         # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
         # subclass is what movement and sight call
         self.move_rules = self._move_rules()
+        own_sees_over = type(self).sees_over is TwoMmEarthGame.sees_over
         self.sight_rules = SightRules(
-            sees_over=self.sees_over,
+            # the chart itself unless a subclass answers otherwise (one call less per blocker)
+            sees_over=charts.sees_over if own_sees_over else self.sees_over,
             sight_limit_m=self.sight_limit_m,
             hearing_m=RULES_M["hearing"],
             friend_see_through_m=RULES_M["friend_see_through"],

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.dice import Dice
 from engine.rulesets.two_mm_earth.charts import CoverClass
@@ -54,17 +54,19 @@ class ShotPlan:
 
 
 def shooting_bases(f: Formation) -> list[Base]:
-    return [b for b in f.alive_bases if profile_of(b.profile).arming.ranged]
+    # asked ~10^4 times a battle: the bases as 2mm Earth's (typed Any here, no cast per base)
+    alive: list[Any] = f.alive_bases
+    return [b for b in alive if b.profile.arming.ranged]
 
 
 def ranged_arming(f: Formation) -> int:
-    bases = shooting_bases(f)
-    return min(profile_of(b.profile).arming.ranged or 0 for b in bases) if bases else 0
+    bases: list[Any] = shooting_bases(f)  # 2mm Earth's profiles (see shooting_bases)
+    return min(b.profile.arming.ranged or 0 for b in bases) if bases else 0
 
 
 def range_m(f: Formation) -> float:
-    bases = shooting_bases(f)
-    return min(profile_of(b.profile).range_m for b in bases) if bases else 0.0
+    bases: list[Any] = shooting_bases(f)  # asked ~10^4 times a battle
+    return min(b.profile.range_m for b in bases) if bases else 0.0
 
 
 def all_have(bases: list[Base], flag: Flag) -> bool:
