@@ -24,10 +24,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "tests" / "known_answers"
-SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2")
+SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2", "towton_1461")
 SEEDS = (1, 7)
 BENCH_FORMATIONS = 8  # per side: small, so the case takes about a second
 BENCH_SEED = 3
+#: (scenario, ruleset, seed): shipped scenarios fought under another registered ruleset
+OTHER_RULESETS = (("flodden_1513", "medieval-d10", 1),)
 LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with instant orders
 #: composed rulesets (engine/rulesets/compose.py), each on a shipped scenario: case -> (scenario,
 #: ruleset), fought as ``scenario-builder run SCENARIO --ruleset RULESET --seed 1``
@@ -111,6 +113,10 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
             out[f"{sid}_seed{seed}"] = lambda sid=sid, seed=seed: _scenario_case(sid, seed)
     for case, (sid, ruleset) in COMPOSED.items():
         out[f"{case}_seed1"] = lambda sid=sid, ruleset=ruleset: _scenario_case(sid, 1, ruleset)
+    for sid, rs, seed in OTHER_RULESETS:
+        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
+            lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)
+        )
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
     out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (
         _last_stand_case(BENCH_SEED)

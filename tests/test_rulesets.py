@@ -19,7 +19,8 @@ from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 #: every shipped ruleset, complete games and compositions (engine/rulesets/compose.py)
-SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
+SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
+           "medieval-d10"]  # fmt: skip
 
 
 def test_registry_names_and_aliases() -> None:
@@ -37,7 +38,7 @@ def test_unknown_ruleset_is_a_one_line_scenario_error() -> None:
     assert isinstance(info.value, ScenarioError) and isinstance(info.value, KeyError)
     assert str(info.value) == (
         "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, "
-        "2mm-earth-v0.9+wc-morale, dark-age"
+        "2mm-earth-v0.9+wc-morale, dark-age, medieval-d10"
     )
 
 
