@@ -13,10 +13,17 @@ Times are CPU seconds of this process (the machine is shared; wall time is print
 
 Run with pytest-benchmark:   python -m pytest benchmarks/bench_engine.py --benchmark-enable
 or as a script:              python benchmarks/bench_engine.py
+one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json
+    prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
+    (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
+    ``--profile FILE`` writes cProfile stats of the fight).
 """
 
 from __future__ import annotations
 
+import argparse
+import cProfile
+import json
 import time
 from pathlib import Path
 
@@ -34,7 +41,8 @@ BOUNDS = 30
 
 
 def scenario(bf, per_side: int = 60):
-    """Two lines of ``per_side`` formations (30 to a row), 700 m apart, all ordered to attack."""
+    """Two lines of ``per_side`` formations (30 to a row, rows 120 m apart), 700 m apart, all
+    ordered to attack."""
     minx, miny, maxx, maxy = bf.bounds
     origin = ((minx + maxx) / 2.0, (miny + maxy) / 2.0)
 
@@ -80,7 +88,37 @@ def test_bench_engine_30_bounds_to_the_last(benchmark) -> None:
     benchmark.pedantic(fight, args=(bf, sc), rounds=1, iterations=1)
 
 
+def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]:
+    """CPU seconds of a 2 x ``per_side`` battle fought to the last (instant orders) for at most
+    ``BOUNDS`` bounds; set-up (ground, deployment) excluded."""
+    bf = build_site("minden").battlefield
+    sc = last_stand(scenario(bf, per_side))
+    b = Battle(bf, sc, Dice(1), delivery=InstantDelivery())
+    prof = cProfile.Profile() if profile else None
+    t0 = time.process_time()
+    if prof is not None:
+        prof.enable()
+    fight(bf, sc, battle=b)
+    if prof is not None:
+        prof.disable()
+    cpu = time.process_time() - t0
+    if prof is not None and profile:
+        prof.dump_stats(profile)
+    n_bases = sum(f.bases for s in sc.sides for f in s.formations)
+    return {"per_side": per_side, "bases": n_bases, "bounds": b.state.bound,
+            "cpu_s": round(cpu, 3)}  # fmt: skip
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-side", type=int, help="formations a side (one battle to the last)")
+    ap.add_argument("--json", action="store_true", help="print one JSON line")
+    ap.add_argument("--profile", metavar="FILE", help="write cProfile stats of the fight")
+    args = ap.parse_args()
+    if args.per_side is not None:
+        out = measure(args.per_side, args.profile)
+        print(json.dumps(out) if args.json else out)
+        return
     bf = build_site("minden").battlefield
     sc = scenario(bf)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)

@@ -39,6 +39,7 @@ __all__ = [
     "overlaps",
     "segment_hits",
     "segment_hits_pairs",
+    "segment_hits_sparse",
     "separation",
     "separation_many",
 ]
@@ -352,6 +353,43 @@ def segment_hits_pairs(
     t1 = np.ones((k, n))
     ok = np.ones((k, n), dtype=bool)
     for ux, uy, h in ((rx, ry, others[:, 2]), (fx, fy, others[:, 3])):
+        s = px * ux + py * uy
+        v = dx * ux + dy * uy
+        par = np.abs(v) < 1e-12
+        ok &= ~(par & (np.abs(s) > h))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ta = (-h - s) / v
+            tb = (h - s) / v
+        lo = np.where(par, -np.inf, np.minimum(ta, tb))
+        hi = np.where(par, np.inf, np.maximum(ta, tb))
+        t0 = np.maximum(t0, lo)
+        t1 = np.minimum(t1, hi)
+    return ok & (t0 <= t1)
+
+
+def segment_hits_sparse(
+    ps: np.ndarray, qs: np.ndarray, others: np.ndarray, si: np.ndarray, ri: np.ndarray,
+    axes: Any = None,
+) -> np.ndarray:
+    """``segment_hits_pairs(ps, qs, others)[si, ri]`` for the pairs (segment ``si[k]``,
+    rectangle ``ri[k]``) only: the same arithmetic, element by element, so the same booleans,
+    for the candidates a spatial index (engine.spatial) leaves instead of every pair.
+
+    >>> boxes = obb_array([OBB(50.0, 0.0, 5.0, 5.0, 0.0), OBB(50.0, 30.0, 5.0, 5.0, 0.0)])
+    >>> ps, qs = np.array([[0.0, 0.0], [0.0, 30.0]]), np.array([[100.0, 0.0], [100.0, 30.0]])
+    >>> segment_hits_sparse(ps, qs, boxes, np.array([0, 1, 1]), np.array([1, 0, 1])).tolist()
+    [False, False, True]
+    """
+    if si.shape[0] == 0:
+        return np.zeros(0, dtype=bool)
+    fx, fy, rx, ry = _axes(others[:, 4]) if axes is None else axes
+    px = ps[si, 0] - others[ri, 0]
+    py = ps[si, 1] - others[ri, 1]
+    dx, dy = (qs[:, 0] - ps[:, 0])[si], (qs[:, 1] - ps[:, 1])[si]
+    t0 = np.zeros(si.shape[0])
+    t1 = np.ones(si.shape[0])
+    ok = np.ones(si.shape[0], dtype=bool)
+    for ux, uy, h in ((rx[ri], ry[ri], others[ri, 2]), (fx[ri], fy[ri], others[ri, 3])):
         s = px * ux + py * uy
         v = dx * ux + dy * uy
         par = np.abs(v) < 1e-12

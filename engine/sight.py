@@ -28,12 +28,12 @@ import numpy as np
 from engine.geometry import (
     _axes,
     distance,
-    distance_many,
     obb_array,
     point_distance,
     segment_hits,
-    segment_hits_pairs,
+    segment_hits_sparse,
 )
+from engine.spatial import RectIndex
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
@@ -41,10 +41,6 @@ if TYPE_CHECKING:
     from engine.terrain import Ground
 
 __all__ = ["Sight", "SightRules"]
-
-#: after this many rows of gaps in one position state, work out all of them in one call
-_ROWS_BEFORE_MATRIX = 4
-
 
 @dataclass(frozen=True, slots=True)
 class SightRules:
@@ -97,8 +93,10 @@ class Sight:
         self._version = self.state.version
         self._cache.clear()
         self._heard: dict[str, str | None] = {}
-        self._gaps: dict[int, np.ndarray] = {}
-        self._full: np.ndarray | None = None  # distance_many(arr, arr) once worked out
+        # gaps worked out this position state: observer row -> {other row: gap}; only the pairs
+        # asked (culled by the spatial index), never the square of the army
+        self._gaps: dict[int, dict[int, float]] = {}
+        self._spatial: RectIndex | None = None
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
@@ -129,30 +127,30 @@ class Sight:
         return self._limit_fn(self.weather, self.time, self.local(f))
 
     # -- queries ---------------------------------------------------------------------------
+    @property
+    def spatial(self) -> RectIndex:
+        """The spatial index of this position state's formation rectangles (engine.spatial)."""
+        self._refresh()
+        if self._spatial is None:
+            self._spatial = RectIndex(self.arr)
+        return self._spatial
+
     def distance(self, a: str, b: str) -> float:
         """Gap between two formations' rectangles (0 when touching)."""
         self._refresh()
-        return float(self._gap_row(self.index[a])[self.index[b]])
+        return self._gaps_to(self.index[a], [self.index[b]])[0]
 
-    def _gap_row(self, i: int) -> np.ndarray:
-        """Gaps from formation ``i`` to every formation (cached per position state)."""
+    def _gaps_to(self, i: int, js: list[int]) -> list[float]:
+        """Gaps from formation ``i`` to formations ``js`` (cached per position state): the
+        elements of ``distance(obbs[i], arr)`` asked for, the same numbers, element by element."""
         row = self._gaps.get(i)
         if row is None:
-            if len(self._gaps) < _ROWS_BEFORE_MATRIX:
-                row = self._gaps[i] = distance(self.obbs[i], self.arr)
-            else:  # many observers this position state: every row in one call
-                full = self._full = distance_many(self.arr, self.arr)
-                self._gaps = dict(enumerate(full))
-                row = self._gaps[i]
-        return row
-
-    def gap_matrix_for(self, ids: list[str], arr: np.ndarray) -> np.ndarray | None:
-        """``distance_many(arr, arr)`` when this position state has worked it out already and
-        ``ids`` and ``arr`` are its formations and rectangles; else None."""
-        self._refresh()
-        if self._full is None or ids != self.ids or not np.array_equal(arr, self.arr):
-            return None
-        return self._full
+            row = self._gaps[i] = {}
+        todo = [j for j in dict.fromkeys(js) if j not in row]
+        if todo:
+            vals = cast(list[float], distance(self.obbs[i], self.arr[todo]).tolist())
+            row.update(zip(todo, vals, strict=True))
+        return [row[j] for j in js]
 
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
@@ -198,9 +196,10 @@ class Sight:
         for observer, targets in requests:
             i = self.index[observer]
             limit = self.limit_m(self.forms[i])
-            for t in targets:
-                j = self.index[t]
-                far = limit is not None and self.distance(observer, t) > limit
+            js = [self.index[t] for t in targets]
+            gaps = self._gaps_to(i, js) if limit is not None and targets else None
+            for n, (t, j) in enumerate(zip(targets, js, strict=True)):
+                far = gaps is not None and gaps[n] > limit
                 if not (self.on_map[i] and self.on_map[j]) or far:
                     self._cache[(observer, t)] = False
                 else:
@@ -209,14 +208,19 @@ class Sight:
             return []
         ii = np.fromiter((c[1] for c in cands), dtype=np.intp, count=len(cands))
         js = np.fromiter((c[3] for c in cands), dtype=np.intp, count=len(cands))
-        hits = segment_hits_pairs(self.arr[ii, :2], self.arr[js, :2], self.arr, self.axes)
-        rows = np.arange(len(cands))
-        hits[rows, ii] = False
-        hits[rows, js] = False
-        crossed = cast(list[bool], hits.any(axis=1).tolist())
+        ps, qs = self.arr[ii, :2], self.arr[js, :2]
+        # the slab test on the (line, formation) pairs whose boxes meet only (engine.spatial)
+        si, ri = self.spatial.crossing(ps, qs)
+        keep = (ri != ii[si]) & (ri != js[si])
+        si, ri = si[keep], ri[keep]
+        hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
+        blockers: dict[int, list[int]] = {}
+        for s_, r_ in zip(si[hit].tolist(), ri[hit].tolist(), strict=True):
+            blockers.setdefault(s_, []).append(r_)
         pending: dict[str, list[str]] = {}
-        for (observer, i, t, j), row, x in zip(cands, hits, crossed, strict=True):
-            if x and not self._troops_clear(i, j, row):
+        for n, (observer, i, t, j) in enumerate(cands):
+            ks = blockers.get(n)
+            if ks and not self._troops_clear(i, j, ks):
                 self._cache[(observer, t)] = False
             else:
                 pending.setdefault(observer, []).append(t)
@@ -242,21 +246,22 @@ class Sight:
         self._batch(observer, [target])
         return self._cache[(observer, target)]
 
-    def _troops_clear(self, i: int, j: int, hits: np.ndarray | None = None) -> bool:
+    def _troops_clear(self, i: int, j: int, hits: list[int] | None = None) -> bool:
         """No formation between ``i`` and ``j`` blocks the view (6.2). ``hits``: the formations
-        the line crosses (without ``i`` and ``j``) when the caller has them."""
+        the line crosses (without ``i`` and ``j``), ascending, when the caller has them."""
         p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
         if hits is None:
             q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
-            hits = segment_hits(p, q, self.arr, self.axes)
-            hits[i] = hits[j] = False
-        if not hits.any():
+            crossed = segment_hits(p, q, self.arr, self.axes)
+            crossed[i] = crossed[j] = False
+            hits = crossed.nonzero()[0].tolist()
+        if not hits:
             return True
         o = self.forms[i]
         levels = self.levels
         top = max(int(levels[i]), int(levels[j]))
         o_type = see_through = None  # worked out on first need (profiles are loops over bases)
-        for k in hits.nonzero()[0].tolist():
+        for k in hits:
             blocker = self.forms[k]
             if int(levels[k]) < top:
                 continue  # anything on a lower level can be seen over
@@ -285,12 +290,16 @@ class Sight:
         if observer in self._heard:
             return self._heard[observer]
         i = self.index[observer]
-        gaps = self._gap_row(i)
         best, best_d = None, self.rules.hearing_m
-        for k in np.argsort(gaps, kind="stable"):
+        # the formations whose boxes are within earshot (engine.spatial), ascending: every one
+        # within hearing_m is among them, so nearest first (ties by order) as over all of them
+        near = self.spatial.within(i, best_d).tolist()
+        gaps = np.array(self._gaps_to(i, near))
+        for n in np.argsort(gaps, kind="stable").tolist():
+            k = near[n]
             if k == i:
                 continue
-            d = float(gaps[k])
+            d = float(gaps[n])
             if d > best_d:
                 break
             f = self.forms[k]

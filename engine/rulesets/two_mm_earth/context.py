@@ -29,7 +29,7 @@ class TwoMmContext(BoundContext):
     has_walls: bool = False
     geo_cache: Any = None
     centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
-    gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}, ids, arr]
+    spatial_cache: Any = None  # (geo key, (engine.spatial.RectIndex, {fid: row})): phases
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
     #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
     near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)

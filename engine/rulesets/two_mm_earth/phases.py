@@ -145,44 +145,30 @@ def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
     return out
 
 
-#: after this many gap rows asked for one table, work out all of them in one call
-_ROWS_BEFORE_MATRIX = 4
+#: first search radius (m) round a formation for its nearest enemies; doubled until enough
+_NEAR_START_M = 250.0
 
 
-def _gap_row(ctx: TwoMmContext, f: Formation) -> np.ndarray | None:
-    """Gaps from ``f`` to every formation of :func:`_geo` (None until enough rows have been asked
-    for the current table: then the whole matrix, by ``distance_many``, for the rest)."""
-    from engine.geometry import distance_many
+def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
+    """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
+    row, built once per table."""
+    from engine.spatial import RectIndex
 
     forms, arr, _sides = _geo(ctx)
     key = ctx.geo_cache[0]
-    cache = ctx.gap_matrix
-    if cache is None or cache[0] != key:
-        ids = [g.id for g in forms]
-        if cache is not None and cache[2] is not None and cache[4] == ids and np.array_equal(
-                cache[5], arr):  # fmt: skip
-            # a new phase, nobody moved or left (planning moves, then shots): the same matrix
-            cache[0] = key
-        else:
-            cache = ctx.gap_matrix = [key, 0, None, {fid: k for k, fid in enumerate(ids)}, ids,
-                                      arr.copy()]  # fmt: skip
-    k = cache[3].get(f.id)
-    if k is None:
-        return None
-    if cache[2] is None:
-        cache[1] += 1
-        if cache[1] <= _ROWS_BEFORE_MATRIX:
-            return None
-        # sight often has this very matrix already (same formations, same rectangles)
-        cache[2] = ctx.sight.gap_matrix_for(cache[4], arr)
-        if cache[2] is None:
-            cache[2] = distance_many(arr, arr)
-    return cache[2][k]
+    if ctx.spatial_cache is None or ctx.spatial_cache[0] != key:
+        ctx.spatial_cache = (key, (RectIndex(arr), {g.id: k for k, g in enumerate(forms)}))
+    return ctx.spatial_cache[1]
 
 
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
-    """The ``limit`` enemy formations nearest ``f`` (by gap), nearest first; their gaps are
-    remembered for :func:`_gap`."""
+    """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
+    first; their gaps are remembered for :func:`_gap`.
+
+    Exact, without the gap to every enemy: the enemies whose boxes lie within a radius of
+    ``f``'s box (engine.spatial) are measured; once ``limit`` of them are no further than the
+    radius, every enemy left out is further (a box is never further than its rectangle) and
+    cannot be among the nearest. Else the radius grows."""
     from engine.geometry import distance
 
     forms, arr, sides = _geo(ctx)
@@ -193,9 +179,24 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     mask = sides != f.side
     if not mask.any():
         return []
+    index, rows = _spatial(ctx)
+    kf = rows.get(f.id)
     idx = mask.nonzero()[0]
-    row = _gap_row(ctx, f)
-    gaps = row[idx] if row is not None else distance(f.obb(), arr[idx])
+    radius = _NEAR_START_M
+    while kf is not None and idx.size > limit:
+        cand = index.within(kf, radius)
+        cand = cand[mask[cand]]
+        if cand.size >= limit:
+            gaps = distance(f.obb(), arr[cand])
+            kth = float(np.partition(gaps, limit - 1)[limit - 1])
+            if kth <= radius:
+                idx = cand
+                break
+            radius = max(kth, radius * 2.0)
+        else:
+            radius *= 2.0
+    else:
+        gaps = distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]
     out = []
     for k in order:
