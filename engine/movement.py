@@ -42,7 +42,9 @@ from engine.geometry import (
     right,
     separation,
     separation_many,
+    separation_pairs,
 )
+from engine.spatial import RectIndex
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
 if TYPE_CHECKING:
@@ -331,10 +333,13 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
     arr = obb_array([f.obb() for f in forms])
     contacts: dict[str, set[str]] = {f.id: set() for f in forms}
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    # every pair at once (element by element the same sums as separation() row by row)
-    touch = separation_many(arr, arr) <= CONTACT_M
-    # the pairs above the diagonal, row by row (nonzero's order): the order of the old loops
-    for i, j in zip(*np.triu(touch, 1).nonzero(), strict=True):
+    # the pairs whose boxes are within contact distance (engine.spatial), above the diagonal,
+    # row by row (the order of the old loops); each pair's gap by separation_many's sums
+    ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), CONTACT_M)
+    upper = jj > ii
+    ii, jj = ii[upper], jj[upper]
+    touch = separation_pairs(arr[ii], arr[jj]) <= CONTACT_M
+    for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
         f, g = forms[int(i)], forms[int(j)]
         if g.side == f.side:
             continue

@@ -19,7 +19,7 @@ morale (:meth:`Sight.aware`). Answers are cached until any formation moves (``st
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -321,13 +321,13 @@ class Sight:
         seen = set(self.visible(observer, rest)) if rest else set()
         return [t == heard or t in seen for t in targets]
 
-    def aware_of_any(self, observer: str, targets: list[str]) -> bool:
+    def aware_of_any(self, observer: str, targets: Sequence[str]) -> bool:
         """``any(aware(observer, t) for t in targets)``, with terrain sight batched in chunks of
         1, 2, 4, ... targets (the same answer; the nearest targets usually settle it)."""
         heard = self.heard(observer)
         k, chunk = 0, 1
         while k < len(targets):
-            part = targets[k : k + chunk]
+            part = list(targets[k : k + chunk])
             if heard in part or self.visible(observer, part):
                 return True
             k, chunk = k + chunk, chunk * 2

@@ -20,6 +20,8 @@ crossed; "All seen friendlies retreating" needs at least one seen friend.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 
@@ -111,11 +113,11 @@ def _friend_triggers(
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
         centres = _centres(ctx)
-        fx, fy = centres[f.id]
-        steady = sorted((g for g in friends if g.morale is Morale.STEADY),
-                        key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id))  # fmt: skip
+        steady = _NearestFirst(centres[f.id], [g.id for g in friends if g.morale is Morale.STEADY],
+                               centres)  # fmt: skip
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
-        if sight.aware_of_any(f.id, [g.id for g in steady]):
+        # (sorted only as far as asked: the nearest few usually settle it)
+        if sight.aware_of_any(f.id, steady):
             return out
         seen = _aware_of(ctx, f, [g for g in friends if g.morale in _BROKEN])
         if seen and all(g.morale in _BROKEN for g in seen):
@@ -125,6 +127,52 @@ def _friend_triggers(
             else:
                 out.append("all_seen_friendlies_retreating")
     return out
+
+
+class _NearestFirst(Sequence[str]):
+    """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, centres[i]),
+    i))``, sorted only as far as they are read (slices from the start): numpy finds the few
+    nearest, and only those are sorted exactly. The candidates are taken with a margin far
+    above the rounding difference between ``np.hypot`` and ``math.dist``, so the prefix is
+    the one the full sort gives."""
+
+    def __init__(self, point: tuple[float, float], ids: list[str],
+                 centres: dict[str, tuple[float, float]]) -> None:  # fmt: skip
+        self.point, self.ids, self.centres = point, ids, centres
+        c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
+        self.d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
+        self.done: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _upto(self, m: int) -> None:
+        n = len(self.ids)
+        if m <= len(self.done) or len(self.done) == n:
+            return
+        want = min(n, max(m, 2 * len(self.done), 16))
+        if want >= n:
+            cand: list[int] = list(range(n))
+        else:
+            thr = float(np.partition(self.d, want - 1)[want - 1])
+            cand = np.flatnonzero(self.d <= thr * (1 + 1e-9) + 1e-9).tolist()
+        keyed = sorted((math.dist(self.point, self.centres[self.ids[k]]), self.ids[k])
+                       for k in cand)  # fmt: skip
+        self.done = [i for _, i in keyed[:want]]
+
+    @overload
+    def __getitem__(self, k: int) -> str: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[str]: ...
+
+    def __getitem__(self, k: int | slice) -> str | list[str]:
+        if isinstance(k, slice):
+            start, stop, step = k.indices(len(self.ids))
+            self._upto(stop)
+            return self.done[start:stop:step]
+        self._upto(k + 1 if k >= 0 else len(self.ids))
+        return self.done[k]
 
 
 def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
