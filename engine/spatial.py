@@ -52,12 +52,20 @@ class RectIndex:
         self._boxes = shapely.box(*self.box.T) if self.n else np.zeros(0, dtype=object)
         self._tree = shapely.STRtree(self._boxes)
 
+    def lower_bounds(self, i: int) -> np.ndarray:
+        """A lower bound (N,) of the gap from rectangle ``i`` to each rectangle: the gap between
+        their boxes (0 when the boxes meet). One vectorised pass: cheaper than a tree query for
+        one rectangle, and what a nearest-first search needs to stop early."""
+        b, bi = self.box, self.box[i]
+        gx = np.maximum(np.maximum(b[:, 0] - bi[2], bi[0] - b[:, 2]), 0.0)
+        gy = np.maximum(np.maximum(b[:, 1] - bi[3], bi[1] - b[:, 3]), 0.0)
+        return np.hypot(gx, gy)
+
     def within(self, i: int, gap: float) -> np.ndarray:
         """Candidates for "rectangle within ``gap`` metres of rectangle ``i``" (``i`` included)."""
         if self.n == 0:
             return np.zeros(0, dtype=np.intp)
-        hits = self._tree.query(self._boxes[i], predicate="dwithin", distance=gap)
-        return np.sort(hits)
+        return np.flatnonzero(self.lower_bounds(i) <= gap)
 
     def within_many(self, rows: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs (row of ``rows``, other) for "within ``gap`` metres", ordered by row

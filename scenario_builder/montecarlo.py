@@ -6,6 +6,12 @@ loaded by every worker from disk; replays run on a ``dask.distributed`` cluster:
 ``LocalCluster`` of single-threaded worker processes by default (the engine is pure Python and
 holds the GIL), or any scheduler given by address.
 
+Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so the scheduler's
+per-task cost is paid a few times per worker rather than once per replay; a worker plugin
+(:class:`Preload`) loads the scenario and battlefield and builds the routing graph once per
+worker process when it joins, before any task; results stream back task by task
+(``as_completed``) for the progress bar.
+
 >>> lo, hi = wilson_interval(7, 10)
 >>> round(lo, 3), round(hi, 3)
 (0.397, 0.892)
@@ -47,6 +53,50 @@ def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
     from scenario_builder.battlefield import Battlefield
 
     return load_scenario(scenario_path), Battlefield.load(battlefield_dir)
+
+
+def warm(scenario_path: str, battlefield_dir: str, ruleset: str | None = None) -> None:
+    """Load what every replay of this process shares (scenario, battlefield, the ruleset's view
+    of the ground, the messengers' routing graph, imports): one bound of a battle, thrown away.
+    The caches are per process (``_load``; the ground view and the graph are cached by
+    battlefield), so the replays that follow start at once."""
+    from scenario_builder.cli.run import LoadedBattlefield, fight
+
+    scenario, bf = _load(scenario_path, battlefield_dir)
+    fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1)
+
+
+class Preload:
+    """A ``dask.distributed`` worker plugin: :func:`warm` as each worker starts (and on the
+    workers already there when it is registered), so no replay pays the start-up."""
+
+    name = "scenario-builder-preload"
+
+    def __init__(self, scenario_path: str, battlefield_dir: str, ruleset: str | None) -> None:
+        self.args = (scenario_path, battlefield_dir, ruleset)
+
+    def setup(self, worker: Any) -> None:
+        warm(*self.args)
+
+
+def replay_many(
+    scenario_path: str, battlefield_dir: str, seeds: Sequence[int], ruleset: str | None = None
+) -> list[dict[str, Any]]:
+    """:func:`replay` of each seed in turn: one Dask task for a run of seeds."""
+    return [replay(scenario_path, battlefield_dir, s, ruleset) for s in seeds]
+
+
+def chunks(seeds: Sequence[int], workers: int, per_worker: int = 4) -> list[list[int]]:
+    """Seeds cut into about ``per_worker`` tasks a worker: few enough that the scheduler's cost
+    per task vanishes, enough that a worker finishing early finds work (replays differ in
+    length) and the progress bar moves.
+
+    >>> [len(c) for c in chunks(range(100), 2)]
+    [13, 13, 13, 13, 13, 13, 13, 9]
+    """
+    seeds = list(seeds)
+    size = max(1, math.ceil(len(seeds) / (max(1, workers) * per_worker)))
+    return [seeds[k : k + size] for k in range(0, len(seeds), size)]
 
 
 def replay(
@@ -176,7 +226,10 @@ def run_replays(
     progress: Callable[[int, int], None] | None = None,
     ruleset: str | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
-    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds)."""
+    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
+
+    The wall seconds run from the first task submitted to the last result: cluster start-up
+    (and the workers' :class:`Preload`) is not in them."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
@@ -195,16 +248,19 @@ def run_replays(
         client = Client(cluster)
     try:
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
+        # every worker, now and joining later, loads the battle's ground once before any task
+        client.register_plugin(Preload(str(scenario_path), str(battlefield_dir), ruleset))
         start = time.perf_counter()
+        tasks = chunks(seeds, n_workers)
         futures = client.map(
-            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
-            [ruleset] * len(seeds), pure=False,
-        )
-        results = []
-        for done, fut in enumerate(as_completed(futures), start=1):
-            results.append(fut.result())
+            replay_many, [str(scenario_path)] * len(tasks), [str(battlefield_dir)] * len(tasks),
+            tasks, [ruleset] * len(tasks), pure=False,
+        )  # fmt: skip
+        results: list[dict[str, Any]] = []
+        for fut in as_completed(futures):
+            results += fut.result()
             if progress:
-                progress(done, len(seeds))
+                progress(len(results), len(seeds))
         wall = time.perf_counter() - start
     finally:
         client.close()

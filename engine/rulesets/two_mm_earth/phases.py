@@ -145,10 +145,6 @@ def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
     return out
 
 
-#: first search radius (m) round a formation for its nearest enemies; doubled until enough
-_NEAR_START_M = 250.0
-
-
 def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
     """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
     row, built once per table."""
@@ -165,10 +161,10 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
     first; their gaps are remembered for :func:`_gap`.
 
-    Exact, without the gap to every enemy: the enemies whose boxes lie within a radius of
-    ``f``'s box (engine.spatial) are measured; once ``limit`` of them are no further than the
-    radius, every enemy left out is further (a box is never further than its rectangle) and
-    cannot be among the nearest. Else the radius grows."""
+    Exact, without the gap to every enemy: a lower bound of every gap comes from the boxes
+    round the rectangles (engine.spatial); the ``limit`` enemies of smallest bound are measured,
+    and the largest of their gaps is no less than the ``limit``-th smallest gap of all, so an
+    enemy whose bound exceeds it cannot be among the nearest: only the rest are measured."""
     from engine.geometry import distance
 
     forms, arr, sides = _geo(ctx)
@@ -179,24 +175,15 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     mask = sides != f.side
     if not mask.any():
         return []
+    idx = mask.nonzero()[0]
     index, rows = _spatial(ctx)
     kf = rows.get(f.id)
-    idx = mask.nonzero()[0]
-    radius = _NEAR_START_M
-    while kf is not None and idx.size > limit:
-        cand = index.within(kf, radius)
-        cand = cand[mask[cand]]
-        if cand.size >= limit:
-            gaps = distance(f.obb(), arr[cand])
-            kth = float(np.partition(gaps, limit - 1)[limit - 1])
-            if kth <= radius:
-                idx = cand
-                break
-            radius = max(kth, radius * 2.0)
-        else:
-            radius *= 2.0
-    else:
-        gaps = distance(f.obb(), arr[idx])
+    if kf is not None and idx.size > limit:
+        lb = index.lower_bounds(kf)[idx]
+        first = np.argpartition(lb, limit - 1)[:limit]
+        bound = float(distance(f.obb(), arr[idx[first]]).max())
+        idx = idx[lb <= bound]
+    gaps = distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]
     out = []
     for k in order:
