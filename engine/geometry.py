@@ -34,6 +34,7 @@ __all__ = [
     "corners",
     "distance",
     "distance_many",
+    "distance_pairs",
     "forward",
     "obb_array",
     "overlaps",
@@ -510,6 +511,40 @@ def separation_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
         gap = np.abs(ux * dx + uy * dy) - ra - rb
         best = gap if best is None else np.maximum(best, gap)
+    return best
+
+
+def distance_pairs(a: np.ndarray, b: np.ndarray, ca: np.ndarray | None = None) -> np.ndarray:
+    """:func:`distance_many` of rows ``a[k]`` and ``b[k]`` ((P, 5) each) pair by pair: (P,),
+    the same arithmetic element by element, for the pairs a spatial index leaves. ``ca``: the
+    corners of each row of ``a`` (P, 4, 2) as :func:`corners` makes them, when the caller has
+    them.
+
+    >>> arr = obb_array([OBB(0.0, 0.0, 20.0, 10.0, 0.0), OBB(60.0, 35.0, 20.0, 10.0, 30.0)])
+    >>> bool(distance_pairs(arr[[0, 1]], arr[[1, 0]]).tolist() == [
+    ...     distance_many(arr, arr)[0, 1], distance_many(arr, arr)[1, 0]])
+    True
+    """
+    if a.shape[0] == 0:
+        return np.zeros(0)
+    if ca is None:
+        ca = np.array([corners(OBB(*(float(v) for v in row))) for row in a])
+    fx, fy, rx, ry = _axes(b[:, 4])
+    dx = ca[:, :, 0].T - b[None, :, 0]  # (4, P)
+    dy = ca[:, :, 1].T - b[None, :, 1]
+    d1 = np.hypot(np.maximum(np.abs(dx * rx + dy * ry) - b[:, 2], 0.0),
+                  np.maximum(np.abs(dx * fx + dy * fy) - b[:, 3], 0.0))  # fmt: skip
+    sa = np.array([[-1], [1], [1], [-1]])
+    sb = np.array([[1], [1], [-1], [-1]])
+    px = b[:, 0] + sa * b[:, 2] * rx + sb * b[:, 3] * fx  # (4, P)
+    py = b[:, 1] + sa * b[:, 2] * ry + sb * b[:, 3] * fy
+    afx, afy, arx, ary = _axes(a[:, 4])
+    ex = px - a[:, 0]
+    ey = py - a[:, 1]
+    d2 = np.hypot(np.maximum(np.abs(ex * arx + ey * ary) - a[:, 2], 0.0),
+                  np.maximum(np.abs(ex * afx + ey * afy) - a[:, 3], 0.0))  # fmt: skip
+    best = np.minimum(d1.min(axis=0), d2.min(axis=0))
+    best[separation_pairs(a, b) < 0] = 0.0
     return best
 
 

@@ -97,6 +97,8 @@ class Sight:
         # asked (culled by the spatial index), never the square of the army
         self._gaps: dict[int, dict[int, float]] = {}
         self._spatial: RectIndex | None = None
+        self._hear_calls = 0
+        self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
@@ -293,8 +295,13 @@ class Sight:
         best, best_d = None, self.rules.hearing_m
         # the formations whose boxes are within earshot (engine.spatial), ascending: every one
         # within hearing_m is among them, so nearest first (ties by order) as over all of them
-        near = self.spatial.within(i, best_d).tolist()
-        gaps = np.array(self._gaps_to(i, near))
+        table = self._hearing_table()
+        if table is not None:
+            near, gap_list = table.get(i, ([], []))
+            gaps = np.array(gap_list)
+        else:
+            near = self.spatial.within(i, best_d).tolist()
+            gaps = np.array(self._gaps_to(i, near))
         for n in np.argsort(gaps, kind="stable").tolist():
             k = near[n]
             if k == i:
@@ -308,6 +315,34 @@ class Sight:
                 break
         self._heard[observer] = best
         return best
+
+    def _hearing_table(self) -> dict[int, tuple[list[int], list[float]]] | None:
+        """Every formation's candidates within earshot and their gaps, in one pass, once
+        several formations have asked in this position state (None before): box lower bounds
+        of every pair, then ``distance_pairs`` on the pairs within ``hearing_m`` (the same
+        gaps as one row at a time)."""
+        if self._hear_near is not None:
+            return self._hear_near
+        self._hear_calls += 1
+        if self._hear_calls <= 4:
+            return None
+        from engine.geometry import corners, distance_pairs
+
+        lb = self.spatial.lower_bound_matrix()
+        ii, jj = np.nonzero(lb <= self.rules.hearing_m)
+        ca = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
+        gg = distance_pairs(self.arr[ii], self.arr[jj], ca[ii]) if ii.size else np.zeros(0)
+        out: dict[int, tuple[list[int], list[float]]] = {}
+        starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
+        js, gs = jj.tolist(), cast(list[float], gg.tolist())
+        for r in range(len(self.ids)):
+            a, b = starts[r], starts[r + 1]
+            out[r] = (js[a:b], gs[a:b])
+            row = self._gaps.setdefault(r, {})
+            for j, g in zip(js[a:b], gs[a:b], strict=True):
+                row.setdefault(j, g)
+        self._hear_near = out
+        return out
 
     def aware(self, observer: str, target: str) -> bool:
         """Seen or heard: what counts for morale (10.2 "events you can see or hear")."""

@@ -8,9 +8,9 @@ holds the GIL), or any scheduler given by address.
 
 Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so the scheduler's
 per-task cost is paid a few times per worker rather than once per replay; a worker plugin
-(:class:`Preload`) loads the scenario and battlefield and builds the routing graph once per
-worker process when it joins, before any task; results stream back task by task
-(``as_completed``) for the progress bar.
+(``scenario_builder.mc_preload.Preload``) loads the scenario and battlefield and builds the
+routing graph once per worker process when it joins, before any task; results stream back
+task by task (``as_completed``) for the progress bar.
 
 >>> lo, hi = wilson_interval(7, 10)
 >>> round(lo, 3), round(hi, 3)
@@ -64,19 +64,6 @@ def warm(scenario_path: str, battlefield_dir: str, ruleset: str | None = None) -
 
     scenario, bf = _load(scenario_path, battlefield_dir)
     fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1)
-
-
-class Preload:
-    """A ``dask.distributed`` worker plugin: :func:`warm` as each worker starts (and on the
-    workers already there when it is registered), so no replay pays the start-up."""
-
-    name = "scenario-builder-preload"
-
-    def __init__(self, scenario_path: str, battlefield_dir: str, ruleset: str | None) -> None:
-        self.args = (scenario_path, battlefield_dir, ruleset)
-
-    def setup(self, worker: Any) -> None:
-        warm(*self.args)
 
 
 def replay_many(
@@ -229,7 +216,7 @@ def run_replays(
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
 
     The wall seconds run from the first task submitted to the last result: cluster start-up
-    (and the workers' :class:`Preload`) is not in them."""
+    (and the workers' preload) is not in them."""
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
@@ -249,6 +236,8 @@ def run_replays(
     try:
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         # every worker, now and joining later, loads the battle's ground once before any task
+        from scenario_builder.mc_preload import Preload
+
         client.register_plugin(Preload(str(scenario_path), str(battlefield_dir), ruleset))
         start = time.perf_counter()
         tasks = chunks(seeds, n_workers)

@@ -30,6 +30,7 @@ class TwoMmContext(BoundContext):
     geo_cache: Any = None
     centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
     spatial_cache: Any = None  # (geo key, (engine.spatial.RectIndex, {fid: row})): phases
+    near_table: Any = None  # [geo key, calls, {row: (enemy rows, gaps)}]: phases
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
     #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
     near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)

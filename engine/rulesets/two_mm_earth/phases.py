@@ -157,6 +157,52 @@ def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
     return ctx.spatial_cache[1]
 
 
+#: the nearest enemies of every formation are worked out at once (one table of candidates)
+#: from this many asked in one table on, for any ``limit`` up to _NEAR_ALL
+_NEAR_BATCH_AFTER = 4
+_NEAR_ALL = 12
+
+
+def _near_candidates(ctx: TwoMmContext) -> dict[int, tuple[np.ndarray, np.ndarray]] | None:
+    """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
+    nearest enemies, for every formation of the table at once, once enough have been asked
+    (None before). Box lower bounds of every pair (engine.spatial) pick each row's
+    ``_NEAR_ALL`` likeliest; the largest of their exact gaps bounds the ``_NEAR_ALL``-th
+    nearest, and only pairs whose lower bound is within it are measured
+    (``geometry.distance_pairs``: the same numbers as one row at a time)."""
+    from engine.geometry import corners, distance_pairs
+
+    forms, arr, sides = _geo(ctx)
+    key = ctx.geo_cache[0]
+    hit = ctx.near_table
+    if hit is None or hit[0] != key:
+        hit = ctx.near_table = [key, 0, None]
+    if hit[2] is not None:
+        return hit[2]
+    hit[1] += 1
+    if hit[1] <= _NEAR_BATCH_AFTER or len(forms) < 2:
+        return None
+    index, _rows = _spatial(ctx)
+    lb = index.lower_bound_matrix()
+    lb[sides[:, None] == sides[None, :]] = np.inf  # friends are not candidates
+    n = len(forms)
+    k = min(_NEAR_ALL, n - 1)
+    first = np.argpartition(lb, k - 1, axis=1)[:, :k]
+    rows = np.repeat(np.arange(n), k)
+    cols = first.reshape(-1)
+    ca = np.array([corners(f.obb()) for f in forms])
+    finite = np.isfinite(lb[rows, cols])
+    gaps = np.full(rows.shape, np.inf)
+    gaps[finite] = distance_pairs(arr[rows[finite]], arr[cols[finite]], ca[rows[finite]])
+    bound = gaps.reshape(n, k).max(axis=1)  # inf: fewer enemies than k, all are candidates
+    ii, jj = np.nonzero((lb <= bound[:, None]) & np.isfinite(lb))
+    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+    starts = np.searchsorted(ii, np.arange(n + 1))
+    out = {r: (jj[starts[r] : starts[r + 1]], gg[starts[r] : starts[r + 1]]) for r in range(n)}
+    hit[2] = out
+    return out
+
+
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
     first; their gaps are remembered for :func:`_gap`.
@@ -178,12 +224,16 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     idx = mask.nonzero()[0]
     index, rows = _spatial(ctx)
     kf = rows.get(f.id)
-    if kf is not None and idx.size > limit:
-        lb = index.lower_bounds(kf)[idx]
-        first = np.argpartition(lb, limit - 1)[:limit]
-        bound = float(distance(f.obb(), arr[idx[first]]).max())
-        idx = idx[lb <= bound]
-    gaps = distance(f.obb(), arr[idx])
+    table = _near_candidates(ctx) if kf is not None and limit <= _NEAR_ALL else None
+    if table is not None:
+        idx, gaps = table[kf]
+    else:
+        if kf is not None and idx.size > limit:
+            lb = index.lower_bounds(kf)[idx]
+            first = np.argpartition(lb, limit - 1)[:limit]
+            bound = float(distance(f.obb(), arr[idx[first]]).max())
+            idx = idx[lb <= bound]
+        gaps = distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]
     out = []
     for k in order:
