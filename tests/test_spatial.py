@@ -1,0 +1,143 @@
+"""Issue 15: the spatial index culls pairwise queries without changing a single answer.
+
+The rectangles are the formations of the engine benchmark's battle on Minden (real ground,
+``benchmarks/bench_engine.py``) after a few bounds of fighting (turned, broken, crowded), so the
+boxes are the engine's own. Every culled query is checked against the brute force it replaces,
+for equality (bit for bit), not closeness.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.geometry import (
+    distance,
+    distance_many,
+    distance_pairs,
+    obb_array,
+    segment_hits_pairs,
+    segment_hits_sparse,
+    separation_many,
+    separation_pairs,
+)
+from engine.spatial import RectIndex
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+
+@pytest.fixture(scope="module")
+def battle() -> Any:
+    from bench_engine import BOUNDS, last_stand, scenario
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+    from scenario_builder.build import build_site
+
+    bf = build_site("minden").battlefield
+    b = Battle(bf, last_stand(scenario(bf, 30)), Dice(3), delivery=InstantDelivery())
+    for _ in range(min(6, BOUNDS)):
+        b.step()
+    return b
+
+
+@pytest.fixture(scope="module")
+def arr(battle: Any) -> np.ndarray:
+    return obb_array([f.obb() for f in battle.state.active()])
+
+
+def test_pairs_kernels_equal_the_matrices(arr: np.ndarray) -> None:
+    n = arr.shape[0]
+    ii, jj = (m.ravel() for m in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    assert np.array_equal(distance_pairs(arr[ii], arr[jj]), distance_many(arr, arr).ravel())
+    assert np.array_equal(separation_pairs(arr[ii], arr[jj]), separation_many(arr, arr).ravel())
+    # the row-at-a-time distance the engine also uses is the same numbers
+    from engine.geometry import OBB
+
+    for k in range(0, n, 7):
+        row = distance(OBB(*(float(v) for v in arr[k])), arr)
+        assert np.array_equal(row, distance_many(arr, arr)[k])
+
+
+def test_box_bounds_never_exceed_the_true_gap(arr: np.ndarray) -> None:
+    idx = RectIndex(arr)
+    gaps = distance_many(arr, arr)
+    lb = idx.lower_bound_matrix()
+    assert (lb <= gaps + 1e-9).all()
+    assert np.array_equal(lb[5], idx.lower_bounds(5))
+    for gap in (0.0, 1.0, 75.0, 400.0):
+        for i in range(0, arr.shape[0], 5):
+            cand = set(idx.within(i, gap).tolist())
+            assert set(np.flatnonzero(gaps[i] <= gap).tolist()) <= cand
+
+
+def test_within_many_is_a_superset_of_contacts(arr: np.ndarray) -> None:
+    idx = RectIndex(arr)
+    ii, jj = idx.within_many(np.arange(arr.shape[0]), 1.0)
+    touch = set(zip(*np.nonzero(separation_many(arr, arr) <= 1.0), strict=True))
+    assert touch <= set(zip(ii.tolist(), jj.tolist(), strict=True))
+
+
+def test_crossing_candidates_give_the_slab_test_answers(arr: np.ndarray) -> None:
+    n = arr.shape[0]
+    rng = np.random.default_rng(15)
+    a, b = rng.integers(0, n, 300), rng.integers(0, n, 300)
+    ps, qs = arr[a, :2], arr[b, :2]
+    full = segment_hits_pairs(ps, qs, arr)
+    si, ri = RectIndex(arr).crossing(ps, qs)
+    got = np.zeros_like(full)
+    got[si, ri] = segment_hits_sparse(ps, qs, arr, si, ri)
+    assert np.array_equal(got, full)
+    assert full.sum() > 300  # every line crosses at least its own two ends: the test has teeth
+
+
+def test_nearest_friends_first_is_the_full_sort(battle: Any) -> None:
+    import math
+
+    from engine.rulesets.two_mm_earth.morale import _NearestFirst
+
+    forms = battle.state.active("red")
+    centres = {f.id: f.centre() for f in forms}
+    p = centres[forms[0].id]
+    ids = [f.id for f in forms[1:]]
+    full = sorted(ids, key=lambda i: (math.dist(p, centres[i]), i))
+    lazy = _NearestFirst(p, ids, centres)
+    assert lazy[0:1] == full[:1] and lazy[1:3] == full[1:3] and lazy[0:40] == full[:40]
+    assert len(lazy) == len(full) and lazy[0 : len(full)] == full
+
+
+def test_sight_answers_equal_unculled(battle: Any) -> None:
+    """Hearing and gaps of the culled Sight against the brute force over every formation."""
+    sight = battle.sight
+    sight._refresh()
+    gaps = distance_many(sight.arr, sight.arr)
+    hearing = sight.rules.hearing_m
+    for i, fid in enumerate(sight.ids):
+        expect = None
+        for k in np.argsort(gaps[i], kind="stable").tolist():
+            if k == i:
+                continue
+            if gaps[i, k] > hearing:
+                break
+            g = sight.forms[k]
+            if g.moved_m > 0 or g.fought or battle.state.contacts.get(g.id):
+                expect = g.id
+                break
+        assert sight.heard(fid) == expect
+    for i in range(0, len(sight.ids), 3):
+        for j in range(0, len(sight.ids), 11):
+            assert sight.distance(sight.ids[i], sight.ids[j]) == gaps[i, j]
+
+
+def test_montecarlo_chunks_cover_every_seed_once() -> None:
+    from scenario_builder.montecarlo import chunks
+
+    for n, w in ((1, 2), (7, 2), (100, 2), (1000, 3)):
+        cs = chunks(range(5, 5 + n), w)
+        assert [s for c in cs for s in c] == list(range(5, 5 + n))
+        assert len(cs) <= 4 * w and all(cs)
