@@ -122,8 +122,9 @@ class Ruleset:
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
     order_kinds: ClassVar[tuple[str, ...]] = ()
-    move_rules: ClassVar[MoveRules]
-    sight_rules: ClassVar[SightRules]
+    #: built by the subclass's ``__init__`` (so overrides of its hooks are what the core calls)
+    move_rules: MoveRules
+    sight_rules: SightRules
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -138,7 +139,7 @@ class Ruleset:
     def ground(self, battlefield: Ground) -> Ground:
         """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
         ``blocks_sight``), built once per battlefield."""
-        return ruleset_ground(battlefield, self.name, self.terrain, self.classify_slope)
+        return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope)
 
     def terrain_classes(self) -> dict[str, list[str]]:
         return self.terrain.class_names()
@@ -152,8 +153,8 @@ class Ruleset:
         """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
         raise NotImplementedError
 
-    def sees_over(self, observer: UnitProfile, blocker: UnitProfile) -> bool:
-        """Whether troops of ``observer``'s kind see over troops of ``blocker``'s kind."""
+    def sees_over(self, observer: str, blocker: str) -> bool:
+        """Whether troops of the ``observer`` unit type see over those of ``blocker``'s."""
         return False
 
     def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
@@ -174,6 +175,11 @@ class Ruleset:
         from engine.orders import StandingOrders
 
         return StandingOrders.from_scenario(scenario, side, battlefield.to_xy)
+
+    def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
+        """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
+        with them); the default: each side's scenario orders (:meth:`commander`)."""
+        return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
 
     # -- the bound ---------------------------------------------------------------------------
     def new_context(self, **parts: Any) -> BoundContext:
@@ -240,6 +246,9 @@ def unregister(name: str) -> None:
     for alias in cls.aliases:
         _ALIASES.pop(alias, None)
     _INSTANCES.pop(name, None)
+    ORDER_WORDS.clear()  # its words go too, unless another ruleset uses them
+    for other in _REGISTRY.values():
+        ORDER_WORDS.update(other.order_kinds)
 
 
 def available_rulesets() -> list[str]:

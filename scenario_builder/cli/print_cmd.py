@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.cli.options import drawable_ground, ruleset_option
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -21,12 +22,6 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     default=None,
     help="Table scale: 2mm (1 m = 1 mm, the default), 6mm (1 m = 3 mm) or 1:N; with --ruleset "
     "one of its figure scales (medieval-d10: 15mm, 25mm, default the first).",
-)
-@click.option(
-    "--ruleset",
-    "ruleset",
-    default=None,
-    help="Lay the table out at this ruleset's figure scale (e.g. medieval-d10).",
 )
 @click.option(
     "--paper",
@@ -78,10 +73,10 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write one cut layer per height step (SVG + PDF) into this directory.",
 )
+@ruleset_option
 def print_cmd(
     directory: Path,
     scale_text: str | None,
-    ruleset: str | None,
     paper_text: str,
     overlap: float,
     margin: float,
@@ -89,6 +84,7 @@ def print_cmd(
     max_pages: int,
     out: Path,
     layers: Path | None,
+    ruleset: str | None,
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
@@ -118,7 +114,7 @@ def print_cmd(
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
     from scenario_builder.battlefield import Battlefield
 
-    bf = Battlefield.load(directory)
+    bf = drawable_ground(Battlefield.load(directory), ruleset)
     plan_layout(bf, opts)  # every size check before anything is written
     lay = write_layout_pdf(bf, opts, out)
     t = lay.tiling
