@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine import sieges
-from engine.bound import PHASES, run_bound
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
@@ -24,6 +22,8 @@ from engine.log import BattleLog, BoundRecord
 from engine.movement import update_contacts
 from engine.orders import Commander, Delivery, StandingOrders
 from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth import sieges
+from engine.rulesets.two_mm_earth.phases import PHASES, run_bound
 from engine.scenario import Scenario
 from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Morale
@@ -77,8 +77,8 @@ class Battle:
                 s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
                 for s in scenario.sides
             }
-        if delivery is None:  # 9.1-9.2: messengers (engine.messengers) unless told otherwise
-            from engine.messengers import MessengerDelivery
+        if delivery is None:  # 9.1-9.2: messengers unless told otherwise
+            from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
 
             delivery = MessengerDelivery.for_scenario(battlefield, scenario)
         self.delivery = delivery

@@ -38,9 +38,9 @@ from typing import Any
 
 from engine.geometry import obb_array, separation
 from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Plan, Scenario, Trigger
 from engine.state import BaseStatus, BattleState, Formation, Morale
-from engine.wings import WingOrder
 
 __all__ = ["RESERVE_M", "STATION_M", "STRIKE_M", "TAKEN_M", "PlanCommander", "plan_commanders"]
 

@@ -1,7 +1,7 @@
 """What every phase of a bound works on: ground, state, dice, ruleset, sight, and the bound's notes.
 
-Kept apart from :mod:`engine.bound` so the rule modules (melee, morale, sieges) can take it
-without importing the bound sequence.
+Kept apart from the phases (:mod:`engine.rulesets.two_mm_earth.phases`) so rule modules (melee,
+morale, sieges) can take it without importing the bound sequence.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class BoundContext:
         hit = self.cover_cache.get(key)
         if hit is None:
             from engine.movement import footprint_classes
-            from engine.sieges import cover_override
+            from engine.rulesets.two_mm_earth.sieges import cover_override
 
             hit, _ = footprint_classes(self.bf, f, "cover")
             if self.has_walls:

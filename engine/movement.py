@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from engine.charts import MoveClass
 from engine.geometry import (
     CONTACT_M,
     OBB,
@@ -39,6 +38,7 @@ from engine.geometry import (
     separation,
     separation_many,
 )
+from engine.rulesets.two_mm_earth.charts import MoveClass
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
 __all__ = [

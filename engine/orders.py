@@ -29,10 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from engine.charts import Order as OrderKind
-from engine.charts import Temperament
 from engine.dice import Dice
 from engine.log import Event, OrderReceived, OrderRoll, Retreat, Rout
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
+from engine.rulesets.two_mm_earth.charts import Temperament
 from engine.state import BattleState, Morale
 from scenario_builder.errors import IllegalOrderError
 

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from engine.charts import Order
 from engine.profiles import Army, load_army
+from engine.rulesets.two_mm_earth.charts import Order
 from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
 from scenario_builder.paths import data_dir

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from engine.charts import UnitType
 from engine.geometry import (
     _axes,
     distance,
@@ -33,6 +32,7 @@ from engine.geometry import (
     segment_hits,
     segment_hits_pairs,
 )
+from engine.rulesets.two_mm_earth.charts import UnitType
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
@@ -83,7 +83,7 @@ class Sight:
         locality: str | None = None,
         sight_limit: Any = None,
     ) -> None:
-        from engine import charts
+        from engine.rulesets.two_mm_earth import charts
 
         self.bf = battlefield
         self.state = state

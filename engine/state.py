@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from engine.charts import Temperament, UnitType
 from engine.geometry import BASE_D, BASE_W, OBB, forward, local, right
 from engine.profiles import Flag, Profile
+from engine.rulesets.two_mm_earth.charts import Temperament, UnitType
 
 __all__ = [
     "Base",

@@ -2,7 +2,7 @@
 
 Plays a battle phase by phase and asserts, after every phase, the engine's invariants:
 
-- the phases of every bound come in the 1.1 order (:data:`engine.bound.PHASES`);
+- the phases of every bound come in the ruleset's order (``ruleset.phases``);
 - only legal orders are issued (kind, own formation still on the table);
 - morale states are valid and change only along the legal transitions;
 - casualties never decrease and a dead base never comes back;
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.bound import PHASES
 from engine.geometry import corners, obb_array, separation
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.phases import PHASES
 from engine.state import MORALE_TRANSITIONS, BattleState, Morale
 
 __all__ = ["CheckReport", "attack_everything", "check_battle", "check_ruleset"]

@@ -13,8 +13,8 @@ from engine.commanders import plan_commanders
 from engine.dice import Dice
 from engine.geometry import corners
 from engine.log import MessengerArrived, MessengerRerouted, MessengerSent
-from engine.messengers import MessengerDelivery, enemy_footprints
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.messengers import MessengerDelivery, enemy_footprints
 from engine.scenario import Scenario, load_scenario
 from engine.state import BattleState, Morale
 from scenario_builder.routing import RouteGraph, arrival_bound

@@ -25,8 +25,8 @@ from engine.odds import (
     simulate_attack,
     simulate_panic,
 )
-from engine.resolution import roll_attack
 from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.resolution import roll_attack
 from scenario_builder.cli import main
 from scenario_builder.cli.odds import odds
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from engine.battle import Battle
-from engine.bound import PHASES
 from engine.dice import ScriptedDice
+from engine.rulesets.two_mm_earth.phases import PHASES
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
 
@@ -71,7 +71,7 @@ def test_1_1_short_range_no_penalty(bf, origin):
 
 def test_1_1_moving_shooters_minus_one_skirmishers_exempt():
     from engine.profiles import load_army
-    from engine.shooting import choose_mode
+    from engine.rulesets.two_mm_earth.shooting import choose_mode
     from engine.state import Formation
 
     army = __import__("engine.profiles", fromlist=["load_army"]).load_army(ARMIES[0])
@@ -141,8 +141,8 @@ def test_2_3_in_battle_a_need_of_seven_never_hits(bf, origin):
 
 
 def test_2_4_hits_injure_the_facing_rank_then_kill():
-    from engine.damage import allocate_hits
     from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
     from engine.state import Formation
 
     p = load_army(ARMIES[1]).profile("inf")
@@ -155,8 +155,8 @@ def test_2_4_hits_injure_the_facing_rank_then_kill():
 
 
 def test_2_4_with_a_character_hits_fall_at_random():
-    from engine.damage import allocate_hits
     from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
     from engine.state import Formation
 
     p = load_army(ARMIES[1]).profile("inf")
@@ -238,7 +238,7 @@ def test_8_1_ordnance_counts_one_extra_base_per_rank(bf, origin):
 
 def test_8_1_no_ordnance_from_overhead_cover():
     from engine.profiles import load_army
-    from engine.shooting import choose_mode
+    from engine.rulesets.two_mm_earth.shooting import choose_mode
     from engine.state import Formation
 
     guns = Formation.build("g", "red", "G", load_army(ARMIES[0]).profile("guns"), n_bases=2,
@@ -262,7 +262,7 @@ def test_8_2_volleys_are_two_rank_ordnance(bf, origin):
 
 def test_11_3_mixed_ranks_fight_at_the_mean_rounded_down():
     from engine.profiles import load_army
-    from engine.shooting import facing_r
+    from engine.rulesets.two_mm_earth.shooting import facing_r
     from engine.state import Formation
 
     army = load_army(ARMIES[1])

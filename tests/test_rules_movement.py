@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from engine.battle import Battle
-from engine.charts import MoveClass
 from engine.dice import Dice, ScriptedDice
 from engine.movement import MovePlan, execute_move, footprint_classes, retreat_bearing
+from engine.rulesets.two_mm_earth.charts import MoveClass
 from engine.testing import flat_origin, make_scenario, overlapping_pairs
 from scenario_builder.build import build_site
 
@@ -161,7 +161,7 @@ def test_7_1_terrain_applies_when_half_the_formation_is_in_it(bayreuth):
 
 def test_7_2_woods_cover_raises_ranged_resilience(bayreuth):
     from engine.battle import Battle
-    from engine.shooting import target_resilience
+    from engine.rulesets.two_mm_earth.shooting import target_resilience
 
     x, y = _woods_edge(bayreuth)
     sc = make_scenario(

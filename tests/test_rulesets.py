@@ -7,18 +7,15 @@ from collections import Counter
 
 import pytest
 
-from engine.charts import CoverClass, MoveClass, speed_m
 from engine.dice import ScriptedDice
-from engine.rulesets import (
+from engine.rulesets import Ruleset, available_rulesets, get_ruleset, register
+from engine.rulesets.two_mm_earth import (
     MORALE_TRIGGERS_V09,
     MoraleSituation,
-    Ruleset,
     TwoMmEarthV07,
     TwoMmEarthV09,
-    available_rulesets,
-    get_ruleset,
-    register,
 )
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 

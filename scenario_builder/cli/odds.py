@@ -115,9 +115,9 @@ def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
 
 
 def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.charts import CoverClass, cover_modifier
     from engine.odds import at_least, attack_distribution_exact, hit_chance, simulate_attack
-    from engine.resolution import (
+    from engine.rulesets.two_mm_earth.charts import CoverClass, cover_modifier
+    from engine.rulesets.two_mm_earth.resolution import (
         attack_need,
         ordnance_dice,
         outnumbering_bonus,

@@ -3,7 +3,7 @@
 - Every formation in combat (3.2: one base in contact is enough) strikes the enemy formation it
   touches with most bases (ties by id), with its melee arming value - the lowest among its bases
   (5.1) - plus one die for each base its facing rank has more than the enemy's facing rank (3.1,
-  :func:`engine.resolution.outnumbering_bonus`; "extra ranks do not count"). Bases of the
+  :func:`resolution.outnumbering_bonus`; "extra ranks do not count"). Bases of the
   formation not in contact assist (3.3) by counting in the facing rank.
 - The target's R is its facing rank's melee R (11.3 mean), chart 7.2 cover (melee column), -1
   retreating, -2 routing.
@@ -17,10 +17,10 @@
 from __future__ import annotations
 
 from engine.context import BoundContext
-from engine.damage import allocate_hits
 from engine.log import Event, Hit, Melee
-from engine.resolution import outnumbering_bonus, roll_attack
-from engine.shooting import target_resilience
+from engine.rulesets.two_mm_earth.damage import allocate_hits
+from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus, roll_attack
+from engine.rulesets.two_mm_earth.shooting import target_resilience
 from engine.state import Formation
 
 __all__ = ["melee_arming", "melee_phase", "missile_first", "strike_key"]

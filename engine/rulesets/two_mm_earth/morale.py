@@ -23,9 +23,7 @@ import math
 
 import numpy as np
 
-from engine.charts import Temperament
 from engine.context import BoundContext
-from engine.damage import kill_base
 from engine.log import (
     Destroyed,
     Event,
@@ -37,7 +35,9 @@ from engine.log import (
     TemperamentChange,
 )
 from engine.movement import footprint_classes
-from engine.rulesets import MoraleSituation
+from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.damage import kill_base
+from engine.rulesets.two_mm_earth.rulesets import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = ["leadership", "morale_phase", "pursuit_phase", "rally_phase", "set_morale"]
@@ -76,7 +76,7 @@ def set_morale(
 
 def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
-    from engine.resolution import mean_resilience
+    from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
     return (mean_resilience(b.profile.resilience.melee for b in front),
             mean_resilience(b.profile.resilience.ranged for b in front))  # fmt: skip

@@ -3,7 +3,7 @@
 - :func:`split_into_wings`: an ordinary formation splits into wings of at least 2 bases when a
   character is with it or the list allows it (``wings`` flag). Brigades cannot split. Each wing
   is a formation of its own (``wing_of`` names the original). The General's order to split a
-  formation (within 200 m and in sight) is :func:`engine.wings.split_into_wings`.
+  formation (within 200 m and in sight) is :func:`wings.split_into_wings`.
 - :func:`merge_formations`: a formation joins one with a character (a Brigade) if the brigade
   stays within the character's troop-type limit (L1: one type, L2: two, L3: three; a formation of
   several types counts as one "formation type"); wings of the same original always re-join.

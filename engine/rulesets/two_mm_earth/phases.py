@@ -38,8 +38,6 @@ from engine.log import (
     PlannedMove,
     Shot,
 )
-from engine.melee import melee_phase
-from engine.morale import morale_phase, pursuit_phase, rally_phase, set_morale
 from engine.movement import (
     MIN_MOVE_M,
     MovePlan,
@@ -50,7 +48,9 @@ from engine.movement import (
 )
 from engine.orders import CommanderView, check_order, receive_order
 from engine.profiles import Flag
-from engine.shooting import (
+from engine.rulesets.two_mm_earth.melee import melee_phase
+from engine.rulesets.two_mm_earth.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.rulesets.two_mm_earth.shooting import (
     ShotPlan,
     choose_mode,
     in_overhead,
@@ -417,7 +417,7 @@ def _mode(ctx: BoundContext, f: Formation, g: Formation, d: float, moving: bool,
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
     r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
-    from engine.charts import CoverClass
+    from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
         f, n_front=n_front, ranks=ranks, enemy_facing=facing, resilience=r,
@@ -440,9 +440,13 @@ def phase_plan_shooting(ctx: BoundContext) -> None:
 
 
 def phase_execute_shooting(ctx: BoundContext) -> None:
-    from engine.charts import CoverClass
-    from engine.resolution import ordnance_dice, outnumbering_bonus, shooting_modifier
-    from engine.shooting import all_have, ranged_arming
+    from engine.rulesets.two_mm_earth.charts import CoverClass
+    from engine.rulesets.two_mm_earth.resolution import (
+        ordnance_dice,
+        outnumbering_bonus,
+        shooting_modifier,
+    )
+    from engine.rulesets.two_mm_earth.shooting import all_have, ranged_arming
 
     state = ctx.state
     for f in high_initiative_first(ctx):
@@ -491,7 +495,7 @@ def _destroy_empty(ctx: BoundContext, phase: str) -> None:
 
 
 def phase_shooting_damage(ctx: BoundContext) -> None:
-    from engine.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
 
     state = ctx.state
     for gid, hits, xy, by in ctx.pending_hits:
@@ -530,7 +534,7 @@ def _touching_enemy(
 
 
 def phase_execute_moves(ctx: BoundContext) -> None:
-    from engine import sieges
+    from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
     # the rectangles of every formation on the table, kept up to date move by move for the
@@ -612,7 +616,7 @@ def _mark_new_contacts(ctx: BoundContext) -> None:
 
 
 def _ladders_at_wall(ctx: BoundContext) -> None:
-    from engine import sieges
+    from engine.rulesets.two_mm_earth import sieges
 
     for f in ctx.state.active():
         if f.morale is not Morale.STEADY or not f.has_flag(Flag.LADDERS):
@@ -626,7 +630,7 @@ def _ladders_at_wall(ctx: BoundContext) -> None:
 
 
 def _ladder_up(ctx: BoundContext, f: Formation) -> None:
-    from engine import sieges
+    from engine.rulesets.two_mm_earth import sieges
 
     point = sieges.at_wall_foot(ctx.bf, f, 25.0)
     if point is None:
