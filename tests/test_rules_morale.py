@@ -9,7 +9,7 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice, ScriptedDice
-from engine.orders import InstantDelivery, Order
+from engine.orders import InstantDelivery, Order, receive_order
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
@@ -144,7 +144,6 @@ def test_10_3_retreating_troops_lose_1r_routing_2r(bf, origin):
 
 
 def test_10_4_routing_troops_ignore_orders_and_flee(bf, origin):
-    from engine.orders import receive_order
 
     b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 300), "facing": 180}], [])
@@ -361,3 +360,113 @@ def test_8_3_walls_give_debris_cover(walled, origin):
         armies=ARMIES, origin=origin)  # fmt: skip
     b = Battle(walled, sc, Dice(1))
     assert CoverClass.DEBRIS in b.ctx.cover_classes(b.state.formations["def"])
+
+
+# -- 10.4 / 11.2 / 5.1 joining formations in play ---------------------------------------------
+
+
+def _rout(b, fid):
+    f = b.state.formations[fid]
+    f.morale = Morale.ROUTING
+    f.routed_bound = f.changed_bound = 0
+    return f
+
+
+def test_10_4_character_joins_routers_and_the_rally_test_stops_the_rout(bf, origin):
+    # red foot rout from blue; the General (L3, one cavalry base) is ordered to advance on them:
+    # he rides after them (joiners move after their target), touches them and joins; the
+    # routers take the 10.4 test: two dice, keep the lower (2), minus the joining L3 = -1 <=
+    # R4 - 2 (routing): they stop routing and retreat
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
+                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [2, 3])  # fmt: skip
+    foot = _rout(b, "foot")
+    rec = b.step()
+    merge = of(rec, "brigade_merge")
+    assert [(e.formation, e.merged) for e in merge] == [("foot", "hq")]
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "foot" and pt.triggers == ("character_joined_routing",)
+    assert (pt.resilience, pt.score, pt.outcome) == (2, -1, "retreat")
+    assert foot.morale is Morale.RETREATING and foot.routed_bound is None
+    assert "red_general" in foot.character_ids() and b.state.formations["hq"].removed
+    # no longer routing: the player has control again (10.4), so an order is obeyed
+    assert receive_order(b.state, Order("hold", "foot"), b.dice, b.ruleset)
+
+
+def test_10_4_failed_rally_test_keeps_routing_with_the_character(bf, origin):
+    # the captain (L1, on foot) waits beside the routers' path and joins them as they pass
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "inf", "bases": 1, "at": (90, -130),
+                 "character": "red_captain", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [6, 6])  # fmt: skip
+    foot = _rout(b, "foot")
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert (pt.score, pt.outcome) == (5, "rout")  # 6 - L1 = 5 > R2
+    assert foot.morale is Morale.ROUTING and "red_captain" in foot.character_ids()
+
+
+def test_11_2_retreating_troops_rally_by_merging_with_a_character(bf, origin):
+    # retreating foot are ordered to advance on the captain's formation: they march into base
+    # contact, merge into it and are rallied at once (11.2), not after a bound inactive
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0),
+                 "order": "advance", "target_formation": "cap"},
+                {"id": "cap", "profile": "inf", "bases": 2, "at": (0, -90),
+                 "character": "red_captain"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    rec = b.step()
+    assert [(e.formation, e.merged) for e in of(rec, "brigade_merge")] == [("cap", "foot")]
+    (rally,) = of(rec, "rally")
+    assert rally.formation == "foot" and "11.2" in rally.reason
+    cap = b.state.formations["cap"]
+    assert cap.morale is Morale.STEADY and cap.n_alive == 4 and foot.removed
+    # their 1R is back: the merged bases are steady troops, R4 not R3 (10.3)
+    from engine.rulesets.two_mm_earth.shooting import target_resilience
+
+    assert target_resilience(cap, (0.0, 0.0), "melee", 0, b.ruleset) == 4
+
+
+def test_11_2_character_joining_retreating_troops_rallies_them(bf, origin):
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "cav", "bases": 1, "at": (200, 0),
+                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               [])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    rec = b.step()
+    (rally,) = of(rec, "rally")
+    assert rally.formation == "foot" and rally.reason == "11.2 merged with a character"
+    assert foot.morale is Morale.STEADY and "red_general" in foot.character_ids()
+
+
+def test_5_1_brigade_by_order_in_play_and_the_type_limit_refuses(bf, origin):
+    # archers ordered onto the General's foot (L3): they merge into a brigade; archers ordered
+    # onto the captain's foot (L1: identical types only) are refused and hold
+    b = battle(bf, origin,
+               [{"id": "gen", "profile": "inf", "bases": 2, "at": (0, 0),
+                 "character": "red_general"},
+                {"id": "bows", "profile": "archers", "bases": 2, "at": (0, -100),
+                 "order": "advance", "target_formation": "gen"},
+                {"id": "cap", "profile": "inf", "bases": 2, "at": (400, 0),
+                 "character": "red_captain"},
+                {"id": "more", "profile": "archers", "bases": 2, "at": (400, -100),
+                 "order": "advance", "target_formation": "cap"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               [])  # fmt: skip
+    rec = b.step()
+    assert [(e.formation, e.merged) for e in of(rec, "brigade_merge")] == [("gen", "bows")]
+    assert b.state.formations["gen"].brigade == ("bows",) and b.state.formations["gen"].n_alive == 4
+    (ref,) = of(rec, "order_refused")
+    assert ref.formation == "more" and "L1" in ref.reason
+    assert b.state.formations["more"].order == "hold" and not b.state.formations["more"].removed

@@ -12,12 +12,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.geometry import right
-from engine.log import BrigadeMerge, Event, WingSplit
+from engine.log import BrigadeMerge, Event, Rally, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
-__all__ = ["brigade_limit", "go_loose", "merge_formations", "split_into_wings", "troop_types"]
+__all__ = [
+    "brigade_limit",
+    "go_loose",
+    "join_formation",
+    "merge_formations",
+    "merge_problem",
+    "split_into_wings",
+    "troop_types",
+]
 
 
 def troop_types(f: Formation) -> frozenset[str]:
@@ -85,26 +95,12 @@ def merge_formations(
     state: BattleState, into: str, other: str, *, phase: str = "execute_moves"
 ) -> list[Event]:
     """Merge ``other`` into ``into`` (5.1 brigade, or wings re-joining, 4.2)."""
+    why = merge_problem(state, into, other)
+    if why is not None:
+        raise IllegalOrderError(None, why)
     a, b = state.formations[into], state.formations[other]
-    if a.side != b.side:
-        raise IllegalOrderError(None, f"cannot merge {other} into enemy formation {into}")
-    origin_a = a.wing_of or a.id
-    origin_b = b.wing_of or b.id
-    rejoin = origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None)
-    if not rejoin:
-        chars = [state.characters[c] for c in a.character_ids() + b.character_ids()
-                 if c in state.characters]  # fmt: skip
-        if not chars:
-            raise IllegalOrderError(None, f"merging {other} into {into}: only characters merge "
-                                          "formations (5.1)")  # fmt: skip
-        limit = brigade_limit(max(c.leadership for c in chars))
-        types = {troop_types(a), troop_types(b)} | {
-            troop_types(state.formations[x]) for x in a.brigade if x in state.formations
-        }
-        if len(types) > limit:
-            raise IllegalOrderError(None, f"merging {other} into {into}: a brigade under L{limit}"
-                                          f" holds at most {limit} troop type(s), got "
-                                          f"{len(types)}")  # fmt: skip
+    rejoin = (a.wing_of or a.id) == (b.wing_of or b.id) and (
+        a.wing_of is not None or b.wing_of is not None)
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
     for i, base in enumerate(moved):
@@ -118,7 +114,7 @@ def merge_formations(
     a.start_bases += len(moved)
     from engine.state import Morale
 
-    b.morale = Morale.DESTROYED if not b.bases else b.morale
+    b.morale = Morale.DESTROYED  # gone from the table as a formation of its own
     b.changed_bound = state.bound
     a.place()
     state.version += 1
@@ -135,3 +131,94 @@ def go_loose(f: Formation) -> None:
     f.loose = True
     f.frontage = max(1, len(alive))
     f.place()
+
+
+def merge_problem(state: BattleState, into: str, other: str) -> str | None:
+    """Why ``other`` may not merge into ``into`` (None when it may): 5.1, 4.1, 4.2.
+
+    - wings of one original always re-join (4.2, even with the character dead);
+    - otherwise a living character must be in one of the two ("only Characters can merge
+      formations", 4.2; 5.1 "merge any formation into any other formation which includes a
+      Character");
+    - a character joining alone (every living base of ``other`` carries a character) may join
+      any ordinary formation "regardless of its type" (5.1); otherwise the brigade must stay
+      within the troop-type limit of the best leadership in it (L1 one type, L2 two, L3 three);
+    - nobody joins a Loose Formation except a Skirmisher hero (5.1), nor merges into one.
+    """
+    a, b = state.formations[into], state.formations[other]
+    if a.side != b.side:
+        return f"cannot merge {other} into enemy formation {into}"
+    if a.removed or b.removed:
+        return f"cannot merge {other} into {into}: one has left the field"
+    origin_a, origin_b = a.wing_of or a.id, b.wing_of or b.id
+    if origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None):
+        return None  # 4.2: wings re-join their comrades
+    chars = [state.characters[c] for c in a.character_ids() + b.character_ids()
+             if c in state.characters and state.characters[c].alive]  # fmt: skip
+    if not chars:
+        return f"merging {other} into {into}: only characters merge formations (5.1)"
+    alone = all(x.character for x in b.alive_bases)
+    if a.loose and not (alone and b.skirmisher):
+        return f"merging {other} into {into}: only a Skirmisher hero joins a Loose Formation (5.1)"
+    if b.loose and not alone:
+        return f"merging {other} into {into}: a Loose Formation does not merge (4.1)"
+    if alone:
+        return None  # 5.1: a character joins any ordinary formation, regardless of its type
+    limit = brigade_limit(max(c.leadership for c in chars))
+    types = {troop_types(a), troop_types(b)} | {
+        troop_types(state.formations[x]) for x in a.brigade if x in state.formations
+    }
+    if len(types) > limit:
+        return (f"merging {other} into {into}: a brigade under L{limit} holds at most {limit} "
+                f"troop type(s), got {len(types)}")  # fmt: skip
+    return None
+
+
+def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) -> list[Event]:
+    """``mover`` planned to move into base contact with friendly ``target`` and touches it: it
+    merges into ``target`` (5.1 brigade, 4.2 wings re-joining, a character joining), then:
+
+    - 10.4: a character joining a *routing* formation makes it take the rally test (the joining
+      character's L; one already with them does not count); passing stops the rout: retreat;
+    - 11.2: retreating troops merged with a character's formation (either way round) are rallied
+      at once, "due to the leader's no doubt inspiring presence".
+
+    Refused merges (5.1 type limit, Loose formations) give ``order_refused`` and the mover holds.
+    """
+    from engine.log import OrderRefused, PanicTest
+    from engine.rulesets.two_mm_earth.morale import leadership, set_morale
+    from engine.state import Morale
+
+    state = ctx.state
+    why = merge_problem(state, target.id, mover.id)
+    if why is not None:
+        mover.order, mover.target_formation = "hold", None
+        return [OrderRefused(phase, mover.side, mover.id, f"advance {mover.id} on {target.id}",
+                             why)]  # fmt: skip
+    joining_l = leadership(mover, state.characters)
+    brings_character = bool(mover.character_ids())
+    target_had_character = bool(target.character_ids())
+    mover_broken = mover.morale is Morale.RETREATING
+    events = merge_formations(state, target.id, mover.id, phase=phase)
+    mover.pursuing = None
+    if target.morale is Morale.ROUTING and brings_character:
+        from engine.rulesets.two_mm_earth.morale import _resilience_pair
+
+        melee_r, ranged_r = _resilience_pair(target)
+        res = ctx.ruleset.rally_test(ctx.dice, melee_r, ranged_r, joining_l,
+                                     purpose=f"rally {target.id}")  # fmt: skip
+        events.append(PanicTest(phase, target.id, ("character_joined_routing",),
+                                res.effective_r, res.score, res.outcome, res.dice))  # fmt: skip
+        if res.outcome != "rout":
+            events += set_morale(ctx, target, Morale.RETREATING,
+                                 "10.4 a character joined: stopped routing", phase)  # fmt: skip
+            target.retreat_from = None
+    elif target.morale is Morale.RETREATING and brings_character:
+        events += set_morale(ctx, target, Morale.STEADY, "11.2 merged with a character", phase)
+        target.retreat_from = None
+        if target.order in ("none", "retreat"):
+            target.order = "hold"
+    elif mover_broken and target_had_character and target.morale is Morale.STEADY:
+        # 11.2: the retreating troops are now part of the character's steady formation
+        events.append(Rally(phase, mover.id, "11.2 merged with a character's formation"))
+    return events

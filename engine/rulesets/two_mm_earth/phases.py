@@ -17,6 +17,9 @@ How formations follow their orders (9.1) when planning moves:
 - Retreating (10.3) troops move away from the enemy while one is within 150 m or in the bound
   after they broke, then stand to rally (11.2); routing troops always flee (10.4).
 - Pursuers (11.1) charge the broken enemy they fought.
+- Advance on a *friendly* formation: move into base contact with it and merge (5.1 brigades,
+  4.2 wings re-joining, a character joining troops); retreating troops ordered so plan to merge
+  with a character's formation to rally (11.2). Joiners move after the formation they join.
 """
 
 from __future__ import annotations
@@ -258,12 +261,25 @@ def _retreat_plan(ctx: BoundContext, f: Formation, kind: str) -> MovePlan:
     return MovePlan(f.id, kind, b)
 
 
+def _join_target(state: Any, f: Formation) -> Formation | None:
+    """The friendly formation ``f`` was ordered to advance on (to merge with it, 5.1), if any."""
+    if f.order != "advance" or not f.target_formation:
+        return None
+    g = state.formations.get(f.target_formation)
+    if g is None or g.removed or g.side != f.side or g is f:
+        return None
+    return g
+
+
 def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
     state = ctx.state
     none = MovePlan(f.id, "none")
     if f.morale is Morale.ROUTING:
         return _retreat_plan(ctx, f, "rout")
+    join = _join_target(state, f)
     if f.morale is Morale.RETREATING:
+        if join is not None and join.character_ids() and not state.contacts.get(f.id):
+            return _charge(f, join, "join")  # 11.2: rally by merging with a character
         if f.order == "retreat":
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
@@ -311,6 +327,8 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
             return MovePlan(f.id, "advance", f.facing)
         return _charge(f, target, "charge")
     if f.order == "advance":
+        if join is not None:
+            return _charge(f, join, "join")  # 5.1 / 4.2: into base contact, then merge
         if f.target_point is not None:
             fx, fy = f.centre()
             tx, ty = f.target_point
@@ -548,7 +566,7 @@ def phase_execute_moves(ctx: BoundContext) -> None:
         if plan.kind == "ladder":
             _ladder_up(ctx, f)
             continue
-        if plan.kind in ("charge", "pursue", "attack") and plan.target is not None:
+        if plan.kind in ("charge", "pursue", "attack", "join") and plan.target is not None:
             g = state.formations[plan.target]
             if g.removed:
                 continue
@@ -588,6 +606,13 @@ def phase_execute_moves(ctx: BoundContext) -> None:
                                 "execute_moves"))  # fmt: skip
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
+        if plan.kind == "join" and plan.target is not None:
+            g = state.formations[plan.target]
+            if not g.removed and _gap(f, g) <= CONTACT_M:
+                from engine.rulesets.two_mm_earth.formations import join_formation
+
+                ctx.emit(join_formation(ctx, f, g, "execute_moves"))
+                table = None  # f has left the table (merged into g)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
     if ctx.has_walls:
@@ -596,9 +621,10 @@ def phase_execute_moves(ctx: BoundContext) -> None:
 
 def _pursuers_last(ctx: BoundContext, order: list[Formation]) -> list[Formation]:
     """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
-    still in place, would block the faster pursuer that moves first by initiative)."""
+    still in place, would block the faster pursuer that moves first by initiative); so does a
+    formation joining another (5.1, 10.4): it meets it where it ends its own move."""
     pursuers = [f for f in order if ctx.plans.get(f.id) is not None
-                and ctx.plans[f.id].kind == "pursue"]  # fmt: skip
+                and ctx.plans[f.id].kind in ("pursue", "join")]  # fmt: skip
     return [f for f in order if f not in pursuers] + pursuers
 
 
