@@ -148,6 +148,7 @@ class Formation:
     front_at_start: tuple[str, ...] = ()
     characters_killed: tuple[str, ...] = ()
     new_contact_sides: tuple[str, ...] = ()  # "front" / "flank" / "rear" contacts new this bound
+    tested: tuple[str, ...] = ()  # 10.2 / 11.1 triggers already acted on this bound
     contacts_prev: tuple[str, ...] = ()  # enemy formations in contact at the previous bound
     # morale bookkeeping
     routed_bound: int | None = None

@@ -39,32 +39,38 @@ def of(rec, type_):
 
 
 def test_10_5_panic_test_in_contact_uses_melee_r_and_leadership(bf, origin):
-    # blue (R4 melee) is charged in the flank by red: 10.2 panic test; blue's captain L1.
-    # Melee dice first (red 3 dice misses, blue 1 die... blue faces its front: no strike at red's
-    # flank-attacker is its opponent anyway), then the panic test: [5, 6] keeps 5, -L1 = 4 = R4
+    # blue (R4 melee) is charged in the flank by red: 10.2 panic test, taken at once when the
+    # contact is made (end of the moves), before any melee die; blue's captain L1. [5, 6]
+    # keeps 5, -L1 = 4 = R4: retreat. Then the melee (retreating troops still fight)
     b = battle(bf, origin,
                [{"id": "r", "profile": "inf", "bases": 2, "at": (-61, 80), "facing": 90,
                  "order": "attack", "target_formation": "b"}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0,
                  "character": "blue_captain"}],
-               [1] * 7 + [5, 6])  # fmt: skip
+               [5, 6] + [1] * 7)  # fmt: skip
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert pt.formation == "b" and "enemy_contact_flank" in pt.triggers
+    assert pt.phase == "execute_moves" and pt.dice.faces == (5, 6)
     assert pt.resilience == 4 and pt.score == 4 and pt.outcome == "retreat"
+    types = [e.type for e in rec.events]
+    assert types.index("panic_test") < types.index("melee")  # 10.2: not after the melee
     assert b.state.formations["b"].morale is Morale.RETREATING
 
 
 def test_10_2_rear_contact_is_minus_one_r(bf, origin):
+    # contact on the rear: panic test at once at R4-1; [4, 4] keeps 4 > R3: blue routs before
+    # the melee, and routing troops do not strike (only red's dice are rolled)
     b = battle(bf, origin,
                [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 40), "facing": 0,
                  "order": "attack", "target_formation": "b"}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
-               [1] * 6 + [4, 4] + [1] * 4)  # fmt: skip
+               [4, 4] + [1] * 6)  # fmt: skip
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert "enemy_contact_rear" in pt.triggers and pt.resilience == 3
-    assert pt.outcome == "rout"  # 4 > R4-1
+    assert pt.outcome == "rout" and pt.phase == "execute_moves"  # 4 > R4-1
+    assert [m.formation for m in of(rec, "melee")] == ["r"]
 
 
 def test_10_2_more_than_75pct_killed_in_a_bound_routs(bf, origin):
@@ -470,3 +476,73 @@ def test_5_1_brigade_by_order_in_play_and_the_type_limit_refuses(bf, origin):
     (ref,) = of(rec, "order_refused")
     assert ref.formation == "more" and "L1" in ref.reason
     assert b.state.formations["more"].order == "hold" and not b.state.formations["more"].removed
+
+
+# -- 10.2 / 10.5 / 11.1: tests taken when the event happens -----------------------------------
+
+
+def test_10_2_shooting_losses_tested_at_once_and_the_broken_formation_replans(bf, origin):
+    # blue foot (one file of two) are ordered to charge red archers 80 m away. The archers
+    # shoot first: [6, 6, 1] -> two hits, the front base injured then killed: "entire front rank
+    # killed" (-1R). The panic test is taken in the shooting-damage phase, at ranged R4 - 1:
+    # [3, 5] keeps 3 = R3 -> retreat. So blue retreats in this bound's moves instead of charging
+    b = battle(bf, origin,
+               [{"id": "bows", "profile": "archers", "bases": 2, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 110),
+                 "facing": 180, "order": "attack", "target_formation": "bows"}],
+               [6, 6, 1, 3, 5])  # fmt: skip
+    foot = b.state.formations["foot"]
+    y0 = foot.centre()[1]
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.phase == "shooting_damage" and pt.triggers == ("front_rank_killed_in_bound",)
+    assert (pt.resilience, pt.score, pt.outcome) == (3, 3, "retreat")
+    replanned = [e for e in of(rec, "planned_move") if e.formation == "foot"]
+    assert [e.kind for e in replanned] == ["charge", "retreat"]
+    assert foot.morale is Morale.RETREATING and foot.centre()[1] > y0  # away, north (home)
+    assert not of(rec, "melee")
+
+
+def test_10_2_front_rank_killed_in_melee_tested_before_the_next_strike(bf, origin):
+    # knights (initiative 4) charge foot (initiative 2, one file of two): the knights strike
+    # first, [6, 6, 6] -> the front base injured and killed: the foot test at once (melee R4 -1),
+    # [6, 6] -> rout, so their own strike (later in the order) never comes (10.4)
+    b = battle(bf, origin,
+               [{"id": "kn", "profile": "cav", "bases": 1, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 80),
+                 "facing": 180}],
+               [6, 6, 6, 6, 6])  # fmt: skip
+    rec = b.step()
+    types = [e.type for e in rec.events]
+    (pt,) = of(rec, "panic_test")
+    assert pt.phase == "melee" and pt.triggers == ("front_rank_killed_in_bound",)
+    assert pt.resilience == 3 and pt.outcome == "rout"
+    assert [m.formation for m in of(rec, "melee")] == ["kn"]
+    assert types.index("killed") < types.index("panic_test") < types.index("rout")
+    assert b.state.formations["foot"].morale is Morale.ROUTING
+
+
+def test_11_1_retreating_troops_touched_test_at_once(bf, origin):
+    # blue foot already retreating are caught by red knights (who move first, initiative 4):
+    # 11.1 panic test the moment the knights' move ends in contact, before the foot move on,
+    # melee R4 -1 retreating; [1, 6] keeps 1: the best result is to continue the retreat
+    b = battle(bf, origin,
+               [{"id": "kn", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 150), "facing": 180}],
+               [1, 6])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, -5  # broke long ago, facing the enemy
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "foot" and pt.triggers == ("retreating_touched",)
+    assert (pt.phase, pt.resilience, pt.outcome) == ("execute_moves", 3, "retreat")
+    moves = [e.formation for e in of(rec, "moved")]
+    types = [e.type for e in rec.events]
+    assert moves == ["kn", "foot"] and types.index("panic_test") < len(types) - 1
+    kn_move, foot_move = of(rec, "moved")
+    assert kn_move.halted == "contact_enemy"
+    assert rec.events.index(kn_move) < rec.events.index(pt) < rec.events.index(foot_move)
+    assert foot.morale is Morale.RETREATING

@@ -52,7 +52,13 @@ from engine.movement import (
 from engine.orders import CommanderView, check_order, receive_order
 from engine.profiles import Flag
 from engine.rulesets.two_mm_earth.melee import melee_phase
-from engine.rulesets.two_mm_earth.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.rulesets.two_mm_earth.morale import (
+    immediate_tests,
+    morale_phase,
+    pursuit_phase,
+    rally_phase,
+    set_morale,
+)
 from engine.rulesets.two_mm_earth.shooting import (
     ShotPlan,
     choose_mode,
@@ -119,6 +125,7 @@ def start_bound(ctx: BoundContext) -> None:
         f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
         f.characters_killed = ()
         f.new_contact_sides = ()
+        f.tested = ()
         f.contacts_prev = state.contacts.get(f.id, ())
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
 
@@ -523,6 +530,17 @@ def phase_shooting_damage(ctx: BoundContext) -> None:
         ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
                                characters=state.characters))  # fmt: skip
     _destroy_empty(ctx, "shooting_damage")
+    # 10.2 / 10.5: losses to shooting are tested at once; a formation that breaks re-plans its
+    # move (it retreats or routs in this bound's moves instead of doing what it planned)
+    hit = [state.formations[gid] for gid in dict.fromkeys(h[0] for h in ctx.pending_hits)]
+    before = {f.id: f.morale for f in hit}
+    ctx.emit(immediate_tests(ctx, hit, "shooting_damage"))
+    for f in hit:
+        if f.morale is not before[f.id] and not f.removed:
+            plan = ctx.plans[f.id] = plan_for(ctx, f)
+            if plan.kind != "none":
+                ctx.emit(PlannedMove("shooting_damage", f.id, plan.kind, plan.bearing,
+                                     plan.target))  # fmt: skip
 
 
 # -- moving -----------------------------------------------------------------------------------
@@ -606,6 +624,12 @@ def phase_execute_moves(ctx: BoundContext) -> None:
                                 "execute_moves"))  # fmt: skip
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
+        if res.halted == "contact_enemy" and res.contact_with is not None:
+            from engine.rulesets.two_mm_earth.morale import touched_while_retreating
+
+            g = state.formations[res.contact_with]
+            for x in (f, g):  # 11.1: touching or touched, tested the moment it happens
+                ctx.emit(touched_while_retreating(ctx, x, "execute_moves"))
         if plan.kind == "join" and plan.target is not None:
             g = state.formations[plan.target]
             if not g.removed and _gap(f, g) <= CONTACT_M:
@@ -615,6 +639,10 @@ def phase_execute_moves(ctx: BoundContext) -> None:
                 table = None  # f has left the table (merged into g)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
+    # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
+    # before the melee
+    ctx.emit(immediate_tests(ctx, [f for f in state.active() if f.new_contact_sides],
+                             "execute_moves"))  # fmt: skip
     if ctx.has_walls:
         _ladders_at_wall(ctx)
 
