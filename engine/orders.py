@@ -215,9 +215,16 @@ def receive_order(
         f.order = "retreat"
         events.append(Rout(phase, f.id, "9.3 reluctant troops ordered to retreat"))
         return events
-    f.order = outcome
-    f.hold_fire = outcome == "hold"
+    f.hold_fire = f.held = outcome == "hold"
     f.pursuing = None
+    melee_only = not any(b.profile.arming.ranged for b in f.alive_bases)
+    if outcome == "hold" and melee_only and f.morale is Morale.STEADY:
+        # 9.1: "Hold means to Hold Fire for ranged troops, but Keep Doing What You're Already
+        # Doing to melee-only troops or troops in close combat": the order in force (and its
+        # target) stays; only pursuit stops (11.1 "unless commanded to retreat or hold").
+        # Retreating troops told to Hold stand to rally (11.2), below.
+        return events
+    f.order = outcome
     if outcome == kind:
         f.target_point = order.target_point
         f.target_formation = order.target_formation

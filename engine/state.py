@@ -129,6 +129,7 @@ class Formation:
     target_point: tuple[float, float] | None = None
     target_formation: str | None = None
     hold_fire: bool = False  # 9.1: last commanded to Hold
+    held: bool = False  # 9.1: the last order was Hold (melee-only troops carry on, no pursuit)
     loose: bool = False  # 4.1
     wing_of: str | None = None  # 4.2
     brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one

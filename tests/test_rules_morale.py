@@ -546,3 +546,48 @@ def test_11_1_retreating_troops_touched_test_at_once(bf, origin):
     assert kn_move.halted == "contact_enemy"
     assert rec.events.index(kn_move) < rec.events.index(pt) < rec.events.index(foot_move)
     assert foot.morale is Morale.RETREATING
+
+
+# -- 9.1 Hold ---------------------------------------------------------------------------------
+
+
+def test_9_1_hold_keeps_melee_only_troops_doing_what_they_were_doing(bf, origin):
+    # bound 1: foot (melee only) and archers both advance; bound 2: both are told to Hold. The
+    # archers hold (fire, and stand); the foot keep advancing (9.1 "Keep Doing What You're
+    # Already Doing"), and the order they keep is still "advance"
+    from engine.scripted import OrdersScript, ScriptedCommander
+
+    sc = make_scenario(
+        [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0), "order": "advance"},
+         {"id": "bows", "profile": "archers", "bases": 2, "at": (200, 0), "order": "advance"}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    script = OrdersScript.from_text('2: ["hold foot", "hold bows"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
+    moved = []
+    for _ in range(3):
+        rec = b.step()
+        moved.append({e.formation for e in of(rec, "moved")})
+    assert moved[0] == {"foot", "bows"}
+    assert moved[1] == moved[2] == {"foot"}  # the archers stopped, the foot carry on
+    foot = b.state.formations["foot"]
+    assert foot.order == "advance" and foot.held
+    assert b.state.formations["bows"].order == "hold"
+
+
+def test_9_1_hold_stops_pursuit_of_melee_only_troops(bf, origin):
+    from engine.rulesets.two_mm_earth.morale import pursuit_phase
+
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack"}],
+               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180}],
+               None)  # fmt: skip
+    st = b.state
+    b.step()
+    assert st.contacts.get("r") == ("b",)
+    receive_order(st, Order("hold", "r"), b.dice, b.ruleset)
+    assert st.formations["r"].order == "attack"  # carries on fighting (9.1)
+    g = st.formations["b"]
+    g.morale, g.changed_bound = Morale.ROUTING, st.bound
+    assert pursuit_phase(b.ctx) == []  # 11.1: no pursuit when commanded to hold

@@ -393,7 +393,7 @@ def pursuit_phase(ctx: BoundContext) -> list[Event]:
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat"):
+        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
             continue
         for eid in f.contacts_prev + state.contacts.get(f.id, ()):
             g = state.formations[eid]
