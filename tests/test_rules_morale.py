@@ -591,3 +591,18 @@ def test_9_1_hold_stops_pursuit_of_melee_only_troops(bf, origin):
     g = st.formations["b"]
     g.morale, g.changed_bound = Morale.ROUTING, st.bound
     assert pursuit_phase(b.ctx) == []  # 11.1: no pursuit when commanded to hold
+
+
+def test_9_3_10_2_rash_ordered_to_retreat_holds_on_2_retreats_on_3(bf, origin):
+    # in a battle: rash foot ordered to retreat roll on chart 9.3; a 2 (undefined in the book,
+    # read as "2 or less") holds, a 3 retreats: 4 chances in 6, not 10.2's "50%"
+    for face, outcome, morale in ((2, "hold", Morale.STEADY), (3, "retreat", Morale.RETREATING)):
+        b = battle(bf, origin,
+                   [{"id": "r", "profile": "rash_inf", "bases": 2, "at": (0, 0),
+                     "order": "retreat"}],
+                   [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+                   [face])  # fmt: skip
+        rec = b.step()
+        (roll,) = of(rec, "order_roll")
+        assert roll.dice.faces == (face,) and roll.outcome == outcome
+        assert b.state.formations["r"].morale is morale
