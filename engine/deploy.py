@@ -5,6 +5,12 @@ an :class:`~scenario_builder.errors.OffMapError` naming the scenario file and th
 A character given a formation rides with its front-centre base (which takes the character's
 profile: 5.1 "the base the character rides/stands with"); a character with only a position is a
 formation of one base.
+
+4.1: only skirmishers may be deployed ``loose``. 5.1: "you can deploy Brigades by placing your
+formations in a single group with the appropriate character": a formation with ``brigade: <id>``
+is merged into that formation at deployment (its bases form the rear ranks), under the same rules
+as a merge in play (:func:`engine.rulesets.two_mm_earth.formations.merge_problem`: a character in
+the brigade, the L1/L2/L3 troop-type limit); a broken rule is a ScenarioFileError.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from engine.geometry import obb_array, overlaps
+from engine.profiles import Flag
 from engine.scenario import Scenario
 from engine.state import BattleState, Character, Formation, SideState
 from scenario_builder.errors import OffMapError, ScenarioFileError
@@ -54,6 +61,10 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
         sides[side.id] = ss
         for fs in side.formations:
             x, y = fs.position.resolve(bf.to_xy)
+            if fs.loose and not army.profile(fs.profile).has(Flag.SKIRMISHER):
+                raise ScenarioFileError(source, f"formation {fs.id}: expected a skirmisher "
+                                                f"profile for loose: true (4.1), got "
+                                                f"{fs.profile!r}")  # fmt: skip
             rear = army.profile(fs.rear_profile) if fs.rear_profile else None
             f = Formation.build(
                 fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
@@ -86,7 +97,32 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
     for s in sides.values():
         s.start_bases = sum(len(f.bases) for f in state.side_formations(s.id))
     _check_overlaps(state, source)
+    _deploy_brigades(scenario, state, source)
     return state
+
+
+def _deploy_brigades(scenario: Scenario, state: BattleState, source: str) -> None:
+    """5.1: merge each ``brigade:`` formation into its brigade before the battle."""
+    from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
+
+    merged = False
+    for side in scenario.sides:
+        for fs in side.formations:
+            if fs.brigade is None:
+                continue
+            lead = state.formations.get(fs.brigade)
+            if lead is None or lead.side != side.id or lead.id == fs.id:
+                raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to name "
+                                                f"another formation of {side.id}, got "
+                                                f"{fs.brigade!r}")  # fmt: skip
+            why = merge_problem(state, lead.id, fs.id)
+            if why is not None:
+                raise ScenarioFileError(source, f"formation {fs.id}: {why}")
+            merge_formations(state, lead.id, fs.id, phase="deploy")
+            merged = True
+    if merged:
+        state.formations = {k: f for k, f in state.formations.items() if f.bases}
+        _check_overlaps(state, source)
 
 
 def _check_overlaps(state: BattleState, source: str) -> None:

@@ -196,6 +196,10 @@ def receive_order(
     f = state.formations.get(order.formation)
     if f is None or f.removed or f.morale is Morale.ROUTING:
         return []
+    from engine.rulesets.two_mm_earth.formations import LooseOrder
+
+    if isinstance(order, LooseOrder):
+        return _loose_order(state, f, order, phase)
     events: list[Event] = []
     kind = order.kind
     temperament = f.temperament
@@ -237,3 +241,21 @@ def receive_order(
         f.retreat_from = None
         events.append(Retreat(phase, f.id, "10.2 ordered to retreat"))
     return events
+
+
+def _loose_order(state: BattleState, f: Any, order: Any, phase: str) -> list[Event]:
+    """4.1: skirmishers open into (or close from) a Loose Formation; others are refused."""
+    from engine.log import OrderRefused
+    from engine.rulesets.two_mm_earth.formations import close_up, go_loose
+
+    if order.kind == "loose":
+        if f.loose:
+            return []
+        try:
+            go_loose(f)
+        except IllegalOrderError as exc:
+            return [OrderRefused(phase, f.side, f.id, str(order), exc.problem)]
+    elif f.loose:
+        close_up(f)
+    state.version += 1  # the bases moved apart (or together)
+    return [OrderReceived(phase, f.id, str(order), order.kind)]

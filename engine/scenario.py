@@ -121,6 +121,7 @@ class FormationSpec(BaseModel):
     target: Position | None = None            # advance/attack toward this point
     target_formation: str | None = None       # attack this enemy formation
     loose: bool = False                       # 4.1 skirmishers in Loose Formation
+    brigade: str | None = None                # 5.1 deployed merged into this formation's brigade
     rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
 

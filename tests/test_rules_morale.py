@@ -606,3 +606,65 @@ def test_9_3_10_2_rash_ordered_to_retreat_holds_on_2_retreats_on_3(bf, origin):
         (roll,) = of(rec, "order_roll")
         assert roll.dice.faces == (face,) and roll.outcome == outcome
         assert b.state.formations["r"].morale is morale
+
+
+# -- 4.1 Loose Formation and 5.1 brigades at deployment ----------------------------------------
+
+
+def test_4_1_deployment_refuses_loose_non_skirmishers(bf, origin):
+    from scenario_builder.errors import ScenarioFileError
+
+    with pytest.raises(ScenarioFileError, match=r"formation foot: expected a skirmisher .*4\.1"):
+        battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 4, "at": (0, 0), "loose": True}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}], [])
+
+
+def test_4_1_skirmishers_go_loose_by_order_in_play_others_are_refused(bf, origin):
+    from engine.scripted import OrdersScript, ScriptedCommander
+
+    sc = make_scenario(
+        [{"id": "sk", "profile": "skirm", "bases": 4, "frontage": 2, "at": (0, 0)},
+         {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (300, 0)}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    script = OrdersScript.from_text('2: ["loose sk", "loose foot"]\n4: ["close sk"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
+    sk = b.state.formations["sk"]
+    b.step()
+    assert not sk.loose and sk.ranks == 2
+    rec = b.step()
+    assert sk.loose and sk.ranks == 1 and sk.obb().hw > 80  # one rank, bases apart (4.1)
+    (ref,) = of(rec, "order_refused")
+    assert ref.formation == "foot" and "only skirmishers" in ref.reason
+    assert not b.state.formations["foot"].loose
+    assert len(sk.rank_of("front")) == 4  # 4.1: a Loose Formation is one rank for casualties
+    b.step()
+    b.step()
+    assert not sk.loose  # closed up again in bound 4
+
+
+def test_5_1_brigade_deployed_in_a_scenario(bf, origin):
+    from scenario_builder.errors import ScenarioFileError
+
+    b = battle(bf, origin,
+               [{"id": "gen", "profile": "inf", "bases": 4, "frontage": 4, "at": (0, 0),
+                 "character": "red_general"},
+                {"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, -200),
+                 "brigade": "gen"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               None)  # fmt: skip
+    st = b.state
+    assert "bows" not in st.formations and st.formations["gen"].brigade == ("bows",)
+    gen = st.formations["gen"]
+    assert gen.n_alive == 8 and gen.ranks == 2 and {p.id for p in gen.profiles} == {
+        "inf", "archers", "cav"}  # the General's own base is his profile
+    b.step()  # and it fights as one formation
+    with pytest.raises(ScenarioFileError, match="L1 holds at most 1"):
+        battle(bf, origin,
+               [{"id": "cap", "profile": "inf", "bases": 4, "frontage": 4, "at": (0, 0),
+                 "character": "red_captain"},
+                {"id": "bows", "profile": "archers", "bases": 4, "frontage": 4,
+                 "at": (0, -200), "brigade": "cap"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}], [])

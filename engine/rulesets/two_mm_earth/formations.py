@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from engine.geometry import right
@@ -20,7 +21,9 @@ from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
 __all__ = [
+    "LooseOrder",
     "brigade_limit",
+    "close_up",
     "go_loose",
     "join_formation",
     "merge_formations",
@@ -119,6 +122,45 @@ def merge_formations(
     a.place()
     state.version += 1
     return [BrigadeMerge(phase, a.id, b.id)]
+
+
+@dataclass(frozen=True, slots=True)
+class LooseOrder:
+    """4.1: "Skirmisher formations can choose to turn their normal formation into a Loose
+    Formation ... simply by planning to move out of base-to-base contact": ``loose <formation>``;
+    ``close <formation>`` brings them back into base contact (one rank). Carried like any order
+    (a messenger if out of reach, 9.1) and applied when it arrives.
+
+    >>> str(LooseOrder.from_text("loose skirm_1")), LooseOrder.from_text("close s").kind
+    ('loose skirm_1', 'close')
+    """
+
+    kind: str
+    formation: str
+    target_point: None = None
+    target_formation: None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("loose", "close"):
+            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
+                                          f"got {self.kind!r}")  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.formation}"
+
+    @classmethod
+    def from_text(cls, text: str) -> LooseOrder:
+        words = text.split()
+        if len(words) != 2:
+            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
+                                          f"got {text!r}")  # fmt: skip
+        return cls(words[0], words[1])
+
+
+def close_up(f: Formation) -> None:
+    """Skirmishers in a Loose Formation close back into base contact, in one rank."""
+    f.loose = False
+    f.place()
 
 
 def go_loose(f: Formation) -> None:
