@@ -6,26 +6,26 @@ A character given a formation rides with its front-centre base (which takes the 
 profile: 5.1 "the base the character rides/stands with"); a character with only a position is a
 formation of one base.
 
-4.1: only skirmishers may be deployed ``loose``. 5.1: "you can deploy Brigades by placing your
-formations in a single group with the appropriate character": a formation with ``brigade: <id>``
-is merged into that formation at deployment (its bases form the rear ranks), under the same rules
-as a merge in play (:func:`engine.rulesets.two_mm_earth.formations.merge_problem`: a character in
-the brigade, the L1/L2/L3 troop-type limit); a broken rule is a ScenarioFileError.
+A ruleset's ``prepare`` then applies its own deployment rules (2mm Earth: only skirmishers
+``loose`` (4.1), ``brigade:`` formations merged into their brigade (5.1)).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.geometry import obb_array, overlaps
-from engine.profiles import Flag
 from engine.scenario import Scenario
 from engine.state import BattleState, Character, Formation, SideState
+from engine.terrain import Ground
 from scenario_builder.errors import OffMapError, ScenarioFileError
 
-__all__ = ["deploy"]
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
+
+__all__ = ["check_overlaps", "deploy"]
 
 
 def _front_centre(f: Formation) -> Any:
@@ -34,7 +34,7 @@ def _front_centre(f: Formation) -> Any:
     return min(front, key=lambda b: (abs(b.file - mid), b.file))
 
 
-def _check_on_map(bf: Any, f: Formation, source: str) -> None:
+def _check_on_map(bf: Ground, f: Formation, source: str) -> None:
     xs = np.array([b.x for b in f.bases])
     ys = np.array([b.y for b in f.bases])
     inside = np.atleast_1d(bf.contains(xs, ys))
@@ -48,28 +48,28 @@ def _check_on_map(bf: Any, f: Formation, source: str) -> None:
         )
 
 
-def deploy(scenario: Scenario, bf: Any) -> BattleState:
-    """The BattleState at bound 0."""
+def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
+    """The BattleState at bound 0: troops from ``ruleset``'s troop lists, bases sized by its
+    ``scales``."""
+    scales = ruleset.scales
+    size = {"base_w": scales.base_w_m, "base_d": scales.base_d_m,
+            "loose_gap": scales.loose_gap_m}  # fmt: skip
     source = str(scenario.path or scenario.id)
     sides: dict[str, SideState] = {}
     formations: dict[str, Formation] = {}
     characters: dict[str, Character] = {}
     for side in scenario.sides:
-        army = scenario.army(side.id)
+        army = scenario.army(side.id, ruleset)
         general = side.general or (army.general.id if army.general else None)
         ss = SideState(side.id, side.name, side.colour, side.home_edge, army.locality, general)
         sides[side.id] = ss
         for fs in side.formations:
             x, y = fs.position.resolve(bf.to_xy)
-            if fs.loose and not army.profile(fs.profile).has(Flag.SKIRMISHER):
-                raise ScenarioFileError(source, f"formation {fs.id}: expected a skirmisher "
-                                                f"profile for loose: true (4.1), got "
-                                                f"{fs.profile!r}")  # fmt: skip
             rear = army.profile(fs.rear_profile) if fs.rear_profile else None
             f = Formation.build(
                 fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
                 frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks,
+                rear_profile=rear, rear_ranks=fs.rear_ranks, **size,
             )  # fmt: skip
             _check_on_map(bf, f, source)
             formations[f.id] = f
@@ -86,7 +86,7 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
                     raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
                                                     "formation")  # fmt: skip
                 f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0)  # fmt: skip
+                                    cx=x, cy=y, facing=cp.facing % 360.0, **size)  # fmt: skip
                 _check_on_map(bf, f, source)
                 f.bases[0].character = ch.id
                 formations[f.id] = f
@@ -96,36 +96,11 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
     state = BattleState(sides, formations, characters, bounds_xy=tuple(bf.bounds))
     for s in sides.values():
         s.start_bases = sum(len(f.bases) for f in state.side_formations(s.id))
-    _check_overlaps(state, source)
-    _deploy_brigades(scenario, state, source)
+    check_overlaps(state, source)
     return state
 
 
-def _deploy_brigades(scenario: Scenario, state: BattleState, source: str) -> None:
-    """5.1: merge each ``brigade:`` formation into its brigade before the battle."""
-    from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
-
-    merged = False
-    for side in scenario.sides:
-        for fs in side.formations:
-            if fs.brigade is None:
-                continue
-            lead = state.formations.get(fs.brigade)
-            if lead is None or lead.side != side.id or lead.id == fs.id:
-                raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to name "
-                                                f"another formation of {side.id}, got "
-                                                f"{fs.brigade!r}")  # fmt: skip
-            why = merge_problem(state, lead.id, fs.id)
-            if why is not None:
-                raise ScenarioFileError(source, f"formation {fs.id}: {why}")
-            merge_formations(state, lead.id, fs.id, phase="deploy")
-            merged = True
-    if merged:
-        state.formations = {k: f for k, f in state.formations.items() if f.bases}
-        _check_overlaps(state, source)
-
-
-def _check_overlaps(state: BattleState, source: str) -> None:
+def check_overlaps(state: BattleState, source: str) -> None:
     forms = list(state.formations.values())
     arr = obb_array([f.obb() for f in forms])
     for i, f in enumerate(forms):

@@ -27,7 +27,6 @@ import numpy as np
 
 from engine.geometry import corners, obb_array, separation
 from engine.orders import Order
-from engine.rulesets.two_mm_earth.phases import PHASES
 from engine.state import MORALE_TRANSITIONS, BattleState, Morale
 
 __all__ = ["CheckReport", "attack_everything", "check_battle", "check_ruleset"]
@@ -112,6 +111,8 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
             new_events = battle.ctx.events[n_events:]
             n_events = len(battle.ctx.events)
             for e in new_events:
+                if e.phase != phase:
+                    _fail(f"{where}: a {e.type} event logged in phase {e.phase!r}")
                 if e.type == "order_issued":
                     o = Order.from_text(e.order)
                     f = state.formations[o.formation]
@@ -145,11 +146,13 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
                     elif not b.alive:
                         dead.add(b.id)
                         dead_pos[b.id] = (b.x, b.y)
-            if phase == "execute_moves":
+            if any(e.type == "moved" for e in new_events):
                 _check_overlaps(state, where)
-                _check_allowances(battle, where)
-        if tuple(seen_phases) != PHASES:
-            _fail(f"bound {state.bound}: phases {seen_phases}, expected {list(PHASES)}")
+                if hasattr(battle.ctx, "allowances"):  # rulesets that note each move's allowance
+                    _check_allowances(battle, where)
+        expected = [p.name for p in battle.ruleset.phases]
+        if seen_phases != expected:
+            _fail(f"bound {state.bound}: phases {seen_phases}, expected {expected}")
         report.bounds = state.bound
     if state.bound > limit:
         _fail(f"battle ran {state.bound} bounds, more than {limit}")

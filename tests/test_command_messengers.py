@@ -9,11 +9,11 @@ import pytest
 from shapely.geometry import LineString, Polygon
 
 from engine.battle import Battle
-from engine.commanders import plan_commanders
 from engine.dice import Dice
 from engine.geometry import corners
 from engine.log import MessengerArrived, MessengerRerouted, MessengerSent
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.commanders import plan_commanders
 from engine.rulesets.two_mm_earth.messengers import MessengerDelivery, enemy_footprints
 from engine.scenario import Scenario, load_scenario
 from engine.state import BattleState, Morale
@@ -160,7 +160,7 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
 def test_9_2_arrival_is_continuous_in_distance_in_a_battle():
     """9.2 in play: archers 380 m of string from the General act on an order in the bound it is
     given (reach); archers 603 m away act one bound later, not two: one bound per 500 m."""
-    from engine.scripted import OrdersScript, ScriptedCommander
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
     from engine.testing import flat_origin
     from scenario_builder.build import build_site
 
@@ -299,6 +299,6 @@ def test_9_1_routing_formation_gets_no_messenger_order_effect(built_flodden):
     f.morale = Morale.ROUTING
     b.delivery.send(b.state, "scots", Order.from_text("attack sc_home"), 1)
     orders, _ = b.delivery.arrivals(b.state, 1)
-    from engine.orders import receive_order
+    from engine.rulesets.two_mm_earth.orders import receive_order
 
     assert receive_order(b.state, orders[0], b.dice, b.ruleset) == []  # 10.4 no control

@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 from engine.battle import Battle
-from engine.commanders import PlanCommander, plan_commanders
 from engine.dice import Dice, ScriptedDice
 from engine.log import OrderRefused, WingSplit
-from engine.orders import CommanderView, Order, receive_order
+from engine.orders import CommanderView, Order
 from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.commanders import PlanCommander, plan_commanders
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import load_scenario
-from engine.scripted import OrdersScript, scripted_commanders
 from engine.state import Morale
 from scenario_builder.paths import data_dir
 
@@ -190,7 +191,7 @@ def test_4_2_character_led_formation_splits_without_the_general_and_wings_rejoin
     # of sight, and that split is not the General's one a turn. Played: split in bound 2, then
     # the second wing is ordered to advance on the first and re-joins it (4.2, no character
     # needed to re-join: they "always recognise their original comrades")
-    from engine.scripted import OrdersScript, ScriptedCommander
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     bf, sc = flodden
     script = OrdersScript.from_text('2: ["split sc_errol into 2 wings", "split sc_king"]\n'

@@ -9,7 +9,9 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice, ScriptedDice
-from engine.orders import InstantDelivery, Order, receive_order
+from engine.orders import InstantDelivery, Order
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
@@ -345,12 +347,12 @@ def test_8_3_no_cavalry_on_walls_and_ladders_go_up_next_bound(walled, origin):
 
 
 def test_8_3_a_ladder_base_hit_before_going_up_is_destroyed():
-    from engine.profiles import load_army
     from engine.rulesets.two_mm_earth.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     f = Formation.build("f", "red", "F", load_army(ARMIES[0]).profile("ladder_inf"), n_bases=2,
-                        frontage=2, cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                        frontage=2, cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     for base in f.bases:
         base.ladder_ready = True
     ev = allocate_hits(f, 1, (0.0, 100.0), ScriptedDice([]), by="x", phase="shooting_damage")
@@ -555,7 +557,7 @@ def test_9_1_hold_keeps_melee_only_troops_doing_what_they_were_doing(bf, origin)
     # bound 1: foot (melee only) and archers both advance; bound 2: both are told to Hold. The
     # archers hold (fire, and stand); the foot keep advancing (9.1 "Keep Doing What You're
     # Already Doing"), and the order they keep is still "advance"
-    from engine.scripted import OrdersScript, ScriptedCommander
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     sc = make_scenario(
         [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0), "order": "advance"},
@@ -621,7 +623,7 @@ def test_4_1_deployment_refuses_loose_non_skirmishers(bf, origin):
 
 
 def test_4_1_skirmishers_go_loose_by_order_in_play_others_are_refused(bf, origin):
-    from engine.scripted import OrdersScript, ScriptedCommander
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     sc = make_scenario(
         [{"id": "sk", "profile": "skirm", "bases": 4, "frontage": 2, "at": (0, 0)},

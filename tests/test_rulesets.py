@@ -169,7 +169,7 @@ def test_rally_and_attack_through_both_rulesets() -> None:
 
 
 def test_morale_distribution_matches_panic_distribution() -> None:
-    from engine.odds import morale_distribution, panic_distribution_exact
+    from engine.rulesets.two_mm_earth.odds import morale_distribution, panic_distribution_exact
 
     s = MoraleSituation(melee_r=5, ranged_r=4, context="shot", leadership=1, state="retreating")
     assert morale_distribution(s) == panic_distribution_exact(4, 1, -1)

@@ -10,8 +10,12 @@
 ...     print(exc)
 unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9
 
-A ruleset bundles what differs between rule versions: the morale tests, the charts, the 10.2
-triggers. Rulesets hold no state; :func:`get_ruleset` returns one shared instance per class.
+A ruleset owns its game (docs/architecture.md, "The ruleset seam"): its phases, die, scales,
+terrain classes (through its own code table over the battlefield's feature layer), unit model,
+morale states, orders and their delivery, and its sight rules. The engine's core (state,
+geometry, dice, log, sight and movement mechanics, the battle loop, scenario loading) asks the
+ruleset for all of them and never imports a ruleset's folder. Rulesets hold no state;
+:func:`get_ruleset` returns one shared instance per class.
 
 Change log (a scenario names its ruleset, so old files keep replaying the same way):
 
@@ -27,24 +31,180 @@ Change log (a scenario names its ruleset, so old files keep replaying the same w
 
 from __future__ import annotations
 
-from typing import ClassVar, TypeVar
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+import numpy as np
+
+from engine.movement import MoveRules
+from engine.orders import ORDER_WORDS
+from engine.sight import SightRules
+from engine.state import Morale
+from engine.terrain import Ground, TerrainTable, ruleset_ground
 from scenario_builder.errors import RulesetError
 
-__all__ = ["DEFAULT_RULESET", "Ruleset", "available_rulesets", "get_ruleset", "register"]
+if TYPE_CHECKING:
+    from engine.context import BoundContext
+    from engine.dice import Dice
+    from engine.orders import Commander, Delivery
+    from engine.scenario import Scenario
+    from engine.state import BattleState, UnitProfile
+
+__all__ = [
+    "DEFAULT_RULESET",
+    "Phase",
+    "Ruleset",
+    "Scales",
+    "available_rulesets",
+    "get_ruleset",
+    "register",
+]
 
 DEFAULT_RULESET = "2mm-earth-v0.9"
 
 
-class Ruleset:
-    """Base of every ruleset. Subclasses set :attr:`name` and override what differs."""
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One step of a ruleset's turn or bound: a name (logged on every event of the phase) and
+    the function that plays it on the bound's context."""
 
+    name: str
+    run: Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class Scales:
+    """A ruleset's distances and scales.
+
+    ``ground_m_per_mm``: metres of ground per millimetre of table, per figure scale the book
+    offers (2mm Earth: 1 mm = 1 m at 2 mm). ``base_w_m``/``base_d_m``: one base's (or figure
+    block's) frontage and depth on the ground. ``loose_gap_m``: gap between bases of a loose
+    formation. ``rules_m``: the book's other named distances (triggers, hearing, minimum move),
+    for ``scenario-builder rulesets`` and the ruleset's own code.
+    """
+
+    ground_m_per_mm: Mapping[str, float]
+    base_w_m: float
+    base_d_m: float
+    loose_gap_m: float = 0.0
+    rules_m: Mapping[str, float] = field(default_factory=dict)
+
+
+class Ruleset:
+    """Base of every ruleset: what the engine asks of a rulebook.
+
+    A subclass sets the class attributes below and implements the hooks; :func:`register`
+    makes it findable by name. The battle loop (:mod:`engine.battle`) calls
+    :meth:`new_context` once, then each bound :meth:`start_bound` and every :attr:`phases` entry
+    in order. See docs/architecture.md, "The ruleset seam".
+    """
+
+    #: registry name (``family-vVERSION``) and aliases
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     title: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    version: ClassVar[str] = ""
+    #: the die every roll of the book uses (d6, d10, ...)
+    die_sides: ClassVar[int] = 6
+    #: the turn or bound sequence, run in order by the battle loop
+    phases: ClassVar[tuple[Phase, ...]] = ()
+    scales: ClassVar[Scales]
+    #: the terrain classes (per role) and the CSV table mapping features to them
+    terrain: ClassVar[TerrainTable]
+    #: the book's name for each morale state the engine tracks (states it does not use: absent)
+    morale_states: ClassVar[Mapping[Morale, str]] = {}
+    #: the order words a formation can be given; the first is what a formation starts with
+    order_kinds: ClassVar[tuple[str, ...]] = ()
+    move_rules: ClassVar[MoveRules]
+    sight_rules: ClassVar[SightRules]
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
+
+    # -- ground ------------------------------------------------------------------------------
+    def classify_slope(
+        self, layers: dict[str, np.ndarray], slope: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """Reclassify the table's layers by slope (degrees); the default keeps them."""
+        return layers
+
+    def ground(self, battlefield: Ground) -> Ground:
+        """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
+        ``blocks_sight``), built once per battlefield."""
+        return ruleset_ground(battlefield, self.name, self.terrain, self.classify_slope)
+
+    def terrain_classes(self) -> dict[str, list[str]]:
+        return self.terrain.class_names()
+
+    # -- units, deployment, orders -----------------------------------------------------------
+    def load_army(self, name_or_path: str | Path) -> Any:
+        """The troop list (unit model and schema) a scenario side names."""
+        raise NotImplementedError(f"{self.name}: no troop lists")
+
+    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
+        """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
+        raise NotImplementedError
+
+    def sees_over(self, observer: UnitProfile, blocker: UnitProfile) -> bool:
+        """Whether troops of ``observer``'s kind see over troops of ``blocker``'s kind."""
+        return False
+
+    def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
+        """How far troops see in this weather and light (None: no limit beyond the ground)."""
+        return None
+
+    def prepare(self, state: BattleState, scenario: Scenario) -> None:
+        """After deployment, before bound 1: set what the book says troops start with."""
+
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """How orders reach formations (the default: at once)."""
+        from engine.orders import InstantDelivery
+
+        return InstantDelivery()
+
+    def commander(self, scenario: Scenario, side: str, battlefield: Ground) -> Commander:
+        """Who gives a side's orders when the caller names no one: the scenario's orders."""
+        from engine.orders import StandingOrders
+
+        return StandingOrders.from_scenario(scenario, side, battlefield.to_xy)
+
+    # -- the bound ---------------------------------------------------------------------------
+    def new_context(self, **parts: Any) -> BoundContext:
+        """The bound context the phases work on (a subclass may carry its own notes)."""
+        from engine.context import BoundContext
+
+        return BoundContext(**parts)
+
+    def start_bound(self, ctx: BoundContext) -> None:
+        """Before the first phase of every bound (the loop has already advanced the count)."""
+
+    def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
+        """``n`` of the book's dice."""
+        return dice.roll(n, purpose, sides=self.die_sides)
+
+    def describe(self) -> dict[str, Any]:
+        """What ``scenario-builder rulesets`` shows."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "family": self.family,
+            "version": self.version,
+            "aliases": list(self.aliases),
+            "die": f"d{self.die_sides}",
+            "phases": [p.name for p in self.phases],
+            "terrain_classes": self.terrain_classes(),
+            "terrain_table": str(self.terrain.path),
+            "morale_states": {str(k): v for k, v in self.morale_states.items()},
+            "orders": list(self.order_kinds),
+            "scales": {
+                "ground_m_per_mm": dict(self.scales.ground_m_per_mm),
+                "base_m": [self.scales.base_w_m, self.scales.base_d_m],
+                "rules_m": dict(self.scales.rules_m),
+            },
+        }
 
 
 R = TypeVar("R", bound="type[Ruleset]")
@@ -61,10 +221,21 @@ def register(cls: R) -> R:
     for key in (cls.name, *cls.aliases):
         if key in _REGISTRY or key in _ALIASES:
             raise ValueError(f"ruleset name {key!r} registered twice")
+    if not cls.phases:
+        raise ValueError(f"{cls.__name__} declares no phases")
     _REGISTRY[cls.name] = cls
+    ORDER_WORDS.update(cls.order_kinds)
     for alias in cls.aliases:
         _ALIASES[alias] = cls.name
     return cls
+
+
+def unregister(name: str) -> None:
+    """Remove a ruleset (tests that register a ruleset of their own clean up with this)."""
+    cls = _REGISTRY.pop(name)
+    for alias in cls.aliases:
+        _ALIASES.pop(alias, None)
+    _INSTANCES.pop(name, None)
 
 
 def available_rulesets() -> list[str]:

@@ -115,8 +115,13 @@ def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
 
 
 def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.odds import at_least, attack_distribution_exact, hit_chance, simulate_attack
     from engine.rulesets.two_mm_earth.charts import CoverClass, cover_modifier
+    from engine.rulesets.two_mm_earth.odds import (
+        at_least,
+        attack_distribution_exact,
+        hit_chance,
+        simulate_attack,
+    )
     from engine.rulesets.two_mm_earth.resolution import (
         attack_need,
         ordnance_dice,
@@ -211,8 +216,8 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _panic(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.odds import panic_distribution_exact, simulate_panic
     from engine.rulesets import get_ruleset
+    from engine.rulesets.two_mm_earth.odds import panic_distribution_exact, simulate_panic
 
     _reject(opts, _ATTACK_ONLY, "--panic")
     ruleset = get_ruleset(opts["ruleset"])

@@ -80,9 +80,9 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
 
 
 def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None) -> Any:
-    """Plan commanders (engine.commanders) for every side; --orders scripts some of them."""
-    from engine.commanders import plan_commanders
-    from engine.scripted import OrdersScript, scripted_commanders
+    """Plan commanders (2mm Earth's ``commanders``) for every side; --orders scripts some."""
+    from engine.rulesets.two_mm_earth.commanders import plan_commanders
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
     from scenario_builder.errors import ScenarioFileError
 
     commanders: dict[str, Any] = dict(plan_commanders(sc, bf.to_xy))

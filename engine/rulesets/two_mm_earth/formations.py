@@ -85,7 +85,8 @@ def split_into_wings(
                       target_point=f.target_point, target_formation=f.target_formation,
                       hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
                       temperament=f.temperament, random_troops=f.random_troops,
-                      start_bases=len(members))  # fmt: skip
+                      start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
+                      loose_gap=f.loose_gap)  # fmt: skip
         w.place()
         wings.append(w)
     for w in wings:

@@ -19,8 +19,8 @@
 
 from __future__ import annotations
 
-from engine.context import BoundContext
 from engine.log import Event, Hit, Melee
+from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import allocate_hits
 from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus, roll_attack
 from engine.rulesets.two_mm_earth.shooting import target_resilience
@@ -67,7 +67,7 @@ def strike_key(f: Formation, g: Formation) -> float:
     return float(f.initiative)
 
 
-def opponent_of(ctx: BoundContext, f: Formation) -> Formation | None:
+def opponent_of(ctx: TwoMmContext, f: Formation) -> Formation | None:
     enemies = ctx.state.contacts.get(f.id, ())
     best, best_n = None, -1
     for eid in enemies:
@@ -80,13 +80,13 @@ def opponent_of(ctx: BoundContext, f: Formation) -> Formation | None:
     return best
 
 
-def still_touching(ctx: BoundContext, f: Formation, g: Formation) -> bool:
+def still_touching(ctx: TwoMmContext, f: Formation, g: Formation) -> bool:
     pairs = ctx.base_pairs.get((f.id, g.id), ())
     bases = ctx.state.bases
     return any(bases[a].alive and bases[b].alive for a, b in pairs)
 
 
-def melee_phase(ctx: BoundContext) -> list[Event]:
+def melee_phase(ctx: TwoMmContext) -> list[Event]:
     """Resolve all melee of the bound in strike order; returns the events."""
     state = ctx.state
     strikers: list[tuple[float, int, Formation, Formation]] = []

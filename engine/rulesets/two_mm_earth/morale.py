@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 
-from engine.context import BoundContext
 from engine.log import (
     Destroyed,
     Event,
@@ -36,8 +35,9 @@ from engine.log import (
 )
 from engine.movement import footprint_classes
 from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
-from engine.rulesets.two_mm_earth.rulesets import MoraleSituation
+from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = [
@@ -59,7 +59,7 @@ def leadership(f: Formation, characters: dict) -> int:
 
 
 def set_morale(
-    ctx: BoundContext, f: Formation, new: Morale, reason: str, phase: str
+    ctx: TwoMmContext, f: Formation, new: Morale, reason: str, phase: str
 ) -> list[Event]:
     """Change a formation's morale state, with its event."""
     if f.morale is new or f.morale is Morale.DESTROYED:
@@ -90,7 +90,7 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
 
 
 def _friend_triggers(
-    ctx: BoundContext, f: Formation, side_forms: list[Formation] | None = None
+    ctx: TwoMmContext, f: Formation, side_forms: list[Formation] | None = None
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
@@ -133,7 +133,7 @@ def _friend_triggers(
     return out
 
 
-def _prefetch_nearest_steady(ctx: BoundContext, by_side: dict[str, list[Formation]]) -> None:
+def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by centre distances in numpy - answers are per pair, so a wrong
@@ -155,7 +155,7 @@ def _prefetch_nearest_steady(ctx: BoundContext, by_side: dict[str, list[Formatio
         ctx.sight.prefetch(requests)
 
 
-def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[Formation]:
+def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[Formation]:
     """The formations of ``others`` that ``f`` sees or hears, sight batched."""
     if not others:
         return []
@@ -163,7 +163,7 @@ def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[
     return [g for g, a in zip(others, flags, strict=True) if a]
 
 
-def _centres(ctx: BoundContext) -> dict[str, tuple[float, float]]:
+def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
     """Every active formation's centre, cached while nothing moves, dies or changes morale."""
     key = ctx.table_key()
     if ctx.centre_cache is None or ctx.centre_cache[0] != key:
@@ -171,7 +171,7 @@ def _centres(ctx: BoundContext) -> dict[str, tuple[float, float]]:
     return ctx.centre_cache[1]
 
 
-def _own_triggers(ctx: BoundContext, f: Formation) -> list[str]:
+def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
     out: list[str] = []
     if f.front_at_start and f.killed_in_bound:
         bases = ctx.state.bases
@@ -203,13 +203,13 @@ def _own_triggers(ctx: BoundContext, f: Formation) -> list[str]:
 _AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
 
 
-def _effect(ctx: BoundContext, trigger: str, f: Formation) -> str:
+def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
     if trigger in _AT_BEST_RETREAT:
         return "panic_test"
     return ctx.ruleset.morale_effect(trigger, f.temperament.value) or "panic_test"
 
 
-def _resolve(ctx: BoundContext, f: Formation, triggers: list[str], phase: str = "morale",
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
              in_contact: bool = False) -> list[Event]:  # fmt: skip
     effects = {t: _effect(ctx, t, f) for t in triggers}
     reason = ", ".join(triggers)
@@ -250,7 +250,7 @@ def _resolve(ctx: BoundContext, f: Formation, triggers: list[str], phase: str = 
     return events
 
 
-def touched_while_retreating(ctx: BoundContext, f: Formation, phase: str) -> list[Event]:
+def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
     """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
     take a panic test, with the best possible result being to continue retreat" - asked the
     moment a move ends in contact, before either side moves on (once a bound)."""
@@ -260,7 +260,7 @@ def touched_while_retreating(ctx: BoundContext, f: Formation, phase: str) -> lis
     return _resolve(ctx, f, ["retreating_touched"], phase, in_contact=True)
 
 
-def immediate_tests(ctx: BoundContext, forms: list[Formation], phase: str) -> list[Event]:
+def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> list[Event]:
     """10.2 / 10.5 / 11.1 tests the book makes at once, where the event happens: enemy contact
     on a flank or the rear and retreating troops touched (end of the moves), losses and a front
     rank or character killed by shooting (shooting damage) or by a step of the melee's strike
@@ -283,7 +283,7 @@ def immediate_tests(ctx: BoundContext, forms: list[Formation], phase: str) -> li
     return events
 
 
-def _threat_centre(ctx: BoundContext, f: Formation) -> tuple[float, float] | None:
+def _threat_centre(ctx: TwoMmContext, f: Formation) -> tuple[float, float] | None:
     """The enemy formation to retreat from: one in contact, else the nearest (10.3)."""
     state = ctx.state
     ids = state.contacts.get(f.id) or ()
@@ -297,7 +297,7 @@ def _threat_centre(ctx: BoundContext, f: Formation) -> tuple[float, float] | Non
     return g.centre()
 
 
-def random_troops(ctx: BoundContext, f: Formation) -> list[Event]:
+def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
     """11.3: Random troops are Rash until 2+ melee hits, 3+ ranged hits or 4+ hits in a bound
     make them Reluctant; Reluctant again Rash after a bound inactive and unharmed."""
     if not f.random_troops or f.removed:
@@ -310,7 +310,7 @@ def random_troops(ctx: BoundContext, f: Formation) -> list[Event]:
     return []
 
 
-def morale_phase(ctx: BoundContext) -> list[Event]:
+def morale_phase(ctx: TwoMmContext) -> list[Event]:
     """10.x and 11.1: every formation's triggers, in passes until nothing more breaks."""
     state = ctx.state
     events: list[Event] = []
@@ -351,7 +351,7 @@ def morale_phase(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def rout_consequences(ctx: BoundContext) -> list[Event]:
+def rout_consequences(ctx: TwoMmContext) -> list[Event]:
     """11.1: routers touching an enemy base or impractical terrain at the end of their next
     bound are destroyed; routers off the table have fled."""
     state = ctx.state
@@ -387,7 +387,7 @@ def rout_consequences(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def pursuit_phase(ctx: BoundContext) -> list[Event]:
+def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
     retreat."""
     state = ctx.state
@@ -405,7 +405,7 @@ def pursuit_phase(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def rally_phase(ctx: BoundContext) -> list[Event]:
+def rally_phase(ctx: TwoMmContext) -> list[Event]:
     """11.2: retreating troops that spent a whole bound completely inactive rally (get their 1R
     back); 11.3 Random troops acting Reluctant turn Rash after a bound inactive and unharmed."""
     state = ctx.state

@@ -6,13 +6,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
 
+from engine.context import BoundContext
 from engine.dice import Dice
-from engine.rulesets import Ruleset, get_ruleset, register  # noqa: F401 (doctests)
-from engine.rulesets.two_mm_earth import charts
-from engine.rulesets.two_mm_earth.charts import Temperament, UnitType
+from engine.movement import MoveRules, update_contacts
+from engine.orders import Delivery
+from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
+from engine.rulesets.two_mm_earth import charts, phases
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
 from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
@@ -23,6 +29,16 @@ from engine.rulesets.two_mm_earth.resolution import (
     rout_test_v07,
     shooting_modifier,
 )
+from engine.rulesets.two_mm_earth.triggers import (
+    MORALE_TRIGGERS_V09,
+    MoraleSituation,
+    MoraleTrigger,
+)
+from engine.scenario import Scenario
+from engine.sight import SightRules
+from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.terrain import Ground, TerrainTable
+from scenario_builder.paths import data_dir
 
 __all__ = [
     "MORALE_TRIGGERS_V09",
@@ -33,106 +49,164 @@ __all__ = [
     "TwoMmEarthV09",
 ]
 
+#: 2mm Earth's distances (metres on the ground), named for ``scenario-builder rulesets``
+RULES_M: dict[str, float] = {
+    "min_move": 25.0,  # 6.1
+    "max_turn_deg": 90.0,  # 6.1
+    "hearing": 75.0,  # 6.2
+    "friend_see_through": 100.0,  # 6.2
+    "character_see_through": 200.0,  # 6.2
+    "skirmish_screen": 100.0,  # 6.2
+    "rout_seen_near": 100.0,  # 10.2 "within 0-100m"
+    "rout_seen_far": 250.0,  # 10.2 "within 100-250m"
+    "retreat_while_enemy_within": 150.0,  # 10.3 / 11.2 (docs/rules-interpretations.md)
+}
 
-@dataclass(frozen=True, slots=True)
-class MoraleTrigger:
-    """One row of the 10.2 table: a situation, what it makes a formation do, and how.
+#: "2mm (1/900 scale, 1 metre is 1mm) ... or 6mm with 1-for-10 (1/300 scale, 1 metre is 3mm)";
+#: a base is 40 x 20 mm at 2mm; Loose Formation bases stand 10 m apart (4.1)
+SCALES = Scales(
+    ground_m_per_mm={"2mm": 1.0, "6mm": 1.0 / 3.0},
+    base_w_m=40.0,
+    base_d_m=20.0,
+    loose_gap_m=10.0,
+    rules_m=RULES_M,
+)
 
-    ``effect`` is ``"panic_test"``, ``"retreat"`` or ``"rout"``; ``r_modifier`` applies to R in
-    the panic test; ``temperaments`` limits the row to those troops (empty = everyone). A row
-    limited to some temperaments replaces, for them, the general row of the same ``trigger``.
-    ``at_best`` caps the test's result (11.1: "the best possible result being to continue
-    retreat").
-    """
-
-    trigger: str
-    effect: str
-    text: str
-    r_modifier: int = 0
-    temperaments: tuple[str, ...] = ()
-    at_best: str | None = None
-
-
-_RR = ("rash", "reluctant")
-
-#: 10.2 as data, in the rulebook's column order (panic test, must retreat, must rout), then the
-#: 11.1 tests of retreating troops. v0.7 keeps this table (it swaps only the test itself).
-MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
-    MoraleTrigger("front_rank_killed_in_bound", "panic_test",
-                  "Entire front rank killed in single bound (-1R in test)", -1),
-    MoraleTrigger("character_killed", "panic_test", "Any character with them gets killed"),
-    MoraleTrigger("enemy_contact_flank", "panic_test",
-                  "Enemy gets into base contact on flank base"),
-    MoraleTrigger("enemy_contact_rear", "panic_test",
-                  "Enemy gets into base contact on rear bases (-1R in test)", -1),
-    MoraleTrigger("friendly_rout_100_250m", "panic_test",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 100-250m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_50pct_game", "panic_test",
-                  "MORE than 50% of bases killed throughout game"),
-    MoraleTrigger("ordered_retreat", "retreat",
-                  "If ordered to retreat (Rash units roll die as 50% chance)"),
-    MoraleTrigger("friendly_rout_100_250m", "retreat",
-                  "If friendly non-skirmishers rout within 100-250m"),
-    MoraleTrigger("friendly_rout_0_100m", "retreat",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 0-100m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_75pct_game", "retreat",
-                  "MORE than 75% of bases killed throughout game"),
-    MoraleTrigger("killed_over_50pct_bound", "retreat",
-                  "MORE than 50% of bases killed in a single bound"),
-    MoraleTrigger("all_seen_friendlies_retreating", "retreat", "All seen friendlies retreating"),
-    MoraleTrigger("friendly_rout_0_100m", "rout",
-                  "If friendly non-skirmishers rout within 0-100m"),
-    MoraleTrigger("killed_over_75pct_bound", "rout",
-                  "MORE than 75% of bases killed in a single bound"),
-    MoraleTrigger("all_seen_friendlies_retreating_half_routing", "rout",
-                  "All seen friendlies retreating and 50% or more are routing"),
-    MoraleTrigger("push_split", "rout",
-                  'Enemy "push" has separated formation in half (see 12.1)'),
-    # 11.1, for formations already retreating
-    MoraleTrigger("retreating_touched", "panic_test",
-                  "Retreating troops who then touch (or are touched by) an enemy base",
-                  at_best="retreat"),
-    MoraleTrigger("retreating_sees_broken", "panic_test",
-                  "Retreating troops who can see another retreating (or a routing) friendly unit",
-                  at_best="retreat"),
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class MoraleSituation:
-    """Everything a morale test may need, so the engine can ask any ruleset the same way.
-
-    ``context``: ``"idle"`` (not in combat), ``"shot"`` (being shot at) or ``"melee"`` (enemy
-    contact). ``triggers`` are the 10.2 trigger names that called the test (their R modifiers
-    apply in v0.9). ``state``: ``"steady"``, ``"retreating"`` or ``"routing"``.
-    """
-
-    melee_r: int
-    ranged_r: int
-    context: str = "idle"
-    leadership: int = 0
-    state: str = "steady"
-    triggers: tuple[str, ...] = ()
-    seen_fleeing: int = 0
-    seen_routing: int = 0
-    contact_sides: int = 0
-    rear_contact: bool = False
-    army_morale: bool = False
-    at_best: str | None = None
+#: the keywords ``Formation.build`` takes for a 2mm Earth base
+BASE_SIZE: dict[str, float] = {
+    "base_w": SCALES.base_w_m,
+    "base_d": SCALES.base_d_m,
+    "loose_gap": SCALES.loose_gap_m,
+}
 
 
 class TwoMmEarth(Ruleset):
     """The 2mm Earth family: what every version shares (subclasses override what differs)."""
 
+    family = "2mm-earth"
+    die_sides = 6
+    phases = phases.SEQUENCE
+    scales = SCALES
+    terrain = TerrainTable(
+        data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
+    )
+    morale_states: ClassVar[Mapping[Morale, str]] = {
+        Morale.STEADY: "steady",
+        Morale.RETREATING: "retreating",  # 10.3
+        Morale.ROUTING: "routing",  # 10.4
+        Morale.DESTROYED: "destroyed",
+    }
+    order_kinds = tuple(o.value for o in charts.Order)
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
 
-    def __repr__(self) -> str:
-        return f"<Ruleset {self.name}>"
+    def __init__(self) -> None:
+        # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
+        # subclass is what movement and sight call
+        self.move_rules = MoveRules(
+            speed_m=self.formation_speed_m,
+            min_move_m=RULES_M["min_move"],
+            max_turn_deg=RULES_M["max_turn_deg"],
+        )
+        self.sight_rules = SightRules(
+            sees_over=self.sees_over,
+            sight_limit_m=self.sight_limit_m,
+            hearing_m=RULES_M["hearing"],
+            friend_see_through_m=RULES_M["friend_see_through"],
+            character_see_through_m=RULES_M["character_see_through"],
+            skirmish_screen_m=RULES_M["skirmish_screen"],
+        )
+
+    # units, deployment, orders ---------------------------------------------------------------
+    def load_army(self, name_or_path: str | Path) -> Army:
+        """A 2mm Earth troop list (data/troops/*.yaml; schema in data/troops/README.md)."""
+        return load_army(name_or_path)
+
+    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
+        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
+        speed (data/troops/README.md)."""
+        chart = self.speed_m(profile.unit_type, move_class)
+        own = getattr(profile, "speed_m", None)
+        if chart is None or own is None:
+            return chart
+        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
+        return chart * own / plain
+
+    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
+        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
+        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
+        profiles = f.profiles
+        half = halved(f)
+
+        def speed(move_class: int) -> float | None:
+            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
+            if not speeds or any(s is None for s in speeds):
+                return None
+            s = float(min(s for s in speeds if s is not None))
+            return s / 2.0 if half else s
+
+        return speed
+
+    def sees_over(self, observer: str, blocker: str) -> bool:
+        """6.2."""
+        return charts.sees_over(observer, blocker)
+
+    def prepare(self, state: BattleState, scenario: Scenario) -> None:
+        """11.3: Random troops start Rash. 4.1: only skirmishers may deploy ``loose``. 5.1:
+        "you can deploy Brigades by placing your formations in a single group with the
+        appropriate character": a formation with ``brigade: <id>`` merges into that formation
+        (its bases form the rear ranks) under the rules of a merge in play
+        (:func:`formations.merge_problem`); a broken rule is a ScenarioFileError."""
+        from engine.deploy import check_overlaps
+        from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
+        from scenario_builder.errors import ScenarioFileError
+
+        source = str(scenario.path or scenario.id)
+        for f in state.formations.values():
+            if f.temperament == Temperament.RANDOM:
+                f.random_troops = True
+                f.temperament = Temperament.RASH
+            troops = [b for b in f.bases if not b.character] or f.bases
+            if f.loose and not all(b.profile.has(Flag.SKIRMISHER) for b in troops):
+                raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
+                                                f"profile for loose: true (4.1), got "
+                                                f"{f.profile.id!r}")  # fmt: skip
+        merged = False
+        for side in scenario.sides:
+            for fs in side.formations:
+                if fs.brigade is None:
+                    continue
+                lead = state.formations.get(fs.brigade)
+                if lead is None or lead.side != side.id or lead.id == fs.id:
+                    raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to "
+                                                    f"name another formation of {side.id}, got "
+                                                    f"{fs.brigade!r}")  # fmt: skip
+                why = merge_problem(state, lead.id, fs.id)
+                if why is not None:
+                    raise ScenarioFileError(source, f"formation {fs.id}: {why}")
+                merge_formations(state, lead.id, fs.id, phase="deploy")
+                merged = True
+        if merged:
+            state.formations = {k: f for k, f in state.formations.items() if f.bases}
+            check_overlaps(state, source)
+
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """9.1-9.2: messengers at the age's rate."""
+        from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
+
+        return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
+
+    def new_context(self, **parts: Any) -> BoundContext:
+        from engine.rulesets.two_mm_earth import sieges
+
+        ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
+        ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
+        return ctx
+
+    def start_bound(self, ctx: BoundContext) -> None:
+        phases.start_bound(ctx)
 
     # charts ----------------------------------------------------------------------------------
     def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
@@ -225,6 +299,14 @@ class TwoMmEarth(Ruleset):
         raise NotImplementedError
 
 
+def halved(f: Formation) -> bool:
+    """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
+    if f.morale in (Morale.RETREATING, Morale.ROUTING):
+        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+    front, whole = f.injured_share()
+    return front >= 0.5 or whole >= 0.5
+
+
 _STATE_R = {"steady": 0, "retreating": -1, "routing": -2}
 
 
@@ -240,6 +322,7 @@ class TwoMmEarthV09(TwoMmEarth):
     """*Battle for 2mm Earth* v0.9, the default."""
 
     name = "2mm-earth-v0.9"
+    version = "0.9"
     aliases = ("2mm-earth", "2mm-earth-0.9")
     title = "Battle for 2mm Earth v0.9"
     panic_dice = 2
@@ -301,9 +384,16 @@ class TwoMmEarthV07(TwoMmEarthV09):
     """*Battle for 2mm Earth* v0.7's morale (5.2 rout test, 9.1 army morale) on v0.9's rules."""
 
     name = "2mm-earth-v0.7"
+    version = "0.7"
     aliases = ("2mm-earth-0.7",)
     title = "Battle for 2mm Earth v0.7"
     panic_dice = 1
+    morale_states: ClassVar[Mapping[Morale, str]] = {
+        Morale.STEADY: "steady",
+        Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat
+        Morale.ROUTING: "routing",
+        Morale.DESTROYED: "destroyed",
+    }
 
     def panic_test(  # type: ignore[override]
         self,

@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.profiles import Flag
 from engine.rulesets.two_mm_earth.charts import CoverClass
+from engine.rulesets.two_mm_earth.profiles import Flag
 from engine.rulesets.two_mm_earth.resolution import (
     attack_need,
     mean_resilience,

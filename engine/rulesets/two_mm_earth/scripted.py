@@ -168,7 +168,7 @@ class ScriptedCommander:
         initial: dict[str, Order] = {}
         for f in scenario.side(side).formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
-            initial[f.id] = Order(f.order.value, f.id, point, f.target_formation)
+            initial[f.id] = Order(f.order, f.id, point, f.target_formation)
         return cls(side, script, initial)
 
     def orders(self, view: CommanderView, bound: int) -> list[AnyOrder]:

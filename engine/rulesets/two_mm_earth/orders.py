@@ -1,0 +1,91 @@
+"""An order reaching its formation (9.1, chart 9.3, 10.2 "must retreat if ordered to")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.dice import Dice
+from engine.log import Event, OrderReceived, OrderRefused, OrderRoll, Retreat, Rout
+from engine.orders import Order
+from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.formations import LooseOrder, close_up, go_loose
+from engine.state import BattleState, Morale
+from scenario_builder.errors import IllegalOrderError
+
+if TYPE_CHECKING:
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
+
+__all__ = ["receive_order"]
+
+
+def receive_order(
+    state: BattleState, order: Order, dice: Dice, ruleset: TwoMmEarth, phase: str = "orders"
+) -> list[Event]:
+    """Apply an order that reached its formation: chart 9.3, then the order itself.
+
+    Routing formations ignore orders (10.4: "the player has no control over them"). A retreat
+    order makes the formation retreat (10.2 "must retreat if ordered to retreat"); chart 9.3 may
+    turn it into holding, or, for reluctant troops, a rout.
+    """
+    f = state.formations.get(order.formation)
+    if f is None or f.removed or f.morale is Morale.ROUTING:
+        return []
+    if isinstance(order, LooseOrder):
+        return _loose_order(state, f, order, phase)
+    events: list[Event] = []
+    kind = order.kind
+    temperament = f.temperament
+    if temperament is Temperament.RANDOM:  # pragma: no cover - normalised at deployment
+        temperament = Temperament.RASH
+    if ruleset.order_needs_roll(temperament, kind):
+        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament.value})")
+        outcome = ruleset.order_outcome(temperament, kind, roll.faces[0])
+        events.append(OrderRoll(phase, f.id, kind, temperament.value, outcome, roll))
+    else:
+        outcome = ruleset.order_outcome(temperament, kind, None)
+    events.append(OrderReceived(phase, f.id, str(order), outcome))
+    if outcome == "rout":
+        f.morale = Morale.ROUTING
+        f.routed_bound = state.bound
+        f.changed_bound = state.bound
+        f.order = "retreat"
+        events.append(Rout(phase, f.id, "9.3 reluctant troops ordered to retreat"))
+        return events
+    f.hold_fire = f.held = outcome == "hold"
+    f.pursuing = None
+    melee_only = not any(b.profile.arming.ranged for b in f.alive_bases)
+    if outcome == "hold" and melee_only and f.morale is Morale.STEADY:
+        # 9.1: "Hold means to Hold Fire for ranged troops, but Keep Doing What You're Already
+        # Doing to melee-only troops or troops in close combat": the order in force (and its
+        # target) stays; only pursuit stops (11.1 "unless commanded to retreat or hold").
+        # Retreating troops told to Hold stand to rally (11.2), below.
+        return events
+    f.order = outcome
+    if outcome == kind:
+        f.target_point = order.target_point
+        f.target_formation = order.target_formation
+    else:
+        f.target_point = None
+        f.target_formation = None
+    if outcome == "retreat" and f.morale is Morale.STEADY:
+        f.morale = Morale.RETREATING  # 10.2: must retreat if ordered to retreat
+        f.changed_bound = state.bound
+        f.retreat_from = None
+        events.append(Retreat(phase, f.id, "10.2 ordered to retreat"))
+    return events
+
+
+
+def _loose_order(state: BattleState, f: Any, order: LooseOrder, phase: str) -> list[Event]:
+    """4.1: skirmishers open into (or close from) a Loose Formation; others are refused."""
+    if order.kind == "loose":
+        if f.loose:
+            return []
+        try:
+            go_loose(f)
+        except IllegalOrderError as exc:
+            return [OrderRefused(phase, f.side, f.id, str(order), exc.problem)]
+    elif f.loose:
+        close_up(f)
+    state.version += 1  # the bases moved apart (or together)
+    return [OrderReceived(phase, f.id, str(order), order.kind)]
