@@ -670,3 +670,51 @@ def test_5_1_brigade_deployed_in_a_scenario(bf, origin):
                 {"id": "bows", "profile": "archers", "bases": 4, "frontage": 4,
                  "at": (0, -200), "brigade": "cap"}],
                [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}], [])
+
+
+@pytest.fixture(scope="module")
+def towered(tmp_path_factory, bf, origin):
+    """Minden with a wall (400 x 20 m, east-west) and a 40 m tower at its east end."""
+    from scenario_builder.build import build_from_paths
+    from scenario_builder.paths import data_dir
+
+    x, y = origin
+
+    def box(x0, y0, x1, y1, what):
+        (lo0, la0), (lo1, la1) = bf.to_lonlat(x0, y0), bf.to_lonlat(x1, y1)
+        return {"type": "Feature", "properties": {"feature": what},
+                "geometry": {"type": "Polygon", "coordinates": [[[lo0, la0], [lo1, la0],
+                             [lo1, la1], [lo0, la1], [lo0, la0]]]}}  # fmt: skip
+
+    gj = {"type": "FeatureCollection",
+          "features": [box(x - 200, y + 100, x + 200, y + 120, "wall"),
+                       box(x + 200, y + 90, x + 250, y + 130, "tower")]}  # fmt: skip
+    p = tmp_path_factory.mktemp("tower") / "tower.geojson"
+    p.write_text(json.dumps(gj))
+    return build_from_paths(data_dir() / "battlefields" / "minden" / "dem.tif",
+                            overlays=[p]).battlefield  # fmt: skip
+
+
+def test_8_3_towers_entered_only_from_a_wall(towered, origin):
+    # the defenders hold the walls: one base on the wall walks east into the tower (impractical:
+    # 50 m for foot, 7.3); one base on the ground below the tower advances north and cannot go in
+    from engine.rulesets.two_mm_earth import sieges
+
+    ox, oy = origin
+    sc = make_scenario(
+        [{"id": "walk", "profile": "inf", "bases": 1, "at": (150, 110), "facing": 90,
+          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}},
+         {"id": "ground", "profile": "inf", "bases": 1, "at": (225, 55), "facing": 0,
+          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}}],
+        [{"id": "x", "profile": "inf", "bases": 1, "at": (0, 700), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    sc.sides[0].holds_walls = True
+    b = Battle(towered, sc, Dice(3))
+    walk, ground = b.state.formations["walk"], b.state.formations["ground"]
+    assert sieges.fortification_at(towered, walk) == "wall"
+    assert sieges.fortification_at(towered, ground) is None
+    for _ in range(3):
+        b.step()
+    assert sieges.fortification_at(towered, walk) == "tower"  # from the wall: in
+    assert sieges.fortification_at(towered, ground) is None  # from the ground: never
+    assert ground.obb().cy + ground.obb().hd <= oy + 90 + 1.0  # stopped at the tower's foot
