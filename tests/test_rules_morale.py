@@ -718,3 +718,24 @@ def test_8_3_towers_entered_only_from_a_wall(towered, origin):
     assert sieges.fortification_at(towered, walk) == "tower"  # from the wall: in
     assert sieges.fortification_at(towered, ground) is None  # from the ground: never
     assert ground.obb().cy + ground.obb().hd <= oy + 90 + 1.0  # stopped at the tower's foot
+
+
+def test_3_1_rear_ranks_step_forward_to_replace_casualties(bf, origin):
+    # blue foot (2 files x 2 ranks) hold; their front-left base was killed last bound. In the
+    # movement phase the rear base of that file steps up into the gap and counts as the first
+    # rank (3.1); the file without a casualty is unchanged
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 600),
+                 "facing": 180}],
+               None)  # fmt: skip
+    foot = b.state.formations["foot"]
+    front_left, front_right, rear_left, rear_right = foot.bases
+    front_left.status = BaseStatus.DEAD
+    before = {x.id: (x.x, x.y) for x in foot.bases}
+    assert rear_left not in foot.front_rank()
+    b.step()
+    assert (rear_left.rank, rear_left.file) == (0, front_left.file)
+    assert (rear_left.x, rear_left.y) == pytest.approx(before[front_left.id])  # into the gap
+    assert {x.id for x in foot.front_rank()} == {rear_left.id, front_right.id}
+    assert (rear_right.x, rear_right.y) == pytest.approx(before[rear_right.id])

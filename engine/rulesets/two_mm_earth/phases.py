@@ -554,10 +554,49 @@ def _touching_enemy(
     return bool((gaps <= CONTACT_M).any())
 
 
+def step_forward(f: Formation) -> bool:
+    """3.1: "soldiers from the other ranks can be moved forward to replace casualties [in the
+    Movement phases], but then they would count as the first rank": in each file the living
+    bases move up into the slots of the dead ahead of them (one base depth, 20 m, within any
+    allowance). True if any base moved."""
+    files: dict[int, list[Any]] = {}
+    for b in f.bases:
+        files.setdefault(b.file, []).append(b)
+    changed = False
+    for bases in files.values():
+        bases.sort(key=lambda b: b.rank)
+        ranks = [b.rank for b in bases]
+        for b, r in zip([b for b in bases if b.alive] + [b for b in bases if not b.alive], ranks,
+                        strict=True):  # fmt: skip
+            if b.rank != r:
+                b.rank, changed = r, True
+    if changed:
+        f.place()
+    return changed
+
+
+def _replace_casualties(ctx: TwoMmContext) -> None:
+    """3.1 in the movement phase: formations that make no move this bound (in combat, holding)
+    bring rear-rank bases forward into the front rank's gaps. A moving formation keeps its
+    ranks (1.1: re-arranging comes out of the move). Loose formations are one rank (4.1)."""
+    state = ctx.state
+    for f in state.active():
+        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
+            continue
+        plan = ctx.plans.get(f.id)
+        if plan is not None and plan.kind != "none":
+            continue
+        if not any(not b.alive and b.rank == 0 for b in f.bases):
+            continue  # nothing to fill in the first rank (cheap test first)
+        if step_forward(f):
+            state.version += 1
+
+
 def phase_execute_moves(ctx: TwoMmContext) -> None:
     from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
+    _replace_casualties(ctx)
     # the rectangles of every formation on the table, kept up to date move by move for the
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
