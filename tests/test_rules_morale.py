@@ -739,3 +739,27 @@ def test_3_1_rear_ranks_step_forward_to_replace_casualties(bf, origin):
     assert (rear_left.x, rear_left.y) == pytest.approx(before[front_left.id])  # into the gap
     assert {x.id for x in foot.front_rank()} == {rear_left.id, front_right.id}
     assert (rear_right.x, rear_right.y) == pytest.approx(before[rear_right.id])
+
+
+def test_11_1_injured_retreating_bases_are_slowed_the_rest_are_not(bf, origin):
+    # blue foot (2 x 2) retreat from red; their front rank is injured. In the move the unhurt
+    # rear rank retreats 100 m (infantry, plain: no halving for them), the injured front rank
+    # falls out as a group of its own and manages 50 m (11.1 "injured troops DO" suffer)
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 140),
+                 "facing": 180}],
+               None)  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    for x in foot.front_rank():
+        x.status = BaseStatus.INJURED
+    rec = b.step()
+    (split,) = of(rec, "wing_split")
+    assert split.wings == ("foot", "foot_inj")
+    inj = b.state.formations["foot_inj"]
+    assert inj.wing_of == "foot" and inj.morale is Morale.RETREATING
+    assert all(x.status is BaseStatus.INJURED for x in inj.bases)
+    assert all(x.status is BaseStatus.OK for x in foot.alive_bases)
+    moved = {e.formation: e.distance_m for e in of(rec, "moved")}
+    assert moved["foot"] == pytest.approx(100.0) and moved["foot_inj"] == pytest.approx(50.0)

@@ -28,6 +28,7 @@ __all__ = [
     "join_formation",
     "merge_formations",
     "merge_problem",
+    "split_off",
     "split_into_wings",
     "troop_types",
 ]
@@ -265,3 +266,38 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
         # 11.2: the retreating troops are now part of the character's steady formation
         events.append(Rally(phase, mover.id, "11.2 merged with a character's formation"))
     return events
+
+
+def split_off(state: BattleState, f: Formation, members: list[Any], tag: str) -> Formation:
+    """Take ``members`` (living bases of ``f``) out as a formation of their own, one rank where
+    they stand (centred on them, same facing), id ``<root>_<tag>`` (numbered if taken), a wing of
+    ``f``'s original (4.2) with ``f``'s morale and orders. Returns the new formation."""
+    root = f.wing_of or f.id
+    gid, k = f"{root}_{tag}", 2
+    while gid in state.formations:
+        gid, k = f"{root}_{tag}{k}", k + 1
+    ids = {b.id for b in members}
+    xs = [b.x for b in members]
+    ys = [b.y for b in members]
+    cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+    rx, ry = right(f.facing)
+    # left to right across the facing, as they stood
+    members = sorted(members, key=lambda b: ((b.x - cx) * rx + (b.y - cy) * ry, b.id))
+    for i, b in enumerate(members):
+        b.rank, b.file, b.formation = 0, i, gid
+    f.bases = [b for b in f.bases if b.id not in ids]
+    g = Formation(gid, f.side, f"{f.name} ({tag})", cx, cy, f.facing, len(members), members,
+                  morale=f.morale, order=f.order, target_point=f.target_point,
+                  target_formation=f.target_formation, hold_fire=f.hold_fire, held=f.held,
+                  wing_of=root, temperament=f.temperament, random_troops=f.random_troops,
+                  start_bases=len(members), changed_bound=f.changed_bound,
+                  routed_bound=f.routed_bound, retreat_from=f.retreat_from,
+                  base_w=f.base_w, base_d=f.base_d, loose_gap=f.loose_gap)  # fmt: skip
+    g.alive_at_start = len(members)
+    g.tested = f.tested
+    f.start_bases = max(1, f.start_bases - len(members))
+    g.place()
+    f.place()
+    state.formations[gid] = g
+    state.version += 1
+    return g

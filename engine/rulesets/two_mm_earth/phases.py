@@ -41,6 +41,7 @@ from engine.log import (
 )
 from engine.movement import (
     MovePlan,
+    allowance_for,
     execute_move,
     footprint_classes,
     retreat_bearing,
@@ -69,7 +70,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import Formation, Morale
+from engine.state import BaseStatus, Formation, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -588,8 +589,40 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             continue
         if not any(not b.alive and b.rank == 0 for b in f.bases):
             continue  # nothing to fill in the first rank (cheap test first)
+        # a step of one base depth must be within the allowance where the formation stands
+        classes, _ = footprint_classes(ctx.bf, f, "move")
+        allowance = allowance_for(f, classes, ctx.ruleset.move_rules) or 0.0
+        if allowance + 1e-9 < max(b.d for b in f.bases):
+            continue
         if step_forward(f):
+            ctx.allowances[f.id] = allowance
             state.version += 1
+
+
+def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
+    """11.1: "Those bases not injured, but which are retreating from a formation with injured
+    troops in, do not suffer a movement penalty (injured troops DO)": a retreating or routing
+    formation about to move with both injured and unhurt bases leaves its injured behind as a
+    group of their own (``<id>_inj``, a wing of the original: same morale, same kind of move),
+    which moves after it at half speed. The two then act apart (4.2: wings retreat
+    independently) and may re-join by advancing on each other."""
+    from engine.log import WingSplit
+    from engine.rulesets.two_mm_earth.formations import split_off
+
+    out: list[Formation] = []
+    for f in order:
+        out.append(f)
+        plan = ctx.plans.get(f.id)
+        if plan is None or plan.kind not in ("retreat", "rout") or f.removed:
+            continue
+        hurt = [b for b in f.alive_bases if b.status is BaseStatus.INJURED]
+        if not hurt or len(hurt) == f.n_alive:
+            continue
+        g = split_off(ctx.state, f, hurt, "inj")
+        ctx.emit([WingSplit("execute_moves", f.id, (f.id, g.id))])
+        ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
+        out.append(g)
+    return out
 
 
 def phase_execute_moves(ctx: TwoMmContext) -> None:
@@ -601,7 +634,7 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
-    for f in _pursuers_last(ctx, high_initiative_first(ctx)):
+    for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
             continue

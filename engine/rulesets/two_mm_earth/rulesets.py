@@ -36,7 +36,7 @@ from engine.rulesets.two_mm_earth.triggers import (
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
-from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -302,7 +302,11 @@ class TwoMmEarth(Ruleset):
 def halved(f: Formation) -> bool:
     """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
     if f.morale in (Morale.RETREATING, Morale.ROUTING):
-        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+        # 11.1: uninjured retreating bases keep their speed, injured ones are slowed; a mixed
+        # formation leaves its injured behind as a group of their own before it moves
+        # (phases._split_injured), so only an all-injured group is halved
+        alive = f.alive_bases
+        return bool(alive) and all(b.status is not BaseStatus.OK for b in alive)
     front, whole = f.injured_share()
     return front >= 0.5 or whole >= 0.5
 
