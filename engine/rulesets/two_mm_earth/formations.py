@@ -28,8 +28,8 @@ __all__ = [
     "join_formation",
     "merge_formations",
     "merge_problem",
-    "split_off",
     "split_into_wings",
+    "split_off",
     "troop_types",
 ]
 
