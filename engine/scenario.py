@@ -294,7 +294,8 @@ class Scenario(BaseModel):
         from engine.rulesets import get_ruleset
 
         rs = ruleset if ruleset is not None else get_ruleset(self.ruleset)
-        key = side_id if rs.name == get_ruleset(self.ruleset).name else f"{side_id}@{rs.name}"
+        own = type(rs) is type(get_ruleset(self.ruleset))
+        key = side_id if own else f"{side_id}@{type(rs).__qualname__}@{id(type(rs))}"
         if key not in self._armies:
             name = self.side(side_id).army
             p = Path(name)

@@ -60,6 +60,10 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
     report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
     assert report.bounds >= 1 and report.phases == report.bounds * 11
     assert report.result is not None
+    # issue 9 "no silent hooks": each hook overridden in turn changes the battle (or is called)
+    for hook in ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over"):
+        assert report.hooks[hook].startswith("changes bound"), hook
+    assert "rally_test" not in report.hooks  # deleted: nothing asked for it
 
 
 def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_attack):

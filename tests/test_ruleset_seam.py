@@ -36,7 +36,7 @@ from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register, unreg
 from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale
 from engine.terrain import TerrainTable
-from engine.testing import check_ruleset, make_scenario
+from engine.testing import check_hooks, check_ruleset, make_scenario
 from scenario_builder.build import build_site
 from scenario_builder.paths import data_dir
 
@@ -249,6 +249,10 @@ class SkirmishD10(Ruleset):
     }
     order_kinds = ("stand", "charge")
     terrain: ClassVar[TerrainTable]
+    hook_checks: ClassVar[dict[str, Any]] = {
+        "unit_speed_m": lambda v: None if v is None else v / 3.0,
+        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 3.0,
+    }
 
     def __init__(self) -> None:
         self.move_rules = MoveRules(speed_m=self.formation_speed_m, min_move_m=10.0,
@@ -340,6 +344,35 @@ def test_seam_toy_ruleset_fights_on_a_shipped_battlefield(skirmish, minden) -> N
 def test_seam_toy_ruleset_passes_the_engine_checks(skirmish, minden) -> None:
     report = check_ruleset(NAME, _scenario(minden), seed=3, battlefield=minden)
     assert report.bounds >= 2 and report.events.get("clash", 0) > 0
+    # every hook it defines is consulted: the set-up ones called, the rest change the battle
+    assert report.hooks == {"classify_slope": "called", "load_army": "called",
+                            "formation_speed_m": "changes bound 1",
+                            "unit_speed_m": "changes bound 1"}  # fmt: skip
+
+
+def test_seam_check_hooks_finds_a_silent_hook(skirmish, minden) -> None:
+    class Deaf(SkirmishD10):
+        name = "skirmish-d10-deaf"
+        hook_checks: ClassVar[dict[str, Any]] = {**SkirmishD10.hook_checks,
+                                                 "war_cry": lambda v: v + 1}  # fmt: skip
+
+        def war_cry(self) -> int:  # a hook nothing in the game asks for
+            return 1
+
+    class Unchecked(SkirmishD10):
+        name = "skirmish-d10-unchecked"
+
+        def war_cry(self) -> int:
+            return 1
+
+    for cls, message in ((Deaf, "overriding hook war_cry changed nothing"),
+                         (Unchecked, r"no check in hook_checks: \['war_cry'\]")):  # fmt: skip
+        register(cls)
+        try:
+            with pytest.raises(AssertionError, match=message):
+                check_hooks(cls.name, _scenario(minden), minden, seed=3, bounds=4)
+        finally:
+            unregister(cls.name)
 
 
 def test_seam_one_battlefield_two_terrain_vocabularies(skirmish) -> None:

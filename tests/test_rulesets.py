@@ -157,12 +157,10 @@ def test_10_2_trigger_table_every_row() -> None:
     assert rs.morale_r_modifier(("character_killed",)) == 0
 
 
-def test_rally_and_attack_through_both_rulesets() -> None:
+def test_attack_through_both_rulesets() -> None:
+    # (no rally_test hook: nothing in the engine asks for one yet - issue 9 "no silent hooks";
+    # engine.rulesets.two_mm_earth.resolution.rally_test / rally_test_v07 keep the procedures)
     v09, v07 = get_ruleset("2mm-earth-v0.9"), get_ruleset("2mm-earth-v0.7")
-    assert v09.rally_test(ScriptedDice([3, 3]), 5, 3).outcome == "retreat"
-    assert v09.rally_test(ScriptedDice([4, 4]), 5, 3).outcome == "rout"
-    assert v07.rally_test(ScriptedDice([2]), 5, 5).outcome == "retreat"  # 2 <= R5-2
-    assert v07.rally_test(ScriptedDice([4]), 5, 5).outcome == "rout"
     for rs in (v09, v07):
         assert rs.roll_attack(ScriptedDice([4, 3]), 2, 4).hits == 1
         assert rs.shooting_modifier(half_range_or_more=True, moving=True) == -2

@@ -134,7 +134,7 @@ class Ruleset:
     def ground(self, battlefield: Ground) -> Ground:
         """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
         ``blocks_sight``), built once per battlefield."""
-        return ruleset_ground(battlefield, self.name, self.terrain, self.classify_slope)
+        return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope)
 
     def terrain_classes(self) -> dict[str, list[str]]:
         return self.terrain.class_names()
@@ -170,6 +170,11 @@ class Ruleset:
         from engine.orders import StandingOrders
 
         return StandingOrders.from_scenario(scenario, side, battlefield.to_xy)
+
+    def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
+        """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
+        with them); the default: each side's scenario orders (:meth:`commander`)."""
+        return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
 
     # -- the bound ---------------------------------------------------------------------------
     def new_context(self, **parts: Any) -> BoundContext:

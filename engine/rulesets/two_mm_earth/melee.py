@@ -22,7 +22,7 @@ from __future__ import annotations
 from engine.log import Event, Hit, Melee
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import allocate_hits
-from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus, roll_attack
+from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus
 from engine.rulesets.two_mm_earth.shooting import target_resilience
 from engine.state import Formation, Morale
 
@@ -127,7 +127,7 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             n = a + outnumbering_bonus(own, theirs)
             cover = ctx.cover_class(g, "melee")
             r = target_resilience(g, (fx, fy), "melee", cover, ctx.ruleset)
-            res = roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
+            res = ctx.ruleset.roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
             events.append(Melee("melee", f.id, g.id, n, res.need, res.hits, step, res.dice))
             results.append((f, g, res.hits))
         for f, g, hits in results:  # simultaneous within one step of the order

@@ -435,6 +435,7 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
         half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
         into_overhead=cover == CoverClass.OVERHEAD,
         shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
+        modifier_fn=ctx.ruleset.shooting_modifier,
     )  # fmt: skip
     if choice is None:
         return None
@@ -452,11 +453,7 @@ def phase_plan_shooting(ctx: TwoMmContext) -> None:
 
 def phase_execute_shooting(ctx: TwoMmContext) -> None:
     from engine.rulesets.two_mm_earth.charts import CoverClass
-    from engine.rulesets.two_mm_earth.resolution import (
-        ordnance_dice,
-        outnumbering_bonus,
-        shooting_modifier,
-    )
+    from engine.rulesets.two_mm_earth.resolution import ordnance_dice, outnumbering_bonus
     from engine.rulesets.two_mm_earth.shooting import all_have, ranged_arming
 
     state = ctx.state
@@ -480,14 +477,15 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         overhead = cover == CoverClass.OVERHEAD
         if plan.mode == "normal":
             n = a
-            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving, skirmisher=skirm)
+            mod = ctx.ruleset.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm)  # fmt: skip
         else:
             volley = plan.mode == "volley"
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
-            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving,
-                                    skirmisher=skirm, ordnance=not volley, volley=volley,
-                                    into_overhead=overhead)  # fmt: skip
-        res = resolve_shot(ctx.dice, f, g, n, r, mod, plan.mode)
+            mod = ctx.ruleset.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm, ordnance=not volley,
+                                                volley=volley, into_overhead=overhead)  # fmt: skip
+        res = resolve_shot(ctx.ruleset, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,7 +14,7 @@ from typing import Any, ClassVar
 from engine.context import BoundContext
 from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
-from engine.orders import Delivery
+from engine.orders import Commander, Delivery
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
 from engine.rulesets.two_mm_earth import charts, phases
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
@@ -23,8 +24,6 @@ from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
     panic_test,
-    rally_test,
-    rally_test_v07,
     roll_attack,
     rout_test_v07,
     shooting_modifier,
@@ -99,6 +98,25 @@ class TwoMmEarth(Ruleset):
     order_kinds = tuple(o.value for o in charts.Order)
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
+    #: engine.testing.check_hooks: each hook's usual answer -> a different one (the battle
+    #: must change when the hook answers so: proof that something reads it)
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        "speed_m": lambda v: None if v is None else v / 2.0,
+        "unit_speed_m": lambda v: None if v is None else v / 2.0,
+        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 2.0,
+        "cover_modifier": lambda v: v + 2,
+        "order_needs_roll": lambda v: not v,
+        "order_outcome": lambda v: "hold",
+        "sight_limit_m": lambda v: 60.0,
+        "sees_over": lambda v: not v,
+        "morale_effect": lambda v: None if v is None else "rout",
+        "morale_r_modifier": lambda v: v - 3,
+        "roll_attack": lambda r: dataclasses.replace(r, hits=0),
+        "shooting_modifier": lambda v: v - 3,
+        "panic_test": lambda r: _other_outcome(r),
+        "morale_test": lambda r: _other_outcome(r),
+        "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
+    }
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
 
@@ -198,6 +216,12 @@ class TwoMmEarth(Ruleset):
 
         return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
 
+    def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
+        """Each side's General following the scenario's ``plan`` (commanders.PlanCommander)."""
+        from engine.rulesets.two_mm_earth.commanders import plan_commanders
+
+        return dict(plan_commanders(scenario, battlefield.to_xy))
+
     def new_context(self, **parts: Any) -> BoundContext:
         from engine.rulesets.two_mm_earth import sieges
 
@@ -249,14 +273,6 @@ class TwoMmEarth(Ruleset):
                 return row.effect
         return general
 
-    def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
-        """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""
-        return sum(
-            row.r_modifier
-            for row in self.morale_triggers
-            if row.trigger in triggers and row.effect == "panic_test"
-        )
-
     # combat ----------------------------------------------------------------------------------
     def roll_attack(
         self, dice: Dice, n_dice: int, resilience: int, modifier: int = 0, purpose: str = ""
@@ -269,18 +285,6 @@ class TwoMmEarth(Ruleset):
         return shooting_modifier(**kwargs)  # type: ignore[arg-type]
 
     # morale ----------------------------------------------------------------------------------
-    def rally_test(
-        self,
-        dice: Dice,
-        melee_r: int,
-        ranged_r: int,
-        leadership: int = 0,
-        modifier: int = 0,
-        purpose: str = "",
-    ) -> PanicResult:
-        """A character joins a routing formation: ``"retreat"`` (stops routing) or ``"rout"``."""
-        raise NotImplementedError
-
     def panic_test(
         self,
         dice: Dice,
@@ -297,6 +301,12 @@ class TwoMmEarth(Ruleset):
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """Run the panic test for a described situation, picking R and modifiers per the rules."""
         raise NotImplementedError
+
+
+def _other_outcome(result: PanicResult) -> PanicResult:
+    """A test's result turned round (none <-> rout; retreat -> none), for check_hooks."""
+    other = "rout" if result.outcome == "none" else "none"
+    return dataclasses.replace(result, outcome=other)
 
 
 def halved(f: Formation) -> bool:
@@ -331,6 +341,14 @@ class TwoMmEarthV09(TwoMmEarth):
     title = "Battle for 2mm Earth v0.9"
     panic_dice = 2
 
+    def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
+        """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""
+        return sum(
+            row.r_modifier
+            for row in self.morale_triggers
+            if row.trigger in triggers and row.effect == "panic_test"
+        )
+
     def panic_test(
         self,
         dice: Dice,
@@ -346,18 +364,6 @@ class TwoMmEarthV09(TwoMmEarth):
         """10.5. v0.7-only situation keywords (``seen_fleeing`` ...) are accepted and ignored:
         in v0.9 those situations are triggers (10.2), not roll modifiers."""
         return panic_test(dice, resilience, leadership, modifier, routing, purpose, at_best=at_best)
-
-    def rally_test(
-        self,
-        dice: Dice,
-        melee_r: int,
-        ranged_r: int,
-        leadership: int = 0,
-        modifier: int = 0,
-        purpose: str = "",
-    ) -> PanicResult:
-        """10.4; see :func:`engine.rulesets.two_mm_earth.resolution.rally_test`."""
-        return rally_test(dice, melee_r, ranged_r, leadership, modifier, purpose)
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """10.5: R by context (highest out of combat, ranged when shot, melee in contact), less
@@ -378,13 +384,13 @@ class TwoMmEarthV09(TwoMmEarth):
         else:
             raise ValueError(f"expected context idle, shot or melee, got {s.context!r}")
         modifier = self.morale_r_modifier(s.triggers) + _state_modifier(s.state)
-        return panic_test(
+        return self.panic_test(
             dice, r, s.leadership, modifier, s.state == "routing", purpose, at_best=s.at_best
         )
 
 
 @register
-class TwoMmEarthV07(TwoMmEarthV09):
+class TwoMmEarthV07(TwoMmEarth):
     """*Battle for 2mm Earth* v0.7's morale (5.2 rout test, 9.1 army morale) on v0.9's rules."""
 
     name = "2mm-earth-v0.7"
@@ -392,6 +398,10 @@ class TwoMmEarthV07(TwoMmEarthV09):
     aliases = ("2mm-earth-0.7",)
     title = "Battle for 2mm Earth v0.7"
     panic_dice = 1
+    #: v0.7's rout test has no 10.2 "-1R" modifiers (so no morale_r_modifier hook)
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        k: v for k, v in TwoMmEarth.hook_checks.items() if k != "morale_r_modifier"
+    }
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "steady",
         Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat
@@ -424,18 +434,6 @@ class TwoMmEarthV07(TwoMmEarthV09):
             army_morale=army_morale, at_best=at_best,
         )  # fmt: skip
 
-    def rally_test(
-        self,
-        dice: Dice,
-        melee_r: int,
-        ranged_r: int,
-        leadership: int = 0,
-        modifier: int = 0,
-        purpose: str = "",
-    ) -> PanicResult:
-        """5.5; see :func:`engine.rulesets.two_mm_earth.resolution.rally_test_v07`."""
-        return rally_test_v07(dice, melee_r, ranged_r, leadership, modifier, purpose)
-
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
 
@@ -445,7 +443,7 @@ class TwoMmEarthV07(TwoMmEarthV09):
         'none'
         """
         s = situation
-        return rout_test_v07(
+        return self.panic_test(
             dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
             purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
             seen_routing=s.seen_routing, contact_sides=s.contact_sides,

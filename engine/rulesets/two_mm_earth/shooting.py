@@ -18,17 +18,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engine.dice import Dice
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.profiles import Flag
 from engine.rulesets.two_mm_earth.resolution import (
+    AttackResult,
     attack_need,
     mean_resilience,
     ordnance_dice,
     outnumbering_bonus,
-    roll_attack,
     shooting_modifier,
 )
 from engine.state import Base, Formation, Morale
@@ -112,8 +114,10 @@ def choose_mode(
     moving: bool,
     into_overhead: bool,
     shooter_in_overhead: bool,
+    modifier_fn: Callable[..., int] = shooting_modifier,
 ) -> tuple[str, int, int] | None:
-    """(mode, dice, die modifier) with the most expected hits, or None if it cannot shoot."""
+    """(mode, dice, die modifier) with the most expected hits, or None if it cannot shoot.
+    ``modifier_fn``: the ruleset's die penalties (``Ruleset.shooting_modifier``)."""
     bases = shooting_bases(f)
     a = ranged_arming(f)
     if not bases or a <= 0:
@@ -122,18 +126,18 @@ def choose_mode(
     options: list[tuple[str, int, int]] = []
     only = all_have(bases, Flag.ORDNANCE_ONLY)
     if not only:
-        options.append(("normal", a, shooting_modifier(half_range_or_more=half_range,
+        options.append(("normal", a, modifier_fn(half_range_or_more=half_range,
                         moving=moving, skirmisher=skirm)))  # fmt: skip
     # 8.1: no ordnance from overhead cover
     if not shooter_in_overhead:
         if all_have(bases, Flag.ORDNANCE) or only:
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks), enemy_facing)
-            options.append(("ordnance", n, shooting_modifier(
+            options.append(("ordnance", n, modifier_fn(
                 half_range_or_more=half_range, moving=moving, skirmisher=skirm, ordnance=True,
                 into_overhead=into_overhead)))  # fmt: skip
         if all_have(bases, Flag.VOLLEYS):
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=True), enemy_facing)
-            options.append(("volley", n, shooting_modifier(
+            options.append(("volley", n, modifier_fn(
                 half_range_or_more=half_range, moving=moving, skirmisher=skirm, volley=True,
                 into_overhead=into_overhead)))  # fmt: skip
     if not options:
@@ -147,9 +151,19 @@ def choose_mode(
 
 
 def resolve_shot(
-    dice: Any, f: Formation, target: Formation, n: int, resilience: int, modifier: int, mode: str
-) -> Any:
-    return roll_attack(dice, n, resilience, modifier, purpose=f"shoot {f.id}->{target.id} {mode}")
+    ruleset: Any,
+    dice: Dice,
+    f: Formation,
+    target: Formation,
+    n: int,
+    resilience: int,
+    modifier: int,
+    mode: str,
+) -> AttackResult:
+    """2.2-2.3 through the ruleset's attack roll (``Ruleset.roll_attack``)."""
+    purpose = f"shoot {f.id}->{target.id} {mode}"
+    result: AttackResult = ruleset.roll_attack(dice, n, resilience, modifier, purpose)
+    return result
 
 
 def in_overhead(classes: list[int]) -> bool:
