@@ -763,3 +763,20 @@ def test_11_1_injured_retreating_bases_are_slowed_the_rest_are_not(bf, origin):
     assert all(x.status is BaseStatus.OK for x in foot.alive_bases)
     moved = {e.formation: e.distance_m for e in of(rec, "moved")}
     assert moved["foot"] == pytest.approx(100.0) and moved["foot_inj"] == pytest.approx(50.0)
+
+
+def test_10_4_v07_5_5_rally_when_a_character_joins_under_v07(bf, origin):
+    # the same ride under v0.7: its 5.5 rally is one die (the rout test) at the routing R
+    sc = make_scenario(
+        [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+         {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
+          "character": "red_general", "order": "advance", "target_formation": "foot"}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    b = Battle(bf, sc, ScriptedDice([4]), ruleset="2mm-earth-v0.7")
+    foot = _rout(b, "foot")
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.triggers == ("character_joined_routing",) and len(pt.dice.faces) == 1
+    assert pt.score == 4 - 3 and pt.outcome == "retreat"  # L3 counts: 1 <= R4-2
+    assert foot.morale is Morale.RETREATING

@@ -177,6 +177,10 @@ def go_loose(f: Formation) -> None:
     f.place()
 
 
+#: the morale-test trigger of a character joining a routing formation (10.4; v0.7 5.5)
+RALLY_TRIGGER = "character_joined_routing"
+
+
 def merge_problem(state: BattleState, into: str, other: str) -> str | None:
     """Why ``other`` may not merge into ``into`` (None when it may): 5.1, 4.1, 4.2.
 
@@ -248,10 +252,14 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
     if target.morale is Morale.ROUTING and brings_character:
         from engine.rulesets.two_mm_earth.morale import _resilience_pair
 
+        from engine.rulesets.two_mm_earth.triggers import MoraleSituation
+
         melee_r, ranged_r = _resilience_pair(target)
-        res = ctx.ruleset.rally_test(ctx.dice, melee_r, ranged_r, joining_l,
-                                     purpose=f"rally {target.id}")  # fmt: skip
-        events.append(PanicTest(phase, target.id, ("character_joined_routing",),
+        # the ruleset's morale test, asked for the 10.4 rally (v0.7: its 5.5)
+        situation = MoraleSituation(melee_r, ranged_r, leadership=joining_l, state="routing",
+                                    triggers=(RALLY_TRIGGER,))  # fmt: skip
+        res = ctx.ruleset.morale_test(ctx.dice, situation, purpose=f"rally {target.id}")
+        events.append(PanicTest(phase, target.id, (RALLY_TRIGGER,),
                                 res.effective_r, res.score, res.outcome, res.dice))  # fmt: skip
         if res.outcome != "rout":
             events += set_morale(ctx, target, Morale.RETREATING,

@@ -24,6 +24,8 @@ from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
     panic_test,
+    rally_test,
+    rally_test_v07,
     roll_attack,
     rout_test_v07,
     shooting_modifier,
@@ -375,6 +377,9 @@ class TwoMmEarthV09(TwoMmEarth):
         'retreat'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 10.4: a character joined the routers; his L counts, R is the higher, -2 routing
+            return rally_test(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         if s.context == "melee":
             r = s.melee_r
         elif s.context == "shot":
@@ -443,6 +448,9 @@ class TwoMmEarthV07(TwoMmEarth):
         'none'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 5.5: a character joined the routing unit: the rout test at the routing R
+            return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
             dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
             purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
