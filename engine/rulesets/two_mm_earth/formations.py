@@ -251,7 +251,6 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
     mover.pursuing = None
     if target.morale is Morale.ROUTING and brings_character:
         from engine.rulesets.two_mm_earth.morale import _resilience_pair
-
         from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 
         melee_r, ranged_r = _resilience_pair(target)
