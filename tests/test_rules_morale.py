@@ -780,3 +780,25 @@ def test_10_4_v07_5_5_rally_when_a_character_joins_under_v07(bf, origin):
     assert pt.triggers == ("character_joined_routing",) and len(pt.dice.faces) == 1
     assert pt.score == 4 - 3 and pt.outcome == "retreat"  # L3 counts: 1 <= R4-2
     assert foot.morale is Morale.RETREATING
+
+
+def test_3_2_bases_not_in_contact_assist_by_shooting_at_bases_not_in_contact(bf, origin):
+    # red archers (a line of 4) are in melee with blue foot (2 files x 2 ranks) touching only
+    # their left half. Ordered to attack, the two archers not in contact shoot (3.2: only at
+    # bases not in contact with any friendly base) - so the hits fall on blue's rear rank
+    b = battle(bf, origin,
+               [{"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, 0),
+                 "order": "attack", "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (-40, 30),
+                 "facing": 180}],
+               [6, 6, 6] + [1] * 20)  # fmt: skip
+    st = b.state
+    assert st.contacts.get("bows") == ("foot",)
+    rec = b.step()
+    (shot,) = of(rec, "shot")
+    assert (shot.formation, shot.target, shot.mode, shot.hits) == ("bows", "foot", "normal", 3)
+    hit_bases = [e.base for e in rec.events if e.type in ("injured", "killed")
+                 and e.phase == "shooting_damage"]  # fmt: skip
+    foot = st.formations["foot"]
+    rear = {x.id for x in foot.bases if x.rank == 1}
+    assert hit_bases and set(hit_bases) <= rear  # never the front rank in contact

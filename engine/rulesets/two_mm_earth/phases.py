@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.geometry import CONTACT_M, bearing, obb_array, separation
+from engine.geometry import CONTACT_M, bearing, obb_array, overlaps, separation
 from engine.log import (
     Destroyed,
     Hit,
@@ -385,10 +385,50 @@ def _may_shoot(f: Formation, moving: bool) -> bool:
     return False
 
 
+def _touching_side(ctx: TwoMmContext, g: Formation, side: str) -> set[str]:
+    """Bases of ``g`` in base contact with any base of ``side``."""
+    out: set[str] = set()
+    for eid in ctx.state.contacts.get(g.id, ()):
+        if ctx.state.formations[eid].side == side:
+            out.update(a for a, _ in ctx.base_pairs.get((g.id, eid), ()))
+    return out
+
+
+def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
+    """3.2 / 3.3: bases of a formation in combat that are not in contact themselves may assist
+    by shooting "but only at those bases not in contact with any friendly bases", when the
+    formation is ordered to attack (3.3: "ordering the formation to attack/shoot"); never as
+    Ordnance (8.1: "Bases assisting a formation cannot fire ordnance")."""
+    if f.morale is not Morale.STEADY or f.order != "attack":
+        return None
+    touching = _touching_side(ctx, f, next(
+        (ctx.state.formations[e].side for e in ctx.state.contacts.get(f.id, ())), ""))
+    if not [b for b in shooting_bases(f) if b.id not in touching]:
+        return None
+    rng = range_m(f)
+    cands = []
+    for g in _nearest_enemies(ctx, f, 12):
+        d = _gap(f, g, ctx)
+        if d > rng:
+            continue
+        free = [b for b in g.alive_bases if b.id not in _touching_side(ctx, g, f.side)]
+        if free:
+            cands.append((d, g))
+    if f.target_formation:
+        cands.sort(key=lambda c: c[1].id != f.target_formation)
+    seen = set(ctx.sight.visible(f.id, [g.id for _, g in cands])) if cands else set()
+    for d, g in cands:
+        if g.id in seen or g.id in ctx.state.contacts.get(f.id, ()):
+            return ShotPlan(f.id, g.id, "normal", d, False)
+    return None
+
+
 def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     state = ctx.state
-    if state.contacts.get(f.id) or not shooting_bases(f):
+    if not shooting_bases(f):
         return None
+    if state.contacts.get(f.id):
+        return _assist_shot(ctx, f)
     plan = ctx.plans.get(f.id)
     moving = plan is not None and plan.kind != "none"
     if not _may_shoot(f, moving):
@@ -511,8 +551,12 @@ def phase_shooting_damage(ctx: TwoMmContext) -> None:
         g = state.formations[gid]
         g.hits_ranged += hits
         ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
+        shooter = state.formations[by]
+        # 3.2: a shot assisting a formation in combat only hits bases not touching its side
+        exclude = (_touching_side(ctx, g, shooter.side) if state.contacts.get(by)
+                   else set())  # fmt: skip
         ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
-                               characters=state.characters))  # fmt: skip
+                               characters=state.characters, exclude=exclude))  # fmt: skip
     _destroy_empty(ctx, "shooting_damage")
     # 10.2 / 10.5: losses to shooting are tested at once; a formation that breaks re-plans its
     # move (it retreats or routs in this bound's moves instead of doing what it planned)
@@ -592,9 +636,27 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
         allowance = allowance_for(f, classes, ctx.ruleset.move_rules) or 0.0
         if allowance + 1e-9 < max(b.d for b in f.bases):
             continue
-        if step_forward(f):
-            ctx.allowances[f.id] = allowance
-            state.version += 1
+        ranks = {b.id: b.rank for b in f.bases}
+        before = {b.id: (b.x, b.y) for b in f.alive_bases}
+        if not step_forward(f):
+            continue
+        moved = [b for b in f.alive_bases
+                 if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6]  # fmt: skip
+        fx, fy = f.centre()
+        others = [x for g in state.active() if g is not f for x in g.alive_bases
+                  if math.hypot(x.x - fx, x.y - fy) < 2000.0]  # fmt: skip
+        arr = obb_array([x.obb() for x in others]) if others else None
+        bad = any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
+                  or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
+                  for b in moved)  # fmt: skip
+        if bad:
+            # a slot is taken (an enemy followed into it) or the ranks would shift: stay put
+            for b in f.bases:
+                b.rank = ranks[b.id]
+            f.place()
+            continue
+        ctx.allowances[f.id] = allowance
+        state.version += 1
 
 
 def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
@@ -616,7 +678,21 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         hurt = [b for b in f.alive_bases if b.status is BaseStatus.INJURED]
         if not hurt or len(hurt) == f.n_alive:
             continue
+        # the bases must stay where they stand: the split is made only when both groups form
+        # regular blocks of their own (the usual case: the hits fell on the facing rank);
+        # otherwise the formation retreats as one block at its unhurt bases' speed
+        before = {b.id: (b.x, b.y, b.rank, b.file) for b in f.bases}
+        bases, start_bases = list(f.bases), f.start_bases
         g = split_off(ctx.state, f, hurt, "inj")
+        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+               for b in (*f.alive_bases, *g.alive_bases)):  # fmt: skip
+            for b in bases:
+                b.rank, b.file, b.formation = before[b.id][2], before[b.id][3], f.id
+            f.bases, f.start_bases = bases, start_bases
+            del ctx.state.formations[g.id]
+            f.place()
+            ctx.state.version += 1
+            continue
         ctx.emit([WingSplit("execute_moves", f.id, (f.id, g.id))])
         ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
         out.append(g)
