@@ -148,6 +148,7 @@ class Formation:
     held: bool = False  # 9.1: the last order was Hold (melee-only troops carry on, no pursuit)
     loose: bool = False  # 4.1
     wing_of: str | None = None  # 4.2
+    linked: bool = False  # 11.3: a Pike & Shot wing, tested for morale with its sister wings
     brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one
     temperament: str = "normal"  # the ruleset's word (2mm Earth 9.3: normal, rash, reluctant)
     random_troops: bool = False  # 11.3: "Random" troops, currently rash or reluctant

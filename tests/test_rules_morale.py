@@ -802,3 +802,32 @@ def test_3_2_bases_not_in_contact_assist_by_shooting_at_bases_not_in_contact(bf,
     foot = st.formations["foot"]
     rear = {x.id for x in foot.bases if x.rank == 1}
     assert hit_bases and set(hit_bases) <= rear  # never the front rank in contact
+
+
+def test_11_3_pike_and_shot_split_into_wings_in_combat_and_test_as_one(bf, origin):
+    # a Pike & Shot block: pikes in the middle two files, musketeers on each flank file (set in
+    # the scenario with flank_profile). Knights charge its right flank: on getting into combat
+    # it splits into three wings by kind (11.3); the right-hand musketeers, hit in the flank,
+    # test (melee R3: [3, 6] keeps 3 = R3 -> retreat), and the pike and the left musketeers
+    # retreat with them: "as if they were still in a brigaded formation"
+    b = battle(bf, origin,
+               [{"id": "ps", "profile": "inf", "bases": 8, "frontage": 4, "at": (0, 0),
+                 "flank_profile": "musket", "flank_files": 1}],
+               [{"id": "kn", "profile": "cav", "bases": 2, "at": (120, 0), "facing": 270,
+                 "order": "attack", "target_formation": "ps"}],
+               [3, 6] + [1] * 30)  # fmt: skip
+    st = b.state
+    kinds = sorted((x.file, x.profile.id) for x in st.formations["ps"].bases if x.rank == 0)
+    assert kinds == [(0, "musket"), (1, "inf"), (2, "inf"), (3, "musket")]
+    rec = b.step()
+    (split,) = of(rec, "wing_split")
+    assert split.wings == ("ps", "ps.w2", "ps.w3")
+    wings = [st.formations[w] for w in split.wings]
+    assert [{x.profile.id for x in w.bases} for w in wings] == [{"musket"}, {"inf"}, {"musket"}]
+    assert all(w.linked and w.wing_of == "ps" for w in wings)
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "ps.w3" and "enemy_contact_flank" in pt.triggers
+    assert pt.outcome == "retreat"
+    assert all(w.morale is Morale.RETREATING for w in wings)
+    reasons = [e.reason for e in of(rec, "retreat")]
+    assert sum("11.3" in r for r in reasons) == 2

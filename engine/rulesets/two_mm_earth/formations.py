@@ -22,6 +22,7 @@ from scenario_builder.errors import IllegalOrderError
 
 __all__ = [
     "LooseOrder",
+    "auto_split",
     "brigade_limit",
     "close_up",
     "go_loose",
@@ -50,14 +51,17 @@ def split_into_wings(
     files: list[int],
     *,
     phase: str = "plan_moves",
+    linked: bool = False,
 ) -> list[Event]:
-    """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2)."""
+    """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2).
+    ``linked``: 11.3's automatic Pike & Shot split (no character needed, wings of one base
+    allowed, the wings tested for morale together)."""
     f = state.formations[fid]
     if f.loose or f.skirmisher:
         raise IllegalOrderError(None, f"{fid}: skirmishers go Loose (4.1), they do not form wings")
     if f.brigade:
         raise IllegalOrderError(None, f"{fid}: brigades cannot split into wings (5.1)")
-    allowed = bool(f.character_ids()) or f.has_flag("wings")
+    allowed = bool(f.character_ids()) or f.has_flag("wings") or linked
     if not allowed:
         raise IllegalOrderError(None, f"{fid}: wings need a character present or the General's "
                                       "order (4.2)")  # fmt: skip
@@ -68,7 +72,7 @@ def split_into_wings(
     start = 0
     for n in files:
         members = [b for b in f.bases if start <= b.file < start + n]
-        if sum(1 for b in members if b.alive) < 2:
+        if sum(1 for b in members if b.alive) < (1 if linked else 2):
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
@@ -87,7 +91,10 @@ def split_into_wings(
                       hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
                       temperament=f.temperament, random_troops=f.random_troops,
                       start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
-                      loose_gap=f.loose_gap)  # fmt: skip
+                      loose_gap=f.loose_gap, linked=linked, changed_bound=f.changed_bound,
+                      routed_bound=f.routed_bound, held=f.held)  # fmt: skip
+        w.alive_at_start = w.n_alive
+        w.contacts_prev = f.contacts_prev
         w.place()
         wings.append(w)
     for w in wings:
@@ -308,3 +315,33 @@ def split_off(state: BattleState, f: Formation, members: list[Any], tag: str) ->
     state.formations[gid] = g
     state.version += 1
     return g
+
+
+def auto_split(state: BattleState, f: Formation, phase: str) -> list[Event]:
+    """11.3: "If a formation such as Pike & Shot has different bases to the left and right,
+    rather than different ranks, these formations will always split into wings automatically
+    when getting into combat": runs of files of one profile (read down each file) become wings
+    (``linked``: "they take panic tests and test for retreating/routing as if they were still in
+    a brigaded formation"). Files mixed within themselves (rear ranks of another profile) are
+    the ranks kind of mixed formation and do not split."""
+    if f.loose or f.brigade or f.linked:
+        return []
+    by_file: dict[int, set[str]] = {}
+    for b in f.alive_bases:
+        if not b.character:  # a character's own base does not make a file of another kind
+            by_file.setdefault(b.file, set()).add(b.profile.id)
+    if any(len(p) > 1 for p in by_file.values()) or len({next(iter(p)) for p in
+                                                          by_file.values()}) < 2:  # fmt: skip
+        return []
+    runs: list[int] = []
+    last = None
+    for file in range(f.frontage):
+        kind = next(iter(by_file.get(file, {last})), last)
+        if runs and kind == last:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        last = kind
+    if len(runs) < 2:
+        return []
+    return split_into_wings(state, f.id, runs, phase=phase, linked=True)

@@ -211,6 +211,21 @@ def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
 
 def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
              in_contact: bool = False) -> list[Event]:  # fmt: skip
+    before = f.morale
+    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    if f.linked and f.morale is not before:
+        # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
+        # were still in a brigaded formation": the sister wings share the outcome
+        for g in ctx.state.active(f.side):
+            if g is not f and g.linked and g.wing_of == f.wing_of and g.morale is before:
+                events += set_morale(ctx, g, f.morale, f"11.3 with {f.id} (one brigade)", phase)
+                g.retreat_from = f.retreat_from
+                g.tested = (*g.tested, *triggers)
+    return events
+
+
+def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
+                 in_contact: bool) -> list[Event]:  # fmt: skip
     effects = {t: _effect(ctx, t, f) for t in triggers}
     reason = ", ".join(triggers)
     if any(e == "rout" for e in effects.values()):

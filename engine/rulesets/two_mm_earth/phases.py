@@ -771,12 +771,36 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
                 table = None  # f has left the table (merged into g)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
+    _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
     # before the melee
     ctx.emit(immediate_tests(ctx, [f for f in state.active() if f.new_contact_sides],
                              "execute_moves"))  # fmt: skip
     if ctx.has_walls:
         _ladders_at_wall(ctx)
+
+
+def _pike_and_shot(ctx: TwoMmContext) -> None:
+    """11.3: left/right mixed formations (Pike & Shot) split into linked wings on getting
+    into combat; contacts are then worked out for the wings."""
+    from engine.rulesets.two_mm_earth.formations import auto_split
+    from scenario_builder.errors import IllegalOrderError
+
+    state = ctx.state
+    split = False
+    for f in state.active():
+        if not state.contacts.get(f.id) or f.linked:
+            continue
+        try:
+            ev = auto_split(state, f, "execute_moves")
+        except IllegalOrderError:
+            continue
+        if ev:
+            ctx.emit(ev)
+            split = True
+    if split:
+        ctx.base_pairs = update_contacts(state)
+        _mark_new_contacts(ctx)
 
 
 def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:

@@ -193,6 +193,16 @@ class TwoMmEarth(Ruleset):
                 raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
                                                 f"profile for loose: true (4.1), got "
                                                 f"{f.profile.id!r}")  # fmt: skip
+        for side in scenario.sides:
+            for fs in side.formations:  # 11.3 Pike & Shot: the outer files of another profile
+                if fs.flank_profile is None or not fs.flank_files:
+                    continue
+                prof = scenario.army(side.id, self).profile(fs.flank_profile)
+                width = min(fs.frontage, fs.bases)
+                for b in state.formations[fs.id].bases:
+                    if not b.character and (b.file < fs.flank_files
+                                            or b.file >= width - fs.flank_files):  # fmt: skip
+                        b.profile = prof
         merged = False
         for side in scenario.sides:
             for fs in side.formations:
