@@ -17,7 +17,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir
 
-from .options import json_option, out_dir_option, seed_option
+from .options import json_option, out_dir_option, ruleset_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -138,7 +138,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @seed_option
 @out_dir_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
-@click.option("--ruleset", help="Ruleset name (default: the scenario's).")
+@ruleset_option
 @click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
               help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
 @click.option("--orders-side", help="Only this side follows --orders (default: every side the "

@@ -264,7 +264,7 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
         # the ruleset's morale test, asked for the 10.4 rally (v0.7: its 5.5)
         situation = MoraleSituation(melee_r, ranged_r, leadership=joining_l, state="routing",
                                     triggers=(RALLY_TRIGGER,))  # fmt: skip
-        res = ctx.ruleset.morale_test(ctx.dice, situation, purpose=f"rally {target.id}")
+        res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"rally {target.id}")
         events.append(PanicTest(phase, target.id, (RALLY_TRIGGER,),
                                 res.effective_r, res.score, res.outcome, res.dice))  # fmt: skip
         if res.outcome != "rout":

@@ -38,9 +38,9 @@ def receive_order(
     if temperament is Temperament.RANDOM:  # pragma: no cover - normalised at deployment
         temperament = Temperament.RASH
     if ruleset.order_needs_roll(temperament, kind):
-        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament.value})")
+        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament})")
         outcome = ruleset.order_outcome(temperament, kind, roll.faces[0])
-        events.append(OrderRoll(phase, f.id, kind, temperament.value, outcome, roll))
+        events.append(OrderRoll(phase, f.id, kind, str(temperament), outcome, roll))
     else:
         outcome = ruleset.order_outcome(temperament, kind, None)
     events.append(OrderReceived(phase, f.id, str(order), outcome))
@@ -53,7 +53,9 @@ def receive_order(
         return events
     f.hold_fire = f.held = outcome == "hold"
     f.pursuing = None
-    melee_only = not any(b.profile.arming.ranged for b in f.alive_bases)
+    from engine.rulesets.two_mm_earth.shooting import shooting_bases
+
+    melee_only = not shooting_bases(f)  # 9.1: no ranged attack (throwing weapons are melee)
     if outcome == "hold" and melee_only and f.morale is Morale.STEADY:
         # 9.1: "Hold means to Hold Fire for ranged troops, but Keep Doing What You're Already
         # Doing to melee-only troops or troops in close combat": the order in force (and its

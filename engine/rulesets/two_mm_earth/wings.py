@@ -29,12 +29,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.geometry import forward, right
 from engine.log import Event, WingSplit
 from engine.state import BattleState, Character, Formation
 from scenario_builder.errors import IllegalOrderError
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
 
 __all__ = ["GENERAL_WING_REACH_M", "WingOrder", "general_of", "split_into_wings"]
 
@@ -99,7 +103,7 @@ def character_xy(state: BattleState, c: Character) -> tuple[float, float] | None
     return None
 
 
-def _check(state: BattleState, side: str, order: WingOrder, bf: Any, bound: int,
+def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: int,
            done: dict[tuple[str, int], str]) -> tuple[Formation, list[list[int]]]:  # fmt: skip
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
@@ -137,7 +141,7 @@ def _led_by_character(state: BattleState, f: Formation) -> bool:
     return any(c in state.characters and state.characters[c].alive for c in f.character_ids())
 
 
-def _check_general(state: BattleState, side: str, order: WingOrder, bf: Any,
+def _check_general(state: BattleState, side: str, order: WingOrder, bf: Ground,
                    f: Formation) -> None:  # fmt: skip
     """4.2: the General within 200 m of the troops, with a line of sight to them."""
     gen = general_of(state, side)
@@ -170,7 +174,7 @@ def split_into_wings(
     state: BattleState,
     side: str,
     order: WingOrder,
-    bf: Any,
+    bf: Ground,
     bound: int,
     done: dict[tuple[str, int], str] | None = None,
 ) -> list[Event]:
