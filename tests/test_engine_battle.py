@@ -62,7 +62,12 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
     assert report.bounds >= 1 and report.phases == report.bounds * phases
     assert report.result is not None
     # issue 9 "no silent hooks": each hook overridden in turn changes the battle (or is called)
-    for hook in ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over"):
+    hooks = ["speed_m", "roll_attack", "shooting_modifier", "sees_over", "messenger_rate_m"]
+    if ruleset == "2mm-earth-v0.7":
+        # v0.7 has no messengers and no 9.3 chart: no such hooks (none left to fall silent)
+        hooks.remove("messenger_rate_m")
+        assert not {"messenger_rate_m", "order_outcome", "order_needs_roll"} & set(report.hooks)
+    for hook in hooks:
         assert report.hooks[hook].startswith("changes bound"), hook
     assert "rally_test" not in report.hooks  # deleted: nothing asked for it
 
