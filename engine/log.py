@@ -330,12 +330,37 @@ class OrderRefused(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class SkyChanged(Event):
+    """6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at
+    bound 1 of a scenario with a start time, then whenever either changes (engine.light)."""
+
+    type: ClassVar[str] = "sky"
+    light: str
+    weather: str
+    local_time: str | None = None
+    sun_elevation: float | None = None
+    moon_elevation: float | None = None
+    moon_phase: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessEnded(Event):
+    """Issue 12: a formation caught unready (in camp, asleep, on the march) is roused and forms
+    up; ``cause`` says what ended its state (engine.readiness)."""
+
+    type: ClassVar[str] = "ready"
+    formation: str
+    state: str
+    cause: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (OrderIssued, OrderReceived, OrderRoll, PlannedMove, Moved, Shot, Hit, Injured,
               Killed, Melee, PanicTest, Retreat, Rout, Rally, Pursuit, Destroyed, WingSplit,
               BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived,
-              MessengerRerouted, OrderRefused)
+              MessengerRerouted, OrderRefused, SkyChanged, ReadinessEnded)
 }  # fmt: skip
 
 

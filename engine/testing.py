@@ -9,6 +9,8 @@ Plays a battle phase by phase and asserts, after every phase, the engine's invar
 - removed bases never act (no shot, strike or move by a formation already gone);
 - bases never overlap;
 - no base moves beyond its allowance (any point of the base, 6.1 / 11.3);
+- no stall: the same formations are never stuck by each other (each stopped by a friend that
+  is stopped by it, engine.jams) for ``engine.jams.STALL_BOUNDS`` (3) bounds running;
 - the battle ends within ``max_bounds``;
 - every event names the phase it happened in;
 - no silent hooks (:func:`check_hooks`): every hook the ruleset class defines is overridden in
@@ -176,6 +178,9 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
                 _check_overlaps(state, where)
                 if hasattr(battle.ctx, "allowances"):  # rulesets that note each move's allowance
                     _check_allowances(battle, where)
+            stall = battle.ctx.jams.stalled
+            if stall is not None:
+                _fail(f"{where}: stall: {stall}")
         expected = [p.name for p in battle.ruleset.phases]
         if seen_phases != expected:
             _fail(f"bound {state.bound}: phases {seen_phases}, expected {expected}")

@@ -131,6 +131,9 @@ class Ruleset:
     #: built by the subclass's ``__init__`` (so overrides of its hooks are what the core calls)
     move_rules: MoveRules
     sight_rules: SightRules
+    #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
+    #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
+    bound_minutes: ClassVar[float | None] = None
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"

@@ -30,6 +30,7 @@ from typing import Any, cast
 import numpy as np
 
 from engine.geometry import CONTACT_M, bearing, obb_array, overlaps, separation
+from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
     Hit,
@@ -370,12 +371,23 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     return [g.id for g in near] if target is None else []
 
 
+def _unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: a steady formation still in camp, asleep, on the march or forming up
+    (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
+    return (ctx.readiness is not None and f.morale is Morale.STEADY
+            and ctx.readiness.holds(f.id))  # fmt: skip
+
+
 def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
+    plans = {f.id: plan_for(ctx, f) for f in order}
     for f in order:
-        plan = plan_for(ctx, f)
+        # a formation a friend stopped last bound waits, steps back, holds or takes a lane
+        plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
+        if _unready(ctx, f):
+            plan = MovePlan(f.id, "none")  # caught unready: no plan to make yet
         ctx.plans[f.id] = plan
         if plan.kind != "none":
             ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
@@ -494,6 +506,8 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
 
 def phase_plan_shooting(ctx: TwoMmContext) -> None:
     for f in low_initiative_first(ctx):
+        if _unready(ctx, f):
+            continue  # caught unready: no shot planned (engine.readiness)
         shot = plan_shot(ctx, f)
         if shot is not None:
             ctx.shots[f.id] = shot
@@ -725,6 +739,8 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
+    stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
+    moved: set[str] = set()
     for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -763,6 +779,7 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
                 table[1][k] = f.obb()  # only the mover's rectangle changed
                 break
         ctx.allowances[f.id] = res.allowance_m
+        note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
             ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
                            res.distance_m, res.allowance_m, res.halted))  # fmt: skip
@@ -784,6 +801,7 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
 
                 ctx.emit(join_formation(ctx, f, g, "execute_moves"))
                 table = None  # f has left the table (merged into g)
+    ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
     _pike_and_shot(ctx)

@@ -124,6 +124,12 @@ class TwoMmEarth(Ruleset):
     #: the sections a morale change cites in the log: (must rout, test's rout, test or must
     #: retreat)
     morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
+    #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
+    #: bound, so the duration follows from them: 7.3 formed foot 100 m a bound is the quick
+    #: march of drill books (about 110-120 paces of 0.75-0.8 m a minute), cavalry 300 m a
+    #: trot-canter (about 18 km/h), 9.2 a mounted messenger 500 m a gallop (30 km/h). One
+    #: minute a bound (docs/rules-interpretations.md, "Bound duration").
+    bound_minutes: ClassVar[float | None] = 1.0
 
     def __init__(self) -> None:
         # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
