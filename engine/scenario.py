@@ -354,9 +354,19 @@ class Scenario(BaseModel):
                 if c.formation is not None and c.formation not in own:
                     yield (*at, "characters", ci, "formation"), unknown_name(mine, c.formation, own)
             for fi, f in enumerate(side.formations):
-                if f.target_formation is not None and f.target_formation not in enemy:
-                    loc = (*at, "formations", fi, "target_formation")
+                loc = (*at, "formations", fi, "target_formation")
+                if f.target_formation is None:
+                    pass
+                elif str(f.order) == "advance":
+                    # 2mm Earth 5.1 / 4.2 / 11.2: advancing on a friendly formation joins it
+                    others = [x for x in everyone if x != f.id]
+                    if f.target_formation not in others:
+                        yield loc, unknown_name("another formation", f.target_formation, others)
+                elif f.target_formation not in enemy:
                     yield loc, unknown_name(theirs, f.target_formation, enemy)
+                if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
+                    yield ((*at, "formations", fi, "brigade"),
+                           unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
             if side.plan is None:
                 continue
             at = (*at, "plan")
