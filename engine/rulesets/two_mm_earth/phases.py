@@ -124,10 +124,10 @@ def phase_orders(ctx: TwoMmContext, receive: Any = None) -> None:
     """9.1-9.2: each side's commander gives orders, the delivery carries them, and those that
     arrive are received (``receive``: v0.9's chart 9.3 by default; v0.7 has its own)."""
     if receive is None:
-        from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthV09
+        from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthGame
 
         def receive(state: Any, order: Any, dice: Any, rs: Any) -> list[Any]:
-            return receive_order(state, order, dice, cast(TwoMmEarthV09, rs))
+            return receive_order(state, order, dice, cast(TwoMmEarthGame, rs))
 
     state = ctx.state
     for side in state.sides:
@@ -771,7 +771,7 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, rules=ctx.ruleset.move_rules,
+        res = execute_move(ctx.bf, state, f, plan, rules=ctx.move_rules,
                            classes_fn=classes_fn,
                            table=(table[0], table[1]))  # fmt: skip
         for k, g in enumerate(table[0]):

@@ -47,6 +47,8 @@ __all__ = [
     "MoraleSituation",
     "MoraleTrigger",
     "TwoMmEarth",
+    "TwoMmEarthGame",
+    "TwoMmEarthMoves",
     "TwoMmEarthV07",
     "TwoMmEarthV09",
 ]
@@ -82,8 +84,13 @@ BASE_SIZE: dict[str, float] = {
 }
 
 
-class TwoMmEarth(Ruleset):
-    """The 2mm Earth family: what every version shares (subclasses override what differs)."""
+class TwoMmEarthGame(Ruleset):
+    """2mm Earth's bound, combat, orders and sight, without its movement speeds (6.1, 7.3) and
+    its army morale (10.x, 11.x). The family is built in layers, one per part of the game, so a
+    composed ruleset (:mod:`engine.rulesets.compose`) carries only the 2mm Earth hooks it plays
+    and none that nothing would read: :class:`TwoMmEarthMoves` adds the speeds,
+    :class:`TwoMmEarth` the morale (``2mm-earth-v0.9+wc-morale`` builds on the first two,
+    ``dark-age`` on this one)."""
 
     family = "2mm-earth"
     die_sides = 6
@@ -99,31 +106,19 @@ class TwoMmEarth(Ruleset):
         Morale.DESTROYED: "destroyed",
     }
     order_kinds = tuple(o.value for o in charts.Order)
-    #: how many dice one panic test rolls (the odds calculator enumerates them all)
-    panic_dice: ClassVar[int] = 2
     #: engine.testing.check_hooks: each hook's usual answer -> a different one (the battle
     #: must change when the hook answers so: proof that something reads it)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
-        "speed_m": lambda v: None if v is None else v / 2.0,
-        "unit_speed_m": lambda v: None if v is None else v / 2.0,
-        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 2.0,
         "cover_modifier": lambda v: v + 2,
         "order_needs_roll": lambda v: not v,
         "order_outcome": lambda v: "hold",
         "sight_limit_m": lambda v: 60.0,
         "sees_over": lambda v: not v,
-        "morale_effect": lambda v: None if v is None else "rout",
-        "morale_r_modifier": lambda v: v - 3,
         "roll_attack": lambda r: dataclasses.replace(r, hits=0),
         "shooting_modifier": lambda v: v - 3,
-        "panic_test": lambda r: _other_outcome(r),
-        "morale_test": lambda r: _other_outcome(r),
         "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
     }
-    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
-    #: the sections a morale change cites in the log: (must rout, test's rout, test or must
-    #: retreat)
-    morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
+    messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
     #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
     #: bound, so the duration follows from them: 7.3 formed foot 100 m a bound is the quick
     #: march of drill books (about 110-120 paces of 0.75-0.8 m a minute), cavalry 300 m a
@@ -134,12 +129,8 @@ class TwoMmEarth(Ruleset):
     def __init__(self) -> None:
         # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
         # subclass is what movement and sight call
-        self.move_rules = MoveRules(
-            speed_m=self.formation_speed_m,
-            min_move_m=RULES_M["min_move"],
-            max_turn_deg=RULES_M["max_turn_deg"],
-        )
-        own_sees_over = type(self).sees_over is TwoMmEarth.sees_over
+        self.move_rules = self._move_rules()
+        own_sees_over = type(self).sees_over is TwoMmEarthGame.sees_over
         self.sight_rules = SightRules(
             # the chart itself unless a subclass answers otherwise (one call less per blocker)
             sees_over=charts.sees_over if own_sees_over else self.sees_over,
@@ -150,35 +141,14 @@ class TwoMmEarth(Ruleset):
             skirmish_screen_m=RULES_M["skirmish_screen"],
         )
 
+    def _move_rules(self) -> MoveRules:
+        """The movement rules; a layer that owns the speeds builds them."""
+        raise NotImplementedError(f"{self.name or type(self).__name__}: no movement speeds")
+
     # units, deployment, orders ---------------------------------------------------------------
     def load_army(self, name_or_path: str | Path) -> Army:
         """A 2mm Earth troop list (data/troops/*.yaml; schema in data/troops/README.md)."""
         return load_army(name_or_path)
-
-    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
-        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
-        speed (data/troops/README.md)."""
-        chart = self.speed_m(profile.unit_type, move_class)
-        own = getattr(profile, "speed_m", None)
-        if chart is None or own is None:
-            return chart
-        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
-        return chart * own / plain
-
-    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
-        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
-        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
-        profiles = f.profiles
-        half = halved(f)
-
-        def speed(move_class: int) -> float | None:
-            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
-            if not speeds or any(s is None for s in speeds):
-                return None
-            s = float(min(s for s in speeds if s is not None))
-            return s / 2.0 if half else s
-
-        return speed
 
     def sees_over(self, observer: str, blocker: str) -> bool:
         """6.2."""
@@ -233,6 +203,12 @@ class TwoMmEarth(Ruleset):
             state.formations = {k: f for k, f in state.formations.items() if f.bases}
             check_overlaps(state, source)
 
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """9.1-9.2: messengers at the age's rate."""
+        from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
+
+        return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
+
     def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
         """Each side's General following the scenario's ``plan`` (commanders.PlanCommander)."""
         from engine.rulesets.two_mm_earth.commanders import plan_commanders
@@ -248,42 +224,21 @@ class TwoMmEarth(Ruleset):
         phases.start_bound(cast(TwoMmContext, ctx))
 
     # charts ----------------------------------------------------------------------------------
-    def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
-        """Chart 7.3 (None = cannot travel)."""
-        return charts.speed_m(unit_type, move_class)
-
     def cover_modifier(self, unit_type: UnitType | str, cover_class: int, kind: str) -> int:
         """Chart 7.2: change to R for the target's cover, ``kind`` ``"melee"``/``"ranged"``."""
         return charts.cover_modifier(unit_type, cover_class, kind)
 
+    def order_needs_roll(self, temperament: Temperament | str, order: str) -> bool:
+        """Chart 9.3: whether the order asks for a die."""
+        return charts.order_needs_roll(temperament, order)
+
+    def order_outcome(self, temperament: Temperament | str, order: str, die: int | None) -> str:
+        """Chart 9.3."""
+        return charts.order_outcome(temperament, order, die)
+
     def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
         """6.3."""
         return charts.sight_limit_m(weather, time, local)
-
-    def morale_effect(
-        self, trigger: str, temperament: Temperament | str = "normal", state: str = "steady"
-    ) -> str | None:
-        """The effect of ``trigger`` (the ruleset's ``morale_triggers``: v0.9's 10.2, v0.7's own
-        5.1/5.3/9.1 rows) for troops of ``temperament`` in morale ``state``; None if the
-        ruleset's table has no row for it (the trigger does nothing under this ruleset).
-
-        >>> rs = get_ruleset("2mm-earth")
-        >>> rs.morale_effect("friendly_rout_0_100m")
-        'rout'
-        >>> rs.morale_effect("friendly_rout_0_100m", "rash")
-        'retreat'
-        >>> rs.morale_effect("friendly_rout_100_250m", "reluctant")
-        'panic_test'
-        """
-        general = None
-        for row in self.morale_triggers:
-            if row.trigger != trigger or (row.states and state not in row.states):
-                continue
-            if not row.temperaments:
-                general = row.effect
-            elif str(temperament) in row.temperaments:
-                return row.effect
-        return general
 
     # combat ----------------------------------------------------------------------------------
     def roll_attack(
@@ -295,26 +250,6 @@ class TwoMmEarth(Ruleset):
     def shooting_modifier(self, **kwargs: bool) -> int:
         """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
         return shooting_modifier(**kwargs)
-
-    # morale ----------------------------------------------------------------------------------
-    def panic_test(
-        self,
-        dice: Dice,
-        resilience: int,
-        leadership: int = 0,
-        modifier: int = 0,
-        routing: bool = False,
-        purpose: str = "",
-        *,
-        at_best: str | None = None,
-        **situation: Any,
-    ) -> PanicResult:
-        """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
-        raise NotImplementedError
-
-    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
-        """Run the panic test for a described situation, picking R and modifiers per the rules."""
-        raise NotImplementedError
 
 
 def _other_outcome(result: PanicResult) -> PanicResult:
@@ -345,6 +280,117 @@ def _state_modifier(state: str) -> int:
         raise ValueError(f"expected state one of {', '.join(_STATE_R)}, got {state!r}") from None
 
 
+class TwoMmEarthMoves(TwoMmEarthGame):
+    """2mm Earth's game with its movement speeds: 6.1, chart 7.3 (5.1 the slowest base)."""
+
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        **TwoMmEarthGame.hook_checks,
+        "speed_m": lambda v: None if v is None else v / 2.0,
+        "unit_speed_m": lambda v: None if v is None else v / 2.0,
+        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 2.0,
+    }
+
+    def _move_rules(self) -> MoveRules:
+        return MoveRules(
+            speed_m=self.formation_speed_m,
+            min_move_m=RULES_M["min_move"],
+            max_turn_deg=RULES_M["max_turn_deg"],
+        )
+
+    def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
+        """Chart 7.3 (None = cannot travel)."""
+        return charts.speed_m(unit_type, move_class)
+
+    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
+        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
+        speed (data/troops/README.md)."""
+        chart = self.speed_m(profile.unit_type, move_class)
+        own = getattr(profile, "speed_m", None)
+        if chart is None or own is None:
+            return chart
+        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
+        return chart * own / plain
+
+    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
+        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
+        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
+        profiles = f.profiles
+        half = halved(f)
+
+        def speed(move_class: int) -> float | None:
+            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
+            if not speeds or any(s is None for s in speeds):
+                return None
+            s = float(min(s for s in speeds if s is not None))
+            return s / 2.0 if half else s
+
+        return speed
+
+
+class TwoMmEarth(TwoMmEarthMoves):
+    """The 2mm Earth family: the game and its own army morale (10.x, 11.x); the versions
+    override what differs."""
+
+    #: how many dice one panic test rolls (the odds calculator enumerates them all)
+    panic_dice: ClassVar[int] = 2
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        **TwoMmEarthMoves.hook_checks,
+        "morale_effect": lambda v: None if v is None else "rout",
+        "morale_r_modifier": lambda v: v - 3,
+        "panic_test": lambda r: _other_outcome(r),
+        "morale_test": lambda r: _other_outcome(r),
+    }
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+    #: the sections a morale change cites in the log: (must rout, test's rout, test or must
+    #: retreat)
+    morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
+
+    def morale_effect(
+        self, trigger: str, temperament: Temperament | str = "normal", state: str = "steady"
+    ) -> str | None:
+        """The effect of ``trigger`` (the ruleset's ``morale_triggers``: v0.9's 10.2, v0.7's own
+        5.1/5.3/9.1 rows) for troops of ``temperament`` in morale ``state``; None if the
+        ruleset's table has no row for it (the trigger does nothing under this ruleset).
+
+        >>> rs = get_ruleset("2mm-earth")
+        >>> rs.morale_effect("friendly_rout_0_100m")
+        'rout'
+        >>> rs.morale_effect("friendly_rout_0_100m", "rash")
+        'retreat'
+        >>> rs.morale_effect("friendly_rout_100_250m", "reluctant")
+        'panic_test'
+        """
+        general = None
+        for row in self.morale_triggers:
+            if row.trigger != trigger or (row.states and state not in row.states):
+                continue
+            if not row.temperaments:
+                general = row.effect
+            elif str(temperament) in row.temperaments:
+                return row.effect
+        return general
+
+    # morale ----------------------------------------------------------------------------------
+    def panic_test(
+        self,
+        dice: Dice,
+        resilience: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        routing: bool = False,
+        purpose: str = "",
+        *,
+        at_best: str | None = None,
+        **situation: Any,
+    ) -> PanicResult:
+        """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
+        raise NotImplementedError
+
+    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
+        """Run the panic test for a described situation, picking R and modifiers per the rules."""
+        raise NotImplementedError
+
+
 @register
 class TwoMmEarthV09(TwoMmEarth):
     """*Battle for 2mm Earth* v0.9, the default."""
@@ -354,22 +400,6 @@ class TwoMmEarthV09(TwoMmEarth):
     aliases = ("2mm-earth", "2mm-earth-0.9")
     title = "Battle for 2mm Earth v0.9"
     panic_dice = 2
-    messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
-
-    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
-        """9.1-9.2: messengers at the age's rate."""
-        from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
-
-        return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
-
-    def order_needs_roll(self, temperament: Temperament | str, order: str) -> bool:
-        """Chart 9.3: whether the order asks for a die."""
-        return charts.order_needs_roll(temperament, order)
-
-    def order_outcome(self, temperament: Temperament | str, order: str, die: int | None) -> str:
-        """Chart 9.3."""
-        return charts.order_outcome(temperament, order, die)
-
     def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
         """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""
         return sum(
@@ -421,6 +451,9 @@ class TwoMmEarthV09(TwoMmEarth):
         )
 
 
+_V07_ABSENT = frozenset({"order_needs_roll", "order_outcome", "messenger_rate_m"})
+
+
 @register
 class TwoMmEarthV07(TwoMmEarth):
     """*Battle for 2mm Earth* v0.7 as its own book (engine/rulesets/two_mm_earth/v07.py).
@@ -442,10 +475,13 @@ class TwoMmEarthV07(TwoMmEarth):
     panic_dice = 1
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V07
     morale_cite: ClassVar[tuple[str, str, str]] = ("5.1", "5.2 rout test", "5.1/5.2")
-    #: no 10.2 "-1R" modifiers, no 9.3 chart, no 9.2 messengers: no hooks for them
+    #: the 2mm Earth layers' hooks this book does not have: no 9.3 order chart, no 9.2
+    #: messengers (check_hooks proves nothing consults them under v0.7)
+    absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
+    #: no 10.2 "-1R" modifiers (no morale_r_modifier hook)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         k: v for k, v in TwoMmEarth.hook_checks.items()
-        if k not in ("morale_r_modifier", "order_needs_roll", "order_outcome", "messenger_rate_m")
+        if k != "morale_r_modifier" and k not in _V07_ABSENT
     }  # fmt: skip
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
@@ -508,4 +544,3 @@ class TwoMmEarthV07(TwoMmEarth):
             seen_routing=s.seen_routing, contact_sides=s.contact_sides,
             rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
         )  # fmt: skip
-
