@@ -241,6 +241,12 @@ def enemy_contact_sides(ctx: TwoMmContext, f: Formation) -> tuple[int, bool]:
 
 def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
              in_contact: bool = False) -> list[Event]:  # fmt: skip
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
+
+    if not isinstance(ctx.ruleset, TwoMmEarth):
+        # a ruleset built on 2mm Earth's bound without its morale layer (W&C morale, dark-age)
+        # has no 2mm Earth triggers: its own phases test morale
+        return []
     before = f.morale
     events = _resolve_one(ctx, f, triggers, phase, in_contact)
     if f.linked and f.morale is not before:
