@@ -472,7 +472,9 @@ def test_cli_rulesets_json_lists_every_ruleset_with_its_declarations(skirmish) -
     res = _cli("rulesets", "--json")
     assert res.exit_code == 0, res.output
     data = {d["name"]: d for d in json.loads(res.stdout)}
-    assert set(data) == {"2mm-earth-v0.7", "2mm-earth-v0.9", NAME}
+    assert set(data) == {"2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
+                         "medieval-d10",
+                         NAME}  # fmt: skip
     v09 = data["2mm-earth-v0.9"]
     assert v09["die"] == "d6" and v09["family"] == "2mm-earth" and v09["version"] == "0.9"
     assert v09["phases"][0] == "orders" and v09["phases"][-1] == "rally"  # 1.1

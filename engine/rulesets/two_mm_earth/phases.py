@@ -754,7 +754,7 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, rules=ctx.ruleset.move_rules,
+        res = execute_move(ctx.bf, state, f, plan, rules=ctx.move_rules,
                            classes_fn=classes_fn,
                            table=(table[0], table[1]))  # fmt: skip
         for k, g in enumerate(table[0]):
