@@ -266,10 +266,19 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
     return events
 
 
+def plays_own_morale(ctx: TwoMmContext) -> bool:
+    """Whether the ruleset plays 2mm Earth's morale (10.x): a composed ruleset that swaps in
+    another game's morale (e.g. War & Conquest's) has no ``morale_effect`` and runs its own
+    morale phase, so the immediate tests below are not asked."""
+    return callable(getattr(ctx.ruleset, "morale_effect", None))
+
+
 def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
     """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
     take a panic test, with the best possible result being to continue retreat" - asked the
     moment a move ends in contact, before either side moves on (once a bound)."""
+    if not plays_own_morale(ctx):
+        return []
     if f.morale is not Morale.RETREATING or "retreating_touched" in f.tested:
         return []
     f.tested = (*f.tested, "retreating_touched")
@@ -284,6 +293,8 @@ def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> li
     take a panic test". Each trigger acts once per formation per bound (``Formation.tested``);
     the morale phase then tests what spreads (friends routing, all seen friends retreating)."""
     events: list[Event] = []
+    if not plays_own_morale(ctx):
+        return events
     for f in forms:
         if f.removed or f.morale in (Morale.ROUTING, Morale.DESTROYED):
             continue

@@ -647,7 +647,7 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             continue  # nothing to fill in the first rank (cheap test first)
         # a step of one base depth must be within the allowance where the formation stands
         classes, _ = footprint_classes(ctx.bf, f, "move")
-        allowance = allowance_for(f, classes, ctx.ruleset.move_rules) or 0.0
+        allowance = allowance_for(f, classes, ctx.move_rules) or 0.0
         if allowance + 1e-9 < max(b.d for b in f.bases):
             continue
         ranks = {b.id: b.rank for b in f.bases}
