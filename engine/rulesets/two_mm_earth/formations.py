@@ -256,7 +256,8 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
     mover_broken = mover.morale is Morale.RETREATING
     events = merge_formations(state, target.id, mover.id, phase=phase)
     mover.pursuing = None
-    if target.morale is Morale.ROUTING and brings_character:
+    if (target.morale is Morale.ROUTING and brings_character
+            and callable(getattr(ctx.ruleset, "morale_test", None))):  # fmt: skip
         from engine.rulesets.two_mm_earth.morale import _resilience_pair
         from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 

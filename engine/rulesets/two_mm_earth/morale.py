@@ -241,12 +241,6 @@ def enemy_contact_sides(ctx: TwoMmContext, f: Formation) -> tuple[int, bool]:
 
 def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
              in_contact: bool = False) -> list[Event]:  # fmt: skip
-    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
-
-    if not isinstance(ctx.ruleset, TwoMmEarth):
-        # a ruleset built on 2mm Earth's bound without its morale layer (W&C morale, dark-age)
-        # has no 2mm Earth triggers: its own phases test morale
-        return []
     before = f.morale
     events = _resolve_one(ctx, f, triggers, phase, in_contact)
     if f.linked and f.morale is not before:
@@ -306,10 +300,19 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
     return events
 
 
+def plays_own_morale(ctx: TwoMmContext) -> bool:
+    """Whether the ruleset plays 2mm Earth's morale (10.x): a composed ruleset that swaps in
+    another game's morale (e.g. War & Conquest's) has no ``morale_effect`` and runs its own
+    morale phase, so the immediate tests below are not asked."""
+    return callable(getattr(ctx.ruleset, "morale_effect", None))
+
+
 def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
     """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
     take a panic test, with the best possible result being to continue retreat" - asked the
     moment a move ends in contact, before either side moves on (once a bound)."""
+    if not plays_own_morale(ctx):
+        return []
     if f.morale is not Morale.RETREATING or "retreating_touched" in f.tested:
         return []
     f.tested = (*f.tested, "retreating_touched")
@@ -324,6 +327,8 @@ def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> li
     take a panic test". Each trigger acts once per formation per bound (``Formation.tested``);
     the morale phase then tests what spreads (friends routing, all seen friends retreating)."""
     events: list[Event] = []
+    if not plays_own_morale(ctx):
+        return events
     for f in forms:
         if f.removed or f.morale in (Morale.ROUTING, Morale.DESTROYED):
             continue

@@ -619,6 +619,16 @@ def _touching_enemy(
     return bool((gaps <= CONTACT_M).any())
 
 
+def _own_formation_rules(ctx: TwoMmContext) -> bool:
+    """Whether 2mm Earth's movement-and-formations part is played (3.1 step forward, 11.1
+    injured split, 11.3 Pike & Shot): a composed ruleset with another book's formations (the
+    Dark Age chapter) keeps its own."""
+    from engine.rulesets.compose import TWO_MM_EARTH_V09, Part
+
+    comp = getattr(ctx.ruleset, "composition", None)
+    return comp is None or comp.modules.get(Part.MOVEMENT_AND_FORMATIONS) is TWO_MM_EARTH_V09
+
+
 def step_forward(f: Formation) -> bool:
     """3.1: "soldiers from the other ranks can be moved forward to replace casualties [in the
     Movement phases], but then they would count as the first rank": in each file the living
@@ -645,6 +655,8 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
     bring rear-rank bases forward into the front rank's gaps. A moving formation keeps its
     ranks (1.1: re-arranging comes out of the move). Loose formations are one rank (4.1)."""
     state = ctx.state
+    if not _own_formation_rules(ctx):
+        return
     for f in state.active():
         if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
             continue
@@ -691,6 +703,8 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
     from engine.log import WingSplit
     from engine.rulesets.two_mm_earth.formations import split_off
 
+    if not _own_formation_rules(ctx):
+        return order
     out: list[Formation] = []
     for f in order:
         out.append(f)
@@ -820,6 +834,8 @@ def _pike_and_shot(ctx: TwoMmContext) -> None:
     from scenario_builder.errors import IllegalOrderError
 
     state = ctx.state
+    if not _own_formation_rules(ctx):
+        return
     split = False
     for f in state.active():
         if not state.contacts.get(f.id) or f.linked:
