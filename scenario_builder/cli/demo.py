@@ -106,7 +106,7 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
                                  bbox=battle_bbox(log, bf))  # fmt: skip
             lay = write_layout_pdf(bf, opts, tmp / "layout.pdf")
-            layers = write_cut_layers(bf, opts, tmp / "layers")
+            stack = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)
         report = {
             "scenario": sc.id,
@@ -119,7 +119,9 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             "historical_winner": (sc.historical_outcome or {}).get("winner"),
             "sheets": lay.tiling.count,
             "table_m": [round(lay.table_mm[0] / 1000, 2), round(lay.table_mm[1] / 1000, 2)],
-            "cut_layers": len([p for p in layers if p.suffix == ".svg"]),
+            "cut_layers": len(stack.boards),
+            "boards": stack.board_count,
+            "board_thickness_mm": round(stack.thickness_mm, 1),
             "seconds": {**timings, "total": round(time.perf_counter() - start, 2)},
         }
         (tmp / "demo.json").write_text(json.dumps(report, indent=2, sort_keys=True))
@@ -161,4 +163,5 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
     console.print(files)
     tm = report["table_m"]
     console.print(f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
-                  f"{report['cut_layers']} cut layers. Took {report['seconds']['total']} s.")
+                  f"{report['cut_layers']} cut layers, {report['boards']} boards stacking "
+                  f"{report['board_thickness_mm']:g} mm. Took {report['seconds']['total']} s.")
