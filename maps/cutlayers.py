@@ -45,10 +45,12 @@ from maps.layout import (
     Layout,
     LayoutOptions,
     _crop_marks,
+    _fit_string,
     _poly_path,
     _registration_mark,
     _scale_bar,
     plan_layout,
+    window_levels,
 )
 from maps.table import Paper
 from maps.tiling import Sheet, Tiling
@@ -124,13 +126,7 @@ def board_levels(
     A cell at level ``l`` lands on board ``round((l - base) / n)`` (halves up), so board ``j``
     carries ``l >= base + ceil(j n - n / 2)``.
     """
-    lv = bf.layer("level")
-    inv = ~bf.transform
-    minx, miny, maxx, maxy = lay.window
-    c0, r0 = (math.floor(v) for v in inv * (minx, maxy))
-    c1, r1 = (math.ceil(v) for v in inv * (maxx, miny))
-    sub = lv[max(r0, 0) : max(r1, r0 + 1), max(c0, 0) : max(c1, c0 + 1)]
-    base, top = int(sub.min()), int(sub.max())
+    base, top = window_levels(bf, lay.window)
     n = levels_per_board
     out = []
     j = 1
@@ -344,55 +340,23 @@ def layer_pdf(
         _crop_marks(c, m, m, pw - m, ph - m)
         c.setFillColorRGB(0, 0, 0)
         c.setFont("Helvetica-Bold", 11)
-        c.drawString(m + 6 * PT_PER_MM, ph - m + 2.2 * PT_PER_MM, sheet.label)
+        c.drawString(m + 6 * PT_PER_MM, ph - m + 2 * PT_PER_MM, sheet.label)
         c.setFont("Helvetica", 6)
-        _fit_string(c, m + 16 * PT_PER_MM, ph - m + 2.4 * PT_PER_MM, pw - m, note, 6)
         _fit_string(
-            c,
-            m + 6 * PT_PER_MM,
-            m - 4.6 * PT_PER_MM,
-            pw - m,
-            "neighbours: " + _neighbours(sheet, present, lay.tiling),
-            6,
-            right=True,
+            c, m + 16 * PT_PER_MM, ph - m + 2.2 * PT_PER_MM, pw - m - 7 * PT_PER_MM, note, 6
         )
-        _scale_bar(
-            c,
-            m + 6 * PT_PER_MM,
-            m - 4.6 * PT_PER_MM,
-            pt_per_m,
-            min(40 * PT_PER_MM, (pw - 2 * m) / 4),
+        bar_y = m - 2.8 * PT_PER_MM
+        used = _scale_bar(
+            c, m + 6 * PT_PER_MM, bar_y, pt_per_m, min(60 * PT_PER_MM, (pw - 2 * m) / 3)
         )
+        c.setFillColorRGB(0, 0, 0)
+        _fit_string(
+            c, m + 10 * PT_PER_MM + used, bar_y + 0.3, pw - m - 7 * PT_PER_MM,
+            "neighbours: " + _neighbours(sheet, present, lay.tiling), 6, right=True,
+        )  # fmt: skip
         c.showPage()
     c.save()
     return [s.label for s, _ in sheets]
-
-
-def _fit_string(
-    c: rl_canvas.Canvas,
-    x: float,
-    y: float,
-    x_max: float,
-    text: str,
-    size: float,
-    *,
-    right: bool = False,
-) -> None:
-    """Text that never runs past ``x_max``: shrunk to 4.5 pt, then cut with an ellipsis."""
-    font = "Helvetica"
-    width = c.stringWidth(text, font, size)
-    room = x_max - x
-    while width > room and size > 4.5:
-        size -= 0.5
-        width = c.stringWidth(text, font, size)
-    while width > room and len(text) > 4:
-        text = text[:-2] + "\u2026"
-        width = c.stringWidth(text, font, size)
-    c.setFont(font, size)
-    if right:
-        c.drawRightString(x_max, y, text)
-    else:
-        c.drawString(x, y, text)
 
 
 def write_cut_layers(

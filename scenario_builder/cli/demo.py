@@ -69,6 +69,7 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
     from engine.scenario import load_scenario
     from maps.battlefield_map import write_battlefield_map
     from maps.cutlayers import write_cut_layers
+    from maps.deployment import deployment
     from maps.layout import LayoutOptions, write_layout_pdf
     from maps.playback import write_playback
     from maps.table import Paper, TableScale
@@ -105,7 +106,7 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             bf = built.battlefield
             opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
                                  bbox=battle_bbox(log, bf))  # fmt: skip
-            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf")
+            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log.to_dict()))
             stack = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)
         report = {

@@ -122,8 +122,14 @@ def print_cmd(
     cut = CutOptions(levels_per_board, board_mm, parse_bed(bed_text) if bed_text else None)
     if not directory.exists():
         raise DataSourceError(directory, "does not exist (expected a built battlefield directory)")
+    deployed = None
     if (directory / "battle_log.json").exists() and (directory / "battlefield").is_dir():
-        directory = directory / "battlefield"  # a run directory: print its battlefield
+        # a run directory: print its battlefield with the armies where they deployed
+        from maps.battlelog import load_battle_log
+        from maps.deployment import deployment
+
+        deployed = deployment(load_battle_log(directory / "battle_log.json"))
+        directory = directory / "battlefield"
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
     from scenario_builder.battlefield import Battlefield
@@ -134,7 +140,7 @@ def print_cmd(
         from maps.cutlayers import plan_stack
 
         plan_stack(bf, lay, cut)  # bad board options fail before the PDF is written
-    lay = write_layout_pdf(bf, opts, out)
+    lay = write_layout_pdf(bf, opts, out, deployed)
     t = lay.tiling
     click.echo(
         f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
