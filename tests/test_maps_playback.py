@@ -227,8 +227,10 @@ def test_first_view_fits_the_armies(real) -> None:
 def test_map_command_writes_battlefield_map(
     run_cli, bf_dir: Path, tmp_path: Path, offline: bool
 ) -> None:
+    """Offline by default; ``--online`` adds tile layers but still inlines Leaflet (the page
+    never needs a CDN to work)."""
     out = tmp_path / "map.html"
-    args = ["map", bf_dir, "--out", out] + (["--offline"] if offline else [])
+    args = ["map", bf_dir, "--out", out] + ([] if offline else ["--online"])
     code, _stdout, err = run_cli(*args)
     assert code == 0, err
     page = out.read_text()
@@ -240,6 +242,8 @@ def test_map_command_writes_battlefield_map(
         assert "openstreetmap" not in page.lower().replace("© openstreetmap", "")
     else:
         assert "tile.openstreetmap.org" in page
+        assert not re.search(r"<script[^>]+src=", page)  # Leaflet inlined all the same
+        assert "Leaflet 1.9.4" in page
 
 
 def test_map_command_detects_a_run_dir(run_cli, teutoburg_run: Path, tmp_path: Path) -> None:
