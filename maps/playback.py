@@ -461,7 +461,7 @@ def _short_label(name: str) -> str:
     """A formation's label at low zoom: its name's head, a wing keeping its number.
 
     >>> _short_label("Borthwick's great guns (wing sc_guns_w2)")
-    "Borthwick's great gun… w2"
+    "Borthwick's great guns w2"
     """
     m = re.search(r"\(wing .*_w(\d+)\)$", name)
     head = short_name(name, 22)
