@@ -170,7 +170,9 @@ class Renamer:
     def __call__(self, ev: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
         for k, v in ev.items():
-            if k in self.KEEP:
+            if k == "dice" and isinstance(v, Mapping):  # its purpose names who rolled
+                out[k] = {**v, "purpose": self.text(v.get("purpose"))} if "purpose" in v else v
+            elif k in self.KEEP:
                 out[k] = v
             elif k == "side" and isinstance(v, str):
                 out[k] = self.sides.get(v, v)
