@@ -275,20 +275,33 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
         for bid, s in snap["bases"].items():
             f = s.get("formation") if isinstance(s, Mapping) else None
             if isinstance(f, str) and f not in out:
-                out[f] = {"side": side_of.get(bid), "name": f}
+                out[f] = {"side": side_of.get(bid), "name": _wing_name(f, None, out)}
         for f, st in (snap.get("formations") or {}).items():
             if f not in out:
                 parent = st.get("wing_of") if isinstance(st, Mapping) else None
                 m = _WING.match(f)
                 root = parent or (m.group("root") if m else None)
                 side = out.get(root, {}).get("side") if root else None
-                name = f"{out[root]['name']} (wing {f})" if root in out else f
-                out[f] = {"side": side, "name": name}
+                out[f] = {"side": side, "name": _wing_name(f, parent, out)}
     for f, v in out.items():
         if v["side"] is None:
             m = _WING.match(f)
             v["side"] = out.get(m.group("root"), {}).get("side") if m else None
     return out
+
+
+def _wing_name(f: str, parent: str | None, known: Mapping[str, Mapping[str, Any]]) -> str:
+    """A wing's name a reader knows: its formation's name and its number (4.2).
+
+    >>> _wing_name("sc_king_w2", None, {"sc_king": {"name": "James IV's division"}})
+    "James IV's division (wing 2)"
+    """
+    m = _WING.match(f)
+    root = parent or (m.group("root") if m else None)
+    if root not in known:
+        return f
+    number = f.rsplit("_w", 1)[1] if m else f
+    return f"{known[root]['name']} (wing {number})"
 
 
 def _fit(
@@ -462,10 +475,10 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
 def _short_label(name: str) -> str:
     """A formation's label at low zoom: its name's head, a wing keeping its number.
 
-    >>> _short_label("Borthwick's great guns (wing sc_guns_w2)")
+    >>> _short_label("Borthwick's great guns (wing 2)")
     "Borthwick's great guns w2"
     """
-    m = re.search(r"\(wing .*_w(\d+)\)$", name)
+    m = re.search(r"\(wing (\d+)\)$", name)
     head = short_name(name, 22)
     return f"{head} w{m.group(1)}" if m else head
 

@@ -181,6 +181,8 @@ def _point_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 
 def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
     _, log, data = real
+    names = {f["id"]: f["name"] for f in data["forms"]}
+    base_form = {b["id"]: b["formation"] for b in log["bases"]}
     kinds = {e["type"] for b in log["bounds"] for e in b["events"]}
     assert {"wing_split", "order_refused", "order_received", "messenger_rerouted",
             "panic_test", "rout", "destroyed", "melee", "killed"} <= kinds  # fmt: skip
@@ -189,9 +191,14 @@ def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
         for item, ev in zip(b["e"], src["events"]):
             text = item["x"]
             assert text and "{" not in text
-            for key in ("formation", "base", "target", "to"):
+            for key in ("formation", "target", "to"):  # named as the scenario names them
                 if isinstance(ev.get(key), str):
-                    assert ev[key] in text, (key, text)
+                    assert names.get(ev[key], ev[key]) in text, (key, text)
+                    assert ev[key] not in names or not re.search(
+                        rf"(?<![\w.]){re.escape(ev[key])}(?![\w])", text
+                    ), (key, text)  # never the internal id
+            if isinstance(ev.get("base"), str):
+                assert f"{names[base_form[ev['base']]]} base " in text, text
             if "dice" in ev:
                 assert "dice [" + ", ".join(map(str, ev["dice"]["faces"])) + "]" in text
             if ev["type"] in ("shot", "melee"):
