@@ -396,6 +396,10 @@ def draw_ground(
         x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
         pts = [(x, y + dy) for dy in (9.0, -11.0, 18.0, -20.0)]
         labels.place(c, pts, d.name, size=6.5, colour=_rgb(d.colour), bold=True)
+    for d in shapes.deployed:  # no place or contour label on top of a base
+        part = shapely.clip_by_rect(d.bases, *ground)
+        for poly in _polygons(shapely.affinity.affine_transform(part, affine)):
+            labels.boxes.append(poly.bounds)
     if detail:
         seen: set[str] = set()
         named = sorted(
