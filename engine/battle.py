@@ -31,8 +31,28 @@ from engine.state import BaseStatus, BattleState, Morale
 __all__ = ["PHASES", "Battle", "snapshot"]
 
 
-def snapshot(state: BattleState, delivery: Any = None) -> dict[str, Any]:
-    """Every base, formation state, messengers in flight and losses, as the log stores them."""
+def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
+    """6.2: the enemy formations each side sees at the end of a bound (any formation of the
+    side on the table sees them, troops and terrain in the way as in the bound): the one fog of
+    war, recorded so the playback shows what the battle used, not a recomputation."""
+    forms = state.active()
+    sight.prefetch([(f.id, [g.id for g in forms if g.side != f.side]) for f in forms])
+    out: dict[str, list[str]] = {}
+    for side in state.sides:
+        own = [f for f in forms if f.side == side]
+        enemy = [g.id for g in forms if g.side != side]
+        seen: set[str] = set()
+        for f in own:
+            seen.update(sight.visible(f.id, [g for g in enemy if g not in seen]))
+        out[side] = sorted(seen)
+    return out
+
+
+def snapshot(
+    state: BattleState, delivery: Any = None, sight: Sight | None = None
+) -> dict[str, Any]:
+    """Every base, formation state, messengers in flight and losses, as the log stores them;
+    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
@@ -47,6 +67,7 @@ def snapshot(state: BattleState, delivery: Any = None) -> dict[str, Any]:
         "formations": forms,
         "messengers": delivery.snapshot() if delivery is not None else [],
         "losses": state.losses(),
+        **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
 
 
@@ -88,7 +109,7 @@ class Battle:
         )  # fmt: skip
         self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
         self.log = BattleLog(self._header())
-        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
+        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
 
     # -- the log header ---------------------------------------------------------------------
@@ -128,7 +149,7 @@ class Battle:
             return
         yield from run_bound(self.ctx)
         record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery))  # fmt: skip
+                             snapshot(self.state, self.delivery, self.sight))  # fmt: skip
         self.log.bounds.append(record)
         self._check_end()
 

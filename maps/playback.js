@@ -238,6 +238,7 @@ var SBPlayback = (function () {
         '<div class="sb-body"><div class="sb-row"><label>view <select id="sb-side"><option value="-1">all (umpire)</option>' +
         sides.map(function (s, k) { return '<option value="' + k + '">' + esc(s.name) + " only</option>"; }).join("") +
         '</select></label> <span id="sb-losses"></span></div>' +
+        '<div id="sb-fogline"></div>' +
         '<div class="sb-row sb-toggles">show ' + toggles.map(function (t) {
           return '<label><input type="checkbox" id="sb-show-' + t[0] + '" checked> ' + t[1] + "</label>";
         }).join(" ") + "</div>" +
@@ -275,14 +276,22 @@ var SBPlayback = (function () {
       return h + row(glyph(OTHER_MARK[0], OTHER_MARK[1], 14), "other event");
     }
     panel.addTo(map);
-    ["sb-prev", "sb-play", "sb-next", "sb-slider", "sb-bound", "sb-side", "sb-losses", "sb-events", "sb-nev", "sb-result", "sb-collapse"].forEach(function (id) { els[id] = document.getElementById(id); });
+    ["sb-prev", "sb-play", "sb-next", "sb-slider", "sb-bound", "sb-side", "sb-losses", "sb-events", "sb-nev", "sb-result", "sb-collapse", "sb-fogline"].forEach(function (id) { els[id] = document.getElementById(id); });
 
     function updatePanel(b, lines) {
       if (els["sb-slider"]) els["sb-slider"].value = cur;
       els["sb-bound"].textContent = single ? "deployment (bound " + b.b + ")" : "bound " + b.b + " (" + (cur + 1) + "/" + D.bounds.length + ")";
-      els["sb-losses"].innerHTML = "losses: " + sides.map(function (s) {
-        return '<span style="color:' + esc(s.colour) + '">' + esc(s.name) + " " + (b.l[s.id] || 0) + "</span>";
+      // a side's view: its own losses, and only the enemy losses it saw fall (6.2)
+      var mine = view >= 0 && b.ls ? b.ls[view] || {} : null;
+      els["sb-losses"].innerHTML = "losses: " + sides.map(function (s, k) {
+        var v = mine && k !== view ? (mine[s.id] || 0) + " seen" : (b.l[s.id] || 0);
+        return '<span style="color:' + esc(s.colour) + '">' + esc(s.name) + " " + v + "</span>";
       }).join(", ");
+      var fogged = view >= 0 && D.fog;
+      map.getContainer().classList.toggle("sb-fog", fogged);
+      els["sb-fogline"].textContent = !fogged ? "" : sides[view].name + "'s view" +
+        (b.h ? ": " + (b.h[view] || 0) + " enemy formation" + ((b.h[view] || 0) === 1 ? "" : "s") + " hidden" : "") +
+        (D.fogSource === "engine" ? " (what the battle saw)" : " (recomputed from the log)");
       els["sb-nev"].textContent = lines.length;
       els["sb-events"].innerHTML = lines.map(function (e) { return "<li>" + esc(e.x) + "</li>"; }).join("");
       // written by playback.py (result_text): the result, or "deployment (bound 0): not fought"

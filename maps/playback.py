@@ -344,8 +344,14 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     renamer = Renamer(formations, bases, sides)
     xs: list[float] = []
     ys: list[float] = []
-    cache = SightCache(bf) if fog else None
+    # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
+    # fog of war; only an older log without it is recomputed here (and says so)
+    recorded = all("seen" in b["snapshot"] for b in log["bounds"]) and bool(log["bounds"])
+    fog = fog or recorded
+    cache = SightCache(bf) if fog and not recorded else None
     limits = side_limits(log)
+    known_dead: dict[str, set[str]] = {s["id"]: set() for s in sides}
+    prev_seen: dict[str, set[str]] = {s["id"]: set() for s in sides}
     out_bounds = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
@@ -373,10 +379,43 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         ends = _Ends(snap, form_of)
         vis: dict[str, list[int]] = {}
         seen_forms: dict[int, set[str]] = {i: set() for i in range(len(sides))}
-        if fog:
+        hidden: dict[int, int] = {}
+        seen_losses: dict[int, dict[str, int]] = {}
+        if recorded:
+            seen_now = {sid: set(snap["seen"].get(sid, [])) for sid in side_index}
+            sets = {
+                sid: [
+                    b for b, st in snap["bases"].items()
+                    if side_of.get(b) != sid and (st.get("formation") or form_of.get(b)) in seen
+                ]
+                for sid, seen in seen_now.items()
+            }  # fmt: skip
+            for sid, seen in seen_now.items():
+                active = {
+                    f for f, st in fsnap.items()
+                    if form_side.get(f) not in (sid, None) and st.get("morale") != "destroyed"
+                }  # fmt: skip
+                hidden[side_index[sid]] = len(active - seen)
+                # losses a side knows of: bases that fell in enemy formations it saw then
+                for b, st in snap["bases"].items():
+                    f = st.get("formation") or form_of.get(b)
+                    if (
+                        side_of.get(b) != sid
+                        and st.get("state") == "dead"
+                        and (f in seen or f in prev_seen[sid])
+                    ):
+                        known_dead[sid].add(b)
+                seen_losses[side_index[sid]] = {
+                    other: sum(1 for b in known_dead[sid] if side_of.get(b) == other)
+                    for other in side_index
+                    if other != sid
+                }
+                prev_seen[sid] = seen
+        elif fog:
             sets = visible_sets(
                 bf, snap, side_of, [s["id"] for s in sides], limits=limits, cache=cache
             )
+        if fog:
             vis = {sid: sorted(base_index[b] for b in ids) for sid, ids in sets.items()}
             for sid, ids in sets.items():
                 seen_forms[side_index[sid]] = {
@@ -438,6 +477,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 "g": messengers,
                 "l": snap.get("losses", {}),
                 "v": vis,
+                **({"h": hidden, "ls": seen_losses} if recorded else {}),
                 **({"f": {str(k): v for k, v in moved_to.items()}} if moved_to else {}),
             }
         )
@@ -469,6 +509,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "result": log.get("result"),
         "resultText": result_text(log.get("result"), [b["b"] for b in out_bounds]),
         "fog": fog,
+        "fogSource": "engine" if recorded else ("recomputed" if fog else None),
     }
 
 
