@@ -36,14 +36,16 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
     forms = state.active()
-    sight.prefetch([(f.id, [g.id for g in forms if g.side != f.side]) for f in forms])
     out: dict[str, list[str]] = {}
     for side in state.sides:
         own = [f for f in forms if f.side == side]
         enemy = [g.id for g in forms if g.side != side]
         seen: set[str] = set()
-        for f in own:
-            seen.update(sight.visible(f.id, [g for g in enemy if g not in seen]))
+        for f in own:  # an enemy seen once needs no second look: most are seen at once
+            left = [g for g in enemy if g not in seen]
+            if not left:
+                break
+            seen.update(sight.visible(f.id, left))
         out[side] = sorted(seen)
     return out
 
