@@ -67,11 +67,11 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
     from rich.console import Console
 
     from engine.scenario import load_scenario
-    from maps.battlefield_map import write_battlefield_map
+    from maps.battlefield_map import battlefield_map, write_html
     from maps.cutlayers import write_cut_layers
     from maps.deployment import deployment
     from maps.layout import LayoutOptions, write_layout_pdf
-    from maps.playback import write_playback
+    from maps.playback import playback_map
     from maps.table import Paper, TableScale
     from scenario_builder.cli.run import build_battlefield, fight, write_run
 
@@ -99,8 +99,12 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             write_run(tmp / "run", log, summary, built)
         t = lap("battle", t)
         with console.status("Drawing maps..."):
-            write_battlefield_map(tmp / "battlefield", tmp / "battlefield.html", offline=not online)
-            write_playback(tmp / "run", tmp / "playback.html", offline=not online)
+            # one Battlefield object for both pages: its smoothed contours are traced once
+            bf = built.battlefield
+            slug = bf.meta.get("slug") or "battlefield"
+            write_html(battlefield_map(bf, offline=not online, title=f"{slug} battlefield"),
+                       tmp / "battlefield.html")  # fmt: skip
+            write_html(playback_map(bf, log.to_dict(), offline=not online), tmp / "playback.html")
         t = lap("maps", t)
         with console.status("Laying out the table..."):
             bf = built.battlefield
