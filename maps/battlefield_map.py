@@ -8,6 +8,7 @@ CDN: Leaflet is inlined from the vendored npm package (:mod:`maps.leaflet_offlin
 from __future__ import annotations
 
 import html
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -204,11 +205,13 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
             if p.length > 8 * bf.res:
                 pieces.append((p.length, int(level), p))
     pieces.sort(key=lambda t: -t[0])
+    labels: list[Label] = []
     for _length, level, p in pieces[:MAX_CONTOUR_LABELS]:
         for frac in (0.5,) if p.length < 60 * bf.res else (0.25, 0.75):
             pt = p.interpolate(frac, normalized=True)
-            _label(group, bf, pt.x, pt.y, str(level), "sb-contour-label", 1.0)
+            _label(labels, bf, pt.x, pt.y, str(level), "sb-contour-label", 1.0)
     group.add_to(m)
+    _emit_labels(m, group, labels)
 
 
 def _level_base_m(bf: Battlefield, k: int) -> float:
@@ -216,21 +219,31 @@ def _level_base_m(bf: Battlefield, k: int) -> float:
     return round(float(base) + k * bf.step, 1) if isinstance(base, (int, float)) else float("nan")
 
 
+Label = tuple[float, float, str, str, float]  # lat, lon, text, class, priority
+
+
 def _label(
-    layer: Any, bf: Battlefield, x: float, y: float, text: str, cls: str, prio: float
+    labels: list[Label], bf: Battlefield, x: float, y: float, text: str, cls: str, prio: float
 ) -> None:
     """A text label centred on (x, y) map metres, decluttered by ``labels.js``."""
     lon, lat = bf.to_lonlat(x, y)
-    folium.Marker(
-        [float(lat), float(lon)],
-        icon=folium.DivIcon(
-            html=f'<div class="sb-label {cls}" data-prio="{prio:g}">{html.escape(text)}</div>',
-            icon_size=(0, 0),
-            icon_anchor=(0, 0),
-            class_name="sb-label-icon",
-        ),
-        interactive=False,
-    ).add_to(layer)
+    labels.append((round(float(lat), 7), round(float(lon), 7), html.escape(text), cls, prio))
+
+
+def _emit_labels(m: folium.Map, layer: Any, labels: list[Label]) -> None:
+    """Every label of ``layer`` made in the page by one loop over a JSON list: one folium Marker
+    each would compile a template per label (seconds for a few thousand)."""
+    if not labels:
+        return
+    data = json.dumps(labels, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    m.add_child(
+        _MapScript(
+            f"{data}.forEach(function (a) {{ L.marker([a[0], a[1]], {{interactive: false, "
+            "keyboard: false, icon: L.divIcon({className: 'sb-label-icon', iconSize: [0, 0], "
+            "iconAnchor: [0, 0], html: '<div class=\"sb-label ' + a[3] + '\" data-prio=\"' + "
+            f"a[4] + '\">' + a[2] + '</div>'}})}}).addTo({layer.get_name()}); }});"
+        )
+    )
 
 
 def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
@@ -266,6 +279,7 @@ def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
             name="roads",
         ).add_to(group)
     seen: set[str] = set()
+    labels: list[Label] = []
     named = sorted((f for f in feats if f.name), key=lambda f: f.kind is not FeatureKind.PLACE)
     for f in named:
         name = short_name(str(f.name))
@@ -274,9 +288,10 @@ def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
         seen.add(name)
         p = label_point(f.geometry)
         place = f.kind is FeatureKind.PLACE
-        _label(group, bf, p.x, p.y, name, "sb-place-label" if place else "sb-road-label",
+        _label(labels, bf, p.x, p.y, name, "sb-place-label" if place else "sb-road-label",
                2.0 if place else 1.5)  # fmt: skip
     group.add_to(m)
+    _emit_labels(m, group, labels)
     return kinds
 
 
