@@ -8,6 +8,10 @@ log.result["winner"]
 
 ``battle.phases()`` plays one bound and yields after each phase (for side-by-side determinism
 tests); ``battle.step()`` plays one bound and returns its :class:`~engine.log.BoundRecord`.
+
+The loop is the ruleset's (:mod:`engine.rulesets`): the battle reads the ground through the
+ruleset's terrain table, deploys with its unit model, and each bound runs ``ruleset.phases`` in
+order, the state's ``phase`` set to each phase's name (every event carries it).
 """
 
 from __future__ import annotations
@@ -15,20 +19,32 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from engine import sieges
-from engine.bound import PHASES, run_bound
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
 from engine.log import BattleLog, BoundRecord
-from engine.movement import update_contacts
-from engine.orders import Commander, Delivery, StandingOrders
-from engine.rulesets import get_ruleset
+from engine.orders import Commander, Delivery
+from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Morale
+from engine.terrain import Ground
 
-__all__ = ["PHASES", "Battle", "snapshot"]
+__all__ = ["Battle", "run_bound", "snapshot"]
+
+
+def run_bound(ctx: BoundContext) -> Iterator[str]:
+    """Play one bound: the ruleset's phases in order, yielding each phase's name once done."""
+    state = ctx.state
+    state.bound += 1
+    ctx.events = []
+    ctx.quiet_events = ctx.moved_events = 0
+    ctx.ruleset.start_bound(ctx)
+    for phase in ctx.ruleset.phases:
+        state.phase = phase.name
+        phase.run(ctx)
+        yield phase.name
+    state.phase = "end"
 
 
 def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
@@ -51,7 +67,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
 
 
 def snapshot(
-    state: BattleState, delivery: Any = None, sight: Sight | None = None
+    state: BattleState, delivery: Delivery | None = None, sight: Sight | None = None
 ) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them;
     with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
@@ -78,38 +94,33 @@ class Battle:
 
     def __init__(
         self,
-        battlefield: Any,
+        battlefield: Ground,
         scenario: Scenario,
         dice: Dice,
-        ruleset: Any = None,
+        ruleset: Ruleset | str | None = None,
         commanders: dict[str, Commander] | None = None,
         delivery: Delivery | None = None,
     ) -> None:
-        self.bf = battlefield
-        self.scenario = scenario
-        self.dice = dice
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
-        self.state = deploy(scenario, battlefield)
-        self.sight = Sight(battlefield, self.state, weather=scenario.weather, time=scenario.time,
-                           locality=scenario.locality,
-                           sight_limit=ruleset.sight_limit_m)  # fmt: skip
+        # the ground as this ruleset reads it: its classes from its own terrain table
+        self.bf = ground = ruleset.ground(battlefield)
+        self.scenario = scenario
+        self.dice = dice
+        self.state = deploy(scenario, ground, ruleset)
+        ruleset.prepare(self.state, scenario)
+        self.sight = Sight(ground, self.state, rules=ruleset.sight_rules, weather=scenario.weather,
+                           time=scenario.time, locality=scenario.locality)  # fmt: skip
         if commanders is None:
-            commanders = {
-                s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
-                for s in scenario.sides
-            }
-        if delivery is None:  # 9.1-9.2: messengers (engine.messengers) unless told otherwise
-            from engine.messengers import MessengerDelivery
-
-            delivery = MessengerDelivery.for_scenario(battlefield, scenario)
+            commanders = {s.id: ruleset.commander(scenario, s.id, ground) for s in scenario.sides}
+        if delivery is None:  # the ruleset's (2mm Earth 9.1-9.2: messengers)
+            delivery = ruleset.delivery(ground, scenario)
         self.delivery = delivery
-        self.ctx = BoundContext(
-            battlefield, self.state, dice, ruleset, self.sight, scenario, dict(commanders),
-            self.delivery, has_walls=sieges.has_fortifications(battlefield),
+        self.ctx = ruleset.new_context(
+            bf=ground, state=self.state, dice=dice, ruleset=ruleset, sight=self.sight,
+            scenario=scenario, commanders=dict(commanders), delivery=self.delivery,
         )  # fmt: skip
-        self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
         self.log = BattleLog(self._header())
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
@@ -135,7 +146,7 @@ class Battle:
             "formations": [{"id": f.id, "side": f.side, "name": f.name,
                             "profile": f.profile.id} for f in st.formations.values()],
             "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
-                       "profile": b.profile.id, "unit_type": b.profile.unit_type.value,
+                       "profile": b.profile.id, "unit_type": str(b.profile.unit_type),
                        "character": b.character, "w": b.w, "d": b.d}
                       for f in st.formations.values() for b in f.bases],
         }  # fmt: skip

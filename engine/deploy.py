@@ -9,14 +9,18 @@ formation of one base.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.geometry import obb_array, overlaps
 from engine.scenario import Scenario
 from engine.state import BattleState, Character, Formation, SideState
+from engine.terrain import Ground
 from scenario_builder.errors import OffMapError, ScenarioFileError
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
 
 __all__ = ["deploy"]
 
@@ -27,7 +31,7 @@ def _front_centre(f: Formation) -> Any:
     return min(front, key=lambda b: (abs(b.file - mid), b.file))
 
 
-def _check_on_map(bf: Any, f: Formation, source: str) -> None:
+def _check_on_map(bf: Ground, f: Formation, source: str) -> None:
     xs = np.array([b.x for b in f.bases])
     ys = np.array([b.y for b in f.bases])
     inside = np.atleast_1d(bf.contains(xs, ys))
@@ -41,14 +45,18 @@ def _check_on_map(bf: Any, f: Formation, source: str) -> None:
         )
 
 
-def deploy(scenario: Scenario, bf: Any) -> BattleState:
-    """The BattleState at bound 0."""
+def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
+    """The BattleState at bound 0: troops from ``ruleset``'s troop lists, bases sized by its
+    ``scales``."""
+    scales = ruleset.scales
+    size = {"base_w": scales.base_w_m, "base_d": scales.base_d_m,
+            "loose_gap": scales.loose_gap_m}  # fmt: skip
     source = str(scenario.path or scenario.id)
     sides: dict[str, SideState] = {}
     formations: dict[str, Formation] = {}
     characters: dict[str, Character] = {}
     for side in scenario.sides:
-        army = scenario.army(side.id)
+        army = scenario.army(side.id, ruleset)
         general = side.general or (army.general.id if army.general else None)
         ss = SideState(side.id, side.name, side.colour, side.home_edge, army.locality, general)
         sides[side.id] = ss
@@ -58,7 +66,7 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
             f = Formation.build(
                 fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
                 frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks,
+                rear_profile=rear, rear_ranks=fs.rear_ranks, **size,
             )  # fmt: skip
             _check_on_map(bf, f, source)
             formations[f.id] = f
@@ -75,7 +83,7 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
                     raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
                                                     "formation")  # fmt: skip
                 f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0)  # fmt: skip
+                                    cx=x, cy=y, facing=cp.facing % 360.0, **size)  # fmt: skip
                 _check_on_map(bf, f, source)
                 f.bases[0].character = ch.id
                 formations[f.id] = f

@@ -27,8 +27,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 __all__ = [
-    "BASE_D",
-    "BASE_W",
     "OBB",
     "SeparationFrom",
     "angle_diff",
@@ -45,8 +43,6 @@ __all__ = [
     "separation_many",
 ]
 
-BASE_W = 40.0  # frontage of a standard base, metres on the ground (2 mm scale: 40 mm)
-BASE_D = 20.0  # depth
 #: two rectangles closer than this count as in base-to-base contact (3.2)
 CONTACT_M = 1.0
 

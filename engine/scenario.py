@@ -18,15 +18,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from engine.charts import Order
-from engine.profiles import Army, load_army
 from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
 from scenario_builder.paths import data_dir
 
 __all__ = [
@@ -81,12 +82,24 @@ class BattlefieldRef(BaseModel):
     landcover: str | None = None
     overlays: list[str] = Field(default_factory=list)
     bbox: tuple[float, float, float, float] | None = None
+    # 6.2 height levels of this battle's build: step and gaussian smoothing in metres (None: the
+    # site's site.json ``levels``, else the build defaults)
+    step_m: float | None = Field(default=None, gt=0)
+    smooth_m: float | None = Field(default=None, ge=0)
+    # 7.2: OSM streams named here are significant (wet); other streams stay plain brooks
+    significant_streams: list[str] | None = None
 
     @model_validator(mode="after")
     def _one(self) -> BattlefieldRef:
         given = [k for k in ("slug", "path", "dem") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"expected exactly one of slug, path or dem, got {given or 'none'}")
+        build_only = (self.step_m, self.smooth_m, self.significant_streams)
+        if self.path is not None and any(v is not None for v in build_only):
+            raise ValueError(
+                "expected step_m, smooth_m, significant_streams only with slug or dem "
+                "(a path is already built)"
+            )
         return self
 
 
@@ -106,6 +119,21 @@ class CharacterPlacement(BaseModel):
         return self
 
 
+def _order_word(kind: str) -> str:
+    """An order word of a registered ruleset (2mm Earth: attack, hold, advance, retreat)."""
+    from engine.orders import ORDER_WORDS
+    from engine.rulesets import available_rulesets
+
+    available_rulesets()  # the shipped rulesets register their words on import
+    if kind not in ORDER_WORDS:
+        raise ValueError(f"expected an order, one of {', '.join(sorted(ORDER_WORDS))}")
+    return kind
+
+
+#: an order as a scenario writes it; the ruleset named by the scenario decides what it does
+OrderWord = Annotated[str, AfterValidator(_order_word)]
+
+
 class FormationSpec(BaseModel):
     """One formation as deployed: ``bases`` of ``profile`` in ranks of ``frontage`` (3.1)."""
 
@@ -117,7 +145,7 @@ class FormationSpec(BaseModel):
     frontage: int = Field(ge=1, le=100)
     position: Position
     facing: float = 0.0
-    order: Order = Order.HOLD
+    order: OrderWord = "hold"
     target: Position | None = None            # advance/attack toward this point
     target_formation: str | None = None       # attack this enemy formation
     loose: bool = False                       # 4.1 skirmishers in Loose Formation
@@ -140,10 +168,10 @@ class Objective(BaseModel):
 
 
 class TriggerCondition(BaseModel):
-    """All given conditions must hold (engine.commanders): an enemy within ``enemy_within_m``
-    of ``formation`` (else of the trigger's formations); from bound ``bound`` on; ``formation``
-    has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is routing or
-    destroyed; objective ``objective_taken`` is taken."""
+    """All given conditions must hold (the 2mm Earth plan commanders): an enemy within
+    ``enemy_within_m`` of ``formation`` (else of the trigger's formations); from bound ``bound``
+    on; ``formation`` has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is
+    routing or destroyed; objective ``objective_taken`` is taken."""
 
     model_config = _STRICT
     enemy_within_m: float | None = None
@@ -159,7 +187,7 @@ class Trigger(BaseModel):
 
     model_config = _STRICT
     when: TriggerCondition
-    order: Order
+    order: OrderWord
     formations: list[str] = Field(default_factory=list)
     target: Position | None = None
     target_formation: str | None = None
@@ -215,7 +243,7 @@ class Scenario(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
     _path: Path | None = PrivateAttr(default=None)
-    _armies: dict[str, Army] = PrivateAttr(default_factory=dict)
+    _armies: dict[str, Any] = PrivateAttr(default_factory=dict)
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
@@ -271,16 +299,21 @@ class Scenario(BaseModel):
                 return s
         raise KeyError(formation_id)
 
-    def army(self, side_id: str) -> Army:
-        """The troop list of a side (loaded once; relative paths from the scenario's folder)."""
-        if side_id not in self._armies:
+    def army(self, side_id: str, ruleset: Ruleset | None = None) -> Any:
+        """The troop list of a side in ``ruleset``'s unit model (default: the scenario's
+        ruleset), loaded once; relative paths from the scenario's folder."""
+        from engine.rulesets import get_ruleset
+
+        rs = ruleset if ruleset is not None else get_ruleset(self.ruleset)
+        key = side_id if rs.name == get_ruleset(self.ruleset).name else f"{side_id}@{rs.name}"
+        if key not in self._armies:
             name = self.side(side_id).army
             p = Path(name)
             if self._path is not None and p.suffix in (".yaml", ".yml") and not p.is_absolute():
                 p = self._path.parent / p
                 name = str(p)
-            self._armies[side_id] = load_army(name)
-        return self._armies[side_id]
+            self._armies[key] = rs.load_army(name)
+        return self._armies[key]
 
     def check_armies(self) -> None:
         """Check profiles and characters against the troop lists (errors name the line)."""

@@ -29,6 +29,7 @@ from engine.geometry import (
     separation_many,
 )
 from engine.movement import _LATTICE
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus
 from scenario_builder.build import build_site
 
@@ -174,7 +175,7 @@ def _old_footprint_classes(bf, f, layer="move", pose=None):
 
 def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayreuth) -> None:
     from engine.movement import _lattice, _middle_column, footprint_classes
-    from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     inf = load_army(str(DATA / "rules_red.yaml")).profile("inf")
@@ -188,7 +189,7 @@ def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayre
         f = Formation.build(f"f{k}", "red", "F", inf, n_bases=n, frontage=fr,
                             cx=float(rng.uniform(minx - 50, maxx + 50)),
                             cy=float(rng.uniform(miny - 50, maxy + 50)),
-                            facing=float(rng.uniform(0, 360)))  # fmt: skip
+                            facing=float(rng.uniform(0, 360)), **BASE_SIZE)  # fmt: skip
         if n > 2 and k % 3 == 0:
             f.bases[1].status = BaseStatus.DEAD  # a gap in the lattice
         pose = None if k % 2 else (f.cx + float(rng.uniform(-80, 80)),

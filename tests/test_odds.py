@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.dice import ScriptedDice
-from engine.odds import (
+from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.odds import (
     at_least,
     attack_distribution,
     attack_distribution_exact,
@@ -25,8 +26,7 @@ from engine.odds import (
     simulate_attack,
     simulate_panic,
 )
-from engine.resolution import roll_attack
-from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.resolution import roll_attack
 from scenario_builder.cli import main
 from scenario_builder.cli.odds import odds
 

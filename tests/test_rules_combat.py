@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from engine.battle import Battle
-from engine.bound import PHASES
 from engine.dice import ScriptedDice
+from engine.rulesets.two_mm_earth.phases import PHASES
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
 
@@ -70,16 +71,17 @@ def test_1_1_short_range_no_penalty(bf, origin):
 
 
 def test_1_1_moving_shooters_minus_one_skirmishers_exempt():
-    from engine.profiles import load_army
-    from engine.shooting import choose_mode
+    from engine.rulesets.two_mm_earth.profiles import load_army
+    from engine.rulesets.two_mm_earth.shooting import choose_mode
     from engine.state import Formation
 
-    army = __import__("engine.profiles", fromlist=["load_army"]).load_army(ARMIES[0])
+    army = __import__("engine.rulesets.two_mm_earth.profiles",
+                      fromlist=["load_army"]).load_army(ARMIES[0])  # fmt: skip
     del load_army
     foot = Formation.build("a", "red", "A", army.profile("archers"), n_bases=2, frontage=2,
-                           cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                           cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     skirm = Formation.build("s", "red", "S", army.profile("skirm"), n_bases=2, frontage=2,
-                            cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                            cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     kw = dict(n_front=2, ranks=1, enemy_facing=2, resilience=4, half_range=False,
               into_overhead=False, shooter_in_overhead=False)  # fmt: skip
     assert choose_mode(foot, moving=True, **kw) == ("normal", 3, -1)
@@ -124,12 +126,13 @@ def test_2_3_resilience_is_the_score_to_match(bf, origin):
 
 
 def test_2_4_hits_injure_the_facing_rank_then_kill():
-    from engine.damage import allocate_hits
-    from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     p = load_army(ARMIES[1]).profile("inf")
-    f = Formation.build("f", "blue", "F", p, n_bases=6, frontage=3, cx=0.0, cy=0.0, facing=0.0)
+    f = Formation.build("f", "blue", "F", p, n_bases=6, frontage=3, cx=0.0, cy=0.0, facing=0.0,
+                        **BASE_SIZE)  # fmt: skip
     # aggressor behind the formation: the rear rank (rank 1) faces it
     ev = allocate_hits(f, 5, (0.0, -300.0), ScriptedDice([]), by="x", phase="melee")
     assert [(e.type, f.bases[int(e.base.split(".")[1]) - 1].rank) for e in ev] == [
@@ -138,12 +141,13 @@ def test_2_4_hits_injure_the_facing_rank_then_kill():
 
 
 def test_2_4_with_a_character_hits_fall_at_random():
-    from engine.damage import allocate_hits
-    from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     p = load_army(ARMIES[1]).profile("inf")
-    f = Formation.build("f", "blue", "F", p, n_bases=3, frontage=3, cx=0.0, cy=0.0, facing=0.0)
+    f = Formation.build("f", "blue", "F", p, n_bases=3, frontage=3, cx=0.0, cy=0.0, facing=0.0,
+                        **BASE_SIZE)  # fmt: skip
     f.bases[1].character = "blue_captain"
     dice = ScriptedDice([3])
     ev = allocate_hits(f, 1, (0.0, 300.0), dice, by="x", phase="melee")
@@ -220,12 +224,12 @@ def test_8_1_ordnance_counts_one_extra_base_per_rank(bf, origin):
 
 
 def test_8_1_no_ordnance_from_overhead_cover():
-    from engine.profiles import load_army
-    from engine.shooting import choose_mode
+    from engine.rulesets.two_mm_earth.profiles import load_army
+    from engine.rulesets.two_mm_earth.shooting import choose_mode
     from engine.state import Formation
 
     guns = Formation.build("g", "red", "G", load_army(ARMIES[0]).profile("guns"), n_bases=2,
-                           frontage=2, cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                           frontage=2, cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     kw = dict(n_front=2, ranks=1, enemy_facing=2, resilience=4, half_range=False, moving=False,
               into_overhead=False)  # fmt: skip
     assert choose_mode(guns, shooter_in_overhead=False, **kw)[0] == "ordnance"
@@ -244,14 +248,14 @@ def test_8_2_volleys_are_two_rank_ordnance(bf, origin):
 
 
 def test_11_3_mixed_ranks_fight_at_the_mean_rounded_down():
-    from engine.profiles import load_army
-    from engine.shooting import facing_r
+    from engine.rulesets.two_mm_earth.profiles import load_army
+    from engine.rulesets.two_mm_earth.shooting import facing_r
     from engine.state import Formation
 
     army = load_army(ARMIES[1])
     f = Formation.build("m", "blue", "M", army.profile("inf_r5"), n_bases=4, frontage=2,
                         cx=0.0, cy=0.0, facing=0.0, rear_profile=army.profile("archers"),
-                        rear_ranks=1)  # fmt: skip
+                        rear_ranks=1, **BASE_SIZE)  # fmt: skip
     f.bases[0].profile = army.profile("archers")  # a replacement moved up: front R5 + R3
     assert facing_r(f, (0.0, 300.0), "melee") == 4
     assert facing_r(f, (0.0, -300.0), "melee") == 3  # rear rank: archers

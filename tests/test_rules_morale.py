@@ -10,6 +10,7 @@ import pytest
 from engine.battle import Battle
 from engine.dice import Dice, ScriptedDice
 from engine.orders import InstantDelivery, Order
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
 from scenario_builder.build import build_site
@@ -76,7 +77,7 @@ def test_10_2_more_than_75pct_killed_in_a_bound_routs(bf, origin):
         base.status = BaseStatus.DEAD
     f.bases[3].status = BaseStatus.OK
     f.killed_in_bound = 3  # 75 % is not MORE than 75 %: retreat (more than 50 %)
-    from engine.morale import _own_triggers
+    from engine.rulesets.two_mm_earth.morale import _own_triggers
 
     assert "killed_over_50pct_bound" in _own_triggers(b.ctx, f)
     f.alive_at_start = 3.9  # 3 of 3.9 -> more than 75 %
@@ -85,7 +86,7 @@ def test_10_2_more_than_75pct_killed_in_a_bound_routs(bf, origin):
 
 
 def test_10_2_friend_routing_within_100m_routs_normal_but_rash_retreat(bf, origin):
-    from engine.morale import morale_phase
+    from engine.rulesets.two_mm_earth.morale import morale_phase
 
     b = battle(bf, origin,
                [{"id": "broken", "profile": "inf", "bases": 8, "at": (0, 0)},
@@ -105,7 +106,7 @@ def test_10_2_friend_routing_within_100m_routs_normal_but_rash_retreat(bf, origi
 
 
 def test_10_2_all_seen_friendlies_retreating(bf, origin):
-    from engine.morale import _friend_triggers
+    from engine.rulesets.two_mm_earth.morale import _friend_triggers
 
     b = battle(bf, origin,
                [{"id": "a", "profile": "inf", "bases": 2, "at": (0, 0)},
@@ -130,7 +131,7 @@ def test_10_1_every_bound_keeps_morale_states_valid(bf, origin):
 
 
 def test_10_3_retreating_troops_lose_1r_routing_2r(bf, origin):
-    from engine.shooting import target_resilience
+    from engine.rulesets.two_mm_earth.shooting import target_resilience
 
     b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 600), "facing": 180}], [])
@@ -144,7 +145,7 @@ def test_10_3_retreating_troops_lose_1r_routing_2r(bf, origin):
 
 
 def test_10_4_routing_troops_ignore_orders_and_flee(bf, origin):
-    from engine.orders import receive_order
+    from engine.rulesets.two_mm_earth.orders import receive_order
 
     b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 300), "facing": 180}], [])
@@ -171,7 +172,7 @@ def test_11_1_pursuit_and_routers_touching_the_enemy_are_destroyed(bf, origin):
     g.morale = Morale.ROUTING
     g.changed_bound = st.bound
     g.routed_bound = st.bound
-    from engine.morale import pursuit_phase
+    from engine.rulesets.two_mm_earth.morale import pursuit_phase
 
     ev = pursuit_phase(b.ctx)
     assert [e.type for e in ev] == ["pursuit"] and st.formations["r"].pursuing == "b"
@@ -193,8 +194,8 @@ def test_11_2_retreating_troops_rally_after_a_whole_bound_inactive(bf, origin):
 
 
 def test_11_3_random_troops_turn_reluctant_after_two_melee_hits(bf, origin):
-    from engine.charts import Temperament
-    from engine.morale import random_troops
+    from engine.rulesets.two_mm_earth.charts import Temperament
+    from engine.rulesets.two_mm_earth.morale import random_troops
 
     b = battle(bf, origin, [{"id": "w", "profile": "wild", "bases": 2, "at": (0, 0)}],
                [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}], [])
@@ -244,7 +245,7 @@ def test_9_3_reluctant_troops_ordered_to_retreat_may_rout(bf, origin):
 
 
 def test_4_1_loose_formation_is_one_rank_and_aggressor_allocates(bf, origin):
-    from engine.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
 
     b = battle(bf, origin,
                [{"id": "s", "profile": "skirm", "bases": 4, "at": (0, 0), "loose": True,
@@ -257,7 +258,7 @@ def test_4_1_loose_formation_is_one_rank_and_aggressor_allocates(bf, origin):
 
 
 def test_4_2_wings_need_a_character_and_two_bases_each(bf, origin):
-    from engine.formations import merge_formations, split_into_wings
+    from engine.rulesets.two_mm_earth.formations import merge_formations, split_into_wings
 
     b = battle(bf, origin,
                [{"id": "led", "profile": "inf", "bases": 6, "frontage": 3, "at": (0, 0),
@@ -274,7 +275,7 @@ def test_4_2_wings_need_a_character_and_two_bases_each(bf, origin):
 
 
 def test_5_1_brigade_troop_types_limited_by_leadership(bf, origin):
-    from engine.formations import merge_formations
+    from engine.rulesets.two_mm_earth.formations import merge_formations
 
     b = battle(bf, origin,
                [{"id": "cap", "profile": "inf", "bases": 2, "at": (0, 0),
@@ -289,7 +290,7 @@ def test_5_1_brigade_troop_types_limited_by_leadership(bf, origin):
         merge_formations(st, "cap", "bows")
     merge_formations(st, "gen", "more")  # L3: up to three types
     assert st.formations["gen"].brigade == ("more",)
-    from engine.morale import leadership
+    from engine.rulesets.two_mm_earth.morale import leadership
 
     assert leadership(st.formations["gen"], st.characters) == 3
 
@@ -315,7 +316,7 @@ def walled(tmp_path_factory, bf, origin):
 
 
 def test_8_3_no_cavalry_on_walls_and_ladders_go_up_next_bound(walled, origin):
-    from engine import sieges
+    from engine.rulesets.two_mm_earth import sieges
 
     assert sieges.has_fortifications(walled)
     sc = make_scenario(
@@ -340,12 +341,12 @@ def test_8_3_no_cavalry_on_walls_and_ladders_go_up_next_bound(walled, origin):
 
 
 def test_8_3_a_ladder_base_hit_before_going_up_is_destroyed():
-    from engine.damage import allocate_hits
-    from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     f = Formation.build("f", "red", "F", load_army(ARMIES[0]).profile("ladder_inf"), n_bases=2,
-                        frontage=2, cx=0.0, cy=0.0, facing=0.0)  # fmt: skip
+                        frontage=2, cx=0.0, cy=0.0, facing=0.0, **BASE_SIZE)  # fmt: skip
     for base in f.bases:
         base.ladder_ready = True
     ev = allocate_hits(f, 1, (0.0, 100.0), ScriptedDice([]), by="x", phase="shooting_damage")
@@ -353,7 +354,7 @@ def test_8_3_a_ladder_base_hit_before_going_up_is_destroyed():
 
 
 def test_8_3_walls_give_debris_cover(walled, origin):
-    from engine.charts import CoverClass
+    from engine.rulesets.two_mm_earth.charts import CoverClass
 
     sc = make_scenario(
         [{"id": "def", "profile": "inf", "bases": 4, "at": (0, 110), "loose": False}],

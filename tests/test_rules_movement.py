@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from engine.battle import Battle
-from engine.charts import MoveClass
 from engine.dice import Dice, ScriptedDice
 from engine.movement import MovePlan, execute_move, footprint_classes, retreat_bearing
+from engine.rulesets.two_mm_earth.charts import MoveClass
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.testing import flat_origin, make_scenario, overlapping_pairs
 from scenario_builder.build import build_site
 
@@ -110,7 +111,8 @@ def test_11_3_turning_counts_against_the_allowance(bf, origin):
                [{"id": "x", "profile": "inf", "bases": 1, "at": (0, 2000), "facing": 180}], [])
     f = b.state.formations["foot"]
     res = execute_move(bf, b.state, f, MovePlan("foot", "advance", 90.0, goal=(f.cx, f.cy),
-                                                facing=90.0))  # fmt: skip
+                                                facing=90.0),
+                       rules=b.ruleset.move_rules)  # fmt: skip
     assert 0 < f.facing < 90
     assert res.distance_m <= 100.0 + 1e-6
 
@@ -145,23 +147,24 @@ def _woods_edge(bf):
 
 
 def test_7_1_terrain_applies_when_half_the_formation_is_in_it(bayreuth):
-    from engine.profiles import load_army
+    from engine.rulesets.two_mm_earth.profiles import load_army
     from engine.state import Formation
 
     x, y = _woods_edge(bayreuth)
     inf = load_army(ARMIES[0]).profile("inf")
     # 2 bases facing north astride the edge: one in the wood -> 50 % -> woods apply
-    f = Formation.build("f", "red", "F", inf, n_bases=2, frontage=2, cx=x, cy=y, facing=0.0)
+    f = Formation.build("f", "red", "F", inf, n_bases=2, frontage=2, cx=x, cy=y, facing=0.0,
+                        **BASE_SIZE)  # fmt: skip
     assert MoveClass.WOODS in footprint_classes(bayreuth, f)[0]
     # 4 bases, one in the wood: 25 %, and the middle column is in the open -> plain
     g = Formation.build("g", "red", "G", inf, n_bases=4, frontage=4, cx=x - 60, cy=y,
-                        facing=0.0)  # fmt: skip
+                        facing=0.0, **BASE_SIZE)  # fmt: skip
     assert footprint_classes(bayreuth, g)[0] == []
 
 
 def test_7_2_woods_cover_raises_ranged_resilience(bayreuth):
     from engine.battle import Battle
-    from engine.shooting import target_resilience
+    from engine.rulesets.two_mm_earth.shooting import target_resilience
 
     x, y = _woods_edge(bayreuth)
     sc = make_scenario(
@@ -205,7 +208,7 @@ def test_6_2_a_hill_blocks_sight_on_real_ground():
                          "facing": 270}],
                        armies=ARMIES, origin=(x0, y0), slug="flodden")  # fmt: skip
     b = Battle(bf, sc, Dice(1))
-    sight = Sight(bf, b.state)
+    sight = Sight(bf, b.state, rules=b.ruleset.sight_rules)
     assert not sight.sees("r", "b") and not sight.sees("b", "r")
 
 
@@ -213,7 +216,7 @@ def _sight_battle(bf, origin, red, blue, **kw):
     from engine.sight import Sight
 
     b = battle(bf, origin, red, blue, **kw)
-    return b, Sight(bf, b.state, weather=kw.get("weather", "clear"),
+    return b, Sight(bf, b.state, rules=b.ruleset.sight_rules, weather=kw.get("weather", "clear"),
                     time=kw.get("time", "day"), locality=kw.get("locality"))  # fmt: skip
 
 
@@ -245,7 +248,7 @@ def test_6_2_cavalry_see_over_foot_chariots_over_cavalry_monsters_over_all(bf, o
     assert sight.sees("horse", "t1")
     assert sight.sees("chariot", "t2")
     assert sight.sees("beast", "t3")
-    from engine.sight import sees_over
+    from engine.rulesets.two_mm_earth.charts import sees_over
 
     assert not sees_over("cavalry", "cavalry") and not sees_over("wheel_cavalry", "monster")
 
@@ -283,7 +286,8 @@ def test_6_3_fog_limits_non_local_troops_to_1500m(bf, origin):
     b = Battle(bf, sc, Dice(1))
     from engine.sight import Sight
 
-    sight = Sight(bf, b.state, weather="fog", time="day", locality="blueland")
+    sight = Sight(bf, b.state, rules=b.ruleset.sight_rules, weather="fog", time="day",
+                  locality="blueland")  # fmt: skip
     d = math.dist(b.state.formations["r"].centre(), b.state.formations["b"].centre())
     assert d > 1500
     assert sight.limit_m(b.state.formations["r"]) == 1500.0

@@ -7,23 +7,20 @@ from collections import Counter
 
 import pytest
 
-from engine.charts import CoverClass, MoveClass, speed_m
 from engine.dice import ScriptedDice
-from engine.rulesets import (
+from engine.rulesets import Ruleset, available_rulesets, get_ruleset, register
+from engine.rulesets.two_mm_earth import (
     MORALE_TRIGGERS_V09,
     MoraleSituation,
-    Ruleset,
     TwoMmEarthV07,
     TwoMmEarthV09,
-    available_rulesets,
-    get_ruleset,
-    register,
 )
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 
 def test_registry_names_and_aliases() -> None:
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
     assert isinstance(get_ruleset(), TwoMmEarthV09)
     for name in ("2mm-earth-v0.9", "2mm-earth", "2mm-earth-0.9"):
         assert get_ruleset(name) is get_ruleset()
@@ -36,7 +33,7 @@ def test_unknown_ruleset_is_a_one_line_scenario_error() -> None:
         get_ruleset("dba")
     assert isinstance(info.value, ScenarioError) and isinstance(info.value, KeyError)
     assert str(info.value) == (
-        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9"
+        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, medieval-d10"
     )
 
 
@@ -51,7 +48,7 @@ def test_register_refuses_duplicates_and_nameless() -> None:
         register(Again)
     with pytest.raises(ValueError, match="no name"):
         register(Nameless)
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
 
 
 def test_changelog_names_every_ruleset() -> None:
@@ -172,7 +169,7 @@ def test_rally_and_attack_through_both_rulesets() -> None:
 
 
 def test_morale_distribution_matches_panic_distribution() -> None:
-    from engine.odds import morale_distribution, panic_distribution_exact
+    from engine.rulesets.two_mm_earth.odds import morale_distribution, panic_distribution_exact
 
     s = MoraleSituation(melee_r=5, ranged_r=4, context="shot", leadership=1, state="retreating")
     assert morale_distribution(s) == panic_distribution_exact(4, 1, -1)

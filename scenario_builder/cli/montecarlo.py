@@ -32,10 +32,12 @@ from .options import json_option, out_dir_option
               help="Address of a running dask.distributed scheduler (instead of a local cluster).")
 @click.option("--seed", "seed0", type=int, default=1, show_default=True,
               help="Seed of the first replay; replay i uses seed + i.")
+@click.option("--ruleset", default=None,
+              help="Fight under this ruleset (default: the scenario's), e.g. medieval-d10.")
 @out_dir_option
 @json_option
 def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,
-               out: str, as_json: bool) -> None:  # fmt: skip
+               ruleset: str | None, out: str, as_json: bool) -> None:  # fmt: skip
     """Replay SCENARIO --runs times with different seeds and report the odds."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -49,6 +51,11 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers or --scheduler, not both")
     sc = load_scenario(scenario)
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error before work
+        sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for this ruleset
     built = build_battlefield(sc)
     sides = [s.id for s in sc.sides]
     historical = sc.historical_outcome
@@ -70,6 +77,7 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
                     sc.path, bf_dir, range(seed0, seed0 + runs),
                     workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                     progress=lambda done, total: progress.update(task, completed=done),
+                    ruleset=ruleset,
                 )  # fmt: skip
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
@@ -82,7 +90,9 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
         click.echo(json.dumps(s, sort_keys=True))
         return
     out_console = Console()
-    table = Table("outcome", "wins", "P", "95 % interval", title=f"{sc.name}: {runs} replays")
+    under = f" under {ruleset}" if ruleset else ""
+    title = f"{sc.name}{under}: {runs} replays"
+    table = Table("outcome", "wins", "P", "95 % interval", title=title)
     for name, row in s["win_odds"].items():
         lo, hi = row["ci95"]
         table.add_row(name, str(row["wins"]), f"{row['p']:.2f}", f"{lo:.2f}–{hi:.2f}")

@@ -63,6 +63,22 @@ def _frac(x: Fraction) -> str:
 @click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
+@click.option("--weapon", help="medieval-d10: missile or melee weapon of the attackers.")
+@click.option("--figures", type=int, help="medieval-d10: figures firing or fighting.")
+@click.option("--armour", help="medieval-d10: target's armour grade (super_heavy ... light).")
+@click.option("--class", "troop_class", help="medieval-d10: troop class A-E or M (default C).")
+@click.option("--range-band", help="medieval-d10: short, medium or long.")
+@click.option("--range-cm", type=float, help="medieval-d10: range to target in cm.")
+@click.option("--factor", multiple=True, metavar="KEY[=N]", help="medieval-d10: chart line.")
+@click.option("--part-dice", is_flag=True, help="medieval-d10: the Part-Dice rule.")
+@click.option("--automatic-kills", is_flag=True, help="medieval-d10: Automatic Kills (melee).")
+@click.option("--guns", type=int, help="medieval-d10: artillery gun models firing.")
+@click.option("--morale", metavar="COLUMN", help="medieval-d10: a morale test for this reason.")
+@click.option("--control", is_flag=True, help="medieval-d10: a control test.")
+@click.option("--initiative", metavar="FIRST,SECOND", help="medieval-d10: commander kinds.")
+@click.option("--dice-sides", type=int, help="medieval-d10 initiative: 10 (default) or 6.")
+@click.option("--commander", help="medieval-d10: kind of the commander with the unit.")
+@click.option("--cavalry", is_flag=True, help="medieval-d10 control test: the unit is cavalry.")
 @click.option("--simulate", type=int, metavar="N", help="Also roll it N times with the dice.")
 @seed_option
 @json_option
@@ -74,7 +90,25 @@ def odds(**opts: Any) -> None:
     scenario-builder odds --attack ranged --arming 2 -r 4 --half-range --cover debris \\
         --unit-type infantry
     scenario-builder odds --panic -r 4 -l 1 --simulate 100000 --seed 7
+    scenario-builder odds --ruleset medieval-d10 --attack ranged --weapon longbow \\
+        --figures 20 --armour heavy --range-band medium --factor shields
+    scenario-builder odds --ruleset medieval-d10 --morale receiving_charge --class D
     """
+    from scenario_builder.cli.odds_medieval import (
+        MEDIEVAL_NAMES,
+        MEDIEVAL_ONLY,
+        medieval_odds,
+        print_medieval,
+    )
+
+    if opts["ruleset"] in MEDIEVAL_NAMES:
+        report = medieval_odds(opts)
+        if opts["as_json"]:
+            click.echo(json.dumps(report, sort_keys=True, indent=2))
+        else:
+            print_medieval(report)
+        return
+    _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
     if bool(opts["attack"]) == bool(opts["panic"]):
         raise _fail("expected exactly one of --attack melee|ranged or --panic")
     r = opts["resilience"]
@@ -115,9 +149,14 @@ def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
 
 
 def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.charts import CoverClass, cover_modifier
-    from engine.odds import at_least, attack_distribution_exact, hit_chance, simulate_attack
-    from engine.resolution import (
+    from engine.rulesets.two_mm_earth.charts import CoverClass, cover_modifier
+    from engine.rulesets.two_mm_earth.odds import (
+        at_least,
+        attack_distribution_exact,
+        hit_chance,
+        simulate_attack,
+    )
+    from engine.rulesets.two_mm_earth.resolution import (
         attack_need,
         ordnance_dice,
         outnumbering_bonus,
@@ -211,8 +250,8 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _panic(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.odds import panic_distribution_exact, simulate_panic
     from engine.rulesets import get_ruleset
+    from engine.rulesets.two_mm_earth.odds import panic_distribution_exact, simulate_panic
 
     _reject(opts, _ATTACK_ONLY, "--panic")
     ruleset = get_ruleset(opts["ruleset"])

@@ -18,9 +18,15 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 @click.option(
     "--scale",
     "scale_text",
-    default="2mm",
-    show_default=True,
-    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N.",
+    default=None,
+    help="Table scale: 2mm (1 m = 1 mm, the default), 6mm (1 m = 3 mm) or 1:N; with --ruleset "
+    "one of its figure scales (medieval-d10: 15mm, 25mm, default the first).",
+)
+@click.option(
+    "--ruleset",
+    "ruleset",
+    default=None,
+    help="Lay the table out at this ruleset's figure scale (e.g. medieval-d10).",
 )
 @click.option(
     "--paper",
@@ -94,7 +100,8 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 )
 def print_cmd(
     directory: Path,
-    scale_text: str,
+    scale_text: str | None,
+    ruleset: str | None,
     paper_text: str,
     overlap: float,
     margin: float,
@@ -111,8 +118,16 @@ def print_cmd(
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        rs = get_ruleset(ruleset)
+        scales = dict(rs.scales.ground_m_per_mm)
+        scale = TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
+    else:
+        scale = TableScale.from_text(scale_text or "2mm")
     opts = LayoutOptions(
-        scale=TableScale.from_text(scale_text),
+        scale=scale,
         paper=Paper.from_text(paper_text),
         overlap_mm=overlap,
         margin_mm=margin,

@@ -38,13 +38,18 @@ def build_battlefield(scenario: Any) -> Any:
         return q if q.is_absolute() else here / q
 
     if ref.slug is not None:
-        return build_site(ref.slug, bbox=ref.bbox)
+        return build_site(
+            ref.slug, bbox=ref.bbox, step=ref.step_m, smooth_m=ref.smooth_m,
+            significant_streams=ref.significant_streams,
+        )  # fmt: skip
     if ref.path is not None:
         bf = Battlefield.load(rel(ref.path))
         return LoadedBattlefield(bf)
     return build_from_paths(
         rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
         overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
+        **({"step": ref.step_m} if ref.step_m is not None else {}), smooth_m=ref.smooth_m,
+        significant_streams=ref.significant_streams or (),
     )  # fmt: skip
 
 
@@ -80,9 +85,9 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
 
 
 def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None) -> Any:
-    """Plan commanders (engine.commanders) for every side; --orders scripts some of them."""
-    from engine.commanders import plan_commanders
-    from engine.scripted import OrdersScript, scripted_commanders
+    """Plan commanders (2mm Earth's ``commanders``) for every side; --orders scripts some."""
+    from engine.rulesets.two_mm_earth.commanders import plan_commanders
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
     from scenario_builder.errors import ScenarioFileError
 
     commanders: dict[str, Any] = dict(plan_commanders(sc, bf.to_xy))

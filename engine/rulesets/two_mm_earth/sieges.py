@@ -13,7 +13,7 @@ impractical/overhead for everybody else. On top of that this module applies 8.3:
   not hold the walls needs them (the stairs are on the inside, ``SideSpec.holds_walls``): a
   formation ending a bound in base contact with the foot of a wall is ``ladder_ready``; in the next
   movement phase it deploys onto the wall; a ladder base hit before that is destroyed
-  (:func:`engine.damage.allocate_hits`).
+  (:func:`engine.rulesets.two_mm_earth.damage.allocate_hits`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from engine.charts import CoverClass, MoveClass, UnitType
 from engine.movement import FORBIDDEN, _lattice, footprint_classes
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, UnitType
 from engine.state import Formation
 
 __all__ = [

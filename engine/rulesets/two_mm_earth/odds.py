@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from engine.dice import Dice, ScriptedDice
-from engine.resolution import PANIC_OUTCOMES, attack_need, roll_attack
-from engine.rulesets import MoraleSituation, Ruleset, get_ruleset
+from engine.rulesets import Ruleset, get_ruleset
+from engine.rulesets.two_mm_earth import MoraleSituation
+from engine.rulesets.two_mm_earth.resolution import PANIC_OUTCOMES, attack_need, roll_attack
 
 __all__ = [
     "at_least",

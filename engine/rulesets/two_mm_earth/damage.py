@@ -10,12 +10,14 @@ aggressor always chooses (4.1).
 The aggressor's choice: the candidate nearest the aggressor (ties by base id), which is how a
 player concentrates hits where they can follow up.
 
->>> from engine.profiles import Profile
+>>> from engine.rulesets.two_mm_earth.profiles import Profile
 >>> from engine.state import Formation
 >>> from engine.dice import ScriptedDice
 >>> p = Profile.model_validate({"id": "p", "name": "P", "unit_type": "infantry",
 ...     "initiative": 2, "arming": {"melee": 3}, "resilience": {"melee": 4, "ranged": 4}})
->>> f = Formation.build("f", "a", "F", p, n_bases=4, frontage=2, cx=0.0, cy=0.0, facing=0.0)
+>>> from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
+>>> f = Formation.build("f", "a", "F", p, n_bases=4, frontage=2, cx=0.0, cy=0.0, facing=0.0,
+...                     **BASE_SIZE)
 >>> ev = allocate_hits(f, 3, (0.0, 500.0), ScriptedDice([]), by="e", phase="shooting_damage")
 >>> [(e.type, e.base) for e in ev]
 [('injured', 'f.1'), ('injured', 'f.2'), ('killed', 'f.1')]

@@ -22,12 +22,10 @@ How formations follow their orders (9.1) when planning moves:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from engine.context import BoundContext
 from engine.geometry import CONTACT_M, bearing, obb_array, separation
 from engine.log import (
     Destroyed,
@@ -38,19 +36,21 @@ from engine.log import (
     PlannedMove,
     Shot,
 )
-from engine.melee import melee_phase
-from engine.morale import morale_phase, pursuit_phase, rally_phase, set_morale
 from engine.movement import (
-    MIN_MOVE_M,
     MovePlan,
     execute_move,
     footprint_classes,
     retreat_bearing,
     update_contacts,
 )
-from engine.orders import CommanderView, check_order, receive_order
-from engine.profiles import Flag
-from engine.shooting import (
+from engine.orders import CommanderView, check_order
+from engine.rulesets import Phase
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.melee import melee_phase
+from engine.rulesets.two_mm_earth.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.profiles import Flag
+from engine.rulesets.two_mm_earth.shooting import (
     ShotPlan,
     choose_mode,
     in_overhead,
@@ -62,35 +62,22 @@ from engine.shooting import (
 )
 from engine.state import Formation, Morale
 
-__all__ = ["PHASES", "run_bound"]
+__all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
-PHASES: tuple[str, ...] = (
-    "orders",
-    "plan_moves",
-    "plan_shooting",
-    "execute_shooting",
-    "shooting_damage",
-    "execute_moves",
-    "melee",
-    "melee_damage",
-    "morale",
-    "pursuit",
-    "rally",
-)
-
+MIN_MOVE_M = 25.0  # 6.1
 RETREAT_WHILE_ENEMY_WITHIN_M = 150.0
 
 
-def _order_index(ctx: BoundContext) -> dict[str, int]:
+def _order_index(ctx: TwoMmContext) -> dict[str, int]:
     return {fid: i for i, fid in enumerate(ctx.state.formations)}
 
 
-def low_initiative_first(ctx: BoundContext) -> list[Formation]:
+def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
     idx = _order_index(ctx)
     return sorted(ctx.state.active(), key=lambda f: (f.initiative, idx[f.id]))
 
 
-def high_initiative_first(ctx: BoundContext) -> list[Formation]:
+def high_initiative_first(ctx: TwoMmContext) -> list[Formation]:
     idx = _order_index(ctx)
     return sorted(ctx.state.active(), key=lambda f: (-f.initiative, idx[f.id]))
 
@@ -98,11 +85,9 @@ def high_initiative_first(ctx: BoundContext) -> list[Formation]:
 # -- bound start ------------------------------------------------------------------------------
 
 
-def start_bound(ctx: BoundContext) -> None:
+def start_bound(ctx: TwoMmContext) -> None:
+    """Clear the bound's notes (the battle loop has advanced the bound and cleared events)."""
     state = ctx.state
-    state.bound += 1
-    ctx.events = []
-    ctx.quiet_events = ctx.moved_events = 0
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
     ctx.cover_cache = {}
@@ -123,7 +108,7 @@ def start_bound(ctx: BoundContext) -> None:
 # -- orders -----------------------------------------------------------------------------------
 
 
-def phase_orders(ctx: BoundContext) -> None:
+def phase_orders(ctx: TwoMmContext) -> None:
     state = ctx.state
     for side in state.sides:
         commander = ctx.commanders.get(side)
@@ -143,7 +128,7 @@ def phase_orders(ctx: BoundContext) -> None:
 # -- planning ---------------------------------------------------------------------------------
 
 
-def _geo(ctx: BoundContext) -> tuple[list[Formation], Any, Any]:
+def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
     """Active formations with their rectangles and sides as arrays (cached per positions)."""
     from engine.geometry import obb_array
 
@@ -163,7 +148,7 @@ def _geo(ctx: BoundContext) -> tuple[list[Formation], Any, Any]:
 _ROWS_BEFORE_MATRIX = 4
 
 
-def _gap_row(ctx: BoundContext, f: Formation) -> np.ndarray | None:
+def _gap_row(ctx: TwoMmContext, f: Formation) -> np.ndarray | None:
     """Gaps from ``f`` to every formation of :func:`_geo` (None until enough rows have been asked
     for the current table: then the whole matrix, by ``distance_many``, for the rest)."""
     from engine.geometry import distance_many
@@ -194,7 +179,7 @@ def _gap_row(ctx: BoundContext, f: Formation) -> np.ndarray | None:
     return cache[2][k]
 
 
-def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Formation]:
+def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap), nearest first; their gaps are
     remembered for :func:`_gap`."""
     from engine.geometry import distance
@@ -222,7 +207,7 @@ def _nearest_enemies(ctx: BoundContext, f: Formation, limit: int = 8) -> list[Fo
     return out
 
 
-def _gap(f: Formation, g: Formation, ctx: BoundContext | None = None) -> float:
+def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
@@ -240,7 +225,7 @@ def _charge(f: Formation, g: Formation, kind: str) -> MovePlan:
     return MovePlan(f.id, kind, b, goal=(gx + (f.cx - fx), gy + (f.cy - fy)), facing=b, target=g.id)
 
 
-def _retreat_plan(ctx: BoundContext, f: Formation, kind: str) -> MovePlan:
+def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     side = ctx.state.sides[f.side]
     fx, fy = f.centre()
     home = side.home_bearing(fx, fy)
@@ -258,7 +243,7 @@ def _retreat_plan(ctx: BoundContext, f: Formation, kind: str) -> MovePlan:
     return MovePlan(f.id, kind, b)
 
 
-def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
+def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
     state = ctx.state
     none = MovePlan(f.id, "none")
     if f.morale is Morale.ROUTING:
@@ -322,7 +307,7 @@ def plan_for(ctx: BoundContext, f: Formation) -> MovePlan:
     return none
 
 
-def _sight_asks(ctx: BoundContext, f: Formation) -> list[str]:
+def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     """The targets :func:`plan_for` will ask ``ctx.sight.visible`` about for ``f`` (its one
     sight question, whose targets never hang on an earlier sight answer): plan_for's own
     tests up to that call, without its side effects."""
@@ -351,7 +336,7 @@ def _sight_asks(ctx: BoundContext, f: Formation) -> list[str]:
     return [g.id for g in near] if target is None else []
 
 
-def phase_plan_moves(ctx: BoundContext) -> None:
+def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
@@ -374,7 +359,7 @@ def _may_shoot(f: Formation, moving: bool) -> bool:
     return False
 
 
-def plan_shot(ctx: BoundContext, f: Formation) -> ShotPlan | None:
+def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     state = ctx.state
     if state.contacts.get(f.id) or not shooting_bases(f):
         return None
@@ -409,7 +394,7 @@ def plan_shot(ctx: BoundContext, f: Formation) -> ShotPlan | None:
     return None
 
 
-def _mode(ctx: BoundContext, f: Formation, g: Formation, d: float, moving: bool,
+def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
           force_ordnance: bool = False) -> str | None:  # fmt: skip
     fx, fy = f.centre()
     gx, gy = g.centre()
@@ -417,7 +402,7 @@ def _mode(ctx: BoundContext, f: Formation, g: Formation, d: float, moving: bool,
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
     r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
-    from engine.charts import CoverClass
+    from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
         f, n_front=n_front, ranks=ranks, enemy_facing=facing, resilience=r,
@@ -432,17 +417,21 @@ def _mode(ctx: BoundContext, f: Formation, g: Formation, d: float, moving: bool,
     return choice[0]
 
 
-def phase_plan_shooting(ctx: BoundContext) -> None:
+def phase_plan_shooting(ctx: TwoMmContext) -> None:
     for f in low_initiative_first(ctx):
         shot = plan_shot(ctx, f)
         if shot is not None:
             ctx.shots[f.id] = shot
 
 
-def phase_execute_shooting(ctx: BoundContext) -> None:
-    from engine.charts import CoverClass
-    from engine.resolution import ordnance_dice, outnumbering_bonus, shooting_modifier
-    from engine.shooting import all_have, ranged_arming
+def phase_execute_shooting(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth.charts import CoverClass
+    from engine.rulesets.two_mm_earth.resolution import (
+        ordnance_dice,
+        outnumbering_bonus,
+        shooting_modifier,
+    )
+    from engine.rulesets.two_mm_earth.shooting import all_have, ranged_arming
 
     state = ctx.state
     for f in high_initiative_first(ctx):
@@ -482,7 +471,7 @@ def phase_execute_shooting(ctx: BoundContext) -> None:
             ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
 
 
-def _destroy_empty(ctx: BoundContext, phase: str) -> None:
+def _destroy_empty(ctx: TwoMmContext, phase: str) -> None:
     for f in ctx.state.formations.values():
         if f.morale is not Morale.DESTROYED and f.n_alive == 0:
             f.morale = Morale.DESTROYED
@@ -490,8 +479,8 @@ def _destroy_empty(ctx: BoundContext, phase: str) -> None:
             ctx.emit(Destroyed(phase, f.id, "every base killed", ()))
 
 
-def phase_shooting_damage(ctx: BoundContext) -> None:
-    from engine.damage import allocate_hits
+def phase_shooting_damage(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
 
     state = ctx.state
     for gid, hits, xy, by in ctx.pending_hits:
@@ -507,7 +496,7 @@ def phase_shooting_damage(ctx: BoundContext) -> None:
 
 
 def _touching_enemy(
-    ctx: BoundContext, f: Formation, table: tuple[list[Formation], Any, Any] | None = None
+    ctx: TwoMmContext, f: Formation, table: tuple[list[Formation], Any, Any] | None = None
 ) -> bool:
     """``table``: the move phase's up-to-date (formations, rectangles, sides) of the table."""
     _forms, arr, sides = table if table is not None else _geo(ctx)
@@ -529,8 +518,8 @@ def _touching_enemy(
     return bool((gaps <= CONTACT_M).any())
 
 
-def phase_execute_moves(ctx: BoundContext) -> None:
-    from engine import sieges
+def phase_execute_moves(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
     # the rectangles of every formation on the table, kept up to date move by move for the
@@ -567,7 +556,8 @@ def phase_execute_moves(ctx: BoundContext) -> None:
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, classes_fn=classes_fn,
+        res = execute_move(ctx.bf, state, f, plan, rules=ctx.ruleset.move_rules,
+                           classes_fn=classes_fn,
                            table=(table[0], table[1]))  # fmt: skip
         for k, g in enumerate(table[0]):
             if g is f:
@@ -590,7 +580,7 @@ def phase_execute_moves(ctx: BoundContext) -> None:
         _ladders_at_wall(ctx)
 
 
-def _pursuers_last(ctx: BoundContext, order: list[Formation]) -> list[Formation]:
+def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
     """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
     still in place, would block the faster pursuer that moves first by initiative)."""
     pursuers = [f for f in order if ctx.plans.get(f.id) is not None
@@ -598,7 +588,7 @@ def _pursuers_last(ctx: BoundContext, order: list[Formation]) -> list[Formation]
     return [f for f in order if f not in pursuers] + pursuers
 
 
-def _mark_new_contacts(ctx: BoundContext) -> None:
+def _mark_new_contacts(ctx: TwoMmContext) -> None:
     state = ctx.state
     bases = state.bases
     for f in state.active():
@@ -611,8 +601,8 @@ def _mark_new_contacts(ctx: BoundContext) -> None:
         f.new_contact_sides = tuple(sorted(sides))
 
 
-def _ladders_at_wall(ctx: BoundContext) -> None:
-    from engine import sieges
+def _ladders_at_wall(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth import sieges
 
     for f in ctx.state.active():
         if f.morale is not Morale.STEADY or not f.has_flag(Flag.LADDERS):
@@ -625,8 +615,8 @@ def _ladders_at_wall(ctx: BoundContext) -> None:
             ctx.emit(LadderPlaced("execute_moves", f.id, "at_wall"))
 
 
-def _ladder_up(ctx: BoundContext, f: Formation) -> None:
-    from engine import sieges
+def _ladder_up(ctx: TwoMmContext, f: Formation) -> None:
+    from engine.rulesets.two_mm_earth import sieges
 
     point = sieges.at_wall_foot(ctx.bf, f, 25.0)
     if point is None:
@@ -645,52 +635,44 @@ def _ladder_up(ctx: BoundContext, f: Formation) -> None:
 # -- melee and after --------------------------------------------------------------------------
 
 
-def phase_melee(ctx: BoundContext) -> None:
+def phase_melee(ctx: TwoMmContext) -> None:
     ctx.emit(melee_phase(ctx))
 
 
-def phase_melee_damage(ctx: BoundContext) -> None:
+def phase_melee_damage(ctx: TwoMmContext) -> None:
     _destroy_empty(ctx, "melee_damage")
     ctx.base_pairs = update_contacts(ctx.state)
 
 
-def phase_morale(ctx: BoundContext) -> None:
+def phase_morale(ctx: TwoMmContext) -> None:
     ctx.emit(morale_phase(ctx))
 
 
-def phase_pursuit(ctx: BoundContext) -> None:
+def phase_pursuit(ctx: TwoMmContext) -> None:
     ctx.emit(pursuit_phase(ctx))
 
 
-def phase_rally(ctx: BoundContext) -> None:
+def phase_rally(ctx: TwoMmContext) -> None:
     ctx.emit(rally_phase(ctx))
 
 
-_RUNNERS = {
-    "orders": phase_orders,
-    "plan_moves": phase_plan_moves,
-    "plan_shooting": phase_plan_shooting,
-    "execute_shooting": phase_execute_shooting,
-    "shooting_damage": phase_shooting_damage,
-    "execute_moves": phase_execute_moves,
-    "melee": phase_melee,
-    "melee_damage": phase_melee_damage,
-    "morale": phase_morale,
-    "pursuit": phase_pursuit,
-    "rally": phase_rally,
-}
+#: the bound (1.1), phase by phase, in order
+SEQUENCE: tuple[Phase, ...] = (
+    Phase("orders", phase_orders),
+    Phase("plan_moves", phase_plan_moves),
+    Phase("plan_shooting", phase_plan_shooting),
+    Phase("execute_shooting", phase_execute_shooting),
+    Phase("shooting_damage", phase_shooting_damage),
+    Phase("execute_moves", phase_execute_moves),
+    Phase("melee", phase_melee),
+    Phase("melee_damage", phase_melee_damage),
+    Phase("morale", phase_morale),
+    Phase("pursuit", phase_pursuit),
+    Phase("rally", phase_rally),
+)
+PHASES: tuple[str, ...] = tuple(p.name for p in SEQUENCE)
 
 
-def run_bound(ctx: BoundContext) -> Iterator[str]:
-    """Play one bound, yielding each phase's name once it is done."""
-    start_bound(ctx)
-    for name in PHASES:
-        ctx.state.phase = name
-        _RUNNERS[name](ctx)
-        yield name
-    ctx.state.phase = "end"
-
-
-def footprint_on_impractical(ctx: BoundContext, f: Formation) -> bool:
+def footprint_on_impractical(ctx: TwoMmContext, f: Formation) -> bool:
     classes, _ = footprint_classes(ctx.bf, f, "move")
     return 4 in classes

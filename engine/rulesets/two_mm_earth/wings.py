@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from engine.geometry import BASE_D, forward, right
+from engine.geometry import forward, right
 from engine.log import Event, WingSplit
 from engine.state import BattleState, Character, Formation
 from scenario_builder.errors import IllegalOrderError
@@ -177,7 +177,7 @@ def split_into_wings(
         rmin = min(b.rank for b in members)
         rmax = max(b.rank for b in members)
         across = ((files[0] + files[-1]) / 2.0 - (width - 1) / 2.0) * pitch
-        along = ((ranks - 1) / 2.0 - (rmin + rmax) / 2.0) * BASE_D
+        along = ((ranks - 1) / 2.0 - (rmin + rmax) / 2.0) * f.base_d
         cx = ocx + across * rx + along * fx
         cy = ocy + across * ry + along * fy
         for b in members:
@@ -197,7 +197,8 @@ def split_into_wings(
                 target_formation=f.target_formation, hold_fire=f.hold_fire, wing_of=root,
                 temperament=f.temperament, random_troops=f.random_troops,
                 start_bases=len(members), changed_bound=f.changed_bound,
-                routed_bound=f.routed_bound,
+                routed_bound=f.routed_bound, base_w=f.base_w, base_d=f.base_d,
+                loose_gap=f.loose_gap,
             )  # fmt: skip
             wing.alive_at_start = wing.n_alive
             for b in members:

@@ -38,9 +38,9 @@ from typing import Any
 
 from engine.geometry import obb_array, separation
 from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Plan, Scenario, Trigger
 from engine.state import BaseStatus, BattleState, Formation, Morale
-from engine.wings import WingOrder
 
 __all__ = ["RESERVE_M", "STATION_M", "STRIKE_M", "TAKEN_M", "PlanCommander", "plan_commanders"]
 
@@ -89,7 +89,7 @@ class PlanCommander:
         initial: dict[str, Order] = {}
         for f in spec.formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
-            initial[f.id] = Order(f.order.value, f.id, point, f.target_formation)
+            initial[f.id] = Order(f.order, f.id, point, f.target_formation)
         return cls(side, spec.plan or Plan(), initial, to_xy)
 
     @property
@@ -124,10 +124,10 @@ class PlanCommander:
                     continue
                 point = trig.target.resolve(self.to_xy) if trig.target is not None else None
                 tf = trig.target_formation
-                if trig.order.value == "attack" and point is None and tf is None:
+                if trig.order == "attack" and point is None and tf is None:
                     near = _nearest(f, enemies)
                     tf = near.id if near is not None else None
-                want[fid] = Order(trig.order.value, fid, point, tf)
+                want[fid] = Order(trig.order, fid, point, tf)
         # 2. objectives and 3. defaults, for formations no trigger just ordered
         for f in mine:
             if f.id in want:

@@ -3,7 +3,7 @@
 - :func:`split_into_wings`: an ordinary formation splits into wings of at least 2 bases when a
   character is with it or the list allows it (``wings`` flag). Brigades cannot split. Each wing
   is a formation of its own (``wing_of`` names the original). The General's order to split a
-  formation (within 200 m and in sight) is :func:`engine.wings.split_into_wings`.
+  formation (within 200 m and in sight) is :func:`wings.split_into_wings`.
 - :func:`merge_formations`: a formation joins one with a character (a Brigade) if the brigade
   stays within the character's troop-type limit (L1: one type, L2: two, L3: three; a formation of
   several types counts as one "formation type"); wings of the same original always re-join.
@@ -72,7 +72,8 @@ def split_into_wings(
                       target_point=f.target_point, target_formation=f.target_formation,
                       hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
                       temperament=f.temperament, random_troops=f.random_troops,
-                      start_bases=len(members))  # fmt: skip
+                      start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
+                      loose_gap=f.loose_gap)  # fmt: skip
         w.place()
         wings.append(w)
     for w in wings:

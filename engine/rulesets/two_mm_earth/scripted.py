@@ -1,7 +1,7 @@
 """Scripted orders (issue 4): a human plan read from a file replaces the automatic commander.
 
 The file maps a bound to the orders given in it (9.1), in the text form of
-:class:`engine.orders.Order` or :class:`engine.wings.WingOrder`::
+:class:`engine.orders.Order` or :class:`engine.rulesets.two_mm_earth.wings.WingOrder`::
 
     1: ["advance sc_home to 551200,6163400"]
     3: ["attack sc_home on en_edmund", "split sc_king into 2 wings"]
@@ -31,9 +31,9 @@ from typing import Any
 import yaml
 
 from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Scenario
 from engine.state import Morale
-from engine.wings import WingOrder
 from engine.yamlio import load_yaml_with_lines
 from scenario_builder.errors import DataSourceError, IllegalOrderError, ScenarioFileError
 
@@ -165,7 +165,7 @@ class ScriptedCommander:
         initial: dict[str, Order] = {}
         for f in scenario.side(side).formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
-            initial[f.id] = Order(f.order.value, f.id, point, f.target_formation)
+            initial[f.id] = Order(f.order, f.id, point, f.target_formation)
         return cls(side, script, initial)
 
     def orders(self, view: CommanderView, bound: int) -> list[AnyOrder]:

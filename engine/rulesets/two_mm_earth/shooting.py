@@ -9,10 +9,10 @@
 - A target must be seen (6.2) unless the shooter has the ``indirect`` flag and fires Ordnance.
   Enemy formations in contact with our own troops are not shot at.
 - Dice: the ranged arming value. Ordnance (8.1) and volleys (8.2) add the 3.1 outnumbering bonus
-  of the shooters (front rank + 1 per extra rank, :func:`engine.resolution.ordnance_dice`) over
+  of the shooters (front rank + 1 per extra rank, :func:`resolution.ordnance_dice`) over
   the target's facing rank. A formation fires Ordnance when it expects more hits that way, never
   from overhead cover; ``ordnance_only`` troops can only fire Ordnance.
-- Penalties from :func:`engine.resolution.shooting_modifier`; the target's R is its facing rank's
+- Penalties from :func:`resolution.shooting_modifier`; the target's R is its facing rank's
   ranged R (11.3 mean for mixed ranks) changed by chart 7.2 cover and -1 retreating / -2 routing.
 """
 
@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.charts import CoverClass
-from engine.profiles import Flag
-from engine.resolution import (
+from engine.rulesets.two_mm_earth.charts import CoverClass
+from engine.rulesets.two_mm_earth.profiles import Flag
+from engine.rulesets.two_mm_earth.resolution import (
     attack_need,
     mean_resilience,
     ordnance_dice,

@@ -41,6 +41,7 @@ __all__ = [
     "cover_modifier",
     "order_needs_roll",
     "order_outcome",
+    "sees_over",
     "sight_limit_m",
     "speed_m",
 ]
@@ -303,3 +304,28 @@ def sight_limit_m(weather: str, time: str, local: bool) -> float | None:
     if time == "night":
         return 500.0 if weather in ("fog", "rain") else 1000.0
     return 1500.0 if weather in ("fog", "rain", "bright") else None
+
+
+_FOOT = {UnitType.INFANTRY, UnitType.LIGHT_INFANTRY, UnitType.WAR_MACHINE, UnitType.BAGGAGE}
+_CAV = {UnitType.CAVALRY, UnitType.LIGHT_CAVALRY}
+
+
+def sees_over(observer: UnitType | str, blocker: UnitType | str) -> bool:
+    """6.2: "Monsters can see over anything ... Chariots see over cavalry and foot, and cavalry
+    only see over foot."
+
+    >>> sees_over("monster", "monster"), sees_over("wheel_cavalry", "cavalry")
+    (True, True)
+    >>> sees_over("cavalry", "infantry"), sees_over("cavalry", "light_cavalry")
+    (True, False)
+    >>> sees_over("infantry", "infantry")
+    False
+    """
+    o, b = UnitType(observer), UnitType(blocker)
+    if o is UnitType.MONSTER:
+        return True
+    if o is UnitType.WHEEL_CAVALRY:
+        return b in _FOOT or b in _CAV
+    if o in _CAV:
+        return b in _FOOT
+    return False

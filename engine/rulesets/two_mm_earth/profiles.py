@@ -38,7 +38,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.charts import MoveClass, Temperament, UnitType, speed_m
+from engine.rulesets.two_mm_earth.charts import MoveClass, Temperament, UnitType, speed_m
 from engine.yamlio import read_yaml, validate
 from scenario_builder.errors import DataSourceError
 from scenario_builder.paths import data_dir

@@ -19,7 +19,7 @@
 - It is never captured (9.1). If its formation leaves the field the message is dropped.
 - Orders given in the first bound are the pre-battle briefing and arrive at once.
 - A newer order to the same formation supersedes older ones still in flight.
-- :class:`~engine.wings.WingOrder` is carried out at once by the General (4.2), or refused.
+- :class:`~wings.WingOrder` is carried out at once by the General (4.2), or refused.
 
 The messengers in flight are in ``snapshot()`` (the BattleLog's ``messengers``).
 """
@@ -35,12 +35,12 @@ import shapely.ops
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from engine.charts import MESSENGER_RATE_M
 from engine.geometry import corners, point_distance
 from engine.log import Event, MessengerArrived, MessengerRerouted, MessengerSent, OrderRefused
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.charts import MESSENGER_RATE_M
+from engine.rulesets.two_mm_earth.wings import WingOrder, character_xy, general_of, split_into_wings
 from engine.state import BattleState, Character, Formation
-from engine.wings import WingOrder, character_xy, general_of, split_into_wings
 from scenario_builder.errors import IllegalOrderError, NoRouteError, OffMapError
 from scenario_builder.routing import Route, RouteGraph
 

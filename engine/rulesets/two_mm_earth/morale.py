@@ -23,9 +23,6 @@ import math
 
 import numpy as np
 
-from engine.charts import Temperament
-from engine.context import BoundContext
-from engine.damage import kill_base
 from engine.log import (
     Destroyed,
     Event,
@@ -37,7 +34,10 @@ from engine.log import (
     TemperamentChange,
 )
 from engine.movement import footprint_classes
-from engine.rulesets import MoraleSituation
+from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.damage import kill_base
+from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = ["leadership", "morale_phase", "pursuit_phase", "rally_phase", "set_morale"]
@@ -52,7 +52,7 @@ def leadership(f: Formation, characters: dict) -> int:
 
 
 def set_morale(
-    ctx: BoundContext, f: Formation, new: Morale, reason: str, phase: str
+    ctx: TwoMmContext, f: Formation, new: Morale, reason: str, phase: str
 ) -> list[Event]:
     """Change a formation's morale state, with its event."""
     if f.morale is new or f.morale is Morale.DESTROYED:
@@ -76,14 +76,14 @@ def set_morale(
 
 def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
-    from engine.resolution import mean_resilience
+    from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
     return (mean_resilience(b.profile.resilience.melee for b in front),
             mean_resilience(b.profile.resilience.ranged for b in front))  # fmt: skip
 
 
 def _friend_triggers(
-    ctx: BoundContext, f: Formation, side_forms: list[Formation] | None = None
+    ctx: TwoMmContext, f: Formation, side_forms: list[Formation] | None = None
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
@@ -126,7 +126,7 @@ def _friend_triggers(
     return out
 
 
-def _prefetch_nearest_steady(ctx: BoundContext, by_side: dict[str, list[Formation]]) -> None:
+def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by centre distances in numpy - answers are per pair, so a wrong
@@ -148,7 +148,7 @@ def _prefetch_nearest_steady(ctx: BoundContext, by_side: dict[str, list[Formatio
         ctx.sight.prefetch(requests)
 
 
-def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[Formation]:
+def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[Formation]:
     """The formations of ``others`` that ``f`` sees or hears, sight batched."""
     if not others:
         return []
@@ -156,7 +156,7 @@ def _aware_of(ctx: BoundContext, f: Formation, others: list[Formation]) -> list[
     return [g for g, a in zip(others, flags, strict=True) if a]
 
 
-def _centres(ctx: BoundContext) -> dict[str, tuple[float, float]]:
+def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
     """Every active formation's centre, cached while nothing moves, dies or changes morale."""
     key = ctx.table_key()
     if ctx.centre_cache is None or ctx.centre_cache[0] != key:
@@ -164,7 +164,7 @@ def _centres(ctx: BoundContext) -> dict[str, tuple[float, float]]:
     return ctx.centre_cache[1]
 
 
-def _own_triggers(ctx: BoundContext, f: Formation) -> list[str]:
+def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
     out: list[str] = []
     if f.front_at_start and f.killed_in_bound:
         bases = ctx.state.bases
@@ -196,13 +196,13 @@ def _own_triggers(ctx: BoundContext, f: Formation) -> list[str]:
 _AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
 
 
-def _effect(ctx: BoundContext, trigger: str, f: Formation) -> str:
+def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
     if trigger in _AT_BEST_RETREAT:
         return "panic_test"
     return ctx.ruleset.morale_effect(trigger, f.temperament.value) or "panic_test"
 
 
-def _resolve(ctx: BoundContext, f: Formation, triggers: list[str]) -> list[Event]:
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
     effects = {t: _effect(ctx, t, f) for t in triggers}
     reason = ", ".join(triggers)
     if any(e == "rout" for e in effects.values()):
@@ -241,7 +241,7 @@ def _resolve(ctx: BoundContext, f: Formation, triggers: list[str]) -> list[Event
     return events
 
 
-def _threat_centre(ctx: BoundContext, f: Formation) -> tuple[float, float] | None:
+def _threat_centre(ctx: TwoMmContext, f: Formation) -> tuple[float, float] | None:
     """The enemy formation to retreat from: one in contact, else the nearest (10.3)."""
     state = ctx.state
     ids = state.contacts.get(f.id) or ()
@@ -255,7 +255,7 @@ def _threat_centre(ctx: BoundContext, f: Formation) -> tuple[float, float] | Non
     return g.centre()
 
 
-def random_troops(ctx: BoundContext, f: Formation) -> list[Event]:
+def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
     """11.3: Random troops are Rash until 2+ melee hits, 3+ ranged hits or 4+ hits in a bound
     make them Reluctant; Reluctant again Rash after a bound inactive and unharmed."""
     if not f.random_troops or f.removed:
@@ -268,7 +268,7 @@ def random_troops(ctx: BoundContext, f: Formation) -> list[Event]:
     return []
 
 
-def morale_phase(ctx: BoundContext) -> list[Event]:
+def morale_phase(ctx: TwoMmContext) -> list[Event]:
     """10.x and 11.1: every formation's triggers, in passes until nothing more breaks."""
     state = ctx.state
     events: list[Event] = []
@@ -308,7 +308,7 @@ def morale_phase(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def rout_consequences(ctx: BoundContext) -> list[Event]:
+def rout_consequences(ctx: TwoMmContext) -> list[Event]:
     """11.1: routers touching an enemy base or impractical terrain at the end of their next
     bound are destroyed; routers off the table have fled."""
     state = ctx.state
@@ -344,7 +344,7 @@ def rout_consequences(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def pursuit_phase(ctx: BoundContext) -> list[Event]:
+def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
     retreat."""
     state = ctx.state
@@ -362,7 +362,7 @@ def pursuit_phase(ctx: BoundContext) -> list[Event]:
     return events
 
 
-def rally_phase(ctx: BoundContext) -> list[Event]:
+def rally_phase(ctx: TwoMmContext) -> list[Event]:
     """11.2: retreating troops that spent a whole bound completely inactive rally (get their 1R
     back); 11.3 Random troops acting Reluctant turn Rash after a bound inactive and unharmed."""
     state = ctx.state

@@ -3,7 +3,7 @@
 - Every formation in combat (3.2: one base in contact is enough) strikes the enemy formation it
   touches with most bases (ties by id), with its melee arming value - the lowest among its bases
   (5.1) - plus one die for each base its facing rank has more than the enemy's facing rank (3.1,
-  :func:`engine.resolution.outnumbering_bonus`; "extra ranks do not count"). Bases of the
+  :func:`resolution.outnumbering_bonus`; "extra ranks do not count"). Bases of the
   formation not in contact assist (3.3) by counting in the facing rank.
 - The target's R is its facing rank's melee R (11.3 mean), chart 7.2 cover (melee column), -1
   retreating, -2 routing.
@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-from engine.context import BoundContext
-from engine.damage import allocate_hits
 from engine.log import Event, Hit, Melee
-from engine.resolution import outnumbering_bonus, roll_attack
-from engine.shooting import target_resilience
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.damage import allocate_hits
+from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus, roll_attack
+from engine.rulesets.two_mm_earth.shooting import target_resilience
 from engine.state import Formation
 
 __all__ = ["melee_arming", "melee_phase", "missile_first", "strike_key"]
@@ -64,7 +64,7 @@ def strike_key(f: Formation, g: Formation) -> float:
     return float(f.initiative)
 
 
-def opponent_of(ctx: BoundContext, f: Formation) -> Formation | None:
+def opponent_of(ctx: TwoMmContext, f: Formation) -> Formation | None:
     enemies = ctx.state.contacts.get(f.id, ())
     best, best_n = None, -1
     for eid in enemies:
@@ -77,13 +77,13 @@ def opponent_of(ctx: BoundContext, f: Formation) -> Formation | None:
     return best
 
 
-def still_touching(ctx: BoundContext, f: Formation, g: Formation) -> bool:
+def still_touching(ctx: TwoMmContext, f: Formation, g: Formation) -> bool:
     pairs = ctx.base_pairs.get((f.id, g.id), ())
     bases = ctx.state.bases
     return any(bases[a].alive and bases[b].alive for a, b in pairs)
 
 
-def melee_phase(ctx: BoundContext) -> list[Event]:
+def melee_phase(ctx: TwoMmContext) -> list[Event]:
     """Resolve all melee of the bound in strike order; returns the events."""
     state = ctx.state
     strikers: list[tuple[float, int, Formation, Formation]] = []

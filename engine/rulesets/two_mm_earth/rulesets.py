@@ -1,0 +1,418 @@
+"""The 2mm Earth rulesets v0.9 and v0.7 (see :mod:`engine.rulesets` for the change log).
+
+>>> get_ruleset("2mm-earth").name
+'2mm-earth-v0.9'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from engine.context import BoundContext
+from engine.dice import Dice
+from engine.movement import MoveRules, update_contacts
+from engine.orders import Delivery
+from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
+from engine.rulesets.two_mm_earth import charts, phases
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.profiles import Army, load_army
+from engine.rulesets.two_mm_earth.resolution import (
+    AttackResult,
+    PanicResult,
+    panic_test,
+    rally_test,
+    rally_test_v07,
+    roll_attack,
+    rout_test_v07,
+    shooting_modifier,
+)
+from engine.rulesets.two_mm_earth.triggers import (
+    MORALE_TRIGGERS_V09,
+    MoraleSituation,
+    MoraleTrigger,
+)
+from engine.scenario import Scenario
+from engine.sight import SightRules
+from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.terrain import Ground, TerrainTable
+from scenario_builder.paths import data_dir
+
+__all__ = [
+    "MORALE_TRIGGERS_V09",
+    "MoraleSituation",
+    "MoraleTrigger",
+    "TwoMmEarth",
+    "TwoMmEarthV07",
+    "TwoMmEarthV09",
+]
+
+#: 2mm Earth's distances (metres on the ground), named for ``scenario-builder rulesets``
+RULES_M: dict[str, float] = {
+    "min_move": 25.0,  # 6.1
+    "max_turn_deg": 90.0,  # 6.1
+    "hearing": 75.0,  # 6.2
+    "friend_see_through": 100.0,  # 6.2
+    "character_see_through": 200.0,  # 6.2
+    "skirmish_screen": 100.0,  # 6.2
+    "rout_seen_near": 100.0,  # 10.2 "within 0-100m"
+    "rout_seen_far": 250.0,  # 10.2 "within 100-250m"
+    "retreat_while_enemy_within": 150.0,  # 10.3 / 11.2 (docs/rules-interpretations.md)
+}
+
+#: "2mm (1/900 scale, 1 metre is 1mm) ... or 6mm with 1-for-10 (1/300 scale, 1 metre is 3mm)";
+#: a base is 40 x 20 mm at 2mm; Loose Formation bases stand 10 m apart (4.1)
+SCALES = Scales(
+    ground_m_per_mm={"2mm": 1.0, "6mm": 1.0 / 3.0},
+    base_w_m=40.0,
+    base_d_m=20.0,
+    loose_gap_m=10.0,
+    rules_m=RULES_M,
+)
+
+#: the keywords ``Formation.build`` takes for a 2mm Earth base
+BASE_SIZE: dict[str, float] = {
+    "base_w": SCALES.base_w_m,
+    "base_d": SCALES.base_d_m,
+    "loose_gap": SCALES.loose_gap_m,
+}
+
+
+class TwoMmEarth(Ruleset):
+    """The 2mm Earth family: what every version shares (subclasses override what differs)."""
+
+    family = "2mm-earth"
+    die_sides = 6
+    phases = phases.SEQUENCE
+    scales = SCALES
+    terrain = TerrainTable(
+        data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
+    )
+    morale_states: ClassVar[Mapping[Morale, str]] = {
+        Morale.STEADY: "steady",
+        Morale.RETREATING: "retreating",  # 10.3
+        Morale.ROUTING: "routing",  # 10.4
+        Morale.DESTROYED: "destroyed",
+    }
+    order_kinds = tuple(o.value for o in charts.Order)
+    #: how many dice one panic test rolls (the odds calculator enumerates them all)
+    panic_dice: ClassVar[int] = 2
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+    messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
+
+    def __init__(self) -> None:
+        # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
+        # subclass is what movement and sight call
+        self.move_rules = MoveRules(
+            speed_m=self.formation_speed_m,
+            min_move_m=RULES_M["min_move"],
+            max_turn_deg=RULES_M["max_turn_deg"],
+        )
+        self.sight_rules = SightRules(
+            sees_over=self.sees_over,
+            sight_limit_m=self.sight_limit_m,
+            hearing_m=RULES_M["hearing"],
+            friend_see_through_m=RULES_M["friend_see_through"],
+            character_see_through_m=RULES_M["character_see_through"],
+            skirmish_screen_m=RULES_M["skirmish_screen"],
+        )
+
+    # units, deployment, orders ---------------------------------------------------------------
+    def load_army(self, name_or_path: str | Path) -> Army:
+        """A 2mm Earth troop list (data/troops/*.yaml; schema in data/troops/README.md)."""
+        return load_army(name_or_path)
+
+    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
+        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
+        speed (data/troops/README.md)."""
+        chart = self.speed_m(profile.unit_type, move_class)
+        own = getattr(profile, "speed_m", None)
+        if chart is None or own is None:
+            return chart
+        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
+        return chart * own / plain
+
+    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
+        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
+        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
+        profiles = f.profiles
+        half = halved(f)
+
+        def speed(move_class: int) -> float | None:
+            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
+            if not speeds or any(s is None for s in speeds):
+                return None
+            s = float(min(s for s in speeds if s is not None))
+            return s / 2.0 if half else s
+
+        return speed
+
+    def sees_over(self, observer: str, blocker: str) -> bool:
+        """6.2."""
+        return charts.sees_over(observer, blocker)
+
+    def prepare(self, state: BattleState, scenario: Scenario) -> None:
+        """11.3: Random troops start Rash."""
+        for f in state.formations.values():
+            if f.temperament == Temperament.RANDOM:
+                f.random_troops = True
+                f.temperament = Temperament.RASH
+
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """9.1-9.2: messengers at the age's rate."""
+        from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
+
+        return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
+
+    def new_context(self, **parts: Any) -> BoundContext:
+        from engine.rulesets.two_mm_earth import sieges
+
+        ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
+        ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
+        return ctx
+
+    def start_bound(self, ctx: BoundContext) -> None:
+        phases.start_bound(ctx)
+
+    # charts ----------------------------------------------------------------------------------
+    def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
+        """Chart 7.3 (None = cannot travel)."""
+        return charts.speed_m(unit_type, move_class)
+
+    def cover_modifier(self, unit_type: UnitType | str, cover_class: int, kind: str) -> int:
+        """Chart 7.2: change to R for the target's cover, ``kind`` ``"melee"``/``"ranged"``."""
+        return charts.cover_modifier(unit_type, cover_class, kind)
+
+    def order_needs_roll(self, temperament: Temperament | str, order: str) -> bool:
+        return charts.order_needs_roll(temperament, order)
+
+    def order_outcome(self, temperament: Temperament | str, order: str, die: int | None) -> str:
+        """Chart 9.3."""
+        return charts.order_outcome(temperament, order, die)
+
+    def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
+        """6.3."""
+        return charts.sight_limit_m(weather, time, local)
+
+    def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
+        """The 10.2 effect of ``trigger`` for troops of ``temperament``; None if not a trigger.
+
+        >>> rs = get_ruleset("2mm-earth")
+        >>> rs.morale_effect("friendly_rout_0_100m")
+        'rout'
+        >>> rs.morale_effect("friendly_rout_0_100m", "rash")
+        'retreat'
+        >>> rs.morale_effect("friendly_rout_100_250m", "reluctant")
+        'panic_test'
+        """
+        general = None
+        for row in self.morale_triggers:
+            if row.trigger != trigger:
+                continue
+            if not row.temperaments:
+                general = row.effect
+            elif str(temperament) in row.temperaments:
+                return row.effect
+        return general
+
+    def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
+        """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""
+        return sum(
+            row.r_modifier
+            for row in self.morale_triggers
+            if row.trigger in triggers and row.effect == "panic_test"
+        )
+
+    # combat ----------------------------------------------------------------------------------
+    def roll_attack(
+        self, dice: Dice, n_dice: int, resilience: int, modifier: int = 0, purpose: str = ""
+    ) -> AttackResult:
+        """2.2-2.3 attack dice (same in every 2mm Earth version)."""
+        return roll_attack(dice, n_dice, resilience, modifier, purpose)
+
+    def shooting_modifier(self, **kwargs: bool) -> int:
+        """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
+        return shooting_modifier(**kwargs)  # type: ignore[arg-type]
+
+    # morale ----------------------------------------------------------------------------------
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """A character joins a routing formation: ``"retreat"`` (stops routing) or ``"rout"``."""
+        raise NotImplementedError
+
+    def panic_test(
+        self,
+        dice: Dice,
+        resilience: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        routing: bool = False,
+        purpose: str = "",
+        **situation: object,
+    ) -> PanicResult:
+        """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
+        raise NotImplementedError
+
+    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
+        """Run the panic test for a described situation, picking R and modifiers per the rules."""
+        raise NotImplementedError
+
+
+def halved(f: Formation) -> bool:
+    """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
+    if f.morale in (Morale.RETREATING, Morale.ROUTING):
+        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+    front, whole = f.injured_share()
+    return front >= 0.5 or whole >= 0.5
+
+
+_STATE_R = {"steady": 0, "retreating": -1, "routing": -2}
+
+
+def _state_modifier(state: str) -> int:
+    try:
+        return _STATE_R[state]
+    except KeyError:
+        raise ValueError(f"expected state one of {', '.join(_STATE_R)}, got {state!r}") from None
+
+
+@register
+class TwoMmEarthV09(TwoMmEarth):
+    """*Battle for 2mm Earth* v0.9, the default."""
+
+    name = "2mm-earth-v0.9"
+    version = "0.9"
+    aliases = ("2mm-earth", "2mm-earth-0.9")
+    title = "Battle for 2mm Earth v0.9"
+    panic_dice = 2
+
+    def panic_test(
+        self,
+        dice: Dice,
+        resilience: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        routing: bool = False,
+        purpose: str = "",
+        *,
+        at_best: str | None = None,
+        **_ignored: object,
+    ) -> PanicResult:
+        """10.5. v0.7-only situation keywords (``seen_fleeing`` ...) are accepted and ignored:
+        in v0.9 those situations are triggers (10.2), not roll modifiers."""
+        return panic_test(dice, resilience, leadership, modifier, routing, purpose, at_best=at_best)
+
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """10.4; see :func:`engine.rulesets.two_mm_earth.resolution.rally_test`."""
+        return rally_test(dice, melee_r, ranged_r, leadership, modifier, purpose)
+
+    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
+        """10.5: R by context (highest out of combat, ranged when shot, melee in contact), less
+        the 10.2 trigger modifiers and 11.1 state (-1 retreating, -2 routing).
+
+        >>> from engine.dice import ScriptedDice
+        >>> s = MoraleSituation(4, 3, context="melee", triggers=("enemy_contact_rear",))
+        >>> get_ruleset().morale_test(ScriptedDice([3, 5]), s).outcome   # 3 vs R4-1
+        'retreat'
+        """
+        s = situation
+        if s.context == "melee":
+            r = s.melee_r
+        elif s.context == "shot":
+            r = s.ranged_r
+        elif s.context == "idle":
+            r = max(s.melee_r, s.ranged_r)
+        else:
+            raise ValueError(f"expected context idle, shot or melee, got {s.context!r}")
+        modifier = self.morale_r_modifier(s.triggers) + _state_modifier(s.state)
+        return panic_test(
+            dice, r, s.leadership, modifier, s.state == "routing", purpose, at_best=s.at_best
+        )
+
+
+@register
+class TwoMmEarthV07(TwoMmEarthV09):
+    """*Battle for 2mm Earth* v0.7's morale (5.2 rout test, 9.1 army morale) on v0.9's rules."""
+
+    name = "2mm-earth-v0.7"
+    version = "0.7"
+    aliases = ("2mm-earth-0.7",)
+    title = "Battle for 2mm Earth v0.7"
+    panic_dice = 1
+    morale_states: ClassVar[Mapping[Morale, str]] = {
+        Morale.STEADY: "steady",
+        Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat
+        Morale.ROUTING: "routing",
+        Morale.DESTROYED: "destroyed",
+    }
+
+    def panic_test(  # type: ignore[override]
+        self,
+        dice: Dice,
+        resilience: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        routing: bool = False,
+        purpose: str = "",
+        *,
+        other_resilience: int | None = None,
+        seen_fleeing: int = 0,
+        seen_routing: int = 0,
+        contact_sides: int = 0,
+        rear_contact: bool = False,
+        army_morale: bool = False,
+        at_best: str | None = None,
+    ) -> PanicResult:
+        """5.2 rout test / 9.1 army morale; see :func:`resolution.rout_test_v07`."""
+        return rout_test_v07(
+            dice, resilience, leadership, modifier, routing, purpose,
+            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
+            army_morale=army_morale, at_best=at_best,
+        )  # fmt: skip
+
+    def rally_test(
+        self,
+        dice: Dice,
+        melee_r: int,
+        ranged_r: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        purpose: str = "",
+    ) -> PanicResult:
+        """5.5; see :func:`engine.rulesets.two_mm_earth.resolution.rally_test_v07`."""
+        return rally_test_v07(dice, melee_r, ranged_r, leadership, modifier, purpose)
+
+    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
+        """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
+
+        >>> from engine.dice import ScriptedDice
+        >>> s = MoraleSituation(6, 2, contact_sides=1, leadership=2)
+        >>> get_ruleset("2mm-earth-v0.7").morale_test(ScriptedDice([3]), s).outcome  # 3+1-2 < 3
+        'none'
+        """
+        s = situation
+        return rout_test_v07(
+            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
+            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
+        )  # fmt: skip
+
