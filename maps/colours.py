@@ -167,25 +167,48 @@ def cvd_distance(a: str, b: str) -> float:
     return best
 
 
-def side_palette(colours: list[str]) -> list[str]:
+def side_palette(colours: list[str], apart: float = 20.0) -> list[str]:
     """The armies' colours made legible on the hillshade and told apart by colour-blind
-    readers (at least 20 CIE76 units apart under every deficiency): a colour too close to an
-    earlier side's is darkened or lightened until it is not."""
+    readers (at least ``apart`` CIE76 units under every deficiency). On grey hillshade only
+    dark colours reach 3:1, so two armies that differ only in hue (Towton's green and red)
+    are set apart in lightness: the newer colour's CIE L* is moved the least that works, and if
+    no lightness of it alone does, both colours of the clashing pair are moved together.
+
+    >>> side_palette(["#1a5e20", "#8b0000"])
+    ['#1a5e20', '#470000']
+    """
+
+    def ok(c: str, others: list[str]) -> bool:
+        return contrast_ratio(c, HILLSHADE_GREY) >= 3.0 and all(
+            cvd_distance(c, o) >= apart for o in others
+        )
+
+    def shifted(c: str, d: float) -> str:
+        L, a, b = _lab(c)
+        return _hex((min(max(L + d, 2.0), 98.0), a, b))
+
+    steps = sorted(range(-45, 46, 3), key=abs)
     out: list[str] = []
     for colour in colours:
         c = legible(colour)
-        L, a, b = _lab(c)
-        for step in range(1, 30):
-            if all(cvd_distance(c, o) >= 20.0 for o in out):
-                break
-            # try darker, then lighter, in growing steps, staying legible
-            for cand in (_hex((max(L - 3 * step, 5), a, b)), _hex((min(L + 3 * step, 95), a, b))):
-                if contrast_ratio(cand, HILLSHADE_GREY) >= 3.0 and all(
-                    cvd_distance(cand, o) >= 20.0 for o in out
-                ):
-                    c = cand
-                    break
-        out.append(c)
+        if ok(c, out):
+            out.append(c)
+            continue
+        best = next((shifted(c, d) for d in steps if ok(shifted(c, d), out)), None)
+        if best is None:  # move the clashing earlier colour too, the least in total
+            pairs = sorted(
+                ((dj, di) for dj in steps for di in steps), key=lambda t: abs(t[0]) + abs(t[1])
+            )
+            for j, o in enumerate(out):
+                if cvd_distance(c, o) >= apart:
+                    continue
+                rest = out[:j] + out[j + 1 :]
+                for dj, di in pairs:
+                    oj, ci = shifted(o, dj), shifted(c, di)
+                    if ok(oj, rest) and ok(ci, [*rest, oj]):
+                        out[j], best = oj, ci
+                        break
+        out.append(best or c)
     return out
 
 
