@@ -31,6 +31,12 @@ BENCH_SEED = 3
 #: (scenario, ruleset, seed): shipped scenarios fought under another registered ruleset
 OTHER_RULESETS = (("flodden_1513", "medieval-d10", 1),)
 LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with instant orders
+#: composed rulesets (engine/rulesets/compose.py), each on a shipped scenario: case -> (scenario,
+#: ruleset), fought as ``scenario-builder run SCENARIO --ruleset RULESET --seed 1``
+COMPOSED = {
+    "flodden_1513_wc-morale": ("flodden_1513", "2mm-earth-v0.9+wc-morale"),
+    "teutoburg_ad9_dark-age": ("teutoburg_ad9", "dark-age"),
+}
 
 
 @cache
@@ -105,6 +111,8 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
     for sid in SCENARIOS:
         for seed in SEEDS:
             out[f"{sid}_seed{seed}"] = lambda sid=sid, seed=seed: _scenario_case(sid, seed)
+    for case, (sid, ruleset) in COMPOSED.items():
+        out[f"{case}_seed1"] = lambda sid=sid, ruleset=ruleset: _scenario_case(sid, 1, ruleset)
     for sid, rs, seed in OTHER_RULESETS:
         out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
             lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)

@@ -17,13 +17,16 @@ order, the state's ``phase`` set to each phase's name (every event carries it).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
+from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.orders import Commander, Delivery
+from engine.readiness import readiness_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
@@ -40,6 +43,8 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     ctx.events = []
     ctx.quiet_events = ctx.moved_events = 0
     ctx.ruleset.start_bound(ctx)
+    for hook in ctx.on_bound_start:  # light and weather (engine.light), readiness
+        hook(ctx)
     for phase in ctx.ruleset.phases:
         state.phase = phase.name
         phase.run(ctx)
@@ -110,8 +115,13 @@ class Battle:
         self.dice = dice
         self.state = deploy(scenario, ground, ruleset)
         ruleset.prepare(self.state, scenario)
-        self.sight = Sight(ground, self.state, rules=ruleset.sight_rules, weather=scenario.weather,
+        # 6.3 with twilight read in (engine.light): the ruleset's day and night, and between them
+        rules = replace(ruleset.sight_rules,
+                        sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m))
+        self.sight = Sight(ground, self.state, rules=rules, weather=scenario.weather,
                            time=scenario.time, locality=scenario.locality)  # fmt: skip
+        # light and weather bound by bound (engine.light): None when they never change
+        self.sky = sky_for(scenario, ground, ruleset)
         if commanders is None:
             commanders = {s.id: ruleset.commander(scenario, s.id, ground) for s in scenario.sides}
         if delivery is None:  # the ruleset's (2mm Earth 9.1-9.2: messengers)
@@ -121,7 +131,15 @@ class Battle:
             bf=ground, state=self.state, dice=dice, ruleset=ruleset, sight=self.sight,
             scenario=scenario, commanders=dict(commanders), delivery=self.delivery,
         )  # fmt: skip
+        if self.sky is not None:
+            self.ctx.on_bound_start.append(self.sky)
+        # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
+        self.ctx.readiness = readiness_for(scenario, self.state)
+        if self.ctx.readiness is not None:
+            self.ctx.on_bound_start.append(self.ctx.readiness)
         self.log = BattleLog(self._header())
+        if self.ctx.readiness is not None:
+            self.ctx.readiness.log = self.log
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
 
@@ -140,6 +158,7 @@ class Battle:
             # 6.3: what limits each side's sight (maps draw fog of war from these)
             "weather": sc.weather,
             "time": sc.time,
+            **self._clock_header(),
             "locality": sc.locality,
             "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
                        "locality": st.sides[s.id].locality} for s in sc.sides],
@@ -150,6 +169,18 @@ class Battle:
                        "character": b.character, "w": b.w, "d": b.d}
                       for f in st.formations.values() for b in f.bases],
         }  # fmt: skip
+
+    def _clock_header(self) -> dict[str, Any]:
+        """The start, bound duration and the day's sun (only for a scenario that has them)."""
+        clock = self.sky.clock if self.sky is not None else None
+        if clock is None:
+            return {}
+        times = {k: (v.strftime("%H:%M") if v is not None else None)
+                 for k, v in clock.sun_times().items()}  # fmt: skip
+        return {"clock": {"start": clock.start.isoformat(timespec="minutes"),
+                          "bound_minutes": clock.bound_minutes,
+                          "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
+                          "sun_local_mean_time": times}}  # fmt: skip
 
     # -- playing ----------------------------------------------------------------------------
     @property
@@ -201,4 +232,7 @@ class Battle:
                        "losses": self.state.losses(),
                        "broken": {s: round(self.state.broken_fraction(s), 3)
                                   for s in self.state.sides}}  # fmt: skip
+        stall = self.ctx.jams.stalled
+        if stall is not None:  # engine.jams: the same formations stuck by each other
+            self.result["stall"] = str(stall)
         self.log.result = self.result

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.dice import Dice
+from engine.jams import JamWatch
 from engine.log import Event
 from engine.sight import Sight
 from engine.state import BattleState
@@ -44,6 +45,12 @@ class BoundContext:
     commanders: dict[str, Commander] = field(default_factory=dict)
     delivery: Delivery | None = None
     events: list[Event] = field(default_factory=list)
+    #: friendly jams: who was stuck behind whom, lanes taken, stalls (engine.jams)
+    jams: JamWatch = field(default_factory=JamWatch)
+    #: called with the context as each bound begins (engine.light's sky, engine.readiness)
+    on_bound_start: list[Any] = field(default_factory=list)
+    #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
+    readiness: Any = None
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
     moved_events: int = 0  # "moved" events of this bound
 

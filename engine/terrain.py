@@ -167,18 +167,24 @@ class TerrainTable:
         return {role: lut[feature] for role, lut in luts.items()}
 
 
-#: battlefield -> {ruleset name: its view}; weak, so a battlefield's views go with it
-_VIEWS: weakref.WeakKeyDictionary[Any, dict[str, Ground]] = weakref.WeakKeyDictionary()
+#: battlefield -> {ruleset class: its view}; weak, so a battlefield's views go with it
+_VIEWS: weakref.WeakKeyDictionary[Any, dict[object, Ground]] = weakref.WeakKeyDictionary()
 
 SlopeHook = Callable[[dict[str, np.ndarray], np.ndarray], dict[str, np.ndarray]]
 
 
-def ruleset_ground(bf: Ground, name: str, table: TerrainTable, slope_hook: SlopeHook) -> Ground:
-    """``bf`` as ruleset ``name`` sees it: its ``move``/``cover``/``blocks_sight`` layers from
-    ``table`` over the feature layer, then ``slope_hook(layers, slope)`` (cached per pair)."""
+def ruleset_ground(bf: Ground, key: object, table: TerrainTable, slope_hook: SlopeHook) -> Ground:
+    """``bf`` as a ruleset (``key``: its class) sees it: its ``move``/``cover``/``blocks_sight``
+    layers from ``table`` over the feature layer, then ``slope_hook(layers, slope)`` (cached)."""
     views = _VIEWS.setdefault(bf, {})
-    view = views.get(name)
+    view = views.get(key)
     if view is None:
         layers = slope_hook(table.classify(bf), bf.layer("slope"))
-        view = views[name] = bf.with_layers(layers)
+        view = bf.with_layers(layers)
+        # the view's legend names the ruleset's classes (its own dict: bf's meta is untouched)
+        legend = dict(bf.meta.get("legend", {}))
+        for role, enum in table.classes.items():
+            legend[role] = {int(m): m.name.lower() for m in enum}
+        view.meta = {**bf.meta, "legend": legend}
+        views[key] = view
     return view

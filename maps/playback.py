@@ -50,6 +50,8 @@ MARK_EVENTS = (
     "order_roll",
     "ladder",
     "temperament_change",
+    "disorder",
+    "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0
@@ -115,6 +117,9 @@ _SENTENCES: dict[str, str] = {
     "brigade_merge": "{merged} rejoins {formation}",
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
+    "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
+    "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
+    "\u2192 {outcome}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
@@ -188,6 +193,9 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     ...              "dice": {"purpose": "panic f", "faces": [2, 5]}, "score": 5,
     ...              "resilience": 4, "outcome": "retreat"})
     'f panic test 10.5 (shot_at): dice [2, 5], score 5 vs resilience 4 \u2192 retreat'
+    >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3,
+    ...              "reason": "move die 5", "formation_type": "shieldwall"})
+    'f (shieldwall) takes 1 DP (move die 5): 3 DP in all'
     >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
     'earthquake; f; dice [6]; size 9'
     """

@@ -100,8 +100,16 @@ def summarize(
     n = len(runs)
     winners = [r.get("winner") for r in runs]
     odds: dict[str, Any] = {}
-    for side in [*sides, None]:
-        k = sum(1 for w in winners if w == side)
+    # a replay in which formations stalled (engine.jams: stuck by each other for 3 bounds) is
+    # an engine failure, not a draw: counted apart, whatever its result
+    stalled = [bool(r.get("stall")) for r in runs]
+    for side in [*sides, None, "stalled"]:
+        if side == "stalled":
+            k = sum(stalled)
+        elif side is None:
+            k = sum(1 for w, st in zip(winners, stalled, strict=True) if w is None and not st)
+        else:
+            k = sum(1 for w in winners if w == side)
         lo, hi = wilson_interval(k, n)
         odds["draw" if side is None else side] = {
             "wins": k,

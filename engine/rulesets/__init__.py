@@ -3,12 +3,13 @@
 >>> get_ruleset("2mm-earth").name
 '2mm-earth-v0.9'
 >>> available_rulesets()
-['2mm-earth-v0.7', '2mm-earth-v0.9', 'medieval-d10']
+['2mm-earth-v0.7', '2mm-earth-v0.9', '2mm-earth-v0.9+wc-morale', 'dark-age', 'medieval-d10']
 >>> try:
 ...     get_ruleset("nonesuch")
 ... except RulesetError as exc:
 ...     print(exc)
-unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, medieval-d10
+unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, \
+2mm-earth-v0.9+wc-morale, dark-age, medieval-d10
 
 A ruleset owns its game (docs/architecture.md, "The ruleset seam"): its phases, die, scales,
 terrain classes (through its own code table over the battlefield's feature layer), unit model,
@@ -27,6 +28,14 @@ Change log (a scenario names its ruleset, so old files keep replaying the same w
   friend routing, +1 per side in enemy contact, +2 rear, -L; more routs, equal flees) and army
   morale 9.1 (actual R, -2, equal or one more flees). v0.7's "flee" is the engine's "retreat".
   Its charts (8.2 / 8.3) are the same as v0.9's 7.2 / 7.3; the rest is shared with v0.9.
+- ``2mm-earth-v0.9+wc-morale`` (alias ``2mm-earth+wc-morale``): composed
+  (:mod:`engine.rulesets.compose`): v0.9's bound, movement and combat; War & Conquest's morale
+  and command (Resolution and End phases: 2d6 or 3d6 keep the two lowest against MV, Hero of the
+  Day, flee/pursuit roll-off, rally at -1 per enemy within 10", last chance, the General's 10"
+  zone) in place of 10.x / 11.x. Inches at 25.4 m.
+- ``dark-age`` (alias ``dark-age-v0.1``): composed: the Dark Age formations and movement chapter
+  (rolled moves in 25 m javelin throws, DPs, its terrain table), v0.9's bound and combat,
+  War & Conquest's morale and command.
 - ``medieval-d10`` (alias ``medieval``): the medieval d10 quick reference
   (``engine/rulesets/medieval_d10/``): units of figures, a d10 per five figures against armour
   grade, its 15-phase game turn (the book's phases 1-13, 15, 16), morale and control tests with
@@ -122,8 +131,12 @@ class Ruleset:
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
     order_kinds: ClassVar[tuple[str, ...]] = ()
-    move_rules: ClassVar[MoveRules]
-    sight_rules: ClassVar[SightRules]
+    #: built by the subclass's ``__init__`` (so overrides of its hooks are what the core calls)
+    move_rules: MoveRules
+    sight_rules: SightRules
+    #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
+    #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
+    bound_minutes: ClassVar[float | None] = None
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -138,7 +151,7 @@ class Ruleset:
     def ground(self, battlefield: Ground) -> Ground:
         """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
         ``blocks_sight``), built once per battlefield."""
-        return ruleset_ground(battlefield, self.name, self.terrain, self.classify_slope)
+        return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope)
 
     def terrain_classes(self) -> dict[str, list[str]]:
         return self.terrain.class_names()
@@ -152,8 +165,8 @@ class Ruleset:
         """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
         raise NotImplementedError
 
-    def sees_over(self, observer: UnitProfile, blocker: UnitProfile) -> bool:
-        """Whether troops of ``observer``'s kind see over troops of ``blocker``'s kind."""
+    def sees_over(self, observer: str, blocker: str) -> bool:
+        """Whether troops of the ``observer`` unit type see over those of ``blocker``'s."""
         return False
 
     def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
@@ -174,6 +187,11 @@ class Ruleset:
         from engine.orders import StandingOrders
 
         return StandingOrders.from_scenario(scenario, side, battlefield.to_xy)
+
+    def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
+        """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
+        with them); the default: each side's scenario orders (:meth:`commander`)."""
+        return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
 
     # -- the bound ---------------------------------------------------------------------------
     def new_context(self, **parts: Any) -> BoundContext:
@@ -240,6 +258,9 @@ def unregister(name: str) -> None:
     for alias in cls.aliases:
         _ALIASES.pop(alias, None)
     _INSTANCES.pop(name, None)
+    ORDER_WORDS.clear()  # its words go too, unless another ruleset uses them
+    for other in _REGISTRY.values():
+        ORDER_WORDS.update(other.order_kinds)
 
 
 def available_rulesets() -> list[str]:
@@ -263,3 +284,5 @@ def get_ruleset(name: str | None = None) -> Ruleset:
 # the shipped rulesets register themselves on import (after the registry above exists)
 from engine.rulesets import medieval_d10 as _medieval_d10  # noqa: E402, F401
 from engine.rulesets import two_mm_earth as _two_mm_earth  # noqa: E402, F401
+from engine.rulesets.dark_age import rulesets as _dark_age_rulesets  # noqa: E402, F401
+from engine.rulesets.war_and_conquest import rulesets as _wc_rulesets  # noqa: E402, F401

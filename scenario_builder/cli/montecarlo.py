@@ -19,7 +19,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir
 
-from .options import json_option, out_dir_option
+from .options import json_option, out_dir_option, ruleset_option
 
 
 @click.command("montecarlo")
@@ -32,8 +32,7 @@ from .options import json_option, out_dir_option
               help="Address of a running dask.distributed scheduler (instead of a local cluster).")
 @click.option("--seed", "seed0", type=int, default=1, show_default=True,
               help="Seed of the first replay; replay i uses seed + i.")
-@click.option("--ruleset", default=None,
-              help="Fight under this ruleset (default: the scenario's), e.g. medieval-d10.")
+@ruleset_option
 @out_dir_option
 @json_option
 def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,

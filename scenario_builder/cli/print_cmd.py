@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.cli.options import drawable_ground, ruleset_option
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -21,12 +22,6 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     default=None,
     help="Table scale: 2mm (1 m = 1 mm, the default), 6mm (1 m = 3 mm) or 1:N; with --ruleset "
     "one of its figure scales (medieval-d10: 15mm, 25mm, default the first).",
-)
-@click.option(
-    "--ruleset",
-    "ruleset",
-    default=None,
-    help="Lay the table out at this ruleset's figure scale (e.g. medieval-d10).",
 )
 @click.option(
     "--paper",
@@ -98,10 +93,10 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     default=None,
     help="Split each layer's SVG to a cutter bed of WxHmm (default: one drawing per layer).",
 )
+@ruleset_option
 def print_cmd(
     directory: Path,
     scale_text: str | None,
-    ruleset: str | None,
     paper_text: str,
     overlap: float,
     margin: float,
@@ -112,6 +107,7 @@ def print_cmd(
     levels_per_board: int | None,
     board_mm: float | None,
     bed_text: str | None,
+    ruleset: str | None,
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.cutlayers import CutOptions, parse_bed
@@ -149,7 +145,7 @@ def print_cmd(
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
     from scenario_builder.battlefield import Battlefield
 
-    bf = Battlefield.load(directory)
+    bf = drawable_ground(Battlefield.load(directory), ruleset)
     lay = plan_layout(bf, opts)  # every size check before anything is written
     if layers is not None:
         from maps.cutlayers import plan_stack

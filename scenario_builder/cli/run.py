@@ -17,7 +17,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir
 
-from .options import json_option, out_dir_option, seed_option
+from .options import json_option, out_dir_option, ruleset_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -84,13 +84,15 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
-def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None) -> Any:
-    """Plan commanders (2mm Earth's ``commanders``) for every side; --orders scripts some."""
-    from engine.rulesets.two_mm_earth.commanders import plan_commanders
+def _commanders(
+    sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any
+) -> Any:
+    """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script)
+    scripts some of them."""
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
     from scenario_builder.errors import ScenarioFileError
 
-    commanders: dict[str, Any] = dict(plan_commanders(sc, bf.to_xy))
+    commanders: dict[str, Any] = dict(rs.automatic_commanders(sc, rs.ground(bf)))
     if orders_file is None:
         if orders_side is not None:
             raise ScenarioFileError(sc.path or sc.id, "--orders-side needs --orders FILE")
@@ -120,7 +122,7 @@ def fight(
     from engine.rulesets import get_ruleset
 
     rs = get_ruleset(ruleset or sc.ruleset)
-    commanders = _commanders(sc, built.battlefield, orders_file, orders_side)
+    commanders = _commanders(sc, built.battlefield, orders_file, orders_side, rs)
     battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
     log = battle.run(max_bounds)
     return log, summarise(log, sc)
@@ -141,7 +143,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @seed_option
 @out_dir_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
-@click.option("--ruleset", help="Ruleset name (default: the scenario's).")
+@ruleset_option
 @click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
               help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
 @click.option("--orders-side", help="Only this side follows --orders (default: every side the "

@@ -333,16 +333,6 @@ class MedievalD10(Ruleset):
             p = data_dir() / "troops" / "medieval" / f"{name_or_path}.yaml"
         return MedievalArmy.from_list(load_troop_list(p))
 
-    def unit_speed_m(self, profile: Any, move_class: int) -> float | None:
-        spec = getattr(profile, "spec", _COMMANDER_SPEC)
-        if spec.figures is None:
-            spec = spec.model_copy(update={"figures": 1})
-        unit = Unit.from_spec(spec)
-        frac = march_fraction(unit.terrain_column(), TerrainCode(move_class).terrain,
-                              cavalry=unit.arm is Arm.CAVALRY)  # fmt: skip
-        rate = ground_scale(FIGURE_SCALE).ground_m(unit.march_rate_cm())
-        return None if frac is None else rate * float(frac)
-
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)
 

@@ -9,7 +9,9 @@ from engine.context import BoundContext
 from engine.state import Formation
 
 if TYPE_CHECKING:
-    from engine.movement import MovePlan
+    from engine.movement import MovePlan, MoveRules
+    from engine.orders import Delivery
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
     from engine.rulesets.two_mm_earth.shooting import ShotPlan
 
 __all__ = ["TwoMmContext"]
@@ -32,6 +34,22 @@ class TwoMmContext(BoundContext):
     #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
     near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
 
+    @property
+    def move_rules(self) -> MoveRules:
+        """The movement rules of this bound: the ruleset's (a composed ruleset whose moves are
+        rolled each bound, such as ``dark-age``, gives a context of its own that overrides this)."""
+        return self.ruleset.move_rules
+
+    @property
+    def rs(self) -> TwoMmEarth:
+        """The ruleset as 2mm Earth's own class (the core types it as a ``Ruleset``)."""
+        return self.ruleset  # type: ignore[return-value]  # TwoMmEarth.new_context made it
+
+    @property
+    def orders_delivery(self) -> Delivery:
+        assert self.delivery is not None, "Battle always sets a delivery"
+        return self.delivery
+
     def cover_classes(self, f: Formation) -> list[int]:
         """7.1 cover classes of a formation's footprint (cached per position state)."""
         key = (f.id, self.state.version)
@@ -53,5 +71,5 @@ class TwoMmContext(BoundContext):
             return 0
         return max(
             classes,
-            key=lambda c: (self.ruleset.cover_modifier(f.unit_type, c, kind), c),  # type: ignore[attr-defined]
+            key=lambda c: (self.rs.cover_modifier(f.unit_type, c, kind), c),
         )

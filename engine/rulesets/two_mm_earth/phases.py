@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from engine.geometry import CONTACT_M, bearing, obb_array, separation
+from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
     Hit,
@@ -118,11 +119,11 @@ def phase_orders(ctx: TwoMmContext) -> None:
         for order in commander.orders(view, state.bound):
             check_order(state, side, order)
             ctx.emit(OrderIssued("orders", side, order.formation, str(order)))
-            ctx.emit(ctx.delivery.send(state, side, order, state.bound))
-    arrived, events = ctx.delivery.arrivals(state, state.bound)
+            ctx.emit(ctx.orders_delivery.send(state, side, order, state.bound))
+    arrived, events = ctx.orders_delivery.arrivals(state, state.bound)
     ctx.emit(events)
     for order in arrived:
-        ctx.emit(receive_order(state, order, ctx.dice, ctx.ruleset))
+        ctx.emit(receive_order(state, order, ctx.dice, ctx.rs))
 
 
 # -- planning ---------------------------------------------------------------------------------
@@ -336,12 +337,23 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     return [g.id for g in near] if target is None else []
 
 
+def _unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: a steady formation still in camp, asleep, on the march or forming up
+    (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
+    return (ctx.readiness is not None and f.morale is Morale.STEADY
+            and ctx.readiness.holds(f.id))  # fmt: skip
+
+
 def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
+    plans = {f.id: plan_for(ctx, f) for f in order}
     for f in order:
-        plan = plan_for(ctx, f)
+        # a formation a friend stopped last bound waits, steps back, holds or takes a lane
+        plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
+        if _unready(ctx, f):
+            plan = MovePlan(f.id, "none")  # caught unready: no plan to make yet
         ctx.plans[f.id] = plan
         if plan.kind != "none":
             ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
@@ -401,7 +413,7 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
     n_front, ranks = shooter_counts(f, (gx, gy))
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
-    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
     from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
@@ -409,6 +421,7 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
         half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
         into_overhead=cover == CoverClass.OVERHEAD,
         shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
+        modifier_fn=ctx.rs.shooting_modifier,
     )  # fmt: skip
     if choice is None:
         return None
@@ -419,6 +432,8 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
 
 def phase_plan_shooting(ctx: TwoMmContext) -> None:
     for f in low_initiative_first(ctx):
+        if _unready(ctx, f):
+            continue  # caught unready: no shot planned (engine.readiness)
         shot = plan_shot(ctx, f)
         if shot is not None:
             ctx.shots[f.id] = shot
@@ -426,11 +441,7 @@ def phase_plan_shooting(ctx: TwoMmContext) -> None:
 
 def phase_execute_shooting(ctx: TwoMmContext) -> None:
     from engine.rulesets.two_mm_earth.charts import CoverClass
-    from engine.rulesets.two_mm_earth.resolution import (
-        ordnance_dice,
-        outnumbering_bonus,
-        shooting_modifier,
-    )
+    from engine.rulesets.two_mm_earth.resolution import ordnance_dice, outnumbering_bonus
     from engine.rulesets.two_mm_earth.shooting import all_have, ranged_arming
 
     state = ctx.state
@@ -446,7 +457,7 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         n_front, ranks = shooter_counts(f, (gx, gy))
         facing = len(g.rank_of(g.side_toward(fx, fy)))
         cover = ctx.cover_class(g, "ranged")
-        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
         bases = shooting_bases(f)
         a = ranged_arming(f)
         half = plan.distance_m >= range_m(f) / 2.0
@@ -454,14 +465,15 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         overhead = cover == CoverClass.OVERHEAD
         if plan.mode == "normal":
             n = a
-            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving, skirmisher=skirm)
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm)  # fmt: skip
         else:
             volley = plan.mode == "volley"
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
-            mod = shooting_modifier(half_range_or_more=half, moving=plan.moving,
-                                    skirmisher=skirm, ordnance=not volley, volley=volley,
-                                    into_overhead=overhead)  # fmt: skip
-        res = resolve_shot(ctx.dice, f, g, n, r, mod, plan.mode)
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm, ordnance=not volley,
+                                                volley=volley, into_overhead=overhead)  # fmt: skip
+        res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True
@@ -526,6 +538,8 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
+    stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
+    moved: set[str] = set()
     for f in _pursuers_last(ctx, high_initiative_first(ctx)):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -556,7 +570,7 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, rules=ctx.ruleset.move_rules,
+        res = execute_move(ctx.bf, state, f, plan, rules=ctx.move_rules,
                            classes_fn=classes_fn,
                            table=(table[0], table[1]))  # fmt: skip
         for k, g in enumerate(table[0]):
@@ -564,6 +578,7 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
                 table[1][k] = f.obb()  # only the mover's rectangle changed
                 break
         ctx.allowances[f.id] = res.allowance_m
+        note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
             ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
                            res.distance_m, res.allowance_m, res.halted))  # fmt: skip
@@ -574,6 +589,7 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
                                 "execute_moves"))  # fmt: skip
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
+    ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
     if ctx.has_walls:
