@@ -56,6 +56,13 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     """6.2: the enemy formations each side sees at the end of a bound (any formation of the
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
+    import copy
+
+    # a copy with its own caches: the battle's Sight stays exactly as the bound left it (a
+    # warmed cache would carry answers into the next bound, e.g. across a change of light)
+    look = copy.copy(sight)
+    look._cache = {}
+    look._version = -1
     forms = state.active()
     out: dict[str, list[str]] = {}
     for side in state.sides:
@@ -66,7 +73,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
             left = [g for g in enemy if g not in seen]
             if not left:
                 break
-            seen.update(sight.visible(f.id, left))
+            seen.update(look.visible(f.id, left))
         out[side] = sorted(seen)
     return out
 
