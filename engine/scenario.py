@@ -351,6 +351,23 @@ def scenario_path(name_or_path: str | Path) -> Path:
     return data_dir() / "scenarios" / f"{p}.yaml"
 
 
+def shipped_scenario_ids() -> list[str]:
+    """The ids of the shipped scenarios (``scenario-builder scenarios`` lists them)."""
+    return sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+
+
+def _not_found(name_or_path: str | Path) -> str:
+    """"scenario not found", with the closest shipped ids when a bare id was given."""
+    from scenario_builder.suggest import did_you_mean
+
+    p = Path(name_or_path)
+    if p.parent != Path(".") or p.suffix in (".yaml", ".yml"):
+        return "scenario not found"
+    hint = did_you_mean(p.stem, shipped_scenario_ids())
+    hint = f"; {hint}" if hint else ""
+    return f"no such scenario file or shipped id{hint} (`scenario-builder scenarios` lists them)"
+
+
 def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Scenario:
     """Load and validate a scenario file (a path or a shipped scenario id).
 
@@ -359,7 +376,8 @@ def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Sce
     """
     path = scenario_path(name_or_path)
     if not path.exists():
-        raise DataSourceError(path, "scenario not found")
+        shown = path if Path(name_or_path).parent != Path(".") else name_or_path
+        raise DataSourceError(shown, _not_found(name_or_path))
     data, lines = read_yaml(path)
     scen = validate(Scenario, data, path, lines)
     scen._path = path

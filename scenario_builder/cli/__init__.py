@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "demo": "scenario_builder.cli.demo:demo",
     "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
     "sites": "scenario_builder.cli.sites:sites",
+    "scenarios": "scenario_builder.cli.scenarios:scenarios",
     "schema": "scenario_builder.cli.schema:schema",
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.table import Table
 
 out_dir_option = click.option(
     "--out",
@@ -15,3 +16,32 @@ seed_option = click.option(
     "--seed", type=int, default=1, show_default=True, help="Seed of the one random generator."
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+
+
+def id_column(table: Table, header: str, values: list[str]) -> None:
+    """Add a column of identifiers the user copies (slugs, ids): never wrapped or truncated.
+
+    rich shrinks columns to fit the console (80 columns when piped); this one keeps its width
+    and the other columns wrap instead.
+    """
+    width = max([len(header), *map(len, values)])
+    table.add_column(header, no_wrap=True, min_width=width, overflow="ignore")
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` on stdout; piped or redirected output gets the table's natural width.
+
+    rich assumes 80 columns when stdout is not a terminal, which would wrap cells a script or a
+    ``grep`` then has to stitch together.
+    """
+    import sys
+
+    from rich.console import Console
+
+    console = Console(file=sys.stdout)
+    if not console.is_terminal:
+        console = Console(
+            file=sys.stdout,
+            width=console.measure(table, options=console.options.update_width(10_000)).maximum,
+        )
+    console.print(table)
