@@ -88,6 +88,9 @@ class Paper:
             w, h = float(m.group(1)), float(m.group(2))
             if 50.0 <= w <= 5000.0 and 50.0 <= h <= 5000.0:
                 return cls(w, h)
+            raise LayoutError(
+                "--paper", f"expected 50 to 5000 mm a side, got {w:g} x {h:g} mm ({text!r})"
+            )
         raise LayoutError(
             "--paper",
             f"expected one of {', '.join(_PAPERS)} or WxHmm (e.g. 420x297mm), got {text!r}",

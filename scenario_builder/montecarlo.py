@@ -14,7 +14,9 @@ holds the GIL), or any scheduler given by address.
 from __future__ import annotations
 
 import functools
+import logging
 import math
+import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -163,8 +165,15 @@ def run_replays(
     workers: int = 2,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
-    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds)."""
+    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
+
+    The local cluster's workers ignore SIGINT, so Ctrl-C reaches only this process, which then
+    closes the cluster; the shutdown's connection errors are not logged. No dashboard unless
+    ``dashboard`` is given: then one on a free port (never a clash with one already on 8787),
+    its address passed to ``dashboard``.
+    """
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
@@ -173,14 +182,21 @@ def run_replays(
         # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
         client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
     else:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=40,
-        )
+        # Worker processes inherit the ignored SIGINT (a disposition survives fork and exec).
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0" if dashboard is not None else None,
+                silence_logs=logging.CRITICAL,
+            )
+        finally:
+            signal.signal(signal.SIGINT, previous)
         client = Client(cluster)
+        if dashboard is not None:
+            dashboard(str(client.dashboard_link))
     try:
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
@@ -195,11 +211,25 @@ def run_replays(
                 progress(done, len(seeds))
         wall = time.perf_counter() - start
     finally:
+        _quiet_close(client, cluster)
+    results.sort(key=lambda r: r["seed"])
+    return results, n_workers, wall
+
+
+def _quiet_close(client: Any, cluster: Any) -> None:
+    """Close the client and the local cluster without logging the comm errors of a shutdown
+    under way (an interrupt or a failed replay closes connections mid-task)."""
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
         client.close()
         if cluster is not None:
             cluster.close()
-    results.sort(key=lambda r: r["seed"])
-    return results, n_workers, wall
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def plot(result: MonteCarloResult, path: str | Path) -> None:

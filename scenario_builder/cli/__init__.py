@@ -8,6 +8,7 @@ a one-line ``Error: <file>: <problem>`` on stderr and exit status 1, never a tra
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import warnings
 
@@ -87,3 +88,29 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+    except OSError as exc:  # permissions, full disk, a missing parent: one line naming the path
+        click.echo(f"Error: {os_error_line(exc)}", err=True)
+        sys.exit(1)
+    except Exception as exc:
+        # A bug, not bad input: still one line (and exit 1); the traceback on request.
+        if os.environ.get("SCENARIO_BUILDER_DEBUG"):
+            raise
+        click.echo(
+            f"Error: internal error ({type(exc).__name__}: {exc}); "
+            "run with SCENARIO_BUILDER_DEBUG=1 for the traceback and report it",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def os_error_line(exc: OSError) -> str:
+    """``<path>: <reason>`` for an OSError, naming the file it was about when it says.
+
+    >>> os_error_line(PermissionError(13, "Permission denied", "/x/out"))
+    '/x/out: Permission denied'
+    >>> os_error_line(OSError(28, "No space left on device"))
+    'No space left on device'
+    """
+    reason = exc.strerror or str(exc)
+    paths = [p for p in (exc.filename, exc.filename2) if p is not None]
+    return ": ".join([*map(str, paths[:1]), reason])

@@ -15,14 +15,14 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 from scenario_builder.build import STAGES, BuildResult, build_from_paths, build_site
 from scenario_builder.classify import CLIFF_DEG
 from scenario_builder.dem import parse_bbox
 from scenario_builder.errors import ScenarioError
 from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
 
-from .options import out_dir_option
+from .options import force_option, out_dir_option
 
 
 def _bbox(
@@ -96,6 +96,7 @@ def _bbox(
     help="Slopes steeper than this (degrees) are cliffs: impractical.",
 )
 @out_dir_option
+@force_option
 def build(
     slug: str | None,
     dem: str | None,
@@ -109,12 +110,15 @@ def build(
     smooth_m: float,
     cliff_deg: float,
     out: str,
+    force: bool,
 ) -> None:
     """Build a battlefield: a shipped SLUG (see `scenario-builder sites`) or your own --dem."""
     if (slug is None) == (dem is None):
         raise click.UsageError("give either a shipped SLUG or --dem PATH (not both)")
     if slug is not None and (landcover or overlays):
         raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
+    stamp = {"command": "build", "input": slug or str(dem)}
+    claim_out_dir(out, stamp, force=force)
     options = dict(
         resolution=resolution,
         step=step,
@@ -146,7 +150,7 @@ def build(
             )
         bar.update(task, description="writing", completed=len(STAGES))
         try:
-            with atomic_dir(out) as tmp:
+            with atomic_dir(out, stamp=stamp, replace=force) as tmp:
                 result.save(tmp)
         except OSError as exc:
             if isinstance(exc, ScenarioError):

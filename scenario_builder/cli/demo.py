@@ -24,7 +24,9 @@ from typing import Any
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
+
+from .options import force_option
 
 DEFAULT_SCENARIO = "flodden_1513"
 DEFAULT_SEED = 7
@@ -61,8 +63,9 @@ def battle_bbox(log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M) -> tuple[fl
 @click.option("--online", is_flag=True,
               help="Maps with online tile base layers (default: offline, self-contained pages).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable summary.")
+@force_option
 def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, online: bool,
-         as_json: bool) -> None:  # fmt: skip
+         as_json: bool, force: bool) -> None:  # fmt: skip
     """Build, fight, map and print the default battle (Flodden 1513) in one go."""
     from rich.console import Console
 
@@ -86,8 +89,10 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
         return now
 
     sc = load_scenario(scenario)
+    stamp = {"command": "demo", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     t = time.perf_counter()
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         with console.status(f"Building {sc.battlefield.slug or 'the battlefield'}..."):
             built = build_battlefield(sc)
             built.save(tmp / "battlefield")

@@ -13,11 +13,16 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.atomic import check_writable
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
 @click.command("map")
-@click.argument("directory", type=click.Path(file_okay=True, dir_okay=True, path_type=Path))
+@click.argument(
+    "directory",
+    metavar="SOURCE",
+    type=click.Path(file_okay=True, dir_okay=True, path_type=Path),
+)
 @click.option(
     "--out",
     "out",
@@ -38,8 +43,10 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     help="Playback: compute what each side could see, for the per-side view (6.2).",
 )
 def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
-    """Draw a battlefield (terrain, levels, contours) or play back a battle, as an HTML map."""
+    """Draw SOURCE as an HTML map: a built battlefield folder (terrain, levels, contours), a run
+    folder (playback of the battle), or a scenario file or shipped id (deployment preview)."""
     if _is_scenario(directory):
+        check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog)
         click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
                    f"{', offline' if offline else ''})")  # fmt: skip
@@ -52,6 +59,7 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
         raise DataSourceError(directory, "is a file (expected a battlefield or run directory)")
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected an HTML file name for --out)")
+    check_writable(out, "--out")
     if (directory / "battle_log.json").exists():
         from maps.playback import write_playback
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import json_option, out_dir_option
+from .options import force_option, json_option, out_dir_option
 
 
 @click.command("montecarlo")
@@ -27,15 +27,19 @@ from .options import json_option, out_dir_option
 @click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True,
               help="Number of replays.")  # fmt: skip
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes of the local Dask cluster (default: CPU count).")
+              help="Worker processes of the local Dask cluster (default and cap: the smaller of "
+                   "--runs and the CPU count).")  # fmt: skip
 @click.option("--scheduler", default=None,
               help="Address of a running dask.distributed scheduler (instead of a local cluster).")
 @click.option("--seed", "seed0", type=int, default=1, show_default=True,
               help="Seed of the first replay; replay i uses seed + i.")
+@click.option("--dashboard", is_flag=True,
+              help="Serve the Dask dashboard of the local cluster (on a free port).")
 @out_dir_option
+@force_option
 @json_option
 def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,
-               out: str, as_json: bool) -> None:  # fmt: skip
+               dashboard: bool, out: str, force: bool, as_json: bool) -> None:  # fmt: skip
     """Replay SCENARIO --runs times with different seeds and report the odds."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -43,19 +47,33 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
 
     from engine.scenario import load_scenario
     from scenario_builder import montecarlo as mc
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.cli.run import build_battlefield, fight
     from scenario_builder.errors import ScenarioError
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers or --scheduler, not both")
+    if dashboard and scheduler is not None:
+        raise click.UsageError("--dashboard is for the local cluster; a --scheduler has its own")
+    console = Console(stderr=True)
+    # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
+    # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
     sc = load_scenario(scenario)
+    stamp = {"command": "montecarlo", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
+    fight(sc, built, seed0, max_bounds=0)
+    n_workers = 0
+    if scheduler is None:
+        cores = os.cpu_count() or 1
+        n_workers = min(runs, cores, workers or cores)
+        if workers is not None and workers > n_workers:
+            console.print(f"--workers {workers}: using {n_workers} (no more than --runs {runs} "
+                          f"and the {cores} CPU cores; give --scheduler for a larger cluster)")
     sides = [s.id for s in sc.sides]
     historical = sc.historical_outcome
     if historical is not None and not isinstance(historical, dict):
         historical = historical.model_dump()
-    console = Console(stderr=True)
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         bf_dir = tmp / "battlefield"
         built.save(bf_dir)
         progress = Progress(
@@ -68,8 +86,10 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
             try:
                 results, n_workers, wall = mc.run_replays(
                     sc.path, bf_dir, range(seed0, seed0 + runs),
-                    workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                    workers=n_workers, scheduler=scheduler,
                     progress=lambda done, total: progress.update(task, completed=done),
+                    dashboard=(lambda link: console.print(f"Dask dashboard: {link}"))
+                    if dashboard else None,
                 )  # fmt: skip
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None

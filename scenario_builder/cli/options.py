@@ -12,6 +12,11 @@ out_dir_option = click.option(
     type=click.Path(file_okay=False, dir_okay=True, writable=True),
     help="Output directory (created; written atomically).",
 )
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an --out folder that holds another run's output.",
+)
 seed_option = click.option(
     "--seed", type=int, default=1, show_default=True, help="Seed of the one random generator."
 )

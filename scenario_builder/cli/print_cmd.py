@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -101,19 +102,27 @@ def print_cmd(
         directory = directory / "battlefield"  # a run directory: print its battlefield
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
+    check_writable(out, "--out")
+    if layers is not None:
+        check_writable(layers, "--layers")
     from scenario_builder.battlefield import Battlefield
 
     bf = Battlefield.load(directory)
     plan_layout(bf, opts)  # every size check before anything is written
-    lay = write_layout_pdf(bf, opts, out)
+    # The PDF is renamed into place only after the cut layers are written: a failure in either
+    # leaves neither behind.
+    with atomic_path(out) as pdf:
+        lay = write_layout_pdf(bf, opts, pdf)
+        written = None
+        if layers is not None:
+            from maps.cutlayers import write_cut_layers
+
+            written = write_cut_layers(bf, opts, layers)
     t = lay.tiling
     click.echo(
         f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
         f"table {lay.table_mm[0] / 1000:.2f} x {lay.table_mm[1] / 1000:.2f} m at "
         f"{lay.scale}"
     )
-    if layers is not None:
-        from maps.cutlayers import write_cut_layers
-
-        written = write_cut_layers(bf, opts, layers)
+    if written is not None:
         click.echo(f"wrote {len(written)} cut layers to {layers}")

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import json_option, out_dir_option, seed_option
+from .options import force_option, json_option, out_dir_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -135,6 +135,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @click.argument("scenario")
 @seed_option
 @out_dir_option
+@force_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
 @click.option("--ruleset", help="Ruleset name (default: the scenario's).")
 @click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
@@ -142,7 +143,8 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @click.option("--orders-side", help="Only this side follows --orders (default: every side the "
                                     "file gives orders to).")  # fmt: skip
 @json_option
-def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str | None,
+def run(scenario: str, seed: int, out: str, force: bool, max_bounds: int | None,
+        ruleset: str | None,
         orders_file: str | None, orders_side: str | None, as_json: bool) -> None:  # fmt: skip
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
     from rich.console import Console
@@ -151,10 +153,12 @@ def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
+    stamp = {"command": "run", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
     log, summary = fight(sc, built, seed, ruleset=ruleset, max_bounds=max_bounds,
                          orders_file=orders_file, orders_side=orders_side)  # fmt: skip
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         write_run(tmp, log, summary, built)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
