@@ -111,6 +111,7 @@ def build_from_paths(
     dense_window_m: float = DENSE_WINDOW_M,
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
+    unknown_as: str | None = None,
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
@@ -118,10 +119,11 @@ def build_from_paths(
 
     ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
-    Nothing is written; call ``.save(dir)`` on the result.
+    Land-cover raster codes missing from the table are an error unless ``unknown_as`` names the
+    feature they become. Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
-    tables = CodeTables.load(codes)
+    tables = CodeTables.load(codes, unknown_as=unknown_as)
     vocab = tables.vocab
     sources: list[dict[str, Any]] = []
 

@@ -60,6 +60,14 @@ def _bbox(
     "or a shipped raster table name: worldcover, corine, corine_grid, nlcd. Repeatable.",
 )
 @click.option(
+    "--unknown-as",
+    "unknown_as",
+    metavar="CLASS",
+    default=None,
+    help="Feature (data/codes/features.csv, e.g. open) for land-cover raster codes missing "
+    "from the table (default: such codes are an error).",
+)
+@click.option(
     "--resolution",
     type=click.FloatRange(min=0.5),
     help="Cell size in metres (default: from the DEM).",
@@ -104,6 +112,7 @@ def build(
     overlays: tuple[str, ...],
     bbox: tuple[float, float, float, float] | None,
     codes: tuple[str, ...],
+    unknown_as: str | None,
     resolution: float | None,
     step: float,
     min_region: float,
@@ -126,6 +135,7 @@ def build(
         smooth_m=smooth_m,
         cliff_deg=cliff_deg,
         codes=codes,
+        unknown_as=unknown_as,
         bbox=bbox,
     )
     err = Console(stderr=True)
