@@ -46,7 +46,7 @@ from scenario_builder.classify import (
 )
 from scenario_builder.codetables import COVER_CLASSES, DEFAULT_FEATURE, MOVE_CLASSES, CodeTables
 from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, target_grid
-from scenario_builder.errors import NoOverlapError
+from scenario_builder.errors import NoOverlapError, ScenarioWarning
 from scenario_builder.landcover import (
     NONE,
     burn_vectors,
@@ -112,6 +112,7 @@ def build_from_paths(
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
     unknown_as: str | None = None,
+    skip_outside_overlays: bool = False,
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
@@ -120,7 +121,10 @@ def build_from_paths(
     ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
     Land-cover raster codes missing from the table are an error unless ``unknown_as`` names the
-    feature they become. Nothing is written; call ``.save(dir)`` on the result.
+    feature they become. An overlay outside the area is an error, or with
+    ``skip_outside_overlays`` (a shipped site's own overlay, built for any ``bbox``) skipped with a
+    :class:`ScenarioWarning`; overlays are clipped to the area by rasterising them on its grid.
+    Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
     tables = CodeTables.load(codes, unknown_as=unknown_as)
@@ -165,6 +169,13 @@ def build_from_paths(
     overlay_feats = []
     for path in _as_paths(overlays):
         feats = check_vector_file(path, tables)
+        if skip_outside_overlays and not vector_overlaps(feats, grid):
+            warnings.warn(
+                ScenarioWarning(f"{path}: the overlay lies outside the area built; skipped"),
+                stacklevel=2,
+            )
+            sources.append({"kind": "overlay", "path": str(path), "skipped": "outside the area"})
+            continue
         _require_overlap(feats, grid, path, "overlay")
         overlay_feats.append(feats)
         sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
@@ -235,6 +246,7 @@ def build_site(
         step=step,
         meta=meta,
         progress=progress,
+        skip_outside_overlays=True,
         **options,
     )
 
