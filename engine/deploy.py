@@ -27,17 +27,28 @@ def _front_centre(f: Formation) -> Any:
     return min(front, key=lambda b: (abs(b.file - mid), b.file))
 
 
-def _check_on_map(bf: Any, f: Formation, source: str) -> None:
+def _check_on_map(
+    bf: Any, f: Formation, source: str, position: Any = None, where: str = ""
+) -> None:
+    """Every base on the ground; the error gives the position as the scenario wrote it (lonlat
+    or xy, with the battlefield's extent in the same terms) and ``where`` (``"line N: "``)."""
     xs = np.array([b.x for b in f.bases])
     ys = np.array([b.y for b in f.bases])
     inside = np.atleast_1d(bf.contains(xs, ys))
     if not inside.all():
-        minx, miny, maxx, maxy = bf.bounds
+        if position is not None and position.lonlat is not None:
+            w, s, e, n = bf.bounds_lonlat()
+            lon, lat = position.lonlat
+            extent = f"lon {w:.4f}..{e:.4f}, lat {s:.4f}..{n:.4f}"
+            given = f"lonlat [{lon:g}, {lat:g}]"
+        else:
+            minx, miny, maxx, maxy = bf.bounds
+            extent = f"x {minx:.0f}..{maxx:.0f}, y {miny:.0f}..{maxy:.0f} m"
+            given = f"xy [{f.cx:.0f}, {f.cy:.0f}]"
         raise OffMapError(
             source,
-            f"formation {f.id}: expected its bases inside the battlefield "
-            f"[{minx:.0f}, {miny:.0f}, {maxx:.0f}, {maxy:.0f}], got centre "
-            f"({f.cx:.0f}, {f.cy:.0f})",
+            f"{where}formation {f.id}: expected its bases inside the battlefield ({extent}), "
+            f"got {given}",
         )
 
 
@@ -60,7 +71,7 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
                 frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
                 rear_profile=rear, rear_ranks=fs.rear_ranks,
             )  # fmt: skip
-            _check_on_map(bf, f, source)
+            _check_on_map(bf, f, source, fs.position, scenario.line_of(side.id, fs.id))
             formations[f.id] = f
         for cp in side.characters:
             ch = army.character(cp.id)
@@ -76,7 +87,7 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
                                                     "formation")  # fmt: skip
                 f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
                                     cx=x, cy=y, facing=cp.facing % 360.0)  # fmt: skip
-                _check_on_map(bf, f, source)
+                _check_on_map(bf, f, source, cp.position, scenario.line_of(side.id, ch.id))
                 f.bases[0].character = ch.id
                 formations[f.id] = f
                 base = f.bases[0]

@@ -307,6 +307,18 @@ class Scenario(BaseModel):
                 self._fail(("sides", si, "general"), lines,
                            f"expected a character of army {army.army}, got {side.general!r}")
 
+    def line_of(self, side_id: str, item_id: str) -> str:
+        """``"line N: "`` of a formation's or character's position in the file, or ``""``."""
+        for si, side in enumerate(self.sides):
+            if side.id != side_id:
+                continue
+            for key, items in (("formations", side.formations), ("characters", side.characters)):
+                for i, item in enumerate(items):
+                    if item.id == item_id:
+                        line = line_for(self._lines, ("sides", si, key, i, "position"))
+                        return f"line {line}: " if line else ""
+        return ""
+
     def _fail(self, loc: tuple[str | int, ...], lines: dict, problem: str) -> None:
         line = line_for(lines, loc)
         field = ".".join(str(x) for x in loc)

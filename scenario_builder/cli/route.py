@@ -83,6 +83,44 @@ def read_enemy(path: str, bf: Any, crs: pyproj.CRS) -> list[Any]:
     return list(gdf.geometry.make_valid())
 
 
+def _inside(bounds: tuple[float, ...], x: float, y: float) -> bool:
+    return bounds[0] <= x <= bounds[2] and bounds[1] <= y <= bounds[3]
+
+
+def guess_crs(bf: Any, points: dict[str, tuple[float, float]]) -> str | None:
+    """The CRS the user's points are in when no ``--crs`` was given: the battlefield's metres if
+    they all lie on it in metres, else EPSG:4326 if they all do as lon,lat; otherwise an error
+    naming the first point off the battlefield with the battlefield's extent in both.
+
+    ``None`` means the battlefield's own CRS.
+    """
+    metres, lonlat = bf.bounds, bf.bounds_lonlat()
+    if all(_inside(metres, *p) for p in points.values()):
+        return None
+    if all(_inside(lonlat, *p) for p in points.values()):
+        return "EPSG:4326"
+    option, (x, y) = next((o, p) for o, p in points.items() if not _inside(metres, *p))
+    w, s, e, n = lonlat
+    x0, y0, x1, y1 = metres
+    raise ScenarioError(
+        option,
+        f"{x:g},{y:g} is off the battlefield, read as lon,lat or as metres: it spans lon "
+        f"{w:.4f}..{e:.4f}, lat {s:.4f}..{n:.4f}, or x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} "
+        f"m in {bf.crs.to_string()} (give --crs to say which)",
+    )
+
+
+def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: Any) -> None:
+    """A point off the battlefield is an error in the coordinates the user wrote."""
+    if not _inside(bf.bounds, *xy):
+        w, s, e, n = bf.bounds_lonlat()
+        raise ScenarioError(
+            option,
+            f"{given[0]:g},{given[1]:g} is off the battlefield (lon {w:.4f}..{e:.4f}, lat "
+            f"{s:.4f}..{n:.4f})",
+        )
+
+
 def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
     if crs_text is None:
         return bf.crs, None, None
@@ -103,7 +141,8 @@ def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
     "--crs",
     "crs_text",
     default=None,
-    help="CRS of --from/--to (default: the battlefield's; EPSG:4326 means lon,lat).",
+    help="CRS of --from/--to (default: lon,lat or the battlefield's metres, whichever "
+    "puts both on the battlefield; EPSG:4326 means lon,lat).",
 )
 @click.option(
     "--enemy",
@@ -127,9 +166,17 @@ def route(
 
     a_in, b_in = parse_xy(from_, "--from"), parse_xy(to, "--to")
     bf = Battlefield.load(battlefield_dir)
+    given_crs = crs_text
+    if crs_text is None:
+        crs_text = guess_crs(bf, {"--from": a_in, "--to": b_in})
+        what = "lon,lat (EPSG:4326)" if crs_text else f"metres in {bf.crs.to_string()}"
+        click.echo(f"read --from/--to as {what} (--crs to choose)", err=True)
     crs, fwd, back = _transformers(bf, crs_text)
     a = fwd.transform(*a_in) if fwd else a_in
     b = fwd.transform(*b_in) if fwd else b_in
+    if given_crs is not None:
+        check_on_battlefield(bf, "--from", a_in, a)
+        check_on_battlefield(bf, "--to", b_in, b)
     blocked = read_enemy(enemy, bf, crs) if enemy else []
     graph = RouteGraph.from_battlefield(bf, cache_dir=default_cache_dir())
     r = graph.route(a, b, blocked=blocked)
