@@ -137,12 +137,11 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         pw = paper.width_mm - 2 * opts.margin_mm
         ph = paper.height_mm - 2 * opts.margin_mm
         if min(pw, ph) <= opts.overlap_mm + 10:
-            # Name the option at fault: a large overlap, a margin raised from its default, or
-            # else the paper itself.
-            if opts.overlap_mm > 0.25 * min(pw, ph):
-                option = "--overlap"
-            elif opts.margin_mm > LayoutOptions.margin_mm:
+            # Name the option at fault: one raised from its default, or else the paper itself.
+            if opts.margin_mm > LayoutOptions.margin_mm:
                 option = "--margin"
+            elif opts.overlap_mm > LayoutOptions.overlap_mm:
+                option = "--overlap"
             else:
                 option = "--paper"
             raise LayoutError(

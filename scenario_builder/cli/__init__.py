@@ -112,5 +112,6 @@ def os_error_line(exc: OSError) -> str:
     'No space left on device'
     """
     reason = exc.strerror or str(exc)
-    paths = [p for p in (exc.filename, exc.filename2) if p is not None]
-    return ": ".join([*map(str, paths[:1]), reason])
+    # (not map(): the subcommand module scenario_builder.cli.map shadows it in this namespace)
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return ": ".join([*paths[:1], reason])

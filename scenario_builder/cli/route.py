@@ -19,7 +19,7 @@ from typing import Any
 import click
 import pyproj
 
-from scenario_builder.atomic import atomic_path
+from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.errors import CRSError, DataSourceError, ScenarioError
 from scenario_builder.routing import Route, RouteGraph
 from scenario_builder.routing.graph import default_cache_dir
@@ -165,6 +165,8 @@ def route(
     from scenario_builder.battlefield import Battlefield
 
     a_in, b_in = parse_xy(from_, "--from"), parse_xy(to, "--to")
+    if map_path:
+        check_writable(map_path, "--map")
     bf = Battlefield.load(battlefield_dir)
     given_crs = crs_text
     if crs_text is None:
@@ -246,6 +248,8 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
     try:
         with atomic_path(out) as tmp:
             m.save(str(tmp))
+    except ScenarioError:
+        raise
     except OSError as exc:
         raise ScenarioError(out, f"cannot write the map ({exc.strerror or exc})") from None
     return out
