@@ -7,6 +7,8 @@ is built, installed into a clean venv and run from an empty folder by ``.ci/run`
 
 from __future__ import annotations
 
+import glob
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -63,3 +65,21 @@ def test_cli_names_a_bad_data_folder_in_one_line(run_cli, monkeypatch, tmp_path)
     code, out, err = run_cli("sites")
     assert code == 1 and out == ""
     assert err.strip().splitlines() == [f"Error: {tmp_path / 'nowhere'}: {ENV_VAR} is not a folder"]
+
+
+def test_every_tracked_data_file_of_the_packages_is_package_data():
+    """What setuptools globs from package-data (per package folder) covers every file git
+    tracks in the packages, so a wheel never lacks one (leaflet.css once went missing)."""
+    cfg = _setuptools()
+    patterns = cfg["package-data"]
+    shipped: set[Path] = set()
+    for pkg in cfg["packages"]:
+        folder = ROOT / cfg["package-dir"].get(pkg, pkg.replace(".", "/"))
+        for pattern in [*patterns.get("*", []), *patterns.get(pkg, [])]:
+            shipped |= {Path(p) for p in glob.glob(str(folder / pattern), recursive=True)}
+    tracked = subprocess.run(
+        ["git", "ls-files", "scenario_builder", "engine", "maps", "data"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    missing = [f for f in tracked if not f.endswith(".py") and ROOT / f not in shipped]
+    assert missing == []
