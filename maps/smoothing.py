@@ -219,7 +219,8 @@ def smooth_mask(
     gen = contourpy.contour_generator(
         x=xc, y=yc, z=field, fill_type="ChunkCombinedOffsetOffset", corner_mask=False
     )
-    points, ring_offsets, outer_offsets = gen.filled(0.5, 2.0)
+    # ChunkCombinedOffsetOffset: (points, ring offsets, outer offsets), one chunk each
+    points, ring_offsets, outer_offsets = gen.filled(0.5, 2.0)  # type: ignore[misc]
     if points[0] is None:
         return shapely.Polygon()
     polys = shapely.from_ragged_array(

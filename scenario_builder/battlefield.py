@@ -240,8 +240,8 @@ class Battlefield:
             c = polygon.centroid
             pts = np.array([[c.x, c.y]])
         else:
-            gx, gy = np.meshgrid(xs, ys)
-            gx, gy = gx.ravel(), gy.ravel()
+            mx, my = np.meshgrid(xs, ys)
+            gx, gy = mx.ravel(), my.ravel()
             inside = shapely.contains_xy(polygon, gx, gy)
             pts = np.column_stack([gx[inside], gy[inside]])
             if pts.shape[0] == 0:

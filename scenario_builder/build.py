@@ -86,7 +86,9 @@ class BuildResult(NamedTuple):
             warnings.filterwarnings(
                 "ignore", message=".*(extension|GPKG).*", category=RuntimeWarning
             )
-            return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
+            return self.battlefield.save(
+                Path(directory), regions=self.regions, contours=self.contours
+            )
 
 
 def _as_paths(items: PathLike | Iterable[PathLike] | None) -> list[Path]:
@@ -234,7 +236,7 @@ def build_site(
 ) -> BuildResult:
     """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay."""
     site = get_site(slug)
-    meta = {"slug": site.slug, "name": site.battle, "year": site.year}
+    meta: dict[str, Any] = {"slug": site.slug, "name": site.battle, "year": site.year}
     if site.info.get("landcover"):
         meta["attribution"] = [site.info["landcover"]]
     return build_from_paths(

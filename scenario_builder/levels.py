@@ -116,6 +116,7 @@ def despeckle(levels: np.ndarray, min_cells: int) -> np.ndarray:
         up_len = sum(c for b, c in adj[r].items() if level[b] == up)
         down_len = sum(c for b, c in adj[r].items() if level[b] == down)
         target = up if up_len > down_len else down
+        assert target is not None  # r has a neighbour (adj[r]), so up or down exists
         group = [r] + [b for b in adj[r] if level[b] == target]
         root = max(group, key=lambda g: (size[g], -g))
         for g in group:
@@ -191,7 +192,7 @@ def contour_lines(levels: np.ndarray, transform: Affine) -> list[tuple[int, np.n
         r0, r1 = max(rows[0] - 1, 0), min(rows[-1] + 1, levels.shape[0] - 1)
         c0, c1 = max(cols[0] - 1, 0), min(cols[-1] + 1, levels.shape[1] - 1)
         gen = contourpy.contour_generator(z=z[r0 : r1 + 1, c0 : c1 + 1], line_type="Separate")
-        for line in gen.lines(k + 0.5):
+        for line in map(np.asarray, gen.lines(k + 0.5)):
             if len(line) < 2:
                 continue
             cols_f = line[:, 0] + c0 + 0.5

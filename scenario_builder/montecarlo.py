@@ -125,7 +125,7 @@ def summarize(
     }
     if historical:
         hw = historical.get("winner")
-        row = odds.get(hw, {"p": 0.0, "ci95": [0.0, 0.0]})
+        row = odds.get(str(hw), {"p": 0.0, "ci95": [0.0, 0.0]})
         loss_ratio = None
         if len(sides) == 2:
             a, b = sides

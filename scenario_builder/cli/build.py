@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -128,7 +129,7 @@ def build(
         raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
     stamp = {"command": "build", "input": slug or str(dem)}
     claim_out_dir(out, stamp, force=force)
-    options = dict(
+    options: dict[str, Any] = dict(
         resolution=resolution,
         step=step,
         min_area_m2=min_region * 10_000,
@@ -155,6 +156,7 @@ def build(
         if slug is not None:
             result = build_site(slug, progress=tell, **options)
         else:
+            assert dem is not None  # checked above: a SLUG or --dem
             result = build_from_paths(
                 dem, landcover=landcover, overlays=overlays, progress=tell, **options
             )

@@ -34,7 +34,9 @@ DEFAULT_SEED = 7
 PRINT_MARGIN_M = 250.0
 
 
-def battle_bbox(log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M) -> tuple[float, ...]:
+def battle_bbox(
+    log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M
+) -> tuple[float, float, float, float]:
     """(W, S, E, N) degrees around every position any base held during the battle."""
     xs: list[float] = []
     ys: list[float] = []

@@ -85,7 +85,7 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
             task = progress.add_task("replays", total=runs)
             try:
                 results, n_workers, wall = mc.run_replays(
-                    sc.path, bf_dir, range(seed0, seed0 + runs),
+                    sc.path or scenario, bf_dir, range(seed0, seed0 + runs),
                     workers=n_workers, scheduler=scheduler,
                     progress=lambda done, total: progress.update(task, completed=done),
                     dashboard=(lambda link: console.print(f"Dask dashboard: {link}"))

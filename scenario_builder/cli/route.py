@@ -185,6 +185,8 @@ def route(
     shown = [back.transform(x, y) for x, y in r.path] if back else list(r.path)
     if map_path:
         write_map(map_path, bf, r, blocked)
+    digits = 7 if crs.is_geographic else 2
+    path_shown = [[round(x, digits), round(y, digits)] for x, y in shown]
     report = {
         "battlefield": str(battlefield_dir),
         "crs": crs.to_string(),
@@ -194,8 +196,7 @@ def route(
         "length_m": round(r.length_m, 2),
         "triple_share": round(r.triple_share, 4),
         "n_vertices": r.n_vertices,
-        "path": [[round(x, 7 if crs.is_geographic else 2), round(y, 7 if crs.is_geographic else 2)]
-                 for x, y in shown],
+        "path": path_shown,
         "enemy_polygons": len(blocked),
     }  # fmt: skip
     if as_json:
@@ -208,7 +209,7 @@ def route(
     click.echo(f"  vertices    {r.n_vertices}")
     if blocked:
         click.echo(f"  around      {len(blocked)} enemy polygons")
-    for i, (x, y) in enumerate(report["path"]):
+    for i, (x, y) in enumerate(path_shown):
         click.echo(f"  {i:>3}  {x}, {y}")
     if map_path:
         click.echo(f"  map         {map_path}")

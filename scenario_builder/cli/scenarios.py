@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.table import Table
@@ -16,7 +17,7 @@ def scenarios(as_json: bool) -> None:
     """List the shipped scenarios: id, battle, date, ruleset and sides."""
     from engine.scenario import load_scenario, shipped_scenario_ids
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sid in shipped_scenario_ids():
         sc = load_scenario(sid, check_armies=False)
         rows.append(
