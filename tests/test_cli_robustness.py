@@ -207,7 +207,7 @@ def test_route_reads_lonlat_or_metres_and_says_which(run_cli, coarse_flodden):
     )
     assert "cost" in out
     assert code == 0, err
-    assert "read --from/--to as lon,lat (EPSG:4326)" in err
+    assert "read        --from/--to as lon,lat (guessed: --crs to choose)" in out
     code, _out, err = run_cli(
         "route", coarse_flodden, "--from", "-3.0,55.60", "--to", "-2.15,55.63"
     )

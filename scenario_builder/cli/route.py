@@ -171,9 +171,9 @@ def route(
     given_crs = crs_text
     if crs_text is None:
         crs_text = guess_crs(bf, {"--from": a_in, "--to": b_in})
-        what = "lon,lat (EPSG:4326)" if crs_text else f"metres in {bf.crs.to_string()}"
-        click.echo(f"read --from/--to as {what} (--crs to choose)", err=True)
     crs, fwd, back = _transformers(bf, crs_text)
+    read_as = "lon,lat" if crs.is_geographic else f"metres in {crs.to_string()}"
+    how = "from --crs" if given_crs is not None else "guessed: --crs to choose"
     a = fwd.transform(*a_in) if fwd else a_in
     b = fwd.transform(*b_in) if fwd else b_in
     if given_crs is not None:
@@ -190,6 +190,7 @@ def route(
     report = {
         "battlefield": str(battlefield_dir),
         "crs": crs.to_string(),
+        "read_as": read_as,
         "from": list(a_in),
         "to": list(b_in),
         "cost_m": round(r.cost_m, 2),
@@ -203,6 +204,7 @@ def route(
         click.echo(json.dumps(report, sort_keys=True))
         return
     click.echo(f"Messenger route on {battlefield_dir} ({crs.to_string()})")
+    click.echo(f"  read        --from/--to as {read_as} ({how})")
     click.echo(f"  cost        {r.cost_m:,.1f} m (triple stretches counted x3, 9.1)")
     click.echo(f"  length      {r.length_m:,.1f} m")
     click.echo(f"  at triple   {r.triple_share:.1%} of the length")
