@@ -30,7 +30,6 @@ from engine.geometry import (
 )
 from engine.movement import _LATTICE
 from engine.state import BaseStatus
-from scenario_builder.build import build_site
 
 
 def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -109,9 +108,9 @@ DATA = Path(__file__).parent / "data" / "troops"
 
 
 @pytest.fixture(scope="module")
-def bayreuth():
+def bayreuth(built_bayreuth):
     # real OSM woods, fields and water: many classes under the footprints
-    return build_site("north_bayreuth_pair").battlefield
+    return built_bayreuth.battlefield
 
 
 def test_codes_on_map_equals_the_point_queries_on_real_ground(bayreuth) -> None:

@@ -21,15 +21,14 @@ from engine.testing import (
     flat_origin,
     make_scenario,
 )
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def flodden_bf():
-    return build_site("flodden").battlefield
+def flodden_bf(built_flodden):
+    return built_flodden.battlefield
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +76,8 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 

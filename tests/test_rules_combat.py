@@ -14,15 +14,14 @@ from engine.battle import Battle
 from engine.bound import PHASES
 from engine.dice import ScriptedDice
 from engine.testing import flat_origin, make_scenario
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def bf():
-    return build_site("minden").battlefield
+def bf(built_minden):
+    return built_minden.battlefield
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ from engine.dice import Dice, ScriptedDice
 from engine.orders import InstantDelivery, Order
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.errors import IllegalOrderError
 
 DATA = Path(__file__).parent / "data" / "troops"
@@ -20,8 +19,8 @@ ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def bf():
-    return build_site("minden").battlefield
+def bf(built_minden):
+    return built_minden.battlefield
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,14 @@ from engine.charts import MoveClass
 from engine.dice import Dice, ScriptedDice
 from engine.movement import MovePlan, execute_move, footprint_classes, retreat_bearing
 from engine.testing import flat_origin, make_scenario, overlapping_pairs
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def bf():
-    return build_site("minden").battlefield
+def bf(built_minden):
+    return built_minden.battlefield
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +124,8 @@ def test_10_3_retreat_up_to_45_degrees_off_if_45_from_every_enemy_base():
 
 
 @pytest.fixture(scope="module")
-def bayreuth():
-    return build_site("north_bayreuth_pair").battlefield
+def bayreuth(built_bayreuth):
+    return built_bayreuth.battlefield
 
 
 def _woods_edge(bf):
@@ -178,10 +177,10 @@ def test_7_2_woods_cover_raises_ranged_resilience(bayreuth):
     assert (r_open, r_hid) == (4, 5)  # chart 7.2 infantry overhead: +1 ranged
 
 
-def test_6_2_a_hill_blocks_sight_on_real_ground():
+def test_6_2_a_hill_blocks_sight_on_real_ground(built_flodden):
     from engine.sight import Sight
 
-    bf = build_site("flodden").battlefield
+    bf = built_flodden.battlefield
     lv = bf.layer("level").astype(int)
     # scan for two points 600 m apart east-west on one level with higher ground between them
     rows, cols = lv.shape
