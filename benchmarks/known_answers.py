@@ -74,8 +74,9 @@ def _last_stand_case(seed: int) -> dict[str, Any]:
     sc = bench_engine.last_stand(bench_engine.scenario(bf, per_side=LAST_STAND_FORMATIONS))
     battle = Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
     log = battle.run(bench_engine.BOUNDS)
-    return _answer(log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last",
-                         "seed": seed})  # fmt: skip
+    return _answer(
+        log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last", "seed": seed}
+    )
 
 
 def _answer(log: Any, head: dict[str, Any]) -> dict[str, Any]:

@@ -38,9 +38,13 @@ def snapshot(state: BattleState, delivery: Any = None) -> dict[str, Any]:
     for f in state.formations.values():
         gone = f.morale is Morale.DESTROYED
         for b in f.bases:
-            bases[b.id] = {"x": b.x, "y": b.y, "facing": b.facing, "formation": b.formation,
-                           "state": "dead" if gone and b.status is BaseStatus.DEAD
-                           else b.status.value}  # fmt: skip
+            bases[b.id] = {
+                "x": b.x,
+                "y": b.y,
+                "facing": b.facing,
+                "formation": b.formation,
+                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
+            }
         forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
     return {
         "bases": bases,
@@ -69,9 +73,14 @@ class Battle:
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
         self.state = deploy(scenario, battlefield)
-        self.sight = Sight(battlefield, self.state, weather=scenario.weather, time=scenario.time,
-                           locality=scenario.locality,
-                           sight_limit=ruleset.sight_limit_m)  # fmt: skip
+        self.sight = Sight(
+            battlefield,
+            self.state,
+            weather=scenario.weather,
+            time=scenario.time,
+            locality=scenario.locality,
+            sight_limit=ruleset.sight_limit_m,
+        )
         if commanders is None:
             commanders = {
                 s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
@@ -83,9 +92,16 @@ class Battle:
             delivery = MessengerDelivery.for_scenario(battlefield, scenario)
         self.delivery = delivery
         self.ctx = BoundContext(
-            battlefield, self.state, dice, ruleset, self.sight, scenario, dict(commanders),
-            self.delivery, has_walls=sieges.has_fortifications(battlefield),
-        )  # fmt: skip
+            battlefield,
+            self.state,
+            dice,
+            ruleset,
+            self.sight,
+            scenario,
+            dict(commanders),
+            self.delivery,
+            has_walls=sieges.has_fortifications(battlefield),
+        )
         self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
         self.log = BattleLog(self._header())
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
@@ -107,15 +123,34 @@ class Battle:
             "weather": sc.weather,
             "time": sc.time,
             "locality": sc.locality,
-            "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
-                       "locality": st.sides[s.id].locality} for s in sc.sides],
-            "formations": [{"id": f.id, "side": f.side, "name": f.name,
-                            "profile": f.profile.id} for f in st.formations.values()],
-            "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
-                       "profile": b.profile.id, "unit_type": b.profile.unit_type.value,
-                       "character": b.character, "w": b.w, "d": b.d}
-                      for f in st.formations.values() for b in f.bases],
-        }  # fmt: skip
+            "sides": [
+                {
+                    "id": s.id,
+                    "name": s.name,
+                    "colour": s.colour,
+                    "locality": st.sides[s.id].locality,
+                }
+                for s in sc.sides
+            ],
+            "formations": [
+                {"id": f.id, "side": f.side, "name": f.name, "profile": f.profile.id}
+                for f in st.formations.values()
+            ],
+            "bases": [
+                {
+                    "id": b.id,
+                    "side": b.side,
+                    "formation": b.formation,
+                    "profile": b.profile.id,
+                    "unit_type": b.profile.unit_type.value,
+                    "character": b.character,
+                    "w": b.w,
+                    "d": b.d,
+                }
+                for f in st.formations.values()
+                for b in f.bases
+            ],
+        }
 
     # -- playing ----------------------------------------------------------------------------
     @property
@@ -127,8 +162,9 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery))  # fmt: skip
+        record = BoundRecord(
+            self.state.bound, list(self.ctx.events), snapshot(self.state, self.delivery)
+        )
         self.log.bounds.append(record)
         self._check_end()
 
@@ -163,8 +199,11 @@ class Battle:
             self._finish(winners[0] if len(winners) == 1 else None, "both armies broke")
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
-                       "losses": self.state.losses(),
-                       "broken": {s: round(self.state.broken_fraction(s), 3)
-                                  for s in self.state.sides}}  # fmt: skip
+        self.result = {
+            "winner": winner,
+            "bounds": self.state.bound,
+            "reason": reason,
+            "losses": self.state.losses(),
+            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
+        }
         self.log.result = self.result

@@ -67,10 +67,19 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
             x, y = fs.position.resolve(bf.to_xy)
             rear = army.profile(fs.rear_profile) if fs.rear_profile else None
             f = Formation.build(
-                fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
-                frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks,
-            )  # fmt: skip
+                fs.id,
+                side.id,
+                fs.name or fs.id,
+                army.profile(fs.profile),
+                n_bases=fs.bases,
+                frontage=fs.frontage,
+                cx=x,
+                cy=y,
+                facing=fs.facing % 360.0,
+                loose=fs.loose,
+                rear_profile=rear,
+                rear_ranks=fs.rear_ranks,
+            )
             _check_on_map(bf, f, source, fs.position, scenario.line_of(side.id, fs.id))
             formations[f.id] = f
         for cp in side.characters:
@@ -83,16 +92,27 @@ def deploy(scenario: Scenario, bf: Any) -> BattleState:
             else:
                 x, y = cp.position.resolve(bf.to_xy)  # type: ignore[union-attr]
                 if ch.id in formations:
-                    raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
-                                                    "formation")  # fmt: skip
-                f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0)  # fmt: skip
+                    raise ScenarioFileError(
+                        source, f"character {ch.id}: id clashes with a formation"
+                    )
+                f = Formation.build(
+                    ch.id,
+                    side.id,
+                    ch.name,
+                    prof,
+                    n_bases=1,
+                    frontage=1,
+                    cx=x,
+                    cy=y,
+                    facing=cp.facing % 360.0,
+                )
                 _check_on_map(bf, f, source, cp.position, scenario.line_of(side.id, ch.id))
                 f.bases[0].character = ch.id
                 formations[f.id] = f
                 base = f.bases[0]
-            characters[ch.id] = Character(ch.id, ch.name, side.id, ch.leadership,
-                                          ch.id == general, base.id)  # fmt: skip
+            characters[ch.id] = Character(
+                ch.id, ch.name, side.id, ch.leadership, ch.id == general, base.id
+            )
     state = BattleState(sides, formations, characters, bounds_xy=tuple(bf.bounds))
     for s in sides.values():
         s.start_bases = sum(len(f.bases) for f in state.side_formations(s.id))
@@ -107,5 +127,6 @@ def _check_overlaps(state: BattleState, source: str) -> None:
         hit = np.flatnonzero(overlaps(f.obb(), arr[i + 1 :], tol=0.5))
         if hit.size:
             g = forms[i + 1 + int(hit[0])]
-            raise ScenarioFileError(source, f"formations {f.id} and {g.id} overlap at "
-                                            "deployment; expected bases apart")  # fmt: skip
+            raise ScenarioFileError(
+                source, f"formations {f.id} and {g.id} overlap at deployment; expected bases apart"
+            )

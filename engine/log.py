@@ -70,89 +70,245 @@ def _event(name: str, type_: str, fields: list[tuple[str, Any, Any]], doc: str) 
 
 
 _D = dataclasses.MISSING
-OrderIssued = _event("OrderIssued", "order_issued",
+OrderIssued = _event(
+    "OrderIssued",
+    "order_issued",
     [("side", str, _D), ("formation", str, _D), ("order", str, _D)],
-    "9.1: a commander gave an order (text form of :class:`engine.orders.Order`).")
-OrderReceived = _event("OrderReceived", "order_received",
+    "9.1: a commander gave an order (text form of :class:`engine.orders.Order`).",
+)
+OrderReceived = _event(
+    "OrderReceived",
+    "order_received",
     [("formation", str, _D), ("order", str, _D), ("outcome", str, _D)],
-    "The formation got the order and acts on ``outcome`` (9.3).")
-OrderRoll = _event("OrderRoll", "order_roll",
-    [("formation", str, _D), ("order", str, _D), ("temperament", str, _D), ("outcome", str, _D),
-     ("dice", DiceResult | None, None)],
-    "9.3 chart roll.")
-PlannedMove = _event("PlannedMove", "planned_move",
-    [("formation", str, _D), ("kind", str, _D), ("bearing", float, _D),
-     ("target", str | None, None)],
-    "1.1 plan: direction of the move (6.1: plan only the direction).")
-Moved = _event("Moved", "moved",
-    [("formation", str, _D), ("from_xy", tuple, _D), ("to", tuple, _D), ("facing", float, _D),
-     ("distance_m", float, _D), ("allowance_m", float, _D), ("halted", str | None, None)],
-    "6.1: a formation moved; ``halted`` says why it stopped short (contact, blocked, terrain).")
-Shot = _event("Shot", "shot",
-    [("formation", str, _D), ("target", str, _D), ("mode", str, _D), ("distance_m", float, _D),
-     ("n_dice", int, _D), ("need", int, _D), ("hits", int, _D), ("dice", DiceResult | None, None)],
-    "1.1/2.2 a formation shot (mode normal, ordnance or volley).")
-Hit = _event("Hit", "hit",
+    "The formation got the order and acts on ``outcome`` (9.3).",
+)
+OrderRoll = _event(
+    "OrderRoll",
+    "order_roll",
+    [
+        ("formation", str, _D),
+        ("order", str, _D),
+        ("temperament", str, _D),
+        ("outcome", str, _D),
+        ("dice", DiceResult | None, None),
+    ],
+    "9.3 chart roll.",
+)
+PlannedMove = _event(
+    "PlannedMove",
+    "planned_move",
+    [
+        ("formation", str, _D),
+        ("kind", str, _D),
+        ("bearing", float, _D),
+        ("target", str | None, None),
+    ],
+    "1.1 plan: direction of the move (6.1: plan only the direction).",
+)
+Moved = _event(
+    "Moved",
+    "moved",
+    [
+        ("formation", str, _D),
+        ("from_xy", tuple, _D),
+        ("to", tuple, _D),
+        ("facing", float, _D),
+        ("distance_m", float, _D),
+        ("allowance_m", float, _D),
+        ("halted", str | None, None),
+    ],
+    "6.1: a formation moved; ``halted`` says why it stopped short (contact, blocked, terrain).",
+)
+Shot = _event(
+    "Shot",
+    "shot",
+    [
+        ("formation", str, _D),
+        ("target", str, _D),
+        ("mode", str, _D),
+        ("distance_m", float, _D),
+        ("n_dice", int, _D),
+        ("need", int, _D),
+        ("hits", int, _D),
+        ("dice", DiceResult | None, None),
+    ],
+    "1.1/2.2 a formation shot (mode normal, ordnance or volley).",
+)
+Hit = _event(
+    "Hit",
+    "hit",
     [("formation", str, _D), ("by", str, _D), ("hits", int, _D), ("kind", str, _D)],
-    "2.4: hits scored on a formation, before allocation.")
-Injured = _event("Injured", "injured",
-    [("base", str, _D), ("formation", str, _D), ("by", str, _D),
-     ("dice", DiceResult | None, None)],
-    "2.4: a base injured (red marker).")
-Killed = _event("Killed", "killed",
-    [("base", str, _D), ("formation", str, _D), ("by", str, _D), ("character", str | None, None),
-     ("dice", DiceResult | None, None)],
-    "2.4: a base killed and removed.")
-Melee = _event("Melee", "melee",
-    [("formation", str, _D), ("target", str, _D), ("n_dice", int, _D), ("need", int, _D),
-     ("hits", int, _D), ("order", int, _D), ("dice", DiceResult | None, None)],
-    "3.1-3.4 one formation's strike; ``order`` is its place in the strike order.")
-PanicTest = _event("PanicTest", "panic_test",
-    [("formation", str, _D), ("triggers", tuple, _D), ("resilience", int, _D),
-     ("score", int, _D), ("outcome", str, _D), ("dice", DiceResult | None, None)],
-    "10.5 panic test.")
-Retreat = _event("Retreat", "retreat",
-    [("formation", str, _D), ("reason", str, _D)], "10.3: the formation retreats.")
+    "2.4: hits scored on a formation, before allocation.",
+)
+Injured = _event(
+    "Injured",
+    "injured",
+    [("base", str, _D), ("formation", str, _D), ("by", str, _D), ("dice", DiceResult | None, None)],
+    "2.4: a base injured (red marker).",
+)
+Killed = _event(
+    "Killed",
+    "killed",
+    [
+        ("base", str, _D),
+        ("formation", str, _D),
+        ("by", str, _D),
+        ("character", str | None, None),
+        ("dice", DiceResult | None, None),
+    ],
+    "2.4: a base killed and removed.",
+)
+Melee = _event(
+    "Melee",
+    "melee",
+    [
+        ("formation", str, _D),
+        ("target", str, _D),
+        ("n_dice", int, _D),
+        ("need", int, _D),
+        ("hits", int, _D),
+        ("order", int, _D),
+        ("dice", DiceResult | None, None),
+    ],
+    "3.1-3.4 one formation's strike; ``order`` is its place in the strike order.",
+)
+PanicTest = _event(
+    "PanicTest",
+    "panic_test",
+    [
+        ("formation", str, _D),
+        ("triggers", tuple, _D),
+        ("resilience", int, _D),
+        ("score", int, _D),
+        ("outcome", str, _D),
+        ("dice", DiceResult | None, None),
+    ],
+    "10.5 panic test.",
+)
+Retreat = _event(
+    "Retreat",
+    "retreat",
+    [("formation", str, _D), ("reason", str, _D)],
+    "10.3: the formation retreats.",
+)
 Rout = _event("Rout", "rout", [("formation", str, _D), ("reason", str, _D)], "10.4: it routs.")
 Rally = _event("Rally", "rally", [("formation", str, _D), ("reason", str, _D)], "11.2 rallied.")
-Pursuit = _event("Pursuit", "pursuit",
-    [("formation", str, _D), ("target", str, _D)], "11.1: pursues a broken enemy.")
-Destroyed = _event("Destroyed", "destroyed",
+Pursuit = _event(
+    "Pursuit",
+    "pursuit",
+    [("formation", str, _D), ("target", str, _D)],
+    "11.1: pursues a broken enemy.",
+)
+Destroyed = _event(
+    "Destroyed",
+    "destroyed",
     [("formation", str, _D), ("reason", str, _D), ("bases", tuple, ())],
-    "11.1 / 8.3: formation or bases destroyed.")
-WingSplit = _event("WingSplit", "wing_split",
-    [("formation", str, _D), ("wings", tuple, _D)], "4.2 split into wings.")
-BrigadeMerge = _event("BrigadeMerge", "brigade_merge",
-    [("formation", str, _D), ("merged", str, _D)], "5.1 brigade / wing re-join.")
-TemperamentChange = _event("TemperamentChange", "temperament_change",
+    "11.1 / 8.3: formation or bases destroyed.",
+)
+WingSplit = _event(
+    "WingSplit",
+    "wing_split",
+    [("formation", str, _D), ("wings", tuple, _D)],
+    "4.2 split into wings.",
+)
+BrigadeMerge = _event(
+    "BrigadeMerge",
+    "brigade_merge",
+    [("formation", str, _D), ("merged", str, _D)],
+    "5.1 brigade / wing re-join.",
+)
+TemperamentChange = _event(
+    "TemperamentChange",
+    "temperament_change",
     [("formation", str, _D), ("temperament", str, _D), ("reason", str, _D)],
-    "11.3 Random troops switch between rash and reluctant.")
-LadderPlaced = _event("LadderPlaced", "ladder",
-    [("formation", str, _D), ("stage", str, _D)], "8.3 ladders: at the wall foot / on the wall.")
-MessengerSent = _event("MessengerSent", "messenger_sent",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
-     ("arrival_bound", int, _D), ("sent_bound", int, 0), ("by", str | None, None),
-     ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 a messenger leaves ``by`` (a character) with its route and the bound it will arrive.")
-MessengerArrived = _event("MessengerArrived", "messenger_arrived",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
-     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 a messenger arrives (the whole route it took).")
-MessengerRerouted = _event("MessengerRerouted", "messenger_rerouted",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("reason", str, _D),
-     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 the enemy moved across a messenger's string (or its formation moved): re-planned.")
-OrderRefused = _event("OrderRefused", "order_refused",
+    "11.3 Random troops switch between rash and reluctant.",
+)
+LadderPlaced = _event(
+    "LadderPlaced",
+    "ladder",
+    [("formation", str, _D), ("stage", str, _D)],
+    "8.3 ladders: at the wall foot / on the wall.",
+)
+MessengerSent = _event(
+    "MessengerSent",
+    "messenger_sent",
+    [
+        ("side", str, _D),
+        ("id", str, _D),
+        ("to", str, _D),
+        ("order", str, _D),
+        ("arrival_bound", int, _D),
+        ("sent_bound", int, 0),
+        ("by", str | None, None),
+        ("cost_m", float, 0.0),
+        ("route", tuple, ()),
+    ],
+    "9.1 a messenger leaves ``by`` (a character) with its route and the bound it will arrive.",
+)
+MessengerArrived = _event(
+    "MessengerArrived",
+    "messenger_arrived",
+    [
+        ("side", str, _D),
+        ("id", str, _D),
+        ("to", str, _D),
+        ("order", str, _D),
+        ("arrival_bound", int, 0),
+        ("cost_m", float, 0.0),
+        ("route", tuple, ()),
+    ],
+    "9.1 a messenger arrives (the whole route it took).",
+)
+MessengerRerouted = _event(
+    "MessengerRerouted",
+    "messenger_rerouted",
+    [
+        ("side", str, _D),
+        ("id", str, _D),
+        ("to", str, _D),
+        ("reason", str, _D),
+        ("arrival_bound", int, 0),
+        ("cost_m", float, 0.0),
+        ("route", tuple, ()),
+    ],
+    "9.1 the enemy moved across a messenger's string (or its formation moved): re-planned.",
+)
+OrderRefused = _event(
+    "OrderRefused",
+    "order_refused",
     [("side", str, _D), ("formation", str, _D), ("order", str, _D), ("reason", str, _D)],
-    "An order the rules forbid (e.g. 4.2 wing order beyond the General's reach).")  # fmt: skip
+    "An order the rules forbid (e.g. 4.2 wing order beyond the General's reach).",
+)
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
-    for c in (OrderIssued, OrderReceived, OrderRoll, PlannedMove, Moved, Shot, Hit, Injured,
-              Killed, Melee, PanicTest, Retreat, Rout, Rally, Pursuit, Destroyed, WingSplit,
-              BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived,
-              MessengerRerouted, OrderRefused)
-}  # fmt: skip
+    for c in (
+        OrderIssued,
+        OrderReceived,
+        OrderRoll,
+        PlannedMove,
+        Moved,
+        Shot,
+        Hit,
+        Injured,
+        Killed,
+        Melee,
+        PanicTest,
+        Retreat,
+        Rout,
+        Rally,
+        Pursuit,
+        Destroyed,
+        WingSplit,
+        BrigadeMerge,
+        TemperamentChange,
+        LadderPlaced,
+        MessengerSent,
+        MessengerArrived,
+        MessengerRerouted,
+        OrderRefused,
+    )
+}
 
 
 @dataclass(slots=True)
@@ -164,8 +320,11 @@ class BoundRecord:
     snapshot: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bound": self.bound, "events": [e.to_dict() for e in self.events],
-                "snapshot": _round(self.snapshot)}  # fmt: skip
+        return {
+            "bound": self.bound,
+            "events": [e.to_dict() for e in self.events],
+            "snapshot": _round(self.snapshot),
+        }
 
     def of_type(self, type_: str) -> list[Event]:
         return [e for e in self.events if e.type == type_]

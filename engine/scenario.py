@@ -118,10 +118,10 @@ class FormationSpec(BaseModel):
     position: Position
     facing: float = 0.0
     order: Order = Order.HOLD
-    target: Position | None = None            # advance/attack toward this point
-    target_formation: str | None = None       # attack this enemy formation
-    loose: bool = False                       # 4.1 skirmishers in Loose Formation
-    rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
+    target: Position | None = None  # advance/attack toward this point
+    target_formation: str | None = None  # attack this enemy formation
+    loose: bool = False  # 4.1 skirmishers in Loose Formation
+    rear_profile: str | None = None  # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
 
     @property
@@ -207,7 +207,7 @@ class Scenario(BaseModel):
     date: str | None = None
     time: Literal["day", "night"] = "day"
     weather: Literal["clear", "fog", "rain", "bright"] = "clear"
-    locality: str | None = None       # 6.3: troops of this locality know the ground
+    locality: str | None = None  # 6.3: troops of this locality know the ground
     max_bounds: int = Field(default=60, ge=1, le=1000)
     sides: list[SideSpec] = Field(min_length=2)
     victory: Victory = Field(default_factory=Victory)
@@ -294,18 +294,23 @@ class Scenario(BaseModel):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(
-                            ("sides", si, "formations", fi, key), lines,
+                            ("sides", si, "formations", fi, key),
+                            lines,
                             f"expected a profile of army {army.army}, got {val!r}",
                         )
             for ci, c in enumerate(side.characters):
                 if c.id not in cids:
                     self._fail(
-                        ("sides", si, "characters", ci, "id"), lines,
+                        ("sides", si, "characters", ci, "id"),
+                        lines,
                         f"expected a character of army {army.army}, got {c.id!r}",
                     )
             if side.general is not None and side.general not in cids:
-                self._fail(("sides", si, "general"), lines,
-                           f"expected a character of army {army.army}, got {side.general!r}")
+                self._fail(
+                    ("sides", si, "general"),
+                    lines,
+                    f"expected a character of army {army.army}, got {side.general!r}",
+                )
 
     def line_of(self, side_id: str, item_id: str) -> str:
         """``"line N: "`` of a formation's or character's position in the file, or ``""``."""
@@ -369,7 +374,7 @@ def shipped_scenario_ids() -> list[str]:
 
 
 def _not_found(name_or_path: str | Path) -> str:
-    """"scenario not found", with the closest shipped ids when a bare id was given."""
+    """ "scenario not found", with the closest shipped ids when a bare id was given."""
     from scenario_builder.suggest import did_you_mean
 
     p = Path(name_or_path)

@@ -95,8 +95,7 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
     dead: set[str] = {b.id for f in state.formations.values() for b in f.bases if not b.alive}
     losses = state.losses()
     morale = {fid: f.morale for fid, f in state.formations.items()}
-    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases
-                if not b.alive}  # fmt: skip
+    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases if not b.alive}
     while not battle.finished:
         if state.bound >= limit:
             _fail(f"battle did not end within {limit} bounds")
@@ -223,9 +222,6 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
     return out
 
 
-
-
-
 # -- small scenarios for rules tests ----------------------------------------------------------
 
 
@@ -266,10 +262,18 @@ def make_scenario(
     from engine.scenario import Scenario
 
     sides = []
-    for sid, forms, army, home in (("red", red, armies[0], "south"),
-                                   ("blue", blue, armies[1], "north")):  # fmt: skip
-        side: dict[str, Any] = {"id": sid, "name": sid.title(), "army": str(army),
-                                "home_edge": home, "formations": [], "characters": []}  # fmt: skip
+    for sid, forms, army, home in (
+        ("red", red, armies[0], "south"),
+        ("blue", blue, armies[1], "north"),
+    ):
+        side: dict[str, Any] = {
+            "id": sid,
+            "name": sid.title(),
+            "army": str(army),
+            "home_edge": home,
+            "formations": [],
+            "characters": [],
+        }
         for spec in forms:
             spec = dict(spec)
             dx, dy = spec.pop("at")
@@ -280,6 +284,11 @@ def make_scenario(
             if ch:
                 side["characters"].append({"id": ch, "formation": spec["id"]})
         sides.append(side)
-    data = {"id": "rules_test", "name": "Rules test", "battlefield": {"slug": slug},
-            "sides": sides, **fields}  # fmt: skip
+    data = {
+        "id": "rules_test",
+        "name": "Rules test",
+        "battlefield": {"slug": slug},
+        "sides": sides,
+        **fields,
+    }
     return Scenario.model_validate(data)

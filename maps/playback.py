@@ -37,8 +37,17 @@ MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "
 LINE_EVENTS = ("shot", "melee", "pursuit")
 #: events drawn as a marker at the formation (or base) they concern, with the text as popup
 MARK_EVENTS = (
-    "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
-    "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change",
+    "panic_test",
+    "rout",
+    "retreat",
+    "rally",
+    "destroyed",
+    "wing_split",
+    "brigade_merge",
+    "order_refused",
+    "order_roll",
+    "ladder",
+    "temperament_change",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0

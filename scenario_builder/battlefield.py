@@ -288,7 +288,10 @@ class Battlefield:
         """
         return bool(
             self.line_of_sight_many(
-                np.asarray([a], float), np.asarray([b], float), edge_m=edge_m, eye_a=eye_a,
+                np.asarray([a], float),
+                np.asarray([b], float),
+                edge_m=edge_m,
+                eye_a=eye_a,
                 eye_b=eye_b,
             )[0]
         )
@@ -469,8 +472,19 @@ class Battlefield:
 
     @staticmethod
     def _summary_keys() -> tuple[str, ...]:
-        return ("format", "crs", "crs_wkt", "res", "step", "shape", "transform", "bounds",
-                "bounds_lonlat", "levels", "area_m2")
+        return (
+            "format",
+            "crs",
+            "crs_wkt",
+            "res",
+            "step",
+            "shape",
+            "transform",
+            "bounds",
+            "bounds_lonlat",
+            "levels",
+            "area_m2",
+        )
 
     def read_vectors(self, layer: str) -> Any:
         """The ``regions`` or ``contours`` layer of ``battlefield.gpkg`` as a GeoDataFrame."""

@@ -379,8 +379,8 @@ class CodeTables:
 
             hint = did_you_mean(unknown_as, vocab.names()) or f"one of {', '.join(vocab.names())}"
             raise ScenarioFileError(
-                "--unknown-as", f"expected a feature of {Path(vocab.source).name}, got "
-                f"{unknown_as!r}; {hint}"
+                "--unknown-as",
+                f"expected a feature of {Path(vocab.source).name}, got {unknown_as!r}; {hint}",
             )
         return cls(
             unknown_as=unknown_as,

@@ -201,7 +201,10 @@ def run_replays(
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
         futures = client.map(
-            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
+            replay,
+            [str(scenario_path)] * len(seeds),
+            [str(battlefield_dir)] * len(seeds),
+            seeds,
             pure=False,
         )
         results = []
@@ -244,8 +247,10 @@ def plot(result: MonteCarloResult, path: str | Path) -> None:
     names = list(s["win_odds"])
     p = [s["win_odds"][k]["p"] for k in names]
     err = np.array(
-        [[s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
-         [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names]]
+        [
+            [s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
+            [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names],
+        ]
     ).clip(min=0)
     ax = axes[0]
     ax.bar(names, p, yerr=err, capsize=6, color="#7f8c8d")

@@ -77,9 +77,15 @@ def _rulebook_rows(chart: str) -> dict[str, list[str]]:
 def test_enums_are_the_battlefield_contract() -> None:
     assert MoveClass is BfMoveClass and CoverClass is BfCoverClass
     assert [u.value for u in UnitType] == [
-        "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry",
-        "war_machine", "baggage", "monster",
-    ]  # fmt: skip
+        "infantry",
+        "light_infantry",
+        "cavalry",
+        "light_cavalry",
+        "wheel_cavalry",
+        "war_machine",
+        "baggage",
+        "monster",
+    ]
 
 
 def test_7_3_speeds_every_cell() -> None:
@@ -191,7 +197,9 @@ def test_9_3_order_chart_matches_rulebook_text() -> None:
             m = re.fullmatch(r"\((1|<2)\) (\w+) \((\d)\+\) (\w+)", cell)
             assert m, cell
             assert (rule.low, rule.threshold, rule.high) == (
-                verbs[m.group(2)], int(m.group(3)), verbs[m.group(4)]
+                verbs[m.group(2)],
+                int(m.group(3)),
+                verbs[m.group(4)],
             )
 
 

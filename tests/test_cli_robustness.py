@@ -74,14 +74,28 @@ def test_unwritable_file_outputs_are_one_line(run_cli, coarse_flodden, blocked, 
         "map": ("map", coarse_flodden, "--offline", "--out", blocked / "m.html"),
         "print": ("print", coarse_flodden, "--out", blocked / "t.pdf"),
         "print-layers": (
-            "print", coarse_flodden, "--scale", "1:20000", "--out",
-            blocked.parent.parent / "t.pdf", "--layers", blocked,
+            "print",
+            coarse_flodden,
+            "--scale",
+            "1:20000",
+            "--out",
+            blocked.parent.parent / "t.pdf",
+            "--layers",
+            blocked,
         ),
         "route-map": (
-            "route", coarse_flodden, "--from", "-2.19,55.60", "--to", "-2.15,55.63",
-            "--crs", "EPSG:4326", "--map", blocked / "r.html",
+            "route",
+            coarse_flodden,
+            "--from",
+            "-2.19,55.60",
+            "--to",
+            "-2.15,55.63",
+            "--crs",
+            "EPSG:4326",
+            "--map",
+            blocked / "r.html",
         ),
-    }[cmd]  # fmt: skip
+    }[cmd]
     code, _, err = run_cli(*args)
     assert code == 1
     line = one_error_line(err)
@@ -105,9 +119,15 @@ def test_full_disk_while_writing_layers_leaves_neither_pdf_nor_layers(
 
     monkeypatch.setattr(maps.cutlayers, "write_cut_layers", full_disk)
     code, _, err = run_cli(
-        "print", coarse_flodden, "--scale", "1:20000", "--out", tmp_path / "t.pdf",
-        "--layers", tmp_path / "layers",
-    )  # fmt: skip
+        "print",
+        coarse_flodden,
+        "--scale",
+        "1:20000",
+        "--out",
+        tmp_path / "t.pdf",
+        "--layers",
+        tmp_path / "layers",
+    )
     assert code == 1
     assert "No space left on device" in one_error_line(err)
     assert list(tmp_path.iterdir()) == []
@@ -247,9 +267,16 @@ def test_montecarlo_checks_the_scenario_before_starting_a_cluster(run_cli, tmp_p
 @pytest.mark.slow
 def test_montecarlo_caps_workers_at_runs_and_cores(run_cli, tmp_path):
     code, out, err = run_cli(
-        "montecarlo", "flodden_1513", "--runs", "2", "--workers", "64", "--json",
-        "--out", tmp_path / "mc",
-    )  # fmt: skip
+        "montecarlo",
+        "flodden_1513",
+        "--runs",
+        "2",
+        "--workers",
+        "64",
+        "--json",
+        "--out",
+        tmp_path / "mc",
+    )
     assert code == 0, err
     n = min(2, os.cpu_count() or 1)
     assert f"--workers 64: using {n}" in err and "Traceback" not in err
@@ -261,11 +288,24 @@ def test_montecarlo_ctrl_c_shuts_down_quietly(tmp_path):
     """SIGINT to the whole process group (what a terminal's Ctrl-C does) mid-run."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "scenario_builder", "montecarlo", "flodden_1513", "--runs", "60",
-         "--out", str(tmp_path / "mc")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "scenario_builder",
+            "montecarlo",
+            "flodden_1513",
+            "--runs",
+            "60",
+            "--out",
+            str(tmp_path / "mc"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
         start_new_session=True,
-    )  # fmt: skip
+    )
     time.sleep(12)  # scenario, ground, cluster up, replays under way
     os.killpg(proc.pid, signal.SIGINT)
     _out, err = proc.communicate(timeout=90)

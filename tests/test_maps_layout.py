@@ -220,9 +220,17 @@ def test_printed_cut_line_has_no_cell_staircase(run_cli, bf_dir: Path, tmp_path:
     edge (the raw cell outline is nothing but right angles)."""
     layers = tmp_path / "layers"
     code, _, err = run_cli(
-        "print", bf_dir, "--scale", "1:5000", "--paper", "A3", "--out", tmp_path / "l.pdf",
-        "--layers", layers,
-    )  # fmt: skip
+        "print",
+        bf_dir,
+        "--scale",
+        "1:5000",
+        "--paper",
+        "A3",
+        "--out",
+        tmp_path / "l.pdf",
+        "--layers",
+        layers,
+    )
     assert code == 0, err
     index = json.loads((layers / "layers.json").read_text())
     w, h = index["table_mm"]

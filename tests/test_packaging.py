@@ -79,7 +79,10 @@ def test_every_tracked_data_file_of_the_packages_is_package_data():
             shipped |= {Path(p) for p in glob.glob(str(folder / pattern), recursive=True)}
     tracked = subprocess.run(
         ["git", "ls-files", "scenario_builder", "engine", "maps", "data"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     missing = [f for f in tracked if not f.endswith(".py") and ROOT / f not in shipped]
     assert missing == []

@@ -27,7 +27,7 @@ TEXTS = {p.name: p.read_text() for p in SCENARIOS}
 junk = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-10**6, 10**6),
+    st.integers(-(10**6), 10**6),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=12),
     st.lists(st.integers(), max_size=3),
@@ -94,7 +94,7 @@ def test_fuzzed_text_gives_clean_errors(name: str, data: st.DataObject) -> None:
     text = TEXTS[name]
     cut = data.draw(st.integers(0, len(text)))
     noise = data.draw(st.text(alphabet=":-[]{}\t\"'&*!|>%@`#\n ", max_size=6))
-    _load_text(text[:cut] + noise + text[cut + len(noise):])
+    _load_text(text[:cut] + noise + text[cut + len(noise) :])
 
 
 def test_error_names_line_and_field(tmp_path: Path) -> None:

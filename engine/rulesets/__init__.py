@@ -84,46 +84,74 @@ _RR = ("rash", "reluctant")
 #: 10.2 as data, in the rulebook's column order (panic test, must retreat, must rout), then the
 #: 11.1 tests of retreating troops. v0.7 keeps this table (it swaps only the test itself).
 MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
-    MoraleTrigger("front_rank_killed_in_bound", "panic_test",
-                  "Entire front rank killed in single bound (-1R in test)", -1),
+    MoraleTrigger(
+        "front_rank_killed_in_bound",
+        "panic_test",
+        "Entire front rank killed in single bound (-1R in test)",
+        -1,
+    ),
     MoraleTrigger("character_killed", "panic_test", "Any character with them gets killed"),
-    MoraleTrigger("enemy_contact_flank", "panic_test",
-                  "Enemy gets into base contact on flank base"),
-    MoraleTrigger("enemy_contact_rear", "panic_test",
-                  "Enemy gets into base contact on rear bases (-1R in test)", -1),
-    MoraleTrigger("friendly_rout_100_250m", "panic_test",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 100-250m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_50pct_game", "panic_test",
-                  "MORE than 50% of bases killed throughout game"),
-    MoraleTrigger("ordered_retreat", "retreat",
-                  "If ordered to retreat (Rash units roll die as 50% chance)"),
-    MoraleTrigger("friendly_rout_100_250m", "retreat",
-                  "If friendly non-skirmishers rout within 100-250m"),
-    MoraleTrigger("friendly_rout_0_100m", "retreat",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 0-100m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_75pct_game", "retreat",
-                  "MORE than 75% of bases killed throughout game"),
-    MoraleTrigger("killed_over_50pct_bound", "retreat",
-                  "MORE than 50% of bases killed in a single bound"),
+    MoraleTrigger(
+        "enemy_contact_flank", "panic_test", "Enemy gets into base contact on flank base"
+    ),
+    MoraleTrigger(
+        "enemy_contact_rear",
+        "panic_test",
+        "Enemy gets into base contact on rear bases (-1R in test)",
+        -1,
+    ),
+    MoraleTrigger(
+        "friendly_rout_100_250m",
+        "panic_test",
+        "(Rash/Reluctant only) If friendly non-skirmishers rout within 100-250m",
+        temperaments=_RR,
+    ),
+    MoraleTrigger(
+        "killed_over_50pct_game", "panic_test", "MORE than 50% of bases killed throughout game"
+    ),
+    MoraleTrigger(
+        "ordered_retreat", "retreat", "If ordered to retreat (Rash units roll die as 50% chance)"
+    ),
+    MoraleTrigger(
+        "friendly_rout_100_250m", "retreat", "If friendly non-skirmishers rout within 100-250m"
+    ),
+    MoraleTrigger(
+        "friendly_rout_0_100m",
+        "retreat",
+        "(Rash/Reluctant only) If friendly non-skirmishers rout within 0-100m",
+        temperaments=_RR,
+    ),
+    MoraleTrigger(
+        "killed_over_75pct_game", "retreat", "MORE than 75% of bases killed throughout game"
+    ),
+    MoraleTrigger(
+        "killed_over_50pct_bound", "retreat", "MORE than 50% of bases killed in a single bound"
+    ),
     MoraleTrigger("all_seen_friendlies_retreating", "retreat", "All seen friendlies retreating"),
-    MoraleTrigger("friendly_rout_0_100m", "rout",
-                  "If friendly non-skirmishers rout within 0-100m"),
-    MoraleTrigger("killed_over_75pct_bound", "rout",
-                  "MORE than 75% of bases killed in a single bound"),
-    MoraleTrigger("all_seen_friendlies_retreating_half_routing", "rout",
-                  "All seen friendlies retreating and 50% or more are routing"),
-    MoraleTrigger("push_split", "rout",
-                  'Enemy "push" has separated formation in half (see 12.1)'),
+    MoraleTrigger("friendly_rout_0_100m", "rout", "If friendly non-skirmishers rout within 0-100m"),
+    MoraleTrigger(
+        "killed_over_75pct_bound", "rout", "MORE than 75% of bases killed in a single bound"
+    ),
+    MoraleTrigger(
+        "all_seen_friendlies_retreating_half_routing",
+        "rout",
+        "All seen friendlies retreating and 50% or more are routing",
+    ),
+    MoraleTrigger("push_split", "rout", 'Enemy "push" has separated formation in half (see 12.1)'),
     # 11.1, for formations already retreating
-    MoraleTrigger("retreating_touched", "panic_test",
-                  "Retreating troops who then touch (or are touched by) an enemy base",
-                  at_best="retreat"),
-    MoraleTrigger("retreating_sees_broken", "panic_test",
-                  "Retreating troops who can see another retreating (or a routing) friendly unit",
-                  at_best="retreat"),
-)  # fmt: skip
+    MoraleTrigger(
+        "retreating_touched",
+        "panic_test",
+        "Retreating troops who then touch (or are touched by) an enemy base",
+        at_best="retreat",
+    ),
+    MoraleTrigger(
+        "retreating_sees_broken",
+        "panic_test",
+        "Retreating troops who can see another retreating (or a routing) friendly unit",
+        at_best="retreat",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,11 +419,20 @@ class TwoMmEarthV07(TwoMmEarthV09):
     ) -> PanicResult:
         """5.2 rout test / 9.1 army morale; see :func:`engine.resolution.rout_test_v07`."""
         return rout_test_v07(
-            dice, resilience, leadership, modifier, routing, purpose,
-            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
-            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
-            army_morale=army_morale, at_best=at_best,
-        )  # fmt: skip
+            dice,
+            resilience,
+            leadership,
+            modifier,
+            routing,
+            purpose,
+            other_resilience=other_resilience,
+            seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            army_morale=army_morale,
+            at_best=at_best,
+        )
 
     def rally_test(
         self,
@@ -419,9 +456,17 @@ class TwoMmEarthV07(TwoMmEarthV09):
         """
         s = situation
         return rout_test_v07(
-            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
-            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
-            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
-            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
-        )  # fmt: skip
-
+            dice,
+            s.melee_r,
+            s.leadership,
+            _state_modifier(s.state),
+            s.state == "routing",
+            purpose,
+            other_resilience=s.ranged_r,
+            seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing,
+            contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact,
+            army_morale=s.army_morale,
+            at_best=s.at_best,
+        )

@@ -53,21 +53,53 @@ def battle_bbox(
 
 
 @click.command("demo")
-@click.option("--out", "out", default="demo-out", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
-@click.option("--scenario", "scenario", default=DEFAULT_SCENARIO, show_default=True,
-              help="Shipped scenario id or a scenario file.")
+@click.option(
+    "--out",
+    "out",
+    default="demo-out",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output directory.",
+)
+@click.option(
+    "--scenario",
+    "scenario",
+    default=DEFAULT_SCENARIO,
+    show_default=True,
+    help="Shipped scenario id or a scenario file.",
+)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
-@click.option("--scale", "scale_text", default="2mm", show_default=True,
-              help="Table scale for the printed layout: 2mm, 6mm or 1:N.")
-@click.option("--paper", "paper_text", default="A3", show_default=True,
-              help="Paper for the printed layout: A4, A3, Letter or WxHmm.")
-@click.option("--online", is_flag=True,
-              help="Maps with online tile base layers (default: offline, self-contained pages).")
+@click.option(
+    "--scale",
+    "scale_text",
+    default="2mm",
+    show_default=True,
+    help="Table scale for the printed layout: 2mm, 6mm or 1:N.",
+)
+@click.option(
+    "--paper",
+    "paper_text",
+    default="A3",
+    show_default=True,
+    help="Paper for the printed layout: A4, A3, Letter or WxHmm.",
+)
+@click.option(
+    "--online",
+    is_flag=True,
+    help="Maps with online tile base layers (default: offline, self-contained pages).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable summary.")
 @force_option
-def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, online: bool,
-         as_json: bool, force: bool) -> None:  # fmt: skip
+def demo(
+    out: Path,
+    scenario: str,
+    seed: int,
+    scale_text: str,
+    paper_text: str,
+    online: bool,
+    as_json: bool,
+    force: bool,
+) -> None:
     """Build, fight, map and print the default battle (Flodden 1513) in one go."""
     from rich.console import Console
 
@@ -110,8 +142,7 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
         t = lap("maps", t)
         with console.status("Laying out the table..."):
             bf = built.battlefield
-            opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
-                                 bbox=battle_bbox(log, bf))  # fmt: skip
+            opts = LayoutOptions(scale=opts_scale, paper=opts_paper, bbox=battle_bbox(log, bf))
             lay = write_layout_pdf(bf, opts, tmp / "layout.pdf")
             layers = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)
@@ -143,9 +174,11 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
     console = Console()
     winner = report["winner"] or "nobody"
     names = {s.id: s.name for s in sc.sides}
-    console.print(f"[bold]{sc.name}[/bold] (seed {report['seed']}): "
-                  f"[bold]{names.get(winner, winner)}[/bold] won after {report['bounds']} bounds "
-                  f"— {report['reason']}.")  # fmt: skip
+    console.print(
+        f"[bold]{sc.name}[/bold] (seed {report['seed']}): "
+        f"[bold]{names.get(winner, winner)}[/bold] won after {report['bounds']} bounds "
+        f"— {report['reason']}."
+    )
     hist = report["historical_winner"]
     if hist:
         same = "as in" if hist == winner else "unlike"
@@ -167,5 +200,7 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
         files.add_row(what, str(path))
     console.print(files)
     tm = report["table_m"]
-    console.print(f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
-                  f"{report['cut_layers']} cut layers. Took {report['seconds']['total']} s.")
+    console.print(
+        f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
+        f"{report['cut_layers']} cut layers. Took {report['seconds']['total']} s."
+    )

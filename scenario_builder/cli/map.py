@@ -48,8 +48,10 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
     if _is_scenario(directory):
         check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog)
-        click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
-                   f"{', offline' if offline else ''})")  # fmt: skip
+        click.echo(
+            f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
+            f"{', offline' if offline else ''})"
+        )
         return
     if not directory.exists():
         raise DataSourceError(

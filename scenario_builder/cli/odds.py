@@ -18,9 +18,15 @@ from scenario_builder.cli.options import json_option, seed_option
 from scenario_builder.errors import ScenarioError
 
 UNIT_TYPES = (
-    "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry", "war_machine",
-    "baggage", "monster",
-)  # fmt: skip
+    "infantry",
+    "light_infantry",
+    "cavalry",
+    "light_cavalry",
+    "wheel_cavalry",
+    "war_machine",
+    "baggage",
+    "monster",
+)
 COVERS = ("open", "wet", "debris", "overhead")
 V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
 
@@ -43,9 +49,12 @@ def _frac(x: Fraction) -> str:
 @click.option("--arming", type=int, help="Attack dice (A, 2.2), >= 1.")
 @click.option("--resilience", "-r", type=int, help="Target's (or tester's) R, 1..7 (2.3).")
 @click.option(
-    "--half-range", "--long-range", "half_range", is_flag=True,
+    "--half-range",
+    "--long-range",
+    "half_range",
+    is_flag=True,
     help="Shooting at half range or more: -1 (1.1); ordnance -2 (8.1).",
-)  # fmt: skip
+)
 @click.option("--moving", is_flag=True, help="Shooter moves this bound: -1 (2.2).")
 @click.option("--skirmisher", is_flag=True, help="Shooter is a skirmisher: no moving penalty.")
 @click.option("--cover", metavar="|".join(COVERS), help="Target's cover, chart 7.2.")
@@ -94,14 +103,28 @@ def odds(**opts: Any) -> None:
 
 
 _ATTACK_ONLY = {
-    "arming": None, "half_range": False, "moving": False, "skirmisher": False, "cover": None,
-    "unit_type": None, "outnumber": 0, "ordnance_ranks": None, "volley": False,
-}  # fmt: skip
+    "arming": None,
+    "half_range": False,
+    "moving": False,
+    "skirmisher": False,
+    "cover": None,
+    "unit_type": None,
+    "outnumber": 0,
+    "ordnance_ranks": None,
+    "volley": False,
+}
 _PANIC_ONLY = {
-    "leadership": 0, "modifier": 0, "routing": False, "ruleset": None, "other_resilience": None,
-    "seen_fleeing": None, "seen_routing": None, "contact_sides": None, "rear_contact": False,
+    "leadership": 0,
+    "modifier": 0,
+    "routing": False,
+    "ruleset": None,
+    "other_resilience": None,
+    "seen_fleeing": None,
+    "seen_routing": None,
+    "contact_sides": None,
+    "rear_contact": False,
     "army_morale": False,
-}  # fmt: skip
+}
 
 
 def _flag(name: str) -> str:
@@ -235,9 +258,13 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
         used = ", ".join(_flag(n) for n in situation)
         raise _fail(f"{used}: v0.7 rout-test options; use --ruleset 2mm-earth-v0.7")
     exact = panic_distribution_exact(
-        opts["resilience"], leadership, opts["modifier"], ruleset,
-        routing=opts["routing"], **situation,
-    )  # fmt: skip
+        opts["resilience"],
+        leadership,
+        opts["modifier"],
+        ruleset,
+        routing=opts["routing"],
+        **situation,
+    )
     report: dict[str, Any] = {
         "mode": "panic",
         "ruleset": ruleset.name,
@@ -250,9 +277,15 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
     }
     if opts["simulate"]:
         sim = simulate_panic(
-            opts["resilience"], leadership, opts["modifier"], ruleset,
-            trials=opts["simulate"], seed=opts["seed"], routing=opts["routing"], **situation,
-        )  # fmt: skip
+            opts["resilience"],
+            leadership,
+            opts["modifier"],
+            ruleset,
+            trials=opts["simulate"],
+            seed=opts["seed"],
+            routing=opts["routing"],
+            **situation,
+        )
         for k, freq in sim.items():
             report["outcomes"][k]["simulated"] = freq
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}

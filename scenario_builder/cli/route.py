@@ -199,7 +199,7 @@ def route(
         "n_vertices": r.n_vertices,
         "path": path_shown,
         "enemy_polygons": len(blocked),
-    }  # fmt: skip
+    }
     if as_json:
         click.echo(json.dumps(report, sort_keys=True))
         return
@@ -230,9 +230,12 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
 
     m = make_offline(folium.Map(tiles=None, control_scale=True))  # no tiles, no CDN: works offline
     folium.Rectangle(
-        [(south, west), (north, east)], color="#555555", weight=1, fill=False,
+        [(south, west), (north, east)],
+        color="#555555",
+        weight=1,
+        fill=False,
         tooltip="battlefield",
-    ).add_to(m)  # fmt: skip
+    ).add_to(m)
     for poly in blocked:
         geo = _to_lonlat_geojson(bf, poly)
         folium.GeoJson(

@@ -43,9 +43,11 @@ def build_battlefield(scenario: Any) -> Any:
         bf = Battlefield.load(rel(ref.path))
         return LoadedBattlefield(bf)
     return build_from_paths(
-        rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
-        overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
-    )  # fmt: skip
+        rel(ref.dem),
+        landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
+        overlays=[rel(p) for p in ref.overlays],
+        bbox=ref.bbox,
+    )
 
 
 class LoadedBattlefield:
@@ -138,14 +140,28 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @force_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
 @click.option("--ruleset", help="Ruleset name (default: the scenario's).")
-@click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
-              help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
-@click.option("--orders-side", help="Only this side follows --orders (default: every side the "
-                                    "file gives orders to).")  # fmt: skip
+@click.option(
+    "--orders",
+    "orders_file",
+    type=click.Path(dir_okay=False),
+    help="Scripted orders YAML (bound -> orders) replacing the automatic commander.",
+)
+@click.option(
+    "--orders-side",
+    help="Only this side follows --orders (default: every side the file gives orders to).",
+)
 @json_option
-def run(scenario: str, seed: int, out: str, force: bool, max_bounds: int | None,
-        ruleset: str | None,
-        orders_file: str | None, orders_side: str | None, as_json: bool) -> None:  # fmt: skip
+def run(
+    scenario: str,
+    seed: int,
+    out: str,
+    force: bool,
+    max_bounds: int | None,
+    ruleset: str | None,
+    orders_file: str | None,
+    orders_side: str | None,
+    as_json: bool,
+) -> None:
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
     from rich.console import Console
     from rich.table import Table
@@ -156,8 +172,15 @@ def run(scenario: str, seed: int, out: str, force: bool, max_bounds: int | None,
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
-    log, summary = fight(sc, built, seed, ruleset=ruleset, max_bounds=max_bounds,
-                         orders_file=orders_file, orders_side=orders_side)  # fmt: skip
+    log, summary = fight(
+        sc,
+        built,
+        seed,
+        ruleset=ruleset,
+        max_bounds=max_bounds,
+        orders_file=orders_file,
+        orders_side=orders_side,
+    )
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         write_run(tmp, log, summary, built)
     if as_json:
@@ -166,8 +189,9 @@ def run(scenario: str, seed: int, out: str, force: bool, max_bounds: int | None,
     console = Console()
     winner = summary["winner"] or "none"
     console.print(f"[bold]{sc.name}[/bold]  ruleset {summary['ruleset']}, seed {seed}")
-    console.print(f"Winner: [bold]{winner}[/bold] after {summary['bounds']} bounds "
-                  f"({summary['reason']})")  # fmt: skip
+    console.print(
+        f"Winner: [bold]{winner}[/bold] after {summary['bounds']} bounds ({summary['reason']})"
+    )
     table = Table("side", "bases", "lost")
     for s in sc.sides:
         table.add_row(s.name, str(summary["bases"][s.id]), str(summary["losses"][s.id]))
