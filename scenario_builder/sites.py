@@ -91,6 +91,7 @@ def get_site(slug: str) -> Site:
         slugs = [s.slug for s in list_sites()]
         hint = did_you_mean(slug, slugs) or f"expected one of {', '.join(slugs)}"
         raise DataSourceError(
-            slug, f"unknown shipped site; {hint} (`scenario-builder sites` lists them)"
+            slug,
+            f"expected a shipped site, got an unknown slug; {hint} (see `scenario-builder sites`)",
         )
     return _load(folder)

@@ -104,6 +104,7 @@ def test_unwritable_file_outputs_are_one_line(run_cli, coarse_flodden, blocked, 
     assert sorted(p.name for p in blocked.parent.parent.iterdir()) == ["a_file"]
 
 
+@pytest.mark.slow  # traces and prints the whole table first: ~10 s on 2 cores
 def test_full_disk_while_writing_layers_leaves_neither_pdf_nor_layers(
     run_cli, coarse_flodden, tmp_path, monkeypatch
 ):
@@ -122,7 +123,7 @@ def test_full_disk_while_writing_layers_leaves_neither_pdf_nor_layers(
         "print",
         coarse_flodden,
         "--scale",
-        "1:20000",
+        "1:100000",
         "--out",
         tmp_path / "t.pdf",
         "--layers",
@@ -167,7 +168,10 @@ def test_unknown_names_suggest_the_closest(run_cli, tmp_path):
     assert "did you mean flodden_1513?" in one_error_line(err)
     code, _, err = run_cli("build", "gettysbrug", "--out", tmp_path / "y")
     assert code == 1
-    assert "gettysbrug: unknown shipped site; did you mean gettysburg?" in one_error_line(err)
+    assert (
+        "gettysbrug: expected a shipped site, got an unknown slug; did you mean gettysburg?"
+        in one_error_line(err)
+    )
     assert list(tmp_path.iterdir()) == []
 
 

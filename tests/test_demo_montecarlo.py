@@ -48,6 +48,7 @@ def test_summary_counts_and_history() -> None:
     assert s["historical"]["simulated_mean_loss_ratio"] == {"a:b": pytest.approx(3 / 4.333, 1e-3)}
 
 
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
 def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path, run_cli) -> None:
     code, out, err = run_cli(
         *["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path), "--json"]
@@ -62,6 +63,7 @@ def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path,
     )
 
 
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
 def test_montecarlo_cli_on_dask(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
     code, stdout, err = run_cli(
@@ -135,6 +137,7 @@ def test_demo_bad_scale_writes_nothing(tmp_path: Path, run_cli) -> None:
     assert not out.exists()
 
 
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
 def test_montecarlo_on_a_given_scheduler(tmp_path: Path, run_cli) -> None:
     """``--scheduler ADDRESS``: any dask.distributed scheduler, here one started for the test."""
     from dask.distributed import LocalCluster
@@ -161,6 +164,7 @@ def test_montecarlo_on_a_given_scheduler(tmp_path: Path, run_cli) -> None:
     assert s["runs"] == 2 and s["workers"] == 1
 
 
+@pytest.mark.slow  # waits out the 10 s connect timeout
 def test_montecarlo_unreachable_scheduler_is_one_line(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
     code, _, err = run_cli(

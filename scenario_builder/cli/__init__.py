@@ -88,6 +88,10 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+    except BrokenPipeError:  # `scenario-builder sites | head`: the reader left; say nothing
+        # Python would report the pipe again when flushing stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
     except OSError as exc:  # permissions, full disk, a missing parent: one line naming the path
         click.echo(f"Error: {os_error_line(exc)}", err=True)
         sys.exit(1)
