@@ -55,7 +55,7 @@ from scenario_builder.landcover import (
     read_landcover_raster,
     vector_overlaps,
 )
-from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_lines, make_levels
+from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_set, make_levels
 from scenario_builder.sites import get_site
 
 RULESET = "2mm-earth-v0.9"
@@ -107,12 +107,13 @@ def build_from_paths(
     *,
     resolution: float | None = None,
     step: float = STEP_M,
-    smooth_m: float = SMOOTH_M,
+    smooth_m: float | None = None,
     min_area_m2: float = MIN_AREA_M2,
     cliff_deg: float = CLIFF_DEG,
     dense_window_m: float = DENSE_WINDOW_M,
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
+    significant_streams: Iterable[str] = (),
     unknown_as: str | None = None,
     skip_outside_overlays: bool = False,
     meta: dict[str, Any] | None = None,
@@ -122,14 +123,17 @@ def build_from_paths(
 
     ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
-    Land-cover raster codes missing from the table are an error unless ``unknown_as`` names the
-    feature they become. An overlay outside the area is an error, or with
-    ``skip_outside_overlays`` (a shipped site's own overlay, built for any ``bbox``) skipped with a
-    :class:`ScenarioWarning`; overlays are clipped to the area by rasterising them on its grid.
-    Nothing is written; call ``.save(dir)`` on the result.
+    ``step`` and ``smooth_m`` shape the height levels (6.2); ``smooth_m`` None means
+    :func:`default_smooth_m` of the DEM. OSM streams are plain brooks (7.2) unless their name is
+    in ``significant_streams`` (then wet). Land-cover raster codes missing from the table are an
+    error unless ``unknown_as`` names the feature they become. An overlay outside the area is an
+    error, or with ``skip_outside_overlays`` (a shipped site's own overlay, built for any
+    ``bbox``) skipped with a :class:`ScenarioWarning`; overlays are clipped to the area by
+    rasterising them on its grid. Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
     tables = CodeTables.load(codes, unknown_as=unknown_as)
+    wet_names = frozenset(significant_streams)
     vocab = tables.vocab
     sources: list[dict[str, Any]] = []
 
@@ -158,12 +162,12 @@ def build_from_paths(
                 {"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name}
             )
         else:
-            feats = check_vector_file(path, tables)
+            feats = check_vector_file(path, tables, wet_names)
             _require_overlap(feats, grid, path, "land cover")
             vector_feats.append(feats)
             sources.append({"kind": "landcover_vector", "path": str(path), "features": len(feats)})
     if vector_feats:
-        burned = burn_vectors(_concat(vector_feats), grid, tables)
+        burned = burn_vectors(_concat(vector_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
     feature = promote_dense_buildings(feature, vocab, grid.res, dense_window_m, dense_fraction)
 
@@ -182,7 +186,7 @@ def build_from_paths(
         overlay_feats.append(feats)
         sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
     if overlay_feats:
-        burned = burn_vectors(_concat(overlay_feats), grid, tables)
+        burned = burn_vectors(_concat(overlay_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
 
     tell("classify")
@@ -191,6 +195,8 @@ def build_from_paths(
     classes = classify(feature, tables)
 
     tell("levels")
+    if smooth_m is None:
+        smooth_m = default_smooth_m(src.ground_res)
     levels, _smoothed, base = make_levels(
         elevation, grid.res, step=step, smooth_m=smooth_m, min_area_m2=min_area_m2
     )
@@ -198,9 +204,11 @@ def build_from_paths(
         "ruleset": RULESET,
         "legend": {"feature": vocab.legend()},
         "level_base_m": base,
+        "step_m": step,
         "smooth_m": smooth_m,
         "min_area_m2": min_area_m2,
         "cliff_deg": cliff_deg,
+        "significant_streams": sorted(wet_names),
         "sources": sources,
         "code_tables": {
             "features": Path(vocab.source).name,
@@ -225,17 +233,43 @@ def build_from_paths(
     return BuildResult(bf, regions, contours)
 
 
+def default_smooth_m(dem_ground_res: float) -> float:
+    """Gaussian sigma for a DEM: 20 m, or half a source cell (its finer axis on the ground) when
+    the DEM is coarser than 40 m.
+
+    A 3-arc-second SRTM cell (about 90 x 52 m at 55 N) resampled to 25 m is a bilinear facet;
+    smoothing by less than half a source cell leaves the facets' creases as one-level terraces
+    that follow the source grid, not the ground.
+
+    >>> default_smooth_m(7.32), default_smooth_m(52.49)
+    (20.0, 26.2)
+    """
+    return max(SMOOTH_M, round(dem_ground_res / 2.0, 1))
+
+
 def build_site(
     slug: str,
     *,
     resolution: float | None = None,
-    step: float = STEP_M,
+    step: float | None = None,
+    smooth_m: float | None = None,
+    significant_streams: Iterable[str] | None = None,
     bbox: BBox | None = None,
     progress: Progress | None = None,
     **options: Any,
 ) -> BuildResult:
-    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay."""
+    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay.
+
+    ``step`` and ``smooth_m`` default to the site's ``site.json`` ``levels`` section
+    (``{"step_m": ..., "smooth_m": ...}``), then to 2 m and :func:`default_smooth_m`;
+    ``significant_streams`` (OSM stream names that are wet, 7.2) to ``site.json``'s list.
+    """
     site = get_site(slug)
+    if significant_streams is None:
+        significant_streams = site.significant_streams()
+    site_levels = site.level_options()
+    step = step if step is not None else site_levels.get("step_m", STEP_M)
+    smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")
     meta: dict[str, Any] = {"slug": site.slug, "name": site.battle, "year": site.year}
     if site.info.get("landcover"):
         meta["attribution"] = [site.info["landcover"]]
@@ -246,6 +280,8 @@ def build_site(
         bbox=bbox,
         resolution=resolution,
         step=step,
+        smooth_m=smooth_m,
+        significant_streams=significant_streams,
         meta=meta,
         progress=progress,
         skip_outside_overlays=True,
@@ -267,12 +303,12 @@ def _require_overlap(feats: gpd.GeoDataFrame, grid: Grid, path: Path, what: str)
 def contours_frame(levels: np.ndarray, grid: Grid, base: float, step: float) -> gpd.GeoDataFrame:
     """Contour lines between height levels: columns ``level`` (the level above the line) and
     ``elevation`` (its lower edge in metres)."""
-    lines = contour_lines(levels, grid.transform)
-    lv = np.array([k for k, _ in lines], dtype=np.int32)
-    geoms = [shapely.LineString(xy) for _, xy in lines]
+    cs = contour_set(levels, grid.transform)
+    line_of_point = np.repeat(np.arange(len(cs.level)), np.diff(cs.offsets))
+    geoms = shapely.linestrings(cs.xy, indices=line_of_point) if len(cs.level) else []
     return gpd.GeoDataFrame(
-        {"level": lv, "elevation": base + lv.astype(np.float64) * step},
-        geometry=geoms,
+        {"level": cs.level, "elevation": base + cs.level.astype(np.float64) * step},
+        geometry=list(geoms) if len(cs.level) else [],
         crs=grid.crs,
     )
 

@@ -76,9 +76,8 @@ def _bbox(
 @click.option(
     "--step",
     type=click.FloatRange(min=0.1),
-    default=STEP_M,
-    show_default=True,
-    help="Height step in metres (6.2).",
+    default=None,
+    help=f"Height step in metres (6.2) [default: the site's site.json levels, else {STEP_M:g}].",
 )
 @click.option(
     "--min-region",
@@ -86,15 +85,16 @@ def _bbox(
     type=click.FloatRange(min=0),
     default=MIN_AREA_M2 / 10_000,
     show_default=True,
-    help="Smallest level region in hectares; smaller ones are merged.",
+    help="Smallest hill top or hollow in hectares; smaller ones are levelled with the ground "
+    "around them (area opening and closing at every level).",
 )
 @click.option(
     "--smooth",
     "smooth_m",
     type=click.FloatRange(min=0),
-    default=SMOOTH_M,
-    show_default=True,
-    help="Gaussian smoothing of the DEM before levelling (sigma, metres).",
+    default=None,
+    help="Gaussian smoothing of the DEM before levelling (sigma, metres) [default: the "
+    f"site's site.json levels, else {SMOOTH_M:g}, or half the DEM's cell if that is more].",
 )
 @click.option(
     "--cliff",
@@ -115,9 +115,9 @@ def build(
     codes: tuple[str, ...],
     unknown_as: str | None,
     resolution: float | None,
-    step: float,
+    step: float | None,
     min_region: float,
-    smooth_m: float,
+    smooth_m: float | None,
     cliff_deg: float,
     out: str,
     force: bool,
@@ -131,7 +131,7 @@ def build(
     claim_out_dir(out, stamp, force=force)
     options: dict[str, Any] = dict(
         resolution=resolution,
-        step=step,
+        step=step if step is not None or slug is not None else STEP_M,
         min_area_m2=min_region * 10_000,
         smooth_m=smooth_m,
         cliff_deg=cliff_deg,
