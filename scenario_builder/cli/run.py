@@ -39,18 +39,24 @@ def build_battlefield(scenario: Any) -> Any:
 
     if ref.slug is not None:
         return build_site(
-            ref.slug, bbox=ref.bbox, step=ref.step_m, smooth_m=ref.smooth_m,
+            ref.slug,
+            bbox=ref.bbox,
+            step=ref.step_m,
+            smooth_m=ref.smooth_m,
             significant_streams=ref.significant_streams,
-        )  # fmt: skip
+        )
     if ref.path is not None:
         bf = Battlefield.load(rel(ref.path))
         return LoadedBattlefield(bf)
     return build_from_paths(
-        rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
-        overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
-        **({"step": ref.step_m} if ref.step_m is not None else {}), smooth_m=ref.smooth_m,
+        rel(ref.dem),
+        landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
+        overlays=[rel(p) for p in ref.overlays],
+        bbox=ref.bbox,
+        **({"step": ref.step_m} if ref.step_m is not None else {}),
+        smooth_m=ref.smooth_m,
         significant_streams=ref.significant_streams or (),
-    )  # fmt: skip
+    )
 
 
 class LoadedBattlefield:
