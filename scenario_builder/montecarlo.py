@@ -13,12 +13,16 @@ holds the GIL), or any scheduler given by address.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
-import signal
+import os
+import shlex
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,22 +173,22 @@ def run_replays(
 ) -> tuple[list[dict[str, Any]], int, float]:
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
 
-    The local cluster's workers ignore SIGINT, so Ctrl-C reaches only this process, which then
-    closes the cluster; the shutdown's connection errors are not logged. No dashboard unless
-    ``dashboard`` is given: then one on a free port (never a clash with one already on 8787),
-    its address passed to ``dashboard``.
+    The local cluster's workers ignore SIGINT (:func:`_workers_ignore_sigint`), so Ctrl-C reaches
+    only this process, which then closes the cluster; the shutdown's connection errors are not
+    logged. No dashboard unless ``dashboard`` is given: then one on a free port (never a clash
+    with one already on 8787), its address passed to ``dashboard``.
     """
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
-    cluster = None
-    if scheduler:
-        # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
-    else:
-        # Worker processes inherit the ignored SIGINT (a disposition survives fork and exec).
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
+    cluster: Any = None
+    client: Any = None
+    with _workers_ignore_sigint(), contextlib.ExitStack() as stack:
+        stack.callback(lambda: _quiet_close(client, cluster))
+        if scheduler:
+            # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        else:
             cluster = LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
@@ -192,12 +196,9 @@ def run_replays(
                 dashboard_address=":0" if dashboard is not None else None,
                 silence_logs=logging.CRITICAL,
             )
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        client = Client(cluster)
-        if dashboard is not None:
-            dashboard(str(client.dashboard_link))
-    try:
+            client = Client(cluster)
+            if dashboard is not None:
+                dashboard(str(client.dashboard_link))
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
         futures = client.map(
@@ -213,10 +214,34 @@ def run_replays(
             if progress:
                 progress(done, len(seeds))
         wall = time.perf_counter() - start
-    finally:
-        _quiet_close(client, cluster)
     results.sort(key=lambda r: r["seed"])
     return results, n_workers, wall
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored, so a Ctrl-C (sent by the terminal to every
+    process in the foreground group) reaches only this process, which then closes the cluster;
+    workers interrupted on their own would each print a traceback.
+
+    A disposition of "ignore" is the one signal setting that survives exec, so the processes
+    multiprocessing spawns run through a two-line shell wrapper that sets it (POSIX only).
+    """
+    if os.name != "posix":
+        yield
+        return
+    import multiprocessing.spawn as mp_spawn
+
+    with tempfile.TemporaryDirectory(prefix="sb-montecarlo-") as tmp:
+        exe = Path(tmp) / "python"
+        exe.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+        exe.chmod(0o755)
+        previous = mp_spawn.get_executable()
+        mp_spawn.set_executable(str(exe))
+        try:
+            yield
+        finally:
+            mp_spawn.set_executable(previous)
 
 
 def _quiet_close(client: Any, cluster: Any) -> None:
@@ -227,7 +252,8 @@ def _quiet_close(client: Any, cluster: Any) -> None:
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
     try:
-        client.close()
+        if client is not None:
+            client.close()
         if cluster is not None:
             cluster.close()
     finally:
