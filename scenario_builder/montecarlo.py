@@ -194,6 +194,9 @@ def run_replays(
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0" if dashboard is not None else None,
+                # the scheduler's HTTP server (health, metrics) runs even without a dashboard,
+                # by default on 8787: a free port instead, so a taken 8787 warns no one
+                scheduler_kwargs={"dashboard_address": ":0"},
                 silence_logs=logging.CRITICAL,
             )
             client = Client(cluster)

@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
     except click.exceptions.Abort:
+        _quiet_exit()
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
+        _quiet_exit()
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except BrokenPipeError:  # `scenario-builder sites | head`: the reader left; say nothing
@@ -105,6 +107,12 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(1)
+
+
+def _quiet_exit() -> None:
+    """After an interrupt, library clean-up at exit (a Dask cluster interrupted while starting,
+    closed by distributed's atexit hook) may fail; the user has had the one line already."""
+    sys.unraisablehook = lambda _info: None
 
 
 def os_error_line(exc: OSError) -> str:
