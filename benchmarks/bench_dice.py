@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 
 from engine.dice import Dice
-from engine.resolution import panic_test, roll_attack
 from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.resolution import panic_test, roll_attack
 
 BATCH = 10_000
 

@@ -8,43 +8,60 @@ log.result["winner"]
 
 ``battle.phases()`` plays one bound and yields after each phase (for side-by-side determinism
 tests); ``battle.step()`` plays one bound and returns its :class:`~engine.log.BoundRecord`.
+
+The loop is the ruleset's (:mod:`engine.rulesets`): the battle reads the ground through the
+ruleset's terrain table, deploys with its unit model, and each bound runs ``ruleset.phases`` in
+order, the state's ``phase`` set to each phase's name (every event carries it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
-from engine import sieges
-from engine.bound import PHASES, run_bound
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
+from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
-from engine.movement import update_contacts
-from engine.orders import Commander, Delivery, StandingOrders
-from engine.rulesets import get_ruleset
+from engine.orders import Commander, Delivery
+from engine.readiness import readiness_for
+from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Morale
+from engine.terrain import Ground
 
-__all__ = ["PHASES", "Battle", "snapshot"]
+__all__ = ["Battle", "run_bound", "snapshot"]
 
 
-def snapshot(state: BattleState, delivery: Any = None) -> dict[str, Any]:
+def run_bound(ctx: BoundContext) -> Iterator[str]:
+    """Play one bound: the ruleset's phases in order, yielding each phase's name once done."""
+    state = ctx.state
+    state.bound += 1
+    ctx.events = []
+    ctx.quiet_events = ctx.moved_events = 0
+    ctx.ruleset.start_bound(ctx)
+    for hook in ctx.on_bound_start:  # light and weather (engine.light), readiness
+        hook(ctx)
+    for phase in ctx.ruleset.phases:
+        state.phase = phase.name
+        phase.run(ctx)
+        yield phase.name
+    state.phase = "end"
+
+
+def snapshot(state: BattleState, delivery: Delivery | None = None) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
         gone = f.morale is Morale.DESTROYED
         for b in f.bases:
-            bases[b.id] = {
-                "x": b.x,
-                "y": b.y,
-                "facing": b.facing,
-                "formation": b.formation,
-                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
-            }
+            bases[b.id] = {"x": b.x, "y": b.y, "facing": b.facing, "formation": b.formation,
+                           "state": "dead" if gone and b.status is BaseStatus.DEAD
+                           else b.status.value}  # fmt: skip
         forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
     return {
         "bases": bases,
@@ -59,51 +76,47 @@ class Battle:
 
     def __init__(
         self,
-        battlefield: Any,
+        battlefield: Ground,
         scenario: Scenario,
         dice: Dice,
-        ruleset: Any = None,
+        ruleset: Ruleset | str | None = None,
         commanders: dict[str, Commander] | None = None,
         delivery: Delivery | None = None,
     ) -> None:
-        self.bf = battlefield
-        self.scenario = scenario
-        self.dice = dice
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
-        self.state = deploy(scenario, battlefield)
-        self.sight = Sight(
-            battlefield,
-            self.state,
-            weather=scenario.weather,
-            time=scenario.time,
-            locality=scenario.locality,
-            sight_limit=ruleset.sight_limit_m,
-        )
+        # the ground as this ruleset reads it: its classes from its own terrain table
+        self.bf = ground = ruleset.ground(battlefield)
+        self.scenario = scenario
+        self.dice = dice
+        self.state = deploy(scenario, ground, ruleset)
+        ruleset.prepare(self.state, scenario)
+        # 6.3 with twilight read in (engine.light): the ruleset's day and night, and between them
+        rules = replace(ruleset.sight_rules,
+                        sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m))
+        self.sight = Sight(ground, self.state, rules=rules, weather=scenario.weather,
+                           time=scenario.time, locality=scenario.locality)  # fmt: skip
+        # light and weather bound by bound (engine.light): None when they never change
+        self.sky = sky_for(scenario, ground, ruleset)
         if commanders is None:
-            commanders = {
-                s.id: StandingOrders.from_scenario(scenario, s.id, battlefield.to_xy)
-                for s in scenario.sides
-            }
-        if delivery is None:  # 9.1-9.2: messengers (engine.messengers) unless told otherwise
-            from engine.messengers import MessengerDelivery
-
-            delivery = MessengerDelivery.for_scenario(battlefield, scenario)
+            commanders = {s.id: ruleset.commander(scenario, s.id, ground) for s in scenario.sides}
+        if delivery is None:  # the ruleset's (2mm Earth 9.1-9.2: messengers)
+            delivery = ruleset.delivery(ground, scenario)
         self.delivery = delivery
-        self.ctx = BoundContext(
-            battlefield,
-            self.state,
-            dice,
-            ruleset,
-            self.sight,
-            scenario,
-            dict(commanders),
-            self.delivery,
-            has_walls=sieges.has_fortifications(battlefield),
-        )
-        self.ctx.base_pairs = update_contacts(self.state)  # deployed in contact (3.2)
+        self.ctx = ruleset.new_context(
+            bf=ground, state=self.state, dice=dice, ruleset=ruleset, sight=self.sight,
+            scenario=scenario, commanders=dict(commanders), delivery=self.delivery,
+        )  # fmt: skip
+        if self.sky is not None:
+            self.ctx.on_bound_start.append(self.sky)
+        # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
+        self.ctx.readiness = readiness_for(scenario, self.state)
+        if self.ctx.readiness is not None:
+            self.ctx.on_bound_start.append(self.ctx.readiness)
         self.log = BattleLog(self._header())
+        if self.ctx.readiness is not None:
+            self.ctx.readiness.log = self.log
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
         self.result: dict[str, Any] | None = None
 
@@ -122,35 +135,29 @@ class Battle:
             # 6.3: what limits each side's sight (maps draw fog of war from these)
             "weather": sc.weather,
             "time": sc.time,
+            **self._clock_header(),
             "locality": sc.locality,
-            "sides": [
-                {
-                    "id": s.id,
-                    "name": s.name,
-                    "colour": s.colour,
-                    "locality": st.sides[s.id].locality,
-                }
-                for s in sc.sides
-            ],
-            "formations": [
-                {"id": f.id, "side": f.side, "name": f.name, "profile": f.profile.id}
-                for f in st.formations.values()
-            ],
-            "bases": [
-                {
-                    "id": b.id,
-                    "side": b.side,
-                    "formation": b.formation,
-                    "profile": b.profile.id,
-                    "unit_type": b.profile.unit_type.value,
-                    "character": b.character,
-                    "w": b.w,
-                    "d": b.d,
-                }
-                for f in st.formations.values()
-                for b in f.bases
-            ],
-        }
+            "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
+                       "locality": st.sides[s.id].locality} for s in sc.sides],
+            "formations": [{"id": f.id, "side": f.side, "name": f.name,
+                            "profile": f.profile.id} for f in st.formations.values()],
+            "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
+                       "profile": b.profile.id, "unit_type": str(b.profile.unit_type),
+                       "character": b.character, "w": b.w, "d": b.d}
+                      for f in st.formations.values() for b in f.bases],
+        }  # fmt: skip
+
+    def _clock_header(self) -> dict[str, Any]:
+        """The start, bound duration and the day's sun (only for a scenario that has them)."""
+        clock = self.sky.clock if self.sky is not None else None
+        if clock is None:
+            return {}
+        times = {k: (v.strftime("%H:%M") if v is not None else None)
+                 for k, v in clock.sun_times().items()}  # fmt: skip
+        return {"clock": {"start": clock.start.isoformat(timespec="minutes"),
+                          "bound_minutes": clock.bound_minutes,
+                          "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
+                          "sun_local_mean_time": times}}  # fmt: skip
 
     # -- playing ----------------------------------------------------------------------------
     @property
@@ -162,9 +169,8 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(
-            self.state.bound, list(self.ctx.events), snapshot(self.state, self.delivery)
-        )
+        record = BoundRecord(self.state.bound, list(self.ctx.events),
+                             snapshot(self.state, self.delivery))  # fmt: skip
         self.log.bounds.append(record)
         self._check_end()
 
@@ -199,11 +205,11 @@ class Battle:
             self._finish(winners[0] if len(winners) == 1 else None, "both armies broke")
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {
-            "winner": winner,
-            "bounds": self.state.bound,
-            "reason": reason,
-            "losses": self.state.losses(),
-            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
-        }
+        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
+                       "losses": self.state.losses(),
+                       "broken": {s: round(self.state.broken_fraction(s), 3)
+                                  for s in self.state.sides}}  # fmt: skip
+        stall = self.ctx.jams.stalled
+        if stall is not None:  # engine.jams: the same formations stuck by each other
+            self.result["stall"] = str(stall)
         self.log.result = self.result

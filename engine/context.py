@@ -1,18 +1,25 @@
 """What every phase of a bound works on: ground, state, dice, ruleset, sight, and the bound's notes.
 
-Kept apart from :mod:`engine.bound` so the rule modules (melee, morale, sieges) can take it
-without importing the bound sequence.
+Kept apart from the battle loop so a ruleset's phase modules can take it without importing the
+loop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.dice import Dice
+from engine.jams import JamWatch
 from engine.log import Event
 from engine.sight import Sight
-from engine.state import BattleState, Formation
+from engine.state import BattleState
+from engine.terrain import Ground
+
+if TYPE_CHECKING:
+    from engine.orders import Commander, Delivery
+    from engine.rulesets import Ruleset
+    from engine.scenario import Scenario
 
 __all__ = ["QUIET", "BoundContext"]
 
@@ -22,32 +29,29 @@ QUIET = frozenset({"planned_move"})
 
 @dataclass(slots=True)
 class BoundContext:
-    bf: Any
+    """What every phase gets: the ground as the ruleset reads it, the state, the one dice, the
+    ruleset, sight, the scenario, the commanders and the order delivery, and the bound's events.
+
+    A ruleset that needs notes of its own across the phases of a bound subclasses this (a
+    slotted dataclass) and returns it from ``Ruleset.new_context``.
+    """
+
+    bf: Ground
     state: BattleState
     dice: Dice
-    ruleset: Any
+    ruleset: Ruleset
     sight: Sight
-    scenario: Any = None
-    commanders: dict[str, Any] = field(default_factory=dict)
-    delivery: Any = None
+    scenario: Scenario | None = None
+    commanders: dict[str, Commander] = field(default_factory=dict)
+    delivery: Delivery | None = None
     events: list[Event] = field(default_factory=list)
-    plans: dict[str, Any] = field(default_factory=dict)  # fid -> MovePlan
-    shots: dict[str, Any] = field(default_factory=dict)  # fid -> ShotPlan
-    pending_hits: list[tuple[str, int, tuple[float, float], str]] = field(default_factory=list)
-    base_pairs: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
-    allowances: dict[str, float] = field(default_factory=dict)  # fid -> metres this bound
-    start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
-    cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
-    has_walls: bool = False
-    geo_cache: Any = None
-    centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
-    gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}, ids, arr]
-    gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
-    #: (fid, limit, table_key) -> the nearest enemies (bound._nearest_enemies)
-    near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
-
+    #: friendly jams: who was stuck behind whom, lanes taken, stalls (engine.jams)
+    jams: JamWatch = field(default_factory=JamWatch)
+    #: called with the context as each bound begins (engine.light's sky, engine.readiness)
+    on_bound_start: list[Any] = field(default_factory=list)
+    #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
+    readiness: Any = None
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
-
     moved_events: int = 0  # "moved" events of this bound
 
     def emit(self, events: Event | list[Event]) -> None:
@@ -72,27 +76,3 @@ class BoundContext:
     @property
     def phase(self) -> str:
         return self.state.phase
-
-    def cover_classes(self, f: Formation) -> list[int]:
-        """7.1 cover classes of a formation's footprint (cached per position state)."""
-        key = (f.id, self.state.version)
-        hit = self.cover_cache.get(key)
-        if hit is None:
-            from engine.movement import footprint_classes
-            from engine.sieges import cover_override
-
-            hit, _ = footprint_classes(self.bf, f, "cover")
-            if self.has_walls:
-                hit = cover_override(self.bf, f, hit)
-            self.cover_cache[key] = hit
-        return hit
-
-    def cover_class(self, f: Formation, kind: str) -> int:
-        """The one cover class used for ``f``: the applicable class that helps it most (7.2)."""
-        classes = self.cover_classes(f)
-        if not classes:
-            return 0
-        return max(
-            classes,
-            key=lambda c: (self.ruleset.cover_modifier(f.unit_type, c, kind), c),
-        )

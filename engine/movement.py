@@ -1,14 +1,18 @@
 """Movement (6.1, 7.1, 7.3, 10.3, 11.3 manoeuvring): planning a direction, executing the move.
 
-- Speed: chart 7.3 for the movement class that applies to the formation (7.1: a class applies if
-  at least 50 % of the footprint is in it, or it covers the whole middle column), the slowest base
-  of the formation (5.1), halved when 50 % or more of the front rank or of the formation is hurt
-  (1.1, 2.4; retreating troops excepted, 11.1). The footprint is sampled on a 3 x 3 lattice per
-  base (:func:`footprint_classes`), all formations of a bound in one raster query.
+The mechanics every ruleset shares; the numbers and the speed chart come from the ruleset's
+:class:`MoveRules` (2mm Earth's section numbers below are where the mechanics come from).
+
+- Speed: the ruleset's ``speed_m(formation, move_class)`` for the movement class that applies
+  to the formation (7.1: a class applies if at least 50 % of the footprint is in it, or it
+  covers the whole middle column), the lowest over the classes that apply. The footprint is
+  sampled on a 3 x 3 lattice per base (:func:`footprint_classes`), all formations of a bound in
+  one raster query.
 - A move is planned as a direction (6.1) and executed as far as the allowance, the goal, other
-  bases and the terrain permit, at least 25 m unless blocked. No wheels: the formation may turn
-  (at most 90 degrees, 6.1) about its centre as long as no point of any base moves beyond the
-  allowance (11.3: "as long as no part of the base has moved beyond its maximum allowance").
+  bases and the terrain permit, at least ``min_move_m`` unless blocked. No wheels: the
+  formation may turn (at most ``max_turn_deg``, 6.1) about its centre as long as no point of any
+  base moves beyond the allowance (11.3: "as long as no part of the base has moved beyond its
+  maximum allowance").
 - Bases never overlap: the move is swept in steps of at most 5 m against every other
   formation's rectangle and stops at first contact (6.1: a formation "can choose to halt
   part-way"); enemy contact means combat (3.2).
@@ -20,12 +24,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.charts import MoveClass
 from engine.geometry import (
     CONTACT_M,
     OBB,
@@ -41,9 +45,13 @@ from engine.geometry import (
 )
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
+
 __all__ = [
-    "MIN_MOVE_M",
     "MovePlan",
+    "MoveRules",
     "allowance_for",
     "footprint_classes",
     "max_advance",
@@ -51,10 +59,24 @@ __all__ = [
     "update_contacts",
 ]
 
-MIN_MOVE_M = 25.0  # 6.1
-MAX_FREE_TURN = 90.0  # 6.1
 SWEEP_STEP_M = 5.0
 _LATTICE = [(a, l_) for a in (-13.3, 0.0, 13.3) for l_ in (-6.6, 0.0, 6.6)]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRules:
+    """What a ruleset tells the movement mechanics.
+
+    ``speed_m(formation)(move_class)``: how far the formation may move this phase in one
+    movement class of the ruleset's terrain table (None: it cannot enter). Class 0 of the
+    ``move`` role is open ground (the class of a footprint that is in no other); ``min_move_m``:
+    a move shorter than this to the goal is not made; ``max_turn_deg``: the most a formation
+    turns in one move.
+    """
+
+    speed_m: Callable[[Formation], Callable[[int], float | None]]
+    min_move_m: float = 0.0
+    max_turn_deg: float = 90.0
 
 
 @dataclass(slots=True)
@@ -137,14 +159,13 @@ def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None)
 
 
 def footprint_classes(
-    bf: Any, f: Formation, layer: str = "move", pose: tuple[float, float, float] | None = None
+    bf: Ground, f: Formation, layer: str = "move", pose: tuple[float, float, float] | None = None
 ) -> tuple[list[int], bool]:
     """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
     with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
     the footprint is off the map."""
-    return _footprint_at(
-        bf, _footprint_local(f), layer, pose if pose is not None else (f.cx, f.cy, f.facing)
-    )
+    return _footprint_at(bf, _footprint_local(f), layer,
+                         pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
 
 
 def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
@@ -156,11 +177,9 @@ def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
 
 
 def _footprint_at(
-    bf: Any,
-    frame: tuple[tuple[np.ndarray, np.ndarray], int],
-    layer: str,
+    bf: Ground, frame: tuple[tuple[np.ndarray, np.ndarray], int], layer: str,
     pose: tuple[float, float, float],
-) -> tuple[list[int], bool]:
+) -> tuple[list[int], bool]:  # fmt: skip
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
     loc, nb = frame
     x, y = _place(loc, *pose)
@@ -181,35 +200,19 @@ def _footprint_at(
     return sorted(classes), off
 
 
-def speed_in(f: Formation, move_class: int) -> float | None:
-    """5.1 slowest base; None if any base cannot travel (chart 7.3)."""
-    speeds = [p.speed_in(move_class) for p in f.profiles]
-    if not speeds or any(s is None for s in speeds):
-        return None
-    return float(min(s for s in speeds if s is not None))
-
-
-def halved(f: Formation) -> bool:
-    """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
-    if f.morale in (Morale.RETREATING, Morale.ROUTING):
-        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
-    front, whole = f.injured_share()
-    return front >= 0.5 or whole >= 0.5
-
-
 #: a class no troops may enter (8.3: cavalry onto walls, ground troops up a wall without ladders)
 FORBIDDEN = 99
 
 
-def allowance_for(f: Formation, classes: list[int]) -> float | None:
+def allowance_for(f: Formation, classes: list[int], rules: MoveRules) -> float | None:
     """Metres the formation may move given the terrain classes that apply (None = cannot)."""
     if FORBIDDEN in classes:
         return None
-    speeds = [speed_in(f, c) for c in classes] if classes else [speed_in(f, MoveClass.PLAIN)]
+    speed = rules.speed_m(f)
+    speeds = [speed(c) for c in classes] if classes else [speed(0)]
     if any(s is None for s in speeds):
         return None
-    s = min(x for x in speeds if x is not None)
-    return s / 2.0 if halved(f) else s
+    return min(x for x in speeds if x is not None)
 
 
 # -- geometry of a rigid move ------------------------------------------------------------------
@@ -380,12 +383,13 @@ class MoveResult:
 
 
 def _pose_toward(
-    f: Formation, box: Any, plan: MovePlan, allowance: float
+    f: Formation, box: Any, plan: MovePlan, allowance: float, rules: MoveRules
 ) -> tuple[float, float, float, float]:
     """(dx, dy, dth, d): the move for ``plan`` within ``allowance`` (no obstacles yet)."""
     th0 = f.facing
     want = th0 if plan.facing is None else plan.facing
-    dth = max(-MAX_FREE_TURN, min(MAX_FREE_TURN, signed_turn(th0, want)))
+    turn = rules.max_turn_deg
+    dth = max(-turn, min(turn, signed_turn(th0, want)))
     u = forward(plan.bearing)
     if plan.goal is not None:
         gx, gy = plan.goal
@@ -407,17 +411,18 @@ def _pose_toward(
                 hi = mid
         dth = lo
     d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance)))
-    if d < MIN_MOVE_M and dist < MIN_MOVE_M and plan.goal is not None:
-        d = 0.0  # 6.1: the minimum move is 25 m; closer than that to the goal, stay
+    if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+        d = 0.0  # 6.1: the minimum move (25 m in 2mm Earth); closer than that to the goal, stay
     return u[0] * d, u[1] * d, dth, d
 
 
 def execute_move(
-    bf: Any,
+    bf: Ground,
     state: BattleState,
     f: Formation,
     plan: MovePlan,
     *,
+    rules: MoveRules,
     classes_fn: Any = None,
     table: tuple[list[Formation], np.ndarray] | None = None,
 ) -> MoveResult:
@@ -435,9 +440,8 @@ def execute_move(
         def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
             if form is not f:
                 return footprint_classes(bf, form, "move", pose)
-            return _footprint_at(
-                bf, frame, "move", pose if pose is not None else (f.cx, f.cy, f.facing)
-            )
+            return _footprint_at(bf, frame, "move",
+                                 pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
 
     box = _local_box(f)
     start = (f.cx, f.cy, f.facing)
@@ -450,14 +454,14 @@ def execute_move(
         key = tuple(classes)
         if key in allowances:
             return allowances[key]
-        a = allowances[key] = allowance_for(f, classes)
+        a = allowances[key] = allowance_for(f, classes, rules)
         return a
 
     c0, _ = classes_fn(f, None)
     allowance = allow(c0)
     if allowance is None:
         allowance = 0.0
-    dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+    dx, dy, dth, d = _pose_toward(f, box, plan, allowance, rules)
     # 7.1: terrain entered on the way counts too - re-check the allowance at the destination
     halted: str | None = None
     for _ in range(3):
@@ -473,7 +477,9 @@ def execute_move(
             for _ in range(12):
                 mid = (lo + hi) / 2.0
                 cm, offm = classes_fn(f, (f.cx + dx * mid, f.cy + dy * mid, f.facing + dth * mid))
-                ok = allow(sorted(set(c0) | set(cm))) is not None and (may_leave or not offm)
+                ok = allow(sorted(set(c0) | set(cm))) is not None and (
+                    may_leave or not offm
+                )
                 lo, hi = (mid, hi) if ok else (lo, mid)
             dx, dy, dth, d = dx * lo, dy * lo, dth * lo, d * lo
             halted = "edge" if off else "terrain"
@@ -481,11 +487,12 @@ def execute_move(
         if a1 >= allowance - 1e-9:
             break
         allowance = a1
-        dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+        dx, dy, dth, d = _pose_toward(f, box, plan, allowance, rules)
     # 7.1: terrain crossed on the way (a wall, a strip of wood) counts as well as the ends
     if halted is None and d > PATH_STEP_M:
         dx, dy, dth, d, allowance, why = _check_path(
-            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow, lat
+            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow, lat,
+            rules,
         )
         halted = why
     # sweep against every other formation so bases never overlap
@@ -502,9 +509,8 @@ def execute_move(
         f.set_pose(*end)
         state.version += 1
     f.moved_m = dist
-    near_goal = (
-        plan.goal is not None and math.hypot(plan.goal[0] - end[0], plan.goal[1] - end[1]) < 1.0
-    )
+    near_goal = plan.goal is not None and math.hypot(plan.goal[0] - end[0],
+                                                     plan.goal[1] - end[1]) < 1.0
     if halted is None and near_goal and d > 0:
         halted = "goal"
     off_map = False
@@ -518,31 +524,17 @@ PATH_STEP_M = 20.0
 
 
 def _check_path(
-    bf: Any,
-    f: Formation,
-    plan: MovePlan,
-    box: Any,
-    classes_fn: Any,
-    c0: list[int],
-    dx: float,
-    dy: float,
-    dth: float,
-    d: float,
-    allowance: float,
-    may_leave: bool,
-    allow: Any = None,
-    loc: tuple[np.ndarray, np.ndarray] | None = None,
+    bf: Ground, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
+    dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
+    allow: Any = None, loc: tuple[np.ndarray, np.ndarray] | None = None,
+    rules: MoveRules | None = None,
 ) -> tuple[float, float, float, float, float, str | None]:
     """Shorten a move that crosses impassable or slower terrain between its two ends.
     ``allow``: ``allowance_for`` of ``f`` as a function of the classes alone, if the caller
     remembers its answers; ``loc``: ``_lattice_local(f)`` if the caller has it."""
     if loc is None:
         loc = _lattice_local(f)  # f stays put here: its frame points once
-    if allow is None:
-
-        def allow(classes: list[int]) -> float | None:
-            return allowance_for(f, classes)
-
+    assert allow is not None and rules is not None, "the caller's allowance and rules"
     for _ in range(3):
         n = math.ceil(d / PATH_STEP_M)
         ts = [k / n for k in range(1, n)]
@@ -573,21 +565,15 @@ def _check_path(
             a = allow(sorted(set(c0) | set(c)))
             if a is None or (off and not may_leave):
                 prev = ts[i - 1] if i else 0.0
-                return (
-                    dx * prev,
-                    dy * prev,
-                    dth * prev,
-                    d * prev,
-                    allowance,
-                    "edge" if off else "terrain",
-                )
+                return (dx * prev, dy * prev, dth * prev, d * prev, allowance,
+                        "edge" if off else "terrain")  # fmt: skip
             if a < allowance - 1e-9:
                 slower = a
                 break
         if slower is None:
             return dx, dy, dth, d, allowance, None
         allowance = slower
-        dx, dy, dth, d = _pose_toward(f, box, plan, allowance)
+        dx, dy, dth, d = _pose_toward(f, box, plan, allowance, rules)
     return dx, dy, dth, d, allowance, None
 
 
@@ -631,8 +617,7 @@ def _sweep(
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
-        all_arr[:, 2], all_arr[:, 3]
-    )
+        all_arr[:, 2], all_arr[:, 3])
     if table is not None:
         for k in close.nonzero()[0].tolist():
             if others[k].id == f.id:
@@ -666,9 +651,8 @@ def _sweep(
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
     def clash(t: float) -> int | None:
-        return few.first_overlap(
-            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        )
+        return few.first_overlap(obb_at(box, start[0] + dx * t, start[1] + dy * t,
+                                        start[2] + dth * t))  # fmt: skip
 
     ts = np.arange(1, n + 1) / n
     if dth == 0:
@@ -683,14 +667,10 @@ def _sweep(
         bad: int | None = 0
     else:
         if dth != 0:
-            poses = obb_array(
-                [first]
-                + [
-                    obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                    for t in ts[1:]
-                ]
-            )
-        rows = (separation_many(poses[1:], arr) < -1e-6).any(axis=1).nonzero()[0]
+            poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
+                                                start[2] + dth * t) for t in ts[1:]])  # fmt: skip
+        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
+        rows = overlapping.nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
         i = bad

@@ -9,8 +9,11 @@ Three replaceable parts, so a messenger system and automatic commanders can plug
    order given, ``arrivals`` returns the orders that reach their formation this bound.
    :class:`InstantDelivery` delivers at once (no messengers); a messenger delivery (9.1-9.2) keeps
    orders in flight and reports them in ``snapshot()`` for the BattleLog.
-3. :func:`receive_order` applies an arrived order to the formation, rolling chart 9.3 where the
-   formation's temperament asks for it.
+3. The ruleset applies an arrived order to the formation (2mm Earth: chart 9.3,
+   ``engine.rulesets.two_mm_earth.orders.receive_order``).
+
+An order's kind is one of the words a registered ruleset gives orders with
+(:data:`ORDER_WORDS`, filled in by ``engine.rulesets.register``).
 
 >>> o = Order.from_text("attack sc_pikes_1 on eng_bills")
 >>> o.kind, o.formation, o.target_formation, str(o)
@@ -29,28 +32,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from engine.charts import Order as OrderKind
-from engine.charts import Temperament
-from engine.dice import Dice
-from engine.log import Event, OrderReceived, OrderRoll, Retreat, Rout
-from engine.state import BattleState, Morale
+from engine.log import Event
+from engine.state import BattleState
 from scenario_builder.errors import IllegalOrderError
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
     from engine.scenario import Scenario
+    from engine.terrain import Ground
 
 __all__ = [
+    "ORDER_WORDS",
     "Commander",
     "CommanderView",
     "Delivery",
     "InstantDelivery",
     "Order",
-    "OrderKind",
     "StandingOrders",
     "check_order",
-    "receive_order",
 ]
+
+#: every order word of the registered rulesets (``engine.rulesets.register`` adds them)
+ORDER_WORDS: set[str] = set()
 
 _USAGE = "expected an order like 'attack <formation> [on <formation> | to <x>,<y>]'"
 
@@ -65,7 +67,7 @@ class Order:
     target_formation: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in {k.value for k in OrderKind}:
+        if self.kind not in ORDER_WORDS:
             raise IllegalOrderError(None, f"{_USAGE}, got kind {self.kind!r}")
         if self.target_point is not None and self.target_formation is not None:
             raise IllegalOrderError(None, "expected a target point or a target formation, not both")
@@ -105,7 +107,7 @@ class CommanderView:
     side: str
     bound: int
     state: BattleState
-    battlefield: Any
+    battlefield: Ground
     scenario: Scenario | None
     sees: Any = None
 
@@ -114,7 +116,10 @@ class CommanderView:
 class Commander(Protocol):
     """Gives a side's orders (9.1). Humans, scripts and automatic commanders implement this."""
 
-    def orders(self, view: CommanderView, bound: int) -> list[Order]: ...
+    def orders(self, view: CommanderView, bound: int) -> list[Any]:
+        """This bound's orders: :class:`Order` or the ruleset's own kinds (2mm Earth: wing
+        orders)."""
+        ...
 
 
 @dataclass(slots=True)
@@ -129,7 +134,7 @@ class StandingOrders:
         initial: dict[str, Order] = {}
         for f in scenario.side(side).formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
-            initial[f.id] = Order(f.order.value, f.id, point, f.target_formation)
+            initial[f.id] = Order(str(f.order), f.id, point, f.target_formation)
         return cls(side, initial)
 
     def orders(self, view: CommanderView, bound: int) -> list[Order]:
@@ -171,9 +176,8 @@ def check_order(state: BattleState, side: str, order: Order) -> None:
     """The public, checked entry (python-chess ``push_san``): raise on an illegal order."""
     f = state.formations.get(order.formation)
     if f is None:
-        raise IllegalOrderError(
-            None, f"order '{order}': expected a formation, got {order.formation!r}"
-        )
+        raise IllegalOrderError(None, f"order '{order}': expected a formation, got "
+                                      f"{order.formation!r}")  # fmt: skip
     if f.side != side:
         raise IllegalOrderError(None, f"order '{order}': {f.id} belongs to {f.side}, not {side}")
     if f.removed:
@@ -181,55 +185,5 @@ def check_order(state: BattleState, side: str, order: Order) -> None:
     if order.target_formation is not None:
         t = state.formations.get(order.target_formation)
         if t is None:
-            raise IllegalOrderError(
-                None,
-                f"order '{order}': expected a target formation, got {order.target_formation!r}",
-            )
-
-
-def receive_order(
-    state: BattleState, order: Order, dice: Dice, ruleset: Ruleset, phase: str = "orders"
-) -> list[Event]:
-    """Apply an order that reached its formation: chart 9.3, then the order itself.
-
-    Routing formations ignore orders (10.4: "the player has no control over them"). A retreat
-    order makes the formation retreat (10.2 "must retreat if ordered to retreat"); chart 9.3 may
-    turn it into holding, or, for reluctant troops, a rout.
-    """
-    f = state.formations.get(order.formation)
-    if f is None or f.removed or f.morale is Morale.ROUTING:
-        return []
-    events: list[Event] = []
-    kind = order.kind
-    temperament = f.temperament
-    if temperament is Temperament.RANDOM:  # pragma: no cover - normalised at deployment
-        temperament = Temperament.RASH
-    if ruleset.order_needs_roll(temperament, kind):
-        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament.value})")
-        outcome = ruleset.order_outcome(temperament, kind, roll.faces[0])
-        events.append(OrderRoll(phase, f.id, kind, temperament.value, outcome, roll))
-    else:
-        outcome = ruleset.order_outcome(temperament, kind, None)
-    events.append(OrderReceived(phase, f.id, str(order), outcome))
-    if outcome == "rout":
-        f.morale = Morale.ROUTING
-        f.routed_bound = state.bound
-        f.changed_bound = state.bound
-        f.order = "retreat"
-        events.append(Rout(phase, f.id, "9.3 reluctant troops ordered to retreat"))
-        return events
-    f.order = outcome
-    f.hold_fire = outcome == "hold"
-    f.pursuing = None
-    if outcome == kind:
-        f.target_point = order.target_point
-        f.target_formation = order.target_formation
-    else:
-        f.target_point = None
-        f.target_formation = None
-    if outcome == "retreat" and f.morale is Morale.STEADY:
-        f.morale = Morale.RETREATING  # 10.2: must retreat if ordered to retreat
-        f.changed_bound = state.bound
-        f.retreat_from = None
-        events.append(Retreat(phase, f.id, "10.2 ordered to retreat"))
-    return events
+            raise IllegalOrderError(None, f"order '{order}': expected a target formation, got "
+                                          f"{order.target_formation!r}")  # fmt: skip

@@ -15,18 +15,21 @@ True
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from engine.charts import Order
-from engine.profiles import Army, load_army
 from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
 from scenario_builder.paths import data_dir
 
 __all__ = [
@@ -44,6 +47,33 @@ __all__ = [
 
 _STRICT = ConfigDict(extra="forbid")
 _ID = r"^[A-Za-z0-9_\-]+$"
+Loc = tuple[str | int, ...]
+
+
+class LocatedError(ValueError):
+    """A validation problem at a known place in the file (``loc``: the key path), so that
+    :func:`engine.yamlio.validate` can name its line although a whole-model check found it."""
+
+    def __init__(self, loc: Loc, problem: str) -> None:
+        self.loc = loc
+        self.problem = problem
+        super().__init__(f"{'.'.join(str(x) for x in loc)}: {problem}")
+
+
+def unknown_name(kind: str, got: str, valid: Iterable[str]) -> str:
+    """The problem with an unknown name, suggesting the nearest valid one (difflib).
+
+    >>> unknown_name("a formation of side romans", "rm_leg_xvi", ["rm_leg_xvii", "rm_alae"])
+    "expected a formation of side romans, got 'rm_leg_xvi' (did you mean 'rm_leg_xvii'?)"
+    >>> unknown_name("an objective of side germans", "nowhere", ["hold_the_wall"])
+    "expected an objective of side germans (hold_the_wall), got 'nowhere'"
+    """
+    names = sorted(set(valid))
+    near = difflib.get_close_matches(got, names, n=1, cutoff=0.6)
+    if near:
+        return f"expected {kind}, got {got!r} (did you mean {near[0]!r}?)"
+    shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+    return f"expected {kind} ({shown or 'none defined'}), got {got!r}"
 
 
 class Position(BaseModel):
@@ -118,6 +148,39 @@ class CharacterPlacement(BaseModel):
         return self
 
 
+def _order_word(kind: str) -> str:
+    """An order word of a registered ruleset (2mm Earth: attack, hold, advance, retreat)."""
+    from engine.orders import ORDER_WORDS
+    from engine.rulesets import available_rulesets
+
+    available_rulesets()  # the shipped rulesets register their words on import
+    if kind not in ORDER_WORDS:
+        raise ValueError(f"expected an order, one of {', '.join(sorted(ORDER_WORDS))}")
+    return kind
+
+
+#: an order as a scenario writes it; the ruleset named by the scenario decides what it does
+OrderWord = Annotated[str, AfterValidator(_order_word)]
+
+
+class ReadinessEnd(BaseModel):
+    """What ends a readiness state (engine.readiness): the first that happens."""
+
+    model_config = _STRICT
+    bound: int | None = Field(default=None, ge=1)  # as this bound begins
+    enemy_within_m: float | None = Field(default=None, gt=0)  # an enemy this close
+    attacked: bool = True  # hit, or an enemy in contact
+    order: bool = False  # an order reaches it after bound 1 (a messenger, 9.1-9.2)
+
+
+class ReadinessSpec(BaseModel):
+    """A side's or a formation's state as the battle begins (issue 12, engine.readiness)."""
+
+    model_config = _STRICT
+    state: Literal["ready", "unready", "asleep", "on_the_march"] = "ready"
+    until: ReadinessEnd = Field(default_factory=ReadinessEnd)
+
+
 class FormationSpec(BaseModel):
     """One formation as deployed: ``bases`` of ``profile`` in ranks of ``frontage`` (3.1)."""
 
@@ -129,12 +192,13 @@ class FormationSpec(BaseModel):
     frontage: int = Field(ge=1, le=100)
     position: Position
     facing: float = 0.0
-    order: Order = Order.HOLD
-    target: Position | None = None  # advance/attack toward this point
-    target_formation: str | None = None  # attack this enemy formation
-    loose: bool = False  # 4.1 skirmishers in Loose Formation
-    rear_profile: str | None = None  # 11.3 mixed formation: rear ranks of another profile
+    order: OrderWord = "hold"
+    target: Position | None = None            # advance/attack toward this point
+    target_formation: str | None = None       # attack this enemy formation
+    loose: bool = False                       # 4.1 skirmishers in Loose Formation
+    rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
+    readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
     @property
     def ranks(self) -> int:
@@ -152,10 +216,10 @@ class Objective(BaseModel):
 
 
 class TriggerCondition(BaseModel):
-    """All given conditions must hold (engine.commanders): an enemy within ``enemy_within_m``
-    of ``formation`` (else of the trigger's formations); from bound ``bound`` on; ``formation``
-    has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is routing or
-    destroyed; objective ``objective_taken`` is taken."""
+    """All given conditions must hold (the 2mm Earth plan commanders): an enemy within
+    ``enemy_within_m`` of ``formation`` (else of the trigger's formations); from bound ``bound``
+    on; ``formation`` has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is
+    routing or destroyed; objective ``objective_taken`` is taken."""
 
     model_config = _STRICT
     enemy_within_m: float | None = None
@@ -171,7 +235,7 @@ class Trigger(BaseModel):
 
     model_config = _STRICT
     when: TriggerCondition
-    order: Order
+    order: OrderWord
     formations: list[str] = Field(default_factory=list)
     target: Position | None = None
     target_formation: str | None = None
@@ -200,6 +264,15 @@ class SideSpec(BaseModel):
     formations: list[FormationSpec] = Field(default_factory=list)
     plan: Plan | None = None
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
+    readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
+
+
+class WeatherChange(BaseModel):
+    """From bound ``bound`` on the weather is ``weather`` (6.3)."""
+
+    model_config = _STRICT
+    bound: int = Field(ge=1)
+    weather: Literal["clear", "fog", "rain", "bright"]
 
 
 class Victory(BaseModel):
@@ -217,9 +290,15 @@ class Scenario(BaseModel):
     battlefield: BattlefieldRef
     age: Literal["prehistoric", "ancients", "modern"] = "ancients"
     date: str | None = None
+    #: with an ISO ``date``: the local mean solar time the battle starts, HH:MM (engine.light);
+    #: the light then follows the sun bound by bound and ``time`` is not used
+    start_time: str | None = Field(default=None, pattern=r"^[0-2][0-9]:[0-5][0-9]$")
+    #: the calendar ``date`` is written in; default Julian before 15 October 1582
+    calendar: Literal["julian", "gregorian"] | None = None
     time: Literal["day", "night"] = "day"
     weather: Literal["clear", "fog", "rain", "bright"] = "clear"
-    locality: str | None = None  # 6.3: troops of this locality know the ground
+    weather_changes: list[WeatherChange] = Field(default_factory=list)
+    locality: str | None = None       # 6.3: troops of this locality know the ground
     max_bounds: int = Field(default=60, ge=1, le=1000)
     sides: list[SideSpec] = Field(min_length=2)
     victory: Victory = Field(default_factory=Victory)
@@ -227,7 +306,7 @@ class Scenario(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
     _path: Path | None = PrivateAttr(default=None)
-    _armies: dict[str, Army] = PrivateAttr(default_factory=dict)
+    _armies: dict[str, Any] = PrivateAttr(default_factory=dict)
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
@@ -243,14 +322,68 @@ class Scenario(BaseModel):
                 if f.id in fids or f.id in seen:
                     raise ValueError(f"duplicate formation id {f.id!r}")
                 fids.add(f.id)
-        for side in self.sides:
-            for c in side.characters:
-                if c.formation is not None and c.formation not in {f.id for f in side.formations}:
-                    raise ValueError(
-                        f"character {c.id}: expected a formation of side {side.id}, "
-                        f"got {c.formation!r}"
-                    )
+        for loc, problem in self.name_problems():
+            raise LocatedError(loc, problem)
+        if self.start_time is not None:
+            from engine.light import parse_start
+
+            if self.date is None:
+                raise LocatedError(("start_time",), "expected a date YYYY-MM-DD with it, got none")
+            try:
+                parse_start(self.date, self.start_time, self.calendar)
+            except ValueError as exc:
+                raise LocatedError(("date",), str(exc)) from None
         return self
+
+    def name_problems(self) -> Iterator[tuple[Loc, str]]:
+        """Every name a scenario's deployment and plans refer to, checked against what the
+        scenario defines: characters' and triggers' formations, objectives' formations,
+        ``target_formation`` (an enemy), trigger conditions (``formation``, ``routs``,
+        ``objective_taken``). Yields (key path, "expected ..., got ... (did you mean ...?)")."""
+        everyone = [f.id for s in self.sides for f in s.formations]
+        for si, side in enumerate(self.sides):
+            own = [f.id for f in side.formations]
+            enemy = [f.id for s in self.sides if s.id != side.id for f in s.formations]
+            mine = f"a formation of side {side.id}"
+            theirs = f"an enemy formation of side {side.id}"
+            at: Loc = ("sides", si)
+            for ci, c in enumerate(side.characters):
+                if c.formation is not None and c.formation not in own:
+                    yield (*at, "characters", ci, "formation"), unknown_name(mine, c.formation, own)
+            for fi, f in enumerate(side.formations):
+                if f.target_formation is not None and f.target_formation not in enemy:
+                    loc = (*at, "formations", fi, "target_formation")
+                    yield loc, unknown_name(theirs, f.target_formation, enemy)
+            if side.plan is None:
+                continue
+            at = (*at, "plan")
+            obj_ids = [o.id for o in side.plan.objectives]
+            for oi, ob in enumerate(side.plan.objectives):
+                if ob.id in obj_ids[:oi]:
+                    yield (*at, "objectives", oi, "id"), f"duplicate objective id {ob.id!r}"
+                for k, fid in enumerate(ob.formations):
+                    if fid not in own:
+                        yield (*at, "objectives", oi, "formations", k), unknown_name(mine, fid, own)
+            for ti, trig in enumerate(side.plan.triggers):
+                tl: Loc = (*at, "triggers", ti)
+                for k, fid in enumerate(trig.formations):
+                    if fid not in own:
+                        yield (*tl, "formations", k), unknown_name(mine, fid, own)
+                if trig.target_formation is not None and trig.target_formation not in enemy:
+                    yield (*tl, "target_formation"), unknown_name(
+                        theirs, trig.target_formation, enemy
+                    )
+                w = trig.when
+                # with no formations listed the condition's formation is the one ordered: own
+                pool, kind = (everyone, "a formation") if trig.formations else (own, mine)
+                if w.formation is not None and w.formation not in pool:
+                    yield (*tl, "when", "formation"), unknown_name(kind, w.formation, pool)
+                if w.routs is not None and w.routs not in everyone:
+                    yield (*tl, "when", "routs"), unknown_name("a formation", w.routs, everyone)
+                if w.objective_taken is not None and w.objective_taken not in obj_ids:
+                    kind = f"an objective of side {side.id}"
+                    loc = (*tl, "when", "objective_taken")
+                    yield loc, unknown_name(kind, w.objective_taken, obj_ids)
 
     def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
         if not isinstance(other, Scenario):
@@ -283,16 +416,22 @@ class Scenario(BaseModel):
                 return s
         raise KeyError(formation_id)
 
-    def army(self, side_id: str) -> Army:
-        """The troop list of a side (loaded once; relative paths from the scenario's folder)."""
-        if side_id not in self._armies:
+    def army(self, side_id: str, ruleset: Ruleset | None = None) -> Any:
+        """The troop list of a side in ``ruleset``'s unit model (default: the scenario's
+        ruleset), loaded once; relative paths from the scenario's folder."""
+        from engine.rulesets import get_ruleset
+
+        rs = ruleset if ruleset is not None else get_ruleset(self.ruleset)
+        own = type(rs) is type(get_ruleset(self.ruleset))
+        key = side_id if own else f"{side_id}@{type(rs).__qualname__}@{id(type(rs))}"
+        if key not in self._armies:
             name = self.side(side_id).army
             p = Path(name)
             if self._path is not None and p.suffix in (".yaml", ".yml") and not p.is_absolute():
                 p = self._path.parent / p
                 name = str(p)
-            self._armies[side_id] = load_army(name)
-        return self._armies[side_id]
+            self._armies[key] = rs.load_army(name)
+        return self._armies[key]
 
     def check_armies(self) -> None:
         """Check profiles and characters against the troop lists (errors name the line)."""
@@ -306,35 +445,22 @@ class Scenario(BaseModel):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(
-                            ("sides", si, "formations", fi, key),
-                            lines,
+                            ("sides", si, "formations", fi, key), lines,
                             f"expected a profile of army {army.army}, got {val!r}",
                         )
             for ci, c in enumerate(side.characters):
                 if c.id not in cids:
                     self._fail(
-                        ("sides", si, "characters", ci, "id"),
-                        lines,
+                        ("sides", si, "characters", ci, "id"), lines,
                         f"expected a character of army {army.army}, got {c.id!r}",
                     )
             if side.general is not None and side.general not in cids:
-                self._fail(
-                    ("sides", si, "general"),
-                    lines,
-                    f"expected a character of army {army.army}, got {side.general!r}",
-                )
+                self._fail(("sides", si, "general"), lines,
+                           f"expected a character of army {army.army}, got {side.general!r}")
 
-    def line_of(self, side_id: str, item_id: str) -> str:
-        """``"line N: "`` of a formation's or character's position in the file, or ``""``."""
-        for si, side in enumerate(self.sides):
-            if side.id != side_id:
-                continue
-            for key, items in (("formations", side.formations), ("characters", side.characters)):
-                for i, item in enumerate(items):
-                    if item.id == item_id:
-                        line = line_for(self._lines, ("sides", si, key, i, "position"))
-                        return f"line {line}: " if line else ""
-        return ""
+    def line_of(self, loc: tuple[str | int, ...]) -> int | None:
+        """The line in the scenario file of the field at ``loc`` (or of its nearest parent)."""
+        return line_for(self._lines, loc) if self._lines else None
 
     def _fail(self, loc: tuple[str | int, ...], lines: dict, problem: str) -> None:
         line = line_for(lines, loc)
@@ -386,7 +512,7 @@ def shipped_scenario_ids() -> list[str]:
 
 
 def _not_found(name_or_path: str | Path) -> str:
-    """ "scenario not found", with the closest shipped ids when a bare id was given."""
+    """"scenario not found", with the closest shipped ids when a bare id was given."""
     from scenario_builder.suggest import did_you_mean
 
     p = Path(name_or_path)

@@ -19,11 +19,12 @@ morale (:meth:`Sight.aware`). Answers are cached until any formation moves (``st
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from engine.charts import UnitType
 from engine.geometry import (
     _axes,
     distance,
@@ -36,38 +37,33 @@ from engine.geometry import (
 from engine.state import BattleState, Formation
 from scenario_builder.errors import OffMapError
 
-__all__ = ["HEARING_M", "Sight", "sees_over"]
+if TYPE_CHECKING:
+    from engine.terrain import Ground
 
-HEARING_M = 75.0
+__all__ = ["Sight", "SightRules"]
+
 #: after this many rows of gaps in one position state, work out all of them in one call
 _ROWS_BEFORE_MATRIX = 4
-FRIEND_SEE_THROUGH_M = 100.0
-CHARACTER_SEE_THROUGH_M = 200.0
-SKIRMISH_SCREEN_M = 100.0
-
-_FOOT = {UnitType.INFANTRY, UnitType.LIGHT_INFANTRY, UnitType.WAR_MACHINE, UnitType.BAGGAGE}
-_CAV = {UnitType.CAVALRY, UnitType.LIGHT_CAVALRY}
 
 
-def sees_over(observer: UnitType | str, blocker: UnitType | str) -> bool:
-    """6.2: "Monsters can see over anything ... Chariots see over cavalry and foot, and cavalry
-    only see over foot."
+@dataclass(frozen=True, slots=True)
+class SightRules:
+    """What a ruleset tells the sight mechanics (2mm Earth 6.2-6.3 in brackets).
 
-    >>> sees_over("monster", "monster"), sees_over("wheel_cavalry", "cavalry")
-    (True, True)
-    >>> sees_over("cavalry", "infantry"), sees_over("cavalry", "light_cavalry")
-    (True, False)
-    >>> sees_over("infantry", "infantry")
-    False
+    ``sees_over(observer_type, blocker_type)``: troops of the first kind see over the second
+    (monsters over anything); ``sight_limit_m(weather, time, local)``: how far troops see (None:
+    no limit but the ground); ``hearing_m``: the closest moving or fighting unit this near is
+    heard (75 m); friends within ``friend_see_through_m`` of the observer are seen through (100 m,
+    ``character_see_through_m`` 200 m with a character); an enemy skirmisher screen is seen
+    through within ``skirmish_screen_m`` (100 m).
     """
-    o, b = UnitType(observer), UnitType(blocker)
-    if o is UnitType.MONSTER:
-        return True
-    if o is UnitType.WHEEL_CAVALRY:
-        return b in _FOOT or b in _CAV
-    if o in _CAV:
-        return b in _FOOT
-    return False
+
+    sees_over: Callable[[str, str], bool]
+    sight_limit_m: Callable[[str, str, bool], float | None]
+    hearing_m: float = 0.0
+    friend_see_through_m: float = 0.0
+    character_see_through_m: float = 0.0
+    skirmish_screen_m: float = 0.0
 
 
 class Sight:
@@ -75,22 +71,21 @@ class Sight:
 
     def __init__(
         self,
-        battlefield: Any,
+        battlefield: Ground,
         state: BattleState,
         *,
+        rules: SightRules,
         weather: str = "clear",
         time: str = "day",
         locality: str | None = None,
-        sight_limit: Any = None,
     ) -> None:
-        from engine import charts
-
         self.bf = battlefield
+        self.rules = rules
         self.state = state
         self.weather = weather
         self.time = time
         self.locality = locality
-        self._limit_fn = sight_limit or charts.sight_limit_m
+        self._limit_fn = rules.sight_limit_m
         self._version = -1
         self._cache: dict[tuple[str, str], bool] = {}
         self.los_calls = 0
@@ -189,9 +184,8 @@ class Sight:
         terrain sight of every pair left in one call (the answer of a pair does not depend on
         the others in a batch, so these are the answers ``visible`` would give)."""
         self._refresh()
-        todo = [
-            (o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache]) for o, ts in requests
-        ]
+        todo = [(o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache])
+                for o, ts in requests]  # fmt: skip
         groups = self._screen([(o, ts) for o, ts in todo if ts])
         if groups:
             self._terrain(groups)
@@ -219,9 +213,9 @@ class Sight:
         rows = np.arange(len(cands))
         hits[rows, ii] = False
         hits[rows, js] = False
-        crossed = hits.any(axis=1)
+        crossed = cast(list[bool], hits.any(axis=1).tolist())
         pending: dict[str, list[str]] = {}
-        for (observer, i, t, j), row, x in zip(cands, hits, crossed.tolist(), strict=True):
+        for (observer, i, t, j), row, x in zip(cands, hits, crossed, strict=True):
             if x and not self._troops_clear(i, j, row):
                 self._cache[(observer, t)] = False
             else:
@@ -268,33 +262,31 @@ class Sight:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
                 o_type = o.unit_type
-            if sees_over(o_type, blocker.unit_type):
+            if self.rules.sees_over(o_type, blocker.unit_type):
                 continue
             if blocker.side == o.side:
                 if see_through is None:
-                    see_through = (
-                        CHARACTER_SEE_THROUGH_M if o.character_ids() else FRIEND_SEE_THROUGH_M
-                    )
+                    see_through = (self.rules.character_see_through_m if o.character_ids()
+                                   else self.rules.friend_see_through_m)  # fmt: skip
                 if point_distance(self.obbs[k], *p) <= see_through:
                     continue
                 return False
             if blocker.skirmisher:
                 to_screened = float(distance(self.obbs[k], self.arr[j : j + 1])[0])
-                if point_distance(self.obbs[k], *p) <= SKIRMISH_SCREEN_M and (
-                    to_screened <= SKIRMISH_SCREEN_M
-                ):
+                screen = self.rules.skirmish_screen_m
+                if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
                     continue
             return False
         return True
 
     def heard(self, observer: str) -> str | None:
-        """6.2: the one closest moving or fighting formation within 75 m, if any."""
+        """6.2: the one closest moving or fighting formation within ``hearing_m``, if any."""
         self._refresh()
         if observer in self._heard:
             return self._heard[observer]
         i = self.index[observer]
         gaps = self._gap_row(i)
-        best, best_d = None, HEARING_M
+        best, best_d = None, self.rules.hearing_m
         for k in np.argsort(gaps, kind="stable"):
             if k == i:
                 continue

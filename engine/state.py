@@ -1,6 +1,7 @@
 """The state of a battle as plain data (dataclasses), separate from the rules that change it.
 
-- :class:`Base`: one 40 x 20 m base (centre in battlefield metres, facing, ok/injured/dead).
+- :class:`Base`: one base (2mm Earth: 40 x 20 m; the ruleset's ``scales`` give the size),
+  centre in battlefield metres, facing, ok/injured/dead.
 - :class:`Formation`: bases in ranks and files (3.1), with morale (10.x), the order it follows
   (9.1), loose formation (4.1), wings (4.2), brigades (5.1) and temperament (9.3, 11.3).
 - :class:`Character` (5.1), :class:`SideState`, :class:`BattleState`.
@@ -9,10 +10,11 @@ A formation keeps each base in a slot (rank, file); the base's position is the s
 the formation's frame (centre ``cx, cy``, ``facing``). Killed bases leave their slot empty: "Do
 not re-arrange formations to fill in the gaps" (1.1).
 
->>> from engine.profiles import Profile
+>>> from engine.rulesets.two_mm_earth.profiles import Profile
 >>> p = Profile.model_validate({"id": "p", "name": "P", "unit_type": "infantry",
 ...     "initiative": 2, "arming": {"melee": 3}, "resilience": {"melee": 4, "ranged": 4}})
->>> f = Formation.build("f", "a", "F", p, n_bases=5, frontage=2, cx=0.0, cy=0.0, facing=0.0)
+>>> f = Formation.build("f", "a", "F", p, n_bases=5, frontage=2, cx=0.0, cy=0.0, facing=0.0,
+...                     base_w=40.0, base_d=20.0)
 >>> [(b.rank, b.file) for b in f.bases]
 [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]
 >>> f.bases[0].x, f.bases[0].y      # front-left base: 20 m left, 20 m ahead of the centre
@@ -26,11 +28,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
-from engine.charts import Temperament, UnitType
-from engine.geometry import BASE_D, BASE_W, OBB, forward, local, right
-from engine.profiles import Flag, Profile
+from engine.geometry import OBB, forward, local, right
 
 __all__ = [
     "Base",
@@ -40,10 +40,26 @@ __all__ = [
     "Formation",
     "Morale",
     "SideState",
+    "UnitProfile",
 ]
 
-#: gap between bases of a Loose Formation (4.1: they must stay within 50 m of each other)
-LOOSE_GAP_M = 10.0
+
+class UnitProfile(Protocol):
+    """What the core asks of a ruleset's unit model (2mm Earth's troop-list ``Profile``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def unit_type(self) -> str: ...
+
+    @property
+    def initiative(self) -> int: ...
+
+    @property
+    def temperament(self) -> str: ...
+
+    def has(self, flag: str) -> bool: ...
 
 
 class BaseStatus(StrEnum):
@@ -77,7 +93,7 @@ class Base:
     id: str
     side: str
     formation: str
-    profile: Profile
+    profile: UnitProfile
     x: float
     y: float
     facing: float
@@ -88,8 +104,8 @@ class Base:
     origin: str = ""  # the formation it was deployed in (wings and brigades re-join by it)
     on_wall: bool = False  # 8.3: on a wall or tower
     ladder_ready: bool = False  # 8.3: ended a bound in contact with a wall from the bottom
-    w: float = BASE_W
-    d: float = BASE_D
+    w: float = 0.0  # frontage and depth on the ground (the ruleset's scales)
+    d: float = 0.0
 
     @property
     def alive(self) -> bool:
@@ -132,9 +148,12 @@ class Formation:
     loose: bool = False  # 4.1
     wing_of: str | None = None  # 4.2
     brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one
-    temperament: Temperament = Temperament.NORMAL
+    temperament: str = "normal"  # the ruleset's word (2mm Earth 9.3: normal, rash, reluctant)
     random_troops: bool = False  # 11.3: "Random" troops, currently rash or reluctant
     start_bases: int = 0
+    base_w: float = 0.0  # a base's frontage and depth (the ruleset's scales)
+    base_d: float = 0.0
+    loose_gap: float = 0.0  # gap between bases of a Loose Formation (the ruleset's scales)
     # bookkeeping for the bound (reset in the orders phase)
     moved_m: float = 0.0
     shot: bool = False
@@ -165,18 +184,22 @@ class Formation:
         fid: str,
         side: str,
         name: str,
-        profile: Profile,
+        profile: UnitProfile,
         *,
         n_bases: int,
         frontage: int,
         cx: float,
         cy: float,
         facing: float,
+        base_w: float,
+        base_d: float,
+        loose_gap: float = 0.0,
         loose: bool = False,
-        rear_profile: Profile | None = None,
+        rear_profile: UnitProfile | None = None,
         rear_ranks: int = 0,
     ) -> Formation:
-        """A formation of ``n_bases`` in ranks of ``frontage``, front rank first."""
+        """A formation of ``n_bases`` in ranks of ``frontage``, front rank first, each base
+        ``base_w`` x ``base_d`` m (the ruleset's scales)."""
         if loose:
             frontage = n_bases  # 4.1: a Loose Formation counts as one rank
         ranks = math.ceil(n_bases / frontage)
@@ -184,36 +207,18 @@ class Formation:
         for i in range(n_bases):
             r, f = divmod(i, frontage)
             prof = rear_profile if rear_profile is not None and r >= ranks - rear_ranks else profile
-            bases.append(
-                Base(
-                    f"{fid}.{i + 1}", side, fid, prof, 0.0, 0.0, facing, rank=r, file=f, origin=fid
-                )
-            )
-        temperament = profile.temperament
-        random_troops = temperament is Temperament.RANDOM
-        if random_troops:
-            temperament = Temperament.RASH  # 11.3: Random troops start Rash
-        form = cls(
-            fid,
-            side,
-            name,
-            cx,
-            cy,
-            facing,
-            frontage,
-            bases,
-            loose=loose,
-            temperament=temperament,
-            random_troops=random_troops,
-            start_bases=n_bases,
-        )
+            bases.append(Base(f"{fid}.{i + 1}", side, fid, prof, 0.0, 0.0, facing, rank=r,
+                              file=f, origin=fid, w=base_w, d=base_d))  # fmt: skip
+        form = cls(fid, side, name, cx, cy, facing, frontage, bases, loose=loose,
+                   temperament=profile.temperament, start_bases=n_bases, base_w=base_w,
+                   base_d=base_d, loose_gap=loose_gap)  # fmt: skip
         form.place()
         return form
 
     # -- layout ----------------------------------------------------------------------------
     @property
     def pitch_w(self) -> float:
-        return BASE_W + (LOOSE_GAP_M if self.loose else 0.0)
+        return self.base_w + (self.loose_gap if self.loose else 0.0)
 
     @property
     def ranks(self) -> int:
@@ -225,7 +230,7 @@ class Formation:
         n_in_rank = sum(1 for b in self.bases if b.rank == rank)
         width = self.frontage if rank < ranks - 1 or n_in_rank == self.frontage else n_in_rank
         across = (file - (width - 1) / 2.0) * self.pitch_w
-        along = ((ranks - 1) / 2.0 - rank) * BASE_D
+        along = ((ranks - 1) / 2.0 - rank) * self.base_d
         return across, along
 
     def place(self) -> None:
@@ -243,7 +248,7 @@ class Formation:
             n = counts[b.rank]
             width = self.frontage if b.rank < ranks - 1 or n >= self.frontage else n
             across = (b.file - (width - 1) / 2.0) * pw
-            along = ((ranks - 1) / 2.0 - b.rank) * BASE_D
+            along = ((ranks - 1) / 2.0 - b.rank) * self.base_d
             b.x = self.cx + across * rx + along * fx
             b.y = self.cy + across * ry + along * fy
             b.facing = self.facing
@@ -271,7 +276,7 @@ class Formation:
                 return False
         return True
 
-    def _sole_profile(self) -> tuple[bool, Profile | None]:
+    def _sole_profile(self) -> tuple[bool, UnitProfile | None]:
         """(True, the profile) when every living base shares one profile object ((True, None)
         with no living base); (False, None) for a mixed formation.
 
@@ -279,7 +284,7 @@ class Formation:
         battle: one plain pass settles that case without building dicts.
         """
         dead = BaseStatus.DEAD
-        one: Profile | None = None
+        one: UnitProfile | None = None
         for b in self.bases:
             if b.status is not dead:
                 if one is None:
@@ -289,25 +294,25 @@ class Formation:
         return True, one
 
     @property
-    def profiles(self) -> list[Profile]:
+    def profiles(self) -> list[UnitProfile]:
         """Distinct profiles of the living bases, in slot order."""
         uniform, one = self._sole_profile()
         if uniform:
             return [] if one is None else [one]
-        seen: dict[str, Profile] = {}
+        seen: dict[str, UnitProfile] = {}
         for b in self.bases:
             if b.alive and b.profile.id not in seen:
                 seen[b.profile.id] = b.profile
         return list(seen.values())
 
     @property
-    def profile(self) -> Profile:
+    def profile(self) -> UnitProfile:
         """The main profile: the most common among living bases (first in slot order on ties)."""
         uniform, one = self._sole_profile()
         if uniform:
             return self.bases[0].profile if one is None else one
         counts: dict[str, int] = {}
-        first: dict[str, Profile] = {}
+        first: dict[str, UnitProfile] = {}
         for b in self.bases:
             if b.alive:
                 counts[b.profile.id] = counts.get(b.profile.id, 0) + 1
@@ -318,7 +323,7 @@ class Formation:
         return first[best]
 
     @property
-    def unit_type(self) -> UnitType:
+    def unit_type(self) -> str:
         return self.profile.unit_type
 
     @property
@@ -327,14 +332,14 @@ class Formation:
         ps = self.profiles
         return min(p.initiative for p in ps) if ps else 0
 
-    def has_flag(self, flag: Flag | str) -> bool:
+    def has_flag(self, flag: str) -> bool:
         """True when every living base has the flag (a mixed formation has what all share)."""
         ps = self.profiles
         return bool(ps) and all(p.has(flag) for p in ps)
 
     @property
     def skirmisher(self) -> bool:
-        return self.has_flag(Flag.SKIRMISHER)
+        return self.has_flag("skirmisher")
 
     def obb(self) -> OBB:
         """The rectangle round the living bases' slots (cached until the formation moves or
@@ -350,36 +355,26 @@ class Formation:
                 last = b
                 n += 1
         if first is None:
-            key = (
-                self.cx,
-                self.cy,
-                self.facing,
-                len(self.bases),
-                self.frontage,
-                self.loose,
-                self.bases[0].id,
-                self.bases[-1].id,
-            )
+            key = (self.cx, self.cy, self.facing, len(self.bases), self.frontage, self.loose,
+                   self.bases[0].id, self.bases[-1].id)  # fmt: skip
         else:
-            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id, last.id)
+            assert last is not None  # set with first
+            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id,
+                   last.id)  # fmt: skip
         if self.obb_cache is not None and self.obb_cache[0] == key:
             return self.obb_cache[1]
         alive = self.alive_bases or self.bases
         xs = [self._local(b) for b in alive]
-        min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + (LOOSE_GAP_M / 2 if self.loose else 0)
-        max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - (LOOSE_GAP_M / 2 if self.loose else 0)
-        min_l = min(l_ for _, l_ in xs) - BASE_D / 2.0
-        max_l = max(l_ for _, l_ in xs) + BASE_D / 2.0
+        gap = self.loose_gap / 2 if self.loose else 0
+        min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + gap
+        max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - gap
+        min_l = min(l_ for _, l_ in xs) - self.base_d / 2.0
+        max_l = max(l_ for _, l_ in xs) + self.base_d / 2.0
         ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
         fx, fy = forward(self.facing)
         rx, ry = right(self.facing)
-        out = OBB(
-            self.cx + ca * rx + cl * fx,
-            self.cy + ca * ry + cl * fy,
-            (max_a - min_a) / 2.0,
-            (max_l - min_l) / 2.0,
-            self.facing,
-        )
+        out = OBB(self.cx + ca * rx + cl * fx, self.cy + ca * ry + cl * fy,
+                  (max_a - min_a) / 2.0, (max_l - min_l) / 2.0, self.facing)  # fmt: skip
         self.obb_cache = (key, out)
         return out
 
@@ -543,16 +538,9 @@ class BattleState:
             self.bound,
             self.phase,
             tuple(
-                (
-                    f.id,
-                    f.morale.value,
-                    f.order,
-                    f.temperament.value,
-                    tuple(
-                        (b.id, round(b.x, 6), round(b.y, 6), round(b.facing, 6), b.status.value)
-                        for b in f.bases
-                    ),
-                )
+                (f.id, f.morale.value, f.order, str(f.temperament),
+                 tuple((b.id, round(b.x, 6), round(b.y, 6), round(b.facing, 6), b.status.value)
+                       for b in f.bases))
                 for f in self.formations.values()
             ),
-        )
+        )  # fmt: skip

@@ -2,14 +2,20 @@
 
 Plays a battle phase by phase and asserts, after every phase, the engine's invariants:
 
-- the phases of every bound come in the 1.1 order (:data:`engine.bound.PHASES`);
+- the phases of every bound come in the ruleset's order (``ruleset.phases``);
 - only legal orders are issued (kind, own formation still on the table);
 - morale states are valid and change only along the legal transitions;
 - casualties never decrease and a dead base never comes back;
 - removed bases never act (no shot, strike or move by a formation already gone);
 - bases never overlap;
 - no base moves beyond its allowance (any point of the base, 6.1 / 11.3);
-- the battle ends within ``max_bounds``.
+- no stall: the same formations are never stuck by each other (each stopped by a friend that
+  is stopped by it, engine.jams) for ``engine.jams.STALL_BOUNDS`` (3) bounds running;
+- the battle ends within ``max_bounds``;
+- every event names the phase it happened in;
+- no silent hooks (:func:`check_hooks`): every hook the ruleset class defines is overridden in
+  turn (its ``hook_checks`` say how to perturb each one) and the battle must change; the hooks
+  the core calls to set a battle up (``STRUCTURAL_HOOKS``) must be called.
 
 Run it against every registered ruleset in the test suite::
 
@@ -19,18 +25,38 @@ Run it against every registered ruleset in the test suite::
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.bound import PHASES
 from engine.geometry import corners, obb_array, separation
 from engine.orders import Order
 from engine.state import MORALE_TRANSITIONS, BattleState, Morale
 
-__all__ = ["CheckReport", "attack_everything", "check_battle", "check_ruleset"]
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
+    from engine.terrain import Ground
+
+
+__all__ = [
+    "STRUCTURAL_HOOKS",
+    "CheckReport",
+    "attack_everything",
+    "check_battle",
+    "check_hooks",
+    "check_ruleset",
+]
+
+#: hooks the core calls to set up or run every battle: checked by spying that they are called
+STRUCTURAL_HOOKS = frozenset({"ground", "classify_slope", "load_army", "prepare", "delivery",
+                              "commander", "automatic_commanders", "new_context",
+                              "start_bound"})  # fmt: skip
+#: public names of a ruleset that are helpers for its own code or the CLI, not hooks
+_HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
 
 _ACTIONS = {"shot": "formation", "melee": "formation", "moved": "formation"}
 
@@ -43,14 +69,15 @@ class CheckReport:
     phases: int = 0
     result: dict[str, Any] | None = None
     events: dict[str, int] = field(default_factory=dict)
+    hooks: dict[str, str] = field(default_factory=dict)
 
 
-def attack_everything(scenario: Any) -> Any:
-    """A copy of ``scenario`` with every formation ordered to attack (so the battle is busy)."""
+def attack_everything(scenario: Any, order: str = "attack") -> Any:
+    """A copy of ``scenario`` with every formation given ``order`` (so the battle is busy)."""
     data = scenario.model_dump()
     for side in data["sides"]:
         for f in side["formations"]:
-            f["order"] = "attack"
+            f["order"] = order
             f["target"] = None
     new = type(scenario).model_validate(data)
     new._path = scenario.path
@@ -111,6 +138,8 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
             new_events = battle.ctx.events[n_events:]
             n_events = len(battle.ctx.events)
             for e in new_events:
+                if e.phase != phase:
+                    _fail(f"{where}: a {e.type} event logged in phase {e.phase!r}")
                 if e.type == "order_issued":
                     o = Order.from_text(e.order)
                     f = state.formations[o.formation]
@@ -144,11 +173,16 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
                     elif not b.alive:
                         dead.add(b.id)
                         dead_pos[b.id] = (b.x, b.y)
-            if phase == "execute_moves":
+            if any(e.type == "moved" for e in new_events):
                 _check_overlaps(state, where)
-                _check_allowances(battle, where)
-        if tuple(seen_phases) != PHASES:
-            _fail(f"bound {state.bound}: phases {seen_phases}, expected {list(PHASES)}")
+                if hasattr(battle.ctx, "allowances"):  # rulesets that note each move's allowance
+                    _check_allowances(battle, where)
+            stall = battle.ctx.jams.stalled
+            if stall is not None:
+                _fail(f"{where}: stall: {stall}")
+        expected = [p.name for p in battle.ruleset.phases]
+        if seen_phases != expected:
+            _fail(f"bound {state.bound}: phases {seen_phases}, expected {expected}")
         report.bounds = state.bound
     if state.bound > limit:
         _fail(f"battle ran {state.bound} bounds, more than {limit}")
@@ -179,16 +213,22 @@ def check_ruleset(
     scenario: Any = None,
     seed: int = 1,
     *,
-    battlefield: Any = None,
+    battlefield: Ground | None = None,
     max_bounds: int | None = None,
+    commanders: Callable[[Any, Any], dict[str, Any]] | None = None,
+    hooks: bool = True,
+    hook_bounds: int = 12,
 ) -> CheckReport:
     """Fight ``scenario`` (default: Flodden with every formation attacking) under
-    ``ruleset_name`` and assert the engine's invariants after every phase (module docstring).
+    ``ruleset_name`` and assert the engine's invariants after every phase (module docstring),
+    then (``hooks``) :func:`check_hooks` on the same battle.
 
-    ``battlefield`` defaults to the scenario's built ground.
+    ``battlefield`` defaults to the scenario's built ground; ``commanders(scenario, bf)`` gives
+    the sides' commanders (default: the ruleset's ``automatic_commanders``).
     """
     from engine.battle import Battle
     from engine.dice import Dice
+    from engine.rulesets import get_ruleset
     from engine.scenario import load_scenario
 
     if scenario is None:
@@ -199,7 +239,10 @@ def check_ruleset(
         from scenario_builder.cli.run import build_battlefield
 
         battlefield = build_battlefield(scenario).battlefield
-    battle = Battle(battlefield, scenario, Dice(seed), ruleset=ruleset_name)
+    rs = get_ruleset(ruleset_name)
+    chosen = commanders(scenario, battlefield) if commanders else rs.automatic_commanders(
+        scenario, rs.ground(battlefield))  # fmt: skip
+    battle = Battle(battlefield, scenario, Dice(seed), ruleset=rs, commanders=chosen)
     if max_bounds is not None:
         battle.scenario = scenario.model_copy(update={"max_bounds": max_bounds})
         battle.scenario._path = scenario.path
@@ -207,7 +250,117 @@ def check_ruleset(
     report = check_battle(battle, max_bounds)
     if not math.isfinite(report.bounds):
         _fail("no bounds played")
+    if hooks:
+        report.hooks = check_hooks(ruleset_name, scenario, battlefield, seed, bounds=hook_bounds,
+                                   commanders=commanders)  # fmt: skip
     return report
+
+
+def _bound_logs(
+    battlefield: Ground,
+    scenario: Any,
+    ruleset: Ruleset,
+    seed: int,
+    commanders: Callable[[Any, Any], dict[str, Any]] | None,
+) -> Iterator[str]:
+    """Each bound's log record (JSON) of a battle, as it is played."""
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.log import dumps
+
+    chosen = commanders(scenario, battlefield) if commanders else ruleset.automatic_commanders(
+        scenario, ruleset.ground(battlefield))  # fmt: skip
+    battle = Battle(battlefield, scenario, Dice(seed), ruleset=ruleset, commanders=chosen)
+    yield dumps(battle.log.bounds[0].to_dict())
+    while not battle.finished:
+        yield dumps(battle.step().to_dict())
+
+
+def _hook_names(cls: type) -> list[str]:
+    """The public methods and attributes a ruleset class defines below the ``Ruleset`` base."""
+    from engine.rulesets import Ruleset
+
+    declared = vars(Ruleset)  # the base's declarations (phases, scales, morale_states ...)
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if klass is Ruleset or not issubclass(klass, Ruleset):
+            continue
+        for name, value in vars(klass).items():
+            if name.startswith("_") or name in _HELPERS:
+                continue
+            if callable(value) or (isinstance(value, dict) and name not in declared):
+                names.add(name)
+    return sorted(names)
+
+
+def check_hooks(
+    ruleset_name: str,
+    scenario: Any,
+    battlefield: Ground,
+    seed: int = 1,
+    *,
+    bounds: int = 12,
+    commanders: Callable[[Any, Any], dict[str, Any]] | None = None,
+) -> dict[str, str]:
+    """No silent hooks: every hook ``ruleset_name``'s class defines is consulted.
+
+    A hook in ``STRUCTURAL_HOOKS`` must be called while a battle is set up and played. Every
+    other hook (a method, or a dict such as a rate table) must have an entry in the ruleset's
+    ``hook_checks`` (hook name -> a function from the hook's usual answer to a different one);
+    a ruleset subclass answering that way is fought on the same battle and the log must differ
+    within ``bounds`` bounds. Returns {hook: "called" | "changes bound N"}.
+    """
+    from engine.rulesets import get_ruleset
+
+    base = get_ruleset(ruleset_name)
+    cls = type(base)
+    checks: Mapping[str, Callable[[Any], Any]] = getattr(cls, "hook_checks", {})
+    names = _hook_names(cls)
+    missing = [n for n in names if n not in STRUCTURAL_HOOKS and n not in checks]
+    if missing:
+        _fail(f"{ruleset_name}: hooks with no check in hook_checks: {missing}")
+    unknown = [n for n in checks if n not in names]
+    if unknown:
+        _fail(f"{ruleset_name}: hook_checks name no hook of the class: {unknown}")
+    baseline = list(itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders),
+                                     bounds + 1))  # fmt: skip
+    out: dict[str, str] = {}
+    for name in names:
+        calls = [0]
+        if name in STRUCTURAL_HOOKS:
+            original = getattr(cls, name)
+
+            def spy(self: Any, *a: Any, _o: Any = original, _c: list[int] = calls, **k: Any) -> Any:
+                _c[0] += 1
+                return _o(self, *a, **k)
+
+            variant = type(f"{cls.__name__}Spy", (cls,), {name: spy})()
+            for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
+                                      2):  # fmt: skip
+                pass
+            if not calls[0]:
+                _fail(f"{ruleset_name}: hook {name} is never called")
+            out[name] = "called"
+            continue
+        perturb = checks[name]
+        value = getattr(cls, name)
+        if callable(value):
+
+            def changed(self: Any, *a: Any, _o: Any = value, _p: Any = perturb, **k: Any) -> Any:
+                return _p(_o(self, *a, **k))
+
+            attrs: dict[str, Any] = {name: changed}
+        else:
+            attrs = {name: perturb(value)}
+        variant = type(f"{cls.__name__}Without{name.title()}", (cls,), attrs)()
+        logs = _bound_logs(battlefield, scenario, variant, seed, commanders)
+        moved = next((k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b),
+                     None)  # fmt: skip
+        if moved is None:
+            _fail(f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
+                  "(a hook nothing reads)")  # fmt: skip
+        out[name] = f"changes bound {moved}"
+    return out
 
 
 def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, str]]:
@@ -225,7 +378,7 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
 # -- small scenarios for rules tests ----------------------------------------------------------
 
 
-def flat_origin(bf: Any, size_m: float = 700.0) -> tuple[float, float]:
+def flat_origin(bf: Ground, size_m: float = 700.0) -> tuple[float, float]:
     """Centre of the first ``size_m`` square of one height level and plain ground (tests place
     troops there so sight and speed are not changed by the ground unless they mean it)."""
     from numpy.lib.stride_tricks import sliding_window_view

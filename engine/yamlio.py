@@ -78,11 +78,15 @@ def validate(model: type[M], data: Any, path: Path, lines: dict[Path_, int]) -> 
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
+        msg = err["msg"]
+        cause = err.get("ctx", {}).get("error")
+        located = hasattr(cause, "loc") and hasattr(cause, "problem")
+        if located:  # a whole-model check that knows which field is wrong (engine.scenario)
+            loc, msg = (*loc, *cause.loc), cause.problem
         field = ".".join(str(x) for x in loc) or "(top level)"
         line = line_for(lines, loc)
         where = f"line {line}: " if line else ""
-        msg = err["msg"]
-        if err["type"] not in ("missing", "extra_forbidden") and "input" in err:
+        if not located and err["type"] not in ("missing", "extra_forbidden") and "input" in err:
             got = err["input"]
             if not isinstance(got, dict | list):
                 msg = f"{msg}, got {got!r}"

@@ -26,7 +26,7 @@ from jinja2 import Template
 
 from maps.battlefield_map import battlefield_map, write_html
 from maps.battlelog import load_battle_log
-from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style, root_figure
+from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style
 from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
 from scenario_builder.battlefield import Battlefield
@@ -37,17 +37,9 @@ MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "
 LINE_EVENTS = ("shot", "melee", "pursuit")
 #: events drawn as a marker at the formation (or base) they concern, with the text as popup
 MARK_EVENTS = (
-    "panic_test",
-    "rout",
-    "retreat",
-    "rally",
-    "destroyed",
-    "wing_split",
-    "brigade_merge",
-    "order_refused",
-    "order_roll",
-    "ladder",
-    "temperament_change",
+    "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
+    "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change", "disorder",
+    "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0
@@ -113,6 +105,9 @@ _SENTENCES: dict[str, str] = {
     "brigade_merge": "{merged} rejoins {formation}",
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
+    "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
+    "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
+    "\u2192 {outcome}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
@@ -128,6 +123,9 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     ...              "dice": {"purpose": "panic f", "faces": [2, 5]}, "score": 5,
     ...              "resilience": 4, "outcome": "retreat"})
     'f panic test 10.5 (shot_at): dice [2, 5], score 5 vs resilience 4 \u2192 retreat'
+    >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3,
+    ...              "reason": "move die 5", "formation_type": "shieldwall"})
+    'f (shieldwall) takes 1 DP (move die 5): 3 DP in all'
     >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
     'earthquake; f; dice [6]; size 9'
     """
@@ -270,7 +268,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     ys: list[float] = []
     cache = SightCache(bf) if fog else None
     limits = side_limits(log)
-    out_bounds: list[dict[str, Any]] = []
+    out_bounds = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
         pos: list[int] = []
@@ -315,9 +313,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
             for key, ref in (("a", who), ("b", whom)):
                 if isinstance(ref, str):
-                    ref_side = form_side.get(ref) or side_of.get(ref)
-                    if ref_side in side_index:
-                        item[key + "s"] = side_index[ref_side]
+                    sid = form_side.get(ref) or side_of.get(ref)
+                    if sid in side_index:
+                        item[key + "s"] = side_index[sid]
             if "as" in item:  # which sides' views show it: the actor's, and who saw the actor
                 item["vs"] = [
                     i for i in range(len(sides)) if i == item["as"] or who in seen_forms[i]
@@ -454,7 +452,7 @@ def playback_map(
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     m.add_child(_DataBlock(payload))
-    root = root_figure(m)
+    root = m.get_root()
     root.header.add_child(Element(inline_style(asset("playback.css"))), name="sb_playback_css")
     root.header.add_child(Element(inline_script(asset("playback.js"))), name="sb_playback_js")
     m.add_child(_MapScript(f"window.sbPlayback = SBPlayback.start({m.get_name()});"))

@@ -44,7 +44,7 @@ def sight_limit_m(weather: str | None, time: str | None) -> float | None:
     >>> sight_limit_m("clear", "day") is None, sight_limit_m(None, None) is None
     (True, True)
     """
-    from engine.charts import sight_limit_m as chart
+    from engine.rulesets.two_mm_earth.charts import sight_limit_m as chart
 
     return chart(weather or "clear", time or "day", local=False)
 

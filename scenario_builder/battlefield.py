@@ -30,6 +30,7 @@ Layers (all on one north-up grid of square ``res``-metre cells in a projected CR
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import math
@@ -360,6 +361,22 @@ class Battlefield:
             return self._layers[name]
         except KeyError:
             raise ValueError(f"expected one of {list(LAYERS)}, got {name!r}") from None
+
+    def with_layers(self, layers: Mapping[str, np.ndarray]) -> Battlefield:
+        """The same ground (grid, CRS, elevation, features, caches) with some class layers
+        replaced: how a ruleset reads one built battlefield through its own terrain table
+        (:mod:`engine.terrain`). Arrays are shared read-only, not copied."""
+        view = copy.copy(self)
+        view._layers = dict(self._layers)
+        for name, arr in layers.items():
+            if name not in _DTYPES:
+                raise ValueError(f"expected one of {list(LAYERS)}, got {name!r}")
+            a = np.asarray(arr, dtype=_DTYPES[name])
+            if a.shape != self.shape:
+                raise ValueError(f"layer {name!r}: expected shape {self.shape}, got {a.shape}")
+            a.flags.writeable = False
+            view._layers[name] = a
+        return view
 
     @property
     def n_levels(self) -> int:

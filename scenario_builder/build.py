@@ -2,7 +2,8 @@
 
 Stages (each reported to ``progress`` if given):
 
-1. read the DEM (voids filled), choose the local UTM grid, reproject (bilinear);
+1. read the DEM (voids filled; voids that are sea become ``water``), choose the local UTM grid,
+   reproject (bilinear);
 2. land cover: a raster (WorldCover / CORINE / NLCD) resampled onto the grid, then land-cover
    vectors (OSM tags) painted by feature priority, dense buildings promoted to ``built_up``;
 3. historical overlays painted last (they win over everything);
@@ -45,7 +46,7 @@ from scenario_builder.classify import (
     slope_degrees,
 )
 from scenario_builder.codetables import COVER_CLASSES, DEFAULT_FEATURE, MOVE_CLASSES, CodeTables
-from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, target_grid
+from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, reproject_sea, target_grid
 from scenario_builder.errors import NoOverlapError, ScenarioWarning
 from scenario_builder.landcover import (
     NONE,
@@ -147,6 +148,7 @@ def build_from_paths(
             "path": str(src.path),
             "crs": src.crs.to_string(),
             "voids_filled": src.voids,
+            "sea_cells": src.sea_cells,
             "ground_res_m": round(src.ground_res, 3),
         }
     )
@@ -170,6 +172,11 @@ def build_from_paths(
         burned = burn_vectors(_concat(vector_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
     feature = promote_dense_buildings(feature, vocab, grid.res, dense_window_m, dense_fraction)
+    sea = reproject_sea(src, grid)
+    if sea is not None:
+        # The DEM has no ground there: whatever the land cover says, it is sea (7.2 impractical
+        # water); historical overlays below may still put a causeway or a pier on it.
+        feature = np.where(sea, vocab.code("water"), feature).astype(feature.dtype)
 
     tell("overlays")
     overlay_feats = []
@@ -271,8 +278,9 @@ def build_site(
     step = step if step is not None else site_levels.get("step_m", STEP_M)
     smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")
     meta: dict[str, Any] = {"slug": site.slug, "name": site.battle, "year": site.year}
-    if site.info.get("landcover"):
-        meta["attribution"] = [site.info["landcover"]]
+    attribution = [site.info[k] for k in ("landcover", "attribution") if site.info.get(k)]
+    if attribution:
+        meta["attribution"] = attribution
     return build_from_paths(
         site.dem,
         landcover=site.landcover_paths(),

@@ -6,8 +6,11 @@ UTM zone of the area's centre, with square cells chosen from the source's ground
 
 >>> from scenario_builder.sites import get_site
 >>> src = read_dem(get_site("minden").dem)
->>> src.voids                          # SRTM voids, filled from their neighbours
-3
+>>> src.voids, src.sea_cells          # SRTM voids inland: filled from their neighbours
+(3, 0)
+>>> halidon = read_dem(get_site("halidon_hill").dem)
+>>> halidon.voids, halidon.sea_cells  # the North Sea corner OS Terrain 50 has no tile for
+(156, 156)
 >>> grid = target_grid(src)
 >>> grid.crs.to_epsg(), grid.res     # SRTM's ~57 m, capped at MAX_DEFAULT_RES
 (32632, 25.0)
@@ -35,6 +38,7 @@ import rasterio.warp
 import rasterio.windows
 from affine import Affine
 from pyproj import CRS, Transformer
+from scipy import ndimage
 
 from scenario_builder.errors import CRSError, DataSourceError, NoOverlapError
 
@@ -44,6 +48,14 @@ BBox = tuple[float, float, float, float]  # west, south, east, north in WGS84 de
 # footprint fractions of 7.1 and the 25 m wood-edge rule of 6.2 meaningless, so a coarse DEM is
 # interpolated onto cells of at most this size unless the user asks otherwise.
 MAX_DEFAULT_RES = 25.0
+
+# A void is sea (7.2 impractical water), not ground to interpolate, when it reaches the edge of
+# the data (the sea goes on beyond it) and the valid cells around it lie at sea level. National
+# DTMs leave the sea out (OS Terrain 50 has no tile for open sea; SRTM voids water); their
+# coastal cells sit near mean sea level, about -2 m at low water to +2 m at high water (Ordnance
+# Datum Newlyn is mean sea level at Newlyn; spring tides on the North Sea coast run about +-2 m).
+# A void in hills has a rim far above this, and an inland void does not touch the edge.
+SEA_RIM_MAX_M = 2.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,11 @@ class SourceDEM:
     crs: CRS
     voids: int  # nodata cells filled
     ground_res: float  # metres per source cell on the ground (the finer axis)
+    sea: np.ndarray | None = None  # bool, True where a void is sea (see SEA_RIM_MAX_M)
+
+    @property
+    def sea_cells(self) -> int:
+        return 0 if self.sea is None else int(self.sea.sum())
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -186,6 +203,7 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
         raise NoOverlapError(path, f"expected elevation values, got only nodata {where}")
     data = masked.filled(np.nan).astype(np.float32)
     voids = int((~valid).sum())
+    sea = sea_voids(data, valid) if voids else None
     if voids:
         # Inverse-distance fill from the void's rim; searching the whole window guarantees no
         # hole survives (a masked cell would break slope and levels later).
@@ -202,7 +220,39 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
         crs=crs,
         voids=voids,
         ground_res=_ground_res(transform, crs, data.shape),
+        sea=sea if sea is not None and sea.any() else None,
     )
+
+
+def sea_voids(data: np.ndarray, valid: np.ndarray, rim_max_m: float = SEA_RIM_MAX_M) -> np.ndarray:
+    """The void cells that are sea: each 8-connected void region touching the data's edge whose
+    rim (the valid cells next to it) has a median height at or below ``rim_max_m``.
+
+    >>> import numpy as np
+    >>> z = np.array([[5, 1, 0], [6, 1, 0], [7, 1, 1]], dtype=np.float32)
+    >>> ok = np.array([[1, 1, 0], [1, 1, 0], [1, 1, 1]], dtype=bool)
+    >>> sea_voids(z, ok).astype(int).tolist()       # the right-hand void: at the edge, rim ~1 m
+    [[0, 0, 1], [0, 0, 1], [0, 0, 0]]
+    >>> sea_voids(z + 50, ok).any()                  # the same void in hills: a hole to fill
+    np.False_
+    """
+    voids = ~valid
+    labels, n = ndimage.label(voids, structure=np.ones((3, 3), dtype=bool))
+    sea = np.zeros(voids.shape, dtype=bool)
+    if n == 0:
+        return sea
+    edge = np.zeros(voids.shape, dtype=bool)
+    edge[0, :] = edge[-1, :] = edge[:, 0] = edge[:, -1] = True
+    for k, region in enumerate(ndimage.find_objects(labels), start=1):
+        # grow the bounding box by one cell to see the rim
+        sl = tuple(slice(max(0, r.start - 1), r.stop + 1) for r in region)
+        here = labels[sl] == k
+        if not (here & edge[sl]).any():
+            continue
+        rim = ndimage.binary_dilation(here, structure=np.ones((3, 3), dtype=bool)) & valid[sl]
+        if rim.any() and float(np.median(data[sl][rim])) <= rim_max_m:
+            sea[sl] |= here
+    return sea
 
 
 def _bbox_window(
@@ -301,3 +351,20 @@ def reproject_dem(src: SourceDEM, grid: Grid) -> np.ndarray:
             smoothing_iterations=0,
         )
     return out.astype(np.float32)
+
+
+def reproject_sea(src: SourceDEM, grid: Grid) -> np.ndarray | None:
+    """The sea mask of :func:`sea_voids` on ``grid``: cells at least half sea (None if no sea)."""
+    if src.sea is None:
+        return None
+    share = np.zeros(grid.shape, dtype=np.float32)
+    rasterio.warp.reproject(
+        source=src.sea.astype(np.float32),
+        destination=share,
+        src_transform=src.transform,
+        src_crs=src.crs,
+        dst_transform=grid.transform,
+        dst_crs=grid.crs,
+        resampling=rasterio.warp.Resampling.bilinear,
+    )
+    return share >= 0.5

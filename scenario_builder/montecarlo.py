@@ -55,13 +55,16 @@ def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
     return load_scenario(scenario_path), Battlefield.load(battlefield_dir)
 
 
-def replay(scenario_path: str, battlefield_dir: str, seed: int) -> dict[str, Any]:
-    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED`` would."""
+def replay(
+    scenario_path: str, battlefield_dir: str, seed: int, ruleset: str | None = None
+) -> dict[str, Any]:
+    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset R]``
+    would."""
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir)
     start = time.perf_counter()
-    log, _ = fight(scenario, LoadedBattlefield(bf), seed)
+    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset)
     result = dict(log.result or {})
     result["seed"] = seed
     result["seconds"] = time.perf_counter() - start
@@ -103,8 +106,16 @@ def summarize(
     n = len(runs)
     winners = [r.get("winner") for r in runs]
     odds: dict[str, Any] = {}
-    for side in [*sides, None]:
-        k = sum(1 for w in winners if w == side)
+    # a replay in which formations stalled (engine.jams: stuck by each other for 3 bounds) is
+    # an engine failure, not a draw: counted apart, whatever its result
+    stalled = [bool(r.get("stall")) for r in runs]
+    for side in [*sides, None, "stalled"]:
+        if side == "stalled":
+            k = sum(stalled)
+        elif side is None:
+            k = sum(1 for w, st in zip(winners, stalled, strict=True) if w is None and not st)
+        else:
+            k = sum(1 for w in winners if w == side)
         lo, hi = wilson_interval(k, n)
         odds["draw" if side is None else side] = {
             "wins": k,
@@ -169,6 +180,7 @@ def run_replays(
     workers: int = 2,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ruleset: str | None = None,
     dashboard: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
@@ -205,11 +217,8 @@ def run_replays(
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
         futures = client.map(
-            replay,
-            [str(scenario_path)] * len(seeds),
-            [str(battlefield_dir)] * len(seeds),
-            seeds,
-            pure=False,
+            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
+            [ruleset] * len(seeds), pure=False,
         )
         results = []
         for done, fut in enumerate(as_completed(futures), start=1):

@@ -152,7 +152,7 @@ def write_like(
     return dst
 
 
-# -- command layer (engine.messengers / commanders): shipped sites with their scenarios --------
+# -- command layer (two_mm_earth.messengers / commanders): shipped sites with their scenarios ----
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.charts import (
+from engine.rulesets.two_mm_earth.charts import (
     COVER_CHART,
     MESSENGER_RATE_M,
     ORDER_CHART,

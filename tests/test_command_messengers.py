@@ -9,12 +9,12 @@ import pytest
 from shapely.geometry import LineString, Polygon
 
 from engine.battle import Battle
-from engine.commanders import plan_commanders
 from engine.dice import Dice
 from engine.geometry import corners
 from engine.log import MessengerArrived, MessengerRerouted, MessengerSent
-from engine.messengers import MessengerDelivery, enemy_footprints
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.commanders import plan_commanders
+from engine.rulesets.two_mm_earth.messengers import MessengerDelivery, enemy_footprints
 from engine.scenario import Scenario, load_scenario
 from engine.state import BattleState, Morale
 from scenario_builder.routing import RouteGraph, arrival_bound
@@ -303,6 +303,6 @@ def test_9_1_routing_formation_gets_no_messenger_order_effect(built_flodden):
     f.morale = Morale.ROUTING
     b.delivery.send(b.state, "scots", Order.from_text("attack sc_home"), 1)
     orders, _ = b.delivery.arrivals(b.state, 1)
-    from engine.orders import receive_order
+    from engine.rulesets.two_mm_earth.orders import receive_order
 
     assert receive_order(b.state, orders[0], b.dice, b.ruleset) == []  # 10.4 no control

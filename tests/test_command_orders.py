@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 
 from engine.battle import Battle
-from engine.charts import Temperament
-from engine.commanders import PlanCommander, plan_commanders
 from engine.dice import Dice, ScriptedDice
 from engine.log import OrderRefused, WingSplit
-from engine.orders import CommanderView, Order, receive_order
+from engine.orders import CommanderView, Order
 from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.commanders import PlanCommander, plan_commanders
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
+from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import load_scenario
-from engine.scripted import OrdersScript, scripted_commanders
 from engine.state import Morale
-from engine.wings import WingOrder
 from scenario_builder.paths import data_dir
 
 RS = get_ruleset("2mm-earth-v0.9")
@@ -80,14 +81,14 @@ def test_11_3_random_troops_use_rash_then_reluctant_row(flodden):
     assert f.random_troops and f.temperament is Temperament.RASH  # 11.3 start Rash
     assert _outcome(battle, "sc_argyll", "hold", ScriptedDice([2])) == "hold"
     assert _outcome(battle, "sc_argyll", "attack", ScriptedDice([])) == "attack"
-    f.temperament = Temperament.RELUCTANT  # after the hit thresholds (engine.morale)
+    f.temperament = Temperament.RELUCTANT  # after the hit thresholds (two_mm_earth.morale)
     assert _outcome(battle, "sc_argyll", "attack", ScriptedDice([1])) == "hold"
     assert _outcome(battle, "sc_argyll", "retreat", ScriptedDice([1])) == "rout"
 
 
 def test_9_1_no_order_defaults(flodden):
     """No order: keep fighting in melee, shoot at an enemy in range unless last told to Hold."""
-    from engine.bound import _may_shoot, plan_for
+    from engine.rulesets.two_mm_earth.phases import _may_shoot, plan_for
 
     battle = _fresh(flodden, commanders={})
     st = battle.state

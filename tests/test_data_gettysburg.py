@@ -16,8 +16,8 @@ from pyproj import Geod, Transformer
 from shapely.geometry import LineString, Point, shape
 from shapely.geometry.base import BaseGeometry
 
-from engine.charts import CoverClass, MoveClass
-from engine.profiles import Flag, load_army
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass
+from engine.rulesets.two_mm_earth.profiles import Flag, load_army
 from engine.scenario import load_scenario
 from scenario_builder.paths import data_dir
 

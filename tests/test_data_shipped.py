@@ -1,6 +1,6 @@
 """Every shipped troop list and scenario loads through the engine models and fits its battlefield.
 
-Troop lists: data/troops/*.yaml (engine.profiles); scenarios: data/scenarios/*.yaml
+Troop lists: data/troops/*.yaml (2mm Earth's ``profiles``); scenarios: data/scenarios/*.yaml
 (engine.scenario). Positions are checked against the shipped DEM bounds in a local UTM grid, with
 each formation's footprint (frontage x 40 m by ranks x 20 m, front edge at the position).
 """
@@ -16,7 +16,7 @@ from pyproj import CRS, Transformer
 from shapely import affinity
 from shapely.geometry import Polygon, box
 
-from engine.profiles import load_army
+from engine.rulesets.two_mm_earth.profiles import load_army
 from engine.scenario import load_scenario
 from scenario_builder.errors import ScenarioError
 from scenario_builder.paths import data_dir

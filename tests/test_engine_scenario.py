@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.profiles import load_army
+from engine.rulesets.two_mm_earth.profiles import load_army
 from engine.scenario import Scenario, load_scenario
 from scenario_builder.errors import DataSourceError, OffMapError, ScenarioFileError
 from scenario_builder.paths import data_dir
@@ -68,10 +68,11 @@ def test_scenario_json_schema_forbids_unknown_fields():
 
 def test_3_1_deployment_places_ranks_and_off_map_is_named(built_flodden):
     from engine.deploy import deploy
+    from engine.rulesets import get_ruleset
 
     bf = built_flodden.battlefield
     sc = load_scenario("flodden_1513")
-    state = deploy(sc, bf)
+    state = deploy(sc, bf, get_ruleset())
     f = state.formations["sc_king"]
     assert f.ranks == 2 and f.frontage == 8 and len(f.bases) == 15
     assert all(bf.contains(b.x, b.y) for b in f.bases)
@@ -82,4 +83,4 @@ def test_3_1_deployment_places_ranks_and_off_map_is_named(built_flodden):
     moved._path = Path("flodden_1513.yaml")
     moved._armies = dict(sc._armies)
     with pytest.raises(OffMapError, match=r"flodden_1513\.yaml: formation sc_home"):
-        deploy(moved, bf)
+        deploy(moved, bf, get_ruleset())

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.dice import ScriptedDice
-from engine.odds import (
+from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.odds import (
     at_least,
     attack_distribution,
     attack_distribution_exact,
@@ -25,8 +26,7 @@ from engine.odds import (
     simulate_attack,
     simulate_panic,
 )
-from engine.resolution import roll_attack
-from engine.rulesets import get_ruleset
+from engine.rulesets.two_mm_earth.resolution import roll_attack
 from scenario_builder.cli import main
 from scenario_builder.cli.odds import odds
 
@@ -262,7 +262,7 @@ def test_cli_human_output_tables() -> None:
         (["--attack", "melee", "--arming", "2", "-r", "0"], "expected --resilience 1..7, got 0"),
         (["--attack", "melee", "--arming", "2", "-r", "8"], "expected --resilience 1..7, got 8"),
         (["--panic"], "expected --resilience R (1..7), got none"),
-        (["-r", "4"], "expected exactly one of --attack melee|ranged or --panic"),
+        (["-r", "4"], "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV"),
         (["--attack", "melee", "--panic", "-r", "4"], "expected exactly one of"),
         (["--attack", "siege", "--arming", "2", "-r", "4"], "expected --attack melee or ranged"),
         (
@@ -345,7 +345,8 @@ def test_readme_odds_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     for line in commands:
         args = shlex.split(line)[1:]
         main([*args, "--json"])  # no SystemExit: success
-        assert json.loads(capsys.readouterr().out)["mode"] in ("attack", "panic")
+        assert json.loads(capsys.readouterr().out)["mode"] in (
+            "attack", "panic", "wc-morale", "flee-pursuit", "dark-age-move")  # fmt: skip
 
 
 @given(st.integers(0, 12), st.integers(1, 7), st.integers(-4, 1))

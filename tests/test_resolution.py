@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 
 from engine.dice import Dice, ScriptedDice
-from engine.resolution import (
+from engine.rulesets.two_mm_earth.resolution import (
     attack_need,
     mean_resilience,
     ordnance_dice,
@@ -245,7 +245,7 @@ def test_v07_9_1_army_morale_actual_r_minus_two_flee_on_equal_or_one_more() -> N
 def test_results_are_ordinary_frozen_values() -> None:
     import dataclasses
 
-    from engine.resolution import AttackResult, PanicResult
+    from engine.rulesets.two_mm_earth.resolution import AttackResult, PanicResult
 
     a = roll_attack(ScriptedDice([4, 2]), 2, 4, purpose="x")
     assert a == AttackResult(1, a.dice, 4) and hash(a) == hash(AttackResult(1, a.dice, 4))
@@ -257,7 +257,7 @@ def test_results_are_ordinary_frozen_values() -> None:
 
 
 def test_10_4_rally_test_pass_or_equal_either_r_stops_routing() -> None:
-    from engine.resolution import rally_test
+    from engine.rulesets.two_mm_earth.resolution import rally_test
 
     # R5/3 routing -> higher R 5 - 2 = 3; lower die - L1 joining character
     got = [rally_test(ScriptedDice([f, 6]), 5, 3, leadership=1).outcome for f in range(1, 7)]
@@ -267,7 +267,7 @@ def test_10_4_rally_test_pass_or_equal_either_r_stops_routing() -> None:
 
 
 def test_v07_5_5_rally_is_a_rout_test_at_routing_r() -> None:
-    from engine.resolution import rally_test_v07
+    from engine.rulesets.two_mm_earth.resolution import rally_test_v07
 
     # lower R 3 (limited 3..5), -2 routing -> R1; L2 joining character counts
     got = [rally_test_v07(ScriptedDice([f]), 3, 6, leadership=2).outcome for f in range(1, 7)]

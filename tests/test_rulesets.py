@@ -7,23 +7,24 @@ from collections import Counter
 
 import pytest
 
-from engine.charts import CoverClass, MoveClass, speed_m
 from engine.dice import ScriptedDice
-from engine.rulesets import (
+from engine.rulesets import Ruleset, available_rulesets, get_ruleset, register
+from engine.rulesets.two_mm_earth import (
     MORALE_TRIGGERS_V09,
     MoraleSituation,
-    Ruleset,
     TwoMmEarthV07,
     TwoMmEarthV09,
-    available_rulesets,
-    get_ruleset,
-    register,
 )
+from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
+
+#: every shipped ruleset, complete games and compositions (engine/rulesets/compose.py)
+SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
+           "medieval-d10"]  # fmt: skip
 
 
 def test_registry_names_and_aliases() -> None:
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == SHIPPED
     assert isinstance(get_ruleset(), TwoMmEarthV09)
     for name in ("2mm-earth-v0.9", "2mm-earth", "2mm-earth-0.9"):
         assert get_ruleset(name) is get_ruleset()
@@ -36,7 +37,8 @@ def test_unknown_ruleset_is_a_one_line_scenario_error() -> None:
         get_ruleset("dba")
     assert isinstance(info.value, ScenarioError) and isinstance(info.value, KeyError)
     assert str(info.value) == (
-        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9"
+        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, "
+        "2mm-earth-v0.9+wc-morale, dark-age, medieval-d10"
     )
 
 
@@ -51,7 +53,7 @@ def test_register_refuses_duplicates_and_nameless() -> None:
         register(Again)
     with pytest.raises(ValueError, match="no name"):
         register(Nameless)
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == SHIPPED
 
 
 def test_changelog_names_every_ruleset() -> None:
@@ -162,19 +164,17 @@ def test_10_2_trigger_table_every_row() -> None:
     assert rs.morale_r_modifier(("character_killed",)) == 0
 
 
-def test_rally_and_attack_through_both_rulesets() -> None:
+def test_attack_through_both_rulesets() -> None:
+    # (no rally_test hook: nothing in the engine asks for one yet - issue 9 "no silent hooks";
+    # engine.rulesets.two_mm_earth.resolution.rally_test / rally_test_v07 keep the procedures)
     v09, v07 = get_ruleset("2mm-earth-v0.9"), get_ruleset("2mm-earth-v0.7")
-    assert v09.rally_test(ScriptedDice([3, 3]), 5, 3).outcome == "retreat"
-    assert v09.rally_test(ScriptedDice([4, 4]), 5, 3).outcome == "rout"
-    assert v07.rally_test(ScriptedDice([2]), 5, 5).outcome == "retreat"  # 2 <= R5-2
-    assert v07.rally_test(ScriptedDice([4]), 5, 5).outcome == "rout"
     for rs in (v09, v07):
         assert rs.roll_attack(ScriptedDice([4, 3]), 2, 4).hits == 1
         assert rs.shooting_modifier(half_range_or_more=True, moving=True) == -2
 
 
 def test_morale_distribution_matches_panic_distribution() -> None:
-    from engine.odds import morale_distribution, panic_distribution_exact
+    from engine.rulesets.two_mm_earth.odds import morale_distribution, panic_distribution_exact
 
     s = MoraleSituation(melee_r=5, ranged_r=4, context="shot", leadership=1, state="retreating")
     assert morale_distribution(s) == panic_distribution_exact(4, 1, -1)

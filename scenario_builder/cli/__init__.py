@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "sites": "scenario_builder.cli.sites:sites",
     "scenarios": "scenario_builder.cli.scenarios:scenarios",
     "schema": "scenario_builder.cli.schema:schema",
+    "rulesets": "scenario_builder.cli.rulesets:rulesets",
 }
 
 

@@ -19,7 +19,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option
+from .options import force_option, json_option, out_dir_option, ruleset_option
 
 
 @click.command("montecarlo")
@@ -52,6 +52,7 @@ from .options import force_option, json_option, out_dir_option
     is_flag=True,
     help="Serve the Dask dashboard of the local cluster (on a free port).",
 )
+@ruleset_option
 @out_dir_option
 @force_option
 @json_option
@@ -62,6 +63,7 @@ def montecarlo(
     scheduler: str | None,
     seed0: int,
     dashboard: bool,
+    ruleset: str | None,
     out: str,
     force: bool,
     as_json: bool,
@@ -84,10 +86,15 @@ def montecarlo(
     # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
     # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
     sc = load_scenario(scenario)
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error before work
+        sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for this ruleset
     stamp = {"command": "montecarlo", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
-    fight(sc, built, seed0, max_bounds=0)
+    fight(sc, built, seed0, ruleset=ruleset, max_bounds=0)
     n_workers = 0
     if scheduler is None:
         cores = os.cpu_count() or 1
@@ -126,6 +133,7 @@ def montecarlo(
                     dashboard=(lambda link: console.print(f"Dask dashboard: {link}"))
                     if dashboard
                     else None,
+                    ruleset=ruleset,
                 )
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
@@ -138,7 +146,9 @@ def montecarlo(
         click.echo(json.dumps(s, sort_keys=True))
         return
     out_console = Console()
-    table = Table("outcome", "wins", "P", "95 % interval", title=f"{sc.name}: {runs} replays")
+    under = f" under {ruleset}" if ruleset else ""
+    title = f"{sc.name}{under}: {runs} replays"
+    table = Table("outcome", "wins", "P", "95 % interval", title=title)
     for name, row in s["win_odds"].items():
         lo, hi = row["ci95"]
         table.add_row(name, str(row["wins"]), f"{row['p']:.2f}", f"{lo:.2f}–{hi:.2f}")

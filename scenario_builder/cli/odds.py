@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from scenario_builder.cli.options import json_option, seed_option
+from scenario_builder.cli.options import json_option, ruleset_option, seed_option
 from scenario_builder.errors import ScenarioError
 
 UNIT_TYPES = (
@@ -65,13 +65,45 @@ def _frac(x: Fraction) -> str:
 @click.option("--leadership", "-l", type=int, default=0, help="Highest L in the formation, 0..3.")
 @click.option("--modifier", "-m", type=int, default=0, help="Change to R for the panic test.")
 @click.option("--routing", is_flag=True, help="The formation is routing: no L deducted.")
-@click.option("--ruleset", default=None, help="Ruleset name (default 2mm-earth-v0.9).")
+@ruleset_option
 @click.option("--other-resilience", type=int, help="v0.7: the other R (lowest is used).")
 @click.option("--seen-fleeing", type=int, help="v0.7: friendly formations seen fleeing (+1).")
 @click.option("--seen-routing", type=int, help="v0.7: friendly formations seen routing (+2).")
 @click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
+@click.option(
+    "--wc-morale", "wc_mv", type=int, metavar="MV",
+    help="War & Conquest morale/command test against this (modified) MV.",
+)  # fmt: skip
+@click.option("--flee-pursuit", is_flag=True, help="W&C: a fleeing unit caught (<= pursuer).")
+@click.option("--dark-age-move", "da_troop", metavar="TROOP", help="Dark Age move roll (5.9).")
+@click.option("--grade", default="B", show_default=True, help="Dark Age grade A|B|C.")
+@click.option(
+    "--formation",
+    "da_formation",
+    default="shieldwall",
+    show_default=True,
+    help="Dark Age formation: unformed|shieldwall|column|cuneus|single_model.",
+)
+@click.option("--fast", is_flag=True, help="Dark Age fast move (charge, evade, rout...).")
+@click.option("--difficult", is_flag=True, help="Dark Age move in difficult terrain (5.13).")
+@click.option("--weapon", help="medieval-d10: missile or melee weapon of the attackers.")
+@click.option("--figures", type=int, help="medieval-d10: figures firing or fighting.")
+@click.option("--armour", help="medieval-d10: target's armour grade (super_heavy ... light).")
+@click.option("--class", "troop_class", help="medieval-d10: troop class A-E or M (default C).")
+@click.option("--range-band", help="medieval-d10: short, medium or long.")
+@click.option("--range-cm", type=float, help="medieval-d10: range to target in cm.")
+@click.option("--factor", multiple=True, metavar="KEY[=N]", help="medieval-d10: chart line.")
+@click.option("--part-dice", is_flag=True, help="medieval-d10: the Part-Dice rule.")
+@click.option("--automatic-kills", is_flag=True, help="medieval-d10: Automatic Kills (melee).")
+@click.option("--guns", type=int, help="medieval-d10: artillery gun models firing.")
+@click.option("--morale", metavar="COLUMN", help="medieval-d10: a morale test for this reason.")
+@click.option("--control", is_flag=True, help="medieval-d10: a control test.")
+@click.option("--initiative", metavar="FIRST,SECOND", help="medieval-d10: commander kinds.")
+@click.option("--dice-sides", type=int, help="medieval-d10 initiative: 10 (default) or 6.")
+@click.option("--commander", help="medieval-d10: kind of the commander with the unit.")
+@click.option("--cavalry", is_flag=True, help="medieval-d10 control test: the unit is cavalry.")
 @click.option("--simulate", type=int, metavar="N", help="Also roll it N times with the dice.")
 @seed_option
 @json_option
@@ -83,9 +115,39 @@ def odds(**opts: Any) -> None:
     scenario-builder odds --attack ranged --arming 2 -r 4 --half-range --cover debris \\
         --unit-type infantry
     scenario-builder odds --panic -r 4 -l 1 --simulate 100000 --seed 7
+    scenario-builder odds --wc-morale 7
+    scenario-builder odds --flee-pursuit
+    scenario-builder odds --dark-age-move heavy_infantry --grade A --formation shieldwall
+    scenario-builder odds --ruleset medieval-d10 --attack ranged --weapon longbow \\
+        --figures 20 --armour heavy --range-band medium --factor shields
+    scenario-builder odds --ruleset medieval-d10 --morale receiving_charge --class D
     """
-    if bool(opts["attack"]) == bool(opts["panic"]):
-        raise _fail("expected exactly one of --attack melee|ranged or --panic")
+    from scenario_builder.cli.odds_medieval import (
+        MEDIEVAL_NAMES,
+        MEDIEVAL_ONLY,
+        medieval_odds,
+        print_medieval,
+    )
+
+    if opts["ruleset"] in MEDIEVAL_NAMES:
+        report = medieval_odds(opts)
+        if opts["as_json"]:
+            click.echo(json.dumps(report, sort_keys=True, indent=2))
+        else:
+            print_medieval(report)
+        return
+    _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
+    modes = [bool(opts["attack"]), opts["panic"], opts["wc_mv"] is not None,
+             opts["flee_pursuit"], opts["da_troop"] is not None]  # fmt: skip
+    if sum(modes) != 1:
+        raise _fail(
+            "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV, "
+            "--flee-pursuit or --dark-age-move TROOP"
+        )
+    if not (opts["attack"] or opts["panic"]):
+        report = _module_odds(opts)
+        click.echo(json.dumps(report, sort_keys=True, indent=2))
+        return
     r = opts["resilience"]
     if r is None:
         raise _fail("expected --resilience R (1..7), got none")
@@ -138,16 +200,22 @@ def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
 
 
 def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.charts import CoverClass, cover_modifier
-    from engine.odds import at_least, attack_distribution_exact, hit_chance, simulate_attack
-    from engine.resolution import (
+    from engine.rulesets.two_mm_earth.charts import CoverClass
+    from engine.rulesets.two_mm_earth.odds import (
+        at_least,
+        attack_distribution_exact,
+        hit_chance,
+        simulate_attack,
+        two_mm_ruleset,
+    )
+    from engine.rulesets.two_mm_earth.resolution import (
         attack_need,
         ordnance_dice,
         outnumbering_bonus,
-        shooting_modifier,
     )
 
     _reject(opts, _PANIC_ONLY, "--attack")
+    rs = two_mm_ruleset(opts["ruleset"])  # the ruleset's own charts (a ruleset without them: error)
     kind = opts["attack"]
     if kind not in ("melee", "ranged"):
         raise _fail(f"expected --attack melee or ranged, got {kind!r}")
@@ -177,14 +245,14 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
     if cover != "open" and unit_type is None:
         raise _fail("--cover needs --unit-type (chart 7.2 differs by unit type)")
     cover_class = CoverClass[cover.upper()]
-    cover_mod = cover_modifier(unit_type, cover_class, kind) if unit_type else 0
+    cover_mod = rs.cover_modifier(unit_type, cover_class, kind) if unit_type else 0
     effective_r = opts["resilience"] + cover_mod
 
     extra_ranks = ordnance_dice(1, ranks, volley) - 1 if ordnance else 0
     bonus = outnumbering_bonus(opts["outnumber"] + extra_ranks, 0)
     n_dice = arming + bonus
     if kind == "ranged":
-        modifier = shooting_modifier(
+        modifier = rs.shooting_modifier(
             half_range_or_more=opts["half_range"],
             moving=opts["moving"],
             skirmisher=opts["skirmisher"],
@@ -234,11 +302,14 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _panic(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.odds import panic_distribution_exact, simulate_panic
-    from engine.rulesets import get_ruleset
+    from engine.rulesets.two_mm_earth.odds import (
+        panic_distribution_exact,
+        simulate_panic,
+        two_mm_ruleset,
+    )
 
     _reject(opts, _ATTACK_ONLY, "--panic")
-    ruleset = get_ruleset(opts["ruleset"])
+    ruleset = two_mm_ruleset(opts["ruleset"])
     leadership = opts["leadership"]
     if not 0 <= leadership <= 3:
         raise _fail(f"expected --leadership 0..3, got {leadership}")
@@ -290,6 +361,61 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
             report["outcomes"][k]["simulated"] = freq
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
     return report
+
+
+def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
+    """The composed rulesets' procedures (exact, every face enumerated through the procedure):
+    W&C's morale and command tests, its flee/pursuit roll-off, a Dark Age move roll."""
+    if opts["wc_mv"] is not None:
+        from engine.rulesets.war_and_conquest.morale import DiceMethod, Discipline
+        from engine.rulesets.war_and_conquest.odds import command_pass_chance, morale_pass_chance
+
+        mv = opts["wc_mv"]
+        if not -2 <= mv <= 14:
+            raise _fail(f"expected --wc-morale MV in -2..14, got {mv}")
+        rows = {}
+        methods = ((DiceMethod.TWO_D6, "2d6"),
+                   (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"))  # fmt: skip
+        for method, label in methods:
+            p = morale_pass_chance(mv, method)
+            hero = morale_pass_chance(mv, method, combat=True)
+            drilled = command_pass_chance(mv, method, Discipline.DRILLED)
+            rows[label] = {"pass": _frac(p), "p": float(p),
+                           "combat_with_hero_of_the_day": _frac(hero),
+                           "drilled_command_test": _frac(drilled)}  # fmt: skip
+        return {"mode": "wc-morale", "mv": mv, "tests": rows}
+    if opts["flee_pursuit"]:
+        from engine.rulesets.war_and_conquest.odds import flee_destroyed_chance
+
+        p = flee_destroyed_chance()
+        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p),
+                "p": float(p)}  # fmt: skip
+    from engine.rulesets.dark_age.formations import Formation, Grade, Troop
+    from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind
+    from engine.rulesets.dark_age.odds import move_distribution
+
+    names = {t.name.lower(): t for t in Troop}
+    troop = names.get(opts["da_troop"].lower())
+    if troop is None:
+        raise _fail(f"expected --dark-age-move one of {', '.join(names)}, got {opts['da_troop']!r}")
+    try:
+        grade = Grade(opts["grade"].upper())
+        form = Formation[opts["da_formation"].upper()]
+    except (ValueError, KeyError):
+        raise _fail(
+            f"expected --grade A|B|C and --formation one of "
+            f"{', '.join(f.name.lower() for f in Formation)}, got {opts['grade']!r}, "
+            f"{opts['da_formation']!r}"
+        ) from None
+    kind = MoveKind.FAST if opts["fast"] else MoveKind.NORMAL
+    d = move_distribution(troop, grade, form, kind, difficult=opts["difficult"])
+    return {
+        "mode": "dark-age-move", "troop": troop.name.lower(), "grade": grade.value,
+        "formation": form.name.lower(), "kind": kind.value, "difficult": opts["difficult"],
+        "javelin_throw_m": JAVELIN_THROW_M,
+        "allowance_jt": {str(k): _frac(v) for k, v in d.allowance.items()},
+        "mean_jt": _frac(d.mean_jt), "dp_chance": _frac(d.dp_chance),
+    }  # fmt: skip
 
 
 def _pct(p: float) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from scenario_builder.atomic import atomic_path, check_writable
+from scenario_builder.cli.options import drawable_ground, ruleset_option
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -19,9 +20,9 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 @click.option(
     "--scale",
     "scale_text",
-    default="2mm",
-    show_default=True,
-    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N.",
+    default=None,
+    help="Table scale: 2mm (1 m = 1 mm, the default), 6mm (1 m = 3 mm) or 1:N; with --ruleset "
+    "one of its figure scales (medieval-d10: 15mm, 25mm, default the first).",
 )
 @click.option(
     "--paper",
@@ -73,9 +74,10 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write one cut layer per height step (SVG + PDF) into this directory.",
 )
+@ruleset_option
 def print_cmd(
     directory: Path,
-    scale_text: str,
+    scale_text: str | None,
     paper_text: str,
     overlap: float,
     margin: float,
@@ -83,13 +85,22 @@ def print_cmd(
     max_pages: int,
     out: Path,
     layers: Path | None,
+    ruleset: str | None,
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        rs = get_ruleset(ruleset)
+        scales = dict(rs.scales.ground_m_per_mm)
+        scale = TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
+    else:
+        scale = TableScale.from_text(scale_text or "2mm")
     opts = LayoutOptions(
-        scale=TableScale.from_text(scale_text),
+        scale=scale,
         paper=Paper.from_text(paper_text),
         overlap_mm=overlap,
         margin_mm=margin,
@@ -107,7 +118,7 @@ def print_cmd(
         check_writable(layers, "--layers")
     from scenario_builder.battlefield import Battlefield
 
-    bf = Battlefield.load(directory)
+    bf = drawable_ground(Battlefield.load(directory), ruleset)
     plan_layout(bf, opts)  # every size check before anything is written
     # The PDF is renamed into place only after the cut layers are written: a failure in either
     # leaves neither behind.

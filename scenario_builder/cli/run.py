@@ -17,7 +17,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option, seed_option
+from .options import force_option, json_option, out_dir_option, ruleset_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -90,13 +90,15 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
-def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None) -> Any:
-    """Plan commanders (engine.commanders) for every side; --orders scripts some of them."""
-    from engine.commanders import plan_commanders
-    from engine.scripted import OrdersScript, scripted_commanders
+def _commanders(
+    sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any
+) -> Any:
+    """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script)
+    scripts some of them."""
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
     from scenario_builder.errors import ScenarioFileError
 
-    commanders: dict[str, Any] = dict(plan_commanders(sc, bf.to_xy))
+    commanders: dict[str, Any] = dict(rs.automatic_commanders(sc, rs.ground(bf)))
     if orders_file is None:
         if orders_side is not None:
             raise ScenarioFileError(sc.path or sc.id, "--orders-side needs --orders FILE")
@@ -126,7 +128,7 @@ def fight(
     from engine.rulesets import get_ruleset
 
     rs = get_ruleset(ruleset or sc.ruleset)
-    commanders = _commanders(sc, built.battlefield, orders_file, orders_side)
+    commanders = _commanders(sc, built.battlefield, orders_file, orders_side, rs)
     battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
     log = battle.run(max_bounds)
     return log, summarise(log, sc)
@@ -148,17 +150,11 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @out_dir_option
 @force_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
-@click.option("--ruleset", help="Ruleset name (default: the scenario's).")
-@click.option(
-    "--orders",
-    "orders_file",
-    type=click.Path(dir_okay=False),
-    help="Scripted orders YAML (bound -> orders) replacing the automatic commander.",
-)
-@click.option(
-    "--orders-side",
-    help="Only this side follows --orders (default: every side the file gives orders to).",
-)
+@ruleset_option
+@click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
+              help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
+@click.option("--orders-side", help="Only this side follows --orders (default: every side the "
+                                    "file gives orders to).")  # fmt: skip
 @json_option
 def run(
     scenario: str,

@@ -24,7 +24,7 @@ def schema(kind: str) -> None:
 
         out = Scenario.json_schema()
     else:
-        from engine.profiles import Army
+        from engine.rulesets.two_mm_earth.profiles import Army
 
         out = Army.model_json_schema()
     click.echo(json.dumps(out, indent=2, sort_keys=True))

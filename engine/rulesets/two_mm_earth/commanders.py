@@ -1,0 +1,283 @@
+"""Automatic commanders (issue 4): a side's General following the scenario's ``plan``.
+
+:class:`PlanCommander` implements :class:`engine.orders.Commander`. Each bound it works out the
+order it wants every formation of its side to have and gives (through the delivery, so by
+messenger when out of reach, 9.1) only the orders that changed. In bound 1 that is the
+scenario's initial orders (the briefing). Then, in this order of precedence:
+
+1. **Triggers** (``plan.triggers``), each fires once, in file order, when all of its conditions
+   hold: ``enemy_within_m`` of ``formation`` (else of any of the trigger's formations), from
+   ``bound`` on, ``formation`` has lost ``losses_fraction`` of its bases, friendly formation
+   ``routs`` is routing or destroyed, objective ``objective_taken`` is taken. The trigger's
+   ``formations`` (default: the condition's ``formation``) get ``order`` with its target; an
+   attack without a target goes at the nearest enemy.
+2. **Objectives** (``plan.objectives``): ``take`` - the listed formations advance on the point
+   until it is taken (a formation of the side within :data:`TAKEN_M` of it and no enemy as close),
+   then hold it; ``hold``/``screen`` - formations farther than :data:`STATION_M` from the point
+   advance to it, then hold.
+3. **Defaults**, so a scenario with no plan plays: a formation advancing (or going for an
+   objective) attacks the nearest enemy once one is within striking distance (300 m; 400 m for
+   an ``aggressive`` stance, 200 m ``defensive``); a formation holding with missiles is ordered to
+   attack (shoot, 9.1) an enemy that comes within its range; a formation holding with no enemy
+   within :data:`RESERVE_M` is a reserve and attacks the nearest enemy when a friendly formation
+   within :data:`RESERVE_M` of it routs.
+
+The General knows where every formation is (no fog of war for the commander). Routing and
+retreating formations get no orders (10.3-10.4, they obey no one).
+
+>>> from engine.scenario import Plan
+>>> PlanCommander("scots", Plan()).strike_m
+300.0
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.geometry import obb_array, separation
+from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.profiles import profile_of
+from engine.rulesets.two_mm_earth.wings import WingOrder
+from engine.scenario import Plan, Scenario, Trigger
+from engine.state import BaseStatus, BattleState, Formation, Morale
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
+
+__all__ = ["RESERVE_M", "STATION_M", "STRIKE_M", "TAKEN_M", "PlanCommander", "plan_commanders"]
+
+#: striking distance by stance: an advancing formation attacks an enemy this close
+STRIKE_M = {"aggressive": 400.0, "balanced": 300.0, "defensive": 200.0}
+#: an objective is taken by a formation whose centre is this close with no enemy as close
+TAKEN_M = 100.0
+#: a formation told to hold a point farther than this moves to it first
+STATION_M = 150.0
+#: a holding formation with no enemy this close is a reserve; it commits when a friend this close
+#: routs
+RESERVE_M = 500.0
+
+_Key = tuple[str, str | None, tuple[float, float] | None]
+
+
+def _key(o: Order) -> _Key:
+    return (o.kind, o.target_formation, o.target_point)
+
+
+@dataclass(slots=True)
+class _Objective:
+    id: str
+    point: tuple[float, float]
+    formations: tuple[str, ...]
+    kind: str
+
+
+@dataclass(slots=True)
+class PlanCommander:
+    """A side's General following ``plan`` (see the module docstring)."""
+
+    side: str
+    plan: Plan
+    initial: dict[str, Order] = field(default_factory=dict)
+    to_xy: Any = None
+    fired: set[int] = field(default_factory=set)
+    taken: set[str] = field(default_factory=set)
+    issued: dict[str, _Key] = field(default_factory=dict)
+    seen_routs: set[str] = field(default_factory=set)
+    _objectives: list[_Objective] | None = None
+
+    @classmethod
+    def from_scenario(cls, scenario: Scenario, side: str, to_xy: Any) -> PlanCommander:
+        spec = scenario.side(side)
+        initial: dict[str, Order] = {}
+        for f in spec.formations:
+            point = f.target.resolve(to_xy) if f.target is not None else None
+            initial[f.id] = Order(f.order, f.id, point, f.target_formation)
+        return cls(side, spec.plan or Plan(), initial, to_xy)
+
+    @property
+    def strike_m(self) -> float:
+        return STRIKE_M[self.plan.stance]
+
+    # -- the Commander protocol -----------------------------------------------------------
+    def orders(self, view: CommanderView, bound: int) -> list[Order | WingOrder]:
+        state = view.state
+        if self._objectives is None:
+            self._objectives = self._resolve_objectives(view.battlefield)
+        mine = [f for f in state.active(self.side) if f.morale is Morale.STEADY]
+        enemies = state.enemies_of(self.side)
+        want: dict[str, Order] = {}
+        if bound <= 1:
+            for f in mine:
+                o = self.initial.get(f.id)
+                if o is not None:
+                    want[f.id] = o
+        current = {f.id: self._current(f) for f in mine}
+        self._update_taken(state, mine, enemies)
+        routed_now = self._new_routs(state)
+        # 1. triggers
+        for i, trig in enumerate(self.plan.triggers):
+            if i in self.fired or not self._holds(trig, state, bound, enemies):
+                continue
+            self.fired.add(i)
+            targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
+            for fid in targets:
+                tgt = state.formations.get(fid)
+                if tgt is None or tgt.side != self.side or tgt.removed:
+                    continue
+                point = trig.target.resolve(self.to_xy) if trig.target is not None else None
+                tf = trig.target_formation
+                if trig.order == "attack" and point is None and tf is None:
+                    near = _nearest(tgt, enemies)
+                    tf = near.id if near is not None else None
+                want[fid] = Order(trig.order, fid, point, tf)
+        # 2. objectives and 3. defaults, for formations no trigger just ordered
+        for f in mine:
+            if f.id in want:
+                continue
+            o = self._objective_order(f, current[f.id], enemies)
+            o = self._default_order(f, o or current[f.id], enemies, routed_now) or o
+            if o is not None:
+                want[f.id] = o
+        out: list[Order | WingOrder] = []
+        for f in state.formations.values():  # deployment order: deterministic
+            o = want.get(f.id)
+            if o is None or f.removed or f.morale is Morale.ROUTING:
+                continue
+            if self.issued.get(f.id) == _key(o) and bound > 1:
+                continue
+            self.issued[f.id] = _key(o)
+            out.append(o)
+        return out
+
+    # -- pieces ---------------------------------------------------------------------------
+    def _resolve_objectives(self, bf: Ground) -> list[_Objective]:
+        to_xy = self.to_xy or (bf.to_xy if bf is not None else None)
+        self.to_xy = to_xy
+        return [
+            _Objective(o.id, o.point.resolve(to_xy), tuple(o.formations), o.kind)
+            for o in self.plan.objectives
+        ]
+
+    def _current(self, f: Formation) -> Order:
+        """What the formation was last ordered (as far as the General knows)."""
+        k = self.issued.get(f.id)
+        if k is not None:
+            return Order(k[0], f.id, k[2], k[1])
+        kind = f.order if f.order != "none" else "hold"
+        return Order(kind, f.id, f.target_point, f.target_formation)
+
+    def _update_taken(
+        self, state: BattleState, mine: list[Formation], enemies: list[Formation]
+    ) -> None:
+        for ob in self._objectives or []:
+            if ob.id in self.taken:
+                continue
+            px, py = ob.point
+            d_mine = min((math.dist(f.centre(), (px, py)) for f in mine), default=math.inf)
+            d_enemy = min((math.dist(g.centre(), (px, py)) for g in enemies), default=math.inf)
+            if d_mine <= TAKEN_M and d_enemy > d_mine:
+                self.taken.add(ob.id)
+
+    def _new_routs(self, state: BattleState) -> list[Formation]:
+        out = []
+        for f in state.side_formations(self.side):
+            if f.morale in (Morale.ROUTING, Morale.DESTROYED) and f.id not in self.seen_routs:
+                self.seen_routs.add(f.id)
+                out.append(f)
+        return out
+
+    def _holds(
+        self, trig: Trigger, state: BattleState, bound: int, enemies: list[Formation]
+    ) -> bool:
+        w = trig.when
+        if w.bound is not None and bound < w.bound:
+            return False
+        subject = state.formations.get(w.formation) if w.formation else None
+        if w.formation and subject is None:
+            return False
+        if w.enemy_within_m is not None:
+            who = (
+                [subject]
+                if subject is not None
+                else [state.formations[x] for x in trig.formations if x in state.formations]
+            )
+            who = [f for f in who if not f.removed]
+            if not any(_gap(f, g) <= w.enemy_within_m for f in who for g in enemies):
+                return False
+        if w.losses_fraction is not None:
+            if subject is None:
+                return False
+            dead = sum(1 for b in subject.bases if b.status is BaseStatus.DEAD)
+            if dead / max(1, subject.start_bases or len(subject.bases)) < w.losses_fraction:
+                return False
+        if w.routs is not None:
+            r = state.formations.get(w.routs)
+            if r is None or r.morale not in (Morale.ROUTING, Morale.DESTROYED):
+                return False
+        return w.objective_taken is None or w.objective_taken in self.taken
+
+    def _objective_order(self, f: Formation, cur: Order, enemies: list[Formation]) -> Order | None:
+        if cur.kind in ("attack", "retreat"):
+            return None  # engaged, or told to go: objectives wait
+        for ob in self._objectives or []:
+            if f.id not in ob.formations:
+                continue
+            d = math.dist(f.centre(), ob.point)
+            if ob.kind == "take" and ob.id not in self.taken:
+                if cur.kind == "advance" and cur.target_point == ob.point:
+                    return None
+                return Order("advance", f.id, ob.point)
+            station = TAKEN_M if ob.kind == "take" else STATION_M
+            if d > station:
+                if cur.kind == "advance" and cur.target_point == ob.point:
+                    return None
+                return Order("advance", f.id, ob.point)
+            if cur.kind != "hold":
+                return Order("hold", f.id)
+            return None
+        return None
+
+    def _default_order(
+        self, f: Formation, cur: Order, enemies: list[Formation], routed_now: list[Formation]
+    ) -> Order | None:
+        if not enemies:
+            return None
+        near = _nearest(f, enemies)
+        if near is None:
+            return None
+        gap = _gap(f, near)
+        if cur.kind == "advance" and gap <= self.strike_m:
+            return Order("attack", f.id, None, near.id)
+        if cur.kind == "hold":
+            rng = _range(f)
+            if rng > 0 and gap <= rng:
+                return Order("attack", f.id, None, near.id)
+            if gap > RESERVE_M and any(_gap(f, r) <= RESERVE_M for r in routed_now):
+                return Order("attack", f.id, None, near.id)
+        return None
+
+
+def _range(f: Formation) -> float:
+    ps = [profile_of(b.profile) for b in f.alive_bases]
+    rs = [p.range_m for p in ps if p.arming.ranged]
+    return float(min(rs)) if rs else 0.0
+
+
+def _gap(f: Formation, g: Formation) -> float:
+    return max(0.0, float(separation(f.obb(), obb_array([g.obb()]))[0]))
+
+
+def _nearest(f: Formation, enemies: list[Formation]) -> Formation | None:
+    if not enemies:
+        return None
+    gaps = separation(f.obb(), obb_array([g.obb() for g in enemies]))
+    i = min(range(len(enemies)), key=lambda k: (float(gaps[k]), k))
+    return enemies[i]
+
+
+def plan_commanders(scenario: Scenario, to_xy: Any) -> dict[str, PlanCommander]:
+    """A :class:`PlanCommander` for every side of ``scenario``."""
+    return {s.id: PlanCommander.from_scenario(scenario, s.id, to_xy) for s in scenario.sides}

@@ -1,0 +1,75 @@
+"""2mm Earth's notes across the phases of one bound (plans, shots, hits, contacts, caches)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.context import BoundContext
+from engine.state import Formation
+
+if TYPE_CHECKING:
+    from engine.movement import MovePlan, MoveRules
+    from engine.orders import Delivery
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
+    from engine.rulesets.two_mm_earth.shooting import ShotPlan
+
+__all__ = ["TwoMmContext"]
+
+
+@dataclass(slots=True)
+class TwoMmContext(BoundContext):
+    plans: dict[str, MovePlan] = field(default_factory=dict)  # fid -> this bound's move plan
+    shots: dict[str, ShotPlan] = field(default_factory=dict)  # fid -> this bound's shot
+    pending_hits: list[tuple[str, int, tuple[float, float], str]] = field(default_factory=list)
+    base_pairs: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    allowances: dict[str, float] = field(default_factory=dict)  # fid -> metres this bound
+    start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
+    cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    has_walls: bool = False
+    geo_cache: Any = None
+    centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
+    gap_matrix: Any = None  # [geo key, rows asked, distance_many matrix, {fid: row}, ids, arr]
+    gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
+    #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
+    near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+
+    @property
+    def move_rules(self) -> MoveRules:
+        """The movement rules of this bound: the ruleset's (a composed ruleset whose moves are
+        rolled each bound, such as ``dark-age``, gives a context of its own that overrides this)."""
+        return self.ruleset.move_rules
+
+    @property
+    def rs(self) -> TwoMmEarth:
+        """The ruleset as 2mm Earth's own class (the core types it as a ``Ruleset``)."""
+        return self.ruleset  # type: ignore[return-value]  # TwoMmEarth.new_context made it
+
+    @property
+    def orders_delivery(self) -> Delivery:
+        assert self.delivery is not None, "Battle always sets a delivery"
+        return self.delivery
+
+    def cover_classes(self, f: Formation) -> list[int]:
+        """7.1 cover classes of a formation's footprint (cached per position state)."""
+        key = (f.id, self.state.version)
+        hit = self.cover_cache.get(key)
+        if hit is None:
+            from engine.movement import footprint_classes
+            from engine.rulesets.two_mm_earth.sieges import cover_override
+
+            hit, _ = footprint_classes(self.bf, f, "cover")
+            if self.has_walls:
+                hit = cover_override(self.bf, f, hit)
+            self.cover_cache[key] = hit
+        return hit
+
+    def cover_class(self, f: Formation, kind: str) -> int:
+        """The one cover class used for ``f``: the applicable class that helps it most (7.2)."""
+        classes = self.cover_classes(f)
+        if not classes:
+            return 0
+        return max(
+            classes,
+            key=lambda c: (self.rs.cover_modifier(f.unit_type, c, kind), c),
+        )

@@ -1,0 +1,386 @@
+"""Army morale (10.1-10.5), pursuit (11.1), rallying (11.2), Random troops (11.3).
+
+The morale phase collects, for each formation, the 10.2 triggers of the bound (and the 11.1
+ones for retreating troops), asks the ruleset what each does (``Ruleset.morale_effect``: panic
+test, must retreat, must rout), and runs the ruleset's panic test (``Ruleset.morale_test``: v0.9's
+10.5 or v0.7's rout test) with R chosen by situation - melee R in contact, ranged R when shot at,
+the highest otherwise - the 10.2 "-1R" modifiers, -1 retreating / -2 routing, minus the highest
+leadership unless routing.
+
+Events that spread (a friend routing near by, all seen friends retreating) are handled in passes:
+a formation that breaks in one pass can set off its neighbours in the next; each trigger is
+acted on at most once per formation per bound. Friends only count if seen or heard (10.2, 6.2).
+
+Readings (docs/rules-interpretations.md): "friendly non-skirmishers rout within ..." and "seen
+friend retreating" are events of the bound in which the friend broke, not standing conditions;
+the "MORE than 50 % / 75 % killed throughout game" rows fire once, in the bound the line is
+crossed; "All seen friendlies retreating" needs at least one seen friend.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.log import (
+    Destroyed,
+    Event,
+    PanicTest,
+    Pursuit,
+    Rally,
+    Retreat,
+    Rout,
+    TemperamentChange,
+)
+from engine.movement import footprint_classes
+from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.damage import kill_base
+from engine.rulesets.two_mm_earth.profiles import profile_of
+from engine.rulesets.two_mm_earth.triggers import MoraleSituation
+from engine.state import BaseStatus, Formation, Morale
+
+__all__ = ["leadership", "morale_phase", "pursuit_phase", "rally_phase", "set_morale"]
+
+_BROKEN = (Morale.RETREATING, Morale.ROUTING)
+
+
+def leadership(f: Formation, characters: dict) -> int:
+    """10.5: the highest L of a living character in the formation."""
+    ls = [characters[c].leadership for c in f.character_ids() if c in characters]
+    return max(ls, default=0)
+
+
+def set_morale(
+    ctx: TwoMmContext, f: Formation, new: Morale, reason: str, phase: str
+) -> list[Event]:
+    """Change a formation's morale state, with its event."""
+    if f.morale is new or f.morale is Morale.DESTROYED:
+        return []
+    old = f.morale
+    f.morale = new
+    f.changed_bound = ctx.state.bound
+    if new is Morale.ROUTING:
+        f.routed_bound = ctx.state.bound
+        f.pursuing = None
+        return [Rout(phase, f.id, reason)]
+    if new is Morale.RETREATING:
+        f.pursuing = None
+        if old is Morale.ROUTING:
+            f.routed_bound = None
+        return [Retreat(phase, f.id, reason)]
+    if new is Morale.STEADY:
+        return [Rally(phase, f.id, reason)]
+    return [Destroyed(phase, f.id, reason, tuple(b.id for b in f.alive_bases))]
+
+
+def _resilience_pair(f: Formation) -> tuple[int, int]:
+    front = f.front_rank() or f.alive_bases
+    from engine.rulesets.two_mm_earth.resolution import mean_resilience
+
+    return (mean_resilience(profile_of(b.profile).resilience.melee for b in front),
+            mean_resilience(profile_of(b.profile).resilience.ranged for b in front))  # fmt: skip
+
+
+def _friend_triggers(
+    ctx: TwoMmContext, f: Formation, side_forms: list[Formation] | None = None
+) -> list[str]:
+    """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
+
+    ``side_forms``: ``state.active(f.side)`` when the caller has it."""
+    state, sight = ctx.state, ctx.sight
+    out: list[str] = []
+    if side_forms is None:
+        side_forms = state.active(f.side)
+    friends = [g for g in side_forms if g.id != f.id]
+    if not any(g.morale in _BROKEN for g in friends):
+        return out
+    broken_now = [g for g in friends if g.morale in _BROKEN and g.changed_bound == state.bound]
+    aware_now = sight.aware_many(f.id, [g.id for g in broken_now]) if broken_now else []
+    for g, aware in zip(broken_now, aware_now, strict=True):
+        if not aware:
+            continue
+        if g.morale is Morale.ROUTING and not g.skirmisher:
+            d = sight.distance(f.id, g.id)
+            if d <= 100.0:
+                out.append("friendly_rout_0_100m")
+            elif d <= 250.0:
+                out.append("friendly_rout_100_250m")
+        if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
+            out.append("retreating_sees_broken")  # 11.1: troops already retreating
+    if f.morale is Morale.STEADY:
+        centres = _centres(ctx)
+        fx, fy = centres[f.id]
+        steady = sorted((g for g in friends if g.morale is Morale.STEADY),
+                        key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id))  # fmt: skip
+        # one seen steady friend is enough to rule the trigger out: nearest first, stop early
+        if sight.aware_of_any(f.id, [g.id for g in steady]):
+            return out
+        seen = _aware_of(ctx, f, [g for g in friends if g.morale in _BROKEN])
+        if seen and all(g.morale in _BROKEN for g in seen):
+            routing = sum(1 for g in seen if g.morale is Morale.ROUTING)
+            if routing * 2 >= len(seen):
+                out.append("all_seen_friendlies_retreating_half_routing")
+            else:
+                out.append("all_seen_friendlies_retreating")
+    return out
+
+
+def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+    """Sight of each steady formation's nearest steady friend, for every side with broken
+    formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
+    the question). A guess by centre distances in numpy - answers are per pair, so a wrong
+    guess costs time only."""
+    centres = _centres(ctx)
+    requests: list[tuple[str, list[str]]] = []
+    for forms in by_side.values():
+        if not any(g.morale in _BROKEN for g in forms):
+            continue
+        steady = [g for g in forms if g.morale is Morale.STEADY]
+        if len(steady) < 2:
+            continue
+        c = np.array([centres[g.id] for g in steady])
+        d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
+        np.fill_diagonal(d, np.inf)
+        requests += [(g.id, [steady[k].id])
+                     for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)]
+    if requests:
+        ctx.sight.prefetch(requests)
+
+
+def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[Formation]:
+    """The formations of ``others`` that ``f`` sees or hears, sight batched."""
+    if not others:
+        return []
+    flags = ctx.sight.aware_many(f.id, [g.id for g in others])
+    return [g for g, a in zip(others, flags, strict=True) if a]
+
+
+def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
+    """Every active formation's centre, cached while nothing moves, dies or changes morale."""
+    key = ctx.table_key()
+    if ctx.centre_cache is None or ctx.centre_cache[0] != key:
+        ctx.centre_cache = (key, {g.id: g.centre() for g in ctx.state.active()})
+    return ctx.centre_cache[1]
+
+
+def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
+    out: list[str] = []
+    if f.front_at_start and f.killed_in_bound:
+        bases = ctx.state.bases
+        if all(bases[b].status is BaseStatus.DEAD for b in f.front_at_start):
+            out.append("front_rank_killed_in_bound")
+    if f.characters_killed:
+        out.append("character_killed")
+    if "flank" in f.new_contact_sides:
+        out.append("enemy_contact_flank")
+    if "rear" in f.new_contact_sides:
+        out.append("enemy_contact_rear")
+    if f.morale is Morale.RETREATING and f.new_contact_sides:
+        out.append("retreating_touched")  # 11.1
+    dead = sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
+    start = f.start_bases or len(f.bases)
+    for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
+        if dead / start > frac and name not in f.killed_frac_crossed:
+            f.killed_frac_crossed = (*f.killed_frac_crossed, name)
+            out.append(name)
+    if f.alive_at_start:
+        share = f.killed_in_bound / f.alive_at_start
+        if share > 0.75:
+            out.append("killed_over_75pct_bound")
+        elif share > 0.5:
+            out.append("killed_over_50pct_bound")
+    return out
+
+
+_AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
+
+
+def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
+    if trigger in _AT_BEST_RETREAT:
+        return "panic_test"
+    return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
+
+
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
+    effects = {t: _effect(ctx, t, f) for t in triggers}
+    reason = ", ".join(triggers)
+    if any(e == "rout" for e in effects.values()):
+        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", "morale")
+    must_retreat = any(e == "retreat" for e in effects.values())
+    tests = tuple(t for t, e in effects.items() if e == "panic_test")
+    events: list[Event] = []
+    outcome = "retreat" if must_retreat else "none"
+    if tests:
+        melee_r, ranged_r = _resilience_pair(f)
+        state = ctx.state
+        context = "melee" if state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
+        friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
+        seen = _aware_of(ctx, f, friends)
+        at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
+        situation = MoraleSituation(
+            melee_r, ranged_r, context=context, leadership=leadership(f, state.characters),
+            state=f.morale.value, triggers=tests,
+            seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
+            seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
+            contact_sides=sum(1 for s in f.new_contact_sides if s in ("front", "flank")),
+            rear_contact="rear" in f.new_contact_sides,
+            army_morale=any(t.startswith(("friendly_", "all_seen", "retreating_sees"))
+                            for t in tests),
+            at_best=at_best,
+        )  # fmt: skip
+        res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
+        events.append(PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome,
+                                res.dice))  # fmt: skip
+        outcome = res.outcome
+    if outcome == "rout":
+        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", "morale")
+    elif outcome == "retreat" and f.morale is Morale.STEADY:
+        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", "morale")
+        f.retreat_from = _threat_centre(ctx, f)
+    return events
+
+
+def _threat_centre(ctx: TwoMmContext, f: Formation) -> tuple[float, float] | None:
+    """The enemy formation to retreat from: one in contact, else the nearest (10.3)."""
+    state = ctx.state
+    ids = state.contacts.get(f.id) or ()
+    cands = [state.formations[i] for i in ids if not state.formations[i].removed]
+    if not cands:
+        cands = state.enemies_of(f.side)
+    if not cands:
+        return None
+    fx, fy = f.centre()
+    g = min(cands, key=lambda g: ((g.centre()[0] - fx) ** 2 + (g.centre()[1] - fy) ** 2, g.id))
+    return g.centre()
+
+
+def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
+    """11.3: Random troops are Rash until 2+ melee hits, 3+ ranged hits or 4+ hits in a bound
+    make them Reluctant; Reluctant again Rash after a bound inactive and unharmed."""
+    if not f.random_troops or f.removed:
+        return []
+    total = f.hits_melee + f.hits_ranged
+    if f.temperament is Temperament.RASH and (f.hits_melee >= 2 or f.hits_ranged >= 3
+                                               or total >= 4):  # fmt: skip
+        f.temperament = Temperament.RELUCTANT
+        return [TemperamentChange("morale", f.id, "reluctant", f"{total} hits in the bound")]
+    return []
+
+
+def morale_phase(ctx: TwoMmContext) -> list[Event]:
+    """10.x and 11.1: every formation's triggers, in passes until nothing more breaks."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        events += random_troops(ctx, f)
+    done: dict[str, set[str]] = {}
+    # Nothing leaves the table during the passes (they only set retreating or routing; 11.1's
+    # destructions come after, in rout_consequences), so who is on it is worked out once.
+    active = state.active()
+    by_side: dict[str, list[Formation]] = {}
+    for f in active:
+        by_side.setdefault(f.side, []).append(f)
+    own = {f.id: _own_triggers(ctx, f) for f in active}
+    for _ in range(8):
+        changed = False
+        _prefetch_nearest_steady(ctx, by_side)
+        for f in active:
+            if f.morale in (Morale.ROUTING, Morale.DESTROYED):
+                continue
+            seen = done.setdefault(f.id, set())
+            triggers = [t for t in own.pop(f.id, []) if t not in seen]
+            triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
+                         if t not in seen and t not in triggers]  # fmt: skip
+            if not triggers:
+                continue
+            seen.update(triggers)
+            before = f.morale
+            events += _resolve(ctx, f, triggers)
+            changed |= f.morale is not before
+            if f.morale is not before and f.morale in _BROKEN:
+                # every friend still standing will ask whether it sees f break: in one batch
+                ctx.sight.prefetch([(g.id, [f.id]) for g in by_side[f.side] if g is not f
+                                    and g.morale not in (Morale.ROUTING, Morale.DESTROYED)])
+        if not changed:
+            break
+    events += rout_consequences(ctx)
+    return events
+
+
+def rout_consequences(ctx: TwoMmContext) -> list[Event]:
+    """11.1: routers touching an enemy base or impractical terrain at the end of their next
+    bound are destroyed; routers off the table have fled."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.morale is not Morale.ROUTING or f.routed_bound is None:
+            continue
+        o = f.obb()
+        if not ctx.bf.contains(o.cx, o.cy):
+            gone = tuple(b.id for b in f.alive_bases)
+            f.morale = Morale.DESTROYED
+            f.changed_bound = state.bound
+            events.append(Destroyed("morale", f.id, "11.1 fled the field", gone))
+            continue
+        if f.routed_bound != state.bound - 1:
+            continue
+        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id
+                    for a, _ in pairs}  # fmt: skip
+        classes, _ = footprint_classes(ctx.bf, f, "move")
+        on_impractical = 4 in classes
+        killed = []
+        for b in f.alive_bases:
+            if on_impractical or b.id in touching:
+                events.append(kill_base(f, b, by="rout", phase="morale",
+                                        characters=state.characters))  # fmt: skip
+                killed.append(b.id)
+        if killed:
+            events.append(Destroyed("morale", f.id, "11.1 routed into enemy or impractical "
+                                    "terrain", tuple(killed)))  # fmt: skip
+            if f.n_alive == 0:
+                f.morale = Morale.DESTROYED
+                f.changed_bound = state.bound
+    return events
+
+
+def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
+    """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
+    retreat."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat"):
+            continue
+        for eid in f.contacts_prev + state.contacts.get(f.id, ()):
+            g = state.formations[eid]
+            if g.removed or g.morale not in _BROKEN or g.changed_bound != state.bound:
+                continue
+            f.pursuing = g.id
+            events.append(Pursuit("pursuit", f.id, g.id))
+            break
+    return events
+
+
+def rally_phase(ctx: TwoMmContext) -> list[Event]:
+    """11.2: retreating troops that spent a whole bound completely inactive rally (get their 1R
+    back); 11.3 Random troops acting Reluctant turn Rash after a bound inactive and unharmed."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        inactive = (f.moved_m == 0 and not f.shot and not f.fought
+                    and not state.contacts.get(f.id))  # fmt: skip
+        f.inactive_bounds = f.inactive_bounds + 1 if inactive else 0
+        if (f.morale is Morale.RETREATING and inactive and f.order != "retreat"
+                and f.changed_bound is not None and f.changed_bound < state.bound):  # fmt: skip
+            events += set_morale(ctx, f, Morale.STEADY, "11.2 a whole bound inactive", "rally")
+            f.retreat_from = None
+            if f.order == "none":
+                f.order = "hold"
+        if (f.random_troops and f.temperament is Temperament.RELUCTANT and inactive
+                and f.hits_melee + f.hits_ranged == 0):  # fmt: skip
+            f.temperament = Temperament.RASH
+            events.append(TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and "
+                                            "unharmed"))  # fmt: skip
+    return events

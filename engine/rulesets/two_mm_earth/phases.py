@@ -1,0 +1,694 @@
+"""The bound (1.1) as explicit phases, in order.
+
+orders -> plan moves (low initiative first) -> plan shooting -> execute shooting (high initiative
+first) -> shooting damage -> execute moves (high initiative first) -> melee -> melee damage ->
+army morale -> pursuit -> rallying.
+
+:func:`run_bound` is a generator yielding each phase's name after the phase is done, so a test
+can compare two battles side by side after every phase (PettingZoo's ``seed_test``).
+
+How formations follow their orders (9.1) when planning moves:
+
+- Attack: melee-only troops charge the ordered target, else the nearest seen enemy (else the
+  nearest enemy); troops with missiles stand and shoot at a seen enemy in range, or close to range.
+- Advance: toward the order's point, else straight ahead.
+- Hold / no order: stand. Formations in combat stay (3.2).
+- Retreat (ordered): toward the home edge (9.1), facing kept ("directly backwards").
+- Retreating (10.3) troops move away from the enemy while one is within 150 m or in the bound
+  after they broke, then stand to rally (11.2); routing troops always flee (10.4).
+- Pursuers (11.1) charge the broken enemy they fought.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from engine.geometry import CONTACT_M, bearing, obb_array, separation
+from engine.jams import note_move, unjam
+from engine.log import (
+    Destroyed,
+    Hit,
+    LadderPlaced,
+    Moved,
+    OrderIssued,
+    PlannedMove,
+    Shot,
+)
+from engine.movement import (
+    MovePlan,
+    execute_move,
+    footprint_classes,
+    retreat_bearing,
+    update_contacts,
+)
+from engine.orders import CommanderView, check_order
+from engine.rulesets import Phase
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.melee import melee_phase
+from engine.rulesets.two_mm_earth.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.rulesets.two_mm_earth.orders import receive_order
+from engine.rulesets.two_mm_earth.profiles import Flag
+from engine.rulesets.two_mm_earth.shooting import (
+    ShotPlan,
+    choose_mode,
+    in_overhead,
+    range_m,
+    resolve_shot,
+    shooter_counts,
+    shooting_bases,
+    target_resilience,
+)
+from engine.state import Formation, Morale
+
+__all__ = ["PHASES", "SEQUENCE", "start_bound"]
+
+MIN_MOVE_M = 25.0  # 6.1
+RETREAT_WHILE_ENEMY_WITHIN_M = 150.0
+
+
+def _order_index(ctx: TwoMmContext) -> dict[str, int]:
+    return {fid: i for i, fid in enumerate(ctx.state.formations)}
+
+
+def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
+    idx = _order_index(ctx)
+    return sorted(ctx.state.active(), key=lambda f: (f.initiative, idx[f.id]))
+
+
+def high_initiative_first(ctx: TwoMmContext) -> list[Formation]:
+    idx = _order_index(ctx)
+    return sorted(ctx.state.active(), key=lambda f: (-f.initiative, idx[f.id]))
+
+
+# -- bound start ------------------------------------------------------------------------------
+
+
+def start_bound(ctx: TwoMmContext) -> None:
+    """Clear the bound's notes (the battle loop has advanced the bound and cleared events)."""
+    state = ctx.state
+    ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
+    ctx.allowances = {}
+    ctx.cover_cache = {}
+    ctx.gap_cache = {}
+    ctx.start_poses = {}
+    for f in state.formations.values():
+        f.moved_m = 0.0
+        f.shot = f.fought = f.shot_at = f.fired_ordnance = False
+        f.hits_melee = f.hits_ranged = f.killed_in_bound = 0
+        f.alive_at_start = f.n_alive
+        f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
+        f.characters_killed = ()
+        f.new_contact_sides = ()
+        f.contacts_prev = state.contacts.get(f.id, ())
+        ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+
+
+# -- orders -----------------------------------------------------------------------------------
+
+
+def phase_orders(ctx: TwoMmContext) -> None:
+    state = ctx.state
+    for side in state.sides:
+        commander = ctx.commanders.get(side)
+        if commander is None:
+            continue
+        view = CommanderView(side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees)
+        for order in commander.orders(view, state.bound):
+            check_order(state, side, order)
+            ctx.emit(OrderIssued("orders", side, order.formation, str(order)))
+            ctx.emit(ctx.orders_delivery.send(state, side, order, state.bound))
+    arrived, events = ctx.orders_delivery.arrivals(state, state.bound)
+    ctx.emit(events)
+    for order in arrived:
+        ctx.emit(receive_order(state, order, ctx.dice, ctx.rs))
+
+
+# -- planning ---------------------------------------------------------------------------------
+
+
+def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
+    """Active formations with their rectangles and sides as arrays (cached per positions)."""
+    from engine.geometry import obb_array
+
+    # positions change with state.version; losses and morale changes always come with events
+    key = ctx.table_key()
+    if ctx.geo_cache is not None and ctx.geo_cache[0] == key:
+        return ctx.geo_cache[1]
+    forms = ctx.state.active()
+    arr = obb_array([f.obb() for f in forms])
+    sides = np.array([f.side for f in forms])
+    out = (forms, arr, sides)
+    ctx.geo_cache = (key, out)
+    return out
+
+
+#: after this many gap rows asked for one table, work out all of them in one call
+_ROWS_BEFORE_MATRIX = 4
+
+
+def _gap_row(ctx: TwoMmContext, f: Formation) -> np.ndarray | None:
+    """Gaps from ``f`` to every formation of :func:`_geo` (None until enough rows have been asked
+    for the current table: then the whole matrix, by ``distance_many``, for the rest)."""
+    from engine.geometry import distance_many
+
+    forms, arr, _sides = _geo(ctx)
+    key = ctx.geo_cache[0]
+    cache = ctx.gap_matrix
+    if cache is None or cache[0] != key:
+        ids = [g.id for g in forms]
+        if cache is not None and cache[2] is not None and cache[4] == ids and np.array_equal(
+                cache[5], arr):  # fmt: skip
+            # a new phase, nobody moved or left (planning moves, then shots): the same matrix
+            cache[0] = key
+        else:
+            cache = ctx.gap_matrix = [key, 0, None, {fid: k for k, fid in enumerate(ids)}, ids,
+                                      arr.copy()]  # fmt: skip
+    k = cache[3].get(f.id)
+    if k is None:
+        return None
+    if cache[2] is None:
+        cache[1] += 1
+        if cache[1] <= _ROWS_BEFORE_MATRIX:
+            return None
+        # sight often has this very matrix already (same formations, same rectangles)
+        cache[2] = ctx.sight.gap_matrix_for(cache[4], arr)
+        if cache[2] is None:
+            cache[2] = distance_many(arr, arr)
+    return cache[2][k]
+
+
+def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
+    """The ``limit`` enemy formations nearest ``f`` (by gap), nearest first; their gaps are
+    remembered for :func:`_gap`."""
+    from engine.geometry import distance
+
+    forms, arr, sides = _geo(ctx)
+    memo = (f.id, limit, ctx.geo_cache[0])
+    hit = ctx.near_cache.get(memo)
+    if hit is not None:
+        return list(hit)
+    mask = sides != f.side
+    if not mask.any():
+        return []
+    idx = mask.nonzero()[0]
+    row = _gap_row(ctx, f)
+    gaps = row[idx] if row is not None else distance(f.obb(), arr[idx])
+    order = np.lexsort((idx, gaps))[:limit]
+    out = []
+    for k in order:
+        g = forms[int(idx[k])]
+        ctx.gap_cache[(f.id, g.id, ctx.state.version)] = float(gaps[k])
+        out.append(g)
+    if len(ctx.near_cache) > 10_000:
+        ctx.near_cache.clear()
+    ctx.near_cache[memo] = list(out)
+    return out
+
+
+def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
+    from engine.geometry import distance, obb_array
+
+    if ctx is not None:
+        hit = ctx.gap_cache.get((f.id, g.id, ctx.state.version))
+        if hit is not None:
+            return hit
+    return float(distance(f.obb(), obb_array([g.obb()]))[0])
+
+
+def _charge(f: Formation, g: Formation, kind: str) -> MovePlan:
+    fx, fy = f.centre()
+    gx, gy = g.centre()
+    b = bearing(fx, fy, gx, gy)
+    # head for the point where our front would meet theirs; the sweep stops at contact
+    return MovePlan(f.id, kind, b, goal=(gx + (f.cx - fx), gy + (f.cy - fy)), facing=b, target=g.id)
+
+
+def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
+    side = ctx.state.sides[f.side]
+    fx, fy = f.centre()
+    home = side.home_bearing(fx, fy)
+    near = _nearest_enemies(ctx, f, 6)
+    threat = None
+    contacts = ctx.state.contacts.get(f.id, ())
+    if contacts:
+        threat = ctx.state.formations[contacts[0]].centre()
+    elif near:
+        threat = near[0].centre()
+    enemy_bases = [
+        (b.x, b.y) for g in near for b in g.alive_bases if math.hypot(b.x - fx, b.y - fy) < 600
+    ]
+    b = retreat_bearing((fx, fy), threat, enemy_bases, home)
+    return MovePlan(f.id, kind, b)
+
+
+def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
+    state = ctx.state
+    none = MovePlan(f.id, "none")
+    if f.morale is Morale.ROUTING:
+        return _retreat_plan(ctx, f, "rout")
+    if f.morale is Morale.RETREATING:
+        if f.order == "retreat":
+            fx, fy = f.centre()
+            return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
+        near = _nearest_enemies(ctx, f, 3)
+        close = any(_gap(f, g, ctx) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
+        if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
+            return _retreat_plan(ctx, f, "retreat")
+        return none  # 11.2: stand to rally
+    contacts = state.contacts.get(f.id, ())
+    broken = (Morale.RETREATING, Morale.ROUTING)
+    if contacts and not (f.pursuing in contacts and all(
+            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
+        return none  # 3.2: in combat, keep fighting
+    if any(b.ladder_ready for b in f.alive_bases):
+        return MovePlan(f.id, "ladder", f.facing)
+    if f.pursuing is not None:
+        g = state.formations.get(f.pursuing)
+        if g is not None and not g.removed and g.morale in (Morale.RETREATING, Morale.ROUTING):
+            return _charge(f, g, "pursue")
+        f.pursuing = None
+    if f.order == "attack":
+        target = state.formations.get(f.target_formation or "")
+        if target is None or target.removed or target.side == f.side:
+            target = None
+        has_missiles = bool(shooting_bases(f))
+        near = _nearest_enemies(ctx, f)
+        if has_missiles:
+            rng = range_m(f)
+            cands = [target] if target is not None else near
+            in_range = [g for g in cands if _gap(f, g, ctx) <= rng]
+            if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
+                return none  # stand and shoot
+            if target is None and near:
+                target = near[0]
+            if target is None:
+                return none
+            plan = _charge(f, target, "attack")
+            plan.max_m = max(0.0, _gap(f, target, ctx) - 0.8 * rng)
+            return plan if plan.max_m >= MIN_MOVE_M else none
+        if target is None:
+            seen = ctx.sight.visible(f.id, [g.id for g in near])
+            pick = [g for g in near if g.id in seen] or near
+            target = pick[0] if pick else None
+        if target is None:
+            return MovePlan(f.id, "advance", f.facing)
+        return _charge(f, target, "charge")
+    if f.order == "advance":
+        if f.target_point is not None:
+            fx, fy = f.centre()
+            tx, ty = f.target_point
+            b = bearing(fx, fy, tx, ty)
+            if math.hypot(tx - fx, ty - fy) < MIN_MOVE_M:
+                return none
+            return MovePlan(f.id, "advance", b, goal=(tx + f.cx - fx, ty + f.cy - fy), facing=b)
+        return MovePlan(f.id, "advance", f.facing)
+    return none
+
+
+def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
+    """The targets :func:`plan_for` will ask ``ctx.sight.visible`` about for ``f`` (its one
+    sight question, whose targets never hang on an earlier sight answer): plan_for's own
+    tests up to that call, without its side effects."""
+    state = ctx.state
+    if f.morale in (Morale.ROUTING, Morale.RETREATING) or f.order != "attack":
+        return []
+    contacts = state.contacts.get(f.id, ())
+    broken = (Morale.RETREATING, Morale.ROUTING)
+    if contacts and not (f.pursuing in contacts and all(
+            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
+        return []
+    if any(b.ladder_ready for b in f.alive_bases):
+        return []
+    if f.pursuing is not None:
+        g = state.formations.get(f.pursuing)
+        if g is not None and not g.removed and g.morale in broken:
+            return []
+    target = state.formations.get(f.target_formation or "")
+    if target is None or target.removed or target.side == f.side:
+        target = None
+    near = _nearest_enemies(ctx, f)
+    if shooting_bases(f):
+        rng = range_m(f)
+        cands = [target] if target is not None else near
+        return [g.id for g in cands if _gap(f, g, ctx) <= rng]
+    return [g.id for g in near] if target is None else []
+
+
+def _unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: a steady formation still in camp, asleep, on the march or forming up
+    (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
+    return (ctx.readiness is not None and f.morale is Morale.STEADY
+            and ctx.readiness.holds(f.id))  # fmt: skip
+
+
+def phase_plan_moves(ctx: TwoMmContext) -> None:
+    # every formation's sight question first, the terrain sight of all of them in one batch
+    order = low_initiative_first(ctx)
+    ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
+    plans = {f.id: plan_for(ctx, f) for f in order}
+    for f in order:
+        # a formation a friend stopped last bound waits, steps back, holds or takes a lane
+        plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
+        if _unready(ctx, f):
+            plan = MovePlan(f.id, "none")  # caught unready: no plan to make yet
+        ctx.plans[f.id] = plan
+        if plan.kind != "none":
+            ctx.emit(PlannedMove("plan_moves", f.id, plan.kind, plan.bearing, plan.target))
+
+
+def _may_shoot(f: Formation, moving: bool) -> bool:
+    if f.morale is not Morale.STEADY:
+        return False
+    if f.order == "attack":
+        return True
+    if f.order == "advance":
+        return not (moving and f.has_flag(Flag.NMF))
+    if f.order == "none":
+        return not f.hold_fire
+    return False
+
+
+def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
+    state = ctx.state
+    if state.contacts.get(f.id) or not shooting_bases(f):
+        return None
+    plan = ctx.plans.get(f.id)
+    moving = plan is not None and plan.kind != "none"
+    if not _may_shoot(f, moving):
+        return None
+    if moving and f.has_flag(Flag.NMF):
+        return None  # 2.2 NM&F: not both move and fire
+    rng = range_m(f)
+    friends = {g.id for g in state.active(f.side)}
+    cands = []
+    for g in _nearest_enemies(ctx, f, 12):
+        if any(c in friends for c in state.contacts.get(g.id, ())):
+            continue  # not into a melee with our own troops
+        d = _gap(f, g, ctx)
+        if d <= rng:
+            cands.append((d, g))
+    if not cands:
+        return None
+    if f.order == "attack" and f.target_formation:
+        pref = [c for c in cands if c[1].id == f.target_formation]
+        cands = pref + [c for c in cands if c[1].id != f.target_formation]
+    seen = set(ctx.sight.visible(f.id, [g.id for _, g in cands]))
+    indirect = f.has_flag(Flag.INDIRECT)
+    for d, g in cands:
+        if g.id in seen or indirect:
+            mode = _mode(ctx, f, g, d, moving, force_ordnance=g.id not in seen)
+            if mode is None:
+                continue
+            return ShotPlan(f.id, g.id, mode, d, moving)
+    return None
+
+
+def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
+          force_ordnance: bool = False) -> str | None:  # fmt: skip
+    fx, fy = f.centre()
+    gx, gy = g.centre()
+    n_front, ranks = shooter_counts(f, (gx, gy))
+    facing = len(g.rank_of(g.side_toward(fx, fy)))
+    cover = ctx.cover_class(g, "ranged")
+    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+    from engine.rulesets.two_mm_earth.charts import CoverClass
+
+    choice = choose_mode(
+        f, n_front=n_front, ranks=ranks, enemy_facing=facing, resilience=r,
+        half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
+        into_overhead=cover == CoverClass.OVERHEAD,
+        shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
+        modifier_fn=ctx.rs.shooting_modifier,
+    )  # fmt: skip
+    if choice is None:
+        return None
+    if force_ordnance and choice[0] == "normal":
+        return None  # 6.2: unseen targets only by ordnance
+    return choice[0]
+
+
+def phase_plan_shooting(ctx: TwoMmContext) -> None:
+    for f in low_initiative_first(ctx):
+        if _unready(ctx, f):
+            continue  # caught unready: no shot planned (engine.readiness)
+        shot = plan_shot(ctx, f)
+        if shot is not None:
+            ctx.shots[f.id] = shot
+
+
+def phase_execute_shooting(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth.charts import CoverClass
+    from engine.rulesets.two_mm_earth.resolution import ordnance_dice, outnumbering_bonus
+    from engine.rulesets.two_mm_earth.shooting import all_have, ranged_arming
+
+    state = ctx.state
+    for f in high_initiative_first(ctx):
+        plan = ctx.shots.get(f.id)
+        if plan is None:
+            continue
+        g = state.formations[plan.target]
+        if g.removed or f.removed:
+            continue
+        fx, fy = f.centre()
+        gx, gy = g.centre()
+        n_front, ranks = shooter_counts(f, (gx, gy))
+        facing = len(g.rank_of(g.side_toward(fx, fy)))
+        cover = ctx.cover_class(g, "ranged")
+        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+        bases = shooting_bases(f)
+        a = ranged_arming(f)
+        half = plan.distance_m >= range_m(f) / 2.0
+        skirm = all_have(bases, Flag.SKIRMISHER)
+        overhead = cover == CoverClass.OVERHEAD
+        if plan.mode == "normal":
+            n = a
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm)  # fmt: skip
+        else:
+            volley = plan.mode == "volley"
+            n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+                                                skirmisher=skirm, ordnance=not volley,
+                                                volley=volley, into_overhead=overhead)  # fmt: skip
+        res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
+        f.shot = True
+        f.fired_ordnance = plan.mode != "normal"
+        g.shot_at = True
+        ctx.emit(Shot("execute_shooting", f.id, g.id, plan.mode, plan.distance_m, n, res.need,
+                      res.hits, res.dice))  # fmt: skip
+        if res.hits:
+            ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
+
+
+def _destroy_empty(ctx: TwoMmContext, phase: str) -> None:
+    for f in ctx.state.formations.values():
+        if f.morale is not Morale.DESTROYED and f.n_alive == 0:
+            f.morale = Morale.DESTROYED
+            f.changed_bound = ctx.state.bound
+            ctx.emit(Destroyed(phase, f.id, "every base killed", ()))
+
+
+def phase_shooting_damage(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth.damage import allocate_hits
+
+    state = ctx.state
+    for gid, hits, xy, by in ctx.pending_hits:
+        g = state.formations[gid]
+        g.hits_ranged += hits
+        ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
+        ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
+                               characters=state.characters))  # fmt: skip
+    _destroy_empty(ctx, "shooting_damage")
+
+
+# -- moving -----------------------------------------------------------------------------------
+
+
+def _touching_enemy(
+    ctx: TwoMmContext, f: Formation, table: tuple[list[Formation], Any, Any] | None = None
+) -> bool:
+    """``table``: the move phase's up-to-date (formations, rectangles, sides) of the table."""
+    _forms, arr, sides = table if table is not None else _geo(ctx)
+    mask = sides != f.side
+    if not mask.any():
+        return False
+    o = f.obb()
+    # a rectangle can touch only if its centre is near: the largest of the four axis gaps is at
+    # least |d| / sqrt 2 (one of two square axes takes that much of d) less the two half
+    # diagonals (no projection radius is longer), so farther rectangles are clear (1 m to
+    # spare for rounding); the rest get separation() row by row, the same values
+    others = arr[mask]
+    reach = (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0 + np.hypot(others[:, 2], others[:, 3])) * (
+        math.sqrt(2.0))  # fmt: skip
+    near = np.hypot(others[:, 0] - o.cx, others[:, 1] - o.cy) <= reach
+    if not near.any():
+        return False
+    gaps = separation(o, others[near])
+    return bool((gaps <= CONTACT_M).any())
+
+
+def phase_execute_moves(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth import sieges
+
+    state = ctx.state
+    # the rectangles of every formation on the table, kept up to date move by move for the
+    # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
+    table: tuple[list[Formation], Any, Any] | None = None
+    table_key: Any = None
+    stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
+    moved: set[str] = set()
+    for f in _pursuers_last(ctx, high_initiative_first(ctx)):
+        plan = ctx.plans.get(f.id)
+        if plan is None or plan.kind == "none" or f.removed:
+            continue
+        if plan.kind == "ladder":
+            _ladder_up(ctx, f)
+            continue
+        if plan.kind in ("charge", "pursue", "attack") and plan.target is not None:
+            g = state.formations[plan.target]
+            if g.removed:
+                continue
+            fresh = _charge(f, g, plan.kind)  # the target may have moved first: aim anew
+            fresh.max_m = plan.max_m
+            plan = fresh
+        if table is None or table_key != ctx.table_key(moves=False):
+            table_key = ctx.table_key(moves=False)
+            forms = state.active()
+            table = (forms, obb_array([g.obb() for g in forms]),
+                     np.array([g.side for g in forms]))  # fmt: skip
+        if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f, table):
+            continue  # charged before its turn: it stays to fight (3.2)
+        classes_fn = None
+        if ctx.has_walls:
+            start_fort = sieges.fortification_at(ctx.bf, f)
+            holds = bool(ctx.scenario is not None and
+                         ctx.scenario.side(f.side).holds_walls)  # fmt: skip
+
+            def classes_fn(form, pose, _s=start_fort, _h=holds):
+                return sieges.move_classes(ctx.bf, form, pose, _s, _h)
+
+        res = execute_move(ctx.bf, state, f, plan, rules=ctx.move_rules,
+                           classes_fn=classes_fn,
+                           table=(table[0], table[1]))  # fmt: skip
+        for k, g in enumerate(table[0]):
+            if g is f:
+                table[1][k] = f.obb()  # only the mover's rectangle changed
+                break
+        ctx.allowances[f.id] = res.allowance_m
+        note_move(stuck, moved, state, f.id, res)
+        if res.distance_m > 0:
+            ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
+                           res.distance_m, res.allowance_m, res.halted))  # fmt: skip
+        if (plan.kind == "retreat" and res.halted == "contact_enemy"
+                and res.distance_m < MIN_MOVE_M):  # fmt: skip
+            # 10.3: cannot move away without contacting an enemy base -> rout
+            ctx.emit(set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy",
+                                "execute_moves"))  # fmt: skip
+        if f.morale is Morale.ROUTING and res.off_map:
+            pass  # handled by 11.1 in the morale phase
+    ctx.jams.record(state.bound, stuck, moved)
+    ctx.base_pairs = update_contacts(state)
+    _mark_new_contacts(ctx)
+    if ctx.has_walls:
+        _ladders_at_wall(ctx)
+
+
+def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
+    """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
+    still in place, would block the faster pursuer that moves first by initiative)."""
+    pursuers = [f for f in order if ctx.plans.get(f.id) is not None
+                and ctx.plans[f.id].kind == "pursue"]  # fmt: skip
+    return [f for f in order if f not in pursuers] + pursuers
+
+
+def _mark_new_contacts(ctx: TwoMmContext) -> None:
+    state = ctx.state
+    bases = state.bases
+    for f in state.active():
+        sides: set[str] = set()
+        for eid in state.contacts.get(f.id, ()):
+            if eid in f.contacts_prev:
+                continue
+            for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                sides.add(f.contact_side(bases[b]))
+        f.new_contact_sides = tuple(sorted(sides))
+
+
+def _ladders_at_wall(ctx: TwoMmContext) -> None:
+    from engine.rulesets.two_mm_earth import sieges
+
+    for f in ctx.state.active():
+        if f.morale is not Morale.STEADY or not f.has_flag(Flag.LADDERS):
+            continue
+        if any(b.on_wall or b.ladder_ready for b in f.alive_bases):
+            continue
+        if sieges.fortification_at(ctx.bf, f) is None and sieges.at_wall_foot(ctx.bf, f, 5.0):
+            for b in f.alive_bases:
+                b.ladder_ready = True
+            ctx.emit(LadderPlaced("execute_moves", f.id, "at_wall"))
+
+
+def _ladder_up(ctx: TwoMmContext, f: Formation) -> None:
+    from engine.rulesets.two_mm_earth import sieges
+
+    point = sieges.at_wall_foot(ctx.bf, f, 25.0)
+    if point is None:
+        for b in f.bases:
+            b.ladder_ready = False
+        return
+    start = (f.cx, f.cy, f.facing)
+    fort_box = f.obb()
+    sieges.deploy_on_wall(f, point)
+    ctx.state.version += 1
+    moved = math.hypot(f.cx - start[0], f.cy - start[1]) + fort_box.hw
+    f.moved_m = moved
+    ctx.emit(LadderPlaced("execute_moves", f.id, "on_wall"))
+
+
+# -- melee and after --------------------------------------------------------------------------
+
+
+def phase_melee(ctx: TwoMmContext) -> None:
+    ctx.emit(melee_phase(ctx))
+
+
+def phase_melee_damage(ctx: TwoMmContext) -> None:
+    _destroy_empty(ctx, "melee_damage")
+    ctx.base_pairs = update_contacts(ctx.state)
+
+
+def phase_morale(ctx: TwoMmContext) -> None:
+    ctx.emit(morale_phase(ctx))
+
+
+def phase_pursuit(ctx: TwoMmContext) -> None:
+    ctx.emit(pursuit_phase(ctx))
+
+
+def phase_rally(ctx: TwoMmContext) -> None:
+    ctx.emit(rally_phase(ctx))
+
+
+#: the bound (1.1), phase by phase, in order
+SEQUENCE: tuple[Phase, ...] = (
+    Phase("orders", phase_orders),
+    Phase("plan_moves", phase_plan_moves),
+    Phase("plan_shooting", phase_plan_shooting),
+    Phase("execute_shooting", phase_execute_shooting),
+    Phase("shooting_damage", phase_shooting_damage),
+    Phase("execute_moves", phase_execute_moves),
+    Phase("melee", phase_melee),
+    Phase("melee_damage", phase_melee_damage),
+    Phase("morale", phase_morale),
+    Phase("pursuit", phase_pursuit),
+    Phase("rally", phase_rally),
+)
+PHASES: tuple[str, ...] = tuple(p.name for p in SEQUENCE)
+
+
+def footprint_on_impractical(ctx: TwoMmContext, f: Formation) -> bool:
+    classes, _ = footprint_classes(ctx.bf, f, "move")
+    return 4 in classes

@@ -1,0 +1,164 @@
+"""Issue 12: every name in a scenario's plan is checked at load time (file, line, nearest name).
+
+Before, a typo in a trigger's or an objective's formation list, or ``objective_taken: nowhere``,
+loaded and ran with exit 0: the trigger never fired. The fuzz test takes every shipped scenario,
+puts a wrong name into one name slot of its deployment or plans (or adds one to a trigger's
+condition), and requires a one-line ScenarioFileError naming the file, the slot's line and the
+wrong name.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.scenario import Scenario, load_scenario, unknown_name
+from engine.yamlio import load_yaml_with_lines
+from scenario_builder.errors import ScenarioFileError
+from scenario_builder.paths import data_dir
+
+SCENARIOS = {
+    p.name: yaml.safe_load(p.read_text()) for p in (data_dir() / "scenarios").glob("*.yaml")
+}
+WHEN_KEYS = ("formation", "routs", "objective_taken")
+
+
+def _slots(data: dict[str, Any]) -> list[tuple[str | int, ...]]:
+    """Key paths of every name the plans and the deployment refer to, plus trigger conditions
+    that could name one (added by the test)."""
+    out: list[tuple[str | int, ...]] = []
+    for si, side in enumerate(data["sides"]):
+        at = ("sides", si)
+        for ci, c in enumerate(side.get("characters", [])):
+            if "formation" in c:
+                out.append((*at, "characters", ci, "formation"))
+        for fi, f in enumerate(side.get("formations", [])):
+            if "target_formation" in f:
+                out.append((*at, "formations", fi, "target_formation"))
+        plan = side.get("plan") or {}
+        for oi, ob in enumerate(plan.get("objectives", [])):
+            out += [
+                (*at, "plan", "objectives", oi, "formations", k)
+                for k in range(len(ob.get("formations", [])))
+            ]
+        for ti, trig in enumerate(plan.get("triggers", [])):
+            tl = (*at, "plan", "triggers", ti)
+            out += [(*tl, "formations", k) for k in range(len(trig.get("formations", [])))]
+            if "target_formation" in trig:
+                out.append((*tl, "target_formation"))
+            out += [(*tl, "when", key) for key in WHEN_KEYS]
+    return out
+
+
+def _names(data: dict[str, Any]) -> set[str]:
+    names = {s["id"] for s in data["sides"]}
+    for s in data["sides"]:
+        names |= {f["id"] for f in s.get("formations", [])}
+        names |= {c["id"] for c in s.get("characters", [])}
+        names |= {o["id"] for o in (s.get("plan") or {}).get("objectives", [])}
+    return names
+
+
+def _put(data: dict[str, Any], path: tuple[str | int, ...], value: str) -> None:
+    node: Any = data
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+
+
+ID = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_0123456789", min_size=1, max_size=14)
+
+
+def _near_miss(name: str) -> st.SearchStrategy[str]:
+    """One edit away from a real name: the typo a user makes."""
+    n = len(name)
+    return st.one_of(
+        st.integers(0, n - 1).map(lambda i: name[:i] + name[i + 1 :]),
+        st.tuples(st.integers(0, n), st.sampled_from("aeiorstx_1")).map(
+            lambda t: name[: t[0]] + t[1] + name[t[0] :]
+        ),
+    )
+
+
+@st.composite
+def broken(draw: st.DrawFn) -> tuple[str, dict[str, Any], tuple[str | int, ...], str]:
+    name = draw(st.sampled_from(sorted(SCENARIOS)))
+    data = copy.deepcopy(SCENARIOS[name])
+    slot = draw(st.sampled_from(_slots(data)))
+    known = _names(data)
+    wrong = draw(st.one_of(ID, st.sampled_from(sorted(known)).flatmap(_near_miss)))
+    wrong = wrong.strip("_") or "x"
+    if wrong in known:
+        wrong = wrong + "_typo"
+    _put(data, slot, wrong)
+    return name, data, slot, wrong
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(broken())
+def test_a_wrong_name_in_any_plan_fails_at_load_time_with_one_line(case: Any) -> None:
+    name, data, slot, wrong = case
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    _, lines = load_yaml_with_lines(text)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / name
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ScenarioFileError) as err:
+            load_scenario(path, check_armies=False)
+    msg = str(err.value)
+    assert "\n" not in msg, msg
+    field = ".".join(str(x) for x in slot)
+    assert msg.startswith(f"{path}: line {lines[slot]}: {field}: expected "), msg
+    assert f"got {wrong!r}" in msg, msg
+
+
+def test_objective_taken_nowhere_names_the_line_and_the_objectives(tmp_path: Path) -> None:
+    src = data_dir() / "scenarios" / "teutoburg_ad9.yaml"
+    text = src.read_text().replace(
+        "- {when: {bound: 3}, order: attack",
+        "- {when: {bound: 3, objective_taken: nowhere}, order: attack",
+    )
+    assert "nowhere" in text
+    path = tmp_path / "teutoburg_ad9.yaml"
+    path.write_text(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "nowhere" in t)
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario(path, check_armies=False)
+    assert str(err.value) == (
+        f"{path}: line {line}: sides.1.plan.triggers.1.when.objective_taken: expected an "
+        "objective of side germans (block_the_narrows, hold_the_wall), got 'nowhere'"
+    )
+
+
+def test_a_typo_suggests_the_nearest_formation(tmp_path: Path) -> None:
+    src = data_dir() / "scenarios" / "teutoburg_ad9.yaml"
+    text = src.read_text().replace("formations: [rm_alae]}", "formations: [rm_ale]}")
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    with pytest.raises(ScenarioFileError, match=r"got 'rm_ale' \(did you mean 'rm_alae'\?\)$"):
+        load_scenario(path, check_armies=False)
+
+
+def test_target_formation_must_be_an_enemy() -> None:
+    data = copy.deepcopy(SCENARIOS["teutoburg_ad9.yaml"])
+    data["sides"][0]["plan"]["triggers"][0]["target_formation"] = "rm_leg_xviii"  # own legion
+    with pytest.raises(ValueError, match="an enemy formation of side romans"):
+        Scenario.model_validate(data)
+
+
+def test_shipped_scenarios_have_no_unknown_names() -> None:
+    for name, data in SCENARIOS.items():
+        assert list(Scenario.model_validate(data).name_problems()) == [], name
+
+
+def test_unknown_name_lists_valid_names_when_nothing_is_close() -> None:
+    assert unknown_name("a formation", "zzz", [f"f{i}" for i in range(10)]).endswith(
+        "(f0, f1, f2, f3, f4, f5, f6, f7, ...), got 'zzz'"
+    )
