@@ -115,8 +115,8 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
     for case, (sid, ruleset) in COMPOSED.items():
         out[f"{case}_seed1"] = lambda sid=sid, ruleset=ruleset: _scenario_case(sid, 1, ruleset)
     for sid, rs, seed in OTHER_RULESETS:
-        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
-            lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)
+        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = lambda sid=sid, rs=rs, seed=seed: (
+            _scenario_case(sid, seed, rs)
         )
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
     out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (

@@ -52,9 +52,19 @@ __all__ = [
 ]
 
 #: hooks the core calls to set up or run every battle: checked by spying that they are called
-STRUCTURAL_HOOKS = frozenset({"ground", "classify_slope", "load_army", "prepare", "delivery",
-                              "commander", "automatic_commanders", "new_context",
-                              "start_bound"})  # fmt: skip
+STRUCTURAL_HOOKS = frozenset(
+    {
+        "ground",
+        "classify_slope",
+        "load_army",
+        "prepare",
+        "delivery",
+        "commander",
+        "automatic_commanders",
+        "new_context",
+        "start_bound",
+    }
+)
 #: public names of a ruleset that are helpers for its own code or the CLI, not hooks
 _HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
 
@@ -240,8 +250,11 @@ def check_ruleset(
 
         battlefield = build_battlefield(scenario).battlefield
     rs = get_ruleset(ruleset_name)
-    chosen = commanders(scenario, battlefield) if commanders else rs.automatic_commanders(
-        scenario, rs.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else rs.automatic_commanders(scenario, rs.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=rs, commanders=chosen)
     if max_bounds is not None:
         battle.scenario = scenario.model_copy(update={"max_bounds": max_bounds})
@@ -251,8 +264,9 @@ def check_ruleset(
     if not math.isfinite(report.bounds):
         _fail("no bounds played")
     if hooks:
-        report.hooks = check_hooks(ruleset_name, scenario, battlefield, seed, bounds=hook_bounds,
-                                   commanders=commanders)  # fmt: skip
+        report.hooks = check_hooks(
+            ruleset_name, scenario, battlefield, seed, bounds=hook_bounds, commanders=commanders
+        )
     return report
 
 
@@ -268,8 +282,11 @@ def _bound_logs(
     from engine.dice import Dice
     from engine.log import dumps
 
-    chosen = commanders(scenario, battlefield) if commanders else ruleset.automatic_commanders(
-        scenario, ruleset.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else ruleset.automatic_commanders(scenario, ruleset.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=ruleset, commanders=chosen)
     yield dumps(battle.log.bounds[0].to_dict())
     while not battle.finished:
@@ -322,8 +339,9 @@ def check_hooks(
     unknown = [n for n in checks if n not in names]
     if unknown:
         _fail(f"{ruleset_name}: hook_checks name no hook of the class: {unknown}")
-    baseline = list(itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders),
-                                     bounds + 1))  # fmt: skip
+    baseline = list(
+        itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders), bounds + 1)
+    )
     out: dict[str, str] = {}
     for name in names:
         calls = [0]
@@ -335,8 +353,9 @@ def check_hooks(
                 return _o(self, *a, **k)
 
             variant = type(f"{cls.__name__}Spy", (cls,), {name: spy})()
-            for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
-                                      2):  # fmt: skip
+            for _ in itertools.islice(
+                _bound_logs(battlefield, scenario, variant, seed, commanders), 2
+            ):
                 pass
             if not calls[0]:
                 _fail(f"{ruleset_name}: hook {name} is never called")
@@ -354,11 +373,14 @@ def check_hooks(
             attrs = {name: perturb(value)}
         variant = type(f"{cls.__name__}Without{name.title()}", (cls,), attrs)()
         logs = _bound_logs(battlefield, scenario, variant, seed, commanders)
-        moved = next((k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b),
-                     None)  # fmt: skip
+        moved = next(
+            (k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b), None
+        )
         if moved is None:
-            _fail(f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
-                  "(a hook nothing reads)")  # fmt: skip
+            _fail(
+                f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
+                "(a hook nothing reads)"
+            )
         out[name] = f"changes bound {moved}"
     return out
 

@@ -37,8 +37,18 @@ MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "
 LINE_EVENTS = ("shot", "melee", "pursuit")
 #: events drawn as a marker at the formation (or base) they concern, with the text as popup
 MARK_EVENTS = (
-    "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
-    "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change", "disorder",
+    "panic_test",
+    "rout",
+    "retreat",
+    "rally",
+    "destroyed",
+    "wing_split",
+    "brigade_merge",
+    "order_refused",
+    "order_roll",
+    "ladder",
+    "temperament_change",
+    "disorder",
     "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)

@@ -56,9 +56,7 @@ class TableScale:
         raise LayoutError("--scale", f"expected 2mm, 6mm or 1:N (e.g. 1:1000), got {text!r}")
 
     @classmethod
-    def for_ruleset(
-        cls, text: str, ground_m_per_mm: dict[str, float], ruleset: str
-    ) -> TableScale:
+    def for_ruleset(cls, text: str, ground_m_per_mm: dict[str, float], ruleset: str) -> TableScale:
         """A ruleset's named figure scale (its ``scales.ground_m_per_mm``, e.g. medieval-d10's
         ``15mm`` / ``25mm``) or ``1:N``.
 

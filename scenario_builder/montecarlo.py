@@ -217,8 +217,12 @@ def run_replays(
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
         futures = client.map(
-            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
-            [ruleset] * len(seeds), pure=False,
+            replay,
+            [str(scenario_path)] * len(seeds),
+            [str(battlefield_dir)] * len(seeds),
+            seeds,
+            [ruleset] * len(seeds),
+            pure=False,
         )
         results = []
         for done, fut in enumerate(as_completed(futures), start=1):

@@ -346,7 +346,12 @@ def test_readme_odds_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         args = shlex.split(line)[1:]
         main([*args, "--json"])  # no SystemExit: success
         assert json.loads(capsys.readouterr().out)["mode"] in (
-            "attack", "panic", "wc-morale", "flee-pursuit", "dark-age-move")  # fmt: skip
+            "attack",
+            "panic",
+            "wc-morale",
+            "flee-pursuit",
+            "dark-age-move",
+        )
 
 
 @given(st.integers(0, 12), st.integers(1, 7), st.integers(-4, 1))

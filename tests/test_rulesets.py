@@ -19,8 +19,13 @@ from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 #: every shipped ruleset, complete games and compositions (engine/rulesets/compose.py)
-SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
-           "medieval-d10"]  # fmt: skip
+SHIPPED = [
+    "2mm-earth-v0.7",
+    "2mm-earth-v0.9",
+    "2mm-earth-v0.9+wc-morale",
+    "dark-age",
+    "medieval-d10",
+]
 
 
 def test_registry_names_and_aliases() -> None:

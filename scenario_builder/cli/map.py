@@ -55,8 +55,10 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     if _is_scenario(directory):
         check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
-        click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
-                   f"{', offline' if offline else ''})")  # fmt: skip
+        click.echo(
+            f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
+            f"{', offline' if offline else ''})"
+        )
         return
     if not directory.exists():
         raise DataSourceError(
@@ -78,8 +80,9 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     elif (directory / "battlefield.tif").exists() or (directory / "battlefield.json").exists():
         from maps.battlefield_map import write_battlefield_map
 
-        path = write_battlefield_map(directory, out, offline=offline,
-                                     ground=lambda bf: drawable_ground(bf, ruleset))  # fmt: skip
+        path = write_battlefield_map(
+            directory, out, offline=offline, ground=lambda bf: drawable_ground(bf, ruleset)
+        )
         what = "battlefield map"
     else:
         raise DataSourceError(
@@ -113,8 +116,9 @@ def _check_run_ruleset(run_dir: Path, ruleset: str) -> None:
     with (run_dir / "battle_log.json").open(encoding="utf-8") as fh:
         fought = json.load(fh).get("ruleset")
     if fought != get_ruleset(ruleset).name:
-        raise RulesetError(run_dir / "battle_log.json",
-                           f"this battle was fought under {fought}, not {ruleset}")  # fmt: skip
+        raise RulesetError(
+            run_dir / "battle_log.json", f"this battle was fought under {fought}, not {ruleset}"
+        )
 
 
 def _write_deployment(

@@ -73,9 +73,12 @@ def _frac(x: Fraction) -> str:
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
 @click.option(
-    "--wc-morale", "wc_mv", type=int, metavar="MV",
+    "--wc-morale",
+    "wc_mv",
+    type=int,
+    metavar="MV",
     help="War & Conquest morale/command test against this (modified) MV.",
-)  # fmt: skip
+)
 @click.option("--flee-pursuit", is_flag=True, help="W&C: a fleeing unit caught (<= pursuer).")
 @click.option("--dark-age-move", "da_troop", metavar="TROOP", help="Dark Age move roll (5.9).")
 @click.option("--grade", default="B", show_default=True, help="Dark Age grade A|B|C.")
@@ -137,8 +140,13 @@ def odds(**opts: Any) -> None:
             print_medieval(report)
         return
     _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
-    modes = [bool(opts["attack"]), opts["panic"], opts["wc_mv"] is not None,
-             opts["flee_pursuit"], opts["da_troop"] is not None]  # fmt: skip
+    modes = [
+        bool(opts["attack"]),
+        opts["panic"],
+        opts["wc_mv"] is not None,
+        opts["flee_pursuit"],
+        opts["da_troop"] is not None,
+    ]
     if sum(modes) != 1:
         raise _fail(
             "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV, "
@@ -374,22 +382,26 @@ def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
         if not -2 <= mv <= 14:
             raise _fail(f"expected --wc-morale MV in -2..14, got {mv}")
         rows = {}
-        methods = ((DiceMethod.TWO_D6, "2d6"),
-                   (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"))  # fmt: skip
+        methods = (
+            (DiceMethod.TWO_D6, "2d6"),
+            (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"),
+        )
         for method, label in methods:
             p = morale_pass_chance(mv, method)
             hero = morale_pass_chance(mv, method, combat=True)
             drilled = command_pass_chance(mv, method, Discipline.DRILLED)
-            rows[label] = {"pass": _frac(p), "p": float(p),
-                           "combat_with_hero_of_the_day": _frac(hero),
-                           "drilled_command_test": _frac(drilled)}  # fmt: skip
+            rows[label] = {
+                "pass": _frac(p),
+                "p": float(p),
+                "combat_with_hero_of_the_day": _frac(hero),
+                "drilled_command_test": _frac(drilled),
+            }
         return {"mode": "wc-morale", "mv": mv, "tests": rows}
     if opts["flee_pursuit"]:
         from engine.rulesets.war_and_conquest.odds import flee_destroyed_chance
 
         p = flee_destroyed_chance()
-        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p),
-                "p": float(p)}  # fmt: skip
+        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p), "p": float(p)}
     from engine.rulesets.dark_age.formations import Formation, Grade, Troop
     from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind
     from engine.rulesets.dark_age.odds import move_distribution
@@ -410,12 +422,17 @@ def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
     kind = MoveKind.FAST if opts["fast"] else MoveKind.NORMAL
     d = move_distribution(troop, grade, form, kind, difficult=opts["difficult"])
     return {
-        "mode": "dark-age-move", "troop": troop.name.lower(), "grade": grade.value,
-        "formation": form.name.lower(), "kind": kind.value, "difficult": opts["difficult"],
+        "mode": "dark-age-move",
+        "troop": troop.name.lower(),
+        "grade": grade.value,
+        "formation": form.name.lower(),
+        "kind": kind.value,
+        "difficult": opts["difficult"],
         "javelin_throw_m": JAVELIN_THROW_M,
         "allowance_jt": {str(k): _frac(v) for k, v in d.allowance.items()},
-        "mean_jt": _frac(d.mean_jt), "dp_chance": _frac(d.dp_chance),
-    }  # fmt: skip
+        "mean_jt": _frac(d.mean_jt),
+        "dp_chance": _frac(d.dp_chance),
+    }
 
 
 def _pct(p: float) -> str:

@@ -43,8 +43,11 @@ def drawable_ground(bf: Any, ruleset: str | None) -> Any:
 
     rs = get_ruleset(ruleset)
     if rs.family != "2mm-earth":
-        raise RulesetError(None, f"ruleset {rs.name}: maps draw 2mm Earth's terrain classes only "
-                                 f"(its classes: {rs.terrain_classes()})")  # fmt: skip
+        raise RulesetError(
+            None,
+            f"ruleset {rs.name}: maps draw 2mm Earth's terrain classes only "
+            f"(its classes: {rs.terrain_classes()})",
+        )
     return rs.ground(bf)
 
 

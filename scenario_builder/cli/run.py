@@ -90,9 +90,7 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
-def _commanders(
-    sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any
-) -> Any:
+def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any) -> Any:
     """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script)
     scripts some of them."""
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
@@ -151,10 +149,16 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @force_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
 @ruleset_option
-@click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
-              help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
-@click.option("--orders-side", help="Only this side follows --orders (default: every side the "
-                                    "file gives orders to).")  # fmt: skip
+@click.option(
+    "--orders",
+    "orders_file",
+    type=click.Path(dir_okay=False),
+    help="Scripted orders YAML (bound -> orders) replacing the automatic commander.",
+)
+@click.option(
+    "--orders-side",
+    help="Only this side follows --orders (default: every side the file gives orders to).",
+)
 @json_option
 def run(
     scenario: str,
