@@ -251,7 +251,7 @@ def test_scenario_position_off_the_map_names_file_line_and_lonlat(run_cli, tmp_p
     code, _, err = run_cli("run", bad, "--out", tmp_path / "o")
     assert code == 1
     line = one_error_line(err)
-    assert f"{bad}: line {n + 1}: formation" in line and "got lonlat [-2.5, 55.6]" in line
+    assert f"{bad}: line {n + 1}: formation" in line and "at lonlat [-2.5, 55.6]" in line
 
 
 def test_montecarlo_checks_the_scenario_before_starting_a_cluster(run_cli, tmp_path, monkeypatch):
