@@ -18,7 +18,7 @@ from branca.element import MacroElement
 from jinja2 import Template
 
 from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
-from maps.leaflet_offline import add_measure_tool, make_offline
+from maps.leaflet_offline import add_measure_tool, make_offline, root_figure
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
 from maps.vectors import contours as contour_lines
 from scenario_builder.atomic import atomic_path
@@ -231,9 +231,11 @@ def battlefield_map(
     else:
         folium.TileLayer("OpenStreetMap", name="OpenStreetMap", max_zoom=19).add_to(m)
         folium.TileLayer("OpenTopoMap", name="OpenTopoMap", max_zoom=17, show=False).add_to(m)
-    m.get_root().header.add_child(Element(CONTOUR_LABEL_CSS), name="sb_contour_css")
+    root_figure(m).header.add_child(Element(CONTOUR_LABEL_CSS), name="sb_contour_css")
     if title:
-        m.get_root().header.add_child(Element(f"<title>{html.escape(title)}</title>"), name="title")
+        root_figure(m).header.add_child(
+            Element(f"<title>{html.escape(title)}</title>"), name="title"
+        )
     rgba, b = _hillshade_rgba(bf)
     _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
     rgba, b = _levels_rgba(bf)
@@ -270,7 +272,7 @@ def write_battlefield_map(
 ) -> Path:
     """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write. ``ground(bf)``: the
     battlefield as a ruleset reads it (``map --ruleset``)."""
-    bf = Battlefield.load(bf_dir)
+    bf = Battlefield.load(Path(bf_dir))
     if ground is not None:
         bf = ground(bf)
     slug = bf.meta.get("slug") or Path(bf_dir).name
