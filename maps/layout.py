@@ -151,8 +151,15 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         pw = paper.width_mm - 2 * opts.margin_mm
         ph = paper.height_mm - 2 * opts.margin_mm
         if min(pw, ph) <= opts.overlap_mm + 10:
+            # Name the option at fault: one raised from its default, or else the paper itself.
+            if opts.margin_mm > LayoutOptions.margin_mm:
+                option = "--margin"
+            elif opts.overlap_mm > LayoutOptions.overlap_mm:
+                option = "--overlap"
+            else:
+                option = "--paper"
             raise LayoutError(
-                "--overlap" if opts.overlap_mm > 0.25 * min(pw, ph) else "--margin",
+                option,
                 f"expected margins and overlap leaving room on "
                 f"{paper}, got margin {opts.margin_mm:g} mm, overlap "
                 f"{opts.overlap_mm:g} mm",
@@ -164,7 +171,7 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
     assert best is not None
     if best.tiling.count > opts.max_pages:
         raise LayoutError(
-            "--scale",
+            "--max-pages",
             f"expected at most {opts.max_pages} sheets, got {best.tiling.count} "
             f"({best.tiling.rows} x {best.tiling.cols} of {opts.paper} for a "
             f"{width / 1000:.2f} x {height / 1000:.2f} m table); choose a --bbox, a smaller "

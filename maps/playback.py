@@ -28,7 +28,7 @@ from maps.battlefield_map import battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
 from maps.features import short_name
-from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style
+from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style, root_figure
 from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
 from scenario_builder.battlefield import Battlefield
@@ -360,7 +360,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     limits = side_limits(log)
     known_dead: dict[str, set[str]] = {s["id"]: set() for s in sides}
     prev_seen: dict[str, set[str]] = {s["id"]: set() for s in sides}
-    out_bounds = []
+    out_bounds: list[dict[str, Any]] = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
         pos: list[int] = []
@@ -438,9 +438,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
             for key, ref in (("a", who), ("b", whom)):
                 if isinstance(ref, str):
-                    sid = form_side.get(ref) or side_of.get(ref)
-                    if sid in side_index:
-                        item[key + "s"] = side_index[sid]
+                    ref_side = form_side.get(ref) or side_of.get(ref)
+                    if ref_side in side_index:
+                        item[key + "s"] = side_index[ref_side]
             if "as" in item:  # which sides' views show it: the actor's, and who saw the actor
                 item["vs"] = [
                     i for i in range(len(sides)) if i == item["as"] or who in seen_forms[i]
@@ -597,7 +597,7 @@ def playback_map(
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     m.add_child(_DataBlock(payload))
-    root = m.get_root()
+    root = root_figure(m)
     root.header.add_child(Element(inline_style(asset("playback.css"))), name="sb_playback_css")
     root.header.add_child(Element(inline_script(asset("playback.js"))), name="sb_playback_js")
     m.add_child(_MapScript(f"window.sbPlayback = SBPlayback.start({m.get_name()});"))
