@@ -98,8 +98,8 @@ def _check_ground(
         return  # a garrison on its walls or in its tower (8.3: wall features, as 7.1 applies)
     codes, inside = bf.codes_on_map("move", pts[:, 0], pts[:, 1])
     bad = inside & (codes == code)
-    names = np.atleast_1d(bf.feature_at(pts[bad, 0], pts[bad, 1]))
-    kinds, counts = np.unique(names, return_counts=True)
+    under = np.atleast_1d(bf.feature_at(pts[bad, 0], pts[bad, 1]))
+    kinds, counts = np.unique(under, return_counts=True)
     order = np.argsort(-counts, kind="stable")
     what = ", ".join(f"{kinds[i]} {100.0 * counts[i] / len(pts):.0f} %" for i in order)
     raise ScenarioFileError(

@@ -427,7 +427,7 @@ def draw_ground(
                 pieces = _lines(shapely.affinity.affine_transform(part, affine))
                 page_line = max(pieces, key=lambda ln: ln.length) if pieces else None
                 for t in () if page_line is None else (0.3, 0.7, 0.15, 0.85, 0.4, 0.6):
-                    q = page_line.interpolate(t, normalized=True)
+                    q = page_line.interpolate(t, normalized=True)  # type: ignore[union-attr]
                     pts += [(q.x, q.y + 6), (q.x, q.y - 6)]
             if labels.place(c, pts, name,
                             size=7.0 if f.kind is FeatureKind.PLACE else 6.0, colour=ink,
@@ -435,8 +435,8 @@ def draw_ground(
                 seen.add(name)
         contour_labels.sort(key=lambda t: -t[0].length)
         for line, k in contour_labels[:80]:
-            pts = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
-            labels.place(c, [(p.x, p.y) for p in pts], str(k), size=6.5, colour=CONTOUR_INK,
+            marks = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
+            labels.place(c, [(p.x, p.y) for p in marks], str(k), size=6.5, colour=CONTOUR_INK,
                          bold=True)  # fmt: skip
 
 

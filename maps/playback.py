@@ -15,7 +15,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,8 +147,8 @@ class Renamer:
     def __init__(
         self,
         formations: Mapping[str, Mapping[str, Any]],
-        bases: list[Mapping[str, Any]],
-        sides: list[Mapping[str, Any]],
+        bases: Sequence[Mapping[str, Any]],
+        sides: Sequence[Mapping[str, Any]],
     ) -> None:
         self.names: dict[str, str] = {f: str(v.get("name", f)) for f, v in formations.items()}
         for b in bases:
@@ -173,7 +173,7 @@ class Renamer:
         return value
 
     def __call__(self, ev: Mapping[str, Any]) -> dict[str, Any]:
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in ev.items():
             if k == "dice" and isinstance(v, Mapping):  # its purpose names who rolled
                 out[k] = {**v, "purpose": self.text(v.get("purpose"))} if "purpose" in v else v
@@ -306,7 +306,7 @@ def _wing_name(f: str, parent: str | None, known: Mapping[str, Mapping[str, Any]
     """
     m = _WING.match(f)
     root = parent or (m.group("root") if m else None)
-    if root not in known:
+    if root is None or root not in known:
         return f
     number = f.rsplit("_w", 1)[1] if m else f
     return f"{known[root]['name']} (wing {number})"

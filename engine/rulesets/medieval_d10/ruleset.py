@@ -33,7 +33,7 @@ from engine.rulesets.medieval_d10.terrain import (
 )
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec, load_troop_list
 from engine.sight import SightRules
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -240,7 +240,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             )
     for side in sc.sides:
         commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
-    home = {s.id: math.radians(_home_bearing(s.home_edge)) for s in sc.sides}
+    home = {s.id: math.radians(_home_bearing(ctx.state.sides[s.id], units)) for s in sc.sides}
     ctx.game = MedievalBattle(
         ctx.bf,
         units,
@@ -256,8 +256,13 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     return ctx.game
 
 
-def _home_bearing(edge: str) -> float:
-    return {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}.get(edge, 180.0)
+def _home_bearing(side: SideState, units: list[UnitState]) -> float:
+    """Bearing home: the side's edge, or toward its home point from its army's centre (9.1's
+    retreat direction, shared with 2mm Earth through :meth:`SideState.home_bearing`)."""
+    own = [u for u in units if u.side == side.id]
+    cx = sum(u.x for u in own) / len(own) if own else 0.0
+    cy = sum(u.y for u in own) / len(own) if own else 0.0
+    return side.home_bearing(cx, cy)
 
 
 _MORALE = {
