@@ -196,8 +196,11 @@ class FormationSpec(BaseModel):
     target: Position | None = None  # advance/attack toward this point
     target_formation: str | None = None  # attack this enemy formation
     loose: bool = False  # 4.1 skirmishers in Loose Formation
+    brigade: str | None = None  # 5.1 deployed merged into this formation's brigade
     rear_profile: str | None = None  # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
+    flank_profile: str | None = None  # 11.3 Pike & Shot: the outer files of another profile
+    flank_files: int = Field(default=0, ge=0)  # files of flank_profile at each end
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
     @property
@@ -351,9 +354,19 @@ class Scenario(BaseModel):
                 if c.formation is not None and c.formation not in own:
                     yield (*at, "characters", ci, "formation"), unknown_name(mine, c.formation, own)
             for fi, f in enumerate(side.formations):
-                if f.target_formation is not None and f.target_formation not in enemy:
-                    loc = (*at, "formations", fi, "target_formation")
+                loc = (*at, "formations", fi, "target_formation")
+                if f.target_formation is None:
+                    pass
+                elif str(f.order) == "advance":
+                    # 2mm Earth 5.1 / 4.2 / 11.2: advancing on a friendly formation joins it
+                    others = [x for x in everyone if x != f.id]
+                    if f.target_formation not in others:
+                        yield loc, unknown_name("another formation", f.target_formation, others)
+                elif f.target_formation not in enemy:
                     yield loc, unknown_name(theirs, f.target_formation, enemy)
+                if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
+                    yield ((*at, "formations", fi, "brigade"),
+                           unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
             if side.plan is None:
                 continue
             at = (*at, "plan")
@@ -442,7 +455,7 @@ class Scenario(BaseModel):
             pids = {p.id for p in army.profiles}
             cids = {c.id for c in army.characters}
             for fi, f in enumerate(side.formations):
-                for key in ("profile", "rear_profile"):
+                for key in ("profile", "rear_profile", "flank_profile"):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(
