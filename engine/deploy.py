@@ -104,8 +104,7 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
     """The BattleState at bound 0: troops from ``ruleset``'s troop lists, bases sized by its
     ``scales``."""
     scales = ruleset.scales
-    size = {"base_w": scales.base_w_m, "base_d": scales.base_d_m,
-            "loose_gap": scales.loose_gap_m}  # fmt: skip
+    bw, bd, gap = scales.base_w_m, scales.base_d_m, scales.loose_gap_m
     source = str(scenario.path or scenario.id)
     sides: dict[str, SideState] = {}
     formations: dict[str, Formation] = {}
@@ -121,7 +120,7 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
             f = Formation.build(
                 fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
                 frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks, **size,
+                rear_profile=rear, rear_ranks=fs.rear_ranks, base_w=bw, base_d=bd, loose_gap=gap,
             )  # fmt: skip
             loc = ("sides", si, "formations", fi, "position")
             _check_on_map(bf, f, scenario, source, loc, fs.position)
@@ -140,7 +139,8 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
                     raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
                                                     "formation")  # fmt: skip
                 f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0, **size)  # fmt: skip
+                                    cx=x, cy=y, facing=cp.facing % 360.0, base_w=bw,
+                                    base_d=bd, loose_gap=gap)  # fmt: skip
                 loc = ("sides", si, "characters", ci, "position")
                 _check_on_map(bf, f, scenario, source, loc, cp.position)
                 _check_ground(bf, f, scenario, source, loc, cp.position, ruleset)
@@ -149,7 +149,8 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
                 base = f.bases[0]
             characters[ch.id] = Character(ch.id, ch.name, side.id, ch.leadership,
                                           ch.id == general, base.id)  # fmt: skip
-    state = BattleState(sides, formations, characters, bounds_xy=tuple(bf.bounds))
+    minx, miny, maxx, maxy = bf.bounds
+    state = BattleState(sides, formations, characters, bounds_xy=(minx, miny, maxx, maxy))
     for s in sides.values():
         s.start_bases = sum(len(f.bases) for f in state.side_formations(s.id))
     _check_overlaps(state, source)

@@ -122,7 +122,7 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
     dx = others[:, 0] - a.cx
     dy = others[:, 1] - a.cy
     bhw, bhd = others[:, 2], others[:, 3]
-    best = None
+    best: Any = None
     # axes of a
     for ux, uy in ((afx, afy), (arx, ary)):
         ra = a.hw * abs(ux * arx + uy * ary) + a.hd * abs(ux * afx + uy * afy)
@@ -130,10 +130,10 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
         gap = np.abs(ux * dx + uy * dy) - ra - rb
         best = gap if best is None else np.maximum(best, gap)
     # axes of each b
-    for ux, uy in ((bfx, bfy), (brx, bry)):
-        ra = a.hw * np.abs(ux * arx + uy * ary) + a.hd * np.abs(ux * afx + uy * afy)
-        rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
-        best = np.maximum(best, np.abs(ux * dx + uy * dy) - ra - rb)
+    for vx, vy in ((bfx, bfy), (brx, bry)):
+        rab = a.hw * np.abs(vx * arx + vy * ary) + a.hd * np.abs(vx * afx + vy * afy)
+        rb = bhw * np.abs(vx * brx + vy * bry) + bhd * np.abs(vx * bfx + vy * bfy)
+        best = np.maximum(best, np.abs(vx * dx + vy * dy) - rab - rb)
     return best
 
 
@@ -174,14 +174,14 @@ class SeparationFrom:
                 bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
                 for ux, uy in ((afx, afy), (arx, ary))
             ]
-        best = None
+        best: Any = None
         for (ux, uy), rb in zip(((afx, afy), (arx, ary)), rbs, strict=True):
             ra = a.hw * abs(ux * arx + uy * ary) + a.hd * abs(ux * afx + uy * afy)
             gap = np.abs(ux * dx + uy * dy) - ra - rb
             best = gap if best is None else np.maximum(best, gap)
-        for (ux, uy), rb in zip(((bfx, bfy), (brx, bry)), self.rb_own, strict=True):
-            ra = a.hw * np.abs(ux * arx + uy * ary) + a.hd * np.abs(ux * afx + uy * afy)
-            best = np.maximum(best, np.abs(ux * dx + uy * dy) - ra - rb)
+        for (vx, vy), rb in zip(((bfx, bfy), (brx, bry)), self.rb_own, strict=True):
+            rab = a.hw * np.abs(vx * arx + vy * ary) + a.hd * np.abs(vx * afx + vy * afy)
+            best = np.maximum(best, np.abs(vx * dx + vy * dy) - rab - rb)
         return best
 
 
@@ -303,7 +303,8 @@ def _scalar_axes(facing: float) -> tuple[float, float, float, float]:
     if hit is None:
         if len(_SCALAR_AXES) > 100_000:
             _SCALAR_AXES.clear()
-        hit = _SCALAR_AXES[facing] = tuple(float(v) for v in _axes(np.asarray(facing)))
+        fx, fy, rx, ry = (float(v) for v in _axes(np.asarray(facing)))
+        hit = _SCALAR_AXES[facing] = (fx, fy, rx, ry)
     return hit
 
 
@@ -439,7 +440,7 @@ def separation_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
     dy = others[None, :, 1] - a[:, None, 1]
     ahw, ahd = a[:, None, 2], a[:, None, 3]
     bhw, bhd = others[None, :, 2], others[None, :, 3]
-    best = None
+    best: Any = None
     for ux, uy in ((afx, afy), (arx, ary), (bfx, bfy), (brx, bry)):
         ra = ahw * np.abs(ux * arx + uy * ary) + ahd * np.abs(ux * afx + uy * afy)
         rb = bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)

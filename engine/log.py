@@ -59,103 +59,301 @@ class Event:
         return out
 
 
-def _event(name: str, type_: str, fields: list[tuple[str, Any, Any]], doc: str) -> type[Event]:
-    ns: dict[str, Any] = {"type": type_, "__doc__": doc, "__annotations__": {"type": ClassVar[str]}}
-    for fname, ftype, default in fields:
-        ns["__annotations__"][fname] = ftype
-        if default is not dataclasses.MISSING:
-            ns[fname] = default
-    cls = type(name, (Event,), ns)
-    return dataclass(frozen=True, slots=True)(cls)
+@dataclass(frozen=True, slots=True)
+class OrderIssued(Event):
+    """9.1: a commander gave an order (text form of :class:`engine.orders.Order`)."""
+
+    type: ClassVar[str] = "order_issued"
+    side: str
+    formation: str
+    order: str
 
 
-_D = dataclasses.MISSING
-OrderIssued = _event("OrderIssued", "order_issued",
-    [("side", str, _D), ("formation", str, _D), ("order", str, _D)],
-    "9.1: a commander gave an order (text form of :class:`engine.orders.Order`).")
-OrderReceived = _event("OrderReceived", "order_received",
-    [("formation", str, _D), ("order", str, _D), ("outcome", str, _D)],
-    "The formation got the order and acts on ``outcome`` (9.3).")
-OrderRoll = _event("OrderRoll", "order_roll",
-    [("formation", str, _D), ("order", str, _D), ("temperament", str, _D), ("outcome", str, _D),
-     ("dice", DiceResult | None, None)],
-    "9.3 chart roll.")
-PlannedMove = _event("PlannedMove", "planned_move",
-    [("formation", str, _D), ("kind", str, _D), ("bearing", float, _D),
-     ("target", str | None, None)],
-    "1.1 plan: direction of the move (6.1: plan only the direction).")
-Moved = _event("Moved", "moved",
-    [("formation", str, _D), ("from_xy", tuple, _D), ("to", tuple, _D), ("facing", float, _D),
-     ("distance_m", float, _D), ("allowance_m", float, _D), ("halted", str | None, None)],
-    "6.1: a formation moved; ``halted`` says why it stopped short (contact, blocked, terrain).")
-Shot = _event("Shot", "shot",
-    [("formation", str, _D), ("target", str, _D), ("mode", str, _D), ("distance_m", float, _D),
-     ("n_dice", int, _D), ("need", int, _D), ("hits", int, _D), ("dice", DiceResult | None, None)],
-    "1.1/2.2 a formation shot (mode normal, ordnance or volley).")
-Hit = _event("Hit", "hit",
-    [("formation", str, _D), ("by", str, _D), ("hits", int, _D), ("kind", str, _D)],
-    "2.4: hits scored on a formation, before allocation.")
-Injured = _event("Injured", "injured",
-    [("base", str, _D), ("formation", str, _D), ("by", str, _D),
-     ("dice", DiceResult | None, None)],
-    "2.4: a base injured (red marker).")
-Killed = _event("Killed", "killed",
-    [("base", str, _D), ("formation", str, _D), ("by", str, _D), ("character", str | None, None),
-     ("dice", DiceResult | None, None)],
-    "2.4: a base killed and removed.")
-Melee = _event("Melee", "melee",
-    [("formation", str, _D), ("target", str, _D), ("n_dice", int, _D), ("need", int, _D),
-     ("hits", int, _D), ("order", int, _D), ("dice", DiceResult | None, None)],
-    "3.1-3.4 one formation's strike; ``order`` is its place in the strike order.")
-PanicTest = _event("PanicTest", "panic_test",
-    [("formation", str, _D), ("triggers", tuple, _D), ("resilience", int, _D),
-     ("score", int, _D), ("outcome", str, _D), ("dice", DiceResult | None, None)],
-    "10.5 panic test.")
-Retreat = _event("Retreat", "retreat",
-    [("formation", str, _D), ("reason", str, _D)], "10.3: the formation retreats.")
-Rout = _event("Rout", "rout", [("formation", str, _D), ("reason", str, _D)], "10.4: it routs.")
-Rally = _event("Rally", "rally", [("formation", str, _D), ("reason", str, _D)], "11.2 rallied.")
-Pursuit = _event("Pursuit", "pursuit",
-    [("formation", str, _D), ("target", str, _D)], "11.1: pursues a broken enemy.")
-Destroyed = _event("Destroyed", "destroyed",
-    [("formation", str, _D), ("reason", str, _D), ("bases", tuple, ())],
-    "11.1 / 8.3: formation or bases destroyed.")
-WingSplit = _event("WingSplit", "wing_split",
-    [("formation", str, _D), ("wings", tuple, _D)], "4.2 split into wings.")
-BrigadeMerge = _event("BrigadeMerge", "brigade_merge",
-    [("formation", str, _D), ("merged", str, _D)], "5.1 brigade / wing re-join.")
-TemperamentChange = _event("TemperamentChange", "temperament_change",
-    [("formation", str, _D), ("temperament", str, _D), ("reason", str, _D)],
-    "11.3 Random troops switch between rash and reluctant.")
-LadderPlaced = _event("LadderPlaced", "ladder",
-    [("formation", str, _D), ("stage", str, _D)], "8.3 ladders: at the wall foot / on the wall.")
-MessengerSent = _event("MessengerSent", "messenger_sent",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
-     ("arrival_bound", int, _D), ("sent_bound", int, 0), ("by", str | None, None),
-     ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 a messenger leaves ``by`` (a character) with its route and the bound it will arrive.")
-MessengerArrived = _event("MessengerArrived", "messenger_arrived",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("order", str, _D),
-     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 a messenger arrives (the whole route it took).")
-MessengerRerouted = _event("MessengerRerouted", "messenger_rerouted",
-    [("side", str, _D), ("id", str, _D), ("to", str, _D), ("reason", str, _D),
-     ("arrival_bound", int, 0), ("cost_m", float, 0.0), ("route", tuple, ())],
-    "9.1 the enemy moved across a messenger's string (or its formation moved): re-planned.")
-OrderRefused = _event("OrderRefused", "order_refused",
-    [("side", str, _D), ("formation", str, _D), ("order", str, _D), ("reason", str, _D)],
-    "An order the rules forbid (e.g. 4.2 wing order beyond the General's reach).")  # fmt: skip
+@dataclass(frozen=True, slots=True)
+class OrderReceived(Event):
+    """The formation got the order and acts on ``outcome`` (9.3)."""
 
-SkyChanged = _event("SkyChanged", "sky",
-    [("light", str, _D), ("weather", str, _D), ("local_time", str | None, None),
-     ("sun_elevation", float | None, None), ("moon_elevation", float | None, None),
-     ("moon_phase", float | None, None)],
-    "6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at "
-    "bound 1 of a scenario with a start time, then whenever either changes (engine.light).")
-ReadinessEnded = _event("ReadinessEnded", "ready",
-    [("formation", str, _D), ("state", str, _D), ("cause", str, _D)],
-    "Issue 12: a formation caught unready (in camp, asleep, on the march) is ready to fight; "
-    "``cause`` says what ended it (engine.readiness).")
+    type: ClassVar[str] = "order_received"
+    formation: str
+    order: str
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRoll(Event):
+    """9.3 chart roll."""
+
+    type: ClassVar[str] = "order_roll"
+    formation: str
+    order: str
+    temperament: str
+    outcome: str
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMove(Event):
+    """1.1 plan: direction of the move (6.1: plan only the direction)."""
+
+    type: ClassVar[str] = "planned_move"
+    formation: str
+    kind: str
+    bearing: float
+    target: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Event):
+    """6.1: a formation moved; ``halted`` says why it stopped short (contact, blocked, terrain)."""
+
+    type: ClassVar[str] = "moved"
+    formation: str
+    from_xy: tuple[Any, ...]
+    to: tuple[Any, ...]
+    facing: float
+    distance_m: float
+    allowance_m: float
+    halted: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Shot(Event):
+    """1.1/2.2 a formation shot (mode normal, ordnance or volley)."""
+
+    type: ClassVar[str] = "shot"
+    formation: str
+    target: str
+    mode: str
+    distance_m: float
+    n_dice: int
+    need: int
+    hits: int
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(Event):
+    """2.4: hits scored on a formation, before allocation."""
+
+    type: ClassVar[str] = "hit"
+    formation: str
+    by: str
+    hits: int
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class Injured(Event):
+    """2.4: a base injured (red marker)."""
+
+    type: ClassVar[str] = "injured"
+    base: str
+    formation: str
+    by: str
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Killed(Event):
+    """2.4: a base killed and removed."""
+
+    type: ClassVar[str] = "killed"
+    base: str
+    formation: str
+    by: str
+    character: str | None = None
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Melee(Event):
+    """3.1-3.4 one formation's strike; ``order`` is its place in the strike order."""
+
+    type: ClassVar[str] = "melee"
+    formation: str
+    target: str
+    n_dice: int
+    need: int
+    hits: int
+    order: int
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PanicTest(Event):
+    """10.5 panic test."""
+
+    type: ClassVar[str] = "panic_test"
+    formation: str
+    triggers: tuple[Any, ...]
+    resilience: int
+    score: int
+    outcome: str
+    dice: DiceResult | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Retreat(Event):
+    """10.3: the formation retreats."""
+
+    type: ClassVar[str] = "retreat"
+    formation: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rout(Event):
+    """10.4: it routs."""
+
+    type: ClassVar[str] = "rout"
+    formation: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rally(Event):
+    """11.2 rallied."""
+
+    type: ClassVar[str] = "rally"
+    formation: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Pursuit(Event):
+    """11.1: pursues a broken enemy."""
+
+    type: ClassVar[str] = "pursuit"
+    formation: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Destroyed(Event):
+    """11.1 / 8.3: formation or bases destroyed."""
+
+    type: ClassVar[str] = "destroyed"
+    formation: str
+    reason: str
+    bases: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WingSplit(Event):
+    """4.2 split into wings."""
+
+    type: ClassVar[str] = "wing_split"
+    formation: str
+    wings: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BrigadeMerge(Event):
+    """5.1 brigade / wing re-join."""
+
+    type: ClassVar[str] = "brigade_merge"
+    formation: str
+    merged: str
+
+
+@dataclass(frozen=True, slots=True)
+class TemperamentChange(Event):
+    """11.3 Random troops switch between rash and reluctant."""
+
+    type: ClassVar[str] = "temperament_change"
+    formation: str
+    temperament: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LadderPlaced(Event):
+    """8.3 ladders: at the wall foot / on the wall."""
+
+    type: ClassVar[str] = "ladder"
+    formation: str
+    stage: str
+
+
+@dataclass(frozen=True, slots=True)
+class MessengerSent(Event):
+    """9.1 a messenger leaves ``by`` (a character) with its route and the bound it will arrive."""
+
+    type: ClassVar[str] = "messenger_sent"
+    side: str
+    id: str
+    to: str
+    order: str
+    arrival_bound: int
+    sent_bound: int = 0
+    by: str | None = None
+    cost_m: float = 0.0
+    route: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessengerArrived(Event):
+    """9.1 a messenger arrives (the whole route it took)."""
+
+    type: ClassVar[str] = "messenger_arrived"
+    side: str
+    id: str
+    to: str
+    order: str
+    arrival_bound: int = 0
+    cost_m: float = 0.0
+    route: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MessengerRerouted(Event):
+    """9.1 the enemy moved across a messenger's string (or its formation moved): re-planned."""
+
+    type: ClassVar[str] = "messenger_rerouted"
+    side: str
+    id: str
+    to: str
+    reason: str
+    arrival_bound: int = 0
+    cost_m: float = 0.0
+    route: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRefused(Event):
+    """An order the rules forbid (e.g. 4.2 wing order beyond the General's reach)."""
+
+    type: ClassVar[str] = "order_refused"
+    side: str
+    formation: str
+    order: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkyChanged(Event):
+    """6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at
+    bound 1 of a scenario with a start time, then whenever either changes (engine.light)."""
+
+    type: ClassVar[str] = "sky"
+    light: str
+    weather: str
+    local_time: str | None = None
+    sun_elevation: float | None = None
+    moon_elevation: float | None = None
+    moon_phase: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReadinessEnded(Event):
+    """Issue 12: a formation caught unready (in camp, asleep, on the march) is roused and forms
+    up; ``cause`` says what ended its state (engine.readiness)."""
+
+    type: ClassVar[str] = "ready"
+    formation: str
+    state: str
+    cause: str
+
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,10 @@ from engine.geometry import (
     separation_many,
 )
 from engine.state import BaseStatus, BattleState, Formation, Morale
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
 
 __all__ = [
     "MovePlan",
@@ -155,7 +159,7 @@ def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None)
 
 
 def footprint_classes(
-    bf: Any, f: Formation, layer: str = "move", pose: tuple[float, float, float] | None = None
+    bf: Ground, f: Formation, layer: str = "move", pose: tuple[float, float, float] | None = None
 ) -> tuple[list[int], bool]:
     """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
     with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
@@ -173,7 +177,7 @@ def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
 
 
 def _footprint_at(
-    bf: Any, frame: tuple[tuple[np.ndarray, np.ndarray], int], layer: str,
+    bf: Ground, frame: tuple[tuple[np.ndarray, np.ndarray], int], layer: str,
     pose: tuple[float, float, float],
 ) -> tuple[list[int], bool]:  # fmt: skip
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
@@ -413,7 +417,7 @@ def _pose_toward(
 
 
 def execute_move(
-    bf: Any,
+    bf: Ground,
     state: BattleState,
     f: Formation,
     plan: MovePlan,
@@ -520,7 +524,7 @@ PATH_STEP_M = 20.0
 
 
 def _check_path(
-    bf: Any, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
+    bf: Ground, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
     dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
     allow: Any = None, loc: tuple[np.ndarray, np.ndarray] | None = None,
     rules: MoveRules | None = None,
@@ -665,7 +669,7 @@ def _sweep(
         if dth != 0:
             poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
                                                 start[2] + dth * t) for t in ts[1:]])  # fmt: skip
-        rows = (separation_many(poses[1:], arr) < -1e-6).any(axis=1).nonzero()[0]
+        rows = np.nonzero((separation_many(poses[1:], arr) < -1e-6).any(axis=1))[0]
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
         i = bad

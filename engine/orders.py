@@ -116,7 +116,10 @@ class CommanderView:
 class Commander(Protocol):
     """Gives a side's orders (9.1). Humans, scripts and automatic commanders implement this."""
 
-    def orders(self, view: CommanderView, bound: int) -> list[Order]: ...
+    def orders(self, view: CommanderView, bound: int) -> list[Any]:
+        """This bound's orders: :class:`Order` or the ruleset's own kinds (2mm Earth: wing
+        orders)."""
+        ...
 
 
 @dataclass(slots=True)

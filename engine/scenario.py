@@ -114,12 +114,24 @@ class BattlefieldRef(BaseModel):
     landcover: str | None = None
     overlays: list[str] = Field(default_factory=list)
     bbox: tuple[float, float, float, float] | None = None
+    # 6.2 height levels of this battle's build: step and gaussian smoothing in metres (None: the
+    # site's site.json ``levels``, else the build defaults)
+    step_m: float | None = Field(default=None, gt=0)
+    smooth_m: float | None = Field(default=None, ge=0)
+    # 7.2: OSM streams named here are significant (wet); other streams stay plain brooks
+    significant_streams: list[str] | None = None
 
     @model_validator(mode="after")
     def _one(self) -> BattlefieldRef:
         given = [k for k in ("slug", "path", "dem") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"expected exactly one of slug, path or dem, got {given or 'none'}")
+        build_only = (self.step_m, self.smooth_m, self.significant_streams)
+        if self.path is not None and any(v is not None for v in build_only):
+            raise ValueError(
+                "expected step_m, smooth_m, significant_streams only with slug or dem "
+                "(a path is already built)"
+            )
         return self
 
 

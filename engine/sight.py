@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -213,9 +213,9 @@ class Sight:
         rows = np.arange(len(cands))
         hits[rows, ii] = False
         hits[rows, js] = False
-        crossed = hits.any(axis=1)
+        crossed = cast(list[bool], hits.any(axis=1).tolist())
         pending: dict[str, list[str]] = {}
-        for (observer, i, t, j), row, x in zip(cands, hits, crossed.tolist(), strict=True):
+        for (observer, i, t, j), row, x in zip(cands, hits, crossed, strict=True):
             if x and not self._troops_clear(i, j, row):
                 self._cache[(observer, t)] = False
             else:

@@ -358,6 +358,7 @@ class Formation:
             key = (self.cx, self.cy, self.facing, len(self.bases), self.frontage, self.loose,
                    self.bases[0].id, self.bases[-1].id)  # fmt: skip
         else:
+            assert last is not None  # set with first
             key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id,
                    last.id)  # fmt: skip
         if self.obb_cache is not None and self.obb_cache[0] == key:

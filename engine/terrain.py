@@ -180,5 +180,11 @@ def ruleset_ground(bf: Ground, key: object, table: TerrainTable, slope_hook: Slo
     view = views.get(key)
     if view is None:
         layers = slope_hook(table.classify(bf), bf.layer("slope"))
-        view = views[key] = bf.with_layers(layers)
+        view = bf.with_layers(layers)
+        # the view's legend names the ruleset's classes (its own dict: bf's meta is untouched)
+        legend = dict(bf.meta.get("legend", {}))
+        for role, enum in table.classes.items():
+            legend[role] = {int(m): m.name.lower() for m in enum}
+        view.meta = {**bf.meta, "legend": legend}
+        views[key] = view
     return view

@@ -29,13 +29,18 @@ import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.geometry import corners, obb_array, separation
 from engine.orders import Order
 from engine.state import MORALE_TRANSITIONS, BattleState, Morale
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
+    from engine.terrain import Ground
+
 
 __all__ = [
     "STRUCTURAL_HOOKS",
@@ -209,7 +214,7 @@ def check_ruleset(
     scenario: Any = None,
     seed: int = 1,
     *,
-    battlefield: Any = None,
+    battlefield: Ground | None = None,
     max_bounds: int | None = None,
     commanders: Callable[[Any, Any], dict[str, Any]] | None = None,
     hooks: bool = True,
@@ -253,9 +258,9 @@ def check_ruleset(
 
 
 def _bound_logs(
-    battlefield: Any,
+    battlefield: Ground,
     scenario: Any,
-    ruleset: Any,
+    ruleset: Ruleset,
     seed: int,
     commanders: Callable[[Any, Any], dict[str, Any]] | None,
 ) -> Iterator[str]:
@@ -292,7 +297,7 @@ def _hook_names(cls: type) -> list[str]:
 def check_hooks(
     ruleset_name: str,
     scenario: Any,
-    battlefield: Any,
+    battlefield: Ground,
     seed: int = 1,
     *,
     bounds: int = 12,
@@ -377,7 +382,7 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
 # -- small scenarios for rules tests ----------------------------------------------------------
 
 
-def flat_origin(bf: Any, size_m: float = 700.0) -> tuple[float, float]:
+def flat_origin(bf: Ground, size_m: float = 700.0) -> tuple[float, float]:
     """Centre of the first ``size_m`` square of one height level and plain ground (tests place
     troops there so sight and speed are not changed by the ground unless they mean it)."""
     from numpy.lib.stride_tricks import sliding_window_view

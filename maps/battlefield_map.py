@@ -262,9 +262,16 @@ def write_html(m: folium.Map, out: str | os.PathLike[str]) -> Path:
 
 
 def write_battlefield_map(
-    bf_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, offline: bool = False
+    bf_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    offline: bool = False,
+    ground: Any = None,
 ) -> Path:
-    """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write."""
+    """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write. ``ground(bf)``: the
+    battlefield as a ruleset reads it (``map --ruleset``)."""
     bf = Battlefield.load(bf_dir)
+    if ground is not None:
+        bf = ground(bf)
     slug = bf.meta.get("slug") or Path(bf_dir).name
     return write_html(battlefield_map(bf, offline=offline, title=f"{slug} battlefield"), out)

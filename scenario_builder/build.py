@@ -56,7 +56,7 @@ from scenario_builder.landcover import (
     read_landcover_raster,
     vector_overlaps,
 )
-from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_lines, make_levels
+from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_set, make_levels
 from scenario_builder.sites import get_site
 
 RULESET = "2mm-earth-v0.9"
@@ -106,12 +106,13 @@ def build_from_paths(
     *,
     resolution: float | None = None,
     step: float = STEP_M,
-    smooth_m: float = SMOOTH_M,
+    smooth_m: float | None = None,
     min_area_m2: float = MIN_AREA_M2,
     cliff_deg: float = CLIFF_DEG,
     dense_window_m: float = DENSE_WINDOW_M,
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
+    significant_streams: Iterable[str] = (),
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
@@ -119,10 +120,13 @@ def build_from_paths(
 
     ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
-    Nothing is written; call ``.save(dir)`` on the result.
+    ``step`` and ``smooth_m`` shape the height levels (6.2); ``smooth_m`` None means
+    :func:`default_smooth_m` of the DEM. OSM streams are plain brooks (7.2) unless their name is
+    in ``significant_streams`` (then wet). Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
     tables = CodeTables.load(codes)
+    wet_names = frozenset(significant_streams)
     vocab = tables.vocab
     sources: list[dict[str, Any]] = []
 
@@ -152,12 +156,12 @@ def build_from_paths(
                 {"kind": "landcover_raster", "path": str(path), "table": Path(table.source).name}
             )
         else:
-            feats = check_vector_file(path, tables)
+            feats = check_vector_file(path, tables, wet_names)
             _require_overlap(feats, grid, path, "land cover")
             vector_feats.append(feats)
             sources.append({"kind": "landcover_vector", "path": str(path), "features": len(feats)})
     if vector_feats:
-        burned = burn_vectors(_concat(vector_feats), grid, tables)
+        burned = burn_vectors(_concat(vector_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
     feature = promote_dense_buildings(feature, vocab, grid.res, dense_window_m, dense_fraction)
     sea = reproject_sea(src, grid)
@@ -174,7 +178,7 @@ def build_from_paths(
         overlay_feats.append(feats)
         sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
     if overlay_feats:
-        burned = burn_vectors(_concat(overlay_feats), grid, tables)
+        burned = burn_vectors(_concat(overlay_feats), grid, tables, under=feature)
         feature = np.where(burned != NONE, burned, feature)
 
     tell("classify")
@@ -183,6 +187,8 @@ def build_from_paths(
     classes = classify(feature, tables)
 
     tell("levels")
+    if smooth_m is None:
+        smooth_m = default_smooth_m(src.ground_res)
     levels, _smoothed, base = make_levels(
         elevation, grid.res, step=step, smooth_m=smooth_m, min_area_m2=min_area_m2
     )
@@ -190,9 +196,11 @@ def build_from_paths(
         "ruleset": RULESET,
         "legend": {"feature": vocab.legend()},
         "level_base_m": base,
+        "step_m": step,
         "smooth_m": smooth_m,
         "min_area_m2": min_area_m2,
         "cliff_deg": cliff_deg,
+        "significant_streams": sorted(wet_names),
         "sources": sources,
         "code_tables": {
             "features": Path(vocab.source).name,
@@ -217,17 +225,43 @@ def build_from_paths(
     return BuildResult(bf, regions, contours)
 
 
+def default_smooth_m(dem_ground_res: float) -> float:
+    """Gaussian sigma for a DEM: 20 m, or half a source cell (its finer axis on the ground) when
+    the DEM is coarser than 40 m.
+
+    A 3-arc-second SRTM cell (about 90 x 52 m at 55 N) resampled to 25 m is a bilinear facet;
+    smoothing by less than half a source cell leaves the facets' creases as one-level terraces
+    that follow the source grid, not the ground.
+
+    >>> default_smooth_m(7.32), default_smooth_m(52.49)
+    (20.0, 26.2)
+    """
+    return max(SMOOTH_M, round(dem_ground_res / 2.0, 1))
+
+
 def build_site(
     slug: str,
     *,
     resolution: float | None = None,
-    step: float = STEP_M,
+    step: float | None = None,
+    smooth_m: float | None = None,
+    significant_streams: Iterable[str] | None = None,
     bbox: BBox | None = None,
     progress: Progress | None = None,
     **options: Any,
 ) -> BuildResult:
-    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay."""
+    """Build a shipped battlefield (``data/battlefields/<slug>``) with its land cover, overlay.
+
+    ``step`` and ``smooth_m`` default to the site's ``site.json`` ``levels`` section
+    (``{"step_m": ..., "smooth_m": ...}``), then to 2 m and :func:`default_smooth_m`;
+    ``significant_streams`` (OSM stream names that are wet, 7.2) to ``site.json``'s list.
+    """
     site = get_site(slug)
+    if significant_streams is None:
+        significant_streams = site.significant_streams()
+    site_levels = site.level_options()
+    step = step if step is not None else site_levels.get("step_m", STEP_M)
+    smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")
     meta = {"slug": site.slug, "name": site.battle, "year": site.year}
     attribution = [site.info[k] for k in ("landcover", "attribution") if site.info.get(k)]
     if attribution:
@@ -239,6 +273,8 @@ def build_site(
         bbox=bbox,
         resolution=resolution,
         step=step,
+        smooth_m=smooth_m,
+        significant_streams=significant_streams,
         meta=meta,
         progress=progress,
         **options,
@@ -259,12 +295,12 @@ def _require_overlap(feats: gpd.GeoDataFrame, grid: Grid, path: Path, what: str)
 def contours_frame(levels: np.ndarray, grid: Grid, base: float, step: float) -> gpd.GeoDataFrame:
     """Contour lines between height levels: columns ``level`` (the level above the line) and
     ``elevation`` (its lower edge in metres)."""
-    lines = contour_lines(levels, grid.transform)
-    lv = np.array([k for k, _ in lines], dtype=np.int32)
-    geoms = [shapely.LineString(xy) for _, xy in lines]
+    cs = contour_set(levels, grid.transform)
+    line_of_point = np.repeat(np.arange(len(cs.level)), np.diff(cs.offsets))
+    geoms = shapely.linestrings(cs.xy, indices=line_of_point) if len(cs.level) else []
     return gpd.GeoDataFrame(
-        {"level": lv, "elevation": base + lv.astype(np.float64) * step},
-        geometry=geoms,
+        {"level": cs.level, "elevation": base + cs.level.astype(np.float64) * step},
+        geometry=list(geoms) if len(cs.level) else [],
         crs=grid.crs,
     )
 

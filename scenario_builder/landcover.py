@@ -35,6 +35,7 @@ from pyproj import CRS
 
 from scenario_builder.codetables import (
     DEFAULT_FEATURE,
+    MOVE_CLASSES,
     CodeTables,
     RasterCodeTable,
     detect_raster_table,
@@ -49,6 +50,11 @@ from scenario_builder.errors import (
 )
 
 NONE = 255  # "no vector here" in a burn layer
+# Line features that are water (7.2): narrower than a cell they do not replace woods, and every
+# cell they touch is painted so the band has no corner-to-corner gap.
+LINEAR_WATER: frozenset[str] = frozenset({"river", "stream", "brook"})
+# OSM waterways underground (culverts, building passages) are not on the surface at all
+_UNDERGROUND = {"tunnel": {"culvert", "yes", "building_passage"}, "location": {"underground"}}
 RASTER_SUFFIXES = {".tif", ".tiff", ".img", ".vrt", ".asc", ".jp2"}
 VECTOR_SUFFIXES = {".geojson", ".json", ".gpkg", ".shp", ".fgb", ".kml", ".gml"}
 _HSTORE = re.compile(r'"((?:[^"\\]|\\.)*)"=>"((?:[^"\\]|\\.)*)"')
@@ -100,10 +106,20 @@ def read_vector(path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
 
 
 def vector_features(
-    gdf: gpd.GeoDataFrame, tables: CodeTables, path: str | os.PathLike[str]
+    gdf: gpd.GeoDataFrame,
+    tables: CodeTables,
+    path: str | os.PathLike[str],
+    significant_streams: frozenset[str] = frozenset(),
 ) -> gpd.GeoDataFrame:
     """Rows with a ``feature`` and ``width_m``: from a ``feature`` column (overlay style) or from
-    OSM tags (``osm.csv``). Rows matching nothing are dropped."""
+    OSM tags (``osm.csv``). Rows matching nothing are dropped.
+
+    7.2 "Wet applies to swamps, marshland, and significant streams. An isolated brook or puddle
+    is just plain terrain": OSM streams, ditches and drains map to ``brook`` (plain) in
+    ``osm.csv``; a stream whose OSM ``name`` is in ``significant_streams`` (the site's or the
+    scenario's list) becomes ``stream`` (wet), as an overlay's ``feature: stream`` does.
+    Waterways in a culvert or tunnel are left out: they are not on the ground.
+    """
     if "feature" in gdf.columns:
         names = gdf["feature"].astype(str)
         for i, name in zip(gdf.index, names, strict=True):
@@ -114,7 +130,7 @@ def vector_features(
         return gpd.GeoDataFrame(
             {"feature": names.values, "width_m": width}, geometry=gdf.geometry.values, crs=gdf.crs
         )
-    keys = tables.osm.keys
+    keys = tuple(dict.fromkeys([*tables.osm.keys, "name", "tunnel", "location"]))
     extra = gdf["other_tags"].map(parse_other_tags) if "other_tags" in gdf.columns else None
     features: list[str | None] = []
     widths: list[float] = []
@@ -128,6 +144,10 @@ def vector_features(
             for k, v in extra.iloc[i].items():
                 tags.setdefault(k, v)
         hit = tables.osm.match(tags)
+        if hit and tags.get("waterway") and _underground(tags):
+            hit = None
+        elif hit and tags.get("waterway") == "stream" and tags.get("name") in significant_streams:
+            hit = ("stream", hit[1])
         features.append(hit[0] if hit else None)
         widths.append(hit[1] if hit and hit[1] is not None else np.nan)
     out = gpd.GeoDataFrame(
@@ -136,13 +156,26 @@ def vector_features(
     return out[out["feature"].notna()]
 
 
+def _underground(tags: dict[str, str | None]) -> bool:
+    return any(tags.get(k) in values for k, values in _UNDERGROUND.items())
+
+
 def burn_vectors(
-    feats: gpd.GeoDataFrame, grid: Grid, tables: CodeTables, out: np.ndarray | None = None
+    feats: gpd.GeoDataFrame,
+    grid: Grid,
+    tables: CodeTables,
+    out: np.ndarray | None = None,
+    under: np.ndarray | None = None,
 ) -> np.ndarray:
     """Paint feature codes onto ``out`` (uint8, ``NONE`` where nothing) in priority order.
 
-    Lines with a width at least one cell are buffered to that width; narrower lines are burned as
-    one-cell lines so a river or wall stays continuous. Points become one cell.
+    Areas are burned by cell centre. Lines with a width of at least one cell are buffered to that
+    width and burned as areas, plus their centre line through every cell it touches (a buffer
+    burned by centres alone can meet itself only corner to corner, and a river must not leak
+    diagonally). Narrower lines are burned through every cell they touch, but narrower water
+    (``LINEAR_WATER``) does not replace woods, whether painted here or in ``under`` (the feature
+    layer this burn goes over): a 4 m brook is a small part of a 25 m cell of forest. Points
+    become one cell.
     """
     if out is None:
         out = np.full(grid.shape, NONE, dtype=np.uint8)
@@ -152,14 +185,17 @@ def burn_vectors(
     vocab = tables.vocab
     prio = feats["feature"].map(vocab.priority).to_numpy()
     codes = feats["feature"].map(vocab.code).to_numpy()
+    water = feats["feature"].isin(LINEAR_WATER).to_numpy()
     order = np.argsort(prio, kind="stable")  # low priority first; later shapes overwrite
     geoms = feats.geometry.values[order]
     widths = feats["width_m"].to_numpy(dtype=float)[order]
     codes = codes[order]
+    water = water[order]
     kinds = shapely.get_type_id(geoms)
     is_line = np.isin(kinds, [1, 2, 5])  # LineString, LinearRing, MultiLineString
     is_point = np.isin(kinds, [0, 4])
     wide = is_line & np.isfinite(widths) & (widths >= grid.res)
+    centre_lines = geoms.copy()
     geoms = geoms.copy()
     if wide.any():
         geoms[wide] = shapely.buffer(geoms[wide], widths[wide] / 2.0, cap_style="flat")
@@ -169,20 +205,31 @@ def burn_vectors(
     valid = ~shapely.is_empty(geoms)
     thin = is_line & ~wide
     sorted_prio = prio[order]
-    # One priority at a time, areas by cell centre and thin lines by every cell they touch: a
-    # line burned by centres alone is only 8-connected, and a river must not leak diagonally.
+    move_lut, _cover, _blocks = tables.ruleset.luts(vocab)
+    woods = np.zeros(256, dtype=bool)
+    woods[: len(move_lut)] = move_lut == MOVE_CLASSES.index("woods")
+
+    def burn(sel: np.ndarray, shapes_of: np.ndarray, all_touched: bool, into: np.ndarray) -> None:
+        if sel.any():
+            rasterio.features.rasterize(
+                list(zip(shapes_of[sel], codes[sel].astype(int), strict=True)),
+                out=into,
+                transform=grid.transform,
+                all_touched=all_touched,
+                dtype=np.uint8,
+            )
+
     for p in np.unique(sorted_prio[valid]):
-        for lines, all_touched in ((False, False), (True, True)):
-            sel = valid & (sorted_prio == p) & (thin == lines)
-            if sel.any():
-                shapes = list(zip(geoms[sel], codes[sel].astype(int), strict=True))
-                rasterio.features.rasterize(
-                    shapes,
-                    out=out,
-                    transform=grid.transform,
-                    all_touched=all_touched,
-                    dtype=np.uint8,
-                )
+        at_p = valid & (sorted_prio == p)
+        burn(at_p & ~thin, geoms, False, out)  # areas, buffered wide lines, points
+        burn(at_p & wide, centre_lines, True, out)  # wide lines' centre lines: no gaps
+        burn(at_p & thin & ~water, geoms, True, out)
+        if (at_p & thin & water).any():
+            lines = np.full(grid.shape, NONE, dtype=np.uint8)
+            burn(at_p & thin & water, geoms, True, lines)
+            below = out if under is None else np.where(out != NONE, out, under)
+            paint = (lines != NONE) & ~woods[below]
+            out[paint] = lines[paint]
     return out
 
 
@@ -270,10 +317,14 @@ def _src_ground_res(src: rasterio.DatasetReader, grid: Grid) -> float:
     )
 
 
-def check_vector_file(path: str | os.PathLike[str], tables: CodeTables) -> gpd.GeoDataFrame:
+def check_vector_file(
+    path: str | os.PathLike[str],
+    tables: CodeTables,
+    significant_streams: frozenset[str] = frozenset(),
+) -> gpd.GeoDataFrame:
     """Read a land-cover or overlay vector file into feature rows, raising on unusable files."""
     gdf = read_vector(path)
-    feats = vector_features(gdf, tables, path)
+    feats = vector_features(gdf, tables, path, significant_streams)
     if len(gdf) and feats.empty:
         raise ScenarioFileError(
             path, "expected features with a 'feature' property or OSM tags in osm.csv, got none"

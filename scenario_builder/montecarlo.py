@@ -49,13 +49,16 @@ def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
     return load_scenario(scenario_path), Battlefield.load(battlefield_dir)
 
 
-def replay(scenario_path: str, battlefield_dir: str, seed: int) -> dict[str, Any]:
-    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED`` would."""
+def replay(
+    scenario_path: str, battlefield_dir: str, seed: int, ruleset: str | None = None
+) -> dict[str, Any]:
+    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset]``
+    would."""
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir)
     start = time.perf_counter()
-    log, _ = fight(scenario, LoadedBattlefield(bf), seed)
+    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset)
     result = dict(log.result or {})
     result["seed"] = seed
     result["seconds"] = time.perf_counter() - start
@@ -250,6 +253,7 @@ def run_replays(
     workers: int = 2,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ruleset: str | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds)."""
     from dask.distributed import Client, LocalCluster, as_completed
@@ -273,7 +277,7 @@ def run_replays(
         start = time.perf_counter()
         futures = client.map(
             replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
-            pure=False,
+            [ruleset] * len(seeds), pure=False,
         )
         results = []
         for done, fut in enumerate(as_completed(futures), start=1):

@@ -55,6 +55,40 @@ class Site:
         )
         return [p for p in found if p.is_file()]
 
+    def level_options(self) -> dict[str, float]:
+        """``site.json`` ``levels``: this battlefield's height step and smoothing (6.2), metres."""
+        raw = self.info.get("levels") or {}
+        path = self.folder / "site.json"
+        if not isinstance(raw, dict):
+            raise ScenarioFileError(path, f"expected 'levels' to be an object, got {raw!r}")
+        out: dict[str, float] = {}
+        for key, value in raw.items():
+            if key not in ("step_m", "smooth_m"):
+                raise ScenarioFileError(
+                    path, f"expected 'levels' keys step_m or smooth_m, got {key!r}"
+                )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or value < 0
+                or (key == "step_m" and value == 0)
+            ):
+                raise ScenarioFileError(
+                    path, f"expected 'levels.{key}' to be a positive number (metres), got {value!r}"
+                )
+            out[key] = float(value)
+        return out
+
+    def significant_streams(self) -> list[str]:
+        """``site.json`` ``significant_streams``: OSM stream names that are wet (7.2)."""
+        raw = self.info.get("significant_streams") or []
+        if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+            raise ScenarioFileError(
+                self.folder / "site.json",
+                f"expected 'significant_streams' to be a list of stream names, got {raw!r}",
+            )
+        return list(raw)
+
     def __str__(self) -> str:
         return self.slug
 

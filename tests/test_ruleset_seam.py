@@ -13,12 +13,16 @@ Also here: no core module imports a ruleset's folder (an ``ast`` check).
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
+import io
+import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -397,6 +401,8 @@ def test_seam_one_battlefield_two_terrain_vocabularies(skirmish) -> None:
     # 2mm Earth's view is the battlefield as built (the build used its table): same classes
     for layer in ("move", "cover", "blocks_sight"):
         assert np.array_equal(theirs.layer(layer), kalkriese.layer(layer))
+    assert mine.meta["legend"]["move"] == {0: "open", 1: "rough", 2: "difficult", 3: "impassable"}
+    assert kalkriese.meta["legend"]["move"][3] == "woods"  # the built battlefield is untouched
     # neutral layers are shared, not copied; one view per ruleset and battlefield
     assert mine.layer("elevation") is kalkriese.layer("elevation")
     assert get_ruleset(NAME).ground(kalkriese) is mine
@@ -444,3 +450,69 @@ def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
             if parts[:2] == ["engine", "rulesets"] and len(parts) > 2 and parts[2] in RULESET_DIRS:
                 bad.append(f"line {node.lineno}: {n}")
     assert not bad, f"{path.name} imports a ruleset folder: {bad}"
+
+
+# -- the CLI: `rulesets` and --ruleset ---------------------------------------------------------
+def _cli(*args: str) -> SimpleNamespace:
+    """``scenario-builder ARGS`` in this process (the d10 game is registered only here)."""
+    from scenario_builder.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code
+    return SimpleNamespace(exit_code=code, output=out.getvalue() + err.getvalue(),
+                           stdout=out.getvalue())  # fmt: skip
+
+
+def test_cli_rulesets_json_lists_every_ruleset_with_its_declarations(skirmish) -> None:
+    res = _cli("rulesets", "--json")
+    assert res.exit_code == 0, res.output
+    data = {d["name"]: d for d in json.loads(res.stdout)}
+    assert set(data) == {"2mm-earth-v0.7", "2mm-earth-v0.9", NAME}
+    v09 = data["2mm-earth-v0.9"]
+    assert v09["die"] == "d6" and v09["family"] == "2mm-earth" and v09["version"] == "0.9"
+    assert v09["phases"][0] == "orders" and v09["phases"][-1] == "rally"  # 1.1
+    assert v09["terrain_classes"]["move"] == ["plain", "wet", "debris", "woods", "impractical"]
+    assert v09["scales"]["ground_m_per_mm"]["2mm"] == 1.0 and v09["scales"]["base_m"] == [40, 20]
+    assert data["2mm-earth-v0.7"]["morale_states"]["retreating"] == "fleeing"  # v0.7 5.1
+    assert data[NAME]["die"] == "d10" and data[NAME]["phases"] == [
+        "command", "march", "clash", "nerve"]  # fmt: skip
+    table = _cli("rulesets")
+    assert table.exit_code == 0 and "(default)" in table.output and "d10" in table.output
+
+
+@pytest.mark.parametrize("command", [
+    ["odds", "--panic", "-r", "4"],
+    ["print", "nowhere", "--out", "x.pdf"],
+    ["montecarlo", "flodden_1513", "--out", "mc"],
+    ["map", "flodden_1513", "--out", "x.html"],
+])  # fmt: skip
+def test_cli_unknown_ruleset_is_one_line(command: list[str], tmp_path: Path) -> None:
+    res = _cli(*command, "--ruleset", "nonesuch")
+    assert res.exit_code == 1
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "Error: unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9"
+    )
+
+
+def test_cli_odds_and_maps_refuse_a_ruleset_without_their_charts(skirmish) -> None:
+    res = _cli("odds", "--panic", "-r", "4", "--ruleset", NAME)
+    assert res.exit_code == 1 and "has no 2mm Earth odds" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_cli_run_under_another_ruleset(tmp_path: Path) -> None:
+    res = _cli("run", "flodden_1513", "--ruleset", "2mm-earth-v0.7", "--max-bounds", "2",
+               "--out", str(tmp_path / "run"), "--json")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.strip().splitlines()[-1])["ruleset"] == "2mm-earth-v0.7"
+    log = json.loads((tmp_path / "run" / "battle_log.json").read_text(encoding="utf-8"))
+    assert log["ruleset"] == "2mm-earth-v0.7"
+    bad = _cli("map", str(tmp_path / "run"), "--out", str(tmp_path / "m.html"), "--ruleset",
+               "2mm-earth-v0.9")  # fmt: skip
+    assert bad.exit_code == 1 and "fought under 2mm-earth-v0.7" in bad.output

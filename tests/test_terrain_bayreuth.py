@@ -71,9 +71,12 @@ def test_7_2_osm_river_line_is_a_continuous_impractical_band(built_bayreuth, bay
     x, y = shapely.get_x(pts), shapely.get_y(pts)
     inside = bf.contains(x, y)
     names = bf.feature_at(x[inside], y[inside])
-    # the river may pass under a higher-priority feature (a pond it feeds) but never gaps to land
-    assert set(names) <= {"river", "water", "cliff"}
-    assert (bf.category_at(x[inside], y[inside]) == MoveClass.IMPRACTICAL).all()
+    # the river may pass under a higher-priority feature (a pond it feeds) but never gaps to
+    # open land; narrower than a cell (20 m on 25 m), it leaves woods to the trees (7.2)
+    assert set(names) <= {"river", "water", "cliff", "forest"}
+    cats = bf.category_at(x[inside], y[inside])
+    assert np.isin(cats, [MoveClass.IMPRACTICAL, MoveClass.WOODS]).all()
+    assert (cats == MoveClass.IMPRACTICAL).mean() > 0.7  # 125 m of it runs through a wood
 
 
 @pytest.fixture(scope="module")

@@ -118,8 +118,9 @@ class Ruleset:
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
     order_kinds: ClassVar[tuple[str, ...]] = ()
-    move_rules: ClassVar[MoveRules]
-    sight_rules: ClassVar[SightRules]
+    #: built by the subclass's ``__init__`` (so overrides of its hooks are what the core calls)
+    move_rules: MoveRules
+    sight_rules: SightRules
     #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
     #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
     bound_minutes: ClassVar[float | None] = None
@@ -151,8 +152,8 @@ class Ruleset:
         """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
         raise NotImplementedError
 
-    def sees_over(self, observer: UnitProfile, blocker: UnitProfile) -> bool:
-        """Whether troops of ``observer``'s kind see over troops of ``blocker``'s kind."""
+    def sees_over(self, observer: str, blocker: str) -> bool:
+        """Whether troops of the ``observer`` unit type see over those of ``blocker``'s."""
         return False
 
     def sight_limit_m(self, weather: str, time: str, local: bool) -> float | None:
@@ -263,6 +264,9 @@ def unregister(name: str) -> None:
     for alias in cls.aliases:
         _ALIASES.pop(alias, None)
     _INSTANCES.pop(name, None)
+    ORDER_WORDS.clear()  # its words go too, unless another ruleset uses them
+    for other in _REGISTRY.values():
+        ORDER_WORDS.update(other.order_kinds)
 
 
 def available_rulesets() -> list[str]:

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
     "sites": "scenario_builder.cli.sites:sites",
     "schema": "scenario_builder.cli.schema:schema",
+    "rulesets": "scenario_builder.cli.rulesets:rulesets",
 }
 
 

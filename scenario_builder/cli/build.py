@@ -67,9 +67,8 @@ def _bbox(
 @click.option(
     "--step",
     type=click.FloatRange(min=0.1),
-    default=STEP_M,
-    show_default=True,
-    help="Height step in metres (6.2).",
+    default=None,
+    help=f"Height step in metres (6.2) [default: the site's site.json levels, else {STEP_M:g}].",
 )
 @click.option(
     "--min-region",
@@ -77,15 +76,16 @@ def _bbox(
     type=click.FloatRange(min=0),
     default=MIN_AREA_M2 / 10_000,
     show_default=True,
-    help="Smallest level region in hectares; smaller ones are merged.",
+    help="Smallest hill top or hollow in hectares; smaller ones are levelled with the ground "
+    "around them (area opening and closing at every level).",
 )
 @click.option(
     "--smooth",
     "smooth_m",
     type=click.FloatRange(min=0),
-    default=SMOOTH_M,
-    show_default=True,
-    help="Gaussian smoothing of the DEM before levelling (sigma, metres).",
+    default=None,
+    help="Gaussian smoothing of the DEM before levelling (sigma, metres) [default: the "
+    f"site's site.json levels, else {SMOOTH_M:g}, or half the DEM's cell if that is more].",
 )
 @click.option(
     "--cliff",
@@ -104,9 +104,9 @@ def build(
     bbox: tuple[float, float, float, float] | None,
     codes: tuple[str, ...],
     resolution: float | None,
-    step: float,
+    step: float | None,
     min_region: float,
-    smooth_m: float,
+    smooth_m: float | None,
     cliff_deg: float,
     out: str,
 ) -> None:
@@ -117,7 +117,7 @@ def build(
         raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
     options = dict(
         resolution=resolution,
-        step=step,
+        step=step if step is not None or slug is not None else STEP_M,
         min_area_m2=min_region * 10_000,
         smooth_m=smooth_m,
         cliff_deg=cliff_deg,

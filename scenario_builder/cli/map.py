@@ -15,6 +15,8 @@ import click
 
 from scenario_builder.errors import DataSourceError, ScenarioError
 
+from .options import drawable_ground, ruleset_option
+
 
 @click.command("map")
 @click.argument("directory", type=click.Path(file_okay=True, dir_okay=True, path_type=Path))
@@ -37,10 +39,15 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     show_default=True,
     help="Playback: compute what each side could see, for the per-side view (6.2).",
 )
-def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
+@ruleset_option
+def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str | None) -> None:
     """Draw a battlefield (terrain, levels, contours) or play back a battle, as an HTML map."""
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        get_ruleset(ruleset)  # an unknown name is a one-line error
     if _is_scenario(directory):
-        path = _write_deployment(directory, out, offline=offline, fog=fog)
+        path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
         click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
                    f"{', offline' if offline else ''})")  # fmt: skip
         return
@@ -55,12 +62,16 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool) -> None:
     if (directory / "battle_log.json").exists():
         from maps.playback import write_playback
 
+        if ruleset is not None:
+            _check_run_ruleset(directory, ruleset)
+
         path = write_playback(directory, out, offline=offline, fog=fog)
         what = "playback"
     elif (directory / "battlefield.tif").exists() or (directory / "battlefield.json").exists():
         from maps.battlefield_map import write_battlefield_map
 
-        path = write_battlefield_map(directory, out, offline=offline)
+        path = write_battlefield_map(directory, out, offline=offline,
+                                     ground=lambda bf: drawable_ground(bf, ruleset))  # fmt: skip
         what = "battlefield map"
     else:
         raise DataSourceError(
@@ -83,7 +94,24 @@ def _is_scenario(path: Path) -> bool:
     return scenario_path(str(path)).is_file()
 
 
-def _write_deployment(scenario: Path, out: Path, *, offline: bool, fog: bool) -> Path:
+def _check_run_ruleset(run_dir: Path, ruleset: str) -> None:
+    """A run's playback is of the ruleset it was fought under: a different --ruleset is an
+    error, not a silent redraw."""
+    import json
+
+    from engine.rulesets import get_ruleset
+    from scenario_builder.errors import RulesetError
+
+    with (run_dir / "battle_log.json").open(encoding="utf-8") as fh:
+        fought = json.load(fh).get("ruleset")
+    if fought != get_ruleset(ruleset).name:
+        raise RulesetError(run_dir / "battle_log.json",
+                           f"this battle was fought under {fought}, not {ruleset}")  # fmt: skip
+
+
+def _write_deployment(
+    scenario: Path, out: Path, *, offline: bool, fog: bool, ruleset: str | None = None
+) -> Path:
     """Build the scenario's ground, deploy its armies, and draw bound 0 as a playback page."""
     import tempfile
 
@@ -93,7 +121,8 @@ def _write_deployment(scenario: Path, out: Path, *, offline: bool, fog: bool) ->
 
     sc = load_scenario(scenario)
     built = build_battlefield(sc)
-    log, summary = fight(sc, built, seed=0, max_bounds=0)  # deployment only: no die is rolled
+    # deployment only (no die is rolled), with the ruleset's troop lists and base sizes
+    log, summary = fight(sc, built, seed=0, max_bounds=0, ruleset=ruleset)
     with tempfile.TemporaryDirectory(prefix="sb-deploy-") as tmp:
         write_run(Path(tmp), log, summary, built)
         return write_playback(tmp, out, offline=offline, fog=fog)

@@ -19,7 +19,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir
 
-from .options import json_option, out_dir_option
+from .options import json_option, out_dir_option, ruleset_option
 
 
 @click.command("montecarlo")
@@ -32,10 +32,11 @@ from .options import json_option, out_dir_option
               help="Address of a running dask.distributed scheduler (instead of a local cluster).")
 @click.option("--seed", "seed0", type=int, default=1, show_default=True,
               help="Seed of the first replay; replay i uses seed + i.")
+@ruleset_option
 @out_dir_option
 @json_option
 def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,
-               out: str, as_json: bool) -> None:  # fmt: skip
+               ruleset: str | None, out: str, as_json: bool) -> None:  # fmt: skip
     """Replay SCENARIO --runs times with different seeds and report the odds."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -49,6 +50,10 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers or --scheduler, not both")
     sc = load_scenario(scenario)
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        get_ruleset(ruleset)  # an unknown name: one-line error before any cluster starts
     built = build_battlefield(sc)
     sides = [s.id for s in sc.sides]
     historical = sc.historical_outcome
@@ -70,6 +75,7 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
                     sc.path, bf_dir, range(seed0, seed0 + runs),
                     workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                     progress=lambda done, total: progress.update(task, completed=done),
+                    ruleset=ruleset,
                 )  # fmt: skip
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None

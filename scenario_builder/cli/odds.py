@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from scenario_builder.cli.options import json_option, seed_option
+from scenario_builder.cli.options import json_option, ruleset_option, seed_option
 from scenario_builder.errors import ScenarioError
 
 UNIT_TYPES = (
@@ -56,7 +56,7 @@ def _frac(x: Fraction) -> str:
 @click.option("--leadership", "-l", type=int, default=0, help="Highest L in the formation, 0..3.")
 @click.option("--modifier", "-m", type=int, default=0, help="Change to R for the panic test.")
 @click.option("--routing", is_flag=True, help="The formation is routing: no L deducted.")
-@click.option("--ruleset", default=None, help="Ruleset name (default 2mm-earth-v0.9).")
+@ruleset_option
 @click.option("--other-resilience", type=int, help="v0.7: the other R (lowest is used).")
 @click.option("--seen-fleeing", type=int, help="v0.7: friendly formations seen fleeing (+1).")
 @click.option("--seen-routing", type=int, help="v0.7: friendly formations seen routing (+2).")
@@ -115,21 +115,22 @@ def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
 
 
 def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.rulesets.two_mm_earth.charts import CoverClass, cover_modifier
+    from engine.rulesets.two_mm_earth.charts import CoverClass
     from engine.rulesets.two_mm_earth.odds import (
         at_least,
         attack_distribution_exact,
         hit_chance,
         simulate_attack,
+        two_mm_ruleset,
     )
     from engine.rulesets.two_mm_earth.resolution import (
         attack_need,
         ordnance_dice,
         outnumbering_bonus,
-        shooting_modifier,
     )
 
     _reject(opts, _PANIC_ONLY, "--attack")
+    rs = two_mm_ruleset(opts["ruleset"])  # the ruleset's own charts (a ruleset without them: error)
     kind = opts["attack"]
     if kind not in ("melee", "ranged"):
         raise _fail(f"expected --attack melee or ranged, got {kind!r}")
@@ -159,14 +160,14 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
     if cover != "open" and unit_type is None:
         raise _fail("--cover needs --unit-type (chart 7.2 differs by unit type)")
     cover_class = CoverClass[cover.upper()]
-    cover_mod = cover_modifier(unit_type, cover_class, kind) if unit_type else 0
+    cover_mod = rs.cover_modifier(unit_type, cover_class, kind) if unit_type else 0
     effective_r = opts["resilience"] + cover_mod
 
     extra_ranks = ordnance_dice(1, ranks, volley) - 1 if ordnance else 0
     bonus = outnumbering_bonus(opts["outnumber"] + extra_ranks, 0)
     n_dice = arming + bonus
     if kind == "ranged":
-        modifier = shooting_modifier(
+        modifier = rs.shooting_modifier(
             half_range_or_more=opts["half_range"],
             moving=opts["moving"],
             skirmisher=opts["skirmisher"],
@@ -216,11 +217,14 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _panic(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.rulesets import get_ruleset
-    from engine.rulesets.two_mm_earth.odds import panic_distribution_exact, simulate_panic
+    from engine.rulesets.two_mm_earth.odds import (
+        panic_distribution_exact,
+        simulate_panic,
+        two_mm_ruleset,
+    )
 
     _reject(opts, _ATTACK_ONLY, "--panic")
-    ruleset = get_ruleset(opts["ruleset"])
+    ruleset = two_mm_ruleset(opts["ruleset"])
     leadership = opts["leadership"]
     if not 0 <= leadership <= 3:
         raise _fail(f"expected --leadership 0..3, got {leadership}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 out_dir_option = click.option(
@@ -15,3 +17,26 @@ seed_option = click.option(
     "--seed", type=int, default=1, show_default=True, help="Seed of the one random generator."
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+ruleset_option = click.option(
+    "--ruleset",
+    "ruleset",
+    default=None,
+    metavar="NAME",
+    help="Ruleset (see `scenario-builder rulesets`; default: the scenario's, else 2mm-earth-v0.9).",
+)
+
+
+def drawable_ground(bf: Any, ruleset: str | None) -> Any:
+    """``bf`` read through ``ruleset``'s terrain table, for ``map`` and ``print`` (None: as
+    built). The maps draw 2mm Earth's classes (7.2 / 7.3 names and colours), so another family's
+    classes are refused in one line rather than drawn under the wrong names."""
+    if ruleset is None:
+        return bf
+    from engine.rulesets import get_ruleset
+    from scenario_builder.errors import RulesetError
+
+    rs = get_ruleset(ruleset)
+    if rs.family != "2mm-earth":
+        raise RulesetError(None, f"ruleset {rs.name}: maps draw 2mm Earth's terrain classes only "
+                                 f"(its classes: {rs.terrain_classes()})")  # fmt: skip
+    return rs.ground(bf)

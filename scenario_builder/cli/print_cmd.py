@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.cli.options import drawable_ground, ruleset_option
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -18,9 +19,9 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 @click.option(
     "--scale",
     "scale_text",
-    default="2mm",
-    show_default=True,
-    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N.",
+    default=None,
+    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N. Default: 2mm, or the first "
+    "figure scale of --ruleset.",
 )
 @click.option(
     "--paper",
@@ -72,9 +73,10 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write one cut layer per height step (SVG + PDF) into this directory.",
 )
+@ruleset_option
 def print_cmd(
     directory: Path,
-    scale_text: str,
+    scale_text: str | None,
     paper_text: str,
     overlap: float,
     margin: float,
@@ -82,10 +84,19 @@ def print_cmd(
     max_pages: int,
     out: Path,
     layers: Path | None,
+    ruleset: str | None,
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
+
+    if scale_text is None:
+        scale_text = "2mm"
+        if ruleset is not None:  # the ruleset's first figure scale: 1 mm of table = m metres
+            from engine.rulesets import get_ruleset
+
+            m_per_mm = next(iter(get_ruleset(ruleset).scales.ground_m_per_mm.values()))
+            scale_text = f"1:{round(m_per_mm * 1000)}"
 
     opts = LayoutOptions(
         scale=TableScale.from_text(scale_text),
@@ -103,7 +114,7 @@ def print_cmd(
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
     from scenario_builder.battlefield import Battlefield
 
-    bf = Battlefield.load(directory)
+    bf = drawable_ground(Battlefield.load(directory), ruleset)
     plan_layout(bf, opts)  # every size check before anything is written
     lay = write_layout_pdf(bf, opts, out)
     t = lay.tiling

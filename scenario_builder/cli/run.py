@@ -17,7 +17,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir
 
-from .options import json_option, out_dir_option, seed_option
+from .options import json_option, out_dir_option, ruleset_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -38,13 +38,18 @@ def build_battlefield(scenario: Any) -> Any:
         return q if q.is_absolute() else here / q
 
     if ref.slug is not None:
-        return build_site(ref.slug, bbox=ref.bbox)
+        return build_site(
+            ref.slug, bbox=ref.bbox, step=ref.step_m, smooth_m=ref.smooth_m,
+            significant_streams=ref.significant_streams,
+        )  # fmt: skip
     if ref.path is not None:
         bf = Battlefield.load(rel(ref.path))
         return LoadedBattlefield(bf)
     return build_from_paths(
         rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
         overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
+        **({"step": ref.step_m} if ref.step_m is not None else {}), smooth_m=ref.smooth_m,
+        significant_streams=ref.significant_streams or (),
     )  # fmt: skip
 
 
@@ -139,7 +144,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @seed_option
 @out_dir_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
-@click.option("--ruleset", help="Ruleset name (default: the scenario's).")
+@ruleset_option
 @click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
               help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
 @click.option("--orders-side", help="Only this side follows --orders (default: every side the "

@@ -34,13 +34,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.geometry import obb_array, separation
 from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Plan, Scenario, Trigger
 from engine.state import BaseStatus, BattleState, Formation, Morale
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
 
 __all__ = ["RESERVE_M", "STATION_M", "STRIKE_M", "TAKEN_M", "PlanCommander", "plan_commanders"]
 
@@ -119,13 +124,13 @@ class PlanCommander:
             self.fired.add(i)
             targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
             for fid in targets:
-                f = state.formations.get(fid)
-                if f is None or f.side != self.side or f.removed:
+                tgt = state.formations.get(fid)
+                if tgt is None or tgt.side != self.side or tgt.removed:
                     continue
                 point = trig.target.resolve(self.to_xy) if trig.target is not None else None
                 tf = trig.target_formation
                 if trig.order == "attack" and point is None and tf is None:
-                    near = _nearest(f, enemies)
+                    near = _nearest(tgt, enemies)
                     tf = near.id if near is not None else None
                 want[fid] = Order(trig.order, fid, point, tf)
         # 2. objectives and 3. defaults, for formations no trigger just ordered
@@ -148,7 +153,7 @@ class PlanCommander:
         return out
 
     # -- pieces ---------------------------------------------------------------------------
-    def _resolve_objectives(self, bf: Any) -> list[_Objective]:
+    def _resolve_objectives(self, bf: Ground) -> list[_Objective]:
         to_xy = self.to_xy or (bf.to_xy if bf is not None else None)
         self.to_xy = to_xy
         return [_Objective(o.id, o.point.resolve(to_xy), tuple(o.formations), o.kind)
@@ -253,7 +258,8 @@ class PlanCommander:
 
 
 def _range(f: Formation) -> float:
-    rs = [b.profile.range_m for b in f.alive_bases if b.profile.arming.ranged]
+    ps = [profile_of(b.profile) for b in f.alive_bases]
+    rs = [p.range_m for p in ps if p.arming.ranged]
     return float(min(rs)) if rs else 0.0
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.context import BoundContext
 from engine.state import Formation
 
 if TYPE_CHECKING:
     from engine.movement import MovePlan
+    from engine.orders import Delivery
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
     from engine.rulesets.two_mm_earth.shooting import ShotPlan
 
 __all__ = ["TwoMmContext"]
@@ -36,6 +38,16 @@ class TwoMmContext(BoundContext):
     #: captured")
     caught: set[str] = field(default_factory=set)
 
+    @property
+    def rs(self) -> TwoMmEarth:
+        """The ruleset as 2mm Earth's own class (the core types it as a ``Ruleset``)."""
+        return cast("TwoMmEarth", self.ruleset)
+
+    @property
+    def orders_delivery(self) -> Delivery:
+        assert self.delivery is not None, "Battle always sets a delivery"
+        return self.delivery
+
     def cover_classes(self, f: Formation) -> list[int]:
         """7.1 cover classes of a formation's footprint (cached per position state)."""
         key = (f.id, self.state.version)
@@ -57,5 +69,5 @@ class TwoMmContext(BoundContext):
             return 0
         return max(
             classes,
-            key=lambda c: (self.ruleset.cover_modifier(f.unit_type, c, kind), c),  # type: ignore[attr-defined]
+            key=lambda c: (self.rs.cover_modifier(f.unit_type, c, kind), c),
         )

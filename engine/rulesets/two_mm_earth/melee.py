@@ -19,6 +19,7 @@ from __future__ import annotations
 from engine.log import Event, Hit, Melee
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import allocate_hits
+from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus
 from engine.rulesets.two_mm_earth.shooting import target_resilience
 from engine.state import Formation
@@ -28,18 +29,20 @@ __all__ = ["melee_arming", "melee_phase", "missile_first", "strike_key"]
 
 def melee_arming(f: Formation) -> int:
     """5.1: the lowest melee arming in the formation (no melee arming counts as 0)."""
-    vals = [b.profile.arming.melee or 0 for b in f.alive_bases]
+    vals = [profile_of(b.profile).arming.melee or 0 for b in f.alive_bases]
     return min(vals) if vals else 0
 
 
 def is_missile(f: Formation) -> bool:
     """Armed with missiles for the strike order: all living bases, and no Ordnance fired (8.1)."""
     bases = f.alive_bases
-    return bool(bases) and not f.fired_ordnance and all(b.profile.missile for b in bases)
+    if not bases or f.fired_ordnance:
+        return False
+    return all(profile_of(b.profile).missile for b in bases)
 
 
 def mounted(f: Formation) -> bool:
-    return f.profile.mounted
+    return profile_of(f.profile).mounted
 
 
 def missile_first(f: Formation, g: Formation) -> bool:
@@ -121,8 +124,8 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             theirs = len(g.rank_of(g.side_toward(fx, fy)))
             n = a + outnumbering_bonus(own, theirs)
             cover = ctx.cover_class(g, "melee")
-            r = target_resilience(g, (fx, fy), "melee", cover, ctx.ruleset)
-            res = ctx.ruleset.roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
+            r = target_resilience(g, (fx, fy), "melee", cover, ctx.rs)
+            res = ctx.rs.roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
             events.append(Melee("melee", f.id, g.id, n, res.need, res.hits, step, res.dice))
             results.append((f, g, res.hits))
         for f, g, hits in results:  # simultaneous within one step of the order

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shapely
 import shapely.ops
@@ -43,6 +43,10 @@ from engine.rulesets.two_mm_earth.wings import WingOrder, character_xy, general_
 from engine.state import BattleState, Character, Formation
 from scenario_builder.errors import IllegalOrderError, NoRouteError, OffMapError
 from scenario_builder.routing import Route, RouteGraph
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
 
 __all__ = [
     "ENEMY_BUFFER_M",
@@ -126,7 +130,7 @@ class Messenger:
 class MessengerDelivery:
     """Orders carried by messengers at the age's rate (9.1-9.2); see the module docstring."""
 
-    battlefield: Any
+    battlefield: Ground
     rate_m: float
     graph: RouteGraph | None = None
     briefing_bound: int = 1
@@ -138,7 +142,7 @@ class MessengerDelivery:
     _latest: dict[str, int] = field(default_factory=dict)  # formation -> seq of newest order
 
     @classmethod
-    def for_scenario(cls, battlefield: Any, scenario: Any) -> MessengerDelivery:
+    def for_scenario(cls, battlefield: Ground, scenario: Any) -> MessengerDelivery:
         """The delivery for a scenario's age (9.2); the routing graph is built on first use."""
         return cls(battlefield, MESSENGER_RATE_M[scenario.age])
 

@@ -37,6 +37,7 @@ from engine.movement import footprint_classes
 from engine.rulesets.two_mm_earth.charts import Temperament
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
+from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
@@ -87,8 +88,8 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
     from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
-    return (mean_resilience(b.profile.resilience.melee for b in front),
-            mean_resilience(b.profile.resilience.ranged for b in front))  # fmt: skip
+    return (mean_resilience(profile_of(b.profile).resilience.melee for b in front),
+            mean_resilience(profile_of(b.profile).resilience.ranged for b in front))  # fmt: skip
 
 
 def _friend_triggers(
@@ -208,7 +209,7 @@ _AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
 def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
     if trigger in _AT_BEST_RETREAT:
         return "panic_test"
-    return ctx.ruleset.morale_effect(trigger, f.temperament.value) or "panic_test"
+    return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
 
 
 def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
@@ -238,7 +239,7 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
                             for t in tests),
             at_best=at_best,
         )  # fmt: skip
-        res = ctx.ruleset.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
+        res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
         events.append(PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome,
                                 res.dice))  # fmt: skip
         outcome = res.outcome

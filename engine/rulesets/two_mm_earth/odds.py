@@ -22,11 +22,13 @@ import itertools
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from engine.dice import Dice, ScriptedDice
 from engine.rulesets import Ruleset, get_ruleset
-from engine.rulesets.two_mm_earth import MoraleSituation
+from engine.rulesets.two_mm_earth import MoraleSituation, TwoMmEarth
 from engine.rulesets.two_mm_earth.resolution import PANIC_OUTCOMES, attack_need, roll_attack
+from scenario_builder.errors import RulesetError
 
 __all__ = [
     "at_least",
@@ -39,6 +41,7 @@ __all__ = [
     "panic_distribution_exact",
     "simulate_attack",
     "simulate_panic",
+    "two_mm_ruleset",
 ]
 
 # Trials between clearing the recording generator's history: keeps a million-trial run small.
@@ -91,8 +94,13 @@ def expected_hits(dist: Sequence[float | Fraction]) -> float | Fraction:
     return sum(k * p for k, p in enumerate(dist))
 
 
-def _ruleset(ruleset: Ruleset | str | None) -> Ruleset:
-    return ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
+def two_mm_ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
+    """The named 2mm Earth ruleset (default v0.9); any other is a one-line RulesetError."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
+    if not isinstance(rs, TwoMmEarth):
+        raise RulesetError(None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, "
+                                 "10.5 panic test)")  # fmt: skip
+    return rs
 
 
 def panic_distribution_exact(
@@ -102,16 +110,16 @@ def panic_distribution_exact(
     ruleset: Ruleset | str | None = None,
     *,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, Fraction]:
     """Exact P(none), P(retreat), P(rout) of the ruleset's panic test, every face enumerated.
 
     ``situation`` passes the ruleset's extra keywords (v0.7: ``other_resilience``,
     ``seen_fleeing``, ``seen_routing``, ``contact_sides``, ``rear_contact``, ``army_morale``).
     """
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
-    combos = list(itertools.product(range(1, 7), repeat=rs.panic_dice))
+    combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
         res = rs.panic_test(
             ScriptedDice(faces), resilience, leadership, modifier, routing, **situation
@@ -127,7 +135,7 @@ def panic_distribution(
     ruleset: Ruleset | str | None = None,
     *,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, float]:
     """P(none), P(retreat), P(rout) of one panic test under ``ruleset`` (default v0.9)."""
     exact = panic_distribution_exact(
@@ -145,9 +153,9 @@ def morale_distribution(
     >>> morale_distribution(s)["none"]            # R4 - 1 rear contact: P(lower die < 3)
     Fraction(5, 9)
     """
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
-    combos = list(itertools.product(range(1, 7), repeat=rs.panic_dice))
+    combos = list(itertools.product(range(1, rs.die_sides + 1), repeat=rs.panic_dice))
     for faces in combos:
         counts[rs.morale_test(ScriptedDice(faces), situation).outcome] += 1
     return {k: Fraction(v, len(combos)) for k, v in counts.items()}
@@ -177,12 +185,12 @@ def simulate_panic(
     trials: int,
     seed: int,
     routing: bool = False,
-    **situation: object,
+    **situation: Any,
 ) -> dict[str, float]:
     """Frequencies of each outcome over ``trials`` panic tests with ``Dice(seed)``."""
     if trials < 1:
         raise ValueError(f"expected trials >= 1, got {trials}")
-    rs = _ruleset(ruleset)
+    rs = two_mm_ruleset(ruleset)
     dice = Dice(seed)
     counts = dict.fromkeys(PANIC_OUTCOMES, 0)
     for i in range(trials):

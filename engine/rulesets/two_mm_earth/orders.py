@@ -34,9 +34,9 @@ def receive_order(
     if temperament is Temperament.RANDOM:  # pragma: no cover - normalised at deployment
         temperament = Temperament.RASH
     if ruleset.order_needs_roll(temperament, kind):
-        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament.value})")
+        roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament})")
         outcome = ruleset.order_outcome(temperament, kind, roll.faces[0])
-        events.append(OrderRoll(phase, f.id, kind, temperament.value, outcome, roll))
+        events.append(OrderRoll(phase, f.id, kind, str(temperament), outcome, roll))
     else:
         outcome = ruleset.order_outcome(temperament, kind, None)
     events.append(OrderReceived(phase, f.id, str(order), outcome))

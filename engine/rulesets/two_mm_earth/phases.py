@@ -119,11 +119,11 @@ def phase_orders(ctx: TwoMmContext) -> None:
         for order in commander.orders(view, state.bound):
             check_order(state, side, order)
             ctx.emit(OrderIssued("orders", side, order.formation, str(order)))
-            ctx.emit(ctx.delivery.send(state, side, order, state.bound))
-    arrived, events = ctx.delivery.arrivals(state, state.bound)
+            ctx.emit(ctx.orders_delivery.send(state, side, order, state.bound))
+    arrived, events = ctx.orders_delivery.arrivals(state, state.bound)
     ctx.emit(events)
     for order in arrived:
-        ctx.emit(receive_order(state, order, ctx.dice, ctx.ruleset))
+        ctx.emit(receive_order(state, order, ctx.dice, ctx.rs))
 
 
 # -- planning ---------------------------------------------------------------------------------
@@ -413,7 +413,7 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
     n_front, ranks = shooter_counts(f, (gx, gy))
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
-    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+    r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
     from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
@@ -421,7 +421,7 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
         half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
         into_overhead=cover == CoverClass.OVERHEAD,
         shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
-        modifier_fn=ctx.ruleset.shooting_modifier,
+        modifier_fn=ctx.rs.shooting_modifier,
     )  # fmt: skip
     if choice is None:
         return None
@@ -457,7 +457,7 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         n_front, ranks = shooter_counts(f, (gx, gy))
         facing = len(g.rank_of(g.side_toward(fx, fy)))
         cover = ctx.cover_class(g, "ranged")
-        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.ruleset)
+        r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
         bases = shooting_bases(f)
         a = ranged_arming(f)
         half = plan.distance_m >= range_m(f) / 2.0
@@ -465,15 +465,15 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         overhead = cover == CoverClass.OVERHEAD
         if plan.mode == "normal":
             n = a
-            mod = ctx.ruleset.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
                                                 skirmisher=skirm)  # fmt: skip
         else:
             volley = plan.mode == "volley"
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
-            mod = ctx.ruleset.shooting_modifier(half_range_or_more=half, moving=plan.moving,
+            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
                                                 skirmisher=skirm, ordnance=not volley,
                                                 volley=volley, into_overhead=overhead)  # fmt: skip
-        res = resolve_shot(ctx.ruleset, ctx.dice, f, g, n, r, mod, plan.mode)
+        res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -43,7 +44,19 @@ from engine.yamlio import read_yaml, validate
 from scenario_builder.errors import DataSourceError
 from scenario_builder.paths import data_dir
 
-__all__ = ["Arming", "Army", "Character", "Flag", "Profile", "Resilience", "load_army"]
+if TYPE_CHECKING:
+    from engine.state import UnitProfile
+
+__all__ = [
+    "Arming",
+    "Army",
+    "Character",
+    "Flag",
+    "Profile",
+    "Resilience",
+    "load_army",
+    "profile_of",
+]
 
 
 class Flag(StrEnum):
@@ -212,3 +225,8 @@ def load_army(name_or_path: str | Path) -> Army:
         raise DataSourceError(path, "troop list not found")
     data, lines = read_yaml(path)
     return validate(Army, data, path, lines)
+
+
+def profile_of(unit: UnitProfile) -> Profile:
+    """A base's profile as 2mm Earth's own model (the core types it as a ``UnitProfile``)."""
+    return cast(Profile, unit)

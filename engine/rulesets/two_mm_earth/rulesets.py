@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.context import BoundContext
 from engine.dice import Dice
@@ -198,7 +198,7 @@ class TwoMmEarth(Ruleset):
         """Each side's General following the scenario's ``plan`` (commanders.PlanCommander)."""
         from engine.rulesets.two_mm_earth.commanders import plan_commanders
 
-        return dict(plan_commanders(scenario, battlefield.to_xy))
+        return {side: c for side, c in plan_commanders(scenario, battlefield.to_xy).items()}
 
     def new_context(self, **parts: Any) -> BoundContext:
         from engine.rulesets.two_mm_earth import sieges
@@ -218,7 +218,7 @@ class TwoMmEarth(Ruleset):
         return morale.casualties(ctx)  # type: ignore[arg-type]
 
     def start_bound(self, ctx: BoundContext) -> None:
-        phases.start_bound(ctx)
+        phases.start_bound(cast(TwoMmContext, ctx))
 
     # charts ----------------------------------------------------------------------------------
     def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
@@ -270,7 +270,7 @@ class TwoMmEarth(Ruleset):
 
     def shooting_modifier(self, **kwargs: bool) -> int:
         """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
-        return shooting_modifier(**kwargs)  # type: ignore[arg-type]
+        return shooting_modifier(**kwargs)
 
     # morale ----------------------------------------------------------------------------------
     def panic_test(
@@ -281,7 +281,9 @@ class TwoMmEarth(Ruleset):
         modifier: int = 0,
         routing: bool = False,
         purpose: str = "",
-        **situation: object,
+        *,
+        at_best: str | None = None,
+        **situation: Any,
     ) -> PanicResult:
         """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
         raise NotImplementedError
@@ -343,7 +345,7 @@ class TwoMmEarthV09(TwoMmEarth):
         purpose: str = "",
         *,
         at_best: str | None = None,
-        **_ignored: object,
+        **_ignored: Any,
     ) -> PanicResult:
         """10.5. v0.7-only situation keywords (``seen_fleeing`` ...) are accepted and ignored:
         in v0.9 those situations are triggers (10.2), not roll modifiers."""

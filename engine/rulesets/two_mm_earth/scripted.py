@@ -70,9 +70,9 @@ class OrdersScript:
             data, lines = load_yaml_with_lines(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            where = f"line {mark.line + 1}: " if mark is not None else ""
+            at = f"line {mark.line + 1}: " if mark is not None else ""
             problem = getattr(exc, "problem", None) or "not YAML"
-            raise ScenarioFileError(src, f"{where}invalid YAML: {problem}") from None
+            raise ScenarioFileError(src, f"{at}invalid YAML: {problem}") from None
         if not isinstance(data, dict) or not data:
             got = type(data).__name__ if data is not None else "an empty file"
             raise ScenarioFileError(src, f"line 1: expected a mapping of bound -> list of orders, "

@@ -25,6 +25,7 @@ import numpy as np
 from engine.movement import FORBIDDEN, _lattice, footprint_classes
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, UnitType
 from engine.state import Formation
+from engine.terrain import Ground
 
 __all__ = [
     "WALL_FEATURES",
@@ -40,7 +41,7 @@ RAMPART_D = 5.0  # 8.3: rampart bases are 40 x 5 mm
 _NO_WALLS = {UnitType.CAVALRY, UnitType.LIGHT_CAVALRY, UnitType.WHEEL_CAVALRY, UnitType.MONSTER}
 
 
-def has_fortifications(bf: Any) -> bool:
+def has_fortifications(bf: Ground) -> bool:
     """Whether the battlefield has any wall or tower cells (skip siege work otherwise)."""
     legend = bf.meta.get("legend", {}).get("feature", {})
     codes = [int(k) for k, v in legend.items() if v in WALL_FEATURES]
@@ -49,7 +50,7 @@ def has_fortifications(bf: Any) -> bool:
     return bool(np.isin(bf.layer("feature"), codes).any())
 
 
-def fortification_at(bf: Any, f: Formation, pose: Any = None) -> str | None:
+def fortification_at(bf: Ground, f: Formation, pose: Any = None) -> str | None:
     """"wall" or "tower" if at least half the formation's footprint is on it (7.1), else None."""
     pts = _lattice(f, pose)
     inside = np.atleast_1d(bf.contains(pts[:, 0], pts[:, 1]))
@@ -68,7 +69,7 @@ def may_enter_walls(f: Formation) -> bool:
 
 
 def move_classes(
-    bf: Any, f: Formation, pose: Any, start_fort: str | None, holds_walls: bool
+    bf: Ground, f: Formation, pose: Any, start_fort: str | None, holds_walls: bool
 ) -> tuple[list[int], bool]:
     """Movement classes for ``f`` at ``pose`` with 8.3 applied, and whether it is off the map.
 
@@ -91,7 +92,7 @@ def move_classes(
     return sorted({*base, int(MoveClass.DEBRIS)}), off
 
 
-def cover_override(bf: Any, f: Formation, classes: list[int]) -> list[int]:
+def cover_override(bf: Ground, f: Formation, classes: list[int]) -> list[int]:
     """8.3: walls give debris cover, towers overhead cover."""
     fort = fortification_at(bf, f)
     if fort == "wall":
@@ -101,7 +102,7 @@ def cover_override(bf: Any, f: Formation, classes: list[int]) -> list[int]:
     return classes
 
 
-def at_wall_foot(bf: Any, f: Formation, reach_m: float = 25.0) -> tuple[float, float] | None:
+def at_wall_foot(bf: Ground, f: Formation, reach_m: float = 25.0) -> tuple[float, float] | None:
     """A wall point within ``reach_m`` ahead of the formation's front, if any (ladders, 8.3)."""
     from engine.geometry import forward
 

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.geometry import forward, right
 from engine.log import Event, WingSplit
 from engine.state import BattleState, Character, Formation
 from scenario_builder.errors import IllegalOrderError
+
+if TYPE_CHECKING:
+    from engine.terrain import Ground
+
 
 __all__ = ["GENERAL_WING_REACH_M", "WingOrder", "general_of", "split_into_wings"]
 
@@ -95,7 +99,7 @@ def character_xy(state: BattleState, c: Character) -> tuple[float, float] | None
     return None
 
 
-def _check(state: BattleState, side: str, order: WingOrder, bf: Any, bound: int,
+def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: int,
            done: dict[tuple[str, int], str]) -> tuple[Formation, list[list[int]]]:  # fmt: skip
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
@@ -152,7 +156,7 @@ def split_into_wings(
     state: BattleState,
     side: str,
     order: WingOrder,
-    bf: Any,
+    bf: Ground,
     bound: int,
     done: dict[tuple[str, int], str] | None = None,
 ) -> list[Event]:

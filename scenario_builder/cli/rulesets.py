@@ -1,0 +1,55 @@
+"""``scenario-builder rulesets [--json]``: the registered rulesets and what each declares.
+
+For every ruleset: name (and aliases), version, family, die, its phases in order, its terrain
+classes (per role, from its own code table over the battlefield's feature layer), its morale
+states, order words and table scales (ground metres per table millimetre for each figure scale,
+base size, the book's named distances).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from .options import json_option
+
+__all__ = ["describe_rulesets", "rulesets"]
+
+
+def describe_rulesets() -> list[dict[str, Any]]:
+    """``Ruleset.describe()`` of every registered ruleset, by name."""
+    from engine.rulesets import available_rulesets, get_ruleset
+
+    return [get_ruleset(name).describe() for name in available_rulesets()]
+
+
+@click.command("rulesets")
+@json_option
+def rulesets(as_json: bool) -> None:
+    """List the rulesets the engine can fight with (name, die, phases, terrain, scales)."""
+    data = describe_rulesets()
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    from engine.rulesets import DEFAULT_RULESET
+
+    table = Table("ruleset", "version", "family", "die", "phases", "terrain classes", "scales")
+    for d in data:
+        name = d["name"] + (" (default)" if d["name"] == DEFAULT_RULESET else "")
+        if d["aliases"]:
+            name += "\n" + ", ".join(d["aliases"])
+        terrain = "\n".join(f"{role}: {', '.join(names)}"
+                            for role, names in d["terrain_classes"].items())  # fmt: skip
+        sc = d["scales"]
+        scales = "\n".join(
+            [f"{fig}: 1 mm = {m:g} m" for fig, m in sc["ground_m_per_mm"].items()]
+            + [f"base {sc['base_m'][0]:g} x {sc['base_m'][1]:g} m"]
+        )
+        table.add_row(name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain,
+                      scales)  # fmt: skip
+    Console().print(table)
