@@ -33,11 +33,11 @@ if TYPE_CHECKING:
 from scenario_builder.paths import data_dir
 
 __all__ = [
+    "LOSS_KINDS",
     "BattlefieldRef",
     "CharacterPlacement",
     "FormationSpec",
     "HistoricalOutcome",
-    "LOSS_KINDS",
     "Plan",
     "Position",
     "Scenario",

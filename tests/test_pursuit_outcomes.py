@@ -105,8 +105,8 @@ def test_historical_band_validation_names_file_and_line(tmp_path: Path) -> None:
     bad.write_text(src.replace("winner: english", "winner: englsh"), encoding="utf-8")
     with pytest.raises(ScenarioFileError, match=r"did you mean 'english'"):
         load_scenario(bad)
-    bad.write_text(src.replace("    scots:\n      killed: [2000", "    scotts:\n      killed: [2000"),
-                   encoding="utf-8")  # fmt: skip
+    typo = src.replace("    scots:\n      killed: [2000", "    scotts:\n      killed: [2000")
+    bad.write_text(typo, encoding="utf-8")
     with pytest.raises(ScenarioFileError, match=r"did you mean 'scots'"):
         load_scenario(bad)
 
@@ -121,30 +121,43 @@ def test_side_losses_bands() -> None:
 
 
 def test_montecarlo_losses_in_men_against_the_band() -> None:
-    hist = HistoricalOutcome(winner="a", losses={
-        "a": SideLosses(killed=(100, 200)),
-        "b": SideLosses(killed=(1000, 2000), captured=(0, 1000)),
-    }).model_dump(mode="json")
+    hist = HistoricalOutcome(
+        winner="a",
+        losses={
+            "a": SideLosses(killed=(100, 200)),
+            "b": SideLosses(killed=(1000, 2000), captured=(0, 1000)),
+        },
+    ).model_dump(mode="json")
 
     def row(seed: int, winner: str, a: tuple[int, int, int], b: tuple[int, int, int]) -> dict:
-        cas = {s: {"killed": k, "wounded": w, "captured": c} for s, (k, w, c) in (("a", a), ("b", b))}
+        cas = {
+            s: {"killed": k, "wounded": w, "captured": c} for s, (k, w, c) in (("a", a), ("b", b))
+        }
         return {"seed": seed, "winner": winner, "bounds": 10, "strength": {"a": 20, "b": 20},
                 "losses": {"a": a[0] + a[2], "b": b[0] + b[2]}, "casualties": cas,
                 "men_per_base": {"a": 100.0, "b": 100.0}}  # fmt: skip
 
-    runs = [row(1, "a", (1, 5, 0), (10, 0, 5)),   # a 100 men, b 1500: ratio 15 (band 5-30)
-            row(2, "a", (3, 0, 0), (2, 0, 0)),    # a 300 (outside), b 200 (outside): ratio 0.67
-            row(3, "b", (2, 0, 0), (12, 1, 8))]   # a 200, b 2000: ratio 10
+    runs = [
+        row(1, "a", (1, 5, 0), (10, 0, 5)),  # a 100 men, b 1500: ratio 15 (band 5-30)
+        row(2, "a", (3, 0, 0), (2, 0, 0)),  # a 300 (outside), b 200 (outside): ratio 0.67
+        row(3, "b", (2, 0, 0), (12, 1, 8)),
+    ]  # a 200, b 2000: ratio 10
     # wounded are not counted where the band gives killed (and captured) only
     assert comparable_bases(runs[0], "a", ("killed",)) == 1
     s = summarize(runs, ["a", "b"], hist)["historical"]
     men = s["losses_in_men"]
-    assert men["a"]["band"] == [100, 200] and men["a"]["share_in_band"] == pytest.approx(2 / 3, 1e-3)
-    assert men["b"]["band"] == [1000, 3000] and men["b"]["share_in_band"] == pytest.approx(2 / 3, 1e-3)
+    assert men["a"]["band"] == [100, 200] and men["a"]["share_in_band"] == pytest.approx(
+        2 / 3, 1e-3
+    )
+    assert men["b"]["band"] == [1000, 3000] and men["b"]["share_in_band"] == pytest.approx(
+        2 / 3, 1e-3
+    )
     assert men["b"]["simulated_men"]["median"] == 1500
     ratio = s["loss_ratio"]
     assert ratio["of"] == "b:a" and ratio["band"] == [5.0, 30.0]
-    assert ratio["median"] == pytest.approx(10.0) and ratio["share_in_band"] == pytest.approx(2 / 3, 1e-3)
+    assert ratio["median"] == pytest.approx(10.0) and ratio["share_in_band"] == pytest.approx(
+        2 / 3, 1e-3
+    )
 
 
 def test_shipped_outcomes_are_data() -> None:
