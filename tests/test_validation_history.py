@@ -44,6 +44,23 @@ MISSING_RATIO: dict[str, str] = {
         "with no English base lost has an infinite ratio and one with a base lost a ratio of "
         "about 28, both outside 143-714 (a limit of the representation, not a rule)"
     ),
+    "flodden_1513": (
+        "no disorder: the Scottish pike columns lost their order crossing the wet hollow and "
+        "could not use their pikes against the bills (Hall 1548; Barr 2001); 2mm Earth has no "
+        "disordered state, so the pike fight is even and the English lose nearly as many men as "
+        "the Scots (and the battle stops at the break: no pursuit_bounds at dusk)"
+    ),
+    "gettysburg_1863_day2": (
+        "no enfilade: the Union III Corps salient was shot at from two sides and cost the Union "
+        "more men than the attackers; 2mm Earth shooting has no flank-fire modifier, so the "
+        "attacker bleeds more on defended ground"
+    ),
+    "chacabuco_1817": (
+        "reinforcement timing: O'Higgins' frontal fight is decided before Soler's division "
+        "comes up (bound 30, a readiness stand-in for the timed reinforcement of issue 12 item 3), "
+        "so the flank attack that broke the royalists at small cost is seldom fought, and a base "
+        "of 75 men cannot show the patriots' 12 killed"
+    ),
 }
 
 
