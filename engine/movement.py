@@ -669,7 +669,8 @@ def _sweep(
         if dth != 0:
             poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
                                                 start[2] + dth * t) for t in ts[1:]])  # fmt: skip
-        rows = np.nonzero((separation_many(poses[1:], arr) < -1e-6).any(axis=1))[0]
+        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
+        rows = overlapping.nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
         i = bad

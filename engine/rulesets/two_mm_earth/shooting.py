@@ -60,13 +60,13 @@ def shooting_bases(f: Formation) -> list[Base]:
 
 
 def ranged_arming(f: Formation) -> int:
-    bases = shooting_bases(f)
-    return min(profile_of(b.profile).arming.ranged or 0 for b in bases) if bases else 0
+    bases: list[Any] = shooting_bases(f)  # 2mm Earth's profiles (see shooting_bases)
+    return min(b.profile.arming.ranged or 0 for b in bases) if bases else 0
 
 
 def range_m(f: Formation) -> float:
-    bases = shooting_bases(f)
-    return min(profile_of(b.profile).range_m for b in bases) if bases else 0.0
+    bases: list[Any] = shooting_bases(f)  # asked ~10^4 times a battle
+    return min(b.profile.range_m for b in bases) if bases else 0.0
 
 
 def all_have(bases: list[Base], flag: Flag) -> bool:
