@@ -24,10 +24,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "tests" / "known_answers"
-SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2")
+SCENARIOS = ("flodden_1513", "teutoburg_ad9", "gettysburg_1863_day2", "towton_1461")
 SEEDS = (1, 7)
 BENCH_FORMATIONS = 8  # per side: small, so the case takes about a second
 BENCH_SEED = 3
+#: (scenario, ruleset, seed): shipped scenarios fought under another registered ruleset
+OTHER_RULESETS = (("flodden_1513", "medieval-d10", 1),)
 LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with instant orders
 
 
@@ -39,13 +41,16 @@ def _built(slug_or_id: str) -> Any:
     return build_battlefield(load_scenario(slug_or_id))
 
 
-def _scenario_case(scenario_id: str, seed: int) -> dict[str, Any]:
+def _scenario_case(scenario_id: str, seed: int, ruleset: str | None = None) -> dict[str, Any]:
     from engine.scenario import load_scenario
     from scenario_builder.cli.run import fight
 
     sc = load_scenario(scenario_id)
-    log, _ = fight(sc, _built(scenario_id), seed)
-    return _answer(log, {"scenario": scenario_id, "seed": seed})
+    log, _ = fight(sc, _built(scenario_id), seed, ruleset=ruleset)
+    head: dict[str, Any] = {"scenario": scenario_id, "seed": seed}
+    if ruleset is not None:
+        head["ruleset"] = ruleset
+    return _answer(log, head)
 
 
 def _bench_case(seed: int) -> dict[str, Any]:
@@ -100,6 +105,10 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
     for sid in SCENARIOS:
         for seed in SEEDS:
             out[f"{sid}_seed{seed}"] = lambda sid=sid, seed=seed: _scenario_case(sid, seed)
+    for sid, rs, seed in OTHER_RULESETS:
+        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
+            lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)
+        )
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
     out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (
         _last_stand_case(BENCH_SEED)

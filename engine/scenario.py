@@ -199,8 +199,11 @@ class FormationSpec(BaseModel):
     target: Position | None = None            # advance/attack toward this point
     target_formation: str | None = None       # attack this enemy formation
     loose: bool = False                       # 4.1 skirmishers in Loose Formation
+    brigade: str | None = None                # 5.1 deployed merged into this formation's brigade
     rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
+    flank_profile: str | None = None          # 11.3 Pike & Shot: the outer files of another profile
+    flank_files: int = Field(default=0, ge=0)  # files of flank_profile at each end
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
     @property
@@ -532,7 +535,7 @@ class Scenario(BaseModel):
             pids = {p.id for p in army.profiles}
             cids = {c.id for c in army.characters}
             for fi, f in enumerate(side.formations):
-                for key in ("profile", "rear_profile"):
+                for key in ("profile", "rear_profile", "flank_profile"):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(

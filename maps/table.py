@@ -55,6 +55,25 @@ class TableScale:
             return cls(1000.0 / float(m.group(1)))
         raise LayoutError("--scale", f"expected 2mm, 6mm or 1:N (e.g. 1:1000), got {text!r}")
 
+    @classmethod
+    def for_ruleset(
+        cls, text: str, ground_m_per_mm: dict[str, float], ruleset: str
+    ) -> TableScale:
+        """A ruleset's named figure scale (its ``scales.ground_m_per_mm``, e.g. medieval-d10's
+        ``15mm`` / ``25mm``) or ``1:N``.
+
+        >>> s = TableScale.for_ruleset("25mm", {"25mm": 0.4572}, "medieval-d10")
+        >>> round(s.mm_per_m, 4), str(s)
+        (2.1872, '25mm (medieval-d10)')
+        """
+        t = text.strip()
+        if t in ground_m_per_mm:
+            return cls(1.0 / ground_m_per_mm[t], f"{t} ({ruleset})")
+        if re.fullmatch(r"1\s*[:/]\s*(\d+(?:\.\d+)?)", t):
+            return cls.from_text(t)
+        names = ", ".join(ground_m_per_mm)
+        raise LayoutError("--scale", f"expected {names} ({ruleset}) or 1:N, got {text!r}")
+
     @property
     def ratio(self) -> float:
         """N of 1:N."""

@@ -52,7 +52,7 @@ def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
 def replay(
     scenario_path: str, battlefield_dir: str, seed: int, ruleset: str | None = None
 ) -> dict[str, Any]:
-    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset]``
+    """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset R]``
     would."""
     from scenario_builder.cli.run import LoadedBattlefield, fight
 

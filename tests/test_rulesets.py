@@ -20,7 +20,7 @@ from scenario_builder.errors import RulesetError, ScenarioError
 
 
 def test_registry_names_and_aliases() -> None:
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
     assert isinstance(get_ruleset(), TwoMmEarthV09)
     for name in ("2mm-earth-v0.9", "2mm-earth", "2mm-earth-0.9"):
         assert get_ruleset(name) is get_ruleset()
@@ -33,7 +33,7 @@ def test_unknown_ruleset_is_a_one_line_scenario_error() -> None:
         get_ruleset("dba")
     assert isinstance(info.value, ScenarioError) and isinstance(info.value, KeyError)
     assert str(info.value) == (
-        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9"
+        "unknown ruleset 'dba'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, medieval-d10"
     )
 
 
@@ -48,7 +48,7 @@ def test_register_refuses_duplicates_and_nameless() -> None:
         register(Again)
     with pytest.raises(ValueError, match="no name"):
         register(Nameless)
-    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert available_rulesets() == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
 
 
 def test_changelog_names_every_ruleset() -> None:

@@ -3,12 +3,12 @@
 >>> get_ruleset("2mm-earth").name
 '2mm-earth-v0.9'
 >>> available_rulesets()
-['2mm-earth-v0.7', '2mm-earth-v0.9']
+['2mm-earth-v0.7', '2mm-earth-v0.9', 'medieval-d10']
 >>> try:
 ...     get_ruleset("nonesuch")
 ... except RulesetError as exc:
 ...     print(exc)
-unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9
+unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, medieval-d10
 
 A ruleset owns its game (docs/architecture.md, "The ruleset seam"): its phases, die, scales,
 terrain classes (through its own code table over the battlefield's feature layer), unit model,
@@ -27,6 +27,10 @@ Change log (a scenario names its ruleset, so old files keep replaying the same w
   friend routing, +1 per side in enemy contact, +2 rear, -L; more routs, equal flees) and army
   morale 9.1 (actual R, -2, equal or one more flees). v0.7's "flee" is the engine's "retreat".
   Its charts (8.2 / 8.3) are the same as v0.9's 7.2 / 7.3; the rest is shared with v0.9.
+- ``medieval-d10`` (alias ``medieval``): the medieval d10 quick reference
+  (``engine/rulesets/medieval_d10/``): units of figures, a d10 per five figures against armour
+  grade, its 15-phase game turn (the book's phases 1-13, 15, 16), morale and control tests with
+  their result tables, its own terrain table and troop lists (``data/troops/medieval/``).
 """
 
 from __future__ import annotations
@@ -288,4 +292,5 @@ def get_ruleset(name: str | None = None) -> Ruleset:
 
 
 # the shipped rulesets register themselves on import (after the registry above exists)
+from engine.rulesets import medieval_d10 as _medieval_d10  # noqa: E402, F401
 from engine.rulesets import two_mm_earth as _two_mm_earth  # noqa: E402, F401

@@ -53,7 +53,8 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
     if ruleset is not None:
         from engine.rulesets import get_ruleset
 
-        get_ruleset(ruleset)  # an unknown name: one-line error before any cluster starts
+        ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error before work
+        sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for this ruleset
     built = build_battlefield(sc)
     sides = [s.id for s in sc.sides]
     historical = sc.historical_outcome
@@ -88,7 +89,9 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
         click.echo(json.dumps(s, sort_keys=True))
         return
     out_console = Console()
-    table = Table("outcome", "wins", "P", "95 % interval", title=f"{sc.name}: {runs} replays")
+    under = f" under {ruleset}" if ruleset else ""
+    title = f"{sc.name}{under}: {runs} replays"
+    table = Table("outcome", "wins", "P", "95 % interval", title=title)
     for name, row in s["win_odds"].items():
         lo, hi = row["ci95"]
         table.add_row(name, str(row["wins"]), f"{row['p']:.2f}", f"{lo:.2f}–{hi:.2f}")

@@ -63,6 +63,22 @@ def _frac(x: Fraction) -> str:
 @click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
+@click.option("--weapon", help="medieval-d10: missile or melee weapon of the attackers.")
+@click.option("--figures", type=int, help="medieval-d10: figures firing or fighting.")
+@click.option("--armour", help="medieval-d10: target's armour grade (super_heavy ... light).")
+@click.option("--class", "troop_class", help="medieval-d10: troop class A-E or M (default C).")
+@click.option("--range-band", help="medieval-d10: short, medium or long.")
+@click.option("--range-cm", type=float, help="medieval-d10: range to target in cm.")
+@click.option("--factor", multiple=True, metavar="KEY[=N]", help="medieval-d10: chart line.")
+@click.option("--part-dice", is_flag=True, help="medieval-d10: the Part-Dice rule.")
+@click.option("--automatic-kills", is_flag=True, help="medieval-d10: Automatic Kills (melee).")
+@click.option("--guns", type=int, help="medieval-d10: artillery gun models firing.")
+@click.option("--morale", metavar="COLUMN", help="medieval-d10: a morale test for this reason.")
+@click.option("--control", is_flag=True, help="medieval-d10: a control test.")
+@click.option("--initiative", metavar="FIRST,SECOND", help="medieval-d10: commander kinds.")
+@click.option("--dice-sides", type=int, help="medieval-d10 initiative: 10 (default) or 6.")
+@click.option("--commander", help="medieval-d10: kind of the commander with the unit.")
+@click.option("--cavalry", is_flag=True, help="medieval-d10 control test: the unit is cavalry.")
 @click.option("--simulate", type=int, metavar="N", help="Also roll it N times with the dice.")
 @seed_option
 @json_option
@@ -74,7 +90,25 @@ def odds(**opts: Any) -> None:
     scenario-builder odds --attack ranged --arming 2 -r 4 --half-range --cover debris \\
         --unit-type infantry
     scenario-builder odds --panic -r 4 -l 1 --simulate 100000 --seed 7
+    scenario-builder odds --ruleset medieval-d10 --attack ranged --weapon longbow \\
+        --figures 20 --armour heavy --range-band medium --factor shields
+    scenario-builder odds --ruleset medieval-d10 --morale receiving_charge --class D
     """
+    from scenario_builder.cli.odds_medieval import (
+        MEDIEVAL_NAMES,
+        MEDIEVAL_ONLY,
+        medieval_odds,
+        print_medieval,
+    )
+
+    if opts["ruleset"] in MEDIEVAL_NAMES:
+        report = medieval_odds(opts)
+        if opts["as_json"]:
+            click.echo(json.dumps(report, sort_keys=True, indent=2))
+        else:
+            print_medieval(report)
+        return
+    _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
     if bool(opts["attack"]) == bool(opts["panic"]):
         raise _fail("expected exactly one of --attack melee|ranged or --panic")
     r = opts["resilience"]
@@ -279,10 +313,13 @@ def _print_attack(rep: dict[str, Any]) -> None:
     sim = rep.get("simulation")
     bonus = f" + {rep['bonus_dice']} bonus" if rep["bonus_dice"] else ""
     cover = f", {rep['cover']} cover {rep['cover_modifier']:+d}" if rep["unit_type"] else ""
+    # 2.3: no natural 6, so a need above 6 means the attack cannot hit at all
+    hits_on = (f"each die hits on {rep['need']}+" if rep["need"] <= 6
+               else f"needs {rep['need']}+ on a d6: cannot hit (2.3)")  # fmt: skip
     title = (
         f"{rep['attack']} attack: {rep['dice']} dice (A{rep['arming']}{bonus}) vs "
         f"R{rep['resilience']}{cover} -> R{rep['effective_resilience']}, die modifier "
-        f"{rep['die_modifier']:+d}: each die hits on {rep['need']}+ (p = {rep['p_hit']})"
+        f"{rep['die_modifier']:+d}: {hits_on} (p = {rep['p_hit']})"
     )
     table = Table()
     table.add_column("hits", justify="right")

@@ -20,8 +20,8 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "--scale",
     "scale_text",
     default=None,
-    help="Table scale: 2mm (1 m = 1 mm), 6mm (1 m = 3 mm) or 1:N. Default: 2mm, or the first "
-    "figure scale of --ruleset.",
+    help="Table scale: 2mm (1 m = 1 mm, the default), 6mm (1 m = 3 mm) or 1:N; with --ruleset "
+    "one of its figure scales (medieval-d10: 15mm, 25mm, default the first).",
 )
 @click.option(
     "--paper",
@@ -90,16 +90,16 @@ def print_cmd(
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
-    if scale_text is None:
-        scale_text = "2mm"
-        if ruleset is not None:  # the ruleset's first figure scale: 1 mm of table = m metres
-            from engine.rulesets import get_ruleset
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
 
-            m_per_mm = next(iter(get_ruleset(ruleset).scales.ground_m_per_mm.values()))
-            scale_text = f"1:{round(m_per_mm * 1000)}"
-
+        rs = get_ruleset(ruleset)
+        scales = dict(rs.scales.ground_m_per_mm)
+        scale = TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
+    else:
+        scale = TableScale.from_text(scale_text or "2mm")
     opts = LayoutOptions(
-        scale=TableScale.from_text(scale_text),
+        scale=scale,
         paper=Paper.from_text(paper_text),
         overlap_mm=overlap,
         margin_mm=margin,

@@ -44,6 +44,7 @@ from engine.state import BaseStatus, Formation, Morale
 __all__ = [
     "begin_aftermath",
     "casualties",
+    "immediate_tests",
     "leadership",
     "morale_phase",
     "pursuit_over",
@@ -212,11 +213,27 @@ def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
     return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
 
 
-def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
+             in_contact: bool = False) -> list[Event]:  # fmt: skip
+    before = f.morale
+    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    if f.linked and f.morale is not before:
+        # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
+        # were still in a brigaded formation": the sister wings share the outcome
+        for g in ctx.state.active(f.side):
+            if g is not f and g.linked and g.wing_of == f.wing_of and g.morale is before:
+                events += set_morale(ctx, g, f.morale, f"11.3 with {f.id} (one brigade)", phase)
+                g.retreat_from = f.retreat_from
+                g.tested = (*g.tested, *triggers)
+    return events
+
+
+def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
+                 in_contact: bool) -> list[Event]:  # fmt: skip
     effects = {t: _effect(ctx, t, f) for t in triggers}
     reason = ", ".join(triggers)
     if any(e == "rout" for e in effects.values()):
-        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", "morale")
+        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
     events: list[Event] = []
@@ -224,7 +241,8 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
     if tests:
         melee_r, ranged_r = _resilience_pair(f)
         state = ctx.state
-        context = "melee" if state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
+        context = ("melee" if in_contact or state.contacts.get(f.id)
+                   else ("shot" if f.shot_at else "idle"))  # fmt: skip
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
@@ -240,14 +258,47 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
             at_best=at_best,
         )  # fmt: skip
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
-        events.append(PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome,
+        events.append(PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome,
                                 res.dice))  # fmt: skip
         outcome = res.outcome
     if outcome == "rout":
-        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", "morale")
+        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", phase)
     elif outcome == "retreat" and f.morale is Morale.STEADY:
-        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", "morale")
+        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
+    return events
+
+
+def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
+    """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
+    take a panic test, with the best possible result being to continue retreat" - asked the
+    moment a move ends in contact, before either side moves on (once a bound)."""
+    if f.morale is not Morale.RETREATING or "retreating_touched" in f.tested:
+        return []
+    f.tested = (*f.tested, "retreating_touched")
+    return _resolve(ctx, f, ["retreating_touched"], phase, in_contact=True)
+
+
+def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> list[Event]:
+    """10.2 / 10.5 / 11.1 tests the book makes at once, where the event happens: enemy contact
+    on a flank or the rear and retreating troops touched (end of the moves), losses and a front
+    rank or character killed by shooting (shooting damage) or by a step of the melee's strike
+    order. 10.5: "your formation immediately retreats / you immediately rout"; 11.1 "immediately
+    take a panic test". Each trigger acts once per formation per bound (``Formation.tested``);
+    the morale phase then tests what spreads (friends routing, all seen friends retreating)."""
+    events: list[Event] = []
+    for f in forms:
+        if f.removed or f.morale in (Morale.ROUTING, Morale.DESTROYED):
+            continue
+        triggers = [t for t in _own_triggers(ctx, f) if t not in f.tested]
+        if f.new_contact_sides and "retreating_touched" not in f.tested:
+            # 11.1 asks whether troops *already* retreating were touched: settled now, so a
+            # formation that breaks at this very contact is not asked again later
+            f.tested = (*f.tested, "retreating_touched")
+        if not triggers:
+            continue
+        f.tested = (*f.tested, *triggers)
+        events += _resolve(ctx, f, triggers, phase)
     return events
 
 
@@ -291,14 +342,15 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
     by_side: dict[str, list[Formation]] = {}
     for f in active:
         by_side.setdefault(f.side, []).append(f)
-    own = {f.id: _own_triggers(ctx, f) for f in active}
+    # own triggers not yet acted on at once (immediate_tests) are tested here
+    own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
-            seen = done.setdefault(f.id, set())
+            seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
             triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
                          if t not in seen and t not in triggers]  # fmt: skip
@@ -364,7 +416,7 @@ def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat"):
+        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
             continue
         if ctx.aftermath is not None and f.side not in ctx.aftermath:
             quarry = state.formations.get(f.pursuing or "")

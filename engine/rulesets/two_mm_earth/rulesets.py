@@ -19,11 +19,13 @@ from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noq
 from engine.rulesets.two_mm_earth import charts, morale, phases
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
-from engine.rulesets.two_mm_earth.profiles import Army, load_army
+from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
 from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
     panic_test,
+    rally_test,
+    rally_test_v07,
     roll_attack,
     rout_test_v07,
     shooting_modifier,
@@ -35,7 +37,7 @@ from engine.rulesets.two_mm_earth.triggers import (
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
-from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -184,11 +186,53 @@ class TwoMmEarth(Ruleset):
         return charts.sees_over(observer, blocker)
 
     def prepare(self, state: BattleState, scenario: Scenario) -> None:
-        """11.3: Random troops start Rash."""
+        """11.3: Random troops start Rash. 4.1: only skirmishers may deploy ``loose``. 5.1:
+        "you can deploy Brigades by placing your formations in a single group with the
+        appropriate character": a formation with ``brigade: <id>`` merges into that formation
+        (its bases form the rear ranks) under the rules of a merge in play
+        (:func:`formations.merge_problem`); a broken rule is a ScenarioFileError."""
+        from engine.deploy import check_overlaps
+        from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
+        from scenario_builder.errors import ScenarioFileError
+
+        source = str(scenario.path or scenario.id)
         for f in state.formations.values():
             if f.temperament == Temperament.RANDOM:
                 f.random_troops = True
                 f.temperament = Temperament.RASH
+            troops = [b for b in f.bases if not b.character] or f.bases
+            if f.loose and not all(b.profile.has(Flag.SKIRMISHER) for b in troops):
+                raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
+                                                f"profile for loose: true (4.1), got "
+                                                f"{f.profile.id!r}")  # fmt: skip
+        for side in scenario.sides:
+            for fs in side.formations:  # 11.3 Pike & Shot: the outer files of another profile
+                if fs.flank_profile is None or not fs.flank_files:
+                    continue
+                prof = scenario.army(side.id, self).profile(fs.flank_profile)
+                width = min(fs.frontage, fs.bases)
+                for b in state.formations[fs.id].bases:
+                    if not b.character and (b.file < fs.flank_files
+                                            or b.file >= width - fs.flank_files):  # fmt: skip
+                        b.profile = prof
+        merged = False
+        for side in scenario.sides:
+            for fs in side.formations:
+                if fs.brigade is None:
+                    continue
+                lead = state.formations.get(fs.brigade)
+                if lead is None or lead.side != side.id or lead.id == fs.id:
+                    raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to "
+                                                    f"name another formation of {side.id}, got "
+                                                    f"{fs.brigade!r}")  # fmt: skip
+                why = merge_problem(state, lead.id, fs.id)
+                if why is not None:
+                    raise ScenarioFileError(source, f"formation {fs.id}: {why}")
+                merge_formations(state, lead.id, fs.id, phase="deploy")
+                merged = True
+        if merged:
+            state.formations = {k: f for k, f in state.formations.items() if f.bases}
+            check_overlaps(state, source)
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """9.1-9.2: messengers at the age's rate."""
@@ -304,7 +348,11 @@ def _other_outcome(result: PanicResult) -> PanicResult:
 def halved(f: Formation) -> bool:
     """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
     if f.morale in (Morale.RETREATING, Morale.ROUTING):
-        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+        # 11.1: uninjured retreating bases keep their speed, injured ones are slowed; a mixed
+        # formation leaves its injured behind as a group of their own before it moves
+        # (phases._split_injured), so only an all-injured group is halved
+        alive = f.alive_bases
+        return bool(alive) and all(b.status is not BaseStatus.OK for b in alive)
     front, whole = f.injured_share()
     return front >= 0.5 or whole >= 0.5
 
@@ -363,6 +411,9 @@ class TwoMmEarthV09(TwoMmEarth):
         'retreat'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 10.4: a character joined the routers; his L counts, R is the higher, -2 routing
+            return rally_test(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         if s.context == "melee":
             r = s.melee_r
         elif s.context == "shot":
@@ -431,6 +482,9 @@ class TwoMmEarthV07(TwoMmEarth):
         'none'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 5.5: a character joined the routing unit: the rout test at the routing R
+            return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
             dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
             purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,

@@ -1,0 +1,1040 @@
+"""A medieval-d10 battle: units of figures fought game turn by game turn on a built battlefield.
+
+The game turn is the GAME TURN SEQUENCE CHART's own phase list (:data:`PHASES`, the book's
+numbers 1-13, 15, 16); every event of the log names its phase. Distances are ground metres on
+the battlefield; the book's chart centimetres become metres through the scenario's figure scale
+(:mod:`.scale`). Every die goes through the one :class:`~engine.dice.Dice`.
+
+What the automatic commanders do (the book leaves it to players): a unit ordered to ``attack``
+advances on the nearest enemy from its ``from_turn`` and declares a charge when the enemy is
+within charge reach; a unit ordered to ``hold`` stays, shoots and fights where it stands; units
+with missiles halt to shoot at an enemy within long range. Readings of the rules are in
+docs/rules-interpretations.md ("medieval-d10").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from dataclasses import replace as dc_replace
+from enum import StrEnum
+from typing import Any
+
+from engine.dice import Dice
+from engine.rulesets.medieval_d10.charts import (
+    FALL_BACK_DISTANCE,
+    GAME_TURN_SEQUENCE,
+    ArmourGrade,
+    CommanderKind,
+    MoraleColumn,
+    MoraleResult,
+    Phase,
+    TerrainColumn,
+    range_band,
+)
+from engine.rulesets.medieval_d10.procedures import (
+    control_modifier,
+    control_test,
+    firing_need,
+    melee_need,
+    morale_modifier,
+    morale_test,
+    roll_artillery,
+    roll_casualties,
+    roll_initiative,
+    strength_lost_steps,
+)
+from engine.rulesets.medieval_d10.scale import GroundScale
+from engine.rulesets.medieval_d10.terrain import (
+    Cover,
+    Terrain,
+    TerrainTable,
+    disorders,
+    load_terrain_table,
+    march_fraction,
+    slope_class,
+)
+from engine.rulesets.medieval_d10.units import (
+    PIKE_SPEAR_HALBERD,
+    Arm,
+    Formation,
+    MeleeWeapon,
+    Order,
+    Unit,
+)
+
+__all__ = ["PHASES", "MedievalBattle", "Mode", "UnitState"]
+
+#: step of the movement sweep along a path (ground metres)
+STEP_M = 5.0
+#: gap under which two units are in base-to-base contact (ground metres)
+CONTACT_M = 1.0
+#: figure frontage and depth in chart cm (25 mm: 20 mm foot figures, horse 25 x 50 mm, guns
+#: 40 x 60 mm per model)
+FIGURE_CM: dict[Arm, tuple[float, float]] = {
+    Arm.INFANTRY: (2.0, 2.0),
+    Arm.CAVALRY: (2.5, 5.0),
+    Arm.ARTILLERY: (4.0, 6.0),
+}
+#: figure ranks of a line by order (pikes deploy up to 4 deep: MELEE CHART)
+LINE_RANKS: dict[Order, int] = {Order.CLOSE: 3, Order.LOOSE: 2, Order.SKIRMISH: 1}
+COLUMN_FILES = 4
+
+
+class Mode(StrEnum):
+    """What a unit is doing, from its orders and its last morale or control test."""
+
+    OBEY = "act as ordered"
+    HALF_SPEED = "half speed advance"
+    NO_ADVANCE = "no advance"
+    FALL_BACK = "fall back"
+    ROUTING = "routing"
+    PURSUING = "pursuing"
+    DESTROYED = "destroyed"
+
+
+@dataclass
+class UnitState:
+    """One unit on the battlefield (mutable; the battle owns it)."""
+
+    unit: Unit
+    side: str
+    x: float
+    y: float
+    facing: float  # bearing in radians, 0 = north, clockwise
+    order: str = "hold"
+    from_turn: int = 1
+    mode: Mode = Mode.OBEY
+    mode_until: int = 0  # the turn a half-speed / no-advance result lasts to
+    target: str | None = None
+    charging: bool = False
+    charged_this_turn: bool = False
+    moved: bool = False
+    moving_turn: int = -9  # last turn it moved
+    fired_turn: int = -9
+    under_fire_turn: int = -9
+    under_fire_by: set[str] = field(default_factory=set)
+    volleys: int = 0
+    shots_fired: int = 0
+    ever_under_fire: bool = False
+    casualties_turn: int = 0
+    melee_lost: bool = False
+    pending: list[tuple[int, str]] = field(default_factory=list)  # (priority, reason) for phase 15
+    control_reasons: list[str] = field(default_factory=list)
+    reactions: set[str] = field(default_factory=set)  # this turn's reaction to a charge
+    fall_back_disordered: bool = False
+    commander: CommanderKind | None = None
+
+    @property
+    def id(self) -> str:
+        return self.unit.id
+
+    @property
+    def alive(self) -> bool:
+        return self.mode is not Mode.DESTROYED and self.unit.figures_left > 0
+
+    @property
+    def routing(self) -> bool:
+        return self.mode is Mode.ROUTING
+
+    def forward(self) -> tuple[float, float]:
+        return math.sin(self.facing), math.cos(self.facing)
+
+
+# The GAME TURN SEQUENCE CHART as (phase, method name): the log names each phase by its number
+# and the book's name.
+PHASES: tuple[tuple[Phase, str], ...] = (
+    (Phase.INITIATIVE, "phase_initiative"),
+    (Phase.WEATHER, "phase_weather"),
+    (Phase.COMPULSORY_MOVEMENT, "phase_compulsory"),
+    (Phase.A_DECLARE_CHARGES, "phase_declare_a"),
+    (Phase.B_DECLARE_CHARGES, "phase_declare_b"),
+    (Phase.B_DECLARE_REACTIONS, "phase_react_b"),
+    (Phase.A_DECLARE_REACTIONS, "phase_react_a"),
+    (Phase.A_CHARGE_MOVEMENT, "phase_charge_a"),
+    (Phase.B_CHARGE_MOVEMENT, "phase_charge_b"),
+    (Phase.MORALE_SEEING_ROUT, "phase_morale_seeing"),
+    (Phase.A_NORMAL_MOVEMENT, "phase_normal_a"),
+    (Phase.B_NORMAL_MOVEMENT, "phase_normal_b"),
+    (Phase.MELEE, "phase_melee"),
+    (Phase.MORALE, "phase_morale"),
+    (Phase.CONTROL, "phase_control"),
+)
+_PHASE_NAME = {row.phase: f"{int(row.phase)} {row.name}" for row in GAME_TURN_SEQUENCE}
+
+WEATHER_STATES = ("dry", "light_rain", "heavy_rain")
+WIND_STRENGTHS = ("calm", "breeze", "strong", "gale")
+WIND_POINTS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # where the wind blows from
+
+# REASONS TO TAKE A MORALE TEST, by priority (1 highest)
+R_DRAWN_LOST, R_SEEN_ROUT, R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF = 4, 6, 8, 9, 10, 11
+
+
+def _step(i: int, face: int, n: int) -> int:
+    """One step along a scale of ``n`` states: up on 1-3, down on 8-10, else stay.
+
+    >>> _step(0, 2, 3), _step(0, 9, 3), _step(2, 1, 3), _step(1, 5, 3)
+    (1, 0, 2, 1)
+    """
+    if face <= 3:
+        return min(i + 1, n - 1)
+    if face >= 8:
+        return max(i - 1, 0)
+    return i
+
+
+def phase_name(phase: Phase) -> str:
+    """The log's name of a phase: its number and the book's name.
+
+    >>> phase_name(Phase.MELEE)
+    '13 Melee Calculations'
+    """
+    return _PHASE_NAME[phase]
+
+
+class MedievalBattle:
+    """One medieval-d10 battle of ``units`` on ``battlefield`` with the one ``dice``.
+
+    ``units``: the deployed :class:`UnitState`s; ``commanders``: side -> army commander kind;
+    ``scale``: the figure scale's :class:`GroundScale`.
+    """
+
+    def __init__(
+        self,
+        battlefield: Any,
+        units: list[UnitState],
+        commanders: dict[str, CommanderKind],
+        dice: Dice,
+        scale: GroundScale,
+        *,
+        weather: str = "dry",
+        wind: tuple[str, str] = ("breeze", "W"),
+        max_turns: int = 30,
+        break_fraction: float = 0.5,
+        part_dice: bool = False,
+        automatic_kills: bool = False,
+        terrain: TerrainTable | None = None,
+        header: dict[str, Any] | None = None,
+    ) -> None:
+        if weather not in WEATHER_STATES:
+            raise ValueError(f"expected weather one of {WEATHER_STATES}, got {weather!r}")
+        self.bf = battlefield
+        self.units = {u.id: u for u in units}
+        self.sides = sorted({u.side for u in units})
+        if len(self.sides) != 2:
+            raise ValueError(f"expected two sides, got {self.sides}")
+        self.commanders = commanders
+        self.dice = dice
+        self.scale = scale
+        self.weather = weather
+        self.wind_strength, self.wind_from = wind
+        if self.wind_strength not in WIND_STRENGTHS or self.wind_from not in WIND_POINTS:
+            raise ValueError(f"expected wind (strength, from) in {WIND_STRENGTHS} x "
+                             f"{WIND_POINTS}, got {wind}")  # fmt: skip
+        self.max_turns = max_turns
+        self.break_fraction = break_fraction
+        self.part_dice = part_dice
+        self.automatic_kills = automatic_kills
+        self.terrain = terrain or load_terrain_table()
+        self.turn = 0
+        self.side_a, self.side_b = self.sides
+        self.phase: Phase = Phase.INITIATIVE
+        self.events: list[dict[str, Any]] = []
+        self.header = dict(header or {})
+        self.start_figures = {s: self._figures(s) for s in self.sides}
+        self.result: dict[str, Any] | None = None
+        self.moved_m: dict[str, float] = {}
+        self.allowance_m: dict[str, float] = {}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def m(self, chart_cm: float) -> float:
+        """Ground metres of a chart distance (cm at 25 mm)."""
+        return self.scale.ground_m(chart_cm)
+
+    def log(self, kind: str, unit: str | None = None, **data: Any) -> None:
+        event = {"turn": self.turn, "phase": phase_name(self.phase), "type": kind}
+        if unit is not None:
+            event["unit"] = unit
+        event.update(data)
+        self.events.append(event)
+
+    def alive(self, side: str | None = None) -> Iterator[UnitState]:
+        for u in self.units.values():
+            if u.alive and (side is None or u.side == side):
+                yield u
+
+    def enemy_of(self, side: str) -> str:
+        return self.side_b if side == self.side_a else self.side_a
+
+    def _figures(self, side: str) -> int:
+        return sum(u.unit.figures_left for u in self.units.values() if u.side == side)
+
+    def size(self, u: UnitState) -> tuple[float, float]:
+        """Frontage and depth (ground metres) of a unit in its formation."""
+        w_cm, d_cm = FIGURE_CM[u.unit.arm]
+        n = max(1, u.unit.figures_left)  # a gun model is one figure
+        if u.unit.arm is Arm.ARTILLERY:
+            files, ranks = n, 1
+        elif u.unit.formation is Formation.COLUMN:
+            files = min(COLUMN_FILES, n)
+            ranks = math.ceil(n / files)
+        else:
+            ranks = min(LINE_RANKS[u.unit.order], n)
+            files = math.ceil(n / ranks)
+        return self.m(files * w_cm), self.m(ranks * d_cm)
+
+    def ranks(self, u: UnitState) -> int:
+        _, d = self.size(u)
+        return max(1, round(d / self.m(FIGURE_CM[u.unit.arm][1])))
+
+    def gap(self, a: UnitState, b: UnitState) -> float:
+        """Ground between two units (centre distance less half their depths)."""
+        return math.dist((a.x, a.y), (b.x, b.y)) - (self.size(a)[1] + self.size(b)[1]) / 2
+
+    def in_contact(self, a: UnitState, b: UnitState) -> bool:
+        return self.gap(a, b) <= CONTACT_M
+
+    def terrain_at(self, x: float, y: float) -> tuple[Terrain, Cover]:
+        """This ruleset's terrain and cover at a point (off the map: impassable)."""
+        if not self.bf.contains(x, y):
+            return Terrain.IMPASSABLE, Cover.NONE
+        row = self.terrain.rows.get(str(self.bf.feature_at(x, y)))
+        if row is None:
+            return Terrain.OPEN, Cover.NONE
+        return row.terrain, row.cover
+
+    def elevation(self, x: float, y: float) -> float:
+        return float(self.bf.elevation_at(x, y))
+
+    def nearest_enemy(self, u: UnitState, routing_ok: bool = False) -> UnitState | None:
+        best, best_d = None, math.inf
+        for e in self.alive(self.enemy_of(u.side)):
+            if e.routing and not routing_ok:
+                continue
+            d = self.gap(u, e)
+            if d < best_d:
+                best, best_d = e, d
+        return best
+
+    def within_150yd(self, u: UnitState, others: Iterator[UnitState]) -> list[UnitState]:
+        reach = self.m(30)  # "within 150yds" = 30 cm at 25 mm (charts are 25 mm distances)
+        return [o for o in others if o is not u and self.gap(u, o) <= reach]
+
+    def column_of(self, u: UnitState) -> TerrainColumn:
+        return u.unit.terrain_column()
+
+    # -- movement ----------------------------------------------------------------------------
+    def allowance(self, u: UnitState, *, bonus: bool = False) -> float:
+        """Ground metres of the unit's march rate (plus the charge / rout / pursue bonus)."""
+        cm = u.unit.march_rate_cm() + (u.unit.bonus_cm() if bonus else 0)
+        return self.m(cm)
+
+    def move_toward(
+        self,
+        u: UnitState,
+        tx: float,
+        ty: float,
+        allowance_m: float,
+        *,
+        stop_short_of: UnitState | None = None,
+        face: bool = True,
+        backwards: bool = False,
+    ) -> float:
+        """Sweep ``u`` toward (tx, ty) in steps, paying the TERRAIN CHART's fraction of its
+        march rate for each step's ground; stops at impassable ground, at the map edge, on
+        reaching the point, or in contact with ``stop_short_of``. Returns metres moved."""
+        dx, dy = tx - u.x, ty - u.y
+        dist = math.hypot(dx, dy)
+        if dist < 1e-6 or allowance_m <= 0:
+            return 0.0
+        ux, uy = dx / dist, dy / dist
+        self.allowance_m[u.id] = self.allowance_m.get(u.id, 0.0) + allowance_m
+        if face:
+            u.facing = math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy)
+        column = self.column_of(u)
+        cavalry = u.unit.arm is Arm.CAVALRY
+        budget = allowance_m
+        moved = 0.0
+        z = self.elevation(u.x, u.y)
+        while moved < dist - 1e-9 and budget > 1e-9:
+            step = min(STEP_M, dist - moved)
+            nx, ny = u.x + ux * step, u.y + uy * step
+            if not self.bf.contains(nx, ny):
+                if u.routing:
+                    self.destroy(u, "routed off the battlefield")
+                break
+            terrain, _ = self.terrain_at(nx, ny)
+            nz = self.elevation(nx, ny)
+            slope = slope_class(float(self.bf.slope_at(nx, ny)))
+            fraction = march_fraction(
+                column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=u.unit.spec.local
+            )
+            if fraction is None or fraction <= 0:
+                break
+            cost = step / float(fraction)
+            if cost > budget:
+                step = budget * float(fraction)
+                cost = budget
+                nx, ny = u.x + ux * step, u.y + uy * step
+            if stop_short_of is not None:
+                ox, oy = u.x, u.y
+                u.x, u.y = nx, ny
+                if self.gap(u, stop_short_of) < 0:
+                    # back off to contact
+                    over = -self.gap(u, stop_short_of)
+                    u.x, u.y = nx - ux * over, ny - uy * over
+                    moved += max(0.0, step - over)
+                    break
+                u.x, u.y = ox, oy
+            u.x, u.y = nx, ny
+            moved += step
+            budget -= cost
+            z = nz
+            if disorders(column, terrain) and not u.unit.disordered:
+                u.unit = dc_replace(u.unit, disordered=True)
+                self.log("disordered", u.id, by=terrain.value)
+        if moved > 0:
+            u.moving_turn = self.turn
+            self.moved_m[u.id] = self.moved_m.get(u.id, 0.0) + moved
+        return moved
+
+    def destroy(self, u: UnitState, why: str) -> None:
+        if u.mode is not Mode.DESTROYED:
+            u.mode = Mode.DESTROYED
+            self.log("destroyed", u.id, reason=why, figures_left=u.unit.figures_left)
+
+    # -- the turn ----------------------------------------------------------------------------
+    def phases(self) -> Iterator[Phase]:
+        """Play the battle phase by phase (yielding after each, for checks), to the end."""
+        while self.result is None:
+            self.begin_turn()
+            for phase, method in PHASES:
+                self.play(phase, method)
+                yield phase
+                if self.result is not None:
+                    return
+            self.check_end()
+
+    def begin_turn(self) -> None:
+        """Advance the turn count and clear the turn's notes (before phase 1)."""
+        self.turn += 1
+        self.moved_m = {}
+        self.allowance_m = {}
+        for u in self.alive():
+            u.moved = False
+            u.charged_this_turn = False
+            u.casualties_turn = 0
+            u.melee_lost = False
+            u.reactions.clear()
+
+    def play(self, phase: Phase, method: str) -> None:
+        """Play one phase of the current turn."""
+        self.phase = phase
+        getattr(self, method)()
+
+    def run(self) -> dict[str, Any]:
+        for _ in self.phases():
+            pass
+        assert self.result is not None
+        return self.result
+
+    def check_end(self) -> None:
+        """A side breaks when half its starting figures are lost or routing (the scenario's
+        ``break_fraction``); the battle also ends at ``max_turns``."""
+        broken = []
+        for side in self.sides:
+            gone = self.start_figures[side] - sum(
+                u.unit.figures_left for u in self.alive(side) if not u.routing
+            )
+            if gone >= self.break_fraction * self.start_figures[side]:
+                broken.append(side)
+        losses = {s: self.start_figures[s] - self._figures(s) for s in self.sides}
+        if broken or self.turn >= self.max_turns:
+            if len(broken) == 1:
+                winner = self.enemy_of(broken[0])
+                reason = f"{broken[0]} broke"
+            else:
+                winner = None
+                reason = "both broke" if broken else "turn limit"
+            self.result = {"winner": winner, "turns": self.turn, "reason": reason,
+                           "losses": losses}  # fmt: skip
+            self.log("end", None, **self.result)
+
+    # phase 1
+    def phase_initiative(self) -> None:
+        first, second = self.sides
+        init = roll_initiative(self.dice, self.commanders[first], self.commanders[second],
+                               purpose=f"turn {self.turn}")  # fmt: skip
+        winner = self.sides[init.winner]
+        # the winner chooses to be side A: to declare charges first and move first
+        self.side_a, self.side_b = winner, self.enemy_of(winner)
+        self.log("initiative", None, rolls=[list(r) for r in init.rolls],
+                 totals=list(init.totals), side_a=self.side_a, side_b=self.side_b)  # fmt: skip
+
+    # phase 2
+    def phase_weather(self) -> None:
+        """ "Weather, Wind Strength and Wind Direction: at the start of every twelfth Game Turn,
+        roll dice to determine any changes." The quick reference prints no table: a d10 each;
+        rain and wind strength go one step worse on 1-3 and ease on 8-10; the wind backs a point
+        on 1-2 and veers on 9-10 (docs/rules-interpretations.md)."""
+        if self.turn % 12 != 0:
+            return
+        face, strength, direction = self.dice.roll(
+            3, f"turn {self.turn} weather, wind strength, wind direction", 10
+        ).faces
+        self.weather = WEATHER_STATES[_step(WEATHER_STATES.index(self.weather), face,
+                                            len(WEATHER_STATES))]  # fmt: skip
+        self.wind_strength = WIND_STRENGTHS[_step(WIND_STRENGTHS.index(self.wind_strength),
+                                                  strength, len(WIND_STRENGTHS))]  # fmt: skip
+        # the wind backs (1-2) or veers (9-10) one point of eight
+        turn = -1 if direction <= 2 else (1 if direction >= 9 else 0)
+        i = (WIND_POINTS.index(self.wind_from) + turn) % len(WIND_POINTS)
+        self.wind_from = WIND_POINTS[i]
+        self.log("weather", None, dice=[face, strength, direction], weather=self.weather,
+                 wind_strength=self.wind_strength, wind_from=self.wind_from)  # fmt: skip
+
+    # phase 3
+    def phase_compulsory(self) -> None:
+        # routers and units falling back move first, then pursuers and followers-up
+        order = sorted(self.alive(), key=lambda v: v.mode is Mode.PURSUING)
+        for u in order:
+            if not u.alive:
+                continue
+            if u.mode is Mode.ROUTING:
+                enemy = self.nearest_enemy(u, routing_ok=True)
+                (face,) = self.dice.roll(1, f"{u.id} rout", 10).faces
+                dist = self.allowance(u, bonus=True) + self.m(face)
+                self._move_away(u, enemy, dist)
+                u.moved = True
+                self.log("rout_move", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1),
+                         die=face)  # fmt: skip
+            elif u.mode is Mode.FALL_BACK:
+                enemy = self.nearest_enemy(u, routing_ok=True)
+                back = FALL_BACK_DISTANCE[
+                    "cavalry" if u.unit.arm is Arm.CAVALRY else "infantry"].cm  # fmt: skip
+                self._move_away(u, enemy, self.m(back), face_enemy=True)
+                if u.fall_back_disordered:
+                    u.unit = dc_replace(u.unit, disordered=True)
+                u.mode, u.moved = Mode.OBEY, True
+                self.log("fall_back", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1))
+            elif u.mode is Mode.PURSUING and u.target in self.units:
+                target = self.units[u.target]
+                if not target.alive:
+                    u.mode, u.target = Mode.OBEY, None
+                    continue
+                moved = self.move_toward(u, target.x, target.y, self.allowance(u, bonus=True),
+                                         stop_short_of=target)  # fmt: skip
+                u.moved = True
+                contact = self.in_contact(u, target)
+                self.log("pursue", u.id, target=target.id, metres=round(moved, 1),
+                         contact=contact)  # fmt: skip
+                if contact and not target.routing:
+                    u.mode = Mode.OBEY  # followed up into contact: the melee goes on
+
+    def _move_away(
+        self, u: UnitState, enemy: UnitState | None, dist: float, face_enemy: bool = False
+    ) -> None:
+        home = self.header.get("home_bearing", {}).get(u.side)
+        if enemy is not None:
+            dx, dy = u.x - enemy.x, u.y - enemy.y
+        elif home is not None:
+            dx, dy = math.sin(home), math.cos(home)
+        else:
+            dx, dy = -u.forward()[0], -u.forward()[1]
+        norm = math.hypot(dx, dy) or 1.0
+        self.move_toward(u, u.x + dx / norm * dist, u.y + dy / norm * dist, dist,
+                         backwards=face_enemy)  # fmt: skip
+
+    # phases 4-7: declarations
+    def _declare(self, side: str) -> None:
+        for u in self.alive(side):
+            if (
+                u.moved
+                or u.routing
+                or u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED, Mode.FALL_BACK, Mode.PURSUING)
+            ):
+                continue
+            if u.unit.arm is Arm.ARTILLERY or u.order != "attack" or self.turn < u.from_turn:
+                continue
+            if any(self.in_contact(u, e) for e in self.alive(self.enemy_of(side))):
+                continue
+            enemy = self.nearest_enemy(u)
+            if enemy is None:
+                continue
+            reach = self.allowance(u, bonus=True)
+            if self.gap(u, enemy) > reach:
+                continue
+            soft = enemy.unit.disordered or enemy.unit.order is Order.SKIRMISH or (
+                enemy.unit.arm is Arm.ARTILLERY and enemy.unit.limbered)  # fmt: skip
+            result = self.morale(u, MoraleColumn.OTHER, "declare a charge",
+                                 extra={"charge_soft_target": int(soft)})  # fmt: skip
+            if result is MoraleResult.ACT_AS_ORDERED:
+                u.charging, u.target = True, enemy.id
+                self.log("charge_declared", u.id, target=enemy.id)
+            else:
+                self.apply_other(u, result)
+
+    def phase_declare_a(self) -> None:
+        self._declare(self.side_a)
+
+    def phase_declare_b(self) -> None:
+        self._declare(self.side_b)
+
+    def _react(self, side: str) -> None:
+        for u in self.alive(side):
+            chargers = [c for c in self.alive(self.enemy_of(side))
+                        if c.charging and c.target == u.id]  # fmt: skip
+            if not chargers or u.routing:
+                continue
+            # skirmishers evade (the automatic commanders' choice); the rest stand (and fire)
+            evade = u.unit.order is Order.SKIRMISH
+            column = MoraleColumn.EVADING_CHARGE if evade else MoraleColumn.RECEIVING_CHARGE
+            result = self.morale(u, column, "evade a charge" if evade else "receive a charge")
+            if evade and result in (MoraleResult.FALL_BACK_GOOD_ORDER,
+                                    MoraleResult.FALL_BACK_DISORDER):  # fmt: skip
+                # the evade succeeds: it moves off at its evade rate as the chargers come on
+                u.reactions.add("evade")
+            elif result is MoraleResult.RECEIVE_DISORDER:
+                u.unit = dc_replace(u.unit, disordered=True)
+            elif result is MoraleResult.ROUT_ON_CONTACT:
+                u.reactions.add("rout_on_contact")
+            elif result in (MoraleResult.FALL_BACK_GOOD_ORDER, MoraleResult.FALL_BACK_DISORDER,
+                            MoraleResult.ROUT):  # fmt: skip
+                self.apply_other(u, result)
+                self.log("reaction", u.id, result=result.value,
+                         chargers=[c.id for c in chargers])  # fmt: skip
+                continue
+            if u.unit.spec.missile is not None and not evade:
+                u.reactions.add("fire_at_chargers")
+            self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
+
+    def phase_react_b(self) -> None:
+        self._react(self.side_b)
+
+    def phase_react_a(self) -> None:
+        self._react(self.side_a)
+
+    # phases 8-9: charge movement with reaction fire
+    def _charge_move(self, side: str) -> None:
+        for u in list(self.alive(side)):
+            if not u.charging or u.target not in self.units:
+                continue
+            target = self.units[u.target]
+            u.charging = False
+            if not target.alive:
+                continue
+            if "evade" in target.reactions and not target.moved:
+                # MOVEMENT CHART: evade at march rate plus bonus, away from the charger;
+                # skirmishers fall back without becoming disordered
+                self._move_away(target, u, self.allowance(target, bonus=True))
+                target.moved = True
+                self.log("evade", target.id, charger=u.id,
+                         metres=round(self.moved_m.get(target.id, 0.0), 1))  # fmt: skip
+            if "fire_at_chargers" in target.reactions and not target.routing:
+                target.reactions.discard("fire_at_chargers")
+                kills = self.fire(target, u, reaction=True)
+                if kills:
+                    result = self.morale(u, MoraleColumn.CASUALTIES_CHARGING,
+                                         "casualties while charging")  # fmt: skip
+                    if result is MoraleResult.NO_ADVANCE:
+                        # halt disordered 5 cm in front of the enemy
+                        gap = self.gap(u, target) - self.m(5)
+                        if gap > 0:
+                            self.move_toward(u, target.x, target.y, gap, stop_short_of=target)
+                        u.unit = dc_replace(u.unit, disordered=True)
+                        u.moved = True
+                        continue
+            moved = self.move_toward(u, target.x, target.y, self.allowance(u, bonus=True),
+                                     stop_short_of=target)  # fmt: skip
+            u.moved, u.charged_this_turn = True, True
+            contact = self.in_contact(u, target)
+            self.log("charge", u.id, target=target.id, metres=round(moved, 1), contact=contact)
+            if contact and "rout_on_contact" in target.reactions:
+                target.reactions.discard("rout_on_contact")
+                self.set_rout(target, "routed on contact")
+
+    def phase_charge_a(self) -> None:
+        self._charge_move(self.side_a)
+
+    def phase_charge_b(self) -> None:
+        self._charge_move(self.side_b)
+
+    # phase 10
+    def phase_morale_seeing(self) -> None:
+        fleeing = [u for u in self.alive() if u.routing and u.unit.arm is not Arm.ARTILLERY
+                   and u.unit.order is not Order.SKIRMISH]  # fmt: skip
+        if not fleeing:
+            return
+        for u in list(self.alive()):
+            if u.routing or u.charged_this_turn or u.moved:
+                continue
+            near = self.within_150yd(u, iter(f for f in fleeing if f.side == u.side))
+            if near:
+                result = self.morale(u, MoraleColumn.OTHER, "seeing friends rout")
+                self.apply_other(u, result)
+
+    # phases 11-12: normal movement and firing
+    def _normal(self, side: str) -> None:
+        for u in list(self.alive(side)):
+            if u.moved or u.routing or not u.alive:
+                continue
+            enemy = self.nearest_enemy(u)
+            engaged = enemy is not None and self.in_contact(u, enemy)
+            if engaged:
+                continue
+            weapon = u.unit.spec.missile
+            if weapon is not None and enemy is not None:
+                target = self.missile_target(u)
+                if target is not None and (
+                    u.order != "attack"
+                    or u.unit.spec.melee is None
+                    or u.unit.arm is Arm.ARTILLERY
+                    or self.gap(u, target) > self.allowance(u)
+                ):
+                    self.fire(u, target)
+                    continue
+            advancing = u.order == "attack" and self.turn >= u.from_turn and enemy is not None
+            if u.unit.disordered and not (advancing and u.mode is Mode.OBEY):
+                # a disordered unit that spends its movement halted re-forms (reading)
+                u.unit = dc_replace(u.unit, disordered=False)
+                self.log("reformed", u.id)
+                continue
+            if u.order != "attack" or self.turn < u.from_turn or enemy is None:
+                continue
+            if u.mode is Mode.NO_ADVANCE or u.unit.arm is Arm.ARTILLERY:
+                continue
+            allowance = self.allowance(u)
+            if u.mode is Mode.HALF_SPEED:
+                allowance /= 2
+            # "any movement not resulting in the unit coming into base-to-base contact": stop
+            # 1 cm (chart) short of the nearest enemy
+            room = self.gap(u, enemy) - self.m(1)
+            if room <= 0:
+                continue
+            d = math.dist((u.x, u.y), (enemy.x, enemy.y)) or 1.0
+            tx = u.x + (enemy.x - u.x) / d * room
+            ty = u.y + (enemy.y - u.y) / d * room
+            moved = self.move_toward(u, tx, ty, allowance)
+            u.moved = moved > 0
+            if moved:
+                self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
+
+    def phase_normal_a(self) -> None:
+        self._normal(self.side_a)
+
+    def phase_normal_b(self) -> None:
+        self._normal(self.side_b)
+
+    def missile_target(self, u: UnitState) -> UnitState | None:
+        weapon = u.unit.spec.missile
+        if weapon is None:
+            return None
+        best, best_d = None, math.inf
+        for e in self.alive(self.enemy_of(u.side)):
+            d = max(0.0, self.gap(u, e))
+            band = range_band(weapon, self.scale.chart_cm(d))
+            if band is None or d >= best_d:
+                continue
+            best, best_d = e, d
+        return best
+
+    def fire(self, u: UnitState, target: UnitState, reaction: bool = False) -> int:
+        """FIRING CHART: ``u`` shoots at ``target``; returns figures killed."""
+        weapon = u.unit.spec.missile
+        assert weapon is not None
+        d = max(0.0, self.gap(u, target))
+        band = range_band(weapon, self.scale.chart_cm(d))
+        if band is None:
+            return 0
+        _, cover = self.terrain_at(target.x, target.y)
+        factors: dict[str, int] = {
+            "under_fire": int(u.under_fire_turn >= self.turn - 1),
+            "moving_target": int(target.moving_turn >= self.turn - 1),
+            "soft_cover": int(cover is Cover.SOFT),
+            "hard_cover": int(cover is Cover.HARD),
+            "loose_order_foot": int(target.unit.order is Order.LOOSE
+                                    and target.unit.arm is Arm.INFANTRY),
+            "skirmishers_or_deployed_artillery": int(
+                target.unit.order is Order.SKIRMISH
+                or (target.unit.arm is Arm.ARTILLERY and not target.unit.limbered)),
+            "limbered_artillery_or_wagons": int(target.unit.arm is Arm.ARTILLERY
+                                                and target.unit.limbered),
+            "three_ranks_deep": int(self.ranks(target) >= 3),
+            "column_or_schiltron": int(target.unit.formation is Formation.COLUMN),
+            "light_rain": int(self.weather == "light_rain"),
+            "heavy_rain": int(self.weather == "heavy_rain"),
+            "first_shot": int(weapon.is_gunpowder and u.shots_fired == 0),
+            "fourth_volley": int(u.volleys >= 3),
+            "shields": int(target.unit.spec.shields),
+            "barded_horses": int(target.unit.spec.barded),
+        }  # fmt: skip
+        need = firing_need(weapon, band, target.unit.armour, u.unit.spec.troop_class, factors)
+        purpose = f"{u.id} fires at {target.id}"
+        if u.unit.arm is Arm.ARTILLERY:
+            roll = roll_artillery(self.dice, u.unit.figures_left, need, purpose)
+            kills = roll.kills
+            if roll.exploded:
+                # an exploded gun model is lost (one figure per gun)
+                self.log("gun_exploded", u.id, guns=roll.exploded)
+                self.take_losses(u, roll.exploded)
+            faces: list[int] = list(roll.faces)
+        else:
+            cas = roll_casualties(self.dice, u.unit.figures_left, need,
+                                  part_dice=self.part_dice, purpose=purpose)  # fmt: skip
+            kills, faces = cas.kills, list(cas.faces)
+        u.shots_fired += 1
+        u.volleys = u.volleys + 1 if u.fired_turn >= self.turn - 1 else 1
+        u.fired_turn = self.turn
+        u.moved = True
+        self.take_losses(target, kills)
+        target.under_fire_turn = self.turn
+        target.under_fire_by.add(u.id)
+        if not target.ever_under_fire:
+            target.ever_under_fire = True
+            target.pending.append((R_FIRST_FIRE, "first time under fire"))
+        if kills:
+            target.pending.append((R_CASUALTIES, "casualties from firing"))
+        self.log("fire", u.id, target=target.id, band=band.value, need=need, faces=faces,
+                 kills=kills, reaction=reaction)  # fmt: skip
+        return kills
+
+    def take_losses(self, u: UnitState, kills: int) -> None:
+        if kills <= 0:
+            return
+        u.unit = u.unit.with_losses(kills)
+        u.casualties_turn += kills
+        if u.unit.figures_left <= 0:
+            self.destroy(u, "all figures lost")
+
+    # phase 13
+    def phase_melee(self) -> None:
+        pairs: list[tuple[UnitState, UnitState]] = []
+        for a in self.alive(self.side_a):
+            for b in self.alive(self.side_b):
+                if self.in_contact(a, b):
+                    pairs.append((a, b))
+        for a, b in pairs:
+            if not (a.alive and b.alive):
+                continue
+            ka = self.strike(a, b)
+            kb = self.strike(b, a)
+            self.take_losses(b, ka)
+            self.take_losses(a, kb)
+            self.log("melee", None, a=a.id, b=b.id, kills_by_a=ka, kills_by_b=kb)
+            for loser, winner, lost in ((a, b, ka < kb), (b, a, kb < ka)):
+                if ka == kb or lost:
+                    loser.melee_lost = True
+                    loser.pending.append((R_DRAWN_LOST, "drawn or lost melee"))
+                if not lost and ka != kb:
+                    winner.control_reasons.append(f"won melee against {loser.id}")
+                    winner.target = loser.id
+
+    def strike(self, u: UnitState, foe: UnitState) -> int:
+        """MELEE CHART: ``u`` strikes ``foe``; routing units do not strike back."""
+        if u.routing or not u.alive:
+            return 0
+        if u.unit.arm is Arm.ARTILLERY:
+            return 0
+        row = u.unit.melee_row(charging=u.charged_this_turn)
+        _, cover = self.terrain_at(foe.x, foe.y)
+        cav = u.unit.arm is Arm.CAVALRY
+        foe_formed_pike = (foe.unit.arm is Arm.INFANTRY and foe.unit.order is Order.CLOSE
+                           and not foe.unit.disordered
+                           and foe.unit.spec.melee in PIKE_SPEAR_HALBERD)  # fmt: skip
+        pike_ranks = min(3, self.ranks(foe) - 1) if (
+            foe_formed_pike and foe.unit.spec.melee is MeleeWeapon.PIKE) else 0  # fmt: skip
+        halberd = int(foe_formed_pike and foe.unit.spec.melee is not MeleeWeapon.PIKE
+                      and self.ranks(foe) >= 2)  # fmt: skip
+        factors = {
+            "charging": int(u.charged_this_turn),
+            "upslope": int(self.elevation(u.x, u.y) > self.elevation(foe.x, foe.y) + 1.0),
+            "impetuous": int(u.unit.spec.impetuous and (u.charged_this_turn
+                                                        or u.mode is Mode.PURSUING)),
+            "vs_formed_pike_infantry": int(foe_formed_pike and not cav),
+            "vs_formed_pike_cavalry": int(foe_formed_pike and cav),
+            "pike_rank": pike_ranks,
+            "halberd_rank": halberd,
+            "soft_cover_infantry": int(cover is Cover.SOFT and not cav),
+            "hard_cover_infantry": int(cover is Cover.HARD and not cav),
+            "soft_cover_cavalry": int(cover is Cover.SOFT and cav),
+            "hard_cover_cavalry": int(cover is Cover.HARD and cav),
+            "shields": int(foe.unit.spec.shields),
+            "free_hack": int(foe.routing),
+            "mounted_infantry": int(u.unit.spec.mounted_infantry and cav),
+        }  # fmt: skip
+        armour: ArmourGrade = foe.unit.armour
+        need = melee_need(row, u.unit.spec.troop_class, armour, factors)
+        roll = roll_casualties(self.dice, u.unit.figures_left, need,
+                               automatic_kills=self.automatic_kills, part_dice=self.part_dice,
+                               purpose=f"{u.id} strikes {foe.id}")  # fmt: skip
+        return roll.kills
+
+    # phase 15
+    def phase_morale(self) -> None:
+        for u in list(self.alive()):
+            if u.routing:
+                result = self.morale(u, MoraleColumn.RALLY, "rally from a rout")
+                if result is MoraleResult.NO_ADVANCE:
+                    u.mode, u.mode_until = Mode.NO_ADVANCE, self.turn + 1
+                    self.log("rallied", u.id)
+                elif result is MoraleResult.FALL_BACK_DISORDER:
+                    u.mode, u.fall_back_disordered = Mode.FALL_BACK, True
+                    self.log("rallied", u.id, falling_back=True)
+                u.pending.clear()
+                continue
+            if u.unit.figures_left * 2 <= u.unit.figures:
+                u.pending.append((R_HALF, "at 50% strength or less"))
+            if not u.pending:
+                if u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED) and self.turn >= u.mode_until:
+                    u.mode = Mode.OBEY
+                continue
+            u.pending.sort()
+            reason = u.pending[0][1]
+            u.pending.clear()
+            result = self.morale(u, MoraleColumn.OTHER, reason)
+            self.apply_other(u, result)
+
+    def apply_other(self, u: UnitState, result: MoraleResult) -> None:
+        """MORALE TEST RESULT, "All other Reasons" (and declaring a charge)."""
+        if result is MoraleResult.ROUT:
+            self.set_rout(u, "morale test")
+        elif result in (MoraleResult.FALL_BACK_GOOD_ORDER, MoraleResult.FALL_BACK_DISORDER):
+            u.mode = Mode.FALL_BACK
+            u.fall_back_disordered = result is MoraleResult.FALL_BACK_DISORDER
+            u.charging = False
+        elif result is MoraleResult.NO_ADVANCE:
+            u.mode, u.mode_until, u.charging = Mode.NO_ADVANCE, self.turn + 1, False
+        elif result is MoraleResult.HALF_SPEED:
+            u.mode, u.mode_until = Mode.HALF_SPEED, self.turn + 1
+        elif result is MoraleResult.ACT_AS_ORDERED and u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED):
+            u.mode = Mode.OBEY
+
+    def set_rout(self, u: UnitState, why: str) -> None:
+        if u.routing or not u.alive:
+            return
+        u.mode, u.charging, u.target = Mode.ROUTING, False, None
+        u.unit = dc_replace(u.unit, disordered=True)
+        self.log("rout", u.id, reason=why)
+        if u.unit.arm is Arm.ARTILLERY:
+            self.destroy(u, "routing battery abandons its guns")
+
+    def morale(
+        self, u: UnitState, column: MoraleColumn, reason: str, extra: dict[str, int] | None = None
+    ) -> MoraleResult:
+        """THE MORALE TEST CHART for ``u`` with the factors its situation gives."""
+        friends = self.within_150yd(u, self.alive(u.side))
+        enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
+        _, cover = self.terrain_at(u.x, u.y)
+        shooters = [self.units[s] for s in u.under_fire_by if s in self.units]
+        lost = u.unit.figures_lost
+        factors = {
+            "friend_halted_advancing": sum(1 for f in friends if not f.routing),
+            "friend_routing": sum(1 for f in friends if f.routing or f.mode is Mode.FALL_BACK),
+            "enemy_halted_advancing": sum(1 for e in enemies if not e.routing),
+            "enemy_routing": sum(1 for e in enemies if e.routing or e.mode is Mode.FALL_BACK),
+            "no_friends_in_sight": int(not any(True for f in self.alive(u.side) if f is not u)),
+            "impetuous": int(u.unit.spec.impetuous),
+            "soft_cover": int(cover is Cover.SOFT),
+            "hard_cover": int(cover is Cover.HARD),
+            "charging": int(u.charging or u.charged_this_turn),
+            "advancing": int(u.moving_turn == self.turn and not u.charged_this_turn),
+            "firing": int(u.fired_turn >= self.turn - 1),
+            "under_fire_formed": int(u.under_fire_turn >= self.turn - 1 and any(
+                s.unit.arm is not Arm.ARTILLERY and s.unit.order is not Order.SKIRMISH
+                for s in shooters)),
+            "under_fire_skirmishers": int(u.under_fire_turn >= self.turn - 1 and any(
+                s.unit.order is Order.SKIRMISH for s in shooters)),
+            "under_fire_artillery": int(u.under_fire_turn >= self.turn - 1 and any(
+                s.unit.arm is Arm.ARTILLERY for s in shooters)),
+            "falling_back_good_order": int(u.mode is Mode.FALL_BACK
+                                           and not u.fall_back_disordered),
+            "falling_back_disorder": int(u.mode is Mode.FALL_BACK and u.fall_back_disordered),
+            "routing": int(u.routing),
+            "disordered": int(u.unit.disordered and not u.routing),
+            "artillery_wagons_skirmish_loose": int(u.unit.arm is Arm.ARTILLERY
+                                                   or u.unit.order is not Order.CLOSE),
+            "per_10pct_lost": strength_lost_steps(lost, u.unit.figures, 10),
+            "downslope": int(any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0
+                                 for e in enemies)),
+            "commander_seen": int(any(f.commander is not None for f in friends)),
+        }  # fmt: skip
+        factors.update(extra or {})
+        modifier = morale_modifier(u.unit.spec.troop_class, factors, u.commander)
+        test = morale_test(self.dice, column, modifier, purpose=f"{u.id} {reason}")
+        self.log("morale", u.id, reason=reason, column=column.value, face=test.face,
+                 modifier=modifier, total=test.total, result=test.result.value)  # fmt: skip
+        return test.result
+
+    # phase 16
+    def phase_control(self) -> None:
+        for u in list(self.alive()):
+            reasons = [r for r in u.control_reasons if r.startswith("won melee")]
+            u.control_reasons = [r for r in u.control_reasons if not r.startswith("won melee")]
+            if u.mode is Mode.PURSUING:
+                reasons.append("retake a failed control test")
+            if not reasons or u.routing:
+                continue
+            # Artillery, skirmishers (and hedgehogs) take no Control Test
+            if u.unit.arm is Arm.ARTILLERY or u.unit.order is Order.SKIRMISH:
+                continue
+            target = self.units.get(u.target or "")
+            if target is None or not target.alive:
+                u.mode = Mode.OBEY if u.mode is Mode.PURSUING else u.mode
+                continue
+            if not (target.routing or target.mode is Mode.FALL_BACK):
+                continue  # the foe stands: the melee goes on, no follow-up to control
+            enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
+            friends = self.within_150yd(u, self.alive(u.side))
+            factors = {
+                "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures,
+                                                      20),
+                "irregular": int(u.unit.spec.irregular),
+                "pushing_forward": 1,
+                "disordered": int(u.unit.disordered),
+                "friend_halted_advancing": sum(1 for f in friends if not f.routing),
+                "enemy_halted_advancing": sum(1 for e in enemies if not e.routing),
+                "friend_routing": sum(1 for f in friends if f.routing),
+                "enemy_routing": sum(1 for e in enemies if e.routing),
+                "commander_with": int(u.commander is not None),
+            }  # fmt: skip
+            modifier = control_modifier(u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY,
+                                        factors, u.commander)  # fmt: skip
+            test = control_test(self.dice, modifier, purpose=f"{u.id} control")
+            self.log("control", u.id, reason=reasons[0], face=test.face, modifier=modifier,
+                     total=test.total, passed=test.passed)  # fmt: skip
+            if test.passed:
+                if u.mode is Mode.PURSUING:
+                    u.mode = Mode.OBEY
+            else:
+                u.mode = Mode.PURSUING
+
+
+def deploy_unit(
+    unit: Unit, side: str, xy: tuple[float, float], facing_deg: float, **kw: Any
+) -> UnitState:
+    """A :class:`UnitState` at a battlefield point, facing a bearing in degrees."""
+    return UnitState(unit, side, float(xy[0]), float(xy[1]), math.radians(facing_deg), **kw)
+
+
+def check_invariants(battle: MedievalBattle, before: dict[str, int]) -> dict[str, int]:
+    """The per-phase invariants: figures only decrease; no unit moved beyond its allowance for
+    the phase (the TERRAIN CHART fractions never exceed 1); routing units never charge.
+    Returns the figures now, for the next phase's check."""
+    now: dict[str, int] = {}
+    for u in battle.units.values():
+        now[u.id] = u.unit.figures_left
+        if u.id in before and now[u.id] > before[u.id]:
+            raise AssertionError(f"{u.id}: figures rose from {before[u.id]} to {now[u.id]}")
+        moved = battle.moved_m.get(u.id, 0.0)
+        allowed = battle.allowance_m.get(u.id, 0.0)
+        # one move a turn at most: march rate plus bonus, plus a d10 cm when routing
+        chart_max = battle.m(u.unit.march_rate_cm() + u.unit.bonus_cm() + 10)
+        if moved > allowed + 1e-6 or allowed > chart_max + 1e-6:
+            raise AssertionError(
+                f"{u.id}: moved {moved:.1f} m of {allowed:.1f} m allowed (chart max "
+                f"{chart_max:.1f} m)"
+            )
+        if u.routing and u.charging:
+            raise AssertionError(f"{u.id}: a routing unit declared a charge")
+    return now

@@ -1,0 +1,352 @@
+"""``medieval-d10`` on the ruleset seam: the registered class, its unit model in the core's
+terms, and the game turn as its own phase list.
+
+The core deploys a scenario's formations as bases (here one base is one figure, sized by
+:attr:`MedievalD10.scales`); the game itself runs in :class:`~.battle.MedievalBattle`, built on the
+first phase from the deployed state, and after every phase the ruleset writes the result back to
+the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
+naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from engine.context import BoundContext
+from engine.log import Event
+from engine.movement import MoveRules
+from engine.rulesets import Phase, Ruleset, Scales, register
+from engine.rulesets.medieval_d10.battle import PHASES, MedievalBattle, Mode, UnitState
+from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
+from engine.rulesets.medieval_d10.charts import Phase as BookPhase
+from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
+from engine.rulesets.medieval_d10.terrain import (
+    GENTLE_MIN_DEG,
+    STEEP_MIN_DEG,
+    CoverCode,
+    TerrainCode,
+    march_fraction,
+)
+from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec, load_troop_list
+from engine.sight import SightRules
+from engine.state import BaseStatus, Formation, Morale
+from engine.terrain import TerrainTable
+from scenario_builder.paths import data_dir
+
+__all__ = ["MedievalArmy", "MedievalContext", "MedievalD10", "MedievalEvent", "MedievalProfile"]
+
+#: the figure scale a battle is fought at (the charts are 25 mm distances; scale.py)
+FIGURE_SCALE = FigureScale.MM25
+#: one figure's frontage and depth on the ground (20 mm at 25 mm: 2 chart cm)
+FIGURE_M = FIGURE_SCALES[FIGURE_SCALE].ground_m(2.0)
+
+_WEATHER = {"rain": "light_rain", "clear": "dry", "bright": "dry", "fog": "dry"}
+
+
+@dataclass(frozen=True)
+class MedievalProfile:
+    """A troop type of a medieval troop list, in the core's ``UnitProfile`` terms."""
+
+    spec: UnitSpec
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def unit_type(self) -> str:
+        return self.spec.arm.value
+
+    @property
+    def initiative(self) -> int:
+        return 0
+
+    @property
+    def temperament(self) -> str:
+        return "impetuous" if self.spec.impetuous else "steady"
+
+    def has(self, flag: str) -> bool:
+        return False
+
+
+#: the figure a commander stands as in his unit's front rank
+_COMMANDER_SPEC = UnitSpec.model_validate(
+    {"id": "commander", "name": "Commander figure", "arm": "infantry", "weight": "heavy",
+     "class": "A", "melee": "sword"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MedievalCharacter:
+    """A commander figure (Commander and Inspirational Figures)."""
+
+    id: str
+    name: str
+    kind: CommanderKind
+    general: bool
+    profile: str = "commander"
+
+    @property
+    def leadership(self) -> int:
+        return COMMANDER_MORALE_VALUE[self.kind]
+
+
+@dataclass(frozen=True)
+class MedievalArmy:
+    """A medieval troop list shaped as the core asks (profiles, characters, general)."""
+
+    troops: TroopList
+    profiles: list[MedievalProfile] = field(default_factory=list)
+    characters: list[MedievalCharacter] = field(default_factory=list)
+
+    @classmethod
+    def from_list(cls, troops: TroopList) -> MedievalArmy:
+        profiles = [MedievalProfile(s) for s in troops.profiles]
+        profiles.append(MedievalProfile(_COMMANDER_SPEC))
+        chars = [MedievalCharacter(c.id, c.name or c.id, c.kind, c.contingent is None)
+                 for c in troops.commanders]  # fmt: skip
+        return cls(troops, profiles, chars)
+
+    @property
+    def army(self) -> str:
+        return self.troops.army
+
+    @property
+    def locality(self) -> str:
+        return ""
+
+    @property
+    def general(self) -> MedievalCharacter | None:
+        return next((c for c in self.characters if c.general), None)
+
+    def profile(self, pid: str) -> MedievalProfile:
+        for p in self.profiles:
+            if p.id == pid:
+                return p
+        raise KeyError(f"army {self.army}: no profile {pid!r}")
+
+    def character(self, cid: str) -> MedievalCharacter:
+        for c in self.characters:
+            if c.id == cid:
+                return c
+        raise KeyError(f"army {self.army}: no character {cid!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class MedievalEvent(Event):
+    """One event of the medieval game: its ``kind`` (initiative, charge, fire, melee, morale,
+    control, rout ...), the unit, and the details (dice faces, scores, results)."""
+
+    type: ClassVar[str] = "medieval"
+    kind: str
+    unit: str | None
+    detail: dict[str, Any]
+
+
+@dataclass(slots=True)
+class MedievalContext(BoundContext):
+    """The bound context with the medieval game running in it."""
+
+    game: MedievalBattle | None = None
+    emitted: int = 0
+
+
+def _phase(book_phase: BookPhase, method: str) -> Phase:
+    from engine.rulesets.medieval_d10.battle import phase_name
+
+    def run(ctx: MedievalContext) -> None:
+        game = _game(ctx)
+        game.play(book_phase, method)
+        _sync(ctx, game)
+
+    return Phase(phase_name(book_phase), run)
+
+
+def _orders(ctx: MedievalContext) -> dict[str, tuple[str, int]]:
+    """Each formation's order word and first turn: its deployment order, brought forward by the
+    plan's bound-timed ``attack``/``advance`` triggers (the only triggers this ruleset reads)."""
+    out: dict[str, tuple[str, int]] = {}
+    sc = ctx.scenario
+    if sc is None:
+        return out
+    for side in sc.sides:
+        for fs in side.formations:
+            word = "attack" if fs.order in ("attack", "advance") else "hold"
+            out[fs.id] = (word, 1)
+        plan = getattr(side, "plan", None)
+        for trig in plan.triggers if plan is not None else ():
+            if trig.when.bound is None or trig.order not in ("attack", "advance"):
+                continue
+            if any(getattr(trig.when, k) is not None for k in
+                   ("enemy_within_m", "losses_fraction", "routs", "objective_taken")):  # fmt: skip
+                continue
+            for fid in trig.formations:
+                word, _ = out.get(fid, ("hold", 1))
+                if word == "hold":
+                    out[fid] = ("attack", trig.when.bound)
+    return out
+
+
+def _game(ctx: MedievalContext) -> MedievalBattle:
+    if ctx.game is not None:
+        return ctx.game
+    sc = ctx.scenario
+    if sc is None:
+        raise ValueError("medieval-d10 needs the scenario (troop lists) in the context")
+    orders = _orders(ctx)
+    units: list[UnitState] = []
+    commanders: dict[str, CommanderKind] = {}
+    with_unit: dict[str, CommanderKind] = {}
+    for side in sc.sides:
+        army: MedievalArmy = sc.army(side.id, ctx.ruleset)
+        general = side.general or (army.general.id if army.general else None)
+        if general is not None:
+            commanders[side.id] = army.character(general).kind
+        for cp in side.characters:
+            if cp.formation is not None and cp.formation not in with_unit:
+                with_unit[cp.formation] = army.character(cp.id).kind
+        for fs in side.formations:
+            f = ctx.state.formations[fs.id]
+            spec = army.profile(fs.profile).spec
+            spec = spec.model_copy(update={"id": fs.id, "name": fs.name or spec.name,
+                                           "figures": fs.bases})  # fmt: skip
+            word, start = orders.get(fs.id, ("hold", 1))
+            units.append(UnitState(
+                Unit.from_spec(spec), side.id, f.cx, f.cy, math.radians(f.facing),
+                order=word, from_turn=start, commander=with_unit.get(fs.id),
+            ))  # fmt: skip
+    for side in sc.sides:
+        commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
+    home = {s.id: math.radians(_home_bearing(s.home_edge)) for s in sc.sides}
+    ctx.game = MedievalBattle(
+        ctx.bf, units, commanders, ctx.dice, ground_scale(FIGURE_SCALE),
+        weather=_WEATHER.get(sc.weather, "dry"), max_turns=sc.max_bounds,
+        header={"home_bearing": home},
+    )  # fmt: skip
+    ctx.game.turn = ctx.state.bound - 1
+    ctx.game.begin_turn()
+    return ctx.game
+
+
+def _home_bearing(edge: str) -> float:
+    return {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}.get(edge, 180.0)
+
+
+_MORALE = {Mode.DESTROYED: Morale.DESTROYED, Mode.ROUTING: Morale.ROUTING,
+           Mode.FALL_BACK: Morale.RETREATING}  # fmt: skip
+
+
+def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
+    """Write the game's units back to the core's state; emit the phase's events."""
+    state = ctx.state
+    for u in game.units.values():
+        f: Formation = state.formations[u.id]
+        lost = u.unit.figures_lost
+        dead_now = len(f.bases) - f.n_alive
+        if lost > dead_now:
+            # rear ranks fall first: the front keeps fighting
+            alive = sorted(f.alive_bases, key=lambda b: (-b.rank, b.file))
+            for b in alive[: lost - dead_now]:
+                b.status = BaseStatus.DEAD
+        facing = math.degrees(u.facing) % 360.0
+        if (abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9
+                or abs(f.facing - facing) > 1e-9):  # fmt: skip
+            dead = {b.id: (b.x, b.y, b.facing) for b in f.bases if not b.alive}
+            f.set_pose(u.x, u.y, facing)
+            for b in f.bases:
+                if b.id in dead:  # a fallen figure stays where it fell
+                    b.x, b.y, b.facing = dead[b.id]
+            state.version = getattr(state, "version", 0) + 1
+        target = _MORALE.get(u.mode, Morale.STEADY)
+        if u.unit.figures_left <= 0:
+            target = Morale.DESTROYED
+        if f.morale is Morale.ROUTING and target is Morale.STEADY:
+            target = Morale.RETREATING  # rallied: disordered for a phase on the way back
+        if f.morale is Morale.DESTROYED:
+            target = Morale.DESTROYED
+        f.morale = target
+    phase = state.phase
+    for e in game.events[ctx.emitted :]:
+        detail = {k: v for k, v in e.items() if k not in ("turn", "phase", "type", "unit")}
+        ctx.emit(MedievalEvent(phase, e["type"], e.get("unit"), detail))
+    ctx.emitted = len(game.events)
+
+
+def _speed(f: Formation) -> Callable[[int], float | None]:
+    """Chart march rate on the ground (flat, no slope) for the core's movement queries."""
+    profile = f.profile
+    spec = getattr(profile, "spec", _COMMANDER_SPEC)
+    if spec.figures is None:
+        spec = spec.model_copy(update={"figures": max(1, f.n_alive)})
+    unit = Unit.from_spec(spec)
+    rate = ground_scale(FIGURE_SCALE).ground_m(unit.march_rate_cm())
+
+    def speed(move_class: int) -> float | None:
+        frac = march_fraction(unit.terrain_column(), TerrainCode(move_class).terrain,
+                              cavalry=unit.arm is Arm.CAVALRY)  # fmt: skip
+        return None if frac is None else rate * float(frac)
+
+    return speed
+
+
+@register
+class MedievalD10(Ruleset):
+    """The medieval d10 quick reference (``/work/shared/rules/002_ab38124a85c18dc4.txt``)."""
+
+    name = "medieval-d10"
+    aliases = ("medieval",)
+    title = "Medieval d10 (quick reference)"
+    family = "medieval-d10"
+    version = "1"
+    die_sides = 10
+    phases = tuple(_phase(p, m) for p, m in PHASES)
+    scales = Scales(
+        ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0
+                         for s in FigureScale},
+        base_w_m=FIGURE_M, base_d_m=FIGURE_M,
+        rules_m={"150yds": ground_scale(FIGURE_SCALE).ground_m(30.0),
+                 "gentle_slope_deg": GENTLE_MIN_DEG, "steep_slope_deg": STEEP_MIN_DEG},
+    )  # fmt: skip
+    terrain = TerrainTable(data_dir() / "codes" / "medieval-d10.csv",
+                           {"move": TerrainCode, "cover": CoverCode})  # fmt: skip
+    morale_states: ClassVar[Mapping[Morale, str]] = {
+        Morale.STEADY: "act as ordered (or half speed / no advance)",
+        Morale.RETREATING: "falling back (or rallied)",
+        Morale.ROUTING: "routing",
+        Morale.DESTROYED: "destroyed or left the field",
+    }
+    order_kinds = ("attack", "hold", "advance")
+
+    def __init__(self) -> None:
+        self.move_rules = MoveRules(speed_m=_speed, min_move_m=0.0, max_turn_deg=180.0)
+        self.sight_rules = SightRules(sees_over=lambda o, b: False,
+                                      sight_limit_m=lambda w, t, loc: None)  # fmt: skip
+
+    def load_army(self, name_or_path: str | Path) -> MedievalArmy:
+        """A medieval troop list: a path, or a name under ``data/troops/medieval/``."""
+        p = Path(name_or_path)
+        if p.suffix not in (".yaml", ".yml"):
+            p = data_dir() / "troops" / "medieval" / f"{name_or_path}.yaml"
+        return MedievalArmy.from_list(load_troop_list(p))
+
+    def unit_speed_m(self, profile: Any, move_class: int) -> float | None:
+        spec = getattr(profile, "spec", _COMMANDER_SPEC)
+        if spec.figures is None:
+            spec = spec.model_copy(update={"figures": 1})
+        unit = Unit.from_spec(spec)
+        frac = march_fraction(unit.terrain_column(), TerrainCode(move_class).terrain,
+                              cavalry=unit.arm is Arm.CAVALRY)  # fmt: skip
+        rate = ground_scale(FIGURE_SCALE).ground_m(unit.march_rate_cm())
+        return None if frac is None else rate * float(frac)
+
+    def new_context(self, **parts: Any) -> MedievalContext:
+        return MedievalContext(**parts)
+
+    def start_bound(self, ctx: BoundContext) -> None:
+        assert isinstance(ctx, MedievalContext)
+        if ctx.game is not None:
+            ctx.game.begin_turn()
