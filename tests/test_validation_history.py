@@ -39,6 +39,11 @@ MISSING_WINNER: dict[str, str] = {
 
 #: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing
 MISSING_RATIO: dict[str, str] = {
+    "barnet_1471": (
+        "no friendly fire or misidentification in fog (see MISSING_WINNER): Warwick's army, "
+        "which broke historically, wins or fights even in most replays, so the loser's share of "
+        "the dead is below the chroniclers' band"
+    ),
     "halidon_hill_1333": (
         "base granularity: one base of 400 men cannot show the English loss of 14 men; a replay "
         "with no English base lost has an infinite ratio and one with a base lost a ratio of "
