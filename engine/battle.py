@@ -52,22 +52,56 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state.phase = "end"
 
 
-def snapshot(state: BattleState, delivery: Delivery | None = None) -> dict[str, Any]:
-    """Every base, formation state, messengers in flight and losses, as the log stores them."""
+def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
+    """6.2: the enemy formations each side sees at the end of a bound (any formation of the
+    side on the table sees them, troops and terrain in the way as in the bound): the one fog of
+    war, recorded so the playback shows what the battle used, not a recomputation."""
+    import copy
+
+    # a copy with its own caches: the battle's Sight stays exactly as the bound left it (a
+    # warmed cache would carry answers into the next bound, e.g. across a change of light)
+    look = copy.copy(sight)
+    look._cache = {}
+    look._version = -1
+    forms = state.active()
+    out: dict[str, list[str]] = {}
+    for side in state.sides:
+        own = [f for f in forms if f.side == side]
+        enemy = [g.id for g in forms if g.side != side]
+        seen: set[str] = set()
+        for f in own:  # an enemy seen once needs no second look: most are seen at once
+            left = [g for g in enemy if g not in seen]
+            if not left:
+                break
+            seen.update(look.visible(f.id, left))
+        out[side] = sorted(seen)
+    return out
+
+
+def snapshot(
+    state: BattleState, delivery: Delivery | None = None, sight: Sight | None = None
+) -> dict[str, Any]:
+    """Every base, formation state, messengers in flight and losses, as the log stores them;
+    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
         gone = f.morale is Morale.DESTROYED
         for b in f.bases:
-            bases[b.id] = {"x": b.x, "y": b.y, "facing": b.facing, "formation": b.formation,
-                           "state": "dead" if gone and b.status is BaseStatus.DEAD
-                           else b.status.value}  # fmt: skip
+            bases[b.id] = {
+                "x": b.x,
+                "y": b.y,
+                "facing": b.facing,
+                "formation": b.formation,
+                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
+            }
         forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
     return {
         "bases": bases,
         "formations": forms,
         "messengers": delivery.snapshot() if delivery is not None else [],
         "losses": state.losses(),
+        **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
 
 
@@ -93,10 +127,18 @@ class Battle:
         self.state = deploy(scenario, ground, ruleset)
         ruleset.prepare(self.state, scenario)
         # 6.3 with twilight read in (engine.light): the ruleset's day and night, and between them
-        rules = replace(ruleset.sight_rules,
-                        sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m))
-        self.sight = Sight(ground, self.state, rules=rules, weather=scenario.weather,
-                           time=scenario.time, locality=scenario.locality)  # fmt: skip
+        rules = replace(
+            ruleset.sight_rules,
+            sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m),
+        )
+        self.sight = Sight(
+            ground,
+            self.state,
+            rules=rules,
+            weather=scenario.weather,
+            time=scenario.time,
+            locality=scenario.locality,
+        )
         # light and weather bound by bound (engine.light): None when they never change
         self.sky = sky_for(scenario, ground, ruleset)
         if commanders is None:
@@ -105,9 +147,15 @@ class Battle:
             delivery = ruleset.delivery(ground, scenario)
         self.delivery = delivery
         self.ctx = ruleset.new_context(
-            bf=ground, state=self.state, dice=dice, ruleset=ruleset, sight=self.sight,
-            scenario=scenario, commanders=dict(commanders), delivery=self.delivery,
-        )  # fmt: skip
+            bf=ground,
+            state=self.state,
+            dice=dice,
+            ruleset=ruleset,
+            sight=self.sight,
+            scenario=scenario,
+            commanders=dict(commanders),
+            delivery=self.delivery,
+        )
         if self.sky is not None:
             self.ctx.on_bound_start.append(self.sky)
         # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
@@ -117,7 +165,7 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
-        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
+        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
@@ -139,27 +187,52 @@ class Battle:
             "time": sc.time,
             **self._clock_header(),
             "locality": sc.locality,
-            "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
-                       "locality": st.sides[s.id].locality} for s in sc.sides],
-            "formations": [{"id": f.id, "side": f.side, "name": f.name,
-                            "profile": f.profile.id} for f in st.formations.values()],
-            "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
-                       "profile": b.profile.id, "unit_type": str(b.profile.unit_type),
-                       "character": b.character, "w": b.w, "d": b.d}
-                      for f in st.formations.values() for b in f.bases],
-        }  # fmt: skip
+            "sides": [
+                {
+                    "id": s.id,
+                    "name": s.name,
+                    "colour": s.colour,
+                    "locality": st.sides[s.id].locality,
+                }
+                for s in sc.sides
+            ],
+            "formations": [
+                {"id": f.id, "side": f.side, "name": f.name, "profile": f.profile.id}
+                for f in st.formations.values()
+            ],
+            "bases": [
+                {
+                    "id": b.id,
+                    "side": b.side,
+                    "formation": b.formation,
+                    "profile": b.profile.id,
+                    "unit_type": str(b.profile.unit_type),
+                    "character": b.character,
+                    "w": b.w,
+                    "d": b.d,
+                }
+                for f in st.formations.values()
+                for b in f.bases
+            ],
+        }
 
     def _clock_header(self) -> dict[str, Any]:
         """The start, bound duration and the day's sun (only for a scenario that has them)."""
         clock = self.sky.clock if self.sky is not None else None
         if clock is None:
             return {}
-        times = {k: (v.strftime("%H:%M") if v is not None else None)
-                 for k, v in clock.sun_times().items()}  # fmt: skip
-        return {"clock": {"start": clock.start.isoformat(timespec="minutes"),
-                          "bound_minutes": clock.bound_minutes,
-                          "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
-                          "sun_local_mean_time": times}}  # fmt: skip
+        times = {
+            k: (v.strftime("%H:%M") if v is not None else None)
+            for k, v in clock.sun_times().items()
+        }
+        return {
+            "clock": {
+                "start": clock.start.isoformat(timespec="minutes"),
+                "bound_minutes": clock.bound_minutes,
+                "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
+                "sun_local_mean_time": times,
+            }
+        }
 
     # -- playing ----------------------------------------------------------------------------
     @property
@@ -172,7 +245,7 @@ class Battle:
             return
         yield from run_bound(self.ctx)
         record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery))  # fmt: skip
+                             snapshot(self.state, self.delivery, self.sight))  # fmt: skip
         self.log.bounds.append(record)
         self._check_end()
 

@@ -17,6 +17,14 @@ True
 >>> Dice(7).roll(2, "again").faces      # same seed, same faces
 (2, 1)
 
+A die whose faces are not 1..n (the average die, AvD: 2,3,3,4,4,5) is a :class:`Die`: it rolls
+an ordinary die of as many sides as it has faces through the same :class:`Dice` (so the record
+and the replay are the d6 rolls), and reads each face off its table:
+
+>>> d = Dice(7)
+>>> AVERAGE_DIE.roll(d, 2, "move"), str(d.history[-1])
+((3, 2), '2d6[2,1] move (AvD)')
+
 Tests script exact outcomes:
 
 >>> s = ScriptedDice([6, 1, 3])
@@ -223,3 +231,45 @@ class ScriptedDice(Dice):
     def setstate(self, state: tuple[Any, int]) -> None:
         self._pos, n_rolls = state
         del self.history[n_rolls:]
+
+
+@dataclass(frozen=True, slots=True)
+class Die:
+    """A die with printed faces: ``faces[k - 1]`` is read when side ``k`` comes up.
+
+    The roll goes through :meth:`Dice.roll` as ``len(faces)`` sides, so the history, the
+    replay and :class:`ScriptedDice` scripts hold the side numbers (1..6 for the AvD), not the
+    printed values; a plain d6 (:data:`D6`) reads exactly the faces ``Dice.roll`` gives.
+
+    >>> D6.roll(ScriptedDice([4]), 1, "x"), AVERAGE_DIE.roll(ScriptedDice([1, 6]), 2, "x")
+    ((4,), (2, 5))
+    >>> AVERAGE_DIE.value(6), AVERAGE_DIE.sides
+    (5, 6)
+    """
+
+    name: str
+    faces: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not self.faces:
+            raise ValueError(f"die {self.name!r} needs at least one face")
+
+    @property
+    def sides(self) -> int:
+        return len(self.faces)
+
+    def value(self, side: int) -> int:
+        """The printed face on ``side`` (1-based)."""
+        return self.faces[side - 1]
+
+    def roll(self, dice: Dice, n: int, purpose: str = "") -> tuple[int, ...]:
+        """Roll ``n`` of this die through ``dice``; the printed faces, in the order rolled."""
+        label = f"{purpose} ({self.name})" if purpose else self.name
+        result = dice.roll(n, label, self.sides)
+        return tuple(self.faces[f - 1] for f in result.faces)
+
+
+#: the ordinary six-sided die
+D6 = Die("d6", (1, 2, 3, 4, 5, 6))
+#: the average die (Dark Age 5.9: "AvD for A Grade"): a d6 printed 2, 3, 3, 4, 4, 5
+AVERAGE_DIE = Die("AvD", (2, 3, 3, 4, 4, 5))

@@ -21,15 +21,14 @@ from engine.testing import (
     flat_origin,
     make_scenario,
 )
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def flodden_bf():
-    return build_site("flodden").battlefield
+def flodden_bf(built_flodden):
+    return built_flodden.battlefield
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +57,18 @@ def test_same_seed_gives_identical_log_bytes(flodden_bf, flodden_attack):
 @pytest.mark.parametrize("ruleset", available_rulesets())
 def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_attack):
     report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
-    phases = len(get_ruleset(ruleset).phases)  # 2mm Earth 11; medieval-d10 15 (no phase 14)
-    assert report.bounds >= 1 and report.phases == report.bounds * phases
+    # 2mm Earth 11; with W&C's Resolution and End 10; medieval-d10 15 (no phase 14)
+    n_phases = len(get_ruleset(ruleset).phases)
+    assert report.bounds >= 1 and report.phases == report.bounds * n_phases
     assert report.result is not None
     # issue 9 "no silent hooks": each hook overridden in turn changes the battle (or is called)
-    for hook in ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over"):
+    # (dark-age has no speed_m: its moves are the Dark Age chapter's rolled javelin throws)
+    # (medieval-d10 is another game with hooks of its own; check_hooks covered them above)
+    hooks = ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over")
+    for hook in hooks if get_ruleset(ruleset).family in ("2mm-earth", "dark-age") else ():
+        if hook == "speed_m" and ruleset == "dark-age":
+            assert hook not in report.hooks
+            continue
         assert report.hooks[hook].startswith("changes bound"), hook
     assert "rally_test" not in report.hooks  # deleted: nothing asked for it
 
@@ -76,14 +82,14 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
     data = json.loads(log.to_json())
     assert data["format"] == "battlelog/1" and data["crs"].startswith("EPSG:")
     b0 = data["bounds"][0]["snapshot"]
-    assert set(b0) == {"bases", "formations", "messengers", "losses"}
+    assert set(b0) == {"bases", "formations", "messengers", "losses", "seen"}  # 6.2 fog record
     assert all(e.get("dice", {"faces": []})["faces"] is not None
                for bd in data["bounds"] for e in bd["events"])  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 
@@ -94,18 +100,25 @@ _PROFILES = ["inf", "cav", "archers", "skirm", "lcav", "javelin", "wild", "muske
 def small_battles(draw):
     def side(y, facing):
         n = draw(st.integers(1, 3))
-        return [{"id": f"{'r' if y < 0 else 'b'}{i}", "profile": draw(st.sampled_from(_PROFILES)),
-                 "bases": draw(st.integers(1, 6)), "frontage": 3,
-                 "at": (-300 + 300 * i + draw(st.integers(-40, 40)),
-                        y + draw(st.integers(-60, 60))),
-                 "facing": facing, "order": draw(st.sampled_from(["attack", "advance", "hold"]))}
-                for i in range(n)]  # fmt: skip
+        return [
+            {
+                "id": f"{'r' if y < 0 else 'b'}{i}",
+                "profile": draw(st.sampled_from(_PROFILES)),
+                "bases": draw(st.integers(1, 6)),
+                "frontage": 3,
+                "at": (-300 + 300 * i + draw(st.integers(-40, 40)), y + draw(st.integers(-60, 60))),
+                "facing": facing,
+                "order": draw(st.sampled_from(["attack", "advance", "hold"])),
+            }
+            for i in range(n)
+        ]
 
     return side(-200, 0), side(200, 180), draw(st.integers(0, 10_000))
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(small_battles())
 def test_6_1_invariants_hold_in_random_battles(minden, spec):
     """No base beyond its allowance, removed bases never act, casualties only grow, bases never
@@ -121,8 +134,9 @@ def test_6_1_invariants_hold_in_random_battles(minden, spec):
 
 def test_cli_run_writes_log_summary_and_battlefield(run_cli, tmp_path):
     out = tmp_path / "out"
-    code, stdout, err = run_cli("run", "flodden_1513", "--seed", "4", "--out", out,
-                                "--max-bounds", "3")  # fmt: skip
+    code, stdout, err = run_cli(
+        "run", "flodden_1513", "--seed", "4", "--out", out, "--max-bounds", "3"
+    )
     assert code == 0, err
     assert "Winner" in stdout
     log = json.loads((out / "battle_log.json").read_text())

@@ -3,12 +3,13 @@
 >>> get_ruleset("2mm-earth").name
 '2mm-earth-v0.9'
 >>> available_rulesets()
-['2mm-earth-v0.7', '2mm-earth-v0.9', 'medieval-d10']
+['2mm-earth-v0.7', '2mm-earth-v0.9', '2mm-earth-v0.9+wc-morale', 'dark-age', 'medieval-d10']
 >>> try:
 ...     get_ruleset("nonesuch")
 ... except RulesetError as exc:
 ...     print(exc)
-unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, medieval-d10
+unknown ruleset 'nonesuch'; expected one of 2mm-earth-v0.7, 2mm-earth-v0.9, \
+2mm-earth-v0.9+wc-morale, dark-age, medieval-d10
 
 A ruleset owns its game (docs/architecture.md, "The ruleset seam"): its phases, die, scales,
 terrain classes (through its own code table over the battlefield's feature layer), unit model,
@@ -27,6 +28,14 @@ Change log (a scenario names its ruleset, so old files keep replaying the same w
   friend routing, +1 per side in enemy contact, +2 rear, -L; more routs, equal flees) and army
   morale 9.1 (actual R, -2, equal or one more flees). v0.7's "flee" is the engine's "retreat".
   Its charts (8.2 / 8.3) are the same as v0.9's 7.2 / 7.3; the rest is shared with v0.9.
+- ``2mm-earth-v0.9+wc-morale`` (alias ``2mm-earth+wc-morale``): composed
+  (:mod:`engine.rulesets.compose`): v0.9's bound, movement and combat; War & Conquest's morale
+  and command (Resolution and End phases: 2d6 or 3d6 keep the two lowest against MV, Hero of the
+  Day, flee/pursuit roll-off, rally at -1 per enemy within 10", last chance, the General's 10"
+  zone) in place of 10.x / 11.x. Inches at 25.4 m.
+- ``dark-age`` (alias ``dark-age-v0.1``): composed: the Dark Age formations and movement chapter
+  (rolled moves in 25 m javelin throws, DPs, its terrain table), v0.9's bound and combat,
+  War & Conquest's morale and command.
 - ``medieval-d10`` (alias ``medieval``): the medieval d10 quick reference
   (``engine/rulesets/medieval_d10/``): units of figures, a d10 per five figures against armour
   grade, its 15-phase game turn (the book's phases 1-13, 15, 16), morale and control tests with
@@ -294,3 +303,5 @@ def get_ruleset(name: str | None = None) -> Ruleset:
 # the shipped rulesets register themselves on import (after the registry above exists)
 from engine.rulesets import medieval_d10 as _medieval_d10  # noqa: E402, F401
 from engine.rulesets import two_mm_earth as _two_mm_earth  # noqa: E402, F401
+from engine.rulesets.dark_age import rulesets as _dark_age_rulesets  # noqa: E402, F401
+from engine.rulesets.war_and_conquest import rulesets as _wc_rulesets  # noqa: E402, F401

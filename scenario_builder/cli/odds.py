@@ -18,9 +18,15 @@ from scenario_builder.cli.options import json_option, ruleset_option, seed_optio
 from scenario_builder.errors import ScenarioError
 
 UNIT_TYPES = (
-    "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry", "war_machine",
-    "baggage", "monster",
-)  # fmt: skip
+    "infantry",
+    "light_infantry",
+    "cavalry",
+    "light_cavalry",
+    "wheel_cavalry",
+    "war_machine",
+    "baggage",
+    "monster",
+)
 COVERS = ("open", "wet", "debris", "overhead")
 V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
 
@@ -43,9 +49,12 @@ def _frac(x: Fraction) -> str:
 @click.option("--arming", type=int, help="Attack dice (A, 2.2), >= 1.")
 @click.option("--resilience", "-r", type=int, help="Target's (or tester's) R, 1..7 (2.3).")
 @click.option(
-    "--half-range", "--long-range", "half_range", is_flag=True,
+    "--half-range",
+    "--long-range",
+    "half_range",
+    is_flag=True,
     help="Shooting at half range or more: -1 (1.1); ordnance -2 (8.1).",
-)  # fmt: skip
+)
 @click.option("--moving", is_flag=True, help="Shooter moves this bound: -1 (2.2).")
 @click.option("--skirmisher", is_flag=True, help="Shooter is a skirmisher: no moving penalty.")
 @click.option("--cover", metavar="|".join(COVERS), help="Target's cover, chart 7.2.")
@@ -63,6 +72,25 @@ def _frac(x: Fraction) -> str:
 @click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
+@click.option(
+    "--wc-morale",
+    "wc_mv",
+    type=int,
+    metavar="MV",
+    help="War & Conquest morale/command test against this (modified) MV.",
+)
+@click.option("--flee-pursuit", is_flag=True, help="W&C: a fleeing unit caught (<= pursuer).")
+@click.option("--dark-age-move", "da_troop", metavar="TROOP", help="Dark Age move roll (5.9).")
+@click.option("--grade", default="B", show_default=True, help="Dark Age grade A|B|C.")
+@click.option(
+    "--formation",
+    "da_formation",
+    default="shieldwall",
+    show_default=True,
+    help="Dark Age formation: unformed|shieldwall|column|cuneus|single_model.",
+)
+@click.option("--fast", is_flag=True, help="Dark Age fast move (charge, evade, rout...).")
+@click.option("--difficult", is_flag=True, help="Dark Age move in difficult terrain (5.13).")
 @click.option("--weapon", help="medieval-d10: missile or melee weapon of the attackers.")
 @click.option("--figures", type=int, help="medieval-d10: figures firing or fighting.")
 @click.option("--armour", help="medieval-d10: target's armour grade (super_heavy ... light).")
@@ -90,6 +118,9 @@ def odds(**opts: Any) -> None:
     scenario-builder odds --attack ranged --arming 2 -r 4 --half-range --cover debris \\
         --unit-type infantry
     scenario-builder odds --panic -r 4 -l 1 --simulate 100000 --seed 7
+    scenario-builder odds --wc-morale 7
+    scenario-builder odds --flee-pursuit
+    scenario-builder odds --dark-age-move heavy_infantry --grade A --formation shieldwall
     scenario-builder odds --ruleset medieval-d10 --attack ranged --weapon longbow \\
         --figures 20 --armour heavy --range-band medium --factor shields
     scenario-builder odds --ruleset medieval-d10 --morale receiving_charge --class D
@@ -109,8 +140,22 @@ def odds(**opts: Any) -> None:
             print_medieval(report)
         return
     _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
-    if bool(opts["attack"]) == bool(opts["panic"]):
-        raise _fail("expected exactly one of --attack melee|ranged or --panic")
+    modes = [
+        bool(opts["attack"]),
+        opts["panic"],
+        opts["wc_mv"] is not None,
+        opts["flee_pursuit"],
+        opts["da_troop"] is not None,
+    ]
+    if sum(modes) != 1:
+        raise _fail(
+            "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV, "
+            "--flee-pursuit or --dark-age-move TROOP"
+        )
+    if not (opts["attack"] or opts["panic"]):
+        report = _module_odds(opts)
+        click.echo(json.dumps(report, sort_keys=True, indent=2))
+        return
     r = opts["resilience"]
     if r is None:
         raise _fail("expected --resilience R (1..7), got none")
@@ -128,14 +173,28 @@ def odds(**opts: Any) -> None:
 
 
 _ATTACK_ONLY = {
-    "arming": None, "half_range": False, "moving": False, "skirmisher": False, "cover": None,
-    "unit_type": None, "outnumber": 0, "ordnance_ranks": None, "volley": False,
-}  # fmt: skip
+    "arming": None,
+    "half_range": False,
+    "moving": False,
+    "skirmisher": False,
+    "cover": None,
+    "unit_type": None,
+    "outnumber": 0,
+    "ordnance_ranks": None,
+    "volley": False,
+}
 _PANIC_ONLY = {
-    "leadership": 0, "modifier": 0, "routing": False, "ruleset": None, "other_resilience": None,
-    "seen_fleeing": None, "seen_routing": None, "contact_sides": None, "rear_contact": False,
+    "leadership": 0,
+    "modifier": 0,
+    "routing": False,
+    "ruleset": None,
+    "other_resilience": None,
+    "seen_fleeing": None,
+    "seen_routing": None,
+    "contact_sides": None,
+    "rear_contact": False,
     "army_morale": False,
-}  # fmt: skip
+}
 
 
 def _flag(name: str) -> str:
@@ -278,9 +337,13 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
         used = ", ".join(_flag(n) for n in situation)
         raise _fail(f"{used}: v0.7 rout-test options; use --ruleset 2mm-earth-v0.7")
     exact = panic_distribution_exact(
-        opts["resilience"], leadership, opts["modifier"], ruleset,
-        routing=opts["routing"], **situation,
-    )  # fmt: skip
+        opts["resilience"],
+        leadership,
+        opts["modifier"],
+        ruleset,
+        routing=opts["routing"],
+        **situation,
+    )
     report: dict[str, Any] = {
         "mode": "panic",
         "ruleset": ruleset.name,
@@ -293,13 +356,83 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
     }
     if opts["simulate"]:
         sim = simulate_panic(
-            opts["resilience"], leadership, opts["modifier"], ruleset,
-            trials=opts["simulate"], seed=opts["seed"], routing=opts["routing"], **situation,
-        )  # fmt: skip
+            opts["resilience"],
+            leadership,
+            opts["modifier"],
+            ruleset,
+            trials=opts["simulate"],
+            seed=opts["seed"],
+            routing=opts["routing"],
+            **situation,
+        )
         for k, freq in sim.items():
             report["outcomes"][k]["simulated"] = freq
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
     return report
+
+
+def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
+    """The composed rulesets' procedures (exact, every face enumerated through the procedure):
+    W&C's morale and command tests, its flee/pursuit roll-off, a Dark Age move roll."""
+    if opts["wc_mv"] is not None:
+        from engine.rulesets.war_and_conquest.morale import DiceMethod, Discipline
+        from engine.rulesets.war_and_conquest.odds import command_pass_chance, morale_pass_chance
+
+        mv = opts["wc_mv"]
+        if not -2 <= mv <= 14:
+            raise _fail(f"expected --wc-morale MV in -2..14, got {mv}")
+        rows = {}
+        methods = (
+            (DiceMethod.TWO_D6, "2d6"),
+            (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"),
+        )
+        for method, label in methods:
+            p = morale_pass_chance(mv, method)
+            hero = morale_pass_chance(mv, method, combat=True)
+            drilled = command_pass_chance(mv, method, Discipline.DRILLED)
+            rows[label] = {
+                "pass": _frac(p),
+                "p": float(p),
+                "combat_with_hero_of_the_day": _frac(hero),
+                "drilled_command_test": _frac(drilled),
+            }
+        return {"mode": "wc-morale", "mv": mv, "tests": rows}
+    if opts["flee_pursuit"]:
+        from engine.rulesets.war_and_conquest.odds import flee_destroyed_chance
+
+        p = flee_destroyed_chance()
+        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p), "p": float(p)}
+    from engine.rulesets.dark_age.formations import Formation, Grade, Troop
+    from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind
+    from engine.rulesets.dark_age.odds import move_distribution
+
+    names = {t.name.lower(): t for t in Troop}
+    troop = names.get(opts["da_troop"].lower())
+    if troop is None:
+        raise _fail(f"expected --dark-age-move one of {', '.join(names)}, got {opts['da_troop']!r}")
+    try:
+        grade = Grade(opts["grade"].upper())
+        form = Formation[opts["da_formation"].upper()]
+    except (ValueError, KeyError):
+        raise _fail(
+            f"expected --grade A|B|C and --formation one of "
+            f"{', '.join(f.name.lower() for f in Formation)}, got {opts['grade']!r}, "
+            f"{opts['da_formation']!r}"
+        ) from None
+    kind = MoveKind.FAST if opts["fast"] else MoveKind.NORMAL
+    d = move_distribution(troop, grade, form, kind, difficult=opts["difficult"])
+    return {
+        "mode": "dark-age-move",
+        "troop": troop.name.lower(),
+        "grade": grade.value,
+        "formation": form.name.lower(),
+        "kind": kind.value,
+        "difficult": opts["difficult"],
+        "javelin_throw_m": JAVELIN_THROW_M,
+        "allowance_jt": {str(k): _frac(v) for k, v in d.allowance.items()},
+        "mean_jt": _frac(d.mean_jt),
+        "dp_chance": _frac(d.dp_chance),
+    }
 
 
 def _pct(p: float) -> str:

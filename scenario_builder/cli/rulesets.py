@@ -3,7 +3,9 @@
 For every ruleset: name (and aliases), version, family, die, its phases in order, its terrain
 classes (per role, from its own code table over the battlefield's feature layer), its morale
 states, order words and table scales (ground metres per table millimetre for each figure scale,
-base size, the book's named distances).
+base size, the book's named distances). A composed ruleset (:mod:`engine.rulesets.compose`) also
+says which book each part of its game comes from (turn sequence, movement and formations, combat,
+morale and command).
 """
 
 from __future__ import annotations
@@ -43,13 +45,30 @@ def rulesets(as_json: bool) -> None:
         name = d["name"] + (" (default)" if d["name"] == DEFAULT_RULESET else "")
         if d["aliases"]:
             name += "\n" + ", ".join(d["aliases"])
-        terrain = "\n".join(f"{role}: {', '.join(names)}"
-                            for role, names in d["terrain_classes"].items())  # fmt: skip
+        terrain = "\n".join(
+            f"{role}: {', '.join(names)}" for role, names in d["terrain_classes"].items()
+        )
         sc = d["scales"]
         scales = "\n".join(
             [f"{fig}: 1 mm = {m:g} m" for fig, m in sc["ground_m_per_mm"].items()]
             + [f"base {sc['base_m'][0]:g} x {sc['base_m'][1]:g} m"]
         )
-        table.add_row(name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain,
-                      scales)  # fmt: skip
-    Console().print(table)
+        table.add_row(
+            name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain, scales
+        )
+    console = Console()
+    console.print(table)
+    for d in data:
+        if not d.get("composition"):
+            continue
+        parts = Table(
+            "part",
+            "module",
+            "book",
+            "seed",
+            title=f"{d['name']} is composed of",
+            title_justify="left",
+        )
+        for row in d["composition"]:
+            parts.add_row(row["part"], row["module"], row["book"], row["seed"])
+        console.print(parts)

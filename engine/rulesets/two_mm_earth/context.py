@@ -9,7 +9,7 @@ from engine.context import BoundContext
 from engine.state import Formation
 
 if TYPE_CHECKING:
-    from engine.movement import MovePlan
+    from engine.movement import MovePlan, MoveRules
     from engine.orders import Delivery
     from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
     from engine.rulesets.two_mm_earth.shooting import ShotPlan
@@ -37,6 +37,12 @@ class TwoMmContext(BoundContext):
     #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
     #: captured")
     caught: set[str] = field(default_factory=set)
+
+    @property
+    def move_rules(self) -> MoveRules:
+        """The movement rules of this bound: the ruleset's (a composed ruleset whose moves are
+        rolled each bound, such as ``dark-age``, gives a context of its own that overrides this)."""
+        return self.ruleset.move_rules
 
     @property
     def rs(self) -> TwoMmEarth:

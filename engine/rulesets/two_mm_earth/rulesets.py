@@ -46,6 +46,8 @@ __all__ = [
     "MoraleSituation",
     "MoraleTrigger",
     "TwoMmEarth",
+    "TwoMmEarthGame",
+    "TwoMmEarthMoves",
     "TwoMmEarthV07",
     "TwoMmEarthV09",
 ]
@@ -81,8 +83,13 @@ BASE_SIZE: dict[str, float] = {
 }
 
 
-class TwoMmEarth(Ruleset):
-    """The 2mm Earth family: what every version shares (subclasses override what differs)."""
+class TwoMmEarthGame(Ruleset):
+    """2mm Earth's bound, combat, orders and sight, without its movement speeds (6.1, 7.3) and
+    its army morale (10.x, 11.x). The family is built in layers, one per part of the game, so a
+    composed ruleset (:mod:`engine.rulesets.compose`) carries only the 2mm Earth hooks it plays
+    and none that nothing would read: :class:`TwoMmEarthMoves` adds the speeds,
+    :class:`TwoMmEarth` the morale (``2mm-earth-v0.9+wc-morale`` builds on the first two,
+    ``dark-age`` on this one)."""
 
     family = "2mm-earth"
     die_sides = 6
@@ -98,32 +105,22 @@ class TwoMmEarth(Ruleset):
         Morale.DESTROYED: "destroyed",
     }
     order_kinds = tuple(o.value for o in charts.Order)
-    #: how many dice one panic test rolls (the odds calculator enumerates them all)
-    panic_dice: ClassVar[int] = 2
     #: engine.testing.check_hooks: each hook's usual answer -> a different one (the battle
     #: must change when the hook answers so: proof that something reads it)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
-        "speed_m": lambda v: None if v is None else v / 2.0,
-        "unit_speed_m": lambda v: None if v is None else v / 2.0,
-        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 2.0,
         "cover_modifier": lambda v: v + 2,
         "order_needs_roll": lambda v: not v,
         "order_outcome": lambda v: "hold",
         "sight_limit_m": lambda v: 60.0,
         "sees_over": lambda v: not v,
-        "morale_effect": lambda v: None if v is None else "rout",
-        "morale_r_modifier": lambda v: v - 3,
         "roll_attack": lambda r: dataclasses.replace(r, hits=0),
         "shooting_modifier": lambda v: v - 3,
-        "panic_test": lambda r: _other_outcome(r),
-        "morale_test": lambda r: _other_outcome(r),
         "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
         # issue 12: consulted once an army broke and the scenario lets the pursuit run on
         "begin_aftermath": lambda events: [],
         "pursuit_over": lambda v: not v,
         "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
     }
-    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
     #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
     #: bound, so the duration follows from them: 7.3 formed foot 100 m a bound is the quick
@@ -135,12 +132,8 @@ class TwoMmEarth(Ruleset):
     def __init__(self) -> None:
         # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
         # subclass is what movement and sight call
-        self.move_rules = MoveRules(
-            speed_m=self.formation_speed_m,
-            min_move_m=RULES_M["min_move"],
-            max_turn_deg=RULES_M["max_turn_deg"],
-        )
-        own_sees_over = type(self).sees_over is TwoMmEarth.sees_over
+        self.move_rules = self._move_rules()
+        own_sees_over = type(self).sees_over is TwoMmEarthGame.sees_over
         self.sight_rules = SightRules(
             # the chart itself unless a subclass answers otherwise (one call less per blocker)
             sees_over=charts.sees_over if own_sees_over else self.sees_over,
@@ -151,35 +144,14 @@ class TwoMmEarth(Ruleset):
             skirmish_screen_m=RULES_M["skirmish_screen"],
         )
 
+    def _move_rules(self) -> MoveRules:
+        """The movement rules; a layer that owns the speeds builds them."""
+        raise NotImplementedError(f"{self.name or type(self).__name__}: no movement speeds")
+
     # units, deployment, orders ---------------------------------------------------------------
     def load_army(self, name_or_path: str | Path) -> Army:
         """A 2mm Earth troop list (data/troops/*.yaml; schema in data/troops/README.md)."""
         return load_army(name_or_path)
-
-    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
-        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
-        speed (data/troops/README.md)."""
-        chart = self.speed_m(profile.unit_type, move_class)
-        own = getattr(profile, "speed_m", None)
-        if chart is None or own is None:
-            return chart
-        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
-        return chart * own / plain
-
-    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
-        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
-        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
-        profiles = f.profiles
-        half = halved(f)
-
-        def speed(move_class: int) -> float | None:
-            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
-            if not speeds or any(s is None for s in speeds):
-                return None
-            s = float(min(s for s in speeds if s is not None))
-            return s / 2.0 if half else s
-
-        return speed
 
     def sees_over(self, observer: str, blocker: str) -> bool:
         """6.2."""
@@ -267,10 +239,6 @@ class TwoMmEarth(Ruleset):
         phases.start_bound(cast(TwoMmContext, ctx))
 
     # charts ----------------------------------------------------------------------------------
-    def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
-        """Chart 7.3 (None = cannot travel)."""
-        return charts.speed_m(unit_type, move_class)
-
     def cover_modifier(self, unit_type: UnitType | str, cover_class: int, kind: str) -> int:
         """Chart 7.2: change to R for the target's cover, ``kind`` ``"melee"``/``"ranged"``."""
         return charts.cover_modifier(unit_type, cover_class, kind)
@@ -286,27 +254,6 @@ class TwoMmEarth(Ruleset):
         """6.3."""
         return charts.sight_limit_m(weather, time, local)
 
-    def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
-        """The 10.2 effect of ``trigger`` for troops of ``temperament``; None if not a trigger.
-
-        >>> rs = get_ruleset("2mm-earth")
-        >>> rs.morale_effect("friendly_rout_0_100m")
-        'rout'
-        >>> rs.morale_effect("friendly_rout_0_100m", "rash")
-        'retreat'
-        >>> rs.morale_effect("friendly_rout_100_250m", "reluctant")
-        'panic_test'
-        """
-        general = None
-        for row in self.morale_triggers:
-            if row.trigger != trigger:
-                continue
-            if not row.temperaments:
-                general = row.effect
-            elif str(temperament) in row.temperaments:
-                return row.effect
-        return general
-
     # combat ----------------------------------------------------------------------------------
     def roll_attack(
         self, dice: Dice, n_dice: int, resilience: int, modifier: int = 0, purpose: str = ""
@@ -317,26 +264,6 @@ class TwoMmEarth(Ruleset):
     def shooting_modifier(self, **kwargs: bool) -> int:
         """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
         return shooting_modifier(**kwargs)
-
-    # morale ----------------------------------------------------------------------------------
-    def panic_test(
-        self,
-        dice: Dice,
-        resilience: int,
-        leadership: int = 0,
-        modifier: int = 0,
-        routing: bool = False,
-        purpose: str = "",
-        *,
-        at_best: str | None = None,
-        **situation: Any,
-    ) -> PanicResult:
-        """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
-        raise NotImplementedError
-
-    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
-        """Run the panic test for a described situation, picking R and modifiers per the rules."""
-        raise NotImplementedError
 
 
 def _other_outcome(result: PanicResult) -> PanicResult:
@@ -365,6 +292,110 @@ def _state_modifier(state: str) -> int:
         return _STATE_R[state]
     except KeyError:
         raise ValueError(f"expected state one of {', '.join(_STATE_R)}, got {state!r}") from None
+
+
+class TwoMmEarthMoves(TwoMmEarthGame):
+    """2mm Earth's game with its movement speeds: 6.1, chart 7.3 (5.1 the slowest base)."""
+
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        **TwoMmEarthGame.hook_checks,
+        "speed_m": lambda v: None if v is None else v / 2.0,
+        "unit_speed_m": lambda v: None if v is None else v / 2.0,
+        "formation_speed_m": lambda fn: lambda c: None if fn(c) is None else fn(c) / 2.0,
+    }
+
+    def _move_rules(self) -> MoveRules:
+        return MoveRules(
+            speed_m=self.formation_speed_m,
+            min_move_m=RULES_M["min_move"],
+            max_turn_deg=RULES_M["max_turn_deg"],
+        )
+
+    def speed_m(self, unit_type: UnitType | str, move_class: int) -> float | None:
+        """Chart 7.3 (None = cannot travel)."""
+        return charts.speed_m(unit_type, move_class)
+
+    def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
+        """Chart 7.3 for the profile's unit type, scaled when the list gives its own plain
+        speed (data/troops/README.md)."""
+        chart = self.speed_m(profile.unit_type, move_class)
+        own = getattr(profile, "speed_m", None)
+        if chart is None or own is None:
+            return chart
+        plain = self.speed_m(profile.unit_type, MoveClass.PLAIN) or 1.0
+        return chart * own / plain
+
+    def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
+        """5.1 the slowest base; halved when 50 % or more of the front rank or of the
+        formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
+        profiles = f.profiles
+        half = halved(f)
+
+        def speed(move_class: int) -> float | None:
+            speeds = [self.unit_speed_m(p, move_class) for p in profiles]
+            if not speeds or any(s is None for s in speeds):
+                return None
+            s = float(min(s for s in speeds if s is not None))
+            return s / 2.0 if half else s
+
+        return speed
+
+
+class TwoMmEarth(TwoMmEarthMoves):
+    """The 2mm Earth family: the game and its own army morale (10.x, 11.x); the versions
+    override what differs."""
+
+    #: how many dice one panic test rolls (the odds calculator enumerates them all)
+    panic_dice: ClassVar[int] = 2
+    hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        **TwoMmEarthMoves.hook_checks,
+        "morale_effect": lambda v: None if v is None else "rout",
+        "morale_r_modifier": lambda v: v - 3,
+        "panic_test": lambda r: _other_outcome(r),
+        "morale_test": lambda r: _other_outcome(r),
+    }
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+
+    def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
+        """The 10.2 effect of ``trigger`` for troops of ``temperament``; None if not a trigger.
+
+        >>> rs = get_ruleset("2mm-earth")
+        >>> rs.morale_effect("friendly_rout_0_100m")
+        'rout'
+        >>> rs.morale_effect("friendly_rout_0_100m", "rash")
+        'retreat'
+        >>> rs.morale_effect("friendly_rout_100_250m", "reluctant")
+        'panic_test'
+        """
+        general = None
+        for row in self.morale_triggers:
+            if row.trigger != trigger:
+                continue
+            if not row.temperaments:
+                general = row.effect
+            elif str(temperament) in row.temperaments:
+                return row.effect
+        return general
+
+    # morale ----------------------------------------------------------------------------------
+    def panic_test(
+        self,
+        dice: Dice,
+        resilience: int,
+        leadership: int = 0,
+        modifier: int = 0,
+        routing: bool = False,
+        purpose: str = "",
+        *,
+        at_best: str | None = None,
+        **situation: Any,
+    ) -> PanicResult:
+        """The ruleset's panic test; see :func:`resolution.panic_test` for v0.9."""
+        raise NotImplementedError
+
+    def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
+        """Run the panic test for a described situation, picking R and modifiers per the rules."""
+        raise NotImplementedError
 
 
 @register
@@ -467,11 +498,20 @@ class TwoMmEarthV07(TwoMmEarth):
     ) -> PanicResult:
         """5.2 rout test / 9.1 army morale; see :func:`resolution.rout_test_v07`."""
         return rout_test_v07(
-            dice, resilience, leadership, modifier, routing, purpose,
-            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
-            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
-            army_morale=army_morale, at_best=at_best,
-        )  # fmt: skip
+            dice,
+            resilience,
+            leadership,
+            modifier,
+            routing,
+            purpose,
+            other_resilience=other_resilience,
+            seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            army_morale=army_morale,
+            at_best=at_best,
+        )
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
@@ -486,9 +526,17 @@ class TwoMmEarthV07(TwoMmEarth):
             # 5.5: a character joined the routing unit: the rout test at the routing R
             return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
-            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
-            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
-            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
-            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
-        )  # fmt: skip
-
+            dice,
+            s.melee_r,
+            s.leadership,
+            _state_modifier(s.state),
+            s.state == "routing",
+            purpose,
+            other_resilience=s.ranged_r,
+            seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing,
+            contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact,
+            army_morale=s.army_morale,
+            at_best=s.at_best,
+        )

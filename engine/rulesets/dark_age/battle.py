@@ -1,0 +1,242 @@
+"""The Dark Age movement chapter on the engine's battle state: what a formation is in the
+chapter's terms, its move roll each bound, and its disorder points.
+
+The troop lists a ``dark-age`` battle reads are the complete game's (2mm Earth profiles; its
+combat is 2mm Earth's). The chapter's own categories come from them by these readings
+(docs/rules-interpretations.md, "Dark Age on the engine"):
+
+- troop type from the unit type: infantry -> Dark Age infantry (may form cuneus, 5.3), light
+  infantry -> foot archers if they shoot, else light infantry; cavalry -> heavy cavalry, light
+  cavalry -> light cavalry, war machines -> artillery, baggage -> wagons, monsters -> elephants;
+- grade from melee resilience: R5+ A, R4 B, R3 or less C;
+- formation from the formation's shape: loose or skirmishing bases unformed; one base wide and
+  several deep a column; cuneus troops one or two bases wide and two or three deep a cuneus;
+  a single model (artillery, wagons, elephants) none; otherwise shieldwall.
+
+>>> from engine.rulesets.dark_age.formations import Troop, Grade
+>>> troop_of("infantry", has_ranged=False, skirmisher=False), grade_of(5), grade_of(3)
+(<Troop.DARK_AGE_INFANTRY: 'dark age infantry'>, <Grade.A: 'A'>, <Grade.C: 'C'>)
+>>> formation_of(Troop.DARK_AGE_INFANTRY, stands=4, frontage=2, loose=False)
+<Formation.CUNEUS: 'cuneus'>
+>>> formation_of(Troop.HEAVY_CAVALRY, stands=6, frontage=3, loose=False)
+<Formation.SHIELDWALL: 'shieldwall'>
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, cast
+
+from engine.log import Event
+from engine.movement import MoveRules
+from engine.rulesets.dark_age.formations import (
+    CUNEUS_TROOPS,
+    Formation,
+    Grade,
+    Troop,
+    is_light,
+)
+from engine.rulesets.dark_age.movement import (
+    JAVELIN_THROW_M,
+    Allowance,
+    DisorderPoints,
+    MoveKind,
+    half_move,
+    impassable_crossing,
+    pace_setter,
+    roll_move,
+    wheel_cost,
+)
+from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+from engine.rulesets.two_mm_earth.profiles import Profile
+from engine.state import Formation as EngineFormation
+
+__all__ = [
+    "Disorder",
+    "chapter_view",
+    "charge_dps",
+    "formation_of",
+    "grade_of",
+    "move_rules_for",
+    "roll_moves",
+    "troop_of",
+]
+
+_BY_UNIT_TYPE: dict[str, Troop] = {
+    "infantry": Troop.DARK_AGE_INFANTRY,
+    "light_infantry": Troop.LIGHT_INFANTRY,
+    "cavalry": Troop.HEAVY_CAVALRY,
+    "wheel_cavalry": Troop.HEAVY_CAVALRY,
+    "light_cavalry": Troop.LIGHT_CAVALRY,
+    "war_machine": Troop.ARTILLERY,
+    "baggage": Troop.WAGONS,
+    "monster": Troop.ELEPHANTS,
+}
+_SINGLE = frozenset({Troop.ARTILLERY, Troop.WAGONS, Troop.ELEPHANTS, Troop.PACK_ANIMALS})
+
+
+def troop_of(unit_type: str, *, has_ranged: bool, skirmisher: bool) -> Troop:
+    """The chapter's troop type for a 2mm Earth unit type (module docstring)."""
+    try:
+        troop = _BY_UNIT_TYPE[unit_type]
+    except KeyError:
+        raise ValueError(
+            f"expected a unit type in {sorted(_BY_UNIT_TYPE)}, got {unit_type!r}"
+        ) from None
+    if troop is Troop.LIGHT_INFANTRY and has_ranged and not skirmisher:
+        return Troop.FOOT_ARCHERS
+    return troop
+
+
+def grade_of(melee_resilience: float) -> Grade:
+    """A, B or C from melee resilience (R5+ A, R4 B, else C)."""
+    r = round(melee_resilience)
+    return Grade.A if r >= 5 else (Grade.B if r == 4 else Grade.C)
+
+
+def formation_of(troop: Troop, *, stands: int, frontage: int, loose: bool) -> Formation:
+    """The chapter's formation for a block of ``stands`` bases ``frontage`` wide."""
+    if troop in _SINGLE:
+        return Formation.SINGLE_MODEL
+    if loose or troop in (Troop.LIGHT_INFANTRY, Troop.LIGHT_CAVALRY):
+        return Formation.UNFORMED
+    if stands <= 1:
+        return Formation.SHIELDWALL  # 5.4
+    frontage = max(1, min(frontage, stands))
+    depth = math.ceil(stands / frontage)
+    if frontage == 1:
+        return Formation.COLUMN
+    if troop in CUNEUS_TROOPS and frontage <= 2 and 2 <= depth <= 3:
+        return Formation.CUNEUS
+    if is_light(troop) and troop is not Troop.FOOT_ARCHERS:
+        return Formation.UNFORMED
+    return Formation.SHIELDWALL
+
+
+# ---------------------------------------------------------------------------------------------
+# The chapter on the engine: rolled moves and disorder points
+
+
+@dataclass(frozen=True, slots=True)
+class Disorder(Event):
+    """Dark Age 5.11-5.27: a formation took disorder points (the playback shows the total)."""
+
+    type: ClassVar[str] = "disorder"
+    formation: str
+    dps: int
+    total: int
+    reason: str
+    formation_type: str = ""
+
+
+def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
+    """The chapter's troop type, grade and formation for an engine formation (slowest and
+    highest-grade base sets the pace, 5.9)."""
+    members = []
+    for prof in f.profiles:
+        p = cast(Profile, prof)
+        troop = troop_of(
+            str(p.unit_type),
+            has_ranged=p.arming.ranged is not None,
+            skirmisher="skirmisher" in {str(x) for x in p.flags},
+        )
+        members.append((troop, grade_of(p.resilience.melee)))
+    troop, grade = pace_setter(members)
+    form = formation_of(troop, stands=f.n_alive, frontage=f.frontage, loose=f.loose)
+    return troop, grade, form
+
+
+_FAST_PLANS = frozenset({"charge", "rout", "retreat", "pursue"})  # 5.9 fast moves
+
+
+def roll_moves(ctx: Any) -> list[Event]:
+    """Before the moves: every formation with a move plan rolls its move die (5.9), fast for a
+    charge, rout, retreat or pursuit; difficult if any of its footprint is (5.13)."""
+    from engine.movement import footprint_classes
+
+    ctx.move_rolls = {}
+    for fid, plan in ctx.plans.items():
+        f = ctx.state.formations[fid]
+        if f.removed or plan.kind == "none":
+            continue
+        troop, grade, form = chapter_view(f)
+        classes, _ = footprint_classes(ctx.bf, f, "move")
+        difficult = bool(
+            {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)} & set(classes)
+        )
+        on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
+        kind = MoveKind.FAST if plan.kind in _FAST_PLANS else MoveKind.NORMAL
+        ctx.move_rolls[fid] = (
+            troop,
+            form,
+            roll_move(
+                ctx.dice,
+                troop,
+                grade,
+                form,
+                kind,
+                difficult=difficult,
+                on_road=on_road,
+                purpose=f"{kind.value} move {fid}",
+            ),
+        )
+    return []
+
+
+def charge_dps(ctx: Any, phase: str) -> list[Event]:
+    """After the moves: formations that moved take their roll's DPs (5.11, 5.13) and, in
+    shieldwall, 1 DP for wheeling (5.17)."""
+    events: list[Event] = []
+    for fid, (_troop, form, roll) in sorted(ctx.move_rolls.items()):
+        f = ctx.state.formations[fid]
+        if f.moved_m <= 0:
+            continue
+        dp = ctx.dps.get(fid, DisorderPoints())
+        reasons = []
+        if roll.dps:
+            dp = dp.incur(roll.dps)
+            reasons.append(f"move die {roll.face}")
+        start = ctx.start_facing.get(fid)
+        if (
+            start is not None
+            and form is Formation.SHIELDWALL
+            and abs((f.facing - start + 180.0) % 360.0 - 180.0) > 1e-6
+        ):
+            dp = dp.incur(wheel_cost(form).dps, f"wheel b{ctx.state.bound}")
+            reasons.append("wheel in shieldwall")
+        added = dp.total - ctx.dps.get(fid, DisorderPoints()).total
+        ctx.dps[fid] = dp
+        if added:
+            events.append(Disorder(phase, fid, added, dp.total, ", ".join(reasons), form.value))
+    return events
+
+
+def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRules:
+    """The bound's movement rules: each formation's rolled allowance in javelin throws (5.9),
+    halved across a major obstacle (5.20), impassable ground for light infantry only at one
+    javelin throw (5.14), difficult ground closed to mounted troops (5.13)."""
+
+    def speed_m(f: EngineFormation) -> Any:
+        rolled = ctx.move_rolls.get(f.id)
+        if rolled is None:
+            troop = chapter_view(f)[0]
+            allow = Allowance(1, 1)  # 5.24 slow walk: one javelin throw without dice
+        else:
+            troop, _form, roll = rolled
+            allow = roll.allowance
+        full = allow.least * JAVELIN_THROW_M
+
+        def speed(move_class: int) -> float | None:
+            terrain = DarkAgeTerrain(move_class)
+            if not passable(terrain, troop, on_road=False):
+                return None
+            if terrain is DarkAgeTerrain.IMPASSABLE:
+                return impassable_crossing(troop)[0]
+            if terrain is DarkAgeTerrain.MAJOR_OBSTACLE:
+                return half_move(allow).least * JAVELIN_THROW_M
+            return full
+
+        return speed
+
+    return MoveRules(speed_m=speed_m, min_move_m=min_move_m, max_turn_deg=max_turn_deg)

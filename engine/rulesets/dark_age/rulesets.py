@@ -1,0 +1,145 @@
+"""``dark-age``: the Dark Age formations and movement chapter, composed with War & Conquest's
+morale and command, and with *Battle for 2mm Earth* v0.9 for what neither seed has.
+
+The Dark Age seed is chapter 5 only (its turn, combat and morale chapters are referred to but
+absent), so the composition is, part by part (``scenario-builder rulesets`` prints it):
+
+- turn sequence: 2mm Earth's bound (1.1), with W&C's Resolution and End phases in place of
+  2mm Earth's 10.x / 11.x;
+- movement and formations: the Dark Age chapter (rolled moves in javelin throws of 25 m, DPs,
+  its terrain table ``data/codes/dark-age.csv``); the engine's mechanics sweep the move;
+- combat: 2mm Earth's shooting and melee (2.x, 3.x, 8.x), with its cover and sight (the Dark Age
+  table carries 2mm Earth's cover and sight columns);
+- morale and command: War & Conquest, its inches at 25.4 m (the engine's 1 mm = 1 m table).
+
+DPs are counted and shown; what they do is in the absent combat and morale chapters, so here they
+do nothing else (docs/rules-interpretations.md).
+
+>>> from engine.rulesets import get_ruleset
+>>> rs = get_ruleset("dark-age")
+>>> [c["module"] for c in rs.describe()["composition"]]
+['2mm-earth-v0.9', 'dark-age-movement', '2mm-earth-v0.9', 'wc-morale']
+>>> rs.terrain_classes()["move"][:3]
+['open', 'light_cover', 'road']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.context import BoundContext
+from engine.movement import MoveRules
+from engine.rulesets import Phase, register
+from engine.rulesets.compose import (
+    DARK_AGE_MOVEMENT,
+    TWO_MM_EARTH_V09,
+    WC_MORALE,
+    Composition,
+    Part,
+)
+from engine.rulesets.dark_age import battle as da
+from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
+from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+from engine.rulesets.two_mm_earth import phases as two_mm
+from engine.rulesets.two_mm_earth.charts import CoverClass
+from engine.rulesets.two_mm_earth.context import TwoMmContext
+from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
+from engine.rulesets.war_and_conquest.morale import TableScale
+from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
+from engine.terrain import TerrainTable
+from scenario_builder.paths import data_dir
+
+__all__ = ["DARK_AGE_TABLE", "DarkAge", "DarkAgeContext"]
+
+#: W&C's inches on the engine's table (bases 40 x 20 m at 1 mm = 1 m, as in 2mm Earth)
+DARK_AGE_TABLE = TableScale(
+    25.4, "the engine's table, 1 mm = 1 m as in 2mm Earth; one inch is about one javelin throw"
+)
+
+
+@dataclass(slots=True)
+class DarkAgeContext(TwoMmContext):
+    """2mm Earth's notes plus the chapter's: this bound's move rolls, and each formation's DPs
+    (kept for the whole battle)."""
+
+    move_rolls: dict[str, tuple[Any, Any, MoveRoll]] = field(default_factory=dict)
+    dps: dict[str, DisorderPoints] = field(default_factory=dict)
+    start_facing: dict[str, float] = field(default_factory=dict)
+    rules: MoveRules | None = None
+
+    @property
+    def move_rules(self) -> MoveRules:
+        """The bound's rolled allowances (:func:`.battle.move_rules_for`)."""
+        if self.rules is None:
+            self.rules = da.move_rules_for(self, RULES_M["min_move"], RULES_M["max_turn_deg"])
+        return self.rules
+
+
+def _execute_moves(ctx: Any) -> None:
+    ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
+    da.roll_moves(ctx)
+    two_mm.phase_execute_moves(ctx)
+    ctx.emit(da.charge_dps(ctx, "execute_moves"))
+
+
+def _phases() -> tuple[Phase, ...]:
+    return tuple(
+        Phase("execute_moves", _execute_moves) if p.name == "execute_moves" else p
+        for p in wc_phases(DARK_AGE_TABLE)
+    )
+
+
+@register
+class DarkAge(TwoMmEarthGame):
+    """Dark Age formations and movement + W&C morale + 2mm Earth turn and combat.
+
+    Built on :class:`TwoMmEarthGame` (2mm Earth's bound, combat, orders and sight): neither 2mm
+    Earth's speeds nor its morale hooks, since the chapter moves and W&C tests here."""
+
+    name = "dark-age"
+    aliases = ("dark-age-v0.1",)
+    title = "Dark Age formations and movement + War & Conquest morale + 2mm Earth combat"
+    family = "dark-age"
+    version = "0.1"
+    phases = _phases()
+    morale_states = TwoMmEarthWCMorale.morale_states
+    terrain = TerrainTable(
+        data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}
+    )
+    composition: ClassVar[Composition] = Composition(
+        "dark-age",
+        {
+            Part.TURN_SEQUENCE: TWO_MM_EARTH_V09,
+            Part.MOVEMENT_AND_FORMATIONS: DARK_AGE_MOVEMENT,
+            Part.COMBAT: TWO_MM_EARTH_V09,
+            Part.MORALE_AND_COMMAND: WC_MORALE,
+        },
+    )
+
+    def _move_rules(self) -> MoveRules:
+        """Moves are rolled each bound: the bound's rules come from :class:`DarkAgeContext`."""
+
+        def unrolled(f: Any) -> Any:
+            raise RuntimeError(f"dark-age: {f.id} moved outside a DarkAgeContext's bound")
+
+        return MoveRules(unrolled, RULES_M["min_move"], RULES_M["max_turn_deg"])
+
+    def describe(self) -> dict[str, Any]:
+        out = super().describe()
+        out["composition"] = self.composition.describe()
+        out["scales"]["wc_inch_m"] = DARK_AGE_TABLE.ground_m_per_inch
+        out["scales"]["javelin_throw_m"] = JAVELIN_THROW_M
+        return out
+
+    def new_context(self, **parts: Any) -> BoundContext:
+        from engine.movement import update_contacts
+
+        # walls are the chapter's major obstacles (5.20), not 2mm Earth's 8.3 sieges
+        ctx = DarkAgeContext(**parts, has_walls=False)
+        ctx.base_pairs = update_contacts(ctx.state)
+        return ctx
+
+    def start_bound(self, ctx: BoundContext) -> None:
+        two_mm.start_bound(ctx)  # type: ignore[arg-type]
+        ctx.rules = None  # type: ignore[attr-defined]
