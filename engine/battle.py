@@ -167,6 +167,8 @@ class Battle:
             self.ctx.readiness.log = self.log
         self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
+        #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
+        self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -254,13 +256,20 @@ class Battle:
 
     def run(self, max_bounds: int | None = None) -> BattleLog:
         limit = max_bounds if max_bounds is not None else self.scenario.max_bounds
-        while not self.finished and self.state.bound < limit:
+        # a decided battle's pursuit runs on past the limit (at most victory.pursuit_bounds)
+        while not self.finished and (self.state.bound < limit or self.decision is not None):
             self.step()
         if not self.finished:
             self._finish(None, f"no decision after {self.state.bound} bounds")
         return self.log
 
     def _check_end(self) -> None:
+        if self.decision is not None:  # issue 12: the pursuit after the break
+            winner, reason, at, _ = self.decision
+            chase = self.scenario.victory.pursuit_bounds
+            if self.state.bound - at >= chase or self.ruleset.pursuit_over(self.ctx):
+                self._finish(winner, reason)
+            return
         frac = self.scenario.victory.rout_fraction
         broken = {s: self.state.broken_fraction(s) for s in self.state.sides}
         lost = sorted(s for s, v in broken.items() if v >= frac or not self.state.active(s))
@@ -271,20 +280,37 @@ class Battle:
         standing = [s for s in self.state.sides if s not in lost]
         if len(standing) == 1:
             names = " and ".join(f"{s} army" for s in lost)
-            self._finish(standing[0], f"{names} routed")
+            self._decide(standing[0], f"{names} routed")
         elif not standing:
             best = min(broken.values())
             winners = [s for s, v in broken.items() if v == best]
-            self._finish(winners[0] if len(winners) == 1 else None, "both armies broke")
+            self._decide(winners[0] if len(winners) == 1 else None, "both armies broke")
+
+    def _decide(self, winner: str | None, reason: str) -> None:
+        """An army broke: finish now, or let the ruleset's pursuit run on (victory.pursuit_bounds)
+        while the broken sides' troops are still on the field."""
+        if self.scenario.victory.pursuit_bounds == 0:
+            self._finish(winner, reason)
+            return
+        broken = frozenset(s for s in self.state.sides if s != winner)
+        self.decision = (winner, reason, self.state.bound, self.state.losses())
+        self.ctx.aftermath = broken
+        self.log.bounds[-1].events.extend(self.ruleset.begin_aftermath(self.ctx))
+        if self.ruleset.pursuit_over(self.ctx):
+            self._finish(winner, reason)
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {
-            "winner": winner,
-            "bounds": self.state.bound,
-            "reason": reason,
-            "losses": self.state.losses(),
-            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
-        }
+        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
+                       "losses": self.state.losses(),
+                       "broken": {s: round(self.state.broken_fraction(s), 3)
+                                  for s in self.state.sides}}  # fmt: skip
+        # issue 12: the losses split as the book tells them apart, and what the pursuit added
+        self.result["casualties"] = self.ruleset.casualties(self.ctx)
+        if self.decision is not None:
+            _, _, at, then = self.decision
+            self.result["decided_bound"] = at
+            self.result["pursuit_bounds"] = self.state.bound - at
+            self.result["losses_at_break"] = then
         stall = self.ctx.jams.stalled
         if stall is not None:  # engine.jams: the same formations stuck by each other
             self.result["stall"] = str(stall)

@@ -42,9 +42,12 @@ from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = [
+    "begin_aftermath",
+    "casualties",
     "immediate_tests",
     "leadership",
     "morale_phase",
+    "pursuit_over",
     "pursuit_phase",
     "rally_phase",
     "set_morale",
@@ -424,6 +427,8 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
                     kill_base(f, b, by="rout", phase="morale", characters=state.characters)
                 )
                 killed.append(b.id)
+                if b.id in touching and not on_impractical:
+                    ctx.caught.add(b.id)  # run down by the enemy, not drowned or fallen
         if killed:
             events.append(
                 Destroyed(
@@ -438,11 +443,18 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
 
 def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
-    retreat."""
+    retreat. After an army broke (``ctx.aftermath``, issue 12) the winner's formations that are
+    free to pursue and have no quarry take the nearest broken formation still on the field:
+    "If you are the side NOT retreating/routing, you will automatically pursue"."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
         if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
+            continue
+        if ctx.aftermath is not None and f.side not in ctx.aftermath:
+            quarry = state.formations.get(f.pursuing or "")
+            if quarry is None or quarry.removed or quarry.morale not in _BROKEN:
+                events += _aftermath_quarry(ctx, f)
             continue
         for eid in f.contacts_prev + state.contacts.get(f.id, ()):
             g = state.formations[eid]
@@ -452,6 +464,82 @@ def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
             events.append(Pursuit("pursuit", f.id, g.id))
             break
     return events
+
+
+def _aftermath_quarry(ctx: TwoMmContext, f: Formation) -> list[Event]:
+    """The nearest broken enemy formation on the field (by centre distance, ties by id)."""
+    fx, fy = f.centre()
+    best: tuple[float, str] | None = None
+    for g in ctx.state.active():
+        if g.side not in (ctx.aftermath or ()) or g.morale not in _BROKEN:
+            continue
+        gx, gy = g.centre()
+        key = (round(math.hypot(gx - fx, gy - fy), 3), g.id)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        f.pursuing = None
+        return []
+    f.pursuing = best[1]
+    return [Pursuit("pursuit", f.id, best[1])]
+
+
+def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
+    """Issue 12: the army broke (the scenario's victory.rout_fraction, not a rule of the book).
+    Its general's last order to every formation still standing is to retreat: 10.2 "must
+    retreat if ordered to retreat", read as carried out at once (no messenger: the army has
+    given up the field, docs/rules-interpretations.md "Pursuit after the break"). The winner's
+    pursuit follows in the pursuit phase (11.1)."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.side not in (ctx.aftermath or ()):
+            continue
+        f.pursuing = None
+        f.target_point = None
+        f.target_formation = None
+        f.hold_fire = False
+        if f.morale is Morale.ROUTING:
+            continue
+        f.order = "retreat"
+        events += set_morale(ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army "
+                             "broke", "pursuit")  # fmt: skip
+    for f in state.active():
+        if f.side in (ctx.aftermath or ()) or f.morale is not Morale.STEADY:
+            continue
+        if f.order in ("hold", "retreat"):
+            continue
+        events += _aftermath_quarry(ctx, f)
+    return events
+
+
+def pursuit_over(ctx: TwoMmContext) -> bool:
+    """11.1 has nothing more to do when no broken side has a retreating or routing formation
+    left on the field (the rest fled off it or were caught), or the winner has no formation
+    free to pursue."""
+    broken = ctx.aftermath or frozenset()
+    quarry = any(f.side in broken and f.morale in _BROKEN for f in ctx.state.active())
+    hunters = any(f.side not in broken and f.morale is Morale.STEADY
+                  and f.order not in ("hold", "retreat") for f in ctx.state.active())  # fmt: skip
+    return not (quarry and hunters)
+
+
+def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
+    """2mm Earth tells apart only injured (red marker, 2.4) and killed (removed) bases; 11.1
+    removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
+    routing into impractical ground; captured = run down by the enemy at the end of the rout
+    bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
+    the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    out: dict[str, dict[str, int]] = {s: {"killed": 0, "wounded": 0, "captured": 0}
+                                      for s in ctx.state.sides}  # fmt: skip
+    for f in ctx.state.formations.values():
+        row = out[f.side]
+        for b in f.bases:
+            if b.status is BaseStatus.DEAD:
+                row["captured" if b.id in ctx.caught else "killed"] += 1
+            elif b.status is BaseStatus.INJURED:
+                row["wounded"] += 1
+    return out
 
 
 def rally_phase(ctx: TwoMmContext) -> list[Event]:

@@ -124,8 +124,8 @@ def phase_orders(ctx: TwoMmContext) -> None:
     state = ctx.state
     for side in state.sides:
         commander = ctx.commanders.get(side)
-        if commander is None:
-            continue
+        if commander is None or ctx.aftermath is not None:
+            continue  # issue 12: after the break the generals give no new orders (11.1)
         view = CommanderView(side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees)
         for order in commander.orders(view, state.bound):
             check_order(state, side, order)
