@@ -102,8 +102,12 @@ def test_observer_bases_are_centre_and_front_ends() -> None:
     bases = {}
     for i in range(8):
         rank, file = divmod(i, 4)
-        bases[f"f.{i + 1}"] = {"x": 100.0 - rank * 20, "y": 60.0 - file * 40, "facing": 90.0,
-                               "formation": "f"}  # fmt: skip
+        bases[f"f.{i + 1}"] = {
+            "x": 100.0 - rank * 20,
+            "y": 60.0 - file * 40,
+            "facing": 90.0,
+            "formation": "f",
+        }
     bases["g.1"] = {"x": 0.0, "y": 0.0, "facing": 0.0, "formation": "g"}
     picked = observer_bases({"bases": bases}, sorted(bases))
     assert "g.1" in picked  # small formations look from every base

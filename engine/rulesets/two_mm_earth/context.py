@@ -33,6 +33,10 @@ class TwoMmContext(BoundContext):
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
     #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
     near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+    #: bases destroyed by 11.1 for touching an enemy at the end of their rout bound: caught by
+    #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
+    #: captured")
+    caught: set[str] = field(default_factory=set)
 
     @property
     def move_rules(self) -> MoveRules:

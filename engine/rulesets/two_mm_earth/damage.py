@@ -63,7 +63,8 @@ def allocate_hits(
         rank = target.rank_of(target.side_toward(*aggressor_xy))
         if exclude:
             rank = [b for b in rank if b.id not in exclude] or [
-                b for b in target.alive_bases if b.id not in exclude]
+                b for b in target.alive_bases if b.id not in exclude
+            ]
             if not rank:
                 break
         ok = [b for b in rank if b.status is BaseStatus.OK]
@@ -91,8 +92,9 @@ def allocate_hits(
     return events
 
 
-def kill_base(target: Formation, base: Base, *, by: str, phase: str,
-              characters: dict | None = None) -> Event:  # fmt: skip
+def kill_base(
+    target: Formation, base: Base, *, by: str, phase: str, characters: dict | None = None
+) -> Event:
     """Remove a base outright (8.3 ladder base injured before deploying; 11.1 rout destroyed)."""
     base.status = BaseStatus.DEAD
     target.killed_in_bound += 1

@@ -63,11 +63,11 @@ def split_into_wings(
         raise IllegalOrderError(None, f"{fid}: brigades cannot split into wings (5.1)")
     allowed = bool(f.character_ids()) or f.has_flag("wings") or linked
     if not allowed:
-        raise IllegalOrderError(None, f"{fid}: wings need a character present or the General's "
-                                      "order (4.2)")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"{fid}: wings need a character present or the General's order (4.2)"
+        )
     if sum(files) != f.frontage or any(n < 1 for n in files) or len(files) < 2:
-        raise IllegalOrderError(None, f"{fid}: expected files summing to {f.frontage}, got "
-                                      f"{files}")  # fmt: skip
+        raise IllegalOrderError(None, f"{fid}: expected files summing to {f.frontage}, got {files}")
     groups = []
     start = 0
     for n in files:
@@ -112,7 +112,8 @@ def merge_formations(
         raise IllegalOrderError(None, why)
     a, b = state.formations[into], state.formations[other]
     rejoin = (a.wing_of or a.id) == (b.wing_of or b.id) and (
-        a.wing_of is not None or b.wing_of is not None)
+        a.wing_of is not None or b.wing_of is not None
+    )
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
     for i, base in enumerate(moved):

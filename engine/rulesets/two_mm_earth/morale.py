@@ -42,11 +42,14 @@ from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = [
+    "begin_aftermath",
+    "casualties",
     "enemy_contact_sides",
     "immediate_tests",
     "leadership",
     "morale_passes",
     "morale_phase",
+    "pursuit_over",
     "pursuit_phase",
     "rally_phase",
     "set_morale",
@@ -88,8 +91,10 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
     from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
-    return (mean_resilience(profile_of(b.profile).resilience.melee for b in front),
-            mean_resilience(profile_of(b.profile).resilience.ranged for b in front))  # fmt: skip
+    return (
+        mean_resilience(profile_of(b.profile).resilience.melee for b in front),
+        mean_resilience(profile_of(b.profile).resilience.ranged for b in front),
+    )
 
 
 def _friend_triggers(
@@ -121,8 +126,10 @@ def _friend_triggers(
     if f.morale is Morale.STEADY:
         centres = _centres(ctx)
         fx, fy = centres[f.id]
-        steady = sorted((g for g in friends if g.morale is Morale.STEADY),
-                        key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id))  # fmt: skip
+        steady = sorted(
+            (g for g in friends if g.morale is Morale.STEADY),
+            key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id),
+        )
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
         if sight.aware_of_any(f.id, [g.id for g in steady]):
             return out
@@ -152,8 +159,9 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         c = np.array([centres[g.id] for g in steady])
         d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
         np.fill_diagonal(d, np.inf)
-        requests += [(g.id, [steady[k].id])
-                     for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)]
+        requests += [
+            (g.id, [steady[k].id]) for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)
+        ]
     if requests:
         ctx.sight.prefetch(requests)
 
@@ -278,8 +286,12 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
         contact_sides, rear_contact = enemy_contact_sides(ctx, f)
         situation = MoraleSituation(
-            melee_r, ranged_r, context=context, leadership=leadership(f, state.characters),
-            state=f.morale.value, triggers=tests,
+            melee_r,
+            ranged_r,
+            context=context,
+            leadership=leadership(f, state.characters),
+            state=f.morale.value,
+            triggers=tests,
             seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
             seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
             contact_sides=contact_sides, rear_contact=rear_contact,
@@ -287,7 +299,7 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
             # friends take the ordinary 5.2 rout test (v0.9 reads neither flag)
             army_morale=any(t.startswith(("friendly_", "all_seen")) for t in tests),
             at_best=at_best,
-        )  # fmt: skip
+        )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
         events.append(PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome,
                                 res.dice))  # fmt: skip
@@ -364,8 +376,9 @@ def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
     if not f.random_troops or f.removed:
         return []
     total = f.hits_melee + f.hits_ranged
-    if f.temperament is Temperament.RASH and (f.hits_melee >= 2 or f.hits_ranged >= 3
-                                               or total >= 4):  # fmt: skip
+    if f.temperament is Temperament.RASH and (
+        f.hits_melee >= 2 or f.hits_ranged >= 3 or total >= 4
+    ):
         f.temperament = Temperament.RELUCTANT
         return [TemperamentChange("morale", f.id, "reluctant", f"{total} hits in the bound")]
     return []
@@ -403,8 +416,11 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
                 continue
             seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
-                         if t not in seen and t not in triggers]  # fmt: skip
+            triggers += [
+                t
+                for t in _friend_triggers(ctx, f, by_side[f.side])
+                if t not in seen and t not in triggers
+            ]
             if not triggers:
                 continue
             seen.update(triggers)
@@ -413,8 +429,13 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             changed |= f.morale is not before
             if f.morale is not before and f.morale in _BROKEN:
                 # every friend still standing will ask whether it sees f break: in one batch
-                ctx.sight.prefetch([(g.id, [f.id]) for g in by_side[f.side] if g is not f
-                                    and g.morale not in (Morale.ROUTING, Morale.DESTROYED)])
+                ctx.sight.prefetch(
+                    [
+                        (g.id, [f.id])
+                        for g in by_side[f.side]
+                        if g is not f and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                    ]
+                )
         if not changed:
             break
     return events
@@ -437,19 +458,24 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
             continue
         if f.routed_bound != state.bound - 1:
             continue
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id
-                    for a, _ in pairs}  # fmt: skip
+        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = 4 in classes
         killed = []
         for b in f.alive_bases:
             if on_impractical or b.id in touching:
-                events.append(kill_base(f, b, by="rout", phase="morale",
-                                        characters=state.characters))  # fmt: skip
+                events.append(
+                    kill_base(f, b, by="rout", phase="morale", characters=state.characters)
+                )
                 killed.append(b.id)
+                if b.id in touching and not on_impractical:
+                    ctx.caught.add(b.id)  # run down by the enemy, not drowned or fallen
         if killed:
-            events.append(Destroyed("morale", f.id, "11.1 routed into enemy or impractical "
-                                    "terrain", tuple(killed)))  # fmt: skip
+            events.append(
+                Destroyed(
+                    "morale", f.id, "11.1 routed into enemy or impractical terrain", tuple(killed)
+                )
+            )
             if f.n_alive == 0:
                 f.morale = Morale.DESTROYED
                 f.changed_bound = state.bound
@@ -458,11 +484,18 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
 
 def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
-    retreat."""
+    retreat. After an army broke (``ctx.aftermath``, issue 12) the winner's formations that are
+    free to pursue and have no quarry take the nearest broken formation still on the field:
+    "If you are the side NOT retreating/routing, you will automatically pursue"."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
         if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
+            continue
+        if ctx.aftermath is not None and f.side not in ctx.aftermath:
+            quarry = state.formations.get(f.pursuing or "")
+            if quarry is None or quarry.removed or quarry.morale not in _BROKEN:
+                events += _aftermath_quarry(ctx, f)
             continue
         for eid in f.contacts_prev + state.contacts.get(f.id, ()):
             g = state.formations[eid]
@@ -474,24 +507,109 @@ def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     return events
 
 
+def _aftermath_quarry(ctx: TwoMmContext, f: Formation) -> list[Event]:
+    """The nearest broken enemy formation on the field (by centre distance, ties by id)."""
+    fx, fy = f.centre()
+    best: tuple[float, str] | None = None
+    for g in ctx.state.active():
+        if g.side not in (ctx.aftermath or ()) or g.morale not in _BROKEN:
+            continue
+        gx, gy = g.centre()
+        key = (round(math.hypot(gx - fx, gy - fy), 3), g.id)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        f.pursuing = None
+        return []
+    f.pursuing = best[1]
+    return [Pursuit("pursuit", f.id, best[1])]
+
+
+def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
+    """Issue 12: the army broke (the scenario's victory.rout_fraction, not a rule of the book).
+    Its general's last order to every formation still standing is to retreat: 10.2 "must
+    retreat if ordered to retreat", read as carried out at once (no messenger: the army has
+    given up the field, docs/rules-interpretations.md "Pursuit after the break"). The winner's
+    pursuit follows in the pursuit phase (11.1)."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.side not in (ctx.aftermath or ()):
+            continue
+        f.pursuing = None
+        f.target_point = None
+        f.target_formation = None
+        f.hold_fire = False
+        if f.morale is Morale.ROUTING:
+            continue
+        f.order = "retreat"
+        events += set_morale(ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army "
+                             "broke", "pursuit")  # fmt: skip
+    for f in state.active():
+        if f.side in (ctx.aftermath or ()) or f.morale is not Morale.STEADY:
+            continue
+        if f.order in ("hold", "retreat"):
+            continue
+        events += _aftermath_quarry(ctx, f)
+    return events
+
+
+def pursuit_over(ctx: TwoMmContext) -> bool:
+    """11.1 has nothing more to do when no broken side has a retreating or routing formation
+    left on the field (the rest fled off it or were caught), or the winner has no formation
+    free to pursue."""
+    broken = ctx.aftermath or frozenset()
+    quarry = any(f.side in broken and f.morale in _BROKEN for f in ctx.state.active())
+    hunters = any(f.side not in broken and f.morale is Morale.STEADY
+                  and f.order not in ("hold", "retreat") for f in ctx.state.active())  # fmt: skip
+    return not (quarry and hunters)
+
+
+def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
+    """2mm Earth tells apart only injured (red marker, 2.4) and killed (removed) bases; 11.1
+    removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
+    routing into impractical ground; captured = run down by the enemy at the end of the rout
+    bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
+    the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    out: dict[str, dict[str, int]] = {s: {"killed": 0, "wounded": 0, "captured": 0}
+                                      for s in ctx.state.sides}  # fmt: skip
+    for f in ctx.state.formations.values():
+        row = out[f.side]
+        for b in f.bases:
+            if b.status is BaseStatus.DEAD:
+                row["captured" if b.id in ctx.caught else "killed"] += 1
+            elif b.status is BaseStatus.INJURED:
+                row["wounded"] += 1
+    return out
+
+
 def rally_phase(ctx: TwoMmContext) -> list[Event]:
     """11.2: retreating troops that spent a whole bound completely inactive rally (get their 1R
     back); 11.3 Random troops acting Reluctant turn Rash after a bound inactive and unharmed."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        inactive = (f.moved_m == 0 and not f.shot and not f.fought
-                    and not state.contacts.get(f.id))  # fmt: skip
+        inactive = f.moved_m == 0 and not f.shot and not f.fought and not state.contacts.get(f.id)
         f.inactive_bounds = f.inactive_bounds + 1 if inactive else 0
-        if (f.morale is Morale.RETREATING and inactive and f.order != "retreat"
-                and f.changed_bound is not None and f.changed_bound < state.bound):  # fmt: skip
+        if (
+            f.morale is Morale.RETREATING
+            and inactive
+            and f.order != "retreat"
+            and f.changed_bound is not None
+            and f.changed_bound < state.bound
+        ):
             events += set_morale(ctx, f, Morale.STEADY, "11.2 a whole bound inactive", "rally")
             f.retreat_from = None
             if f.order == "none":
                 f.order = "hold"
-        if (f.random_troops and f.temperament is Temperament.RELUCTANT and inactive
-                and f.hits_melee + f.hits_ranged == 0):  # fmt: skip
+        if (
+            f.random_troops
+            and f.temperament is Temperament.RELUCTANT
+            and inactive
+            and f.hits_melee + f.hits_ranged == 0
+        ):
             f.temperament = Temperament.RASH
-            events.append(TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and "
-                                            "unharmed"))  # fmt: skip
+            events.append(
+                TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and unharmed")
+            )
     return events

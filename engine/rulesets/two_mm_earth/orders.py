@@ -77,7 +77,6 @@ def receive_order(
     return events
 
 
-
 def _loose_order(state: BattleState, f: Any, order: LooseOrder, phase: str) -> list[Event]:
     """4.1: skirmishers open into (or close from) a Loose Formation; others are refused."""
     if order.kind == "loose":

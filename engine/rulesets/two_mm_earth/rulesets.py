@@ -16,7 +16,7 @@ from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
 from engine.orders import Commander, Delivery, InstantDelivery
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.two_mm_earth import charts, phases, sieges, v07
+from engine.rulesets.two_mm_earth import charts, morale, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
@@ -117,6 +117,10 @@ class TwoMmEarthGame(Ruleset):
         "roll_attack": lambda r: dataclasses.replace(r, hits=0),
         "shooting_modifier": lambda v: v - 3,
         "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
+        # issue 12: consulted once an army broke and the scenario lets the pursuit run on
+        "begin_aftermath": lambda events: [],
+        "pursuit_over": lambda v: not v,
+        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
     }
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
     #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
@@ -219,6 +223,16 @@ class TwoMmEarthGame(Ruleset):
         ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
         ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
         return ctx
+
+    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
+    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
+        return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
+
+    def pursuit_over(self, ctx: BoundContext) -> bool:
+        return morale.pursuit_over(ctx)  # type: ignore[arg-type]
+
+    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
+        return morale.casualties(ctx)  # type: ignore[arg-type]
 
     def start_bound(self, ctx: BoundContext) -> None:
         phases.start_bound(cast(TwoMmContext, ctx))
@@ -520,11 +534,20 @@ class TwoMmEarthV07(TwoMmEarth):
     ) -> PanicResult:
         """5.2 rout test / 9.1 army morale; see :func:`resolution.rout_test_v07`."""
         return rout_test_v07(
-            dice, resilience, leadership, modifier, routing, purpose,
-            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
-            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
-            army_morale=army_morale, at_best=at_best,
-        )  # fmt: skip
+            dice,
+            resilience,
+            leadership,
+            modifier,
+            routing,
+            purpose,
+            other_resilience=other_resilience,
+            seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            army_morale=army_morale,
+            at_best=at_best,
+        )
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
@@ -539,8 +562,17 @@ class TwoMmEarthV07(TwoMmEarth):
             # 5.5: a character joined the routing unit: the rout test at the routing R
             return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
-            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
-            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
-            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
-            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
-        )  # fmt: skip
+            dice,
+            s.melee_r,
+            s.leadership,
+            _state_modifier(s.state),
+            s.state == "routing",
+            purpose,
+            other_resilience=s.ranged_r,
+            seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing,
+            contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact,
+            army_morale=s.army_morale,
+            at_best=s.at_best,
+        )

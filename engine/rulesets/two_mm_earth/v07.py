@@ -163,6 +163,8 @@ def routers_touching(ctx: TwoMmContext, phase: str) -> list[Event]:
         killed = []
         for b in f.alive_bases:
             if on_impractical or b.id in touching:
+                if b.id in touching and not on_impractical:
+                    ctx.caught.add(b.id)  # run down by the enemy (casualties: captured)
                 events.append(kill_base(f, b, by="rout", phase=phase,
                                         characters=state.characters))  # fmt: skip
                 killed.append(b.id)
