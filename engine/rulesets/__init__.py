@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from engine.dice import Dice
     from engine.orders import Commander, Delivery
     from engine.scenario import Scenario
-    from engine.state import BattleState, UnitProfile
+    from engine.state import BattleState, Formation, UnitProfile
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -202,6 +202,11 @@ class Ruleset:
 
     def start_bound(self, ctx: BoundContext) -> None:
         """Before the first phase of every bound (the loop has already advanced the count)."""
+
+    def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
+        """What the book adds to a formation's entry in each bound's snapshot (the default:
+        nothing; ``dark-age`` records its formation type and DPs for the playback)."""
+        return {}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""
