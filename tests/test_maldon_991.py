@@ -1,0 +1,79 @@
+"""Maldon 991 (data/scenarios/maldon_991.yaml) on its OS Terrain 50 ground under ``dark-age``:
+the overlay traced from the DTM gives the Dark Age terrain the poem describes (the low-water
+channel impassable, 5.14; the mud difficult, 5.13; the causeway a minor obstacle, 5.20), both
+armies deploy on dry ground with the channel behind the Vikings, and the shieldwalls are
+shieldwalls in the chapter's terms (5.3)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from shapely.geometry import shape
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.movement import footprint_classes
+from engine.rulesets import get_ruleset
+from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+from engine.scenario import load_scenario
+from scenario_builder.paths import data_dir
+
+
+@pytest.fixture(scope="module")
+def maldon() -> tuple[Any, Any]:
+    from scenario_builder.cli.run import build_battlefield
+
+    sc = load_scenario("maldon_991")
+    return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
+
+
+def _overlay(name: str) -> Any:
+    path = data_dir() / "battlefields" / "maldon" / "overlay.geojson"
+    feats = json.loads(path.read_text(encoding="utf-8"))["features"]
+    return next(shape(f["geometry"]) for f in feats if name in f["properties"]["name"])
+
+
+def _move_class(ground: Any, lonlat: tuple[float, float]) -> DarkAgeTerrain:
+    x, y = ground.to_xy(*lonlat)
+    codes, _ = ground.codes_on_map("move", np.array([x]), np.array([y]))
+    return DarkAgeTerrain(int(codes[0]))
+
+
+def test_the_ground_is_the_poems_under_the_dark_age_table(maldon: tuple[Any, Any]) -> None:
+    _sc, ground = maldon
+    causeway = _overlay("causeway")
+    mid = causeway.interpolate(0.5, normalized=True)
+    assert _move_class(ground, (mid.x, mid.y)) is DarkAgeTerrain.MINOR_OBSTACLE  # 5.20
+    channel = _overlay("channel").representative_point()
+    assert _move_class(ground, (channel.x, channel.y)) is DarkAgeTerrain.IMPASSABLE  # 5.14
+    mud = _overlay("mud").representative_point()
+    assert _move_class(ground, (mud.x, mud.y)) is DarkAgeTerrain.DIFFICULT  # 5.13
+
+
+def test_both_armies_deploy_on_dry_ground_in_shieldwalls(maldon: tuple[Any, Any]) -> None:
+    sc, ground = maldon
+    battle = Battle(ground, sc, Dice(1))
+    assert battle.ruleset.name == "dark-age"
+    wet = {int(DarkAgeTerrain.IMPASSABLE), int(DarkAgeTerrain.DIFFICULT)}
+    for f in battle.state.formations.values():
+        classes, off = footprint_classes(battle.bf, f)
+        assert not off and not wet & set(classes), (f.id, classes)
+    record = battle.log.bounds[0].snapshot["formations"]
+    # 5.3: the war-hedge of the poem (ll. 101-102) and the Viking lines are shieldwalls, the
+    # bowmen unformed (5.2); no DPs before anyone moves
+    for fid in ("en_hearth", "en_fyrd_left", "en_fyrd_right", "vk_hird", "vk_lith_1"):
+        assert record[fid]["formation_type"] == "shieldwall", fid
+    assert record["en_bowmen"]["formation_type"] == "unformed"
+    assert {v["dps"] for v in record.values()} == {0}
+    # the Vikings stand between the English and the channel they crossed
+    causeway = _overlay("causeway").centroid
+    cx, cy = battle.bf.to_xy(causeway.x, causeway.y)
+
+    def dist(side: str) -> float:
+        pts = [(f.cx, f.cy) for f in battle.state.formations.values() if f.side == side]
+        return float(np.mean([np.hypot(x - cx, y - cy) for x, y in pts]))
+
+    assert dist("vikings") < dist("english")
