@@ -77,3 +77,50 @@ def test_both_armies_deploy_on_dry_ground_in_shieldwalls(maldon: tuple[Any, Any]
         return float(np.mean([np.hypot(x - cx, y - cy) for x, y in pts]))
 
     assert dist("vikings") < dist("english")
+
+
+def test_5_8_an_advance_halts_at_javelin_range_a_charge_does_not(maldon: tuple[Any, Any]) -> None:
+    """5.8: "In the tactical phase they must halt at javelin range. Units need to initiate a
+    charge (see 7.1) in order to move in to contact with enemy." On the Maldon deployment the
+    right-hand fyrd advancing on the Vikings stops one javelin throw short of them."""
+    from engine.geometry import distance, obb_array
+    from engine.movement import MovePlan, MoveRules, execute_move
+    from engine.rulesets.dark_age.battle import JAVELIN_RANGE_M, range_halts
+
+    sc, ground = maldon
+    battle = Battle(ground, sc, Dice(1))
+    ctx, state = battle.ctx, battle.state
+    fyrd = state.formations["en_fyrd_right"]
+    vikings = [f for f in state.formations.values() if f.side == "vikings"]
+
+    def gaps() -> dict[str, float]:
+        row = distance(fyrd.obb(), obb_array([g.obb() for g in vikings]))
+        return {g.id: float(d) for g, d in zip(vikings, row, strict=True)}
+
+    before = gaps()
+    ctx.plans = {
+        "en_fyrd_right": MovePlan("en_fyrd_right", "advance", bearing=45.0),
+        "en_fyrd_left": MovePlan("en_fyrd_left", "charge", bearing=45.0, target="vk_lith_2"),
+        "en_bowmen": MovePlan("en_bowmen", "advance", bearing=225.0),  # away: no enemy in front
+    }
+    events = range_halts(ctx)
+    assert [(e.formation, e.type) for e in events] == [("en_fyrd_right", "range_halt")]
+    target = events[0].target
+    assert target.startswith("vk_")
+    assert ctx.plans["en_fyrd_right"].max_m == pytest.approx(before[target] - JAVELIN_RANGE_M, 1e-6)
+    assert ctx.plans["en_fyrd_left"].max_m is None and ctx.plans["en_bowmen"].max_m is None
+    # even with an allowance far beyond the gap, the advance ends at javelin range
+    res = execute_move(battle.bf, state, fyrd, ctx.plans["en_fyrd_right"],
+                       rules=MoveRules(lambda f: lambda c: 10_000.0, 25.0, 90.0))  # fmt: skip
+    after = gaps()
+    assert res.distance_m > 0 and after[target] < before[target]
+    # never inside javelin range of any Viking; the cap is measured along the move, so on this
+    # slightly oblique approach it stops a few metres outside it
+    assert min(after.values()) >= JAVELIN_RANGE_M - 0.5, (res, after)
+    assert after[target] <= JAVELIN_RANGE_M + 10.0, (res, after)
+    # a second advance is capped again: never beyond javelin range of the nearest in front
+    ctx.plans = {"en_fyrd_right": MovePlan("en_fyrd_right", "advance", bearing=45.0)}
+    (again,) = range_halts(ctx)
+    assert ctx.plans["en_fyrd_right"].max_m == pytest.approx(
+        max(0.0, after[again.target] - JAVELIN_RANGE_M), abs=1e-6
+    )

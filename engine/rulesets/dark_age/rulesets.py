@@ -78,6 +78,7 @@ class DarkAgeContext(TwoMmContext):
 
 def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
+    ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
     da.roll_moves(ctx)
     two_mm.phase_execute_moves(ctx)
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
