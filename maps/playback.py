@@ -118,6 +118,7 @@ _SENTENCES: dict[str, str] = {
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
+    "range_halt": "{formation} halts at javelin range of {target} (5.8): {at_m} m left",
     "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
     "\u2192 {outcome}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
