@@ -20,7 +20,14 @@ from jinja2 import Template
 
 from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
 from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
-from maps.leaflet_offline import _MapScript, add_measure_tool, asset, inline_script, make_offline
+from maps.leaflet_offline import (
+    _MapScript,
+    add_measure_tool,
+    asset,
+    inline_script,
+    make_offline,
+    root_figure,
+)
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
 from maps.vectors import level_outlines, outline_contours
 from scenario_builder.atomic import atomic_path
@@ -333,10 +340,12 @@ def battlefield_map(
     if not offline:  # tiles are an option on top, never required
         folium.TileLayer("OpenStreetMap", name="OpenStreetMap", max_zoom=19).add_to(m)
         folium.TileLayer("OpenTopoMap", name="OpenTopoMap", max_zoom=17, show=False).add_to(m)
-    m.get_root().header.add_child(Element(LABEL_CSS), name="sb_label_css")
-    m.get_root().header.add_child(Element(inline_script(asset("labels.js"))), name="sb_labels_js")
+    root_figure(m).header.add_child(Element(LABEL_CSS), name="sb_label_css")
+    root_figure(m).header.add_child(Element(inline_script(asset("labels.js"))), name="sb_labels_js")
     if title:
-        m.get_root().header.add_child(Element(f"<title>{html.escape(title)}</title>"), name="title")
+        root_figure(m).header.add_child(
+            Element(f"<title>{html.escape(title)}</title>"), name="title"
+        )
     rgba, b = _hillshade_rgba(bf)
     _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
     rgba, b = _levels_rgba(bf)
@@ -359,7 +368,7 @@ def battlefield_map(
 def write_html(m: folium.Map, out: str | os.PathLike[str]) -> Path:
     """Render ``m`` and write it atomically (readable by others, like any web page)."""
     out = Path(out)
-    page = m.get_root().render()
+    page = root_figure(m).render()
     with atomic_path(out) as tmp:
         tmp.write_text(page, encoding="utf-8")
         os.chmod(tmp, 0o644)
@@ -375,7 +384,7 @@ def write_battlefield_map(
 ) -> Path:
     """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write. ``ground(bf)``: the
     battlefield as a ruleset reads it (``map --ruleset``)."""
-    bf = Battlefield.load(bf_dir)
+    bf = Battlefield.load(Path(bf_dir))
     if ground is not None:
         bf = ground(bf)
     slug = bf.meta.get("slug") or Path(bf_dir).name
