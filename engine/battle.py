@@ -16,7 +16,7 @@ order, the state's ``phase`` set to each phase's name (every event carries it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from engine.readiness import readiness_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
-from engine.state import BaseStatus, BattleState, Morale
+from engine.state import BaseStatus, BattleState, Formation, Morale
 from engine.terrain import Ground
 
 __all__ = ["Battle", "run_bound", "snapshot"]
@@ -79,10 +79,14 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
 
 
 def snapshot(
-    state: BattleState, delivery: Delivery | None = None, sight: Sight | None = None
+    state: BattleState,
+    delivery: Delivery | None = None,
+    sight: Sight | None = None,
+    record: Callable[[Formation], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them;
-    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
+    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids); with
+    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
@@ -95,7 +99,12 @@ def snapshot(
                 "formation": b.formation,
                 "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
             }
-        forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
+        forms[f.id] = {
+            "morale": f.morale.value,
+            "order": f.order,
+            "wing_of": f.wing_of,
+            **(record(f) if record is not None else {}),
+        }
     return {
         "bases": bases,
         "formations": forms,
@@ -165,10 +174,15 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
-        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
+        self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
+
+    def _snapshot(self) -> dict[str, Any]:
+        ctx, rs = self.ctx, self.ruleset
+        return snapshot(self.state, self.delivery, self.sight,
+                        lambda f: rs.formation_record(ctx, f))  # fmt: skip
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -244,8 +258,7 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery, self.sight))  # fmt: skip
+        record = BoundRecord(self.state.bound, list(self.ctx.events), self._snapshot())
         self.log.bounds.append(record)
         self._check_end()
 

@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from engine.dice import Dice
     from engine.orders import Commander, Delivery
     from engine.scenario import Scenario
-    from engine.state import BattleState, UnitProfile
+    from engine.state import BattleState, Formation, UnitProfile
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -227,6 +227,11 @@ class Ruleset:
         default: every dead base killed."""
         return {s: {"killed": n, "wounded": 0, "captured": 0}
                 for s, n in ctx.state.losses().items()}  # fmt: skip
+
+    def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
+        """What the book adds to a formation's entry in each bound's snapshot (the default:
+        nothing; ``dark-age`` records its formation type and DPs for the playback)."""
+        return {}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""

@@ -37,6 +37,10 @@ class TwoMmContext(BoundContext):
     #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
     #: captured")
     caught: set[str] = field(default_factory=set)
+    #: fid -> the bound in whose melee attacks on it get +1 (War & Conquest: a unit that failed
+    #: its morale test while its combat goes on gives its enemy +1 next round; 2mm Earth sets
+    #: none)
+    melee_bonus_against: dict[str, int] = field(default_factory=dict)
 
     @property
     def move_rules(self) -> MoveRules:

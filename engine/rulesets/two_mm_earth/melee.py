@@ -130,7 +130,9 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             n = a + outnumbering_bonus(own, theirs)
             cover = ctx.cover_class(g, "melee")
             r = target_resilience(g, (fx, fy), "melee", cover, ctx.rs)
-            res = ctx.rs.roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
+            # W&C Morale Tests (engaged): +1 against a unit that failed while its combat went on
+            mod = 1 if ctx.melee_bonus_against.get(g.id) == ctx.state.bound else 0
+            res = ctx.rs.roll_attack(ctx.dice, n, r, mod, purpose=f"melee {f.id}->{g.id}")
             events.append(Melee("melee", f.id, g.id, n, res.need, res.hits, step, res.dice))
             results.append((f, g, res.hits))
         for f, g, hits in results:  # simultaneous within one step of the order

@@ -117,10 +117,6 @@ class TwoMmEarthGame(Ruleset):
         "roll_attack": lambda r: dataclasses.replace(r, hits=0),
         "shooting_modifier": lambda v: v - 3,
         "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
-        # issue 12: consulted once an army broke and the scenario lets the pursuit run on
-        "begin_aftermath": lambda events: [],
-        "pursuit_over": lambda v: not v,
-        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
     }
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
     #: The book gives no bound duration; its moves are real metres (1 mm = 1 m at 1:900) per
@@ -223,16 +219,6 @@ class TwoMmEarthGame(Ruleset):
         ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
         ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
         return ctx
-
-    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
-    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
-        return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
-
-    def pursuit_over(self, ctx: BoundContext) -> bool:
-        return morale.pursuit_over(ctx)  # type: ignore[arg-type]
-
-    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
-        return morale.casualties(ctx)  # type: ignore[arg-type]
 
     def start_bound(self, ctx: BoundContext) -> None:
         phases.start_bound(cast(TwoMmContext, ctx))
@@ -350,10 +336,26 @@ class TwoMmEarth(TwoMmEarthMoves):
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         "morale_effect": lambda v: None if v is None else "rout",
+        # issue 12, 11.1 after the break: 2mm Earth's morale chapter, so a composition with
+        # another book's morale does not inherit it (it stops at the break)
+        "begin_aftermath": lambda events: [],
+        "pursuit_over": lambda v: not v,
+        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
         "morale_r_modifier": lambda v: v - 3,
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),
     }
+
+    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
+    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
+        return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
+
+    def pursuit_over(self, ctx: BoundContext) -> bool:
+        return morale.pursuit_over(ctx)  # type: ignore[arg-type]
+
+    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
+        return morale.casualties(ctx)  # type: ignore[arg-type]
+
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
     #: the sections a morale change cites in the log: (must rout, test's rout, test or must
     #: retreat)
