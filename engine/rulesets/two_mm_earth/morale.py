@@ -294,7 +294,8 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
             triggers=tests,
             seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
             seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
-            contact_sides=contact_sides, rear_contact=rear_contact,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
             # v0.7 9.1 (a friend seen fleeing or routing); 5.3's fleeing troops seeing broken
             # friends take the ordinary 5.2 rout test (v0.9 reads neither flag)
             army_morale=any(t.startswith(("friendly_", "all_seen")) for t in tests),

@@ -416,6 +416,7 @@ class TwoMmEarthV09(TwoMmEarth):
     aliases = ("2mm-earth", "2mm-earth-0.9")
     title = "Battle for 2mm Earth v0.9"
     panic_dice = 2
+
     def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
         """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""
         return sum(
@@ -510,6 +511,7 @@ class TwoMmEarthV07(TwoMmEarth):
         ctx = v07.V07Context(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
         ctx.base_pairs = update_contacts(ctx.state)
         return ctx
+
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "steady",
         Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat
