@@ -29,13 +29,19 @@ SEEDS = (1, 7)
 BENCH_FORMATIONS = 8  # per side: small, so the case takes about a second
 BENCH_SEED = 3
 #: (scenario, ruleset, seed): shipped scenarios fought under another registered ruleset
-OTHER_RULESETS = (("flodden_1513", "medieval-d10", 1),)
+OTHER_RULESETS = (
+    ("flodden_1513", "medieval-d10", 1),
+    ("flodden_1513", "2mm-earth-v0.7", 1),
+    ("teutoburg_ad9", "2mm-earth-v0.7", 1),
+)
 LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with instant orders
 #: composed rulesets (engine/rulesets/compose.py), each on a shipped scenario: case -> (scenario,
 #: ruleset), fought as ``scenario-builder run SCENARIO --ruleset RULESET --seed 1``
 COMPOSED = {
     "flodden_1513_wc-morale": ("flodden_1513", "2mm-earth-v0.9+wc-morale"),
     "teutoburg_ad9_dark-age": ("teutoburg_ad9", "dark-age"),
+    # issue 11 item 4: the Dark Age battle on real ground, under its own ruleset
+    "maldon_991_dark-age": ("maldon_991", "dark-age"),
 }
 
 
@@ -85,8 +91,9 @@ def _last_stand_case(seed: int) -> dict[str, Any]:
     sc = bench_engine.last_stand(bench_engine.scenario(bf, per_side=LAST_STAND_FORMATIONS))
     battle = Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
     log = battle.run(bench_engine.BOUNDS)
-    return _answer(log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last",
-                         "seed": seed})  # fmt: skip
+    return _answer(
+        log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last", "seed": seed}
+    )
 
 
 def _answer(log: Any, head: dict[str, Any]) -> dict[str, Any]:
@@ -114,8 +121,8 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
     for case, (sid, ruleset) in COMPOSED.items():
         out[f"{case}_seed1"] = lambda sid=sid, ruleset=ruleset: _scenario_case(sid, 1, ruleset)
     for sid, rs, seed in OTHER_RULESETS:
-        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
-            lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)
+        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = lambda sid=sid, rs=rs, seed=seed: (
+            _scenario_case(sid, seed, rs)
         )
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
     out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (

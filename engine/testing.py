@@ -52,9 +52,19 @@ __all__ = [
 ]
 
 #: hooks the core calls to set up or run every battle: checked by spying that they are called
-STRUCTURAL_HOOKS = frozenset({"ground", "classify_slope", "load_army", "prepare", "delivery",
-                              "commander", "automatic_commanders", "new_context",
-                              "start_bound"})  # fmt: skip
+STRUCTURAL_HOOKS = frozenset(
+    {
+        "ground",
+        "classify_slope",
+        "load_army",
+        "prepare",
+        "delivery",
+        "commander",
+        "automatic_commanders",
+        "new_context",
+        "start_bound",
+    }
+)
 #: public names of a ruleset that are helpers for its own code or the CLI, not hooks
 _HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
 
@@ -122,8 +132,7 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
     dead: set[str] = {b.id for f in state.formations.values() for b in f.bases if not b.alive}
     losses = state.losses()
     morale = {fid: f.morale for fid, f in state.formations.items()}
-    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases
-                if not b.alive}  # fmt: skip
+    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases if not b.alive}
     while not battle.finished:
         if state.bound >= limit:
             _fail(f"battle did not end within {limit} bounds")
@@ -154,7 +163,7 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
             for fid, f in state.formations.items():
                 if f.morale not in Morale:
                     _fail(f"{where}: {fid} has morale {f.morale!r}")
-                old = morale[fid]
+                old = morale.get(fid, f.morale)  # a wing split off this phase starts so
                 if f.morale is not old and f.morale not in MORALE_TRANSITIONS[old]:
                     _fail(f"{where}: {fid} went {old.value} -> {f.morale.value}")
                 morale[fid] = f.morale
@@ -241,8 +250,11 @@ def check_ruleset(
 
         battlefield = build_battlefield(scenario).battlefield
     rs = get_ruleset(ruleset_name)
-    chosen = commanders(scenario, battlefield) if commanders else rs.automatic_commanders(
-        scenario, rs.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else rs.automatic_commanders(scenario, rs.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=rs, commanders=chosen)
     if max_bounds is not None:
         battle.scenario = scenario.model_copy(update={"max_bounds": max_bounds})
@@ -252,8 +264,9 @@ def check_ruleset(
     if not math.isfinite(report.bounds):
         _fail("no bounds played")
     if hooks:
-        report.hooks = check_hooks(ruleset_name, scenario, battlefield, seed, bounds=hook_bounds,
-                                   commanders=commanders)  # fmt: skip
+        report.hooks = check_hooks(
+            ruleset_name, scenario, battlefield, seed, bounds=hook_bounds, commanders=commanders
+        )
     return report
 
 
@@ -269,8 +282,11 @@ def _bound_logs(
     from engine.dice import Dice
     from engine.log import dumps
 
-    chosen = commanders(scenario, battlefield) if commanders else ruleset.automatic_commanders(
-        scenario, ruleset.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else ruleset.automatic_commanders(scenario, ruleset.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=ruleset, commanders=chosen)
     yield dumps(battle.log.bounds[0].to_dict())
     while not battle.finished:
@@ -294,6 +310,47 @@ def _hook_names(cls: type) -> list[str]:
     return sorted(names)
 
 
+class _CountingDict(dict[Any, Any]):
+    """A rate table that counts every read (for :func:`_check_absent`)."""
+
+    reads = 0
+
+    def __getitem__(self, key: Any) -> Any:
+        type(self).reads += 1
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        type(self).reads += 1
+        return super().get(key, default)
+
+
+def _check_absent(ruleset_name: str, cls: type, name: str, battlefield: Ground, scenario: Any,
+                  seed: int, bounds: int,
+                  commanders: Callable[[Any, Any], dict[str, Any]] | None) -> str:  # fmt: skip
+    """Fight ``bounds`` bounds with hook ``name`` spied on; fail if anything consults it."""
+    value = getattr(cls, name)
+    calls = [0]
+    if callable(value):
+
+        def spy(self: Any, *a: Any, _o: Any = value, _c: list[int] = calls, **k: Any) -> Any:
+            _c[0] += 1
+            return _o(self, *a, **k)
+
+        attrs: dict[str, Any] = {name: spy}
+        counting = None
+    else:
+        counting = type("Counting", (_CountingDict,), {"reads": 0})(value)
+        attrs = {name: counting}
+    variant = type(f"{cls.__name__}Spy", (cls,), attrs)()
+    for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
+                              bounds + 1):  # fmt: skip
+        pass
+    used = calls[0] + (type(counting).reads if counting is not None else 0)
+    if used:
+        _fail(f"{ruleset_name}: absent hook {name} was consulted {used} time(s)")
+    return "absent"
+
+
 def check_hooks(
     ruleset_name: str,
     scenario: Any,
@@ -309,23 +366,35 @@ def check_hooks(
     other hook (a method, or a dict such as a rate table) must have an entry in the ruleset's
     ``hook_checks`` (hook name -> a function from the hook's usual answer to a different one);
     a ruleset subclass answering that way is fought on the same battle and the log must differ
-    within ``bounds`` bounds. Returns {hook: "called" | "changes bound N"}.
+    within ``bounds`` bounds. A hook that a parent layer defines but this ruleset's book does
+    not have (``absent_hooks``: 2mm Earth v0.7 has no 9.3 order chart and no messengers) must
+    never be consulted: it is spied on over the same bounds and any call fails. Returns
+    {hook: "called" | "changes bound N" | "absent"}.
     """
     from engine.rulesets import get_ruleset
 
     base = get_ruleset(ruleset_name)
     cls = type(base)
     checks: Mapping[str, Callable[[Any], Any]] = getattr(cls, "hook_checks", {})
+    absent = sorted(getattr(cls, "absent_hooks", ()))
     names = _hook_names(cls)
+    stray = [n for n in absent if n not in names or n in STRUCTURAL_HOOKS or n in checks]
+    if stray:
+        _fail(f"{ruleset_name}: absent_hooks name no inherited hook (or one checked): {stray}")
+    names = [n for n in names if n not in absent]
     missing = [n for n in names if n not in STRUCTURAL_HOOKS and n not in checks]
     if missing:
         _fail(f"{ruleset_name}: hooks with no check in hook_checks: {missing}")
     unknown = [n for n in checks if n not in names]
     if unknown:
         _fail(f"{ruleset_name}: hook_checks name no hook of the class: {unknown}")
-    baseline = list(itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders),
-                                     bounds + 1))  # fmt: skip
+    baseline = list(
+        itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders), bounds + 1)
+    )
     out: dict[str, str] = {}
+    for name in absent:
+        out[name] = _check_absent(ruleset_name, cls, name, battlefield, scenario, seed, bounds,
+                                  commanders)  # fmt: skip
     for name in names:
         calls = [0]
         if name in STRUCTURAL_HOOKS:
@@ -336,8 +405,9 @@ def check_hooks(
                 return _o(self, *a, **k)
 
             variant = type(f"{cls.__name__}Spy", (cls,), {name: spy})()
-            for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
-                                      2):  # fmt: skip
+            for _ in itertools.islice(
+                _bound_logs(battlefield, scenario, variant, seed, commanders), 2
+            ):
                 pass
             if not calls[0]:
                 _fail(f"{ruleset_name}: hook {name} is never called")
@@ -355,11 +425,14 @@ def check_hooks(
             attrs = {name: perturb(value)}
         variant = type(f"{cls.__name__}Without{name.title()}", (cls,), attrs)()
         logs = _bound_logs(battlefield, scenario, variant, seed, commanders)
-        moved = next((k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b),
-                     None)  # fmt: skip
+        moved = next(
+            (k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b), None
+        )
         if moved is None:
-            _fail(f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
-                  "(a hook nothing reads)")  # fmt: skip
+            _fail(
+                f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
+                "(a hook nothing reads)"
+            )
         out[name] = f"changes bound {moved}"
     return out
 
@@ -374,9 +447,6 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
         for k in np.flatnonzero(gaps < -tol):
             out.append((b.id, bases[i + 1 + int(k)].id))
     return out
-
-
-
 
 
 # -- small scenarios for rules tests ----------------------------------------------------------
@@ -419,10 +489,18 @@ def make_scenario(
     from engine.scenario import Scenario
 
     sides = []
-    for sid, forms, army, home in (("red", red, armies[0], "south"),
-                                   ("blue", blue, armies[1], "north")):  # fmt: skip
-        side: dict[str, Any] = {"id": sid, "name": sid.title(), "army": str(army),
-                                "home_edge": home, "formations": [], "characters": []}  # fmt: skip
+    for sid, forms, army, home in (
+        ("red", red, armies[0], "south"),
+        ("blue", blue, armies[1], "north"),
+    ):
+        side: dict[str, Any] = {
+            "id": sid,
+            "name": sid.title(),
+            "army": str(army),
+            "home_edge": home,
+            "formations": [],
+            "characters": [],
+        }
         for spec in forms:
             spec = dict(spec)
             dx, dy = spec.pop("at")
@@ -433,6 +511,11 @@ def make_scenario(
             if ch:
                 side["characters"].append({"id": ch, "formation": spec["id"]})
         sides.append(side)
-    data = {"id": "rules_test", "name": "Rules test", "battlefield": {"slug": slug},
-            "sides": sides, **fields}  # fmt: skip
+    data = {
+        "id": "rules_test",
+        "name": "Rules test",
+        "battlefield": {"slug": slug},
+        "sides": sides,
+        **fields,
+    }
     return Scenario.model_validate(data)

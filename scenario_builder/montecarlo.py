@@ -19,10 +19,16 @@ task by task (``as_completed``) for the progress bar.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import math
+import os
+import shlex
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +109,83 @@ def replay(
     result["strength"] = {
         side: sum(1 for b in log.header["bases"] if b["side"] == side) for side in sides
     }
+    # issue 12: men per base, so losses can be set against the sources' bands in men
+    result["men_per_base"] = {side: scenario.representation(side) for side in sides}
     return result
+
+
+def comparable_bases(run: dict[str, Any], side: str, kinds: Sequence[str]) -> int:
+    """A replay's lost bases of ``side`` in the categories a historical band covers.
+
+    Bases caught in the rout (captured, 11.1) always count: a source that gives only the
+    killed counts the men cut down in the flight among them. Wounded count only where the
+    band includes them (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    cas = (run.get("casualties") or {}).get(side)
+    if cas is None:  # a result from before the split: dead bases are all it has
+        return int(run["losses"].get(side, 0))
+    n = cas["killed"] + cas["captured"]
+    if "wounded" in kinds:
+        n += cas["wounded"]
+    return int(n)
+
+
+def _men(run: dict[str, Any], side: str, kinds: Sequence[str]) -> float | None:
+    rep = (run.get("men_per_base") or {}).get(side)
+    return None if rep is None else comparable_bases(run, side, kinds) * rep
+
+
+def _versus_history(
+    runs: Sequence[dict[str, Any]], sides: Sequence[str], historical: dict[str, Any]
+) -> dict[str, Any]:
+    """Per side the simulated losses in men against the sources' band, and the loser's to the
+    winner's loss ratio against the band the sources allow (low / high and high / low)."""
+    from engine.scenario import SideLosses
+
+    bands: dict[str, SideLosses] = {
+        side: SideLosses.model_validate(v) for side, v in (historical.get("losses") or {}).items()
+    }
+    per_side: dict[str, Any] = {}
+    men: dict[str, np.ndarray] = {}
+    for side in sides:
+        hist = bands.get(side)
+        if hist is None:
+            per_side[side] = {"band": None, "note": "the sources give no figure"}
+            continue
+        kinds = hist.given()
+        vals = [_men(r, side, kinds) for r in runs]
+        if any(v is None for v in vals):
+            per_side[side] = {"band": list(hist.band()), "note": "no men_per_base stated"}
+            continue
+        arr = np.array(vals, dtype=float)
+        men[side] = arr
+        lo, hi = hist.band()
+        inside = (arr >= lo) & (arr <= hi)
+        per_side[side] = {
+            "categories": list(kinds),
+            "band": [lo, hi],
+            "simulated_men": _describe(arr),
+            "share_in_band": round(float(inside.mean()), 4) if arr.size else 0.0,
+        }
+    out: dict[str, Any] = {"losses_in_men": per_side, "loss_ratio": None}
+    winner = historical.get("winner")
+    losers = [s for s in sides if s != winner]
+    if winner in men and len(losers) == 1 and losers[0] in men:
+        loser = losers[0]
+        wl, wh = bands[winner].band()
+        ll, lh = bands[loser].band()
+        band = (ll / wh if wh else math.inf, lh / wl if wl else math.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(men[winner] > 0, men[loser] / np.maximum(men[winner], 1e-9),
+                             np.where(men[loser] > 0, math.inf, math.nan))  # fmt: skip
+        finite = ratio[~np.isnan(ratio)]
+        inside = (finite >= band[0]) & (finite <= band[1])
+        out["loss_ratio"] = {
+            "of": f"{loser}:{winner}",
+            "band": [round(band[0], 3), round(band[1], 3) if math.isfinite(band[1]) else None],
+            "median": float(np.median(finite)) if finite.size else None,
+            "share_in_band": round(float(inside.sum()) / len(runs), 4) if runs else 0.0,
+        }
+    return out
 
 
 @dataclass
@@ -171,7 +253,7 @@ def summarize(
     }
     if historical:
         hw = historical.get("winner")
-        row = odds.get(hw, {"p": 0.0, "ci95": [0.0, 0.0]})
+        row = odds.get(str(hw), {"p": 0.0, "ci95": [0.0, 0.0]})
         loss_ratio = None
         if len(sides) == 2:
             a, b = sides
@@ -186,6 +268,9 @@ def summarize(
             "simulated_mean_loss_ratio": loss_ratio,
             "sources": historical.get("sources", []),
         }
+        if historical.get("losses") and isinstance(next(iter(historical["losses"].values())),
+                                                    dict):  # fmt: skip
+            out["historical"].update(_versus_history(runs, sides, historical))
     return out
 
 
@@ -212,28 +297,42 @@ def run_replays(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     ruleset: str | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
 
     The wall seconds run from the first task submitted to the last result: cluster start-up
-    (and the workers' preload) is not in them."""
+    (and the workers' preload) is not in them.
+
+    The local cluster's workers ignore SIGINT (:func:`_workers_ignore_sigint`), so Ctrl-C reaches
+    only this process, which then closes the cluster; the shutdown's connection errors are not
+    logged. No dashboard unless ``dashboard`` is given: then one on a free port (never a clash
+    with one already on 8787), its address passed to ``dashboard``.
+    """
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
-    cluster = None
-    if scheduler:
-        # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
-    else:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=40,
-        )
-        client = Client(cluster)
-    try:
+    cluster: Any = None
+    client: Any = None
+    with _workers_ignore_sigint(), contextlib.ExitStack() as stack:
+        stack.callback(lambda: _quiet_close(client, cluster))
+        if scheduler:
+            # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        else:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0" if dashboard is not None else None,
+                # the scheduler's HTTP server (health, metrics) runs even without a dashboard,
+                # by default on 8787: a free port instead, so a taken 8787 warns no one
+                scheduler_kwargs={"dashboard_address": ":0"},
+                silence_logs=logging.CRITICAL,
+            )
+            client = Client(cluster)
+            if dashboard is not None:
+                dashboard(str(client.dashboard_link))
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         # every worker, now and joining later, loads the battle's ground once before any task
         from scenario_builder.mc_preload import Preload
@@ -251,12 +350,51 @@ def run_replays(
             if progress:
                 progress(len(results), len(seeds))
         wall = time.perf_counter() - start
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
     results.sort(key=lambda r: r["seed"])
     return results, n_workers, wall
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored, so a Ctrl-C (sent by the terminal to every
+    process in the foreground group) reaches only this process, which then closes the cluster;
+    workers interrupted on their own would each print a traceback.
+
+    A disposition of "ignore" is the one signal setting that survives exec, so the processes
+    multiprocessing spawns run through a two-line shell wrapper that sets it (POSIX only).
+    """
+    if os.name != "posix":
+        yield
+        return
+    import multiprocessing.spawn as mp_spawn
+
+    with tempfile.TemporaryDirectory(prefix="sb-montecarlo-") as tmp:
+        exe = Path(tmp) / "python"
+        exe.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+        exe.chmod(0o755)
+        previous = mp_spawn.get_executable()
+        mp_spawn.set_executable(str(exe))
+        try:
+            yield
+        finally:
+            mp_spawn.set_executable(previous)
+
+
+def _quiet_close(client: Any, cluster: Any) -> None:
+    """Close the client and the local cluster without logging the comm errors of a shutdown
+    under way (an interrupt or a failed replay closes connections mid-task)."""
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def plot(result: MonteCarloResult, path: str | Path) -> None:
@@ -271,8 +409,10 @@ def plot(result: MonteCarloResult, path: str | Path) -> None:
     names = list(s["win_odds"])
     p = [s["win_odds"][k]["p"] for k in names]
     err = np.array(
-        [[s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
-         [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names]]
+        [
+            [s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
+            [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names],
+        ]
     ).clip(min=0)
     ax = axes[0]
     ax.bar(names, p, yerr=err, capsize=6, color="#7f8c8d")

@@ -24,26 +24,64 @@ RATE = 500.0  # ancients, 9.2
 
 def _scenario(a: tuple[float, float], b: tuple[float, float], far: tuple[float, float]) -> Scenario:
     """English General's retinue at ``a``, archers at ``b``, the Scots at ``far``."""
-    return Scenario.model_validate({
-        "id": "msg_test", "name": "messenger test", "battlefield": {"slug": "north_bayreuth_pair"},
-        "age": "ancients",
-        "sides": [
-            {"id": "english", "name": "E", "army": "english_1513", "home_edge": "south",
-             "general": "surrey", "characters": [{"id": "surrey", "formation": "en_hq"}],
-             "formations": [
-                 {"id": "en_hq", "profile": "en_bills_retinue", "bases": 2, "frontage": 2,
-                  "position": {"xy": list(a)}},
-                 {"id": "en_bows", "profile": "en_archers", "bases": 2, "frontage": 2,
-                  "position": {"xy": list(b)}},
-                 {"id": "en_ally", "profile": "en_bills", "bases": 2, "frontage": 2,
-                  "position": {"xy": [far[0] - 600, far[1]]}}]},
-            {"id": "scots", "name": "S", "army": "scots_1513", "home_edge": "north",
-             "general": "james_iv", "characters": [{"id": "james_iv", "formation": "sc_king"}],
-             "formations": [
-                 {"id": "sc_king", "profile": "sc_pike_nobles", "bases": 4, "frontage": 4,
-                  "position": {"xy": list(far)}}]},
-        ],
-    })  # fmt: skip
+    return Scenario.model_validate(
+        {
+            "id": "msg_test",
+            "name": "messenger test",
+            "battlefield": {"slug": "north_bayreuth_pair"},
+            "age": "ancients",
+            "sides": [
+                {
+                    "id": "english",
+                    "name": "E",
+                    "army": "english_1513",
+                    "home_edge": "south",
+                    "general": "surrey",
+                    "characters": [{"id": "surrey", "formation": "en_hq"}],
+                    "formations": [
+                        {
+                            "id": "en_hq",
+                            "profile": "en_bills_retinue",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": list(a)},
+                        },
+                        {
+                            "id": "en_bows",
+                            "profile": "en_archers",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": list(b)},
+                        },
+                        {
+                            "id": "en_ally",
+                            "profile": "en_bills",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": [far[0] - 600, far[1]]},
+                        },
+                    ],
+                },
+                {
+                    "id": "scots",
+                    "name": "S",
+                    "army": "scots_1513",
+                    "home_edge": "north",
+                    "general": "james_iv",
+                    "characters": [{"id": "james_iv", "formation": "sc_king"}],
+                    "formations": [
+                        {
+                            "id": "sc_king",
+                            "profile": "sc_pike_nobles",
+                            "bases": 4,
+                            "frontage": 4,
+                            "position": {"xy": list(far)},
+                        }
+                    ],
+                },
+            ],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +113,11 @@ def _find_pairs(bf, g: RouteGraph) -> dict[str, tuple]:
         if _straight(g, a, b)[1] < 150:
             continue
         # the formations must stand on open ground round the end points
-        if any(_straight(g, (p[0] - 60, p[1] - 40), (p[0] + 60, p[1] + 40))[1] > 0 or
-               _straight(g, (p[0] - 60, p[1] + 40), (p[0] + 60, p[1] - 40))[1] > 0
-               for p in (a, b)):  # fmt: skip
+        if any(
+            _straight(g, (p[0] - 60, p[1] - 40), (p[0] + 60, p[1] + 40))[1] > 0
+            or _straight(g, (p[0] - 60, p[1] + 40), (p[0] + 60, p[1] - 40))[1] > 0
+            for p in (a, b)
+        ):
             continue
         r = g.route(a, b)
         if "cross" not in found and r.triple_share > 0.1:
@@ -124,8 +164,8 @@ def test_9_1_messenger_crosses_woods_when_cheaper_detours_when_triple_is_longer(
         assert triple < 1e-6  # round the wood: 3x through would be longer
         assert length > math.dist(path[0], path[-1]) * 1.02
         assert cost < straight_cost
-    # 9.2: arrival bound = sent + ceil(cost / rate)
-    assert sent.arrival_bound == 2 + math.ceil(sent.cost_m / RATE)
+    # 9.2: arrival bound = sent + ceil(cost / rate) - 1 (continuous in distance)
+    assert sent.arrival_bound == 2 + math.ceil(sent.cost_m / RATE) - 1
     assert sent.arrival_bound == arrival_bound(sent.cost_m, RATE, 2)
 
 
@@ -138,10 +178,23 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
     snap = delivery.snapshot()
     assert len(snap) == 1
     m = snap[0]
-    assert set(m) == {"id", "side", "to", "order", "route", "travelled_m", "cost_m",
-                      "sent_bound", "arrival_bound"}  # fmt: skip (docs/architecture.md)
-    assert (m["id"], m["side"], m["to"], m["order"]) == (sent.id, "english", "en_bows",
-                                                         "hold en_bows")  # fmt: skip
+    assert set(m) == {
+        "id",
+        "side",
+        "to",
+        "order",
+        "route",
+        "travelled_m",
+        "cost_m",
+        "sent_bound",
+        "arrival_bound",
+    }  # the fields docs/architecture.md lists
+    assert (m["id"], m["side"], m["to"], m["order"]) == (
+        sent.id,
+        "english",
+        "en_bows",
+        "hold en_bows",
+    )
     assert m["travelled_m"] == RATE and m["sent_bound"] == 2
     assert m["arrival_bound"] == sent.arrival_bound
     for bound in range(3, sent.arrival_bound + 1):
@@ -155,6 +208,55 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
             arrived = [e for e in events if isinstance(e, MessengerArrived)]
             assert arrived[0].arrival_bound == bound and len(arrived[0].route) >= 2
             assert delivery.snapshot() == []
+
+
+def test_9_2_arrival_is_continuous_in_distance_in_a_battle():
+    """9.2 in play: archers 380 m of string from the General act on an order in the bound it is
+    given (reach); archers 603 m away act one bound later, not two: one bound per 500 m."""
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+    from engine.testing import flat_origin
+    from scenario_builder.build import build_site
+
+    bf = build_site("minden").battlefield
+    ox, oy = flat_origin(bf)  # open, level ground: the string is the straight line
+    # the General's one-base retinue faces north; the string runs from his base to the nearest
+    # point of a formation: 380 m to the near archers, 603 m to the far ones (2 bases: 80 m wide)
+    sc = Scenario.model_validate({
+        "id": "msg_reach", "name": "9.2 continuity", "battlefield": {"slug": "minden"},
+        "age": "ancients",
+        "sides": [
+            {"id": "english", "name": "E", "army": "english_1513", "home_edge": "south",
+             "general": "surrey", "characters": [{"id": "surrey", "formation": "en_hq"}],
+             "formations": [
+                 {"id": "en_hq", "profile": "en_bills_retinue", "bases": 1, "frontage": 1,
+                  "position": {"xy": [ox - 340, oy]}},
+                 {"id": "en_near", "profile": "en_archers", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox - 340 + 380 + 40, oy]}},
+                 {"id": "en_far", "profile": "en_archers", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox - 340 + 603 + 40, oy]}}]},
+            {"id": "scots", "name": "S", "army": "scots_1513", "home_edge": "north",
+             "general": "james_iv", "characters": [{"id": "james_iv", "formation": "sc_king"}],
+             "formations": [
+                 {"id": "sc_king", "profile": "sc_pike_nobles", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox, oy + 1500]}}]},
+        ],
+    })  # fmt: skip
+    script = OrdersScript.from_text('2: ["advance en_near", "advance en_far"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "english", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"english": cmd})
+    near = b.delivery.reach_route(b.state, "english", "en_near").cost_m
+    far = b.delivery.reach_route(b.state, "english", "en_far").cost_m
+    assert near == pytest.approx(380.0, abs=1.0) and far == pytest.approx(603.0, abs=1.0)
+    b.step()  # bound 1: the briefing (no orders to the two)
+    moved: dict[int, set[str]] = {}
+    sent = []
+    for bound in (2, 3, 4):
+        rec = b.step()
+        moved[bound] = {e.formation for e in rec.events if e.type == "moved"}
+        sent += [e for e in rec.events if isinstance(e, MessengerSent)]
+    assert [(e.to, e.sent_bound, e.arrival_bound) for e in sent] == [("en_far", 2, 3)]
+    assert "en_near" in moved[2] and "en_far" not in moved[2]  # 380 m: in reach, at once
+    assert "en_far" in moved[3]  # 603 m: one bound later (it was two before the fix)
 
 
 def test_9_1_order_within_reach_of_a_character_arrives_at_once(bayreuth):

@@ -107,6 +107,13 @@ def test_9_1_no_order_defaults(flodden):
     assert plan_for(battle.ctx, bills).kind == "none"  # in melee: keeps fighting (3.2)
 
 
+def _without_character(battle: Battle, fid: str) -> None:
+    """Take the character out of ``fid`` (his base stays, as an ordinary base): without one
+    present, only the General's order splits it (4.2)."""
+    for b in battle.state.formations[fid].bases:
+        b.character = None
+
+
 def _place_general_near(battle: Battle, fid: str, dist: float) -> None:
     """Put the General's formation east of ``fid`` with his base ``dist`` m from its nearest."""
     import math
@@ -127,6 +134,7 @@ def _place_general_near(battle: Battle, fid: str, dist: float) -> None:
 def test_4_2_wing_order_refused_beyond_200_m(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
     _place_general_near(battle, "sc_errol", 450.0)
     ev = battle.delivery.send(st, "scots", WingOrder("sc_errol"), 3)
     assert len(ev) == 1 and isinstance(ev[0], OrderRefused)
@@ -137,6 +145,7 @@ def test_4_2_wing_order_refused_beyond_200_m(flodden):
 def test_4_2_wing_order_refused_without_line_of_sight(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
     _place_general_near(battle, "sc_errol", 150.0)
 
     class Blind:  # the same ground with every sight line blocked (a wood between them)
@@ -157,6 +166,8 @@ def test_4_2_wing_order_refused_without_line_of_sight(flodden):
 def test_4_2_wing_order_in_reach_and_sight_splits_into_wings(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
+    _without_character(battle, "sc_home")
     _place_general_near(battle, "sc_errol", 150.0)
     before = {b.id: (b.x, b.y) for b in st.formations["sc_errol"].bases}
     ev = battle.delivery.send(st, "scots", WingOrder("sc_errol", 3), 3)
@@ -173,6 +184,34 @@ def test_4_2_wing_order_in_reach_and_sight_splits_into_wings(flodden):
     # 4.2: one formation per turn
     again = battle.delivery.send(st, "scots", WingOrder("sc_home"), 3)
     assert isinstance(again[0], OrderRefused) and "one formation per turn" in again[0].reason
+
+
+def test_4_2_character_led_formation_splits_without_the_general_and_wings_rejoin(flodden):
+    # sc_errol has Crawford with it: it may split into wings with the General 450 m away and out
+    # of sight, and that split is not the General's one a turn. Played: split in bound 2, then
+    # the second wing is ordered to advance on the first and re-joins it (4.2, no character
+    # needed to re-join: they "always recognise their original comrades")
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+
+    bf, sc = flodden
+    script = OrdersScript.from_text('2: ["split sc_errol into 2 wings", "split sc_king"]\n'
+                                    '3: ["advance sc_errol_w2 on sc_errol"]\n')  # fmt: skip
+    cmd = ScriptedCommander.from_scenario(sc, "scots", script, bf.to_xy)
+    battle = Battle(bf, sc, Dice(5), commanders={"scots": cmd})
+    st = battle.state
+    _place_general_near(battle, "sc_errol", 450.0)
+    n = st.formations["sc_errol"].n_alive
+    battle.step()
+    rec = battle.step()
+    splits = [e for e in rec.events if isinstance(e, WingSplit)]
+    assert [e.formation for e in splits] == ["sc_errol", "sc_king"]  # both: Crawford's is his
+    w1, w2 = st.formations["sc_errol"], st.formations["sc_errol_w2"]
+    assert w1.n_alive + w2.n_alive == n and w2.wing_of == "sc_errol"
+    assert not w2.character_ids()  # Crawford rides in the first wing
+    rec = battle.step()
+    merges = [e for e in rec.events if e.type == "brigade_merge"]
+    assert [(e.formation, e.merged) for e in merges] == [("sc_errol", "sc_errol_w2")]
+    assert w2.removed and st.formations["sc_errol"].n_alive == n
 
 
 def test_plan_commander_bound_trigger_fires_once_and_defaults(flodden):
@@ -215,8 +254,11 @@ def test_plan_commander_defaults_attack_within_striking_distance(flodden):
     cmd2 = PlanCommander("english", Plan(), {}, bf.to_xy)
     f.set_pose(ex, ey + 1500.0, 180.0)  # out of striking distance: keeps advancing
     st.version += 1
-    assert [o for o in cmd2.orders(CommanderView("english", 2, st, bf, sc), 2)
-            if o.formation == "en_dacre"] == []  # fmt: skip
+    assert [
+        o
+        for o in cmd2.orders(CommanderView("english", 2, st, bf, sc), 2)
+        if o.formation == "en_dacre"
+    ] == []
 
 
 def test_scripted_orders_file_drives_a_battle(flodden):
@@ -237,18 +279,28 @@ def test_scripted_orders_file_drives_a_battle(flodden):
     [
         ('1: ["attack sc_home"]\n2: ["charge sc_king"]\n', 2, "expected an order like"),
         ('1: ["attack sc_home"]\nsoon: ["hold sc_king"]\n', 2, "expected a bound number"),
-        ('1:\n  - hold sc_king\n  - attack nobody\n', 3, "expected a formation of"),
+        ("1:\n  - hold sc_king\n  - attack nobody\n", 3, "expected a formation of"),
         ('1: ["attack en_edmund"]\n', 1, "expected an order to a formation of scots"),
         ('1: ["hold sc_king"\n', 2, "invalid YAML"),
-        ('', 1, "expected a mapping"),
+        ("", 1, "expected a mapping"),
     ],
 )
 def test_run_cli_bad_orders_file_one_line_error(run_cli, tmp_path, text, line, problem):
     path = tmp_path / "orders.yaml"
     path.write_text(text, encoding="utf-8")
     out = tmp_path / "out"
-    code, _, err = run_cli("run", "flodden_1513", "--seed", "1", "--out", str(out),
-                           "--orders", str(path), "--orders-side", "scots")  # fmt: skip
+    code, _, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+        "--orders",
+        str(path),
+        "--orders-side",
+        "scots",
+    )
     assert code == 1
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and "Traceback" not in err
@@ -257,19 +309,32 @@ def test_run_cli_bad_orders_file_one_line_error(run_cli, tmp_path, text, line, p
 
 
 def test_run_cli_orders_side_without_file_and_missing_file(run_cli, tmp_path):
-    code, _, err = run_cli("run", "flodden_1513", "--out", str(tmp_path / "o"),
-                           "--orders-side", "scots")  # fmt: skip
+    code, _, err = run_cli(
+        "run", "flodden_1513", "--out", str(tmp_path / "o"), "--orders-side", "scots"
+    )
     assert code == 1 and "--orders-side needs --orders" in err
-    code, _, err = run_cli("run", "flodden_1513", "--out", str(tmp_path / "o"),
-                           "--orders", str(tmp_path / "nope.yaml"))  # fmt: skip
+    code, _, err = run_cli(
+        "run", "flodden_1513", "--out", str(tmp_path / "o"), "--orders", str(tmp_path / "nope.yaml")
+    )
     assert code == 1 and "nope.yaml" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 
 
 def test_run_cli_with_orders_file(run_cli, tmp_path):
     orders = data_dir() / "orders" / "flodden_scots.yaml"
-    code, out, err = run_cli("run", "flodden_1513", "--seed", "3", "--max-bounds", "4", "--out",
-                             str(tmp_path / "o"), "--orders", str(orders), "--json")  # fmt: skip
+    code, out, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--seed",
+        "3",
+        "--max-bounds",
+        "4",
+        "--out",
+        str(tmp_path / "o"),
+        "--orders",
+        str(orders),
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(out)
     assert summary["events"]["wing_split"] == 1

@@ -43,7 +43,19 @@ from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
-__all__ = ["leadership", "morale_phase", "pursuit_phase", "rally_phase", "set_morale"]
+__all__ = [
+    "begin_aftermath",
+    "casualties",
+    "enemy_contact_sides",
+    "immediate_tests",
+    "leadership",
+    "morale_passes",
+    "morale_phase",
+    "pursuit_over",
+    "pursuit_phase",
+    "rally_phase",
+    "set_morale",
+]
 
 _BROKEN = (Morale.RETREATING, Morale.ROUTING)
 
@@ -81,8 +93,10 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
     from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
-    return (mean_resilience(profile_of(b.profile).resilience.melee for b in front),
-            mean_resilience(profile_of(b.profile).resilience.ranged for b in front))  # fmt: skip
+    return (
+        mean_resilience(profile_of(b.profile).resilience.melee for b in front),
+        mean_resilience(profile_of(b.profile).resilience.ranged for b in front),
+    )
 
 
 def _friend_triggers(
@@ -191,8 +205,9 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         c = np.array([centres[g.id] for g in steady])
         d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
         np.fill_diagonal(d, np.inf)
-        requests += [(g.id, [steady[k].id])
-                     for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)]
+        requests += [
+            (g.id, [steady[k].id]) for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)
+        ]
     if requests:
         ctx.sight.prefetch(requests)
 
@@ -245,17 +260,64 @@ def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
 _AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
 
 
-def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
-    if trigger in _AT_BEST_RETREAT:
+def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str | None:
+    """What ``trigger`` does to ``f`` under the ruleset's own table; None: nothing (a trigger
+    another version's table lists, e.g. v0.9's flank contact under v0.7)."""
+    effect = ctx.rs.morale_effect(trigger, str(f.temperament), f.morale.value)
+    if trigger in _AT_BEST_RETREAT and effect is not None:
         return "panic_test"
-    return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
+    return effect
 
 
-def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
-    effects = {t: _effect(ctx, t, f) for t in triggers}
+def enemy_contact_sides(ctx: TwoMmContext, f: Formation) -> tuple[int, bool]:
+    """v0.7 5.2: "+1 for every side of the formation there is an enemy in contact, with a rear
+    enemy giving +2": (how many of front, left flank, right flank are touched by an enemy base,
+    whether the rear is). Every contact now counts, not only the bound's new ones; the two
+    flanks are two sides."""
+    state = ctx.state
+    bases = state.bases
+    sides: set[str] = set()
+    o = None
+    for eid in state.contacts.get(f.id, ()):
+        g = state.formations[eid]
+        if g.side == f.side:
+            continue
+        for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+            side = f.contact_side(bases[b])
+            if side == "flank":
+                from engine.geometry import local
+
+                o = o or f.obb()
+                side = "right" if local(o, bases[b].x, bases[b].y)[0] >= 0 else "left"
+            sides.add(side)
+    return len(sides - {"rear"}), "rear" in sides
+
+
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
+             in_contact: bool = False) -> list[Event]:  # fmt: skip
+    before = f.morale
+    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    if f.linked and f.morale is not before:
+        # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
+        # were still in a brigaded formation": the sister wings share the outcome
+        for g in ctx.state.active(f.side):
+            if g is not f and g.linked and g.wing_of == f.wing_of and g.morale is before:
+                events += set_morale(ctx, g, f.morale, f"11.3 with {f.id} (one brigade)", phase)
+                g.retreat_from = f.retreat_from
+                g.tested = (*g.tested, *triggers)
+    return events
+
+
+def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
+                 in_contact: bool) -> list[Event]:  # fmt: skip
+    effects = {t: e for t in triggers if (e := _effect(ctx, t, f)) is not None}
+    if not effects:
+        return []
+    triggers = [t for t in triggers if t in effects]  # (a trigger may come twice)
     reason = ", ".join(triggers)
+    cite = ctx.rs.morale_cite
     if any(e == "rout" for e in effects.values()):
-        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", "morale")
+        return set_morale(ctx, f, Morale.ROUTING, f"{cite[0]} {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
     events: list[Event] = []
@@ -263,30 +325,81 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
     if tests:
         melee_r, ranged_r = _resilience_pair(f)
         state = ctx.state
-        context = "melee" if state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
+        context = ("melee" if in_contact or state.contacts.get(f.id)
+                   else ("shot" if f.shot_at else "idle"))  # fmt: skip
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
+        contact_sides, rear_contact = enemy_contact_sides(ctx, f)
         situation = MoraleSituation(
-            melee_r, ranged_r, context=context, leadership=leadership(f, state.characters),
-            state=f.morale.value, triggers=tests,
+            melee_r,
+            ranged_r,
+            context=context,
+            leadership=leadership(f, state.characters),
+            state=f.morale.value,
+            triggers=tests,
             seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
             seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
-            contact_sides=sum(1 for s in f.new_contact_sides if s in ("front", "flank")),
-            rear_contact="rear" in f.new_contact_sides,
-            army_morale=any(t.startswith(("friendly_", "all_seen", "retreating_sees"))
-                            for t in tests),
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            # v0.7 9.1 (a friend seen fleeing or routing); 5.3's fleeing troops seeing broken
+            # friends take the ordinary 5.2 rout test (v0.9 reads neither flag)
+            army_morale=any(t.startswith(("friendly_", "all_seen")) for t in tests),
             at_best=at_best,
-        )  # fmt: skip
+        )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
-        events.append(PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome,
+        events.append(PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome,
                                 res.dice))  # fmt: skip
         outcome = res.outcome
     if outcome == "rout":
-        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", "morale")
+        events += set_morale(ctx, f, Morale.ROUTING, f"{cite[1]} ({reason})", phase)
     elif outcome == "retreat" and f.morale is Morale.STEADY:
-        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", "morale")
+        events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
+    return events
+
+
+def plays_own_morale(ctx: TwoMmContext) -> bool:
+    """Whether the ruleset plays 2mm Earth's morale (10.x): a composed ruleset that swaps in
+    another game's morale (e.g. War & Conquest's) has no ``morale_effect`` and runs its own
+    morale phase, so the immediate tests below are not asked."""
+    return callable(getattr(ctx.ruleset, "morale_effect", None))
+
+
+def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
+    """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
+    take a panic test, with the best possible result being to continue retreat" - asked the
+    moment a move ends in contact, before either side moves on (once a bound)."""
+    if not plays_own_morale(ctx):
+        return []
+    if f.morale is not Morale.RETREATING or "retreating_touched" in f.tested:
+        return []
+    f.tested = (*f.tested, "retreating_touched")
+    return _resolve(ctx, f, ["retreating_touched"], phase, in_contact=True)
+
+
+def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> list[Event]:
+    """10.2 / 10.5 / 11.1 tests the book makes at once, where the event happens: enemy contact
+    on a flank or the rear and retreating troops touched (end of the moves), losses and a front
+    rank or character killed by shooting (shooting damage) or by a step of the melee's strike
+    order. 10.5: "your formation immediately retreats / you immediately rout"; 11.1 "immediately
+    take a panic test". Each trigger acts once per formation per bound (``Formation.tested``);
+    the morale phase then tests what spreads (friends routing, all seen friends retreating)."""
+    events: list[Event] = []
+    if not plays_own_morale(ctx):
+        return events
+    for f in forms:
+        if f.removed or f.morale in (Morale.ROUTING, Morale.DESTROYED):
+            continue
+        triggers = [t for t in _own_triggers(ctx, f) if t not in f.tested]
+        if f.new_contact_sides and "retreating_touched" not in f.tested:
+            # 11.1 asks whether troops *already* retreating were touched: settled now, so a
+            # formation that breaks at this very contact is not asked again later
+            f.tested = (*f.tested, "retreating_touched")
+        if not triggers:
+            continue
+        f.tested = (*f.tested, *triggers)
+        events += _resolve(ctx, f, triggers, phase)
     return events
 
 
@@ -310,8 +423,9 @@ def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
     if not f.random_troops or f.removed:
         return []
     total = f.hits_melee + f.hits_ranged
-    if f.temperament is Temperament.RASH and (f.hits_melee >= 2 or f.hits_ranged >= 3
-                                               or total >= 4):  # fmt: skip
+    if f.temperament is Temperament.RASH and (
+        f.hits_melee >= 2 or f.hits_ranged >= 3 or total >= 4
+    ):
         f.temperament = Temperament.RELUCTANT
         return [TemperamentChange("morale", f.id, "reluctant", f"{total} hits in the bound")]
     return []
@@ -319,10 +433,19 @@ def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
 
 def morale_phase(ctx: TwoMmContext) -> list[Event]:
     """10.x and 11.1: every formation's triggers, in passes until nothing more breaks."""
+    events: list[Event] = []
+    for f in ctx.state.active():
+        events += random_troops(ctx, f)
+    events += morale_passes(ctx)
+    events += rout_consequences(ctx)
+    return events
+
+
+def morale_passes(ctx: TwoMmContext) -> list[Event]:
+    """Every formation's triggers (its own and its friends'), each asked of the ruleset's table,
+    in passes until nothing more breaks."""
     state = ctx.state
     events: list[Event] = []
-    for f in state.active():
-        events += random_troops(ctx, f)
     done: dict[str, set[str]] = {}
     # Nothing leaves the table during the passes (they only set retreating or routing; 11.1's
     # destructions come after, in rout_consequences), so who is on it is worked out once.
@@ -330,17 +453,21 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
     by_side: dict[str, list[Formation]] = {}
     for f in active:
         by_side.setdefault(f.side, []).append(f)
-    own = {f.id: _own_triggers(ctx, f) for f in active}
+    # own triggers not yet acted on at once (immediate_tests) are tested here
+    own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
-            seen = done.setdefault(f.id, set())
+            seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
-                         if t not in seen and t not in triggers]  # fmt: skip
+            triggers += [
+                t
+                for t in _friend_triggers(ctx, f, by_side[f.side])
+                if t not in seen and t not in triggers
+            ]
             if not triggers:
                 continue
             seen.update(triggers)
@@ -349,11 +476,15 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
             changed |= f.morale is not before
             if f.morale is not before and f.morale in _BROKEN:
                 # every friend still standing will ask whether it sees f break: in one batch
-                ctx.sight.prefetch([(g.id, [f.id]) for g in by_side[f.side] if g is not f
-                                    and g.morale not in (Morale.ROUTING, Morale.DESTROYED)])
+                ctx.sight.prefetch(
+                    [
+                        (g.id, [f.id])
+                        for g in by_side[f.side]
+                        if g is not f and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                    ]
+                )
         if not changed:
             break
-    events += rout_consequences(ctx)
     return events
 
 
@@ -374,19 +505,24 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
             continue
         if f.routed_bound != state.bound - 1:
             continue
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id
-                    for a, _ in pairs}  # fmt: skip
+        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = 4 in classes
         killed = []
         for b in f.alive_bases:
             if on_impractical or b.id in touching:
-                events.append(kill_base(f, b, by="rout", phase="morale",
-                                        characters=state.characters))  # fmt: skip
+                events.append(
+                    kill_base(f, b, by="rout", phase="morale", characters=state.characters)
+                )
                 killed.append(b.id)
+                if b.id in touching and not on_impractical:
+                    ctx.caught.add(b.id)  # run down by the enemy, not drowned or fallen
         if killed:
-            events.append(Destroyed("morale", f.id, "11.1 routed into enemy or impractical "
-                                    "terrain", tuple(killed)))  # fmt: skip
+            events.append(
+                Destroyed(
+                    "morale", f.id, "11.1 routed into enemy or impractical terrain", tuple(killed)
+                )
+            )
             if f.n_alive == 0:
                 f.morale = Morale.DESTROYED
                 f.changed_bound = state.bound
@@ -395,11 +531,18 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
 
 def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
-    retreat."""
+    retreat. After an army broke (``ctx.aftermath``, issue 12) the winner's formations that are
+    free to pursue and have no quarry take the nearest broken formation still on the field:
+    "If you are the side NOT retreating/routing, you will automatically pursue"."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat"):
+        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
+            continue
+        if ctx.aftermath is not None and f.side not in ctx.aftermath:
+            quarry = state.formations.get(f.pursuing or "")
+            if quarry is None or quarry.removed or quarry.morale not in _BROKEN:
+                events += _aftermath_quarry(ctx, f)
             continue
         for eid in f.contacts_prev + state.contacts.get(f.id, ()):
             g = state.formations[eid]
@@ -411,24 +554,109 @@ def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     return events
 
 
+def _aftermath_quarry(ctx: TwoMmContext, f: Formation) -> list[Event]:
+    """The nearest broken enemy formation on the field (by centre distance, ties by id)."""
+    fx, fy = f.centre()
+    best: tuple[float, str] | None = None
+    for g in ctx.state.active():
+        if g.side not in (ctx.aftermath or ()) or g.morale not in _BROKEN:
+            continue
+        gx, gy = g.centre()
+        key = (round(math.hypot(gx - fx, gy - fy), 3), g.id)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        f.pursuing = None
+        return []
+    f.pursuing = best[1]
+    return [Pursuit("pursuit", f.id, best[1])]
+
+
+def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
+    """Issue 12: the army broke (the scenario's victory.rout_fraction, not a rule of the book).
+    Its general's last order to every formation still standing is to retreat: 10.2 "must
+    retreat if ordered to retreat", read as carried out at once (no messenger: the army has
+    given up the field, docs/rules-interpretations.md "Pursuit after the break"). The winner's
+    pursuit follows in the pursuit phase (11.1)."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.side not in (ctx.aftermath or ()):
+            continue
+        f.pursuing = None
+        f.target_point = None
+        f.target_formation = None
+        f.hold_fire = False
+        if f.morale is Morale.ROUTING:
+            continue
+        f.order = "retreat"
+        events += set_morale(ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army "
+                             "broke", "pursuit")  # fmt: skip
+    for f in state.active():
+        if f.side in (ctx.aftermath or ()) or f.morale is not Morale.STEADY:
+            continue
+        if f.order in ("hold", "retreat"):
+            continue
+        events += _aftermath_quarry(ctx, f)
+    return events
+
+
+def pursuit_over(ctx: TwoMmContext) -> bool:
+    """11.1 has nothing more to do when no broken side has a retreating or routing formation
+    left on the field (the rest fled off it or were caught), or the winner has no formation
+    free to pursue."""
+    broken = ctx.aftermath or frozenset()
+    quarry = any(f.side in broken and f.morale in _BROKEN for f in ctx.state.active())
+    hunters = any(f.side not in broken and f.morale is Morale.STEADY
+                  and f.order not in ("hold", "retreat") for f in ctx.state.active())  # fmt: skip
+    return not (quarry and hunters)
+
+
+def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
+    """2mm Earth tells apart only injured (red marker, 2.4) and killed (removed) bases; 11.1
+    removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
+    routing into impractical ground; captured = run down by the enemy at the end of the rout
+    bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
+    the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    out: dict[str, dict[str, int]] = {s: {"killed": 0, "wounded": 0, "captured": 0}
+                                      for s in ctx.state.sides}  # fmt: skip
+    for f in ctx.state.formations.values():
+        row = out[f.side]
+        for b in f.bases:
+            if b.status is BaseStatus.DEAD:
+                row["captured" if b.id in ctx.caught else "killed"] += 1
+            elif b.status is BaseStatus.INJURED:
+                row["wounded"] += 1
+    return out
+
+
 def rally_phase(ctx: TwoMmContext) -> list[Event]:
     """11.2: retreating troops that spent a whole bound completely inactive rally (get their 1R
     back); 11.3 Random troops acting Reluctant turn Rash after a bound inactive and unharmed."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        inactive = (f.moved_m == 0 and not f.shot and not f.fought
-                    and not state.contacts.get(f.id))  # fmt: skip
+        inactive = f.moved_m == 0 and not f.shot and not f.fought and not state.contacts.get(f.id)
         f.inactive_bounds = f.inactive_bounds + 1 if inactive else 0
-        if (f.morale is Morale.RETREATING and inactive and f.order != "retreat"
-                and f.changed_bound is not None and f.changed_bound < state.bound):  # fmt: skip
+        if (
+            f.morale is Morale.RETREATING
+            and inactive
+            and f.order != "retreat"
+            and f.changed_bound is not None
+            and f.changed_bound < state.bound
+        ):
             events += set_morale(ctx, f, Morale.STEADY, "11.2 a whole bound inactive", "rally")
             f.retreat_from = None
             if f.order == "none":
                 f.order = "hold"
-        if (f.random_troops and f.temperament is Temperament.RELUCTANT and inactive
-                and f.hits_melee + f.hits_ranged == 0):  # fmt: skip
+        if (
+            f.random_troops
+            and f.temperament is Temperament.RELUCTANT
+            and inactive
+            and f.hits_melee + f.hits_ranged == 0
+        ):
             f.temperament = Temperament.RASH
-            events.append(TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and "
-                                            "unharmed"))  # fmt: skip
+            events.append(
+                TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and unharmed")
+            )
     return events

@@ -49,12 +49,13 @@ _CLEAR_EVERY = 4096
 
 
 def hit_chance(resilience: int, modifier: int = 0) -> Fraction:
-    """2.3: the chance one die hits R with the die ``modifier`` (a natural 6 always hits).
+    """2.3: the chance one die hits R with the die ``modifier`` (no natural 6: a need of 7+
+    cannot be met).
 
-    >>> hit_chance(4), hit_chance(7), hit_chance(3, -1)
-    (Fraction(1, 2), Fraction(1, 6), Fraction(1, 2))
+    >>> hit_chance(4), hit_chance(7), hit_chance(3, -1), hit_chance(6, -1)
+    (Fraction(1, 2), Fraction(0, 1), Fraction(1, 2), Fraction(0, 1))
     """
-    return Fraction(7 - attack_need(resilience, modifier), 6)
+    return Fraction(max(0, 7 - attack_need(resilience, modifier)), 6)
 
 
 def attack_distribution_exact(n_dice: int, resilience: int, modifier: int = 0) -> list[Fraction]:
@@ -98,8 +99,9 @@ def two_mm_ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
     """The named 2mm Earth ruleset (default v0.9); any other is a one-line RulesetError."""
     rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
     if not isinstance(rs, TwoMmEarth):
-        raise RulesetError(None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, "
-                                 "10.5 panic test)")  # fmt: skip
+        raise RulesetError(
+            None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, 10.5 panic test)"
+        )
     return rs
 
 

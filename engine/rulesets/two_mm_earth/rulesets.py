@@ -14,28 +14,31 @@ from typing import Any, ClassVar, cast
 from engine.context import BoundContext
 from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
-from engine.orders import Commander, Delivery
+from engine.orders import Commander, Delivery, InstantDelivery
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.two_mm_earth import charts, phases
+from engine.rulesets.two_mm_earth import charts, morale, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
-from engine.rulesets.two_mm_earth.profiles import Army, load_army
+from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
 from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
     panic_test,
+    rally_test,
+    rally_test_v07,
     roll_attack,
     rout_test_v07,
     shooting_modifier,
 )
 from engine.rulesets.two_mm_earth.triggers import (
+    MORALE_TRIGGERS_V07,
     MORALE_TRIGGERS_V09,
     MoraleSituation,
     MoraleTrigger,
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
-from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -152,11 +155,53 @@ class TwoMmEarthGame(Ruleset):
         return charts.sees_over(observer, blocker)
 
     def prepare(self, state: BattleState, scenario: Scenario) -> None:
-        """11.3: Random troops start Rash."""
+        """11.3: Random troops start Rash. 4.1: only skirmishers may deploy ``loose``. 5.1:
+        "you can deploy Brigades by placing your formations in a single group with the
+        appropriate character": a formation with ``brigade: <id>`` merges into that formation
+        (its bases form the rear ranks) under the rules of a merge in play
+        (:func:`formations.merge_problem`); a broken rule is a ScenarioFileError."""
+        from engine.deploy import check_overlaps
+        from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
+        from scenario_builder.errors import ScenarioFileError
+
+        source = str(scenario.path or scenario.id)
         for f in state.formations.values():
             if f.temperament == Temperament.RANDOM:
                 f.random_troops = True
                 f.temperament = Temperament.RASH
+            troops = [b for b in f.bases if not b.character] or f.bases
+            if f.loose and not all(b.profile.has(Flag.SKIRMISHER) for b in troops):
+                raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
+                                                f"profile for loose: true (4.1), got "
+                                                f"{f.profile.id!r}")  # fmt: skip
+        for side in scenario.sides:
+            for fs in side.formations:  # 11.3 Pike & Shot: the outer files of another profile
+                if fs.flank_profile is None or not fs.flank_files:
+                    continue
+                prof = scenario.army(side.id, self).profile(fs.flank_profile)
+                width = min(fs.frontage, fs.bases)
+                for b in state.formations[fs.id].bases:
+                    if not b.character and (b.file < fs.flank_files
+                                            or b.file >= width - fs.flank_files):  # fmt: skip
+                        b.profile = prof
+        merged = False
+        for side in scenario.sides:
+            for fs in side.formations:
+                if fs.brigade is None:
+                    continue
+                lead = state.formations.get(fs.brigade)
+                if lead is None or lead.side != side.id or lead.id == fs.id:
+                    raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to "
+                                                    f"name another formation of {side.id}, got "
+                                                    f"{fs.brigade!r}")  # fmt: skip
+                why = merge_problem(state, lead.id, fs.id)
+                if why is not None:
+                    raise ScenarioFileError(source, f"formation {fs.id}: {why}")
+                merge_formations(state, lead.id, fs.id, phase="deploy")
+                merged = True
+        if merged:
+            state.formations = {k: f for k, f in state.formations.items() if f.bases}
+            check_overlaps(state, source)
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """9.1-9.2: messengers at the age's rate."""
@@ -171,8 +216,6 @@ class TwoMmEarthGame(Ruleset):
         return {side: c for side, c in plan_commanders(scenario, battlefield.to_xy).items()}
 
     def new_context(self, **parts: Any) -> BoundContext:
-        from engine.rulesets.two_mm_earth import sieges
-
         ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
         ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
         return ctx
@@ -186,6 +229,7 @@ class TwoMmEarthGame(Ruleset):
         return charts.cover_modifier(unit_type, cover_class, kind)
 
     def order_needs_roll(self, temperament: Temperament | str, order: str) -> bool:
+        """Chart 9.3: whether the order asks for a die."""
         return charts.order_needs_roll(temperament, order)
 
     def order_outcome(self, temperament: Temperament | str, order: str, die: int | None) -> str:
@@ -217,7 +261,11 @@ def _other_outcome(result: PanicResult) -> PanicResult:
 def halved(f: Formation) -> bool:
     """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
     if f.morale in (Morale.RETREATING, Morale.ROUTING):
-        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+        # 11.1: uninjured retreating bases keep their speed, injured ones are slowed; a mixed
+        # formation leaves its injured behind as a group of their own before it moves
+        # (phases._split_injured), so only an all-injured group is halved
+        alive = f.alive_bases
+        return bool(alive) and all(b.status is not BaseStatus.OK for b in alive)
     front, whole = f.injured_share()
     return front >= 0.5 or whole >= 0.5
 
@@ -288,14 +336,37 @@ class TwoMmEarth(TwoMmEarthMoves):
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         "morale_effect": lambda v: None if v is None else "rout",
+        # issue 12, 11.1 after the break: 2mm Earth's morale chapter, so a composition with
+        # another book's morale does not inherit it (it stops at the break)
+        "begin_aftermath": lambda events: [],
+        "pursuit_over": lambda v: not v,
+        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
         "morale_r_modifier": lambda v: v - 3,
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),
     }
-    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
 
-    def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
-        """The 10.2 effect of ``trigger`` for troops of ``temperament``; None if not a trigger.
+    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
+    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
+        return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
+
+    def pursuit_over(self, ctx: BoundContext) -> bool:
+        return morale.pursuit_over(ctx)  # type: ignore[arg-type]
+
+    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
+        return morale.casualties(ctx)  # type: ignore[arg-type]
+
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+    #: the sections a morale change cites in the log: (must rout, test's rout, test or must
+    #: retreat)
+    morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
+
+    def morale_effect(
+        self, trigger: str, temperament: Temperament | str = "normal", state: str = "steady"
+    ) -> str | None:
+        """The effect of ``trigger`` (the ruleset's ``morale_triggers``: v0.9's 10.2, v0.7's own
+        5.1/5.3/9.1 rows) for troops of ``temperament`` in morale ``state``; None if the
+        ruleset's table has no row for it (the trigger does nothing under this ruleset).
 
         >>> rs = get_ruleset("2mm-earth")
         >>> rs.morale_effect("friendly_rout_0_100m")
@@ -307,7 +378,7 @@ class TwoMmEarth(TwoMmEarthMoves):
         """
         general = None
         for row in self.morale_triggers:
-            if row.trigger != trigger:
+            if row.trigger != trigger or (row.states and state not in row.states):
                 continue
             if not row.temperaments:
                 general = row.effect
@@ -380,6 +451,9 @@ class TwoMmEarthV09(TwoMmEarth):
         'retreat'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 10.4: a character joined the routers; his L counts, R is the higher, -2 routing
+            return rally_test(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         if s.context == "melee":
             r = s.melee_r
         elif s.context == "shot":
@@ -394,19 +468,50 @@ class TwoMmEarthV09(TwoMmEarth):
         )
 
 
+_V07_ABSENT = frozenset({"order_needs_roll", "order_outcome", "messenger_rate_m"})
+
+
 @register
 class TwoMmEarthV07(TwoMmEarth):
-    """*Battle for 2mm Earth* v0.7's morale (5.2 rout test, 9.1 army morale) on v0.9's rules."""
+    """*Battle for 2mm Earth* v0.7 as its own book (engine/rulesets/two_mm_earth/v07.py).
+
+    Shared with v0.9 (the family's code): units and charts (2.x-4.x, 6.1, 7.x, 8.x; v0.7's
+    7.x/8.x are v0.9's 6.x/7.x), shooting, melee, wings, brigades, sight, movement. Its own:
+    the bound (``v07.SEQUENCE_V07``: orders as planned, 9.1 army morale before the moves are
+    planned, 5.1's blocked flee, 5.3's routers destroyed on contact at once, no automatic
+    pursuit), its morale table (``MORALE_TRIGGERS_V07``: no 10.2 chart), its rout test (5.2,
+    one die) and its command model (no 9.2/9.3 chart, no messengers: a plan reaches its
+    formation at once and is obeyed; docs/rules-interpretations.md).
+    """
 
     name = "2mm-earth-v0.7"
     version = "0.7"
     aliases = ("2mm-earth-0.7",)
     title = "Battle for 2mm Earth v0.7"
+    phases = v07.SEQUENCE_V07
     panic_dice = 1
-    #: v0.7's rout test has no 10.2 "-1R" modifiers (so no morale_r_modifier hook)
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V07
+    morale_cite: ClassVar[tuple[str, str, str]] = ("5.1", "5.2 rout test", "5.1/5.2")
+    #: the 2mm Earth layers' hooks this book does not have: no 9.3 order chart, no 9.2
+    #: messengers (check_hooks proves nothing consults them under v0.7)
+    absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
+    #: no 10.2 "-1R" modifiers (no morale_r_modifier hook)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
-        k: v for k, v in TwoMmEarth.hook_checks.items() if k != "morale_r_modifier"
-    }
+        k: v for k, v in TwoMmEarth.hook_checks.items()
+        if k != "morale_r_modifier" and k not in _V07_ABSENT
+    }  # fmt: skip
+
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """v0.7 has no orders chart and no messengers (1.2-1.3: the player plans each
+        formation's moves and shots himself): a plan reaches its formation the bound it is
+        made."""
+        return InstantDelivery()
+
+    def new_context(self, **parts: Any) -> BoundContext:
+        ctx = v07.V07Context(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
+        ctx.base_pairs = update_contacts(ctx.state)
+        return ctx
+
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "steady",
         Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat
@@ -433,11 +538,20 @@ class TwoMmEarthV07(TwoMmEarth):
     ) -> PanicResult:
         """5.2 rout test / 9.1 army morale; see :func:`resolution.rout_test_v07`."""
         return rout_test_v07(
-            dice, resilience, leadership, modifier, routing, purpose,
-            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
-            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
-            army_morale=army_morale, at_best=at_best,
-        )  # fmt: skip
+            dice,
+            resilience,
+            leadership,
+            modifier,
+            routing,
+            purpose,
+            other_resilience=other_resilience,
+            seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            army_morale=army_morale,
+            at_best=at_best,
+        )
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
@@ -448,9 +562,21 @@ class TwoMmEarthV07(TwoMmEarth):
         'none'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 5.5: a character joined the routing unit: the rout test at the routing R
+            return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
-            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
-            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
-            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
-            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
-        )  # fmt: skip
+            dice,
+            s.melee_r,
+            s.leadership,
+            _state_modifier(s.state),
+            s.state == "routing",
+            purpose,
+            other_resilience=s.ranged_r,
+            seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing,
+            contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact,
+            army_morale=s.army_morale,
+            at_best=s.at_best,
+        )

@@ -1,9 +1,13 @@
-"""Wings (4.2): the General's order to split one formation into wings of at least 2 bases.
+"""Wings (4.2): the order to split one formation into wings of at least 2 bases.
 
-"A General can order one formation to split into Wings per turn ... the General must be within
-200m and have a line of sight to their troops." :func:`split_into_wings` checks that and does the
-split; an order that breaks the rule raises :class:`IllegalOrderError` (the delivery logs it as
-refused, docs/rules-interpretations.md 4.2).
+"[Ordinary formations] can usually ONLY do this when a Character is present in the formation OR
+if ordered to by their General. ... A General can order one formation to split into Wings per
+turn ... the General must be within 200m and have a line of sight to their troops."
+:func:`split_into_wings` checks that and does the split: a formation with a living character in it
+splits on its own (no General's reach, sight or one-a-turn limit); otherwise it is the General's
+order. An order that breaks the rule raises :class:`IllegalOrderError` (the delivery logs it as
+refused, docs/rules-interpretations.md 4.2). Wings re-join by advancing on each other (4.2; the
+merge is :func:`engine.rulesets.two_mm_earth.formations.join_formation`).
 
 The formation splits by files, left to right, into wings of as equal a width as possible; the
 first wing keeps the formation's id, the others are ``<id>_w2``, ``<id>_w3`` ... with
@@ -99,36 +103,38 @@ def character_xy(state: BattleState, c: Character) -> tuple[float, float] | None
     return None
 
 
-def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: int,
-           done: dict[tuple[str, int], str]) -> tuple[Formation, list[list[int]]]:  # fmt: skip
+def _check(
+    state: BattleState,
+    side: str,
+    order: WingOrder,
+    bf: Ground,
+    bound: int,
+    done: dict[tuple[str, int], str],
+) -> tuple[Formation, list[list[int]]]:
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
         raise IllegalOrderError(None, f"'{order}': expected a formation of {side} on the field, "
                                       f"got {order.formation!r}")  # fmt: skip
-    if (side, bound) in done:
+    led = _led_by_character(state, f)
+    if not led and (side, bound) in done:
         first = done[side, bound]
-        raise IllegalOrderError(None, f"'{order}': the General already split {first} this "
-                                      "bound (4.2: one formation per turn)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': the General already split {first} this "
+            "bound (4.2: one formation per turn)",
+        )
     if f.loose:
-        raise IllegalOrderError(None, f"'{order}': {f.id} is a Loose Formation (4.2: only "
-                                      "ordinary formations split into wings)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': {f.id} is a Loose Formation (4.2: only "
+            "ordinary formations split into wings)",
+        )
     if f.brigade:
         raise IllegalOrderError(None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot "
                                       "split into wings)")  # fmt: skip
-    gen = general_of(state, side)
-    gxy = character_xy(state, gen) if gen is not None else None
-    if gen is None or gxy is None:
-        raise IllegalOrderError(None, f"'{order}': {side} has no living General (4.2)")
     alive = f.alive_bases
-    dist = min(math.hypot(b.x - gxy[0], b.y - gxy[1]) for b in alive)
-    if dist > GENERAL_WING_REACH_M:
-        raise IllegalOrderError(None, f"'{order}': expected the General within "
-                                      f"{GENERAL_WING_REACH_M:.0f} m of {f.id}, got {dist:.0f} m "
-                                      "(4.2)")  # fmt: skip
-    own = any(b.character == gen.id for b in alive)
-    if not own and not any(bf.line_of_sight(gxy, (b.x, b.y)) for b in alive):
-        raise IllegalOrderError(None, f"'{order}': the General cannot see {f.id} (4.2: he must "
-                                      "have a line of sight to the troops)")  # fmt: skip
+    if not led:
+        _check_general(state, side, order, bf, f)
     files = sorted({b.file for b in f.bases})
     if len(files) < order.wings:
         raise IllegalOrderError(None, f"'{order}': expected at least {order.wings} files in "
@@ -140,6 +146,33 @@ def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: i
             raise IllegalOrderError(None, f"'{order}': expected wings of at least 2 bases, got "
                                           f"a wing of {n} (4.2)")  # fmt: skip
     return f, groups
+
+
+def _led_by_character(state: BattleState, f: Formation) -> bool:
+    """4.2: a living character is present in the formation (it may split without the General)."""
+    return any(c in state.characters and state.characters[c].alive for c in f.character_ids())
+
+
+def _check_general(state: BattleState, side: str, order: WingOrder, bf: Ground,
+                   f: Formation) -> None:  # fmt: skip
+    """4.2: the General within 200 m of the troops, with a line of sight to them."""
+    gen = general_of(state, side)
+    gxy = character_xy(state, gen) if gen is not None else None
+    if gen is None or gxy is None:
+        raise IllegalOrderError(None, f"'{order}': {side} has no living General (4.2)")
+    alive = f.alive_bases
+    dist = min(math.hypot(b.x - gxy[0], b.y - gxy[1]) for b in alive)
+    if dist > GENERAL_WING_REACH_M:
+        raise IllegalOrderError(
+            None,
+            f"'{order}': expected the General within "
+            f"{GENERAL_WING_REACH_M:.0f} m of {f.id}, got {dist:.0f} m "
+            "(4.2)",
+        )
+    own = any(b.character == gen.id for b in alive)
+    if not own and not any(bf.line_of_sight(gxy, (b.x, b.y)) for b in alive):
+        raise IllegalOrderError(None, f"'{order}': the General cannot see {f.id} (4.2: he must "
+                                      "have a line of sight to the troops)")  # fmt: skip
 
 
 def _split_even(items: list[int], n: int) -> list[list[int]]:
@@ -166,6 +199,7 @@ def split_into_wings(
     """
     done = {} if done is None else done
     f, groups = _check(state, side, order, bf, bound, done)
+    led = _led_by_character(state, f)  # 4.2: a character's own split is not the General's one
     ranks = f.ranks
     width = max(b.file for b in f.bases) + 1
     pitch = f.pitch_w
@@ -196,14 +230,29 @@ def split_into_wings(
         else:
             wid = _free_id(state, f"{root}_w", k + 1)
             wing = Formation(
-                wid, f.side, f"{f.name} (wing {k + 1})", cx, cy, f.facing, len(files), members,
-                morale=f.morale, order=f.order, target_point=f.target_point,
-                target_formation=f.target_formation, hold_fire=f.hold_fire, wing_of=root,
-                temperament=f.temperament, random_troops=f.random_troops,
-                start_bases=len(members), changed_bound=f.changed_bound,
-                routed_bound=f.routed_bound, base_w=f.base_w, base_d=f.base_d,
+                wid,
+                f.side,
+                f"{f.name} (wing {k + 1})",
+                cx,
+                cy,
+                f.facing,
+                len(files),
+                members,
+                morale=f.morale,
+                order=f.order,
+                target_point=f.target_point,
+                target_formation=f.target_formation,
+                hold_fire=f.hold_fire,
+                wing_of=root,
+                temperament=f.temperament,
+                random_troops=f.random_troops,
+                start_bases=len(members),
+                changed_bound=f.changed_bound,
+                routed_bound=f.routed_bound,
+                base_w=f.base_w,
+                base_d=f.base_d,
                 loose_gap=f.loose_gap,
-            )  # fmt: skip
+            )
             wing.alive_at_start = wing.n_alive
             for b in members:
                 b.formation = wid
@@ -214,7 +263,8 @@ def split_into_wings(
     for w in new:
         state.formations[w.id] = w
     state.version += 1
-    done[side, bound] = f.id
+    if not led:
+        done[side, bound] = f.id
     return [WingSplit("orders", f.id, tuple(ids))]
 
 
