@@ -52,6 +52,12 @@ __all__ = [
 ]
 
 #: hooks the core calls to set up or run every battle: checked by spying that they are called
+#: Hooks the battle consults only once an army has broken (issue 12: pursuit and aftermath):
+#: checked on the whole battle, fought to its end with a pursuit allowed, not on its first bounds.
+AFTER_BREAK_HOOKS = frozenset({"begin_aftermath", "pursuit_over", "casualties"})
+#: bounds of pursuit the after-break check allows a scenario that gives none
+AFTER_BREAK_PURSUIT = 6
+
 STRUCTURAL_HOOKS = frozenset(
     {
         "ground",
@@ -276,8 +282,11 @@ def _bound_logs(
     ruleset: Ruleset,
     seed: int,
     commanders: Callable[[Any, Any], dict[str, Any]] | None,
+    *,
+    result: dict[str, Any] | None = None,
 ) -> Iterator[str]:
-    """Each bound's log record (JSON) of a battle, as it is played."""
+    """Each bound's log record (JSON) of a battle, as it is played (and, played to its end,
+    its result copied into ``result``)."""
     from engine.battle import Battle
     from engine.dice import Dice
     from engine.log import dumps
@@ -291,6 +300,9 @@ def _bound_logs(
     yield dumps(battle.log.bounds[0].to_dict())
     while not battle.finished:
         yield dumps(battle.step().to_dict())
+    if result is not None:
+        result.update(battle.log.result or {})
+    yield dumps(battle.log.result or {})  # the result too: losses split by ``casualties``
 
 
 def _hook_names(cls: type) -> list[str]:
@@ -392,6 +404,8 @@ def check_hooks(
         itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders), bounds + 1)
     )
     out: dict[str, str] = {}
+    chase: Any = None  # the after-break hooks' battle, played once on first need
+    chase_baseline: list[str] = []
     for name in absent:
         out[name] = _check_absent(ruleset_name, cls, name, battlefield, scenario, seed, bounds,
                                   commanders)  # fmt: skip
@@ -424,17 +438,43 @@ def check_hooks(
         else:
             attrs = {name: perturb(value)}
         variant = type(f"{cls.__name__}Without{name.title()}", (cls,), attrs)()
-        logs = _bound_logs(battlefield, scenario, variant, seed, commanders)
-        moved = next(
-            (k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b), None
-        )
+        if name in AFTER_BREAK_HOOKS:
+            if chase is None:
+                chase = _with_pursuit(scenario)
+                result: dict[str, Any] = {}
+                chase_baseline = list(
+                    _bound_logs(battlefield, chase, base, seed, commanders, result=result)
+                )
+                if not result.get("decided_bound"):
+                    hooks = sorted(AFTER_BREAK_HOOKS)
+                    _fail(f"{ruleset_name}: the hook battle never breaks, so the after-break "
+                          f"hooks {hooks} cannot be shown consulted")  # fmt: skip
+            ref, logs = chase_baseline, _bound_logs(battlefield, chase, variant, seed, commanders)
+            where = "the whole battle with a pursuit"
+        else:
+            ref, logs = baseline, _bound_logs(battlefield, scenario, variant, seed, commanders)
+            where = f"{bounds} bounds"
+        moved = next((k for k, (a, b) in enumerate(zip(ref, logs, strict=False)) if a != b), None)
         if moved is None:
             _fail(
-                f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
+                f"{ruleset_name}: overriding hook {name} changed nothing in {where} "
                 "(a hook nothing reads)"
             )
         out[name] = f"changes bound {moved}"
     return out
+
+
+def _with_pursuit(scenario: Any) -> Any:
+    """``scenario`` with a pursuit after the break (its own, or ``AFTER_BREAK_PURSUIT`` bounds)."""
+    victory = scenario.victory
+    if victory.pursuit_bounds:
+        return scenario
+    new = scenario.model_copy(
+        update={"victory": victory.model_copy(update={"pursuit_bounds": AFTER_BREAK_PURSUIT})}
+    )
+    new._path = scenario.path
+    new._armies = dict(scenario._armies)
+    return new
 
 
 def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, str]]:
