@@ -57,6 +57,13 @@ def main() -> None:
             f"  parallel efficiency: {rate / (n * rate1):.0%} (vs {n} x serial in-process); "
             f"{runs / total / (n * rate1):.0%} counting cluster start/stop"
         )
+        # the same seeds' replay times inside the workers vs in process: above 1, the workers
+        # were slowed by each other or by other work on the machine (not by Dask)
+        inside = sum(r["seconds"] for r in results[:n_serial])
+        alone = sum(r["seconds"] for r in serial)
+        busy = sum(r["seconds"] for r in results) / (n * wall)
+        print(f"  replay time in workers / in process (seeds 1-{n_serial}): {inside / alone:.2f}; "
+              f"workers busy in replays {busy:.0%} of the wall")  # fmt: skip
         print(f"  load average after : {os.getloadavg()[0]:.1f}")
 
 
