@@ -199,10 +199,10 @@ class Sight:
         for observer, targets in requests:
             i = self.index[observer]
             limit = self.limit_m(self.forms[i])
-            js = [self.index[t] for t in targets]
-            gaps = self._gaps_to(i, js) if limit is not None and targets else None
-            for n, (t, j) in enumerate(zip(targets, js, strict=True)):
-                far = gaps is not None and gaps[n] > limit
+            rows = [self.index[t] for t in targets]
+            gaps = self._gaps_to(i, rows) if limit is not None and targets else None
+            for n, (t, j) in enumerate(zip(targets, rows, strict=True)):
+                far = gaps is not None and limit is not None and gaps[n] > limit
                 if not (self.on_map[i] and self.on_map[j]) or far:
                     self._cache[(observer, t)] = False
                 else:

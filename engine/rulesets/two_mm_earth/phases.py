@@ -244,7 +244,7 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     index, rows = _spatial(ctx)
     kf = rows.get(f.id)
     table = _near_candidates(ctx) if kf is not None and limit <= _NEAR_ALL else None
-    if table is not None:
+    if table is not None and kf is not None:
         idx, gaps = table[kf]
     else:
         if kf is not None and idx.size > limit:
