@@ -52,8 +52,30 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state.phase = "end"
 
 
-def snapshot(state: BattleState, delivery: Delivery | None = None) -> dict[str, Any]:
-    """Every base, formation state, messengers in flight and losses, as the log stores them."""
+def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
+    """6.2: the enemy formations each side sees at the end of a bound (any formation of the
+    side on the table sees them, troops and terrain in the way as in the bound): the one fog of
+    war, recorded so the playback shows what the battle used, not a recomputation."""
+    forms = state.active()
+    out: dict[str, list[str]] = {}
+    for side in state.sides:
+        own = [f for f in forms if f.side == side]
+        enemy = [g.id for g in forms if g.side != side]
+        seen: set[str] = set()
+        for f in own:  # an enemy seen once needs no second look: most are seen at once
+            left = [g for g in enemy if g not in seen]
+            if not left:
+                break
+            seen.update(sight.visible(f.id, left))
+        out[side] = sorted(seen)
+    return out
+
+
+def snapshot(
+    state: BattleState, delivery: Delivery | None = None, sight: Sight | None = None
+) -> dict[str, Any]:
+    """Every base, formation state, messengers in flight and losses, as the log stores them;
+    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
@@ -68,6 +90,7 @@ def snapshot(state: BattleState, delivery: Delivery | None = None) -> dict[str, 
         "formations": forms,
         "messengers": delivery.snapshot() if delivery is not None else [],
         "losses": state.losses(),
+        **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
 
 
@@ -117,7 +140,7 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
-        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery)))
+        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
         self.result: dict[str, Any] | None = None
 
     # -- the log header ---------------------------------------------------------------------
@@ -170,7 +193,7 @@ class Battle:
             return
         yield from run_bound(self.ctx)
         record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery))  # fmt: skip
+                             snapshot(self.state, self.delivery, self.sight))  # fmt: skip
         self.log.bounds.append(record)
         self._check_end()
 

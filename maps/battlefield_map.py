@@ -8,6 +8,7 @@ CDN: Leaflet is inlined from the vendored npm package (:mod:`maps.leaflet_offlin
 from __future__ import annotations
 
 import html
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,10 @@ from branca.element import MacroElement
 from jinja2 import Template
 
 from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
-from maps.leaflet_offline import add_measure_tool, make_offline
+from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
+from maps.leaflet_offline import _MapScript, add_measure_tool, asset, inline_script, make_offline
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
-from maps.vectors import contours as contour_lines
+from maps.vectors import level_outlines, outline_contours
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
 
@@ -126,8 +128,17 @@ def source_names(meta: dict[str, Any]) -> list[str]:
     return out
 
 
-def legend_html(bf: Battlefield) -> str:
-    """The legend's HTML: movement and cover classes, the level ramp, the step height."""
+def _line_swatch(colour: str, width: float, dash: str | None, label: str) -> str:
+    style = "dashed" if dash and dash.split()[0] != "2" else ("dotted" if dash else "solid")
+    return (
+        f'<div><span style="display:inline-block;width:18px;height:0;margin:0 5px 3px 0;'
+        f'border-top:{max(width, 1.5):g}px {style} {colour}"></span>{html.escape(label)}</div>'
+    )
+
+
+def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
+    """The legend's HTML: movement and cover classes, the level ramp, the step height, and
+    the roads, walls and streams drawn (``kinds``)."""
     parts = ["<b>Movement (7.3)</b>"]
     present_move = set(np.unique(bf.layer("move")).tolist())
     for code, name in MOVE_NAMES.items():
@@ -147,6 +158,11 @@ def legend_html(bf: Battlefield) -> str:
         f'<div style="height:10px;border:1px solid #555;background:linear-gradient(90deg,{ramp})">'
         "</div>"
     )
+    if kinds:
+        parts.append("<b>On the ground</b>")
+        for kind in FeatureKind:
+            if kind in kinds:
+                parts.append(_line_swatch(*LINE_STYLES[kind], kind.value))
     names = source_names(bf.meta)
     if names:
         parts.append(
@@ -158,13 +174,19 @@ def legend_html(bf: Battlefield) -> str:
 
 
 def _add_contours(m: folium.Map, bf: Battlefield) -> None:
-    lines = contour_lines(bf)
-    if lines is None or not len(lines):
+    """The print's smoothed contours (``maps.vectors.outline_contours``: the level outlines'
+    edges, never cell staircases), labelled by level; the labels are decluttered in the page."""
+    import geopandas as gpd
+
+    rows = [
+        {"level": k, "elevation": _level_base_m(bf, k), "geometry": line.simplify(bf.res / 8)}
+        for k, line in outline_contours(bf, level_outlines(bf))
+    ]
+    if not rows:
         return
-    lines = lines.copy()
-    lines["geometry"] = lines.geometry.simplify(bf.res / 2)
+    lines = gpd.GeoDataFrame(rows, columns=["level", "elevation", "geometry"], crs=bf.crs)
     lines = lines[~lines.geometry.is_empty]
-    geo = lines[["level", "elevation", "geometry"]].to_crs("EPSG:4326")
+    geo = lines.to_crs("EPSG:4326")
     group = folium.FeatureGroup(name="Contours (height levels)", show=True)
     folium.GeoJson(
         geo.to_json(),
@@ -176,38 +198,117 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
         tooltip=folium.GeoJsonTooltip(fields=["level", "elevation"], aliases=["level", "base (m)"]),
         name="contours",
     ).add_to(group)
-    # a label on the longest pieces of each level's line, so levels read without hovering
+    # candidates on the longest pieces first; the page hides any that would overlap
     pieces: list[tuple[float, int, Any]] = []
-    for level, geom in zip(lines["level"], lines.geometry):
-        parts = getattr(geom, "geoms", [geom])
-        for p in parts:
-            if p.length > 20 * bf.res:
+    for level, geom in zip(lines["level"], lines.geometry, strict=True):
+        for p in getattr(geom, "geoms", [geom]):
+            if p.length > 8 * bf.res:
                 pieces.append((p.length, int(level), p))
     pieces.sort(key=lambda t: -t[0])
+    labels: list[Label] = []
     for _length, level, p in pieces[:MAX_CONTOUR_LABELS]:
-        pt = p.interpolate(0.5, normalized=True)
-        lon, lat = bf.to_lonlat(pt.x, pt.y)
-        folium.Marker(
-            [float(lat), float(lon)],
-            icon=folium.DivIcon(
-                html=f'<div class="sb-contour-label">{level}</div>',
-                icon_size=(18, 12),
-                icon_anchor=(9, 6),
-                class_name="sb-contour-icon",
-            ),
-        ).add_to(group)
+        for frac in (0.5,) if p.length < 60 * bf.res else (0.25, 0.75):
+            pt = p.interpolate(frac, normalized=True)
+            _label(labels, bf, pt.x, pt.y, str(level), "sb-contour-label", 1.0)
     group.add_to(m)
+    _emit_labels(m, group, labels)
 
 
-CONTOUR_LABEL_CSS = (
-    "<style>.sb-contour-icon{background:none;border:none}"
-    ".sb-contour-label{font:bold 10px sans-serif;color:#4e342e;text-align:center;"
-    "text-shadow:0 0 2px #fff,0 0 2px #fff}</style>"
+def _level_base_m(bf: Battlefield, k: int) -> float:
+    base = bf.meta.get("level_base_m")
+    return round(float(base) + k * bf.step, 1) if isinstance(base, (int, float)) else float("nan")
+
+
+Label = tuple[float, float, str, str, float]  # lat, lon, text, class, priority
+
+
+def _label(
+    labels: list[Label], bf: Battlefield, x: float, y: float, text: str, cls: str, prio: float
+) -> None:
+    """A text label centred on (x, y) map metres, decluttered by ``labels.js``."""
+    lon, lat = bf.to_lonlat(x, y)
+    labels.append((round(float(lat), 7), round(float(lon), 7), html.escape(text), cls, prio))
+
+
+def _emit_labels(m: folium.Map, layer: Any, labels: list[Label]) -> None:
+    """Every label of ``layer`` made in the page by one loop over a JSON list: one folium Marker
+    each would compile a template per label (seconds for a few thousand)."""
+    if not labels:
+        return
+    data = json.dumps(labels, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    m.add_child(
+        _MapScript(
+            f"{data}.forEach(function (a) {{ L.marker([a[0], a[1]], {{interactive: false, "
+            "keyboard: false, icon: L.divIcon({className: 'sb-label-icon', iconSize: [0, 0], "
+            "iconAnchor: [0, 0], html: '<div class=\"sb-label ' + a[3] + '\" data-prio=\"' + "
+            f"a[4] + '\">' + a[2] + '</div>'}})}}).addTo({layer.get_name()}); }});"
+        )
+    )
+
+
+def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
+    """Roads, tracks, walls, hedges, rivers and streams as lines, and the names of places and
+    roads from the battlefield's vector sources (``maps.features``); returns the kinds drawn."""
+    import geopandas as gpd
+
+    feats = ground_features(bf)
+    if not feats:
+        return set()
+    group = folium.FeatureGroup(name="Roads, walls and names", show=True)
+    lines = [f for f in feats if f.kind is not FeatureKind.PLACE]
+    kinds = {f.kind for f in lines}
+    if lines:
+        gdf = gpd.GeoDataFrame(
+            {
+                "kind": [f.kind.value for f in lines],
+                "name": [f.name or f.kind.value for f in lines],
+                "geometry": [f.geometry.simplify(bf.res / 8) for f in lines],
+            },
+            crs=bf.crs,
+        ).to_crs("EPSG:4326")
+        styles = {k.value: v for k, v in LINE_STYLES.items()}
+        folium.GeoJson(
+            gdf.to_json(),
+            style_function=lambda f: {
+                "color": styles[f["properties"]["kind"]][0],
+                "weight": styles[f["properties"]["kind"]][1],
+                "dashArray": styles[f["properties"]["kind"]][2],
+                "opacity": 0.9,
+            },
+            tooltip=folium.GeoJsonTooltip(fields=["name"], labels=False),
+            name="roads",
+        ).add_to(group)
+    seen: set[str] = set()
+    labels: list[Label] = []
+    named = sorted((f for f in feats if f.name), key=lambda f: f.kind is not FeatureKind.PLACE)
+    for f in named:
+        name = short_name(str(f.name))
+        if name in seen:
+            continue
+        seen.add(name)
+        p = label_point(f.geometry)
+        place = f.kind is FeatureKind.PLACE
+        _label(labels, bf, p.x, p.y, name, "sb-place-label" if place else "sb-road-label",
+               2.0 if place else 1.5)  # fmt: skip
+    group.add_to(m)
+    _emit_labels(m, group, labels)
+    return kinds
+
+
+LABEL_CSS = (
+    "<style>.sb-label-icon{background:none;border:none}"
+    ".sb-label{position:absolute;transform:translate(-50%,-50%);white-space:nowrap;"
+    "pointer-events:none;font:bold 10px sans-serif;text-shadow:0 0 2px #fff,0 0 2px #fff,"
+    "0 0 3px #fff}"
+    ".sb-contour-label{color:#4e342e}"
+    ".sb-place-label{color:#111;font:bold 12px serif;font-style:italic}"
+    ".sb-road-label{color:#4e342e;font:italic 11px serif}"
+    ".sb-form-label{font:bold 11px sans-serif}</style>"
 )
 
 
 def battlefield_map(
-    bf: Battlefield, *, offline: bool = False, title: str | None = None, fit: bool = True
+    bf: Battlefield, *, offline: bool = True, title: str | None = None, fit: bool = True
 ) -> folium.Map:
     """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring.
 
@@ -225,13 +326,15 @@ def battlefield_map(
         max_zoom=19,
         min_zoom=8,
         prefer_canvas=False,
+        zoom_snap=0.25,  # fit the battlefield (or the armies) to the window, not a power of 2
+        zoom_delta=0.5,
     )
-    if offline:
-        make_offline(m)
-    else:
+    make_offline(m)  # Leaflet is inlined always: the page never needs a network to work
+    if not offline:  # tiles are an option on top, never required
         folium.TileLayer("OpenStreetMap", name="OpenStreetMap", max_zoom=19).add_to(m)
         folium.TileLayer("OpenTopoMap", name="OpenTopoMap", max_zoom=17, show=False).add_to(m)
-    m.get_root().header.add_child(Element(CONTOUR_LABEL_CSS), name="sb_contour_css")
+    m.get_root().header.add_child(Element(LABEL_CSS), name="sb_label_css")
+    m.get_root().header.add_child(Element(inline_script(asset("labels.js"))), name="sb_labels_js")
     if title:
         m.get_root().header.add_child(Element(f"<title>{html.escape(title)}</title>"), name="title")
     rgba, b = _hillshade_rgba(bf)
@@ -243,11 +346,13 @@ def battlefield_map(
     rgba, b = _class_rgba(bf, "cover", COVER_COLOURS)
     _overlay(m, "Cover classes (7.2)", rgba, b, show=False, opacity=0.6)
     _add_contours(m, bf)
-    m.add_child(Legend(legend_html(bf)))
+    kinds = _add_features(m, bf)
+    m.add_child(Legend(legend_html(bf, kinds)))
     add_measure_tool(m)
     folium.LayerControl(collapsed=True).add_to(m)
     if fit:
         m.fit_bounds([[south, west], [north, east]])
+    m.add_child(_MapScript(f"SBLabels.attach({m.get_name()});"))
     return m
 
 
@@ -265,7 +370,7 @@ def write_battlefield_map(
     bf_dir: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    offline: bool = False,
+    offline: bool = True,
     ground: Any = None,
 ) -> Path:
     """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write. ``ground(bf)``: the

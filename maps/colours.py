@@ -80,3 +80,144 @@ PRINT_MOVE: dict[int, PrintStyle] = {
     3: PrintStyle((0.84, 0.93, 0.83), (-45.0, 2.5), (0.15, 0.45, 0.15)),  # woods: other diagonal
     4: PrintStyle((0.80, 0.76, 0.74), (90.0, 1.5), (0.25, 0.2, 0.18)),  # impractical: dense
 }
+
+
+# -- legibility: contrast on the hillshade and colour-vision deficiencies ----------------------
+
+#: the hillshade's typical mid-tone on the web map (70 + 185 x 0.6 grey, maps.battlefield_map)
+HILLSHADE_GREY = "#b5b5b5"
+#: Okabe & Ito's palette for colour-blind readers (yellow left out: unreadable on pale ground)
+OKABE_ITO = ("#000000", "#e69f00", "#56b4e9", "#009e73", "#0072b2", "#d55e00", "#cc79a7")
+CVD_TYPES = ("deuteranomaly", "protanomaly", "tritanomaly")
+
+
+def luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of an sRGB colour."""
+
+    def lin(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = hex_to_rgb(colour)
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio (1..21).
+
+    >>> round(contrast_ratio("#7f7f7f", HILLSHADE_GREY), 2)
+    1.95
+    """
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _lab(colour: str) -> tuple[float, float, float]:
+    from colorspacious import cspace_convert
+
+    r, g, b = hex_to_rgb(colour)
+    lab = cspace_convert((r / 255, g / 255, b / 255), "sRGB1", "CIELab")
+    return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
+def _hex(lab: tuple[float, float, float]) -> str:
+    import numpy as np
+    from colorspacious import cspace_convert
+
+    rgb = np.clip(cspace_convert(lab, "CIELab", "sRGB1"), 0.0, 1.0)
+    return "#" + "".join(f"{round(float(v) * 255):02x}" for v in rgb)
+
+
+def legible(colour: str, on: str = HILLSHADE_GREY, ratio: float = 3.0) -> str:
+    """``colour`` darkened (same hue and chroma, lower CIE L*) until it stands out from ``on``
+    by WCAG's 3:1 for graphics: a grey army on grey hillshade becomes a dark grey army.
+
+    >>> legible("#1f4e9c")
+    '#1f4e9c'
+    >>> c = legible("#7f7f7f"); c, contrast_ratio(c, HILLSHADE_GREY) >= 3.0
+    ('#616161', True)
+    """
+    if contrast_ratio(colour, on) >= ratio:
+        return colour
+    L, a, b = _lab(colour)
+    while L > 0:
+        L -= 1.0
+        out = _hex((L, a, b))
+        if contrast_ratio(out, on) >= ratio:
+            return out
+    return "#000000"
+
+
+def cvd_distance(a: str, b: str) -> float:
+    """The smallest CIE76 distance between two colours as seen with normal vision and with each
+    full colour-vision deficiency (Machado et al. 2009, via colorspacious)."""
+    import numpy as np
+    from colorspacious import cspace_convert
+
+    ra = np.array(hex_to_rgb(a)) / 255
+    rb = np.array(hex_to_rgb(b)) / 255
+    best = float(np.linalg.norm(np.subtract(_lab(a), _lab(b))))
+    for kind in CVD_TYPES:
+        space = {"name": "sRGB1+CVD", "cvd_type": kind, "severity": 100}
+        sa = np.clip(cspace_convert(ra, space, "sRGB1"), 0, 1)
+        sb = np.clip(cspace_convert(rb, space, "sRGB1"), 0, 1)
+        la = cspace_convert(sa, "sRGB1", "CIELab")
+        lb = cspace_convert(sb, "sRGB1", "CIELab")
+        best = min(best, float(np.linalg.norm(la - lb)))
+    return best
+
+
+def side_palette(colours: list[str], apart: float = 20.0) -> list[str]:
+    """The armies' colours made legible on the hillshade and told apart by colour-blind
+    readers (at least ``apart`` CIE76 units under every deficiency). On grey hillshade only
+    dark colours reach 3:1, so two armies that differ only in hue (Towton's green and red)
+    are set apart in lightness: the newer colour's CIE L* is moved the least that works, and if
+    no lightness of it alone does, both colours of the clashing pair are moved together.
+
+    >>> side_palette(["#1a5e20", "#8b0000"])
+    ['#1a5e20', '#470000']
+    """
+
+    def ok(c: str, others: list[str]) -> bool:
+        return contrast_ratio(c, HILLSHADE_GREY) >= 3.0 and all(
+            cvd_distance(c, o) >= apart for o in others
+        )
+
+    def shifted(c: str, d: float) -> str:
+        L, a, b = _lab(c)
+        return _hex((min(max(L + d, 2.0), 98.0), a, b))
+
+    steps = sorted(range(-45, 46, 3), key=abs)
+    out: list[str] = []
+    for colour in colours:
+        c = legible(colour)
+        if ok(c, out):
+            out.append(c)
+            continue
+        best = next((shifted(c, d) for d in steps if ok(shifted(c, d), out)), None)
+        if best is None:  # move the clashing earlier colour too, the least in total
+            pairs = sorted(
+                ((dj, di) for dj in steps for di in steps), key=lambda t: abs(t[0]) + abs(t[1])
+            )
+            for j, o in enumerate(out):
+                if cvd_distance(c, o) >= apart:
+                    continue
+                rest = out[:j] + out[j + 1 :]
+                for dj, di in pairs:
+                    oj, ci = shifted(o, dj), shifted(c, di)
+                    if ok(oj, rest) and ok(ci, [*rest, oj]):
+                        out[j], best = oj, ci
+                        break
+        out.append(best or c)
+    return out
+
+
+def distinct_colour(avoid: list[str], candidates: tuple[str, ...] = OKABE_ITO[1:]) -> str:
+    """The candidate furthest (under every colour-vision deficiency) from all of ``avoid``:
+    shot lines never look like one army's colour (drawn over a white casing, so contrast with
+    the ground comes from the casing). Black is left to the bases' front edges.
+
+    >>> distinct_colour(["#1f4e9c", "#b42d22"])
+    '#e69f00'
+    """
+    return max(candidates, key=lambda c: min((cvd_distance(c, o) for o in avoid), default=0.0))

@@ -1,25 +1,37 @@
-"""Cut layers: one sheet per height step, the outline of all ground at or above that level.
+"""Cut layers: the boards a wargamer cuts and stacks to build the printed window's hills (6.2).
 
-Stacked in order on the base board, the layers build the stepped hills of 6.2 ("slopes and rises
-should be modelled on the battlefield in steps"). Each layer is cut from board as thick as one
-step at table scale (a 2 m step at 2mm scale is 2 mm; at 6mm scale 6 mm), printed on the sheet.
+6.2: "slopes and rises should be modelled on the battlefield in steps". The stack starts with a
+**base board**, the whole window at its lowest height level; each board above it is the outline of
+the ground at or above its level. A board stands for ``levels_per_board`` height levels (default
+one: a 2 m step at 2mm scale is a 2 mm board); ``board_mm`` is the thickness of the board the
+builder has (default: the levels it stands for at table scale). A level of ground is carried by
+the board nearest its height (``round((level - base) / levels_per_board)``), so coarser boards
+round heights, never shift them all one way.
 
-For each level k above the lowest, ``DIR`` gets
+Boards identical to the one below (a cliff where several levels share one outline) are not
+printed twice: the board lists ``copies`` (cut that many, or one board that many times thicker).
+Boards that cover the whole window are copies of the base board.
 
-* ``level_KK.svg``: the whole layer at true size in one drawing (``width``/``height`` in mm, for
-  a laser cutter or plotter): outline in red (cut), registration marks and text in blue (mark);
-* ``level_KK.pdf``: the same at true scale tiled onto the chosen paper with the layout's tiling
-  and sheet labels, for tracing by hand; only the sheets the layer has ground on (listed as
-  ``sheets`` in ``layers.json``).
+For each board, ``DIR`` gets
 
-Registration marks are at the same table positions on every layer (the four corners 10 mm in and
-the centre), so pins or drilled holes line the layers up. ``layers.json`` lists the layers.
+* ``level_KK.pdf``: the board tiled at true scale on the layout's paper, only the sheets it has
+  ground on, each with the **cut line** (red outline, the kept side faintly tinted), a grey
+  **ghost of the board below** (where this one sits), the print layout's registration marks that
+  fall on the sheet (the same table points on every board and every sheet), crop marks, its label,
+  its neighbours' labels and a scale bar;
+* ``level_KK.svg`` (or, with ``bed``, one ``level_KK_<piece>.svg`` per cutter-bed piece that has
+  ground): true size in mm for a laser cutter: ``cut`` group red, the ghost and marks blue
+  (engrave or ignore), text blue.
+
+``layers.json`` lists the boards, their sheets, copies and thicknesses, and the totals.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,49 +41,181 @@ from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
-from maps.layout import Layout, LayoutOptions, _crop_marks, _poly_path, plan_layout
+from maps.layout import (
+    Layout,
+    LayoutOptions,
+    _crop_marks,
+    _fit_string,
+    _poly_path,
+    _registration_mark,
+    _scale_bar,
+    plan_layout,
+    window_levels,
+)
+from maps.table import Paper
+from maps.tiling import Sheet, Tiling
 from maps.vectors import level_outlines
 from scenario_builder.atomic import atomic_dir
 from scenario_builder.battlefield import Battlefield
+from scenario_builder.errors import LayoutError
 
 CUT = "#ff0000"
 MARK = "#0000ff"
-INSET_MM = 10.0
+GHOST = "#8080ff"
 
 
-def registration_points(table_mm: tuple[float, float]) -> list[tuple[float, float]]:
-    """Table positions (mm from the top-left) of the registration marks, same on every layer.
+@dataclass(frozen=True)
+class CutOptions:
+    """How the stack is built: ``levels_per_board`` levels per board, boards ``board_mm`` thick
+    (None: the levels at table scale), SVGs split to a cutter ``bed`` (None: one drawing)."""
 
-    >>> registration_points((300.0, 200.0))
-    [(10.0, 10.0), (290.0, 10.0), (10.0, 190.0), (290.0, 190.0), (150.0, 100.0)]
+    levels_per_board: int | None = None
+    board_mm: float | None = None
+    bed: Paper | None = None
+
+
+@dataclass
+class Board:
+    """One board of the stack: ground at level >= ``level`` (standing for ``level .. top``)."""
+
+    index: int  # 0 is the base board
+    level: int
+    top: int
+    outline: BaseGeometry
+    copies: int = 1
+    sheets: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Stack:
+    """The planned stack for one layout window."""
+
+    base_level: int
+    levels_per_board: int
+    board_mm: float
+    base: Board
+    boards: list[Board]  # above the base, bottom to top, identical neighbours merged
+
+    @property
+    def board_count(self) -> int:
+        """Physical boards to cut, base and copies included."""
+        return self.base.copies + sum(b.copies for b in self.boards)
+
+    @property
+    def thickness_mm(self) -> float:
+        return self.board_count * self.board_mm
+
+
+def parse_bed(text: str) -> Paper:
+    """``WxHmm`` (or a paper name) as a cutter bed.
+
+    >>> str(parse_bed("600x400mm"))
+    '600x400mm'
     """
-    w, h = table_mm
-    i = min(INSET_MM, w / 4, h / 4)
-    return [(i, i), (w - i, i), (i, h - i), (w - i, h - i), (w / 2, h / 2)]
+    try:
+        return Paper.from_text(text)
+    except LayoutError:
+        raise LayoutError("--bed", f"expected WxHmm (a cutter bed), got {text!r}") from None
 
 
-def layer_outlines(
-    bf: Battlefield, window: tuple[float, float, float, float]
-) -> list[tuple[int, BaseGeometry]]:
-    """(level, ground at or above it) for every level above the lowest, clipped to ``window``:
-    the smoothed, nested outlines of ``maps.smoothing`` (each board lies on the one below)."""
+def board_levels(
+    bf: Battlefield, lay: Layout, levels_per_board: int
+) -> tuple[int, list[tuple[int, int]]]:
+    """The window's lowest level and, per board above the base, (lowest level it carries, top).
+
+    A cell at level ``l`` lands on board ``round((l - base) / n)`` (halves up), so board ``j``
+    carries ``l >= base + ceil(j n - n / 2)``.
+    """
+    base, top = window_levels(bf, lay.window)
+    n = levels_per_board
     out = []
-    for k, g in sorted(level_outlines(bf, window).items()):
+    j = 1
+    while True:
+        lo = base + math.ceil(j * n - n / 2)
+        if lo > top:
+            break
+        out.append((lo, min(base + math.ceil((j + 1) * n - n / 2) - 1, top)))
+        j += 1
+    return base, out
+
+
+def plan_stack(bf: Battlefield, lay: Layout, cut: CutOptions) -> Stack:
+    """Base board, boards, identical boards merged into copies (see the module docstring)."""
+    n = cut.levels_per_board
+    step_mm = lay.scale.mm(bf.step)
+    if n is None:
+        n = 1 if cut.board_mm is None else max(1, round(cut.board_mm / step_mm))
+    if n < 1:
+        raise LayoutError("--levels-per-board", f"expected 1 or more, got {n}")
+    if cut.board_mm is not None and not cut.board_mm > 0:
+        raise LayoutError("--board-mm", f"expected a thickness above 0 mm, got {cut.board_mm:g}")
+    board_mm = cut.board_mm if cut.board_mm is not None else n * step_mm
+    base_level, groups = board_levels(bf, lay, n)
+    window = shapely.box(*lay.window)
+    base = Board(0, base_level, base_level, window)
+    outlines = level_outlines(bf, lay.window)
+    tol = 0.01 * bf.res**2  # identical: less than a hundredth of a cell apart
+    boards: list[Board] = []
+    for lo, top in groups:
+        g = outlines.get(lo)
+        if g is None or g.is_empty or g.area <= tol:
+            continue
         g = g.buffer(0) if not g.is_valid else g
-        if not g.is_empty and g.area > 0:
-            out.append((k, g))
+        below = boards[-1].outline if boards else window
+        if below.area - g.area <= tol:  # nested, so equal area is equal ground
+            if boards:
+                boards[-1].copies += 1
+                boards[-1].top = top
+            else:
+                base.copies += 1
+                base.top = top
+            continue
+        boards.append(Board(len(boards) + 1, lo, top, g))
+    return Stack(base_level, n, board_mm, base, boards)
+
+
+def layer_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Sheet, BaseGeometry]]:
+    """The layout's sheets this board has ground on, with that ground: a high, small board is
+    traced from a few sheets, not the whole table's (the sheet labels say where they go)."""
+    out = []
+    for sheet in lay.tiling.sheets():
+        part = shapely.clip_by_rect(g, *lay.sheet_ground(sheet))
+        if not part.is_empty and part.area > 0:
+            out.append((sheet, part))
     return out
 
 
-def _svg_path(g: BaseGeometry, lay: Layout) -> str:
+def board_note(bf: Battlefield, lay: Layout, stack: Stack, b: Board) -> str:
+    """The text printed on a board: which, what level, how thick, how many."""
+    slug = bf.meta.get("slug", "battlefield")
+    total = len(stack.boards)
+    what = "base board" if b.index == 0 else f"board {b.index} of {total}"
+    levels = f"level {b.level}" if b.top == b.level else f"levels {b.level}-{b.top}"
+    copies = f" x{b.copies} (identical: cut {b.copies})" if b.copies > 1 else ""
+    return (
+        f"{slug} - {what}: {levels} (ground from {_level_base(bf, b.level):g} m) - "
+        f"cut from {stack.board_mm:g} mm board{copies} - {lay.scale}"
+    )
+
+
+def _level_base(bf: Battlefield, k: int) -> float:
+    base = bf.meta.get("level_base_m")
+    if isinstance(base, (int, float)):
+        return round(float(base) + k * bf.step, 1)
+    lv = bf.layer("level")
+    sel = lv >= k
+    return round(float(bf.layer("elevation")[sel].min()), 1) if sel.any() else float("nan")
+
+
+def _svg_path(g: BaseGeometry, lay: Layout, origin: tuple[float, float] = (0.0, 0.0)) -> str:
     parts = []
     for poly in getattr(g, "geoms", [g]):
-        if poly.geom_type != "Polygon":
+        if poly.geom_type != "Polygon" or poly.is_empty:
             continue
         for ring in (poly.exterior, *poly.interiors):
             xy = np.asarray(ring.coords)
             tx, ty = lay.to_table(xy[:, 0], xy[:, 1])
-            pts = " ".join(f"{x:.2f},{y:.2f}" for x, y in zip(tx, ty))
+            pts = " ".join(f"{x - origin[0]:.2f},{y - origin[1]:.2f}" for x, y in zip(tx, ty))
             parts.append(f"M{pts}Z")
     return " ".join(parts)
 
@@ -83,129 +227,209 @@ def _svg_mark(x: float, y: float) -> str:
     )
 
 
-def layer_note(bf: Battlefield, lay: Layout, k: int, count: int, index: int) -> str:
-    """The text printed on a layer: which level, how thick to cut, at what scale."""
-    thick = lay.scale.mm(bf.step)
-    elev = _level_base(bf, k)
-    return (
-        f"{bf.meta.get('slug', 'battlefield')} - layer {index} of {count}: level {k} "
-        f"(ground from {elev:g} m) - cut from {thick:g} mm board "
-        f"(step {bf.step:g} m at {lay.scale})"
-    )
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _level_base(bf: Battlefield, k: int) -> float:
-    lv = bf.layer("level")
-    sel = lv >= k
-    return round(float(bf.layer("elevation")[sel].min()), 1) if sel.any() else float("nan")
-
-
-def layer_svg(bf: Battlefield, lay: Layout, k: int, g: BaseGeometry, note: str) -> str:
-    """One layer as a true-size SVG (user units are millimetres)."""
+def layer_svg(
+    lay: Layout,
+    g: BaseGeometry,
+    ghost: BaseGeometry,
+    note: str,
+    piece: tuple[float, float, float, float] | None = None,
+) -> str:
+    """One board (or one cutter-bed ``piece`` of it: x0, y0, x1, y1 table mm) as a true-size
+    SVG (user units are millimetres); the print layout's registration marks inside it."""
     w, h = lay.table_mm
-    marks = "".join(_svg_mark(x, y) for x, y in registration_points((w, h)))
+    x0, y0, x1, y1 = piece or (0.0, 0.0, w, h)
+    pw, ph = x1 - x0, y1 - y0
+    if piece is not None:
+        ground = lay.sheet_ground(Sheet(0, 0, piece))
+        g = shapely.clip_by_rect(g, *ground)
+        ghost = shapely.clip_by_rect(ghost, *ground)
+    marks = "".join(
+        _svg_mark(x - x0, y - y0)
+        for x, y in lay.tiling.registration_marks()
+        if x0 <= x <= x1 and y0 <= y <= y1
+    )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.2f}mm" height="{h:.2f}mm" '
-        f'viewBox="0 0 {w:.2f} {h:.2f}">\n'
-        f"<title>{note}</title>\n"
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{pw:.2f}mm" height="{ph:.2f}mm" '
+        f'viewBox="0 0 {pw:.2f} {ph:.2f}">\n'
+        f"<title>{_esc(note)}</title>\n"
+        f'<g id="ghost" fill="none" stroke="{GHOST}" stroke-width="0.1" stroke-dasharray="1 1">'
+        f'<path d="{_svg_path(ghost, lay, (x0, y0))}"/></g>\n'
         f'<g id="cut" fill="none" stroke="{CUT}" stroke-width="0.1" fill-rule="evenodd">'
-        f'<path d="{_svg_path(g, lay)}"/></g>\n'
+        f'<path d="{_svg_path(g, lay, (x0, y0))}"/></g>\n'
         f'<g id="marks" fill="none" stroke="{MARK}" stroke-width="0.2">{marks}'
-        f'<rect x="0" y="0" width="{w:.2f}" height="{h:.2f}" stroke-dasharray="2 2"/></g>\n'
+        f'<rect x="0" y="0" width="{pw:.2f}" height="{ph:.2f}" stroke-dasharray="2 2"/></g>\n'
         f'<g id="text" fill="{MARK}" font-family="sans-serif" font-size="3">'
-        f'<text x="{min(14.0, w / 3):.2f}" y="{min(8.0, h / 3):.2f}">{note}</text></g>\n'
+        f'<text x="{min(14.0, pw / 3):.2f}" y="{min(8.0, ph / 3):.2f}">{_esc(note)}</text></g>\n'
         "</svg>\n"
     )
 
 
-def layer_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Any, BaseGeometry]]:
-    """The layout's sheets this layer has ground on, with that ground: a high, small layer is
-    traced from a few sheets, not the whole table's (the sheet labels say where they go)."""
+def bed_pieces(lay: Layout, bed: Paper, g: BaseGeometry) -> list[tuple[Sheet, BaseGeometry]]:
+    """The cutter-bed pieces (no overlap: they butt) a board has ground on. The bed's
+    orientation with fewer pieces for the whole table is used."""
+    w, h = lay.table_mm
+    best: Tiling | None = None
+    for b in (bed, bed.landscape()):
+        t = Tiling.plan(w, h, printable=(b.width_mm, b.height_mm), overlap=0.0)
+        if best is None or t.count < best.count:
+            best = t
+    assert best is not None
     out = []
-    for sheet in lay.tiling.sheets():
-        part = shapely.clip_by_rect(g, *lay.sheet_ground(sheet))
+    for piece in best.sheets():
+        part = shapely.clip_by_rect(g, *lay.sheet_ground(piece))
         if not part.is_empty and part.area > 0:
-            out.append((sheet, part))
+            out.append((piece, part))
     return out
 
 
-def layer_pdf(path: Path, bf: Battlefield, lay: Layout, g: BaseGeometry, note: str) -> None:
-    """One layer tiled on paper at true scale, with the layout's sheet labels."""
+def _neighbours(sheet: Sheet, present: set[str], t: Tiling) -> str:
+    from maps.tiling import row_name
+
+    words = []
+    for dr, dc, word in ((-1, 0, "N"), (1, 0, "S"), (0, -1, "W"), (0, 1, "E")):
+        r, col = sheet.row + dr, sheet.col + dc
+        if 0 <= r < t.rows and 0 <= col < t.cols:
+            label = f"{row_name(r)}{col + 1}"
+            words.append(f"{word} {label}" + ("" if label in present else " (none)"))
+    return ", ".join(words)
+
+
+def layer_pdf(
+    path: Path, lay: Layout, g: BaseGeometry, ghost: BaseGeometry | None, note: str
+) -> list[str]:
+    """One board tiled on paper at true scale; returns the labels of the sheets printed."""
     pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
     m = lay.margin_mm * PT_PER_MM
     c = rl_canvas.Canvas(str(path), pagesize=(pw, ph), pageCompression=1, invariant=1)
     c.setTitle(note)
-    table_marks = registration_points(lay.table_mm)
-    for sheet, part in layer_sheets(lay, g):
+    sheets = layer_sheets(lay, g)
+    present = {s.label for s, _ in sheets}
+    table_marks = lay.tiling.registration_marks()
+    pt_per_m = lay.scale.mm_per_m * PT_PER_MM
+    for sheet, part in sheets:
         affine = lay.to_page(sheet)
         c.saveState()
         clip = c.beginPath()
         clip.rect(m, m, pw - 2 * m, ph - 2 * m)
         c.clipPath(clip, stroke=0, fill=0)
-        if not part.is_empty:
-            pg = shapely.affinity.affine_transform(part, affine)
-            c.setFillColorRGB(0.93, 0.93, 0.93)
-            c.setStrokeColorRGB(1, 0, 0)
-            c.setLineWidth(0.6)
-            c.drawPath(_poly_path(c, pg), stroke=1, fill=1, fillMode=0)
-        c.setStrokeColorRGB(0, 0, 1)
-        c.setLineWidth(0.4)
-        sx0, sy0 = sheet.window[0], sheet.window[1]
-        for tx, ty in table_marks:
-            x, y = m + (tx - sx0) * PT_PER_MM, ph - m - (ty - sy0) * PT_PER_MM
-            c.circle(x, y, 1.5 * PT_PER_MM, stroke=1, fill=0)
-            c.line(x - 3 * PT_PER_MM, y, x + 3 * PT_PER_MM, y)
-            c.line(x, y - 3 * PT_PER_MM, x, y + 3 * PT_PER_MM)
+        if ghost is not None:
+            gh = shapely.clip_by_rect(ghost, *lay.sheet_ground(sheet))
+            if not gh.is_empty:
+                pg = shapely.affinity.affine_transform(gh, affine)
+                c.setFillColorRGB(0.88, 0.88, 0.92)
+                c.setStrokeColorRGB(0.45, 0.45, 0.65)
+                c.setLineWidth(0.4)
+                c.setDash(3, 2)
+                c.drawPath(_poly_path(c, pg), stroke=1, fill=1, fillMode=0)
+                c.setDash()
+        pg = shapely.affinity.affine_transform(part, affine)
+        c.setFillColorRGB(1.0, 0.95, 0.95)  # the kept side, faintly: the line is what matters
+        c.setStrokeColorRGB(1, 0, 0)
+        c.setLineWidth(0.7)
+        c.drawPath(_poly_path(c, pg), stroke=1, fill=1, fillMode=0)
         c.restoreState()
+        sx0, sy0, sx1, sy1 = sheet.window
+        for tx, ty in table_marks:
+            if sx0 <= tx <= sx1 and sy0 <= ty <= sy1:
+                _registration_mark(c, m + (tx - sx0) * PT_PER_MM, ph - m - (ty - sy0) * PT_PER_MM)
         _crop_marks(c, m, m, pw - m, ph - m)
         c.setFillColorRGB(0, 0, 0)
         c.setFont("Helvetica-Bold", 11)
-        c.drawString(m + 6 * PT_PER_MM, ph - m + 2.2 * PT_PER_MM, sheet.label)
-        c.setFont("Helvetica", 6.5)
-        c.drawString(m + 20 * PT_PER_MM, ph - m + 2.4 * PT_PER_MM, note)
+        c.drawString(m + 6 * PT_PER_MM, ph - m + 2 * PT_PER_MM, sheet.label)
+        c.setFont("Helvetica", 6)
+        _fit_string(
+            c, m + 16 * PT_PER_MM, ph - m + 2.2 * PT_PER_MM, pw - m - 7 * PT_PER_MM, note, 6
+        )
+        bar_y = m - 2.8 * PT_PER_MM
+        used = _scale_bar(
+            c, m + 6 * PT_PER_MM, bar_y, pt_per_m, min(60 * PT_PER_MM, (pw - 2 * m) / 3)
+        )
+        c.setFillColorRGB(0, 0, 0)
+        _fit_string(
+            c, m + 10 * PT_PER_MM + used, bar_y + 0.3, pw - m - 7 * PT_PER_MM,
+            "neighbours: " + _neighbours(sheet, present, lay.tiling), 6, right=True,
+        )  # fmt: skip
         c.showPage()
     c.save()
+    return [s.label for s, _ in sheets]
 
 
 def write_cut_layers(
-    bf: Battlefield, opts: LayoutOptions, directory: str | os.PathLike[str]
-) -> list[Path]:
-    """Write every layer's SVG and PDF into ``directory`` (all or nothing)."""
+    bf: Battlefield,
+    opts: LayoutOptions,
+    directory: str | os.PathLike[str],
+    cut: CutOptions | None = None,
+) -> Stack:
+    """Write every board's PDF and SVG(s) into ``directory`` (all or nothing); returns the stack
+    (``stack.board_count``, ``stack.thickness_mm``; each board's ``sheets``)."""
+    cut = cut or CutOptions()
     lay = plan_layout(bf, opts)
-    outlines = layer_outlines(bf, lay.window)
+    stack = plan_stack(bf, lay, cut)
     directory = Path(directory)
-    written: list[Path] = []
     index: list[dict[str, Any]] = []
     with atomic_dir(directory) as tmp:
-        for i, (k, g) in enumerate(outlines, start=1):
-            note = layer_note(bf, lay, k, len(outlines), i)
-            svg = tmp / f"level_{k:02d}.svg"
-            svg.write_text(layer_svg(bf, lay, k, g, note), encoding="utf-8")
-            layer_pdf(tmp / f"level_{k:02d}.pdf", bf, lay, g, note)
-            written.append(directory / svg.name)
-            index.append(
-                {
-                    "level": k,
-                    "svg": svg.name,
-                    "pdf": f"level_{k:02d}.pdf",
-                    "sheets": [sheet.label for sheet, _ in layer_sheets(lay, g)],
-                    "thickness_mm": lay.scale.mm(bf.step),
-                    "area_m2": round(g.area, 1),
-                    "ground_from_m": _level_base(bf, k),
-                }
-            )
+        below = stack.base
+        for b in [stack.base, *stack.boards]:
+            note = board_note(bf, lay, stack, b)
+            stem = "base" if b.index == 0 else f"level_{b.level:02d}"
+            ghost = None if b.index == 0 else below.outline
+            b.sheets = layer_pdf(tmp / f"{stem}.pdf", lay, b.outline, ghost, note)
+            svgs = []
+            if cut.bed is None:
+                (tmp / f"{stem}.svg").write_text(
+                    layer_svg(lay, b.outline, ghost or shapely.Polygon(), note), encoding="utf-8"
+                )
+                svgs.append(f"{stem}.svg")
+            else:
+                for piece, _ in bed_pieces(lay, cut.bed, b.outline):
+                    name = f"{stem}_{piece.label}.svg"
+                    text = layer_svg(
+                        lay, b.outline, ghost or shapely.Polygon(),
+                        f"{note} - bed piece {piece.label}", piece.window,
+                    )  # fmt: skip
+                    (tmp / name).write_text(text, encoding="utf-8")
+                    svgs.append(name)
+            entry = {
+                "board": b.index,
+                "level": b.level,
+                "levels": [b.level, b.top],
+                "copies": b.copies,
+                "svg": svgs[0] if svgs else None,
+                "svgs": svgs,
+                "pdf": f"{stem}.pdf",
+                "sheets": b.sheets,
+                "thickness_mm": round(stack.board_mm * b.copies, 3),
+                "area_m2": round(b.outline.area, 1),
+                "ground_from_m": _level_base(bf, b.level),
+            }
+            if b.index:
+                index.append(entry)
+            else:
+                base_entry = entry
+            below = b
         (tmp / "layers.json").write_text(
             json.dumps(
                 {
                     "scale": str(lay.scale),
                     "mm_per_m": lay.scale.mm_per_m,
                     "step_m": bf.step,
+                    "levels_per_board": stack.levels_per_board,
+                    "board_mm": stack.board_mm,
+                    "boards": stack.board_count,
+                    "sheets": sum(len(b.sheets) for b in [stack.base, *stack.boards]),
+                    "total_thickness_mm": round(stack.thickness_mm, 3),
                     "paper": str(lay.paper),
+                    "bed": str(cut.bed) if cut.bed else None,
                     "table_mm": [round(v, 2) for v in lay.table_mm],
                     "window": [round(v, 2) for v in lay.window],
                     "crs": bf.crs.to_string(),
-                    "registration_marks_mm": [list(p) for p in registration_points(lay.table_mm)],
+                    "registration_marks_mm": [list(p) for p in lay.tiling.registration_marks()],
+                    "base": base_entry,
                     "layers": index,
                 },
                 indent=1,
@@ -214,4 +438,21 @@ def write_cut_layers(
         )
         for p in tmp.iterdir():
             os.chmod(p, 0o644)
-    return written
+    return stack
+
+
+def stack_summary(stack: Stack) -> str:
+    """One line for the CLI: boards, sheets, total thickness.
+
+    >>> import shapely
+    >>> b = Board(0, 3, 3, shapely.box(0, 0, 1, 1), sheets=["A1", "A2"])
+    >>> stack_summary(Stack(3, 1, 2.0, b, [Board(1, 4, 4, shapely.box(0, 0, 1, 1), 2, ["A1"])]))
+    '3 boards (base + 2 above, 1 cut shape), 3 sheets, 6 mm thick'
+    """
+    sheets = sum(len(b.sheets) for b in [stack.base, *stack.boards])
+    above = stack.board_count - 1
+    return (
+        f"{stack.board_count} boards (base + {above} above, {len(stack.boards)} cut shape"
+        f"{'' if len(stack.boards) == 1 else 's'}), {sheets} sheets, "
+        f"{stack.thickness_mm:g} mm thick"
+    )

@@ -13,9 +13,11 @@ printed length of any ground distance is exactly ``scale.mm(metres)``.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,16 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.battlefield_map import source_names
-from maps.colours import MOVE_NAMES, PRINT_MOVE
+from maps.colours import MOVE_NAMES, PRINT_MOVE, hex_to_rgb
+from maps.deployment import Deployed
+from maps.features import (
+    LINE_STYLES,
+    FeatureKind,
+    GroundFeature,
+    ground_features,
+    label_point,
+    short_name,
+)
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
 from maps.vectors import class_regions, level_outlines, level_range, outline_contours
@@ -35,7 +46,10 @@ from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import LayoutError
 
 MAX_PAGES = 300
-MIN_MARGIN_MM = 6.0
+#: every mark and word stays this far inside the paper's edge (most printers' unprintable strip)
+SAFE_MM = 4.0
+#: the safe strip plus room for a sheet's label line and scale bar
+MIN_MARGIN_MM = 9.0
 
 
 @dataclass(frozen=True)
@@ -166,27 +180,55 @@ class Shapes:
     levels: list[tuple[int, BaseGeometry]]
     classes: list[tuple[int, BaseGeometry]]
     contours: list[tuple[int, BaseGeometry]]
-    lo: int
+    lo: int  # the window's lowest and highest levels: the tints span these
     hi: int
+    features: list[GroundFeature] = field(default_factory=list)
+    deployed: list[Deployed] = field(default_factory=list)
 
 
-def prepare_shapes(bf: Battlefield, window: tuple[float, float, float, float]) -> Shapes:
-    lo, hi = level_range(bf)
+def window_levels(bf: Battlefield, window: tuple[float, float, float, float]) -> tuple[int, int]:
+    """The lowest and highest height level of the cells under ``window``."""
+    lv = bf.layer("level")
+    inv = ~bf.transform
+    c0, r0 = (math.floor(v) for v in inv @ (window[0], window[3]))
+    c1, r1 = (math.ceil(v) for v in inv @ (window[2], window[1]))
+    sub = lv[max(r0, 0) : max(r1, r0 + 1), max(c0, 0) : max(c1, c0 + 1)]
+    if sub.size == 0:
+        return level_range(bf)
+    return int(sub.min()), int(sub.max())
+
+
+def prepare_shapes(
+    bf: Battlefield,
+    window: tuple[float, float, float, float],
+    deployed: list[Deployed] | None = None,
+) -> Shapes:
+    lo, hi = window_levels(bf, window)
     outlines = level_outlines(bf, window)
-    levels = [(k, g) for k, g in sorted(outlines.items()) if not g.is_empty]
+    levels = [(k, g) for k, g in sorted(outlines.items()) if not g.is_empty and k > lo]
     # smoothed like the levels (the raw regions print 25 mm cell steps at 2mm scale)
     smooth = class_regions(bf, "move", sorted(PRINT_MOVE), window)
     classes = [(code, g) for code, g in smooth.items() if not g.is_empty]
     # the contours are the tints' own edges (not the build's cell-edge lines), so they stay
     # smooth and land exactly on the cut layers' outlines
     lines = outline_contours(bf, outlines, window)
-    return Shapes(levels, classes, lines, lo, hi)
+    box = shapely.box(*window)
+    feats = [f for f in ground_features(bf) if f.geometry.intersects(box)]
+    deployed = [d for d in deployed or [] if d.bases.intersects(box)]
+    return Shapes(levels, classes, lines, lo, hi, feats, deployed)
 
 
+@functools.lru_cache(maxsize=4096)
 def _tint(k: int, lo: int, hi: int) -> tuple[float, float, float]:
-    """Layered tints for print: near-white low ground to light tan high ground."""
+    """Layered tints for print, spread over the window's own levels: CIE L* from 96 (low,
+    greenish) to 65 (high, tan), and neighbouring levels a further 5 L* apart (odd levels
+    darker), so every step of the table reads as a band without its label."""
+    from colorspacious import cspace_convert
+
     t = 0.0 if hi <= lo else (k - lo) / (hi - lo)
-    return (1.0 - 0.10 * t, 0.99 - 0.20 * t, 0.96 - 0.32 * t)
+    lab = (95.0 - 30.0 * t - (2.5 if (k - lo) % 2 else -2.5), -6.0 + 16.0 * t, 14.0 + 18.0 * t)
+    rgb = np.clip(cspace_convert(lab, "CIELab", "sRGB1"), 0.0, 1.0)
+    return (float(rgb[0]), float(rgb[1]), float(rgb[2]))
 
 
 def _polygons(g: BaseGeometry) -> list[Any]:
@@ -217,6 +259,18 @@ def _poly_path(c: rl_canvas.Canvas, g: BaseGeometry) -> Any:
     return p
 
 
+def _line_path(c: rl_canvas.Canvas, g: BaseGeometry) -> Any:
+    p = c.beginPath()
+    for line in _lines(g):
+        xy = np.asarray(line.coords)
+        if len(xy) < 2:
+            continue
+        p.moveTo(*xy[0])
+        for x, y in xy[1:]:
+            p.lineTo(x, y)
+    return p
+
+
 def _hatch(c: rl_canvas.Canvas, g: BaseGeometry, angle: float, spacing_pt: float) -> None:
     minx, miny, maxx, maxy = g.bounds
     cx, cy = (minx + maxx) / 2, (miny + maxy) / 2
@@ -230,6 +284,57 @@ def _hatch(c: rl_canvas.Canvas, g: BaseGeometry, angle: float, spacing_pt: float
         c.line(ox - dx * r, oy - dy * r, ox + dx * r, oy + dy * r)
 
 
+class Labeller:
+    """Places labels on a page so that no two overlap and none leaves ``area`` (page points):
+    a label whose box would collide is tried at its other candidate points, then dropped."""
+
+    def __init__(self, area: tuple[float, float, float, float]) -> None:
+        self.area = area
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    #: clear space kept between two labels' halos (points): "59 66", never "5966"
+    GAP = 4.0
+
+    def free(self, box: tuple[float, float, float, float]) -> bool:
+        g = self.GAP
+        x0, y0, x1, y1 = box[0] - g, box[1] - g, box[2] + g, box[3] + g
+        ax0, ay0, ax1, ay1 = self.area
+        if box[0] < ax0 or box[1] < ay0 or box[2] > ax1 or box[3] > ay1:
+            return False
+        return all(x1 <= b[0] or x0 >= b[2] or y1 <= b[1] or y0 >= b[3] for b in self.boxes)
+
+    def place(
+        self,
+        c: rl_canvas.Canvas,
+        points: list[tuple[float, float]],
+        text: str,
+        *,
+        size: float,
+        colour: tuple[float, float, float],
+        bold: bool = False,
+        halo: bool = True,
+    ) -> bool:
+        font = "Helvetica-Bold" if bold else "Helvetica"
+        w = c.stringWidth(text, font, size)
+        pad = 1.0
+        for x, y in points:
+            box = (x - w / 2 - pad, y - size * 0.35 - pad, x + w / 2 + pad, y + size * 0.75 + pad)
+            if not self.free(box):
+                continue
+            self.boxes.append(box)
+            if halo:
+                c.setFillColorRGB(1, 1, 1)
+                c.rect(box[0], box[1], box[2] - box[0], box[3] - box[1], stroke=0, fill=1)
+            c.setFillColorRGB(*colour)
+            c.setFont(font, size)
+            c.drawCentredString(x, y, text)
+            return True
+        return False
+
+
+CONTOUR_INK = (0.45, 0.28, 0.15)
+
+
 def draw_ground(
     c: rl_canvas.Canvas,
     shapes: Shapes,
@@ -237,9 +342,10 @@ def draw_ground(
     affine: Any,
     *,
     detail: bool = True,
-    pt_per_m: float = 1.0,
+    labels: Labeller | None = None,
 ) -> None:
-    """Tints, class fills and hatching, contours (and labels when ``detail``) in ``ground``."""
+    """Tints, class fills and hatching, contours, roads and walls, the armies at bound 0, and
+    (when ``detail``) the labels, none overlapping, through ``labels``."""
     frame = shapely.box(*ground)
     c.setFillColorRGB(*_tint(shapes.lo, shapes.lo, shapes.hi))
     c.drawPath(_poly_path(c, shapely.affinity.affine_transform(frame, affine)), stroke=0, fill=1)
@@ -268,34 +374,109 @@ def draw_ground(
         c.setStrokeColorRGB(*style.stroke)
         c.setLineWidth(0.5)
         c.drawPath(_poly_path(c, pg), stroke=1, fill=0)
-    labels = []
+    contour_labels = []
     for k, g in shapes.contours:
         part = shapely.clip_by_rect(g, *ground)
         if part.is_empty:
             continue
-        major = k % 5 == 0
-        c.setStrokeColorRGB(0.45, 0.28, 0.15)
+        major = (k - shapes.lo) % 5 == 0
+        c.setStrokeColorRGB(*CONTOUR_INK)
         c.setLineWidth(1.1 if major else 0.5)
         for line in _lines(shapely.affinity.affine_transform(part, affine)):
-            xy = np.asarray(line.coords)
-            if len(xy) < 2:
+            if len(line.coords) < 2:
                 continue
-            p = c.beginPath()
-            p.moveTo(*xy[0])
-            for x, y in xy[1:]:
-                p.lineTo(x, y)
-            c.drawPath(p, stroke=1, fill=0)
+            c.drawPath(_line_path(c, line), stroke=1, fill=0)
             if detail and line.length > 60:
-                labels.append((line.length, k, line.interpolate(0.5, normalized=True)))
+                contour_labels.append((line, k))
+    _draw_features(c, shapes, ground, affine, detail=detail)
+    _draw_deployed(c, shapes, ground, affine)
+    if labels is None:
+        return
+    for d in shapes.deployed:  # the armies' names first: they matter most
+        x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
+        pts = [(x, y + dy) for dy in (9.0, -11.0, 18.0, -20.0)]
+        labels.place(c, pts, d.name, size=6.5, colour=_rgb(d.colour), bold=True)
+    for d in shapes.deployed:  # no place or contour label on top of a base
+        part = shapely.clip_by_rect(d.bases, *ground)
+        for poly in _polygons(shapely.affinity.affine_transform(part, affine)):
+            labels.boxes.append(poly.bounds)
     if detail:
-        labels.sort(key=lambda t: -t[0])
-        c.setFont("Helvetica-Bold", 6.5)
-        for _, k, pt in labels[:60]:
-            w = c.stringWidth(str(k), "Helvetica-Bold", 6.5)
-            c.setFillColorRGB(1, 1, 1)
-            c.rect(pt.x - w / 2 - 1, pt.y - 2.6, w + 2, 7.2, stroke=0, fill=1)
-            c.setFillColorRGB(0.45, 0.28, 0.15)
-            c.drawCentredString(pt.x, pt.y - 1.6, str(k))
+        seen: set[str] = set()
+        named = sorted(
+            (f for f in shapes.features if f.name),
+            key=lambda f: (f.kind is not FeatureKind.PLACE, -f.geometry.length),
+        )
+        for f in named:
+            name = short_name(str(f.name))
+            if name in seen:
+                continue
+            part = f.geometry.intersection(frame)
+            if part.is_empty:
+                continue
+            p = shapely.affinity.affine_transform(label_point(part), affine)
+            ink = (0.1, 0.1, 0.1) if f.kind is FeatureKind.PLACE else _rgb(LINE_STYLES[f.kind][0])
+            pts = [(p.x, p.y), (p.x, p.y + 10), (p.x, p.y - 10)]
+            if f.kind is not FeatureKind.PLACE:  # anywhere along a road or a stream will do
+                pieces = _lines(shapely.affinity.affine_transform(part, affine))
+                page_line = max(pieces, key=lambda ln: ln.length) if pieces else None
+                for t in () if page_line is None else (0.3, 0.7, 0.15, 0.85, 0.4, 0.6):
+                    q = page_line.interpolate(t, normalized=True)
+                    pts += [(q.x, q.y + 6), (q.x, q.y - 6)]
+            if labels.place(c, pts, name,
+                            size=7.0 if f.kind is FeatureKind.PLACE else 6.0, colour=ink,
+                            bold=f.kind is FeatureKind.PLACE):  # fmt: skip
+                seen.add(name)
+        contour_labels.sort(key=lambda t: -t[0].length)
+        for line, k in contour_labels[:80]:
+            pts = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
+            labels.place(c, [(p.x, p.y) for p in pts], str(k), size=6.5, colour=CONTOUR_INK,
+                         bold=True)  # fmt: skip
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    r, g, b = hex_to_rgb(colour)
+    return (r / 255, g / 255, b / 255)
+
+
+def _draw_features(
+    c: rl_canvas.Canvas, shapes: Shapes, ground: tuple[float, ...], affine: Any, *, detail: bool
+) -> None:
+    """Roads, tracks, walls, hedges, rivers and streams as lines (in the web map's colours)."""
+    for f in shapes.features:
+        if f.kind is FeatureKind.PLACE:
+            continue
+        part = shapely.clip_by_rect(f.geometry, *ground)
+        if part.is_empty:
+            continue
+        colour, width, dash = LINE_STYLES[f.kind]
+        pg = shapely.affinity.affine_transform(part, affine)
+        c.saveState()
+        c.setStrokeColorRGB(*_rgb(colour))
+        c.setLineWidth(width * (0.45 if detail else 0.3))
+        if dash:
+            c.setDash([float(v) for v in dash.split()])
+        c.drawPath(_line_path(c, pg), stroke=1, fill=0)
+        c.restoreState()
+
+
+def _draw_deployed(
+    c: rl_canvas.Canvas, shapes: Shapes, ground: tuple[float, ...], affine: Any
+) -> None:
+    """Every base at bound 0 in its side's colour, front edge black."""
+    for d in shapes.deployed:
+        part = shapely.clip_by_rect(d.bases, *ground)
+        if part.is_empty:
+            continue
+        c.setFillColorRGB(*_rgb(d.colour))
+        c.setStrokeColorRGB(1, 1, 1)
+        c.setLineWidth(0.3)
+        c.drawPath(_poly_path(c, shapely.affinity.affine_transform(part, affine)), stroke=1, fill=1)
+        c.setStrokeColorRGB(0, 0, 0)
+        c.setLineWidth(0.8)
+        for a, b in d.fronts:
+            seg = shapely.clip_by_rect(shapely.LineString([a, b]), *ground)
+            if not seg.is_empty:
+                c.drawPath(_line_path(c, shapely.affinity.affine_transform(seg, affine)), stroke=1)
 
 
 def _registration_mark(c: rl_canvas.Canvas, x: float, y: float) -> None:
@@ -333,7 +514,7 @@ def nice_length(max_m: float) -> float:
 def _scale_bar(
     c: rl_canvas.Canvas, x: float, y: float, pt_per_m: float, max_pt: float, label_extra: str = ""
 ) -> float:
-    """A bar of a round ground length; returns its length in points."""
+    """A bar of a round ground length from (x, y) (its bottom-left); returns its length."""
     metres = nice_length(max_pt / pt_per_m)
     length = metres * pt_per_m
     h = 1.6 * PT_PER_MM
@@ -346,31 +527,60 @@ def _scale_bar(
     c.setFont("Helvetica", 6)
     text = f"{metres:g} m" if metres < 1000 else f"{metres / 1000:g} km"
     c.drawString(x + length + 3, y + 0.3, text + label_extra)
-    return length
+    return length + 3 + c.stringWidth(text + label_extra, "Helvetica", 6)
 
 
-def _north_arrow(c: rl_canvas.Canvas, x: float, y: float, size: float, convergence: float) -> None:
-    """Grid north up (the battlefield grid is north-up), with true north's offset written."""
+def _north_arrow(
+    c: rl_canvas.Canvas, x_right: float, y: float, size: float, convergence: float
+) -> None:
+    """Grid north up (the battlefield grid is north-up), its foot at ``y`` and its right edge
+    at ``x_right``; "N" and true north's offset written to its left, never above it."""
+    x = x_right - size * 0.3
     c.setFillColorRGB(0, 0, 0)
     c.setStrokeColorRGB(0, 0, 0)
     c.setLineWidth(0.5)
-    p = c.beginPath()
-    p.moveTo(x, y + size)
-    p.lineTo(x - size * 0.3, y)
-    p.lineTo(x, y + size * 0.25)
-    p.close()
-    c.drawPath(p, stroke=1, fill=1)
-    p = c.beginPath()
-    p.moveTo(x, y + size)
-    p.lineTo(x + size * 0.3, y)
-    p.lineTo(x, y + size * 0.25)
-    p.close()
-    c.drawPath(p, stroke=1, fill=0)
-    c.setFont("Helvetica-Bold", 7)
-    c.drawCentredString(x, y + size + 2, "N")
-    c.setFont("Helvetica", 5)
+    for fill in (1, 0):
+        sx = -1 if fill else 1
+        p = c.beginPath()
+        p.moveTo(x, y + size)
+        p.lineTo(x + sx * size * 0.3, y)
+        p.lineTo(x, y + size * 0.25)
+        p.close()
+        c.drawPath(p, stroke=1, fill=fill)
     side = "W" if convergence > 0 else "E"
-    c.drawString(x + size * 0.4, y, f"grid; true N {abs(convergence):.1f}° {side}")
+    c.setFont("Helvetica-Bold", 7)
+    c.drawRightString(x - size * 0.45, y + size * 0.45, "N")
+    c.setFont("Helvetica", 5)
+    c.drawRightString(x - size * 0.45, y, f"grid; true N {abs(convergence):.1f}\u00b0 {side}")
+
+
+def _fit_string(
+    c: rl_canvas.Canvas,
+    x: float,
+    y: float,
+    x_max: float,
+    text: str,
+    size: float,
+    *,
+    right: bool = False,
+    font: str = "Helvetica",
+) -> float:
+    """Text that never runs past ``x_max``: shrunk to 4.5 pt, then cut with an ellipsis.
+    Returns the width drawn."""
+    width = c.stringWidth(text, font, size)
+    room = x_max - x
+    while width > room and size > 4.5:
+        size -= 0.5
+        width = c.stringWidth(text, font, size)
+    while width > room and len(text) > 4:
+        text = text[:-2] + "\u2026"
+        width = c.stringWidth(text, font, size)
+    c.setFont(font, size)
+    if right:
+        c.drawRightString(x_max, y, text)
+    else:
+        c.drawString(x, y, text)
+    return width
 
 
 def _convergence(bf: Battlefield) -> float:
@@ -384,45 +594,91 @@ def _convergence(bf: Battlefield) -> float:
         return 0.0
 
 
-def _legend(
-    c: rl_canvas.Canvas, x: float, y: float, present: set[int], step: float, scale: TableScale
-) -> None:
-    c.setFont("Helvetica-Bold", 8)
-    c.setFillColorRGB(0, 0, 0)
-    c.drawString(x, y, "Terrain (movement, chart 7.3)")
-    y -= 5 * PT_PER_MM
-    for code, style in PRINT_MOVE.items():
-        if code not in present:
-            continue
-        box = shapely.box(x, y, x + 8 * PT_PER_MM, y + 4 * PT_PER_MM)
-        c.setFillColorRGB(*style.fill)
-        c.rect(x, y, 8 * PT_PER_MM, 4 * PT_PER_MM, stroke=0, fill=1)
-        if style.hatch:
-            c.saveState()
-            c.clipPath(_poly_path(c, box), stroke=0, fill=0)
+LegendRow = tuple[Callable[[rl_canvas.Canvas, float, float, float, float], None], str]
+
+
+def _legend_rows(shapes: Shapes, step: float, scale: TableScale) -> list[LegendRow]:
+    """A swatch and a word for every symbol on the sheets (only those present)."""
+    rows: list[LegendRow] = []
+
+    def fill(style: Any) -> Callable[[rl_canvas.Canvas, float, float, float, float], None]:
+        def draw(c: rl_canvas.Canvas, x: float, y: float, w: float, h: float) -> None:
+            box = shapely.box(x, y, x + w, y + h)
+            c.setFillColorRGB(*style.fill)
+            c.rect(x, y, w, h, stroke=0, fill=1)
+            if style.hatch:
+                c.saveState()
+                c.clipPath(_poly_path(c, box), stroke=0, fill=0)
+                c.setStrokeColorRGB(*style.stroke)
+                c.setLineWidth(0.35)
+                _hatch(c, box, style.hatch[0], style.hatch[1] * PT_PER_MM)
+                c.restoreState()
             c.setStrokeColorRGB(*style.stroke)
-            c.setLineWidth(0.35)
-            _hatch(c, box, style.hatch[0], style.hatch[1] * PT_PER_MM)
+            c.rect(x, y, w, h, stroke=1, fill=0)
+
+        return draw
+
+    def line(colour: tuple[float, float, float], width: float, dash: str | None):
+        def draw(c: rl_canvas.Canvas, x: float, y: float, w: float, h: float) -> None:
+            c.saveState()
+            c.setStrokeColorRGB(*colour)
+            c.setLineWidth(width)
+            if dash:
+                c.setDash([float(v) for v in dash.split()])
+            c.line(x, y + h / 2, x + w, y + h / 2)
             c.restoreState()
-        c.setStrokeColorRGB(*style.stroke)
-        c.rect(x, y, 8 * PT_PER_MM, 4 * PT_PER_MM, stroke=1, fill=0)
-        c.setFillColorRGB(0, 0, 0)
-        c.setFont("Helvetica", 7.5)
-        c.drawString(x + 10 * PT_PER_MM, y + 1.2 * PT_PER_MM, MOVE_NAMES[code])
-        y -= 5.5 * PT_PER_MM
-    c.setFont("Helvetica", 7.5)
-    c.drawString(
-        x,
-        y,
-        f"Contours: one per height level (step {step:g} m ="
-        f" {scale.mm(step):g} mm of table), every 5th bold",
-    )
+
+        return draw
+
+    def ramp(c: rl_canvas.Canvas, x: float, y: float, w: float, h: float) -> None:
+        n = max(1, min(shapes.hi - shapes.lo, 12))
+        for i in range(n + 1):
+            k = shapes.lo + round(i * (shapes.hi - shapes.lo) / n)
+            c.setFillColorRGB(*_tint(k, shapes.lo, shapes.hi))
+            c.rect(x + i * w / (n + 1), y, w / (n + 1), h, stroke=0, fill=1)
+        c.setStrokeColorRGB(0.3, 0.3, 0.3)
+        c.rect(x, y, w, h, stroke=1, fill=0)
+
+    present = {code for code, _ in shapes.classes}
+    for code, style in PRINT_MOVE.items():
+        if code in present:
+            rows.append((fill(style), f"{MOVE_NAMES[code]} (7.3)"))
+    rows.append((ramp, f"height levels {shapes.lo}..{shapes.hi} (6.2), low to high"))
+    rows.append(
+        (line(CONTOUR_INK, 0.5, None),
+         f"contour per level: {step:g} m = {scale.mm(step):g} mm of table; every 5th bold")
+    )  # fmt: skip
+    kinds = {f.kind for f in shapes.features if f.kind is not FeatureKind.PLACE}
+    for kind in FeatureKind:
+        if kind in kinds:
+            colour, width, dash = LINE_STYLES[kind]
+            rows.append((line(_rgb(colour), width * 0.45, dash), kind.value))
+    sides: dict[str, str] = {}
+    for d in shapes.deployed:
+        sides.setdefault(d.side, d.colour)
+    for side, colour in sides.items():
+
+        def base(c: rl_canvas.Canvas, x: float, y: float, w: float, h: float, col=colour) -> None:
+            c.setFillColorRGB(*_rgb(col))
+            c.rect(x + w * 0.2, y, w * 0.6, h * 0.8, stroke=0, fill=1)
+            c.setStrokeColorRGB(0, 0, 0)
+            c.setLineWidth(0.8)
+            c.line(x + w * 0.2, y + h * 0.8, x + w * 0.8, y + h * 0.8)
+
+        rows.append((base, f"{side}: bases at bound 0, front edge black"))
+    return rows
 
 
-def write_layout_pdf(bf: Battlefield, opts: LayoutOptions, out: str | os.PathLike[str]) -> Layout:
-    """Write the layout PDF atomically; returns the plan (sheets, window) it printed."""
+def write_layout_pdf(
+    bf: Battlefield,
+    opts: LayoutOptions,
+    out: str | os.PathLike[str],
+    deployed: list[Deployed] | None = None,
+) -> Layout:
+    """Write the layout PDF atomically; returns the plan (sheets, window) it printed.
+    ``deployed`` (``maps.deployment.deployment(log)``) draws the armies at bound 0."""
     lay = plan_layout(bf, opts)
-    shapes = prepare_shapes(bf, lay.window)
+    shapes = prepare_shapes(bf, lay.window, deployed)
     out = Path(out)
     with atomic_path(out) as tmp:
         c = rl_canvas.Canvas(
@@ -434,8 +690,8 @@ def write_layout_pdf(bf: Battlefield, opts: LayoutOptions, out: str | os.PathLik
         slug = bf.meta.get("slug") or (bf.source_dir.name if bf.source_dir else "battlefield")
         c.setTitle(f"{slug} at {lay.scale} on {lay.paper}")
         c.setAuthor("scenario-builder")
-        _index_page(c, bf, lay, shapes, slug)
         conv = _convergence(bf)
+        _index_page(c, bf, lay, shapes, slug, conv)
         for sheet in lay.tiling.sheets():
             _sheet_page(c, lay, shapes, sheet, slug, conv)
         c.save()
@@ -443,78 +699,118 @@ def write_layout_pdf(bf: Battlefield, opts: LayoutOptions, out: str | os.PathLik
     return lay
 
 
+INDEX_MARGIN_MM = 12.0
+
+
 def _index_page(
-    c: rl_canvas.Canvas, bf: Battlefield, lay: Layout, shapes: Shapes, slug: str
+    c: rl_canvas.Canvas, bf: Battlefield, lay: Layout, shapes: Shapes, slug: str, conv: float
 ) -> None:
+    """The whole table, the sheet grid, scale, north, how to assemble and the legend, all
+    inside the page's margins on any paper (text wrapped, the map shrunk to what is left)."""
+    from reportlab.lib.utils import simpleSplit
+
     pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
-    m = 12 * PT_PER_MM
+    m = INDEX_MARGIN_MM * PT_PER_MM
+    width = pw - 2 * m
+    small = width < 160 * PT_PER_MM
+    body, lead = (7.0, 8.6) if small else (8.0, 10.0)
     t = lay.tiling
-    tw, th = t.cols * t.step[0] + t.overlap, t.rows * t.step[1] + t.overlap  # sheets' span, mm
-    box_w, box_h = pw - 2 * m, ph * 0.55
-    k = min(box_w / tw, box_h / th)  # points per table mm on this page
-    ox, oy = m + (box_w - tw * k) / 2, ph - m - 18 * PT_PER_MM  # top-left of the sheet grid
-    s = lay.scale.mm_per_m * k
-    minx, _, _, maxy = lay.window
-    affine = (s, 0.0, 0.0, s, ox - minx * s, oy - maxy * s)
-    c.setFont("Helvetica-Bold", 14)
-    c.drawString(
-        m,
-        ph - m - 4,
-        f"{slug}: table layout at {lay.scale} (1 m of ground = {lay.scale.mm_per_m:g} mm of table)",
-    )
-    c.setFont("Helvetica", 8.5)
     tw_mm, th_mm = lay.table_mm
-    c.drawString(
-        m,
-        ph - m - 16,
-        f"{t.rows} rows x {t.cols} columns = {t.count} sheets of "
-        f"{lay.paper} ({lay.paper.width_mm:g} x {lay.paper.height_mm:g}"
-        f" mm); table {tw_mm / 1000:.3f} x {th_mm / 1000:.3f} m; "
-        f"overlap {t.overlap:g} mm; margin {lay.margin_mm:g} mm",
-    )
-    c.saveState()
-    clip = c.beginPath()
-    clip.rect(ox, oy - th * k, tw * k, th * k)
-    c.clipPath(clip, stroke=0, fill=0)
-    draw_ground(c, shapes, lay.window, affine, detail=False)
-    c.restoreState()
-    c.setStrokeColorRGB(0, 0, 0)
-    c.setLineWidth(1.0)
-    c.rect(ox, oy - th_mm * k, tw_mm * k, th_mm * k, stroke=1, fill=0)
-    for sheet in t.sheets():
-        x0, y0, x1, y1 = sheet.window
-        c.setStrokeColorRGB(0.1, 0.2, 0.7)
-        c.setLineWidth(0.6)
-        cx0, cy0 = x0 + (t.overlap if sheet.col else 0), y0 + (t.overlap if sheet.row else 0)
-        c.rect(ox + cx0 * k, oy - y1 * k, (x1 - cx0) * k, (y1 - cy0) * k, stroke=1, fill=0)
-        c.setFillColorRGB(0.1, 0.2, 0.7)
-        size = max(5.0, min(16.0, (x1 - x0) * k / 4))
-        c.setFont("Helvetica-Bold", size)
-        c.drawCentredString(ox + (x0 + x1) / 2 * k, oy - (y0 + y1) / 2 * k - size / 3, sheet.label)
-    y = oy - th * k - 10 * PT_PER_MM
-    c.setFillColorRGB(0, 0, 0)
-    _scale_bar(c, m, y, s, 60 * PT_PER_MM, " (on this index page)")
-    _north_arrow(c, pw - m - 10 * PT_PER_MM, y - 4 * PT_PER_MM, 10 * PT_PER_MM, _convergence(bf))
-    y -= 9 * PT_PER_MM
-    c.setFont("Helvetica", 8)
-    lines = [
+    title = simpleSplit(
+        f"{slug}: table layout at {lay.scale} (1 m of ground = {lay.scale.mm_per_m:g} mm)",
+        "Helvetica-Bold", 12.0, width,
+    )  # fmt: skip
+    info = simpleSplit(
+        f"{t.rows} rows x {t.cols} columns = {t.count} sheets of {lay.paper} "
+        f"({lay.paper.width_mm:g} x {lay.paper.height_mm:g} mm); table {tw_mm / 1000:.3f} x "
+        f"{th_mm / 1000:.3f} m; overlap {t.overlap:g} mm; margin {lay.margin_mm:g} mm",
+        "Helvetica", body, width,
+    )  # fmt: skip
+    words = [
         f"Rows {row_name(0)}..{row_name(t.rows - 1)} run north to south, columns 1..{t.cols} "
-        "west to east; each sheet names itself in its top margin.",
-        "Assemble: trim each sheet along its crop marks on the left and top edges, lay it over its "
-        "left and upper neighbours",
-        f"so the {t.overlap:g} mm overlap strips coincide, match the registration marks (circle "
-        "and cross), and tape from behind.",
+        "west to east; each sheet names itself and its neighbours in its margins.",
+        "Assemble: trim each sheet along its crop marks on the left and top edges, lay it over "
+        f"its left and upper neighbours so the {t.overlap:g} mm overlap strips coincide, match "
+        "the registration marks (circle and cross), and tape from behind.",
         f"Every sheet is at true table scale: check its scale bar with a ruler before cutting "
         f"(1 m of ground = {lay.scale.mm_per_m:g} mm).",
     ]
     names = source_names(bf.meta)
     if names:
-        lines.append("Sources: " + "; ".join(names)[:150])
-    for line in lines:
-        c.drawString(m, y, line)
-        y -= 4.2 * PT_PER_MM
-    y -= 4 * PT_PER_MM
-    _legend(c, m, y, {code for code, _ in shapes.classes}, bf.step, lay.scale)
+        words.append("Sources: " + "; ".join(names))
+    text = [ln for para in words for ln in simpleSplit(para, "Helvetica", body, width)]
+    rows = _legend_rows(shapes, bf.step, lay.scale)
+    cols = 2 if width > 170 * PT_PER_MM else 1
+    col_w = width / cols
+    row_h = 4.6 * PT_PER_MM
+    legend_h = 5 * PT_PER_MM + math.ceil(len(rows) / cols) * row_h
+    top_h = 14 * len(title) + lead * len(info) + 3 * PT_PER_MM
+    bottom_h = 11 * PT_PER_MM + lead * len(text) + 3 * PT_PER_MM + legend_h
+    tw, th = t.cols * t.step[0] + t.overlap, t.rows * t.step[1] + t.overlap  # sheets' span, mm
+    box_w, box_h = width, max(20 * PT_PER_MM, ph - 2 * m - top_h - bottom_h)
+    k = min(box_w / tw, box_h / th)  # points per table mm on this page
+    y = ph - m - 12
+    c.setFillColorRGB(0, 0, 0)
+    c.setFont("Helvetica-Bold", 12.0)
+    for ln in title:
+        c.drawString(m, y, ln)
+        y -= 14
+    c.setFont("Helvetica", body)
+    for ln in info:
+        c.drawString(m, y, ln)
+        y -= lead
+    oy = y - 1 * PT_PER_MM  # top of the sheet grid
+    ox = m + (box_w - tw * k) / 2
+    s = lay.scale.mm_per_m * k
+    minx, _, _, maxy = lay.window
+    affine = (s, 0.0, 0.0, s, ox - minx * s, oy - maxy * s)
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(ox, oy - th_mm * k, tw_mm * k, th_mm * k)
+    c.clipPath(clip, stroke=0, fill=0)
+    labels = Labeller((ox, oy - th_mm * k, ox + tw_mm * k, oy))
+    grid_labels = []
+    for sheet in t.sheets():
+        x0, y0, x1, y1 = sheet.window
+        x1, y1 = min(x1, tw_mm), min(y1, th_mm)  # the sheet's part of the table: on the page
+        size = max(4.5, min(16.0, (x1 - x0) * k / 4, (y1 - y0) * k / 2))
+        cx, cy = ox + (x0 + x1) / 2 * k, oy - (y0 + y1) / 2 * k - size / 3
+        half = c.stringWidth(sheet.label, "Helvetica-Bold", size) / 2
+        labels.boxes.append((cx - half - 1, cy - 0.3 * size, cx + half + 1, cy + 0.8 * size))
+        grid_labels.append((sheet, (x0, y0, x1, y1), size, cx, cy))
+    draw_ground(c, shapes, lay.window, affine, detail=False, labels=labels)
+    c.restoreState()
+    c.setStrokeColorRGB(0, 0, 0)
+    c.setLineWidth(1.0)
+    c.rect(ox, oy - th_mm * k, tw_mm * k, th_mm * k, stroke=1, fill=0)
+    for sheet, (x0, y0, x1, y1), size, cx, cy in grid_labels:
+        c.setStrokeColorRGB(0.1, 0.2, 0.7)
+        c.setLineWidth(0.6)
+        cx0, cy0 = x0 + (t.overlap if sheet.col else 0), y0 + (t.overlap if sheet.row else 0)
+        c.rect(ox + cx0 * k, oy - y1 * k, (x1 - cx0) * k, (y1 - cy0) * k, stroke=1, fill=0)
+        c.setFillColorRGB(0.1, 0.2, 0.7)
+        c.setFont("Helvetica-Bold", size)
+        c.drawCentredString(cx, cy, sheet.label)
+    y = oy - th_mm * k - 6 * PT_PER_MM
+    c.setFillColorRGB(0, 0, 0)
+    _scale_bar(c, m, y, s, min(60 * PT_PER_MM, width / 3), " (on this index page)")
+    _north_arrow(c, pw - m, y - 2 * PT_PER_MM, 6 * PT_PER_MM, conv)
+    y -= 5 * PT_PER_MM + lead
+    c.setFont("Helvetica", body)
+    for ln in text:
+        c.drawString(m, y, ln)
+        y -= lead
+    y -= 3 * PT_PER_MM
+    c.setFont("Helvetica-Bold", body)
+    c.drawString(m, y, "Legend")
+    y -= 5 * PT_PER_MM
+    per_col = math.ceil(len(rows) / cols)
+    for i, (swatch, label) in enumerate(rows):
+        col, r = divmod(i, per_col)
+        x, yy = m + col * col_w, y - r * row_h
+        swatch(c, x, yy, 8 * PT_PER_MM, 3.2 * PT_PER_MM)
+        c.setFillColorRGB(0, 0, 0)
+        _fit_string(c, x + 10 * PT_PER_MM, yy + 0.8 * PT_PER_MM, x + col_w - 2, label, body - 0.5)
     c.showPage()
 
 
@@ -532,7 +828,11 @@ def _sheet_page(
     clip.rect(x0, y0, x1 - x0, y1 - y0)
     c.clipPath(clip, stroke=0, fill=0)
     if not table.is_empty:
-        draw_ground(c, shapes, table.bounds, affine)
+        # labels only where this sheet's own (non-overlap) part is, so a neighbour never
+        # prints half of one
+        tb = shapely.affinity.affine_transform(table, affine).bounds
+        labels = Labeller((max(x0, tb[0]), max(y0, tb[1]), min(x1, tb[2]), min(y1, tb[3])))
+        draw_ground(c, shapes, table.bounds, affine, labels=labels)
         # the table's own edge, where the ground ends
         c.setStrokeColorRGB(0, 0, 0)
         c.setLineWidth(0.8)
@@ -546,24 +846,26 @@ def _sheet_page(
             _registration_mark(c, x0 + (tx - sx0) * PT_PER_MM, y1 - (ty - sy0) * PT_PER_MM)
     t = lay.tiling
     c.setFillColorRGB(0, 0, 0)
-    c.setFont("Helvetica-Bold", 12)
-    c.drawString(x0 + 6 * PT_PER_MM, y1 + 2.2 * PT_PER_MM, sheet.label)
-    c.setFont("Helvetica", 6.5)
+    c.setFont("Helvetica-Bold", 11)
+    c.drawString(x0 + 6 * PT_PER_MM, y1 + 2 * PT_PER_MM, sheet.label)
+    arrow = 3.5 * PT_PER_MM
+    _north_arrow(c, x1 - 7 * PT_PER_MM, y1 + 1.2 * PT_PER_MM, arrow, convergence)
+    _fit_string(
+        c, x0 + 16 * PT_PER_MM, y1 + 2.2 * PT_PER_MM, x1 - 40 * PT_PER_MM,
+        f"{slug} at {lay.scale} - sheet {sheet.row * t.cols + sheet.col + 1} of "
+        f"{t.count} ({t.rows} x {t.cols})", 6.5,
+    )  # fmt: skip
     neighbours = []
     for dr, dc, word in ((-1, 0, "north"), (1, 0, "south"), (0, -1, "west"), (0, 1, "east")):
         r, col = sheet.row + dr, sheet.col + dc
         if 0 <= r < t.rows and 0 <= col < t.cols:
             neighbours.append(f"{word} {row_name(r)}{col + 1}")
-    c.drawString(
-        x0 + 20 * PT_PER_MM,
-        y1 + 2.4 * PT_PER_MM,
-        f"{slug} at {lay.scale} - sheet {sheet.row * t.cols + sheet.col + 1} of "
-        f"{t.count} ({t.rows} x {t.cols}) - " + ", ".join(neighbours),
-    )
     pt_per_m = lay.scale.mm_per_m * PT_PER_MM
-    _scale_bar(
-        c, x0 + 6 * PT_PER_MM, y0 - 4.6 * PT_PER_MM, pt_per_m, min(60 * PT_PER_MM, (x1 - x0) / 2)
-    )
-    arrow = min(4.0, lay.margin_mm - 4.0) * PT_PER_MM
-    _north_arrow(c, x1 - 34 * PT_PER_MM, 1.2 * PT_PER_MM, arrow, convergence)
+    bar_y = y0 - 2.8 * PT_PER_MM
+    used = _scale_bar(c, x0 + 6 * PT_PER_MM, bar_y, pt_per_m, min(60 * PT_PER_MM, (x1 - x0) / 3))
+    c.setFillColorRGB(0, 0, 0)
+    _fit_string(
+        c, x0 + 10 * PT_PER_MM + used, bar_y + 0.3, x1 - 7 * PT_PER_MM,
+        "neighbours: " + ", ".join(neighbours), 6, right=True,
+    )  # fmt: skip
     c.showPage()

@@ -24,21 +24,71 @@ var SBPlayback = (function () {
 
   var MORALE = { s: "steady", r: "retreating", R: "routing", D: "destroyed", "-": "not on the field" };
   var STATE = { o: "ok", i: "injured", d: "dead", "-": "absent" };
-  // marker colours for events drawn at a formation (maps/playback.py MARK_EVENTS); others purple
-  var MARK = { panic_test: "#ffeb3b", rout: "#000000", retreat: "#ff9800", rally: "#4caf50",
-    destroyed: "#616161", killed: "#b71c1c", wing_split: "#03a9f4", brigade_merge: "#03a9f4",
-    order_refused: "#e91e63", order_roll: "#ffffff", ladder: "#795548", temperament_change: "#9c27b0" };
+  // event markers (maps/playback.py MARK_EVENTS): a shape and a colour each, so a panic test
+  // (triangle) never looks like a character (open yellow ring) or a rout (black square)
+  var MARK = { panic_test: ["tri", "#ffeb3b"], rout: ["square", "#000000"], retreat: ["diamond", "#ff9800"],
+    rally: ["circle", "#4caf50"], destroyed: ["cross", "#616161"], killed: ["cross", "#b71c1c"],
+    wing_split: ["circle", "#03a9f4"], brigade_merge: ["circle", "#03a9f4"], order_refused: ["diamond", "#e91e63"],
+    order_roll: ["circle", "#ffffff"], ladder: ["square", "#795548"], temperament_change: ["circle", "#9c27b0"] };
+  var OTHER_MARK = ["circle", "#6a1b9a"];
+
+  function glyph(shape, fill, size) {
+    // a small SVG symbol (used on the map and in the key)
+    var z = size || 16, h = z / 2, d;
+    if (shape === "tri") d = '<path d="M' + h + ' 1 L' + (z - 1) + " " + (z - 2) + " L1 " + (z - 2) + ' Z"/>' +
+      '<text x="' + h + '" y="' + (z - 4) + '" font-size="' + (z * 0.6) + '" text-anchor="middle" font-family="sans-serif" font-weight="bold" fill="#000" stroke="none">!</text>';
+    else if (shape === "square") d = '<rect x="2" y="2" width="' + (z - 4) + '" height="' + (z - 4) + '"/>';
+    else if (shape === "diamond") d = '<path d="M' + h + " 1 L" + (z - 1) + " " + h + " L" + h + " " + (z - 1) + " L1 " + h + ' Z"/>';
+    else if (shape === "cross") d = '<path d="M3 3 L' + (z - 3) + " " + (z - 3) + " M" + (z - 3) + " 3 L3 " + (z - 3) + '" stroke-width="3"/>';
+    else d = '<circle cx="' + h + '" cy="' + h + '" r="' + (h - 2) + '"/>';
+    var stroke = shape === "cross" ? fill : "#000";
+    return '<svg xmlns="http://www.w3.org/2000/svg" width="' + z + '" height="' + z + '" viewBox="0 0 ' + z + " " + z +
+      '" style="overflow:visible"><g fill="' + fill + '" stroke="' + stroke + '" stroke-width="1">' + d + "</g></svg>";
+  }
 
   function start(map) {
     var D = JSON.parse(document.getElementById("sb-playback-data").textContent);
     var P = D.proj, ll = project(P), B = D.bases, n = B.id.length, sides = D.sides;
     var cur = 0, view = -1, timer = null;
+    var PAL = D.palette || { shot: "#e69f00", melee: "#56b4e9" };
+    var show = { shooting: true, melee: true, events: true, messengers: true, names: true };
+    var single = D.bounds.length === 1; // a deployment preview: nothing to play
     // own panes, so a base restyled and re-added never covers a character ring or an event
     [["sbBases", 410], ["sbFront", 415], ["sbChars", 420], ["sbMsg", 430], ["sbEv", 440]].forEach(function (p) {
       if (!map.getPane(p[0])) map.createPane(p[0]).style.zIndex = p[1];
     });
     var gBases = L.layerGroup().addTo(map), gFront = L.layerGroup().addTo(map);
     var gChars = L.layerGroup().addTo(map), gMsg = L.layerGroup().addTo(map), gEv = L.layerGroup().addTo(map);
+    if (!map.getPane("sbNames")) map.createPane("sbNames").style.zIndex = 450;
+    var gNames = L.layerGroup().addTo(map), nameMarks = {};
+
+    function drawNames(b, vis) {
+      // each formation's name at the middle of its living bases (those this view shows):
+      // the full name when bases are big enough to tell apart, its short form otherwise
+      var acc = {};
+      for (var i = 0; i < n; i++) {
+        var st = b.s[i];
+        if (st === "-" || st === "d" || !shows(i, b, vis)) continue;
+        var fi = formOf(b, i);
+        if (fi < 0) continue;
+        var a = acc[fi] || (acc[fi] = [0, 0, 0]);
+        a[0] += b.p[3 * i] / 10; a[1] += b.p[3 * i + 1] / 10; a[2] += 1;
+      }
+      var full = basePx() >= 10;
+      Object.keys(nameMarks).forEach(function (k) { if (!acc[k] || !show.names) { gNames.removeLayer(nameMarks[k]); delete nameMarks[k]; } });
+      if (!show.names) return;
+      Object.keys(acc).forEach(function (k) {
+        var a = acc[k], f = D.forms[k], col = f.s >= 0 ? sides[f.s].colour : "#333";
+        var at = ll(a[0] / a[2] + P.cx, a[1] / a[2] + P.cy);
+        var text = full ? f.name : (f.short || f.name);
+        var html = '<div class="sb-label sb-form-label" data-prio="3" style="color:' + esc(col) + '">' + esc(text) + "</div>";
+        if (nameMarks[k]) { nameMarks[k].setLatLng(at); if (nameMarks[k]._sbText !== text) { nameMarks[k].setIcon(L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] })); nameMarks[k]._sbText = text; } }
+        else {
+          nameMarks[k] = L.marker(at, { pane: "sbNames", interactive: false, keyboard: false, icon: L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] }) }).addTo(gNames);
+          nameMarks[k]._sbText = text;
+        }
+      });
+    }
     var fronts = sides.map(function (s) { return L.polyline([], { pane: "sbFront", color: "#111", weight: 2.5, opacity: 0.9, interactive: false }).addTo(gFront); });
     var polys = new Array(n), chars = {};
 
@@ -133,7 +183,7 @@ var SBPlayback = (function () {
       fronts.forEach(function (pl, s) { pl.setLatLngs(frontLines[s]); });
       gMsg.clearLayers();
       b.g.forEach(function (m) {
-        if (view >= 0 && m.s !== view) return;
+        if (!show.messengers || (view >= 0 && m.s !== view)) return;
         var pts = [];
         for (var k = 0; k < m.r.length; k += 2) pts.push(ll(m.r[k] / 10 + P.cx, m.r[k + 1] / 10 + P.cy));
         var col = sides[m.s].colour, at = ll(m.p[0] / 10 + P.cx, m.p[1] / 10 + P.cy);
@@ -149,18 +199,26 @@ var SBPlayback = (function () {
         if (view >= 0 && D.fog && e.vs && e.vs.indexOf(view) < 0) return;
         lines.push(e);
         if (e.k) {
-          var kc = MARK[e.t] || "#6a1b9a";
-          L.circleMarker(ll(e.k[0] / 10 + P.cx, e.k[1] / 10 + P.cy), { pane: "sbEv", radius: 7, color: "#000", weight: 1, fillColor: kc, fillOpacity: 0.9, className: "sb-event sb-event-" + e.t })
+          if (!show.events) return;
+          var mk = MARK[e.t] || OTHER_MARK;
+          L.marker(ll(e.k[0] / 10 + P.cx, e.k[1] / 10 + P.cy), { pane: "sbEv", keyboard: false,
+            icon: L.divIcon({ className: "sb-event sb-event-" + e.t + " sb-glyph-" + mk[0], html: glyph(mk[0], mk[1]), iconSize: [16, 16], iconAnchor: [8, 8] }) })
             .bindTooltip(esc(e.t.replace(/_/g, " "))).bindPopup("<b>" + esc(e.t.replace(/_/g, " ")) + "</b><br>" + esc(e.x)).addTo(gEv);
           return;
         }
         if (!e.l) return;
+        var melee = e.t === "melee" || e.t === "pursuit";
+        if (melee ? !show.melee : !show.shooting) return;
         var a = ll(e.l[0] / 10 + P.cx, e.l[1] / 10 + P.cy), z = ll(e.l[2] / 10 + P.cx, e.l[3] / 10 + P.cy);
-        var col = e.t === "melee" ? "#ff6f00" : "#d50000";
-        L.polyline([a, z], { pane: "sbEv", color: col, weight: e.t === "melee" ? 4 : 2, opacity: 0.85, dashArray: e.t === "shot" ? "3 5" : null, className: "sb-event sb-event-" + e.t })
+        var col = melee ? PAL.melee : PAL.shot;
+        // a white casing under the line: legible on any ground, whatever the armies' colours
+        L.polyline([a, z], { pane: "sbEv", color: "#fff", weight: melee ? 7 : 5, opacity: 0.8, interactive: false }).addTo(gEv);
+        L.polyline([a, z], { pane: "sbEv", color: col, weight: melee ? 4 : 2.5, opacity: 0.95, dashArray: e.t === "shot" ? "4 4" : null, className: "sb-event sb-event-" + e.t })
           .bindPopup("<b>" + esc(e.t) + "</b><br>" + esc(e.x)).addTo(gEv);
       });
+      drawNames(b, vis);
       updatePanel(b, lines);
+      if (window.SBLabels) SBLabels.declutter(map);
     }
 
     // -- controls --------------------------------------------------------------------------
@@ -168,52 +226,123 @@ var SBPlayback = (function () {
     var els = {};
     panel.onAdd = function () {
       var div = L.DomUtil.create("div", "sb-playback");
+      var toggles = [["shooting", "shooting"], ["melee", "melee"], ["events", "events"], ["messengers", "messengers"], ["names", "names"]];
       div.innerHTML =
-        '<div class="sb-row"><button id="sb-prev" title="previous bound">&#9664;&#9664;</button>' +
-        '<button id="sb-play" title="play / pause">&#9654;</button>' +
-        '<button id="sb-next" title="next bound">&#9654;&#9654;</button>' +
-        '<input id="sb-slider" type="range" min="0" max="' + (D.bounds.length - 1) + '" value="0" step="1">' +
-        '<span id="sb-bound"></span></div>' +
-        '<div class="sb-row"><label>view <select id="sb-side"><option value="-1">all (umpire)</option>' +
+        '<div class="sb-row sb-head"><button id="sb-collapse" title="hide / show the panel" aria-expanded="true">&#9662;</button>' +
+        (single ? '<span id="sb-bound"></span>' :
+          '<button id="sb-prev" title="previous bound (left arrow)">&#9664;&#9664;</button>' +
+          '<button id="sb-play" title="play / pause (space)">&#9654;</button>' +
+          '<button id="sb-next" title="next bound (right arrow)">&#9654;&#9654;</button>' +
+          '<input id="sb-slider" type="range" min="0" max="' + (D.bounds.length - 1) + '" value="0" step="1" aria-label="bound">' +
+          '<span id="sb-bound"></span>') + "</div>" +
+        '<div class="sb-body"><div class="sb-row"><label>view <select id="sb-side"><option value="-1">all (umpire)</option>' +
         sides.map(function (s, k) { return '<option value="' + k + '">' + esc(s.name) + " only</option>"; }).join("") +
         '</select></label> <span id="sb-losses"></span></div>' +
-        '<div id="sb-result"></div><details><summary>events this bound (<span id="sb-nev">0</span>)</summary><ol id="sb-events"></ol></details>';
+        '<div id="sb-fogline"></div>' +
+        '<div class="sb-row sb-toggles">show ' + toggles.map(function (t) {
+          return '<label><input type="checkbox" id="sb-show-' + t[0] + '" checked> ' + t[1] + "</label>";
+        }).join(" ") + "</div>" +
+        '<div id="sb-result"></div><details><summary>events this bound (<span id="sb-nev">0</span>)</summary><ol id="sb-events"></ol></details>' +
+        '<details id="sb-key"><summary>key</summary>' + keyHtml() + "</details>" +
+        (single ? "" : '<div class="sb-hint">keys: &larr; &rarr; step, space play/pause, Home/End</div>') + "</div>";
       L.DomEvent.disableClickPropagation(div);
       L.DomEvent.disableScrollPropagation(div);
       return div;
     };
+
+    function keyHtml() {
+      // one line per symbol drawn on this page
+      var row = function (sym, text) { return '<div class="sb-key-row"><span class="sb-key-sym">' + sym + "</span>" + esc(text) + "</div>"; };
+      var rect = function (fill, stroke, op, dash) {
+        return '<svg width="26" height="14"><rect x="2" y="3" width="22" height="9" fill="' + fill + '" fill-opacity="' + op + '" stroke="' + stroke + '" stroke-width="1.5"' + (dash ? ' stroke-dasharray="' + dash + '"' : "") + '/><line x1="2" y1="3" x2="24" y2="3" stroke="#111" stroke-width="2.5"/></svg>';
+      };
+      var line = function (col, w, dash) {
+        return '<svg width="26" height="14"><line x1="1" y1="7" x2="25" y2="7" stroke="#fff" stroke-width="' + (w + 3) + '"/><line x1="1" y1="7" x2="25" y2="7" stroke="' + col + '" stroke-width="' + w + '"' + (dash ? ' stroke-dasharray="' + dash + '"' : "") + "/></svg>";
+      };
+      var h = sides.map(function (s) { return row(rect(s.colour, "#fff", 0.85), s.name + ": base (front edge dark)"); }).join("");
+      var c0 = sides.length ? sides[0].colour : "#555";
+      h += row(rect(c0, c0, 0.4), "injured base") + row(rect(c0, "#fff", 0.68, "5 3"), "formation retreating") +
+        row(rect(c0, "#000", 0.15, "2 3"), "formation routing") + row(rect("#999", "#555", 0.25, "1 3"), "base destroyed this bound") +
+        row('<svg width="26" height="14"><circle cx="13" cy="7" r="5" fill="none" stroke="#ffd600" stroke-width="3"/></svg>', "character (open yellow ring)") +
+        row(line(PAL.shot, 2.5, "4 4"), "shooting") + row(line(PAL.melee, 4), "melee, pursuit");
+      var c1 = sides.length ? sides[0].colour : "#555";
+      h += row('<svg width="26" height="14"><line x1="1" y1="7" x2="25" y2="7" stroke="' + c1 + '" stroke-width="2" stroke-dasharray="8 6"/><circle cx="13" cy="7" r="5" fill="' + c1 + '" stroke="#fff" stroke-width="2"/></svg>', "messenger on its route (ring: destination)");
+      var seen = {};
+      Object.keys(MARK).forEach(function (t) {
+        var mk = MARK[t], key = mk[0] + mk[1];
+        h += row(glyph(mk[0], mk[1], 14), t.replace(/_/g, " ") + (seen[key] ? "" : ""));
+        seen[key] = true;
+      });
+      return h + row(glyph(OTHER_MARK[0], OTHER_MARK[1], 14), "other event");
+    }
     panel.addTo(map);
-    ["sb-prev", "sb-play", "sb-next", "sb-slider", "sb-bound", "sb-side", "sb-losses", "sb-events", "sb-nev", "sb-result"].forEach(function (id) { els[id] = document.getElementById(id); });
+    ["sb-prev", "sb-play", "sb-next", "sb-slider", "sb-bound", "sb-side", "sb-losses", "sb-events", "sb-nev", "sb-result", "sb-collapse", "sb-fogline"].forEach(function (id) { els[id] = document.getElementById(id); });
 
     function updatePanel(b, lines) {
-      els["sb-slider"].value = cur;
-      els["sb-bound"].textContent = "bound " + b.b + " (" + (cur + 1) + "/" + D.bounds.length + ")";
-      els["sb-losses"].innerHTML = "losses: " + sides.map(function (s) {
-        return '<span style="color:' + esc(s.colour) + '">' + esc(s.name) + " " + (b.l[s.id] || 0) + "</span>";
+      if (els["sb-slider"]) els["sb-slider"].value = cur;
+      els["sb-bound"].textContent = single ? "deployment (bound " + b.b + ")" : "bound " + b.b + " (" + (cur + 1) + "/" + D.bounds.length + ")";
+      // a side's view: its own losses, and only the enemy losses it saw fall (6.2)
+      var mine = view >= 0 && b.ls ? b.ls[view] || {} : null;
+      els["sb-losses"].innerHTML = "losses: " + sides.map(function (s, k) {
+        var v = mine && k !== view ? (mine[s.id] || 0) + " seen" : (b.l[s.id] || 0);
+        return '<span style="color:' + esc(s.colour) + '">' + esc(s.name) + " " + v + "</span>";
       }).join(", ");
+      var fogged = view >= 0 && D.fog;
+      map.getContainer().classList.toggle("sb-fog", fogged);
+      els["sb-fogline"].textContent = !fogged ? "" : sides[view].name + "'s view" +
+        (b.h ? ": " + (b.h[view] || 0) + " enemy formation" + ((b.h[view] || 0) === 1 ? "" : "s") + " hidden" : "") +
+        (D.fogSource === "engine" ? " (what the battle saw)" : " (recomputed from the log)");
       els["sb-nev"].textContent = lines.length;
       els["sb-events"].innerHTML = lines.map(function (e) { return "<li>" + esc(e.x) + "</li>"; }).join("");
       // written by playback.py (result_text): the result, or "deployment (bound 0): not fought"
       els["sb-result"].textContent = (D.resultText && cur === D.bounds.length - 1) ? D.resultText : "";
     }
 
-    function stop() { if (timer) { clearInterval(timer); timer = null; } els["sb-play"].innerHTML = "&#9654;"; }
+    function stop() { if (timer) { clearInterval(timer); timer = null; } if (els["sb-play"]) els["sb-play"].innerHTML = "&#9654;"; }
     function play() {
+      if (single) return;
       if (cur >= D.bounds.length - 1) draw(0);
       els["sb-play"].innerHTML = "&#10073;&#10073;";
       timer = setInterval(function () { if (cur >= D.bounds.length - 1) stop(); else draw(cur + 1); }, 900);
     }
-    els["sb-play"].addEventListener("click", function () { if (timer) stop(); else play(); });
-    els["sb-next"].addEventListener("click", function () { stop(); draw(cur + 1); });
-    els["sb-prev"].addEventListener("click", function () { stop(); draw(cur - 1); });
-    els["sb-slider"].addEventListener("input", function () { stop(); draw(parseInt(this.value, 10)); });
+    function toggle() { if (timer) stop(); else play(); }
+    if (!single) {
+      els["sb-play"].addEventListener("click", toggle);
+      els["sb-next"].addEventListener("click", function () { stop(); draw(cur + 1); });
+      els["sb-prev"].addEventListener("click", function () { stop(); draw(cur - 1); });
+      els["sb-slider"].addEventListener("input", function () { stop(); draw(parseInt(this.value, 10)); });
+    }
     els["sb-side"].addEventListener("change", function () { view = parseInt(this.value, 10); draw(cur); });
+    Object.keys(show).forEach(function (k) {
+      document.getElementById("sb-show-" + k).addEventListener("change", function () { show[k] = this.checked; draw(cur); });
+    });
+    els["sb-collapse"].addEventListener("click", function () {
+      var panelDiv = this.closest(".sb-playback"), closed = panelDiv.classList.toggle("sb-collapsed");
+      this.innerHTML = closed ? "&#9656;" : "&#9662;";
+      this.setAttribute("aria-expanded", closed ? "false" : "true");
+    });
+    // keyboard stepping anywhere on the page (not while typing in a field or choosing a view)
+    document.addEventListener("keydown", function (ev) {
+      var t = ev.target, tag = t && t.tagName ? t.tagName.toLowerCase() : "";
+      if (tag === "select" || tag === "textarea" || (tag === "input" && t.type !== "range" && t.type !== "checkbox")) return;
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || single) return;
+      var k = ev.key;
+      if (k === "ArrowRight") { stop(); draw(cur + 1); }
+      else if (k === "ArrowLeft") { stop(); draw(cur - 1); }
+      else if (k === " " || k === "Spacebar") toggle();
+      else if (k === "Home") { stop(); draw(0); }
+      else if (k === "End") { stop(); draw(D.bounds.length - 1); }
+      else return;
+      ev.preventDefault();
+      ev.stopPropagation(); // the map must not pan as well
+    }, true);
 
-    map.on("zoomend", function () { if ((basePx() < 14) !== small) draw(cur); });
+    map.on("zoomend", function () { draw(cur); });
     // one synchronous view change: an animated zoom here leaves vector layers mis-projected
     if (D.fit) map.fitBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)], { animate: false });
     draw(0);
-    return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); } };
+    return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); },
+      playing: function () { return timer !== null; } };
   }
 
   return { start: start };

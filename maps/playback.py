@@ -26,6 +26,8 @@ from jinja2 import Template
 
 from maps.battlefield_map import battlefield_map, write_html
 from maps.battlelog import load_battle_log
+from maps.colours import distinct_colour, side_palette
+from maps.features import short_name
 from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style
 from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
@@ -37,8 +39,18 @@ MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "
 LINE_EVENTS = ("shot", "melee", "pursuit")
 #: events drawn as a marker at the formation (or base) they concern, with the text as popup
 MARK_EVENTS = (
-    "panic_test", "rout", "retreat", "rally", "destroyed", "wing_split",
-    "brigade_merge", "order_refused", "order_roll", "ladder", "temperament_change", "disorder",
+    "panic_test",
+    "rout",
+    "retreat",
+    "rally",
+    "destroyed",
+    "wing_split",
+    "brigade_merge",
+    "order_refused",
+    "order_roll",
+    "ladder",
+    "temperament_change",
+    "disorder",
     "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
@@ -114,6 +126,64 @@ _SENTENCES: dict[str, str] = {
     "messenger_rerouted": "{side}: messenger {id} to {to} re-routed ({reason}); route now "
     "{cost_m} m, due bound {arrival_bound}",
 }
+
+
+class Renamer:
+    """Internal ids in an event's text fields -> the names a reader knows: formations (and
+    wings) by their scenario names, bases as "<formation> base <n>", sides by name.
+
+    >>> r = Renamer({"sc_errol": {"name": "Errol, Crawford and Montrose"}},
+    ...             [{"id": "sc_errol.2", "formation": "sc_errol"}],
+    ...             [{"id": "scots", "name": "Scots (James IV)"}])
+    >>> r({"type": "order_issued", "side": "scots", "formation": "sc_errol",
+    ...    "order": "attack sc_errol on en_edmund", "base": "sc_errol.2"})["order"]
+    'attack Errol, Crawford and Montrose on en_edmund'
+    >>> r.text("sc_errol.2 of sc_errol")
+    'Errol, Crawford and Montrose base 2 of Errol, Crawford and Montrose'
+    """
+
+    KEEP = frozenset({"type", "phase", "dice", "need", "outcome", "kind", "mode"})
+
+    def __init__(
+        self,
+        formations: Mapping[str, Mapping[str, Any]],
+        bases: list[Mapping[str, Any]],
+        sides: list[Mapping[str, Any]],
+    ) -> None:
+        self.names: dict[str, str] = {f: str(v.get("name", f)) for f, v in formations.items()}
+        for b in bases:
+            bid, f = str(b["id"]), b.get("formation")
+            suffix = bid.rsplit(".", 1)[-1] if "." in bid else bid
+            self.names[bid] = f"{self.names.get(str(f), f)} base {suffix}" if f else bid
+        self.sides = {str(s["id"]): str(s.get("name", s["id"])) for s in sides}
+        ids = sorted(self.names, key=len, reverse=True)
+        self.pattern = (
+            re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, ids)) + r")(?![\w])")
+            if ids
+            else None
+        )
+
+    def text(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if self.pattern is None:
+                return value
+            return self.pattern.sub(lambda m: self.names[m.group(1)], value)
+        if isinstance(value, list):
+            return [self.text(v) for v in value]
+        return value
+
+    def __call__(self, ev: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for k, v in ev.items():
+            if k == "dice" and isinstance(v, Mapping):  # its purpose names who rolled
+                out[k] = {**v, "purpose": self.text(v.get("purpose"))} if "purpose" in v else v
+            elif k in self.KEEP:
+                out[k] = v
+            elif k == "side" and isinstance(v, str):
+                out[k] = self.sides.get(v, v)
+            else:
+                out[k] = self.text(v)
+        return out
 
 
 def _event_text(ev: Mapping[str, Any]) -> str:
@@ -213,20 +283,33 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
         for bid, s in snap["bases"].items():
             f = s.get("formation") if isinstance(s, Mapping) else None
             if isinstance(f, str) and f not in out:
-                out[f] = {"side": side_of.get(bid), "name": f}
+                out[f] = {"side": side_of.get(bid), "name": _wing_name(f, None, out)}
         for f, st in (snap.get("formations") or {}).items():
             if f not in out:
                 parent = st.get("wing_of") if isinstance(st, Mapping) else None
                 m = _WING.match(f)
                 root = parent or (m.group("root") if m else None)
                 side = out.get(root, {}).get("side") if root else None
-                name = f"{out[root]['name']} (wing {f})" if root in out else f
-                out[f] = {"side": side, "name": name}
+                out[f] = {"side": side, "name": _wing_name(f, parent, out)}
     for f, v in out.items():
         if v["side"] is None:
             m = _WING.match(f)
             v["side"] = out.get(m.group("root"), {}).get("side") if m else None
     return out
+
+
+def _wing_name(f: str, parent: str | None, known: Mapping[str, Mapping[str, Any]]) -> str:
+    """A wing's name a reader knows: its formation's name and its number (4.2).
+
+    >>> _wing_name("sc_king_w2", None, {"sc_king": {"name": "James IV's division"}})
+    "James IV's division (wing 2)"
+    """
+    m = _WING.match(f)
+    root = parent or (m.group("root") if m else None)
+    if root not in known:
+        return f
+    number = f.rsplit("_w", 1)[1] if m else f
+    return f"{known[root]['name']} (wing {number})"
 
 
 def _fit(
@@ -251,10 +334,12 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     """The compact JSON that ``playback.js`` draws (see the module docstring)."""
     fit = LonLatFit.fit(bf.crs, bf.bounds)
     cx, cy = fit.centre
+    palette = side_palette([str(s.get("colour", "#555555")) for s in log["sides"]])
     sides = [
-        {"id": s["id"], "name": s.get("name", s["id"]), "colour": s.get("colour", "#555555")}
-        for s in log["sides"]
+        {"id": s["id"], "name": s.get("name", s["id"]), "colour": colour}
+        for s, colour in zip(log["sides"], palette, strict=True)
     ]
+    shot = distinct_colour(palette)
     side_index = {s["id"]: i for i, s in enumerate(sides)}
     bases = log["bases"]
     base_index = {b["id"]: i for i, b in enumerate(bases)}
@@ -264,10 +349,17 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_ids = sorted(formations)
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
+    renamer = Renamer(formations, bases, sides)
     xs: list[float] = []
     ys: list[float] = []
-    cache = SightCache(bf) if fog else None
+    # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
+    # fog of war; only an older log without it is recomputed here (and says so)
+    recorded = all("seen" in b["snapshot"] for b in log["bounds"]) and bool(log["bounds"])
+    fog = fog or recorded
+    cache = SightCache(bf) if fog and not recorded else None
     limits = side_limits(log)
+    known_dead: dict[str, set[str]] = {s["id"]: set() for s in sides}
+    prev_seen: dict[str, set[str]] = {s["id"]: set() for s in sides}
     out_bounds = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
@@ -295,10 +387,43 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         ends = _Ends(snap, form_of)
         vis: dict[str, list[int]] = {}
         seen_forms: dict[int, set[str]] = {i: set() for i in range(len(sides))}
-        if fog:
+        hidden: dict[int, int] = {}
+        seen_losses: dict[int, dict[str, int]] = {}
+        if recorded:
+            seen_now = {sid: set(snap["seen"].get(sid, [])) for sid in side_index}
+            sets = {
+                sid: [
+                    b for b, st in snap["bases"].items()
+                    if side_of.get(b) != sid and (st.get("formation") or form_of.get(b)) in seen
+                ]
+                for sid, seen in seen_now.items()
+            }  # fmt: skip
+            for sid, seen in seen_now.items():
+                active = {
+                    f for f, st in fsnap.items()
+                    if form_side.get(f) not in (sid, None) and st.get("morale") != "destroyed"
+                }  # fmt: skip
+                hidden[side_index[sid]] = len(active - seen)
+                # losses a side knows of: bases that fell in enemy formations it saw then
+                for b, st in snap["bases"].items():
+                    f = st.get("formation") or form_of.get(b)
+                    if (
+                        side_of.get(b) != sid
+                        and st.get("state") == "dead"
+                        and (f in seen or f in prev_seen[sid])
+                    ):
+                        known_dead[sid].add(b)
+                seen_losses[side_index[sid]] = {
+                    other: sum(1 for b in known_dead[sid] if side_of.get(b) == other)
+                    for other in side_index
+                    if other != sid
+                }
+                prev_seen[sid] = seen
+        elif fog:
             sets = visible_sets(
                 bf, snap, side_of, [s["id"] for s in sides], limits=limits, cache=cache
             )
+        if fog:
             vis = {sid: sorted(base_index[b] for b in ids) for sid, ids in sets.items()}
             for sid, ids in sets.items():
                 seen_forms[side_index[sid]] = {
@@ -308,7 +433,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         for ev in bound.get("events", []):
             if not isinstance(ev, Mapping):
                 continue
-            item: dict[str, Any] = {"t": str(ev.get("type", "")), "x": _event_text(ev)}
+            item: dict[str, Any] = {"t": str(ev.get("type", "")), "x": _event_text(renamer(ev))}
             who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
             whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
             for key, ref in (("a", who), ("b", whom)):
@@ -342,8 +467,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                     "r": [v for x, y in route for v in (_dm(x, cx), _dm(y, cy))],
                     "p": [_dm(at[0], cx), _dm(at[1], cy)],
                     "x": (
-                        f"messenger {m.get('id', '')} to {m.get('to', '?')}: "
-                        f"{m.get('order', '?')}; sent bound {m.get('sent_bound', '?')}, due "
+                        f"messenger {m.get('id', '')} to {renamer.text(m.get('to', '?'))}: "
+                        f"{renamer.text(m.get('order', '?'))}; "
+                        f"sent bound {m.get('sent_bound', '?')}, due "
                         f"{m.get('arrival_bound', '?')}; {m.get('travelled_m', 0):.0f} of "
                         f"{m.get('cost_m', 0):.0f} m"
                     ),
@@ -359,6 +485,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 "g": messengers,
                 "l": snap.get("losses", {}),
                 "v": vis,
+                **({"h": hidden, "ls": seen_losses} if recorded else {}),
                 **({"f": {str(k): v for k, v in moved_to.items()}} if moved_to else {}),
             }
         )
@@ -367,9 +494,15 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "title": str(log.get("scenario", "battle")),
         "sides": sides,
         "forms": [
-            {"id": f, "name": formations[f]["name"], "s": side_index.get(formations[f]["side"], -1)}
+            {
+                "id": f,
+                "name": formations[f]["name"],
+                "short": _short_label(str(formations[f]["name"])),
+                "s": side_index.get(formations[f]["side"], -1),
+            }
             for f in form_ids
         ],
+        "palette": {"shot": shot, "melee": distinct_colour([*palette, shot])},
         "bases": {
             "id": [b["id"] for b in bases],
             "s": [side_index[b["side"]] for b in bases],
@@ -384,7 +517,19 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "result": log.get("result"),
         "resultText": result_text(log.get("result"), [b["b"] for b in out_bounds]),
         "fog": fog,
+        "fogSource": "engine" if recorded else ("recomputed" if fog else None),
     }
+
+
+def _short_label(name: str) -> str:
+    """A formation's label at low zoom: its name's head, a wing keeping its number.
+
+    >>> _short_label("Borthwick's great guns (wing 2)")
+    "Borthwick's great guns w2"
+    """
+    m = re.search(r"\(wing (\d+)\)$", name)
+    head = short_name(name, 22)
+    return f"{head} w{m.group(1)}" if m else head
 
 
 def result_text(result: Mapping[str, Any] | None, bounds: list[int]) -> str:
@@ -443,7 +588,7 @@ class _DataBlock(MacroElement):
 
 
 def playback_map(
-    bf: Battlefield, log: Mapping[str, Any], *, offline: bool = False, fog: bool = True
+    bf: Battlefield, log: Mapping[str, Any], *, offline: bool = True, fog: bool = True
 ) -> folium.Map:
     """The battlefield map with the playback drawn on top."""
     m = battlefield_map(
@@ -463,7 +608,7 @@ def write_playback(
     run_dir: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    offline: bool = False,
+    offline: bool = True,
     fog: bool = True,
 ) -> Path:
     """``scenario-builder map RUN_DIR``: read the log and the run's battlefield, write the page."""

@@ -93,7 +93,10 @@ def test_demo_writes_everything_and_reports(tmp_path: Path,
                  "run/battle_log.json", "battlefield/battlefield.tif"):
         assert (out / name).is_file(), name
     svgs = sorted((out / "layers").glob("*.svg"))
-    assert len(svgs) == report["cut_layers"] > 1
+    assert len(svgs) == report["cut_layers"] + 1 > 2  # the boards above the base, and base.svg
+    layers = json.loads((out / "layers" / "layers.json").read_text())
+    assert report["boards"] == layers["boards"] >= report["cut_layers"] + 1
+    assert report["board_thickness_mm"] == pytest.approx(layers["total_thickness_mm"])
     assert report["winner"] in {"scots", "english"}
     assert report["sheets"] >= 1
     log = json.loads((out / "run" / "battle_log.json").read_text())

@@ -83,7 +83,7 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
     data = json.loads(log.to_json())
     assert data["format"] == "battlelog/1" and data["crs"].startswith("EPSG:")
     b0 = data["bounds"][0]["snapshot"]
-    assert set(b0) == {"bases", "formations", "messengers", "losses"}
+    assert set(b0) == {"bases", "formations", "messengers", "losses", "seen"}  # 6.2 fog record
     assert all(e.get("dice", {"faces": []})["faces"] is not None
                for bd in data["bounds"] for e in bd["events"])  # fmt: skip
 

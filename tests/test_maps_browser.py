@@ -100,7 +100,7 @@ def test_offline_playback_steps_bound_by_bound(
         seen["messengers"] += page.locator("path.sb-messenger").count()
         lines = page.locator("path.sb-event-melee, path.sb-event-shot").count()
         seen["lines"] += lines
-        seen["markers"] += page.locator("path.sb-event").count() - lines
+        seen["markers"] += page.locator("div.sb-event").count()  # event glyphs
         if k == 5:
             page.screenshot(path=str(ARTIFACTS / "playback_bound5.png"))
     assert all(seen.values()), seen

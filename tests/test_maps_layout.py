@@ -170,7 +170,9 @@ def test_cut_layers_one_per_step_with_thickness(run_cli, bf_dir: Path, tmp_path:
     assert code == 0, err
     index = json.loads((layers / "layers.json").read_text())
     assert index["layers"], "expected some layers in a hilly window"
-    assert {lay["thickness_mm"] for lay in index["layers"]} == {bf.step * 1.0}  # 2 m -> 2 mm
+    assert index["board_mm"] == bf.step * 1.0  # 2 m -> 2 mm
+    for lay in index["layers"]:  # identical boards are one entry cut ``copies`` times
+        assert lay["thickness_mm"] == pytest.approx(bf.step * lay["copies"])
     levels = [lay["level"] for lay in index["layers"]]
     assert levels == sorted(levels) and len(set(levels)) == len(levels)
     areas = [lay["area_m2"] for lay in index["layers"]]

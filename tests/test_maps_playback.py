@@ -181,6 +181,8 @@ def _point_segment(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
 
 def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
     _, log, data = real
+    names = {f["id"]: f["name"] for f in data["forms"]}
+    base_form = {b["id"]: b["formation"] for b in log["bases"]}
     kinds = {e["type"] for b in log["bounds"] for e in b["events"]}
     assert {"wing_split", "order_refused", "order_received", "messenger_rerouted",
             "panic_test", "rout", "destroyed", "melee", "killed"} <= kinds  # fmt: skip
@@ -189,9 +191,14 @@ def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
         for item, ev in zip(b["e"], src["events"]):
             text = item["x"]
             assert text and "{" not in text
-            for key in ("formation", "base", "target", "to"):
+            for key in ("formation", "target", "to"):  # named as the scenario names them
                 if isinstance(ev.get(key), str):
-                    assert ev[key] in text, (key, text)
+                    assert names.get(ev[key], ev[key]) in text, (key, text)
+                    assert ev[key] not in names or not re.search(
+                        rf"(?<![\w.]){re.escape(ev[key])}(?![\w])", text
+                    ), (key, text)  # never the internal id
+            if isinstance(ev.get("base"), str):
+                assert f"{names[base_form[ev['base']]]} base " in text, text
             if "dice" in ev:
                 assert "dice [" + ", ".join(map(str, ev["dice"]["faces"])) + "]" in text
             if ev["type"] in ("shot", "melee"):
@@ -227,8 +234,10 @@ def test_first_view_fits_the_armies(real) -> None:
 def test_map_command_writes_battlefield_map(
     run_cli, bf_dir: Path, tmp_path: Path, offline: bool
 ) -> None:
+    """Offline by default; ``--online`` adds tile layers but still inlines Leaflet (the page
+    never needs a CDN to work)."""
     out = tmp_path / "map.html"
-    args = ["map", bf_dir, "--out", out] + (["--offline"] if offline else [])
+    args = ["map", bf_dir, "--out", out] + ([] if offline else ["--online"])
     code, _stdout, err = run_cli(*args)
     assert code == 0, err
     page = out.read_text()
@@ -240,6 +249,8 @@ def test_map_command_writes_battlefield_map(
         assert "openstreetmap" not in page.lower().replace("© openstreetmap", "")
     else:
         assert "tile.openstreetmap.org" in page
+        assert not re.search(r"<script[^>]+src=", page)  # Leaflet inlined all the same
+        assert "Leaflet 1.9.4" in page
 
 
 def test_map_command_detects_a_run_dir(run_cli, teutoburg_run: Path, tmp_path: Path) -> None:

@@ -67,10 +67,11 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
     from rich.console import Console
 
     from engine.scenario import load_scenario
-    from maps.battlefield_map import write_battlefield_map
+    from maps.battlefield_map import battlefield_map, write_html
     from maps.cutlayers import write_cut_layers
+    from maps.deployment import deployment
     from maps.layout import LayoutOptions, write_layout_pdf
-    from maps.playback import write_playback
+    from maps.playback import playback_map
     from maps.table import Paper, TableScale
     from scenario_builder.cli.run import build_battlefield, fight, write_run
 
@@ -98,15 +99,19 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             write_run(tmp / "run", log, summary, built)
         t = lap("battle", t)
         with console.status("Drawing maps..."):
-            write_battlefield_map(tmp / "battlefield", tmp / "battlefield.html", offline=not online)
-            write_playback(tmp / "run", tmp / "playback.html", offline=not online)
+            # one Battlefield object for both pages: its smoothed contours are traced once
+            bf = built.battlefield
+            slug = bf.meta.get("slug") or "battlefield"
+            write_html(battlefield_map(bf, offline=not online, title=f"{slug} battlefield"),
+                       tmp / "battlefield.html")  # fmt: skip
+            write_html(playback_map(bf, log.to_dict(), offline=not online), tmp / "playback.html")
         t = lap("maps", t)
         with console.status("Laying out the table..."):
             bf = built.battlefield
             opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
                                  bbox=battle_bbox(log, bf))  # fmt: skip
-            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf")
-            layers = write_cut_layers(bf, opts, tmp / "layers")
+            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log.to_dict()))
+            stack = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)
         report = {
             "scenario": sc.id,
@@ -119,7 +124,9 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
             "historical_winner": (sc.historical_outcome or {}).get("winner"),
             "sheets": lay.tiling.count,
             "table_m": [round(lay.table_mm[0] / 1000, 2), round(lay.table_mm[1] / 1000, 2)],
-            "cut_layers": len([p for p in layers if p.suffix == ".svg"]),
+            "cut_layers": len(stack.boards),
+            "boards": stack.board_count,
+            "board_thickness_mm": round(stack.thickness_mm, 1),
             "seconds": {**timings, "total": round(time.perf_counter() - start, 2)},
         }
         (tmp / "demo.json").write_text(json.dumps(report, indent=2, sort_keys=True))
@@ -161,4 +168,5 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
     console.print(files)
     tm = report["table_m"]
     console.print(f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
-                  f"{report['cut_layers']} cut layers. Took {report['seconds']['total']} s.")
+                  f"{report['cut_layers']} cut layers, {report['boards']} boards stacking "
+                  f"{report['board_thickness_mm']:g} mm. Took {report['seconds']['total']} s.")

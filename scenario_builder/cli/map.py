@@ -29,9 +29,10 @@ from .options import drawable_ground, ruleset_option
 )
 @click.option(
     "--offline/--online",
-    default=False,
+    default=True,
     show_default=True,
-    help="Offline: no tiles, no CDN, Leaflet inlined (opens with no network).",
+    help="Leaflet is always inlined (the page works with no network); --online adds "
+    "OpenStreetMap/OpenTopoMap tiles as optional base layers.",
 )
 @click.option(
     "--fog/--no-fog",
@@ -49,7 +50,7 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     if _is_scenario(directory):
         path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
         click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
-                   f"{', offline' if offline else ''})")  # fmt: skip
+                   f"{'' if offline else ', with online tiles'})")  # fmt: skip
         return
     if not directory.exists():
         raise DataSourceError(
@@ -80,7 +81,8 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
             "(battle_log.json), found neither",
         )
     size = path.stat().st_size
-    click.echo(f"wrote {what} {path} ({size / 1e6:.1f} MB{', offline' if offline else ''})")
+    tiles = "" if offline else ", with online tiles"
+    click.echo(f"wrote {what} {path} ({size / 1e6:.1f} MB{tiles})")
 
 
 def _is_scenario(path: Path) -> bool:

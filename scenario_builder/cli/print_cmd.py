@@ -71,7 +71,27 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "layers",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also write one cut layer per height step (SVG + PDF) into this directory.",
+    help="Also write the cut layers (base board + one board per step, SVG + PDF) here.",
+)
+@click.option(
+    "--levels-per-board",
+    "levels_per_board",
+    type=int,
+    default=None,
+    help="Height levels each cut board stands for (default 1, or from --board-mm).",
+)
+@click.option(
+    "--board-mm",
+    "board_mm",
+    type=float,
+    default=None,
+    help="Thickness of the board you cut from, mm (default: its levels at table scale).",
+)
+@click.option(
+    "--bed",
+    "bed_text",
+    default=None,
+    help="Split each layer's SVG to a cutter bed of WxHmm (default: one drawing per layer).",
 )
 @ruleset_option
 def print_cmd(
@@ -84,9 +104,13 @@ def print_cmd(
     max_pages: int,
     out: Path,
     layers: Path | None,
+    levels_per_board: int | None,
+    board_mm: float | None,
+    bed_text: str | None,
     ruleset: str | None,
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
+    from maps.cutlayers import CutOptions, parse_bed
     from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
@@ -106,17 +130,28 @@ def print_cmd(
         bbox=parse_bbox(bbox_text) if bbox_text else None,
         max_pages=max_pages,
     )
+    cut = CutOptions(levels_per_board, board_mm, parse_bed(bed_text) if bed_text else None)
     if not directory.exists():
         raise DataSourceError(directory, "does not exist (expected a built battlefield directory)")
+    deployed = None
     if (directory / "battle_log.json").exists() and (directory / "battlefield").is_dir():
-        directory = directory / "battlefield"  # a run directory: print its battlefield
+        # a run directory: print its battlefield with the armies where they deployed
+        from maps.battlelog import load_battle_log
+        from maps.deployment import deployment
+
+        deployed = deployment(load_battle_log(directory / "battle_log.json"))
+        directory = directory / "battlefield"
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
     from scenario_builder.battlefield import Battlefield
 
     bf = drawable_ground(Battlefield.load(directory), ruleset)
-    plan_layout(bf, opts)  # every size check before anything is written
-    lay = write_layout_pdf(bf, opts, out)
+    lay = plan_layout(bf, opts)  # every size check before anything is written
+    if layers is not None:
+        from maps.cutlayers import plan_stack
+
+        plan_stack(bf, lay, cut)  # bad board options fail before the PDF is written
+    lay = write_layout_pdf(bf, opts, out, deployed)
     t = lay.tiling
     click.echo(
         f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
@@ -124,7 +159,7 @@ def print_cmd(
         f"{lay.scale}"
     )
     if layers is not None:
-        from maps.cutlayers import write_cut_layers
+        from maps.cutlayers import stack_summary, write_cut_layers
 
-        written = write_cut_layers(bf, opts, layers)
-        click.echo(f"wrote {len(written)} cut layers to {layers}")
+        stack = write_cut_layers(bf, opts, layers, cut)
+        click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")

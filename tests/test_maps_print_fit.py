@@ -1,0 +1,266 @@
+"""The printed table as a wargamer uses it, on Flodden (SRTM + overlay, the demo's battle):
+every word on the paper inside the margins on A4, Letter and a 150 mm square; no two printed
+characters overlapping (contour labels never collide); names and deployments on the sheets;
+a buildable cut-layer stack (6.2 steps) with registration marks on every sheet.
+
+Text and marks are read back from the PDFs with pdfplumber (pdfminer.six).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+import shapely
+
+pdfplumber = pytest.importorskip("pdfplumber")
+
+MM = 72 / 25.4
+
+
+@pytest.fixture(scope="module")
+def flodden_fight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, Any]:
+    """``scenario-builder run flodden_1513 --max-bounds 0``: the shipped deployment on its
+    ground (run directory, BattleLog, Battlefield)."""
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import build_battlefield, fight, write_run
+
+    sc = load_scenario("flodden_1513")
+    built = build_battlefield(sc)
+    log, summary = fight(sc, built, seed=0, max_bounds=0)
+    run = tmp_path_factory.mktemp("flodden_run") / "run"
+    run.mkdir()
+    write_run(run, log, summary, built)
+    return run, log, built.battlefield
+
+
+@pytest.fixture(scope="module")
+def flodden_run(flodden_fight: tuple[Path, Any, Any]) -> Path:
+    return flodden_fight[0]
+
+
+@pytest.fixture(scope="module")
+def battle_bbox(flodden_fight: tuple[Path, Any, Any]) -> str:
+    """The battle area: every deployed base with 250 m round it (as the demo prints)."""
+    from scenario_builder.cli.demo import battle_bbox as bbox
+
+    _, log, bf = flodden_fight
+    return ",".join(f"{v:.5f}" for v in bbox(log, bf))
+
+
+def _chars_outside(pdf: Path, inset_mm: float, index_inset_mm: float) -> list[str]:
+    bad = []
+    with pdfplumber.open(pdf) as doc:
+        for i, page in enumerate(doc.pages):
+            inset = (index_inset_mm if i == 0 else inset_mm) * MM
+            w, h = float(page.width), float(page.height)
+            for ch in page.chars:
+                if (
+                    ch["x0"] < inset - 0.01
+                    or ch["x1"] > w - inset + 0.01
+                    or ch["top"] < inset - 0.01
+                    or ch["bottom"] > h - inset + 0.01
+                ):
+                    bad.append(f"page {i + 1}: {ch['text']!r} at {ch['x0']:.1f},{ch['top']:.1f}")
+    return bad
+
+
+def _overlapping_chars(page: Any) -> list[tuple[str, str]]:
+    """Pairs of characters whose boxes overlap by more than a fifth of the smaller one."""
+    chars = [c for c in page.chars if c["text"].strip()]
+    boxes = [shapely.box(c["x0"], c["top"], c["x1"], c["bottom"]) for c in chars]
+    tree = shapely.STRtree(boxes)
+    out = []
+    for i, j in zip(*tree.query(boxes, predicate="intersects"), strict=True):
+        if i >= j:
+            continue
+        inter = boxes[i].intersection(boxes[j]).area
+        if inter > 0.2 * min(boxes[i].area, boxes[j].area):
+            out.append((chars[i]["text"], chars[j]["text"]))
+    return out
+
+
+@pytest.mark.parametrize("paper", ["A4", "Letter", "150x150mm"])
+def test_every_word_inside_the_margins(
+    run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path, paper: str
+) -> None:
+    """The index page keeps every word inside its 12 mm margin, the sheets inside the 4 mm
+    every printer can print (their labels and scale bars sit in the 9-10 mm margin strip)."""
+    from maps.layout import INDEX_MARGIN_MM, SAFE_MM
+
+    out = tmp_path / "layout.pdf"
+    code, _, err = run_cli(
+        "print", flodden_run, "--scale", "1:10000", "--paper", paper, "--bbox", battle_bbox,
+        "--out", out,
+    )  # fmt: skip
+    assert code == 0, err
+    assert _chars_outside(out, SAFE_MM, INDEX_MARGIN_MM) == []
+    with pdfplumber.open(out) as doc:
+        assert len(doc.pages) >= 2
+        for page in doc.pages:
+            assert _overlapping_chars(page) == []
+
+
+def test_names_deployments_and_labels_on_the_sheets(
+    run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path
+) -> None:
+    """Place names from the overlay, the formations' names (the log's header) and contour
+    labels print; contour labels are level numbers in the window's range, none colliding."""
+    from scenario_builder.battlefield import Battlefield
+
+    out = tmp_path / "layout.pdf"
+    code, _, err = run_cli(
+        "print", flodden_run, "--scale", "2mm", "--paper", "A3", "--bbox", battle_bbox,
+        "--out", out,
+    )  # fmt: skip
+    assert code == 0, err
+    log = json.loads((flodden_run / "battle_log.json").read_text())
+    lv = Battlefield.load(flodden_run / "battlefield").layer("level")
+    text = []
+    contour_labels = 0
+    with pdfplumber.open(out) as doc:
+        for page in doc.pages:
+            text.append(page.extract_text() or "")
+            assert _overlapping_chars(page) == []
+            for word in page.extract_words(extra_attrs=["non_stroking_color"]):
+                colour = tuple(round(v, 2) for v in word["non_stroking_color"] or ())
+                if colour == (0.45, 0.28, 0.15):  # maps.layout.CONTOUR_INK
+                    assert re.fullmatch(r"\d+", word["text"]), word["text"]
+                    assert int(lv.min()) <= int(word["text"]) <= int(lv.max())
+                    contour_labels += 1
+    every = "\n".join(text)
+    assert contour_labels > 50
+    from maps.features import ground_features, short_name
+    from maps.layout import LayoutOptions, plan_layout
+    from maps.table import Paper, TableScale
+
+    bf = Battlefield.load(flodden_run / "battlefield")
+    bbox = tuple(float(v) for v in battle_bbox.split(","))
+    lay = plan_layout(bf, LayoutOptions(TableScale.from_text("2mm"), Paper.from_text("A3"),
+                                        bbox=bbox))  # fmt: skip
+    window = shapely.box(*lay.window)
+    named = {short_name(f.name) for f in ground_features(bf) if f.name and
+             f.geometry.intersects(window)}  # fmt: skip
+    assert {"Branxton Hill", "Piper Hill"} <= named  # the overlay's names in the battle area
+    assert all(name in every for name in named), [n for n in named if n not in every]
+    names = [f["name"] for f in log["formations"]]
+    assert sum(n in every for n in names) >= len(names) - 1, names
+    assert "bases at bound 0" in text[0]  # the legend says what the rectangles are
+
+
+def _circles(page: Any) -> list[tuple[float, float]]:
+    """Registration marks: circles 3 mm across (``maps.layout._registration_mark``)."""
+    out = []
+    for cv in page.curves:
+        w, h = cv["x1"] - cv["x0"], cv["bottom"] - cv["top"]
+        if abs(w - 3 * MM) < 0.5 and abs(h - 3 * MM) < 0.5:
+            out.append(((cv["x0"] + cv["x1"]) / 2, (cv["top"] + cv["bottom"]) / 2))
+    return out
+
+
+def test_flodden_battle_area_cut_stack_is_buildable(
+    run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path
+) -> None:
+    """6.2 steps as boards: a base board at the window's lowest level, each board inside the
+    one below and never identical to it, totals that add up, marks on every sheet."""
+    layers = tmp_path / "layers"
+    code, stdout, err = run_cli(
+        "print", flodden_run, "--scale", "2mm", "--paper", "A3", "--bbox", battle_bbox,
+        "--out", tmp_path / "l.pdf", "--layers", layers, "--levels-per-board", "2",
+    )  # fmt: skip
+    assert code == 0, err
+    idx = json.loads((layers / "layers.json").read_text())
+    boards = idx["layers"]
+    assert idx["levels_per_board"] == 2 and idx["board_mm"] == 4.0  # 2 levels of 2 m at 2mm
+    assert idx["boards"] == idx["base"]["copies"] + sum(b["copies"] for b in boards)
+    assert idx["total_thickness_mm"] == pytest.approx(idx["boards"] * idx["board_mm"])
+    m = re.search(r"(\d+) boards .*?, (\d+) sheets, ([\d.]+) mm thick", stdout)
+    assert m and int(m.group(1)) == idx["boards"] and int(m.group(2)) == idx["sheets"]
+    window_area = (idx["window"][2] - idx["window"][0]) * (idx["window"][3] - idx["window"][1])
+    assert idx["base"]["area_m2"] == pytest.approx(window_area, rel=1e-6)
+    areas = [idx["base"]["area_m2"]] + [b["area_m2"] for b in boards]
+    assert all(a > b for a, b in itertools.pairwise(areas))  # nested and never identical
+    levels = [b["level"] for b in boards]
+    assert all(b - a >= 2 for a, b in itertools.pairwise(levels))  # two levels per board
+    # every sheet of a sample of boards (low, middle, top) carries >= 4 registration marks
+    for b in (boards[0], boards[len(boards) // 2], boards[-1]):
+        with pdfplumber.open(layers / b["pdf"]) as doc:
+            assert len(doc.pages) == len(b["sheets"])
+            for page in doc.pages:
+                assert len(_circles(page)) >= 4
+                words = page.extract_text()
+                assert "neighbours:" in words and "cut from 4 mm board" in words
+
+
+def test_layers_split_to_a_cutter_bed(run_cli, flodden_run: Path, tmp_path: Path) -> None:
+    """``--bed 300x200mm``: every SVG fits the bed, and a board's pieces together are the board
+    (their cut areas add up to the whole board's, in table mm)."""
+    from scenario_builder.battlefield import Battlefield
+
+    bf = Battlefield.load(flodden_run / "battlefield")
+    w, s, e, n = bf.bounds_lonlat()
+    cx, cy = (w + e) / 2, (s + n) / 2
+    bbox = f"{cx - 0.004},{cy - 0.003},{cx + 0.004},{cy + 0.003}"  # ~500 x 670 m
+    layers = tmp_path / "layers"
+    code, _, err = run_cli(
+        "print", flodden_run, "--scale", "1:1000", "--paper", "A4", "--bbox", bbox,
+        "--out", tmp_path / "l.pdf", "--layers", layers, "--bed", "300x200mm",
+    )  # fmt: skip
+    assert code == 0, err
+    idx = json.loads((layers / "layers.json").read_text())
+    assert idx["bed"] == "300x200mm"
+    for b in idx["layers"]:
+        total = 0.0
+        for name in b["svgs"]:
+            root = ET.parse(layers / name).getroot()
+            pw, ph = (float(root.get(k)[:-2]) for k in ("width", "height"))
+            assert max(pw, ph) <= 300.0 + 1e-6 and min(pw, ph) <= 200.0 + 1e-6
+            total += _svg_area(root)
+        assert total == pytest.approx(b["area_m2"], rel=0.01)  # 1:1000: 1 m2 = 1 mm2
+
+
+def _svg_area(root: Any) -> float:
+    ns = "{http://www.w3.org/2000/svg}"
+    d = next(g for g in root.iter(f"{ns}g") if g.get("id") == "cut").find(f"{ns}path").get("d")
+    ground = shapely.Polygon()
+    for ring in re.findall(r"M([^MZ]+)Z", d):
+        poly = shapely.Polygon([tuple(map(float, p.split(","))) for p in ring.split()])
+        ground = ground.symmetric_difference(poly.buffer(0))
+    return ground.area
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--levels-per-board", "0"], "--levels-per-board: expected 1 or more"),
+    (["--board-mm", "-2"], "--board-mm: expected a thickness above 0 mm"),
+    (["--bed", "big"], "--bed: expected WxHmm"),
+])  # fmt: skip
+def test_bad_board_options_fail_in_one_line_writing_nothing(
+    run_cli, flodden_run: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    out = tmp_path / "x.pdf"
+    code, _, err = run_cli(
+        "print", flodden_run / "battlefield", "--scale", "1:25000", "--out", out,
+        "--layers", tmp_path / "L", *args,
+    )  # fmt: skip
+    assert code == 1
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists() and not (tmp_path / "L").exists()
+
+
+def test_neighbouring_level_tints_are_told_apart() -> None:
+    """Relief without labels (6.2): neighbouring levels' tints differ by at least 3 CIE76
+    units (about the smallest step a reader tells on paper) over an 80-level window."""
+    import numpy as np
+    from colorspacious import cspace_convert
+
+    from maps.layout import _tint
+
+    lab = [cspace_convert(_tint(k, 10, 90), "sRGB1", "CIELab") for k in range(10, 91)]
+    d = [float(np.linalg.norm(np.subtract(a, b))) for a, b in itertools.pairwise(lab)]
+    assert min(d) >= 3.0, min(d)
+    assert lab[0][0] - lab[-1][0] > 20  # and high ground darker overall
