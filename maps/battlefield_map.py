@@ -18,9 +18,10 @@ import numpy as np
 from branca.element import MacroElement
 from jinja2 import Template
 
-from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
+from maps.colours import level_colour
 from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
 from maps.leaflet_offline import _MapScript, add_measure_tool, asset, inline_script, make_offline
+from maps.palettes import TerrainPalette, terrain_palette
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
 from maps.vectors import level_outlines, outline_contours
 from scenario_builder.atomic import atomic_path
@@ -67,6 +68,42 @@ def _class_rgba(
         bf.layer(layer).astype(np.float32), bf.transform, bf.crs, categorical=True
     )
     return classes_to_rgba(w.array, colours), w.latlon_bounds
+
+
+def _slopes_rgba(
+    bf: Battlefield, pal: TerrainPalette
+) -> tuple[np.ndarray, list[list[float]]]:
+    """The ruleset's DEM slope classes (medieval-d10's gentle and steep slopes), hatched so the
+    terrain classes' colours show through: sparse lines for the first band, denser crossed
+    lines for the next (``ClassStyle.pattern``)."""
+    from maps.colours import hex_to_rgb
+
+    codes = pal.slope_codes(bf.layer("slope")).astype(np.float32)
+    w = warp_to_web_mercator(codes, bf.transform, bf.crs, categorical=True)
+    k_img = np.nan_to_num(w.array, nan=0.0).astype(np.int64)
+    yy, xx = np.indices(k_img.shape)
+    rgba = np.zeros((*k_img.shape, 4), np.uint8)
+    for k, (_, style) in enumerate(pal.slopes, start=1):
+        spacing, cross = style.pattern or (4, False)
+        on = (xx + yy) % spacing == 0
+        if cross:
+            on |= (xx - yy) % spacing == 0
+        sel = (k_img == k) & on
+        rgba[sel] = (*hex_to_rgb(style.colour), 255)
+    return rgba, w.latlon_bounds
+
+
+def _hatch_swatch(style: Any, label: str) -> str:
+    """A legend swatch hatched like the slope layer."""
+    spacing, cross = style.pattern or (4, False)
+    c, gap = style.colour, f"{spacing * 1.5:g}px"
+    lines = f"repeating-linear-gradient(45deg,{c} 0 1px,transparent 1px {gap})"
+    if cross:
+        lines += f",repeating-linear-gradient(-45deg,{c} 0 1px,transparent 1px {gap})"
+    return (
+        f'<div><span style="display:inline-block;width:14px;height:10px;margin-right:5px;'
+        f'border:1px solid #555;background:{lines}"></span>{html.escape(label)}</div>'
+    )
 
 
 def level_colours(bf: Battlefield) -> dict[int, str]:
@@ -137,19 +174,28 @@ def _line_swatch(colour: str, width: float, dash: str | None, label: str) -> str
 
 
 def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
-    """The legend's HTML: movement and cover classes, the level ramp, the step height, and
-    the roads, walls and streams drawn (``kinds``)."""
-    parts = ["<b>Movement (7.3)</b>"]
-    present_move = set(np.unique(bf.layer("move")).tolist())
-    for code, name in MOVE_NAMES.items():
-        if code in present_move:
-            colour = MOVE_COLOURS[code] if code else "#ffffff"
-            parts.append(_swatch(colour, name))
-    parts.append("<b>Cover (7.2)</b>")
-    present_cover = set(np.unique(bf.layer("cover")).tolist())
-    for code, name in COVER_NAMES.items():
-        if code in present_cover:
-            parts.append(_swatch(COVER_COLOURS[code] if code else "#ffffff", name))
+    """The legend's HTML: the ground's terrain classes (its ruleset's own: movement and cover
+    for 2mm Earth, the TERRAIN CHART's terrain and cover for medieval-d10 ...) and slope
+    classes, the level ramp, the step height, and the roads, walls and streams drawn
+    (``kinds``)."""
+    pal = terrain_palette(bf)
+    parts = []
+    if pal.ruleset:
+        parts.append(f'<div class="sb-ruleset"><i>{html.escape(pal.ruleset)}</i></div>')
+    for role in ("move", "cover"):
+        parts.append(f"<b>{html.escape(pal.title(role))}</b>")
+        present = set(np.unique(bf.layer(role)).tolist())
+        for style in pal.classes[role]:
+            if style.code in present:
+                parts.append(_swatch(style.colour if style.drawn else "#ffffff", style.label))
+    if pal.slopes:
+        present = set(np.unique(pal.slope_codes(bf.layer("slope"))).tolist())
+        shown = [k for k in range(1, len(pal.slopes) + 1) if k in present]
+        if shown:
+            parts.append(f"<b>Slopes ({html.escape(pal.cite('move'))}, from the DEM)</b>"
+                         '<div style="color:#555;font-size:10px">a layer, off at first</div>')
+            for k in shown:
+                parts.append(_hatch_swatch(pal.slopes[k - 1][1], pal.slope_label(k)))
     cols = level_colours(bf)
     lo, hi = min(cols), max(cols)
     parts.append(f"<b>Height levels (6.2)</b><div>{lo} .. {hi}, step {bf.step:g} m</div>")
@@ -341,10 +387,16 @@ def battlefield_map(
     _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
     rgba, b = _levels_rgba(bf)
     _overlay(m, "Height levels (6.2)", rgba, b, show=True, opacity=0.6)
-    rgba, b = _class_rgba(bf, "move", MOVE_COLOURS)
-    _overlay(m, "Movement classes (7.3)", rgba, b, show=True, opacity=0.75)
-    rgba, b = _class_rgba(bf, "cover", COVER_COLOURS)
-    _overlay(m, "Cover classes (7.2)", rgba, b, show=False, opacity=0.6)
+    pal = terrain_palette(bf)  # the ruleset's own classes (bf may be Ruleset.ground's view)
+    if pal.slopes:
+        rgba, b = _slopes_rgba(bf, pal)
+        # off at first: on a rolling battlefield the hatching would cover the height tints
+        # that already show the hills; the layer control switches it on
+        _overlay(m, f"Slopes ({pal.cite('move')})", rgba, b, show=False, opacity=0.6)
+    for role, show, opacity in (("move", True, 0.75), ("cover", False, 0.6)):
+        word, cite = pal.headings[role]
+        rgba, b = _class_rgba(bf, role, pal.colours(role))
+        _overlay(m, f"{word} classes ({cite})", rgba, b, show=show, opacity=opacity)
     _add_contours(m, bf)
     kinds = _add_features(m, bf)
     m.add_child(Legend(legend_html(bf, kinds)))
