@@ -73,37 +73,12 @@ def _class_rgba(
 def _slopes_rgba(
     bf: Battlefield, pal: TerrainPalette
 ) -> tuple[np.ndarray, list[list[float]]]:
-    """The ruleset's DEM slope classes (medieval-d10's gentle and steep slopes), hatched so the
-    terrain classes' colours show through: sparse lines for the first band, denser crossed
-    lines for the next (``ClassStyle.pattern``)."""
-    from maps.colours import hex_to_rgb
-
+    """The ruleset's DEM slope classes (medieval-d10's gentle and steep slopes) as a shade,
+    the steeper the darker (translucent: the terrain classes show through)."""
     codes = pal.slope_codes(bf.layer("slope")).astype(np.float32)
     w = warp_to_web_mercator(codes, bf.transform, bf.crs, categorical=True)
-    k_img = np.nan_to_num(w.array, nan=0.0).astype(np.int64)
-    yy, xx = np.indices(k_img.shape)
-    rgba = np.zeros((*k_img.shape, 4), np.uint8)
-    for k, (_, style) in enumerate(pal.slopes, start=1):
-        spacing, cross = style.pattern or (4, False)
-        on = (xx + yy) % spacing == 0
-        if cross:
-            on |= (xx - yy) % spacing == 0
-        sel = (k_img == k) & on
-        rgba[sel] = (*hex_to_rgb(style.colour), 255)
-    return rgba, w.latlon_bounds
-
-
-def _hatch_swatch(style: Any, label: str) -> str:
-    """A legend swatch hatched like the slope layer."""
-    spacing, cross = style.pattern or (4, False)
-    c, gap = style.colour, f"{spacing * 1.5:g}px"
-    lines = f"repeating-linear-gradient(45deg,{c} 0 1px,transparent 1px {gap})"
-    if cross:
-        lines += f",repeating-linear-gradient(-45deg,{c} 0 1px,transparent 1px {gap})"
-    return (
-        f'<div><span style="display:inline-block;width:14px;height:10px;margin-right:5px;'
-        f'border:1px solid #555;background:{lines}"></span>{html.escape(label)}</div>'
-    )
+    colours = {k: style.colour for k, (_, style) in enumerate(pal.slopes, start=1)}
+    return classes_to_rgba(w.array, colours), w.latlon_bounds
 
 
 def level_colours(bf: Battlefield) -> dict[int, str]:
@@ -195,7 +170,7 @@ def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
             parts.append(f"<b>Slopes ({html.escape(pal.cite('move'))}, from the DEM)</b>"
                          '<div style="color:#555;font-size:10px">a layer, off at first</div>')
             for k in shown:
-                parts.append(_hatch_swatch(pal.slopes[k - 1][1], pal.slope_label(k)))
+                parts.append(_swatch(pal.slopes[k - 1][1].colour, pal.slope_label(k)))
     cols = level_colours(bf)
     lo, hi = min(cols), max(cols)
     parts.append(f"<b>Height levels (6.2)</b><div>{lo} .. {hi}, step {bf.step:g} m</div>")
@@ -392,7 +367,7 @@ def battlefield_map(
         rgba, b = _slopes_rgba(bf, pal)
         # off at first: on a rolling battlefield the hatching would cover the height tints
         # that already show the hills; the layer control switches it on
-        _overlay(m, f"Slopes ({pal.cite('move')})", rgba, b, show=False, opacity=0.6)
+        _overlay(m, f"Slopes ({pal.cite('move')})", rgba, b, show=False)
     for role, show, opacity in (("move", True, 0.75), ("cover", False, 0.6)):
         word, cite = pal.headings[role]
         rgba, b = _class_rgba(bf, role, pal.colours(role))

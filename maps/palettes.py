@@ -60,9 +60,6 @@ class ClassStyle:
     name: str
     colour: str
     print_style: PrintStyle | None
-    #: slope classes are hatched on screen, not filled (they lie under the terrain classes):
-    #: (line spacing in image pixels, cross-hatched)
-    pattern: tuple[int, bool] | None = None
 
     @property
     def label(self) -> str:
@@ -82,7 +79,7 @@ class _TableLook:
     headings: Mapping[str, tuple[str, str]]
     screen: Mapping[str, Mapping[str, str]]
     hatch: Mapping[str, tuple[float, float] | None]
-    slopes: Mapping[str, tuple[str, int, bool]]
+    slopes: Mapping[str, str]
 
 
 def _print_style(colour: str, hatch: tuple[float, float] | None) -> PrintStyle:
@@ -143,8 +140,9 @@ _LOOKS: dict[str, _TableLook] = {
             "road_track": None,
             "impassable": (60.0, 1.2),
         },
-        # hatched in the contours' brown: sparse for gentle, dense and crossed for steep
-        slopes={"gentle_slope": ("#6d4c41", 6, False), "steep_slope": ("#3e2723", 3, True)},
+        # a shade of the contours' brown, the steeper the darker (lightness only: no hue to
+        # confuse with a terrain class, and the same for colour-blind readers)
+        slopes={"gentle_slope": "#3e272359", "steep_slope": "#3e2723b3"},
     ),
     "dark-age": _TableLook(
         headings={"move": ("Terrain", "5.13, 5.14, 5.20"), "cover": ("Cover", "7.2")},
@@ -267,12 +265,9 @@ def palette_for_table(
     slopes = []
     for deg, name in slope_bands or ():
         k = len(slopes) + 1
-        colour, spacing, cross = (look.slopes.get(str(name)) if look else None) or (
-            "#4e342e",
-            max(2, 8 - 2 * k),
-            k > 1,
-        )
-        slopes.append((float(deg), ClassStyle(k, str(name), colour, None, (spacing, cross))))
+        alpha = min(0xE0, 0x40 + 0x38 * (k - 1))  # a band the maps do not know: darker per band
+        colour = (look.slopes.get(str(name)) if look else None) or f"#3e2723{alpha:02x}"
+        slopes.append((float(deg), ClassStyle(k, str(name), colour, None)))
     return TerrainPalette(table, ruleset, headings, classes, tuple(slopes))
 
 
