@@ -35,8 +35,9 @@ print(json.dumps({"slug": slug, "cells": bf.shape[0] * bf.shape[1], "res": bf.re
 
 
 def measure(slug: str, repeat: int) -> dict:
-    out = subprocess.run([sys.executable, "-c", CHILD, slug, str(repeat)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, slug, str(repeat)], check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -48,12 +49,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     slugs = args.slugs or [s.slug for s in list_sites()]
-    print(f"{'site':22} {'cells':>9} {'res m':>6} {'levels':>6} {'first s':>8} {'median s':>9} "
-          f"{'peak MB':>8}")
+    print(
+        f"{'site':22} {'cells':>9} {'res m':>6} {'levels':>6} {'first s':>8} {'median s':>9} "
+        f"{'peak MB':>8}"
+    )
     for slug in slugs:
         r = measure(slug, args.repeat)
-        print(f"{slug:22} {r['cells']:>9,} {r['res']:>6g} {r['levels']:>6} {r['first_s']:>8.2f} "
-              f"{r['median_s']:>9.2f} {r['peak_rss_mb']:>8.0f}")
+        print(
+            f"{slug:22} {r['cells']:>9,} {r['res']:>6g} {r['levels']:>6} {r['first_s']:>8.2f} "
+            f"{r['median_s']:>9.2f} {r['peak_rss_mb']:>8.0f}"
+        )
 
 
 if __name__ == "__main__":

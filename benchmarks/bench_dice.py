@@ -88,14 +88,17 @@ def main() -> None:
             gen.integers(1, 7)
 
     rows = [
-        ("anchor: random.Random, int(random()*6)+1",
-         _rate(lambda: _anchor_batch(random.Random(1)), BATCH), "dice/s"),
+        (
+            "anchor: random.Random, int(random()*6)+1",
+            _rate(lambda: _anchor_batch(random.Random(1)), BATCH),
+            "dice/s",
+        ),
         ("anchor: numpy Generator.integers per roll", _rate(numpy_one_call, BATCH), "dice/s"),
         ("Dice.roll(1)", _rate(lambda: _roll_batch(Dice(1)), BATCH), "rolls/s"),
         ("roll_attack 3 dice", _rate(lambda: _attack_batch(Dice(1)), BATCH), "attacks/s"),
         ("panic_test v0.9 (2 dice)", _rate(lambda: _panic_batch(Dice(1)), BATCH), "tests/s"),
         ("panic_test v0.7 (1 die)", _rate(lambda: _v07_batch(Dice(1)), BATCH), "tests/s"),
-    ]  # fmt: skip
+    ]
     for name, rate, unit in rows:
         print(f"{name:45s} {rate / 1e6:6.2f} M {unit}")
 

@@ -27,8 +27,10 @@ from engine.testing import make_scenario
 from scenario_builder.build import build_site
 
 ROOT = Path(__file__).resolve().parents[1]
-ARMIES = (str(ROOT / "tests/data/troops/rules_red.yaml"),
-          str(ROOT / "tests/data/troops/rules_blue.yaml"))  # fmt: skip
+ARMIES = (
+    str(ROOT / "tests/data/troops/rules_red.yaml"),
+    str(ROOT / "tests/data/troops/rules_blue.yaml"),
+)
 PROFILES = ["inf", "inf", "archers", "cav", "skirm"]
 BOUNDS = 30
 
@@ -42,13 +44,26 @@ def scenario(bf, per_side: int = 60):
         out = []
         for i in range(per_side):
             row, col = divmod(i, 30)
-            out.append({"id": f"{tag}{i}", "profile": PROFILES[i % len(PROFILES)],
-                        "bases": 3 + i % 3, "frontage": 3, "facing": facing, "order": "attack",
-                        "at": (-3000 + col * 200.0, y + (row * 120.0 if y > 0 else -row * 120.0))})
-        return out  # fmt: skip
+            out.append(
+                {
+                    "id": f"{tag}{i}",
+                    "profile": PROFILES[i % len(PROFILES)],
+                    "bases": 3 + i % 3,
+                    "frontage": 3,
+                    "facing": facing,
+                    "order": "attack",
+                    "at": (-3000 + col * 200.0, y + (row * 120.0 if y > 0 else -row * 120.0)),
+                }
+            )
+        return out
 
-    return make_scenario(side(-350.0, 0.0, "r"), side(350.0, 180.0, "b"), armies=ARMIES,
-                         origin=origin, max_bounds=BOUNDS + 1)  # fmt: skip
+    return make_scenario(
+        side(-350.0, 0.0, "r"),
+        side(350.0, 180.0, "b"),
+        armies=ARMIES,
+        origin=origin,
+        max_bounds=BOUNDS + 1,
+    )
 
 
 def last_stand(sc):
@@ -85,9 +100,12 @@ def main() -> None:
     sc = scenario(bf)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
     print(f"{n_bases} bases, 120 formations on Minden; target 30 bounds < 2 s (66 ms/bound)")
-    runs = (("decided, instant orders", sc, InstantDelivery()), ("decided, messengers", sc, None),
-            ("to the last, instant orders", last_stand(sc), InstantDelivery()),
-            ("to the last, messengers", last_stand(sc), None))  # fmt: skip
+    runs = (
+        ("decided, instant orders", sc, InstantDelivery()),
+        ("decided, messengers", sc, None),
+        ("to the last, instant orders", last_stand(sc), InstantDelivery()),
+        ("to the last, messengers", last_stand(sc), None),
+    )
     for label, s, delivery in runs:
         t0 = time.process_time()
         b = Battle(bf, s, Dice(1), delivery=delivery)
@@ -96,10 +114,12 @@ def main() -> None:
         dt, wall = time.process_time() - t1, time.perf_counter() - w1
         bounds = b.state.bound
         ms = dt / bounds * 1000
-        print(f"{label}: deploy {t1 - t0:.2f} s, {bounds} bounds in {dt:.2f} s CPU ({wall:.2f} s "
-              f"wall) = {ms:.0f} ms/bound "
-              f"(30 bounds ~ {ms * 30 / 1000:.1f} s); LOS pairs {b.sight.los_calls}; "
-              f"losses {b.state.losses()}; {b.result and b.result['reason']}")  # fmt: skip
+        print(
+            f"{label}: deploy {t1 - t0:.2f} s, {bounds} bounds in {dt:.2f} s CPU ({wall:.2f} s "
+            f"wall) = {ms:.0f} ms/bound "
+            f"(30 bounds ~ {ms * 30 / 1000:.1f} s); LOS pairs {b.sight.los_calls}; "
+            f"losses {b.state.losses()}; {b.result and b.result['reason']}"
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ def main() -> None:
             same = [r["winner"] for r in results] == [r["winner"] for r in serial]
             assert same, "a Dask replay differs from the same seed in process"
             rates[workers] = runs / wall
-            print(f"  Dask, {workers} worker(s)    : {rates[workers]:6.2f} runs/s ({wall:.1f} s; "
-                  f"{total - wall:.1f} s cluster start/stop)")
+            print(
+                f"  Dask, {workers} worker(s)    : {rates[workers]:6.2f} runs/s ({wall:.1f} s; "
+                f"{total - wall:.1f} s cluster start/stop)"
+            )
         eff = rates[2] / (2 * rates[1])
         print(f"  parallel efficiency  : {eff:.0%} (2 workers vs 1)")
 

@@ -58,8 +58,10 @@ def main() -> None:
             step = (time.perf_counter() - t1) / 29
             page.close()
         runs = ", ".join(f"{t:.2f}" for t in times)
-        print(f"open in chromium: median {sorted(times)[1]:.2f} s (runs {runs}); "
-              f"one step incl. click round trip {step * 1000:.0f} ms")
+        print(
+            f"open in chromium: median {sorted(times)[1]:.2f} s (runs {runs}); "
+            f"one step incl. click round trip {step * 1000:.0f} ms"
+        )
         b.close()
 
 

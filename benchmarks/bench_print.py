@@ -71,8 +71,10 @@ def main() -> None:
         if not edge.is_empty:
             pts = shapely.points(shapely.get_coordinates(edge))
             worst_d = max(worst_d, float(shapely.distance(pts, full.boundary).max()))
-    print(f"fidelity  smoothed edge to raster edge <= {worst_d / bf.res:.2f} cells; "
-          f"area of a 400+ cell level within {worst_a * 100:.2f} %")  # fmt: skip
+    print(
+        f"fidelity  smoothed edge to raster edge <= {worst_d / bf.res:.2f} cells; "
+        f"area of a 400+ cell level within {worst_a * 100:.2f} %"
+    )
 
 
 if __name__ == "__main__":

@@ -76,8 +76,10 @@ def bench_site(site: str, pairs: int) -> dict[str, Any]:
         cum, _ = mcp.find_costs([a], [b])
         tm = time.perf_counter() - t
         best = float(cum[b]) * res
-        xa, xb = (x0 + (a[1] + 0.5) * res, y0 - (a[0] + 0.5) * res), \
-                 (x0 + (b[1] + 0.5) * res, y0 - (b[0] + 0.5) * res)  # fmt: skip
+        xa, xb = (
+            (x0 + (a[1] + 0.5) * res, y0 - (a[0] + 0.5) * res),
+            (x0 + (b[1] + 0.5) * res, y0 - (b[0] + 0.5) * res),
+        )
         t = time.perf_counter()
         r = g.route(xa, xb)
         tr = time.perf_counter() - t
@@ -115,16 +117,20 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=1))
         return
-    head = (f"{'site':<22}{'cells':>9}{'triple':>8}{'nodes':>8}{'build s':>9}{'cached':>8}"
-            f"{'MB':>7}{'route s':>9}{'MCP s':>8}{'t/MCP med':>10}{'max':>7}{'c/MCP med':>10}"
-            f"{'max':>8}")  # fmt: skip
+    head = (
+        f"{'site':<22}{'cells':>9}{'triple':>8}{'nodes':>8}{'build s':>9}{'cached':>8}"
+        f"{'MB':>7}{'route s':>9}{'MCP s':>8}{'t/MCP med':>10}{'max':>7}{'c/MCP med':>10}"
+        f"{'max':>8}"
+    )
     print(head)
     for r in results:
-        print(f"{r['site']:<22}{r['cells']:>9}{r['triple_share']:>8.3f}{r['nodes']:>8}"
-              f"{r['build_s']:>9.2f}{r['build_cached_s']:>8.2f}{r['build_peak_mb']:>7.0f}"
-              f"{r['route_s_median']:>9.3f}{r['mcp_s_median']:>8.3f}"
-              f"{r['time_ratio_median']:>10.2f}{r['time_ratio_max']:>7.2f}"
-              f"{r['cost_ratio_median']:>10.4f}{r['cost_ratio_max']:>8.4f}")  # fmt: skip
+        print(
+            f"{r['site']:<22}{r['cells']:>9}{r['triple_share']:>8.3f}{r['nodes']:>8}"
+            f"{r['build_s']:>9.2f}{r['build_cached_s']:>8.2f}{r['build_peak_mb']:>7.0f}"
+            f"{r['route_s_median']:>9.3f}{r['mcp_s_median']:>8.3f}"
+            f"{r['time_ratio_median']:>10.2f}{r['time_ratio_max']:>7.2f}"
+            f"{r['cost_ratio_median']:>10.4f}{r['cost_ratio_max']:>8.4f}"
+        )
 
 
 if __name__ == "__main__":

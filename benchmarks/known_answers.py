@@ -85,8 +85,9 @@ def _last_stand_case(seed: int) -> dict[str, Any]:
     sc = bench_engine.last_stand(bench_engine.scenario(bf, per_side=LAST_STAND_FORMATIONS))
     battle = Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
     log = battle.run(bench_engine.BOUNDS)
-    return _answer(log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last",
-                         "seed": seed})  # fmt: skip
+    return _answer(
+        log, {"scenario": f"bench_engine x{LAST_STAND_FORMATIONS} to the last", "seed": seed}
+    )
 
 
 def _answer(log: Any, head: dict[str, Any]) -> dict[str, Any]:
@@ -114,8 +115,8 @@ def cases() -> dict[str, Callable[[], dict[str, Any]]]:
     for case, (sid, ruleset) in COMPOSED.items():
         out[f"{case}_seed1"] = lambda sid=sid, ruleset=ruleset: _scenario_case(sid, 1, ruleset)
     for sid, rs, seed in OTHER_RULESETS:
-        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = (
-            lambda sid=sid, rs=rs, seed=seed: _scenario_case(sid, seed, rs)
+        out[f"{sid}_{rs.replace('-', '_')}_seed{seed}"] = lambda sid=sid, rs=rs, seed=seed: (
+            _scenario_case(sid, seed, rs)
         )
     out[f"bench_engine_x{BENCH_FORMATIONS}_seed{BENCH_SEED}"] = lambda: _bench_case(BENCH_SEED)
     out[f"bench_engine_x{LAST_STAND_FORMATIONS}_last_stand_seed{BENCH_SEED}"] = lambda: (

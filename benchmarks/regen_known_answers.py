@@ -31,8 +31,10 @@ def main(argv: list[str]) -> int:
         with atomic_path(path) as tmp:
             tmp.write_text(to_text(answer), encoding="utf-8")
         change = "new" if old is None else ("; ".join(differences(old, answer)) or "unchanged")
-        print(f"{name}: {time.perf_counter() - t0:.1f} s, {answer['winner']} after "
-              f"{answer['bounds']} bounds, {answer['losses']} -> {change}")  # fmt: skip
+        print(
+            f"{name}: {time.perf_counter() - t0:.1f} s, {answer['winner']} after "
+            f"{answer['bounds']} bounds, {answer['losses']} -> {change}"
+        )
     return 0
 
 

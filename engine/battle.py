@@ -56,6 +56,13 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     """6.2: the enemy formations each side sees at the end of a bound (any formation of the
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
+    import copy
+
+    # a copy with its own caches: the battle's Sight stays exactly as the bound left it (a
+    # warmed cache would carry answers into the next bound, e.g. across a change of light)
+    look = copy.copy(sight)
+    look._cache = {}
+    look._version = -1
     forms = state.active()
     out: dict[str, list[str]] = {}
     for side in state.sides:
@@ -66,7 +73,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
             left = [g for g in enemy if g not in seen]
             if not left:
                 break
-            seen.update(sight.visible(f.id, left))
+            seen.update(look.visible(f.id, left))
         out[side] = sorted(seen)
     return out
 
@@ -81,9 +88,13 @@ def snapshot(
     for f in state.formations.values():
         gone = f.morale is Morale.DESTROYED
         for b in f.bases:
-            bases[b.id] = {"x": b.x, "y": b.y, "facing": b.facing, "formation": b.formation,
-                           "state": "dead" if gone and b.status is BaseStatus.DEAD
-                           else b.status.value}  # fmt: skip
+            bases[b.id] = {
+                "x": b.x,
+                "y": b.y,
+                "facing": b.facing,
+                "formation": b.formation,
+                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
+            }
         forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
     return {
         "bases": bases,
@@ -116,10 +127,18 @@ class Battle:
         self.state = deploy(scenario, ground, ruleset)
         ruleset.prepare(self.state, scenario)
         # 6.3 with twilight read in (engine.light): the ruleset's day and night, and between them
-        rules = replace(ruleset.sight_rules,
-                        sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m))
-        self.sight = Sight(ground, self.state, rules=rules, weather=scenario.weather,
-                           time=scenario.time, locality=scenario.locality)  # fmt: skip
+        rules = replace(
+            ruleset.sight_rules,
+            sight_limit_m=twilight_sight_limit(ruleset.sight_rules.sight_limit_m),
+        )
+        self.sight = Sight(
+            ground,
+            self.state,
+            rules=rules,
+            weather=scenario.weather,
+            time=scenario.time,
+            locality=scenario.locality,
+        )
         # light and weather bound by bound (engine.light): None when they never change
         self.sky = sky_for(scenario, ground, ruleset)
         if commanders is None:
@@ -128,9 +147,15 @@ class Battle:
             delivery = ruleset.delivery(ground, scenario)
         self.delivery = delivery
         self.ctx = ruleset.new_context(
-            bf=ground, state=self.state, dice=dice, ruleset=ruleset, sight=self.sight,
-            scenario=scenario, commanders=dict(commanders), delivery=self.delivery,
-        )  # fmt: skip
+            bf=ground,
+            state=self.state,
+            dice=dice,
+            ruleset=ruleset,
+            sight=self.sight,
+            scenario=scenario,
+            commanders=dict(commanders),
+            delivery=self.delivery,
+        )
         if self.sky is not None:
             self.ctx.on_bound_start.append(self.sky)
         # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
@@ -160,27 +185,52 @@ class Battle:
             "time": sc.time,
             **self._clock_header(),
             "locality": sc.locality,
-            "sides": [{"id": s.id, "name": s.name, "colour": s.colour,
-                       "locality": st.sides[s.id].locality} for s in sc.sides],
-            "formations": [{"id": f.id, "side": f.side, "name": f.name,
-                            "profile": f.profile.id} for f in st.formations.values()],
-            "bases": [{"id": b.id, "side": b.side, "formation": b.formation,
-                       "profile": b.profile.id, "unit_type": str(b.profile.unit_type),
-                       "character": b.character, "w": b.w, "d": b.d}
-                      for f in st.formations.values() for b in f.bases],
-        }  # fmt: skip
+            "sides": [
+                {
+                    "id": s.id,
+                    "name": s.name,
+                    "colour": s.colour,
+                    "locality": st.sides[s.id].locality,
+                }
+                for s in sc.sides
+            ],
+            "formations": [
+                {"id": f.id, "side": f.side, "name": f.name, "profile": f.profile.id}
+                for f in st.formations.values()
+            ],
+            "bases": [
+                {
+                    "id": b.id,
+                    "side": b.side,
+                    "formation": b.formation,
+                    "profile": b.profile.id,
+                    "unit_type": str(b.profile.unit_type),
+                    "character": b.character,
+                    "w": b.w,
+                    "d": b.d,
+                }
+                for f in st.formations.values()
+                for b in f.bases
+            ],
+        }
 
     def _clock_header(self) -> dict[str, Any]:
         """The start, bound duration and the day's sun (only for a scenario that has them)."""
         clock = self.sky.clock if self.sky is not None else None
         if clock is None:
             return {}
-        times = {k: (v.strftime("%H:%M") if v is not None else None)
-                 for k, v in clock.sun_times().items()}  # fmt: skip
-        return {"clock": {"start": clock.start.isoformat(timespec="minutes"),
-                          "bound_minutes": clock.bound_minutes,
-                          "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
-                          "sun_local_mean_time": times}}  # fmt: skip
+        times = {
+            k: (v.strftime("%H:%M") if v is not None else None)
+            for k, v in clock.sun_times().items()
+        }
+        return {
+            "clock": {
+                "start": clock.start.isoformat(timespec="minutes"),
+                "bound_minutes": clock.bound_minutes,
+                "lonlat": [round(clock.lon, 5), round(clock.lat, 5)],
+                "sun_local_mean_time": times,
+            }
+        }
 
     # -- playing ----------------------------------------------------------------------------
     @property
@@ -228,10 +278,13 @@ class Battle:
             self._finish(winners[0] if len(winners) == 1 else None, "both armies broke")
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
-                       "losses": self.state.losses(),
-                       "broken": {s: round(self.state.broken_fraction(s), 3)
-                                  for s in self.state.sides}}  # fmt: skip
+        self.result = {
+            "winner": winner,
+            "bounds": self.state.bound,
+            "reason": reason,
+            "losses": self.state.losses(),
+            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
+        }
         stall = self.ctx.jams.stalled
         if stall is not None:  # engine.jams: the same formations stuck by each other
             self.result["stall"] = str(stall)

@@ -52,9 +52,13 @@ def _where(scenario: Scenario, source: str, loc: tuple[str | int, ...]) -> str:
 
 
 def _check_on_map(
-    bf: Ground, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
+    bf: Ground,
+    f: Formation,
+    scenario: Scenario,
+    source: str,
+    loc: tuple[str | int, ...],
     pos: Position | None = None,
-) -> None:  # fmt: skip
+) -> None:
     xs = np.array([b.x for b in f.bases])
     ys = np.array([b.y for b in f.bases])
     inside = np.atleast_1d(bf.contains(xs, ys))
@@ -69,9 +73,14 @@ def _check_on_map(
 
 
 def _check_ground(
-    bf: Ground, f: Formation, scenario: Scenario, source: str, loc: tuple[str | int, ...],
-    pos: Position | None, ruleset: Ruleset,
-) -> None:  # fmt: skip
+    bf: Ground,
+    f: Formation,
+    scenario: Scenario,
+    source: str,
+    loc: tuple[str | int, ...],
+    pos: Position | None,
+    ruleset: Ruleset,
+) -> None:
     """7.1: impractical ground must not apply to a deployed formation's footprint (the sea, a
     river, a cliff); a wall or tower garrison (8.3) is the exception. The ruleset's movement
     class called impractical or impassable is the one checked (none: nothing to check)."""
@@ -89,8 +98,8 @@ def _check_ground(
         return  # a garrison on its walls or in its tower (8.3: wall features, as 7.1 applies)
     codes, inside = bf.codes_on_map("move", pts[:, 0], pts[:, 1])
     bad = inside & (codes == code)
-    names = np.atleast_1d(bf.feature_at(pts[bad, 0], pts[bad, 1]))
-    kinds, counts = np.unique(names, return_counts=True)
+    under = np.atleast_1d(bf.feature_at(pts[bad, 0], pts[bad, 1]))
+    kinds, counts = np.unique(under, return_counts=True)
     order = np.argsort(-counts, kind="stable")
     what = ", ".join(f"{kinds[i]} {100.0 * counts[i] / len(pts):.0f} %" for i in order)
     raise ScenarioFileError(
@@ -118,10 +127,22 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
             x, y = fs.position.resolve(bf.to_xy)
             rear = army.profile(fs.rear_profile) if fs.rear_profile else None
             f = Formation.build(
-                fs.id, side.id, fs.name or fs.id, army.profile(fs.profile), n_bases=fs.bases,
-                frontage=fs.frontage, cx=x, cy=y, facing=fs.facing % 360.0, loose=fs.loose,
-                rear_profile=rear, rear_ranks=fs.rear_ranks, base_w=bw, base_d=bd, loose_gap=gap,
-            )  # fmt: skip
+                fs.id,
+                side.id,
+                fs.name or fs.id,
+                army.profile(fs.profile),
+                n_bases=fs.bases,
+                frontage=fs.frontage,
+                cx=x,
+                cy=y,
+                facing=fs.facing % 360.0,
+                loose=fs.loose,
+                rear_profile=rear,
+                rear_ranks=fs.rear_ranks,
+                base_w=bw,
+                base_d=bd,
+                loose_gap=gap,
+            )
             loc = ("sides", si, "formations", fi, "position")
             _check_on_map(bf, f, scenario, source, loc, fs.position)
             _check_ground(bf, f, scenario, source, loc, fs.position, ruleset)
@@ -136,19 +157,32 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
             else:
                 x, y = cp.position.resolve(bf.to_xy)  # type: ignore[union-attr]
                 if ch.id in formations:
-                    raise ScenarioFileError(source, f"character {ch.id}: id clashes with a "
-                                                    "formation")  # fmt: skip
-                f = Formation.build(ch.id, side.id, ch.name, prof, n_bases=1, frontage=1,
-                                    cx=x, cy=y, facing=cp.facing % 360.0, base_w=bw,
-                                    base_d=bd, loose_gap=gap)  # fmt: skip
+                    raise ScenarioFileError(
+                        source, f"character {ch.id}: id clashes with a formation"
+                    )
+                f = Formation.build(
+                    ch.id,
+                    side.id,
+                    ch.name,
+                    prof,
+                    n_bases=1,
+                    frontage=1,
+                    cx=x,
+                    cy=y,
+                    facing=cp.facing % 360.0,
+                    base_w=bw,
+                    base_d=bd,
+                    loose_gap=gap,
+                )
                 loc = ("sides", si, "characters", ci, "position")
                 _check_on_map(bf, f, scenario, source, loc, cp.position)
                 _check_ground(bf, f, scenario, source, loc, cp.position, ruleset)
                 f.bases[0].character = ch.id
                 formations[f.id] = f
                 base = f.bases[0]
-            characters[ch.id] = Character(ch.id, ch.name, side.id, ch.leadership,
-                                          ch.id == general, base.id)  # fmt: skip
+            characters[ch.id] = Character(
+                ch.id, ch.name, side.id, ch.leadership, ch.id == general, base.id
+            )
     minx, miny, maxx, maxy = bf.bounds
     state = BattleState(sides, formations, characters, bounds_xy=(minx, miny, maxx, maxy))
     for s in sides.values():
@@ -164,5 +198,6 @@ def _check_overlaps(state: BattleState, source: str) -> None:
         hit = np.flatnonzero(overlaps(f.obb(), arr[i + 1 :], tol=0.5))
         if hit.size:
             g = forms[i + 1 + int(hit[0])]
-            raise ScenarioFileError(source, f"formations {f.id} and {g.id} overlap at "
-                                            "deployment; expected bases apart")  # fmt: skip
+            raise ScenarioFileError(
+                source, f"formations {f.id} and {g.id} overlap at deployment; expected bases apart"
+            )

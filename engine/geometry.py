@@ -155,8 +155,10 @@ class SeparationFrom:
             return
         self.b = bfx, bfy, brx, bry = _axes(others[:, 4])
         self.bhw, self.bhd = bhw, bhd = others[:, 2], others[:, 3]
-        self.rb_own = [bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
-                       for ux, uy in ((bfx, bfy), (brx, bry))]  # fmt: skip
+        self.rb_own = [
+            bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
+            for ux, uy in ((bfx, bfy), (brx, bry))
+        ]
         self._rb_along: dict[float, list[np.ndarray]] = {}
 
     def __call__(self, a: OBB) -> np.ndarray:
@@ -209,11 +211,24 @@ class FewSeparation:
         else:
             bfx, bfy, brx, bry = _axes(others[:, 4])
             bhw, bhd = others[:, 2], others[:, 3]
-            own = [bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
-                   for ux, uy in ((bfx, bfy), (brx, bry))]  # fmt: skip
-            self._rows = list(zip(others[:, 0].tolist(), others[:, 1].tolist(), bhw.tolist(),
-                                  bhd.tolist(), bfx.tolist(), bfy.tolist(), brx.tolist(),
-                                  bry.tolist(), own[0].tolist(), own[1].tolist()))  # fmt: skip
+            own = [
+                bhw * np.abs(ux * brx + uy * bry) + bhd * np.abs(ux * bfx + uy * bfy)
+                for ux, uy in ((bfx, bfy), (brx, bry))
+            ]
+            self._rows = list(
+                zip(
+                    others[:, 0].tolist(),
+                    others[:, 1].tolist(),
+                    bhw.tolist(),
+                    bhd.tolist(),
+                    bfx.tolist(),
+                    bfy.tolist(),
+                    brx.tolist(),
+                    bry.tolist(),
+                    own[0].tolist(),
+                    own[1].tolist(),
+                )
+            )
         self._along: dict[float, list[tuple[float, float]]] = {}
 
     def _rb_along(self, facing: float, afx: float, afy: float, arx: float, ary: float) -> list:
@@ -221,10 +236,12 @@ class FewSeparation:
         rbs = self._along.get(facing)
         if rbs is None:
             rbs = self._along[facing] = [
-                (bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy),
-                 bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy))
+                (
+                    bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy),
+                    bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy),
+                )
                 for _x, _y, bhw, bhd, bfx, bfy, brx, bry, _o0, _o1 in self._rows
-            ]  # fmt: skip
+            ]
         return rbs
 
     def gaps(self, a: Any) -> list[float]:
@@ -266,9 +283,9 @@ class FewSeparation:
         ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
         lim = -tol
         found, worst = None, 0.0
-        for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(zip(
-            self._rows, self._rb_along(facing, afx, afy, arx, ary)
-        )):  # fmt: skip
+        for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
+            zip(self._rows, self._rb_along(facing, afx, afy, arx, ary))
+        ):
             dx = ox - cx
             dy = oy - cy
             best = abs(afx * dx + afy * dy) - ra0 - rb0
@@ -325,8 +342,9 @@ def segment_hits(
     [True, False]
     """
     # one segment as a batch of one: the same element-by-element arithmetic
-    return segment_hits_pairs(np.array([p], dtype=float), np.array([q], dtype=float), others,
-                              axes)[0]  # fmt: skip
+    return segment_hits_pairs(np.array([p], dtype=float), np.array([q], dtype=float), others, axes)[
+        0
+    ]
 
 
 def segment_hits_pairs(
@@ -415,16 +433,20 @@ def distance(a: OBB, others: np.ndarray) -> np.ndarray:
     ca = corners(a)
     dx = ca[:, :1] - others[None, :, 0]
     dy = ca[:, 1:] - others[None, :, 1]
-    d1 = np.hypot(np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0),
-                  np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0))  # fmt: skip
+    d1 = np.hypot(
+        np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0),
+        np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0),
+    )
     sa = np.array([[-1], [1], [1], [-1]])
     sb = np.array([[1], [1], [-1], [-1]])
     px = others[:, 0] + sa * others[:, 2] * rx + sb * others[:, 3] * fx
     py = others[:, 1] + sa * others[:, 2] * ry + sb * others[:, 3] * fy
     afx, afy, arx, ary = _axes(np.array([a.facing]))
     ex, ey = px - a.cx, py - a.cy
-    d2 = np.hypot(np.maximum(np.abs(ex * arx + ey * ary) - a.hw, 0.0),
-                  np.maximum(np.abs(ex * afx + ey * afy) - a.hd, 0.0))  # fmt: skip
+    d2 = np.hypot(
+        np.maximum(np.abs(ex * arx + ey * ary) - a.hw, 0.0),
+        np.maximum(np.abs(ex * afx + ey * afy) - a.hd, 0.0),
+    )
     best = np.minimum(d1.min(axis=0), d2.min(axis=0))
     best[separation(a, others) < 0] = 0.0
     return best
@@ -462,8 +484,10 @@ def distance_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
     cay = ca[:, :, 1].T[:, :, None]
     dx = cax - others[None, None, :, 0]
     dy = cay - others[None, None, :, 1]
-    d1 = np.hypot(np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0),
-                  np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0))  # fmt: skip
+    d1 = np.hypot(
+        np.maximum(np.abs(dx * rx + dy * ry) - others[:, 2], 0.0),
+        np.maximum(np.abs(dx * fx + dy * fy) - others[:, 3], 0.0),
+    )
     sa = np.array([[-1], [1], [1], [-1]])
     sb = np.array([[1], [1], [-1], [-1]])
     px = others[:, 0] + sa * others[:, 2] * rx + sb * others[:, 3] * fx  # (4, m)
@@ -471,8 +495,10 @@ def distance_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
     afx, afy, arx, ary = (v[None, :, None] for v in _axes(a[:, 4]))
     ex = px[:, None, :] - a[None, :, None, 0]
     ey = py[:, None, :] - a[None, :, None, 1]
-    d2 = np.hypot(np.maximum(np.abs(ex * arx + ey * ary) - a[None, :, None, 2], 0.0),
-                  np.maximum(np.abs(ex * afx + ey * afy) - a[None, :, None, 3], 0.0))  # fmt: skip
+    d2 = np.hypot(
+        np.maximum(np.abs(ex * arx + ey * ary) - a[None, :, None, 2], 0.0),
+        np.maximum(np.abs(ex * afx + ey * afy) - a[None, :, None, 3], 0.0),
+    )
     best = np.minimum(d1.min(axis=0), d2.min(axis=0))
     best[separation_many(a, others) < 0] = 0.0
     return best

@@ -57,8 +57,10 @@ class Stall:
     bounds: int
 
     def __str__(self) -> str:
-        return (f"{' and '.join(self.formations)} blocked by each other from bound "
-                f"{self.first_bound} for {self.bounds} bounds")  # fmt: skip
+        return (
+            f"{' and '.join(self.formations)} blocked by each other from bound "
+            f"{self.first_bound} for {self.bounds} bounds"
+        )
 
 
 def stuck_cycles(stuck_by: dict[str, str]) -> list[tuple[str, ...]]:

@@ -137,8 +137,13 @@ class Clock:
             light = Light.TWILIGHT
         else:
             light = Light.NIGHT
-        return Sky(local, light, el, float(moon.elevation(self.observer, when)),
-                   float(moon.phase(when.date())))  # fmt: skip
+        return Sky(
+            local,
+            light,
+            el,
+            float(moon.elevation(self.observer, when)),
+            float(moon.phase(when.date())),
+        )
 
     def bound_start(self, n: int) -> dt.datetime:
         return self.start + dt.timedelta(minutes=(n - 1) * self.bound_minutes)
@@ -152,8 +157,12 @@ class Clock:
         where the sun does not reach that elevation that day)."""
         day = self.start.date()
         out: dict[str, dt.datetime | None] = {}
-        for name, fn in (("dawn", sun.dawn), ("sunrise", sun.sunrise), ("sunset", sun.sunset),
-                         ("dusk", sun.dusk)):  # fmt: skip
+        for name, fn in (
+            ("dawn", sun.dawn),
+            ("sunrise", sun.sunrise),
+            ("sunset", sun.sunset),
+            ("dusk", sun.dusk),
+        ):
             try:
                 # the day in UTC that holds the local day's event (|offset| < 12 h)
                 out[name] = self.local(fn(self.observer, day, tzinfo=dt.UTC))
@@ -185,8 +194,9 @@ class SkyWatch:
     ``clock`` None keeps the scenario's fixed ``time`` (day or night); ``weather_changes``
     maps a bound to the weather from that bound on."""
 
-    def __init__(self, clock: Clock | None, time: str, weather: str,
-                 weather_changes: dict[int, str]) -> None:  # fmt: skip
+    def __init__(
+        self, clock: Clock | None, time: str, weather: str, weather_changes: dict[int, str]
+    ) -> None:
         self.clock = clock
         self.time = time
         self.weather = weather
@@ -214,13 +224,17 @@ class SkyWatch:
         if (sight.time, sight.weather) != (light, weather):
             sight.time, sight.weather = light, weather
             sight._version = -1  # the cached answers were for the old light
-        ctx.emit(SkyChanged(
-            "orders", light, weather,
-            sky.local.strftime("%H:%M") if sky is not None else None,
-            sky.sun_elevation if sky is not None else None,
-            sky.moon_elevation if sky is not None else None,
-            sky.moon_phase if sky is not None else None,
-        ))  # fmt: skip
+        ctx.emit(
+            SkyChanged(
+                "orders",
+                light,
+                weather,
+                sky.local.strftime("%H:%M") if sky is not None else None,
+                sky.sun_elevation if sky is not None else None,
+                sky.moon_elevation if sky is not None else None,
+                sky.moon_phase if sky is not None else None,
+            )
+        )
 
 
 def sky_for(scenario: Any, battlefield: Any, ruleset: Any) -> SkyWatch | None:

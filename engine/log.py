@@ -357,11 +357,35 @@ class ReadinessEnded(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
-    for c in (OrderIssued, OrderReceived, OrderRoll, PlannedMove, Moved, Shot, Hit, Injured,
-              Killed, Melee, PanicTest, Retreat, Rout, Rally, Pursuit, Destroyed, WingSplit,
-              BrigadeMerge, TemperamentChange, LadderPlaced, MessengerSent, MessengerArrived,
-              MessengerRerouted, OrderRefused, SkyChanged, ReadinessEnded)
-}  # fmt: skip
+    for c in (
+        OrderIssued,
+        OrderReceived,
+        OrderRoll,
+        PlannedMove,
+        Moved,
+        Shot,
+        Hit,
+        Injured,
+        Killed,
+        Melee,
+        PanicTest,
+        Retreat,
+        Rout,
+        Rally,
+        Pursuit,
+        Destroyed,
+        WingSplit,
+        BrigadeMerge,
+        TemperamentChange,
+        LadderPlaced,
+        MessengerSent,
+        MessengerArrived,
+        MessengerRerouted,
+        OrderRefused,
+        SkyChanged,
+        ReadinessEnded,
+    )
+}
 
 
 @dataclass(slots=True)
@@ -373,8 +397,11 @@ class BoundRecord:
     snapshot: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bound": self.bound, "events": [e.to_dict() for e in self.events],
-                "snapshot": _round(self.snapshot)}  # fmt: skip
+        return {
+            "bound": self.bound,
+            "events": [e.to_dict() for e in self.events],
+            "snapshot": _round(self.snapshot),
+        }
 
     def of_type(self, type_: str) -> list[Event]:
         return [e for e in self.events if e.type == type_]

@@ -164,8 +164,9 @@ def footprint_classes(
     """7.1: the classes of ``layer`` that apply to the formation's footprint (non-default ones
     with >= 50 % of the footprint, or covering the whole middle column), and whether any part of
     the footprint is off the map."""
-    return _footprint_at(bf, _footprint_local(f), layer,
-                         pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
+    return _footprint_at(
+        bf, _footprint_local(f), layer, pose if pose is not None else (f.cx, f.cy, f.facing)
+    )
 
 
 def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
@@ -177,9 +178,11 @@ def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
 
 
 def _footprint_at(
-    bf: Ground, frame: tuple[tuple[np.ndarray, np.ndarray], int], layer: str,
+    bf: Ground,
+    frame: tuple[tuple[np.ndarray, np.ndarray], int],
+    layer: str,
     pose: tuple[float, float, float],
-) -> tuple[list[int], bool]:  # fmt: skip
+) -> tuple[list[int], bool]:
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
     loc, nb = frame
     x, y = _place(loc, *pose)
@@ -440,8 +443,9 @@ def execute_move(
         def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
             if form is not f:
                 return footprint_classes(bf, form, "move", pose)
-            return _footprint_at(bf, frame, "move",
-                                 pose if pose is not None else (f.cx, f.cy, f.facing))  # fmt: skip
+            return _footprint_at(
+                bf, frame, "move", pose if pose is not None else (f.cx, f.cy, f.facing)
+            )
 
     box = _local_box(f)
     start = (f.cx, f.cy, f.facing)
@@ -477,9 +481,7 @@ def execute_move(
             for _ in range(12):
                 mid = (lo + hi) / 2.0
                 cm, offm = classes_fn(f, (f.cx + dx * mid, f.cy + dy * mid, f.facing + dth * mid))
-                ok = allow(sorted(set(c0) | set(cm))) is not None and (
-                    may_leave or not offm
-                )
+                ok = allow(sorted(set(c0) | set(cm))) is not None and (may_leave or not offm)
                 lo, hi = (mid, hi) if ok else (lo, mid)
             dx, dy, dth, d = dx * lo, dy * lo, dth * lo, d * lo
             halted = "edge" if off else "terrain"
@@ -491,7 +493,20 @@ def execute_move(
     # 7.1: terrain crossed on the way (a wall, a strip of wood) counts as well as the ends
     if halted is None and d > PATH_STEP_M:
         dx, dy, dth, d, allowance, why = _check_path(
-            bf, f, plan, box, classes_fn, c0, dx, dy, dth, d, allowance, may_leave, allow, lat,
+            bf,
+            f,
+            plan,
+            box,
+            classes_fn,
+            c0,
+            dx,
+            dy,
+            dth,
+            d,
+            allowance,
+            may_leave,
+            allow,
+            lat,
             rules,
         )
         halted = why
@@ -509,8 +524,9 @@ def execute_move(
         f.set_pose(*end)
         state.version += 1
     f.moved_m = dist
-    near_goal = plan.goal is not None and math.hypot(plan.goal[0] - end[0],
-                                                     plan.goal[1] - end[1]) < 1.0
+    near_goal = (
+        plan.goal is not None and math.hypot(plan.goal[0] - end[0], plan.goal[1] - end[1]) < 1.0
+    )
     if halted is None and near_goal and d > 0:
         halted = "goal"
     off_map = False
@@ -524,9 +540,20 @@ PATH_STEP_M = 20.0
 
 
 def _check_path(
-    bf: Ground, f: Formation, plan: MovePlan, box: Any, classes_fn: Any, c0: list[int],
-    dx: float, dy: float, dth: float, d: float, allowance: float, may_leave: bool,
-    allow: Any = None, loc: tuple[np.ndarray, np.ndarray] | None = None,
+    bf: Ground,
+    f: Formation,
+    plan: MovePlan,
+    box: Any,
+    classes_fn: Any,
+    c0: list[int],
+    dx: float,
+    dy: float,
+    dth: float,
+    d: float,
+    allowance: float,
+    may_leave: bool,
+    allow: Any = None,
+    loc: tuple[np.ndarray, np.ndarray] | None = None,
     rules: MoveRules | None = None,
 ) -> tuple[float, float, float, float, float, str | None]:
     """Shorten a move that crosses impassable or slower terrain between its two ends.
@@ -565,8 +592,14 @@ def _check_path(
             a = allow(sorted(set(c0) | set(c)))
             if a is None or (off and not may_leave):
                 prev = ts[i - 1] if i else 0.0
-                return (dx * prev, dy * prev, dth * prev, d * prev, allowance,
-                        "edge" if off else "terrain")  # fmt: skip
+                return (
+                    dx * prev,
+                    dy * prev,
+                    dth * prev,
+                    d * prev,
+                    allowance,
+                    "edge" if off else "terrain",
+                )
             if a < allowance - 1e-9:
                 slower = a
                 break
@@ -617,7 +650,8 @@ def _sweep(
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
-        all_arr[:, 2], all_arr[:, 3])
+        all_arr[:, 2], all_arr[:, 3]
+    )
     if table is not None:
         for k in close.nonzero()[0].tolist():
             if others[k].id == f.id:
@@ -651,8 +685,9 @@ def _sweep(
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
     def clash(t: float) -> int | None:
-        return few.first_overlap(obb_at(box, start[0] + dx * t, start[1] + dy * t,
-                                        start[2] + dth * t))  # fmt: skip
+        return few.first_overlap(
+            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        )
 
     ts = np.arange(1, n + 1) / n
     if dth == 0:
@@ -667,8 +702,13 @@ def _sweep(
         bad: int | None = 0
     else:
         if dth != 0:
-            poses = obb_array([first] + [obb_at(box, start[0] + dx * t, start[1] + dy * t,
-                                                start[2] + dth * t) for t in ts[1:]])  # fmt: skip
+            poses = obb_array(
+                [first]
+                + [
+                    obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                    for t in ts[1:]
+                ]
+            )
         overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
         rows = overlapping.nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None

@@ -176,8 +176,9 @@ def check_order(state: BattleState, side: str, order: Order) -> None:
     """The public, checked entry (python-chess ``push_san``): raise on an illegal order."""
     f = state.formations.get(order.formation)
     if f is None:
-        raise IllegalOrderError(None, f"order '{order}': expected a formation, got "
-                                      f"{order.formation!r}")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"order '{order}': expected a formation, got {order.formation!r}"
+        )
     if f.side != side:
         raise IllegalOrderError(None, f"order '{order}': {f.id} belongs to {f.side}, not {side}")
     if f.removed:
@@ -185,5 +186,7 @@ def check_order(state: BattleState, side: str, order: Order) -> None:
     if order.target_formation is not None:
         t = state.formations.get(order.target_formation)
         if t is None:
-            raise IllegalOrderError(None, f"order '{order}': expected a target formation, got "
-                                          f"{order.target_formation!r}")  # fmt: skip
+            raise IllegalOrderError(
+                None,
+                f"order '{order}': expected a target formation, got {order.target_formation!r}",
+            )

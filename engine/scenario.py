@@ -193,10 +193,10 @@ class FormationSpec(BaseModel):
     position: Position
     facing: float = 0.0
     order: OrderWord = "hold"
-    target: Position | None = None            # advance/attack toward this point
-    target_formation: str | None = None       # attack this enemy formation
-    loose: bool = False                       # 4.1 skirmishers in Loose Formation
-    rear_profile: str | None = None           # 11.3 mixed formation: rear ranks of another profile
+    target: Position | None = None  # advance/attack toward this point
+    target_formation: str | None = None  # attack this enemy formation
+    loose: bool = False  # 4.1 skirmishers in Loose Formation
+    rear_profile: str | None = None  # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
@@ -298,7 +298,7 @@ class Scenario(BaseModel):
     time: Literal["day", "night"] = "day"
     weather: Literal["clear", "fog", "rain", "bright"] = "clear"
     weather_changes: list[WeatherChange] = Field(default_factory=list)
-    locality: str | None = None       # 6.3: troops of this locality know the ground
+    locality: str | None = None  # 6.3: troops of this locality know the ground
     max_bounds: int = Field(default=60, ge=1, le=1000)
     sides: list[SideSpec] = Field(min_length=2)
     victory: Victory = Field(default_factory=Victory)
@@ -370,8 +370,9 @@ class Scenario(BaseModel):
                     if fid not in own:
                         yield (*tl, "formations", k), unknown_name(mine, fid, own)
                 if trig.target_formation is not None and trig.target_formation not in enemy:
-                    yield (*tl, "target_formation"), unknown_name(
-                        theirs, trig.target_formation, enemy
+                    yield (
+                        (*tl, "target_formation"),
+                        unknown_name(theirs, trig.target_formation, enemy),
                     )
                 w = trig.when
                 # with no formations listed the condition's formation is the one ordered: own
@@ -445,18 +446,23 @@ class Scenario(BaseModel):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(
-                            ("sides", si, "formations", fi, key), lines,
+                            ("sides", si, "formations", fi, key),
+                            lines,
                             f"expected a profile of army {army.army}, got {val!r}",
                         )
             for ci, c in enumerate(side.characters):
                 if c.id not in cids:
                     self._fail(
-                        ("sides", si, "characters", ci, "id"), lines,
+                        ("sides", si, "characters", ci, "id"),
+                        lines,
                         f"expected a character of army {army.army}, got {c.id!r}",
                     )
             if side.general is not None and side.general not in cids:
-                self._fail(("sides", si, "general"), lines,
-                           f"expected a character of army {army.army}, got {side.general!r}")
+                self._fail(
+                    ("sides", si, "general"),
+                    lines,
+                    f"expected a character of army {army.army}, got {side.general!r}",
+                )
 
     def line_of(self, loc: tuple[str | int, ...]) -> int | None:
         """The line in the scenario file of the field at ``loc`` (or of its nearest parent)."""
@@ -506,6 +512,23 @@ def scenario_path(name_or_path: str | Path) -> Path:
     return data_dir() / "scenarios" / f"{p}.yaml"
 
 
+def shipped_scenario_ids() -> list[str]:
+    """The ids of the shipped scenarios (``scenario-builder scenarios`` lists them)."""
+    return sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+
+
+def _not_found(name_or_path: str | Path) -> str:
+    """ "scenario not found", with the closest shipped ids when a bare id was given."""
+    from scenario_builder.suggest import did_you_mean
+
+    p = Path(name_or_path)
+    if p.parent != Path(".") or p.suffix in (".yaml", ".yml"):
+        return "scenario not found"
+    hint = did_you_mean(p.stem, shipped_scenario_ids())
+    hint = f"; {hint}" if hint else ""
+    return f"no such scenario file or shipped id{hint} (`scenario-builder scenarios` lists them)"
+
+
 def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Scenario:
     """Load and validate a scenario file (a path or a shipped scenario id).
 
@@ -514,7 +537,8 @@ def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Sce
     """
     path = scenario_path(name_or_path)
     if not path.exists():
-        raise DataSourceError(path, "scenario not found")
+        shown = path if Path(name_or_path).parent != Path(".") else name_or_path
+        raise DataSourceError(shown, _not_found(name_or_path))
     data, lines = read_yaml(path)
     scen = validate(Scenario, data, path, lines)
     scen._path = path

@@ -184,8 +184,9 @@ class Sight:
         terrain sight of every pair left in one call (the answer of a pair does not depend on
         the others in a batch, so these are the answers ``visible`` would give)."""
         self._refresh()
-        todo = [(o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache])
-                for o, ts in requests]  # fmt: skip
+        todo = [
+            (o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache]) for o, ts in requests
+        ]
         groups = self._screen([(o, ts) for o, ts in todo if ts])
         if groups:
             self._terrain(groups)
@@ -266,8 +267,11 @@ class Sight:
                 continue
             if blocker.side == o.side:
                 if see_through is None:
-                    see_through = (self.rules.character_see_through_m if o.character_ids()
-                                   else self.rules.friend_see_through_m)  # fmt: skip
+                    see_through = (
+                        self.rules.character_see_through_m
+                        if o.character_ids()
+                        else self.rules.friend_see_through_m
+                    )
                 if point_distance(self.obbs[k], *p) <= see_through:
                     continue
                 return False

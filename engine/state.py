@@ -207,11 +207,38 @@ class Formation:
         for i in range(n_bases):
             r, f = divmod(i, frontage)
             prof = rear_profile if rear_profile is not None and r >= ranks - rear_ranks else profile
-            bases.append(Base(f"{fid}.{i + 1}", side, fid, prof, 0.0, 0.0, facing, rank=r,
-                              file=f, origin=fid, w=base_w, d=base_d))  # fmt: skip
-        form = cls(fid, side, name, cx, cy, facing, frontage, bases, loose=loose,
-                   temperament=profile.temperament, start_bases=n_bases, base_w=base_w,
-                   base_d=base_d, loose_gap=loose_gap)  # fmt: skip
+            bases.append(
+                Base(
+                    f"{fid}.{i + 1}",
+                    side,
+                    fid,
+                    prof,
+                    0.0,
+                    0.0,
+                    facing,
+                    rank=r,
+                    file=f,
+                    origin=fid,
+                    w=base_w,
+                    d=base_d,
+                )
+            )
+        form = cls(
+            fid,
+            side,
+            name,
+            cx,
+            cy,
+            facing,
+            frontage,
+            bases,
+            loose=loose,
+            temperament=profile.temperament,
+            start_bases=n_bases,
+            base_w=base_w,
+            base_d=base_d,
+            loose_gap=loose_gap,
+        )
         form.place()
         return form
 
@@ -355,12 +382,19 @@ class Formation:
                 last = b
                 n += 1
         if first is None:
-            key = (self.cx, self.cy, self.facing, len(self.bases), self.frontage, self.loose,
-                   self.bases[0].id, self.bases[-1].id)  # fmt: skip
+            key = (
+                self.cx,
+                self.cy,
+                self.facing,
+                len(self.bases),
+                self.frontage,
+                self.loose,
+                self.bases[0].id,
+                self.bases[-1].id,
+            )
         else:
             assert last is not None  # set with first
-            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id,
-                   last.id)  # fmt: skip
+            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id, last.id)
         if self.obb_cache is not None and self.obb_cache[0] == key:
             return self.obb_cache[1]
         alive = self.alive_bases or self.bases
@@ -373,8 +407,13 @@ class Formation:
         ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
         fx, fy = forward(self.facing)
         rx, ry = right(self.facing)
-        out = OBB(self.cx + ca * rx + cl * fx, self.cy + ca * ry + cl * fy,
-                  (max_a - min_a) / 2.0, (max_l - min_l) / 2.0, self.facing)  # fmt: skip
+        out = OBB(
+            self.cx + ca * rx + cl * fx,
+            self.cy + ca * ry + cl * fy,
+            (max_a - min_a) / 2.0,
+            (max_l - min_l) / 2.0,
+            self.facing,
+        )
         self.obb_cache = (key, out)
         return out
 
@@ -538,9 +577,16 @@ class BattleState:
             self.bound,
             self.phase,
             tuple(
-                (f.id, f.morale.value, f.order, str(f.temperament),
-                 tuple((b.id, round(b.x, 6), round(b.y, 6), round(b.facing, 6), b.status.value)
-                       for b in f.bases))
+                (
+                    f.id,
+                    f.morale.value,
+                    f.order,
+                    str(f.temperament),
+                    tuple(
+                        (b.id, round(b.x, 6), round(b.y, 6), round(b.facing, 6), b.status.value)
+                        for b in f.bases
+                    ),
+                )
                 for f in self.formations.values()
             ),
-        )  # fmt: skip
+        )

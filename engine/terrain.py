@@ -115,8 +115,10 @@ class TerrainTable:
             with path.open(newline="", encoding="utf-8") as fh:
                 reader = csv.DictReader(fh)
                 header = [h.strip() for h in reader.fieldnames or []]
-                rows = [{(k or "").strip(): (v or "").strip().lower() for k, v in r.items()}
-                        for r in reader]  # fmt: skip
+                rows = [
+                    {(k or "").strip(): (v or "").strip().lower() for k, v in r.items()}
+                    for r in reader
+                ]
         except (UnicodeDecodeError, csv.Error) as exc:
             raise ScenarioFileError(path, f"expected a UTF-8 CSV terrain table, got {exc}") from exc
         missing = [c for c in want if c not in header]

@@ -52,9 +52,19 @@ __all__ = [
 ]
 
 #: hooks the core calls to set up or run every battle: checked by spying that they are called
-STRUCTURAL_HOOKS = frozenset({"ground", "classify_slope", "load_army", "prepare", "delivery",
-                              "commander", "automatic_commanders", "new_context",
-                              "start_bound"})  # fmt: skip
+STRUCTURAL_HOOKS = frozenset(
+    {
+        "ground",
+        "classify_slope",
+        "load_army",
+        "prepare",
+        "delivery",
+        "commander",
+        "automatic_commanders",
+        "new_context",
+        "start_bound",
+    }
+)
 #: public names of a ruleset that are helpers for its own code or the CLI, not hooks
 _HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
 
@@ -122,8 +132,7 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
     dead: set[str] = {b.id for f in state.formations.values() for b in f.bases if not b.alive}
     losses = state.losses()
     morale = {fid: f.morale for fid, f in state.formations.items()}
-    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases
-                if not b.alive}  # fmt: skip
+    dead_pos = {b.id: (b.x, b.y) for f in state.formations.values() for b in f.bases if not b.alive}
     while not battle.finished:
         if state.bound >= limit:
             _fail(f"battle did not end within {limit} bounds")
@@ -241,8 +250,11 @@ def check_ruleset(
 
         battlefield = build_battlefield(scenario).battlefield
     rs = get_ruleset(ruleset_name)
-    chosen = commanders(scenario, battlefield) if commanders else rs.automatic_commanders(
-        scenario, rs.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else rs.automatic_commanders(scenario, rs.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=rs, commanders=chosen)
     if max_bounds is not None:
         battle.scenario = scenario.model_copy(update={"max_bounds": max_bounds})
@@ -252,8 +264,9 @@ def check_ruleset(
     if not math.isfinite(report.bounds):
         _fail("no bounds played")
     if hooks:
-        report.hooks = check_hooks(ruleset_name, scenario, battlefield, seed, bounds=hook_bounds,
-                                   commanders=commanders)  # fmt: skip
+        report.hooks = check_hooks(
+            ruleset_name, scenario, battlefield, seed, bounds=hook_bounds, commanders=commanders
+        )
     return report
 
 
@@ -269,8 +282,11 @@ def _bound_logs(
     from engine.dice import Dice
     from engine.log import dumps
 
-    chosen = commanders(scenario, battlefield) if commanders else ruleset.automatic_commanders(
-        scenario, ruleset.ground(battlefield))  # fmt: skip
+    chosen = (
+        commanders(scenario, battlefield)
+        if commanders
+        else ruleset.automatic_commanders(scenario, ruleset.ground(battlefield))
+    )
     battle = Battle(battlefield, scenario, Dice(seed), ruleset=ruleset, commanders=chosen)
     yield dumps(battle.log.bounds[0].to_dict())
     while not battle.finished:
@@ -323,8 +339,9 @@ def check_hooks(
     unknown = [n for n in checks if n not in names]
     if unknown:
         _fail(f"{ruleset_name}: hook_checks name no hook of the class: {unknown}")
-    baseline = list(itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders),
-                                     bounds + 1))  # fmt: skip
+    baseline = list(
+        itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders), bounds + 1)
+    )
     out: dict[str, str] = {}
     for name in names:
         calls = [0]
@@ -336,8 +353,9 @@ def check_hooks(
                 return _o(self, *a, **k)
 
             variant = type(f"{cls.__name__}Spy", (cls,), {name: spy})()
-            for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
-                                      2):  # fmt: skip
+            for _ in itertools.islice(
+                _bound_logs(battlefield, scenario, variant, seed, commanders), 2
+            ):
                 pass
             if not calls[0]:
                 _fail(f"{ruleset_name}: hook {name} is never called")
@@ -355,11 +373,14 @@ def check_hooks(
             attrs = {name: perturb(value)}
         variant = type(f"{cls.__name__}Without{name.title()}", (cls,), attrs)()
         logs = _bound_logs(battlefield, scenario, variant, seed, commanders)
-        moved = next((k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b),
-                     None)  # fmt: skip
+        moved = next(
+            (k for k, (a, b) in enumerate(zip(baseline, logs, strict=False)) if a != b), None
+        )
         if moved is None:
-            _fail(f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
-                  "(a hook nothing reads)")  # fmt: skip
+            _fail(
+                f"{ruleset_name}: overriding hook {name} changed nothing in {bounds} bounds "
+                "(a hook nothing reads)"
+            )
         out[name] = f"changes bound {moved}"
     return out
 
@@ -374,9 +395,6 @@ def overlapping_pairs(state: BattleState, tol: float = 0.5) -> list[tuple[str, s
         for k in np.flatnonzero(gaps < -tol):
             out.append((b.id, bases[i + 1 + int(k)].id))
     return out
-
-
-
 
 
 # -- small scenarios for rules tests ----------------------------------------------------------
@@ -419,10 +437,18 @@ def make_scenario(
     from engine.scenario import Scenario
 
     sides = []
-    for sid, forms, army, home in (("red", red, armies[0], "south"),
-                                   ("blue", blue, armies[1], "north")):  # fmt: skip
-        side: dict[str, Any] = {"id": sid, "name": sid.title(), "army": str(army),
-                                "home_edge": home, "formations": [], "characters": []}  # fmt: skip
+    for sid, forms, army, home in (
+        ("red", red, armies[0], "south"),
+        ("blue", blue, armies[1], "north"),
+    ):
+        side: dict[str, Any] = {
+            "id": sid,
+            "name": sid.title(),
+            "army": str(army),
+            "home_edge": home,
+            "formations": [],
+            "characters": [],
+        }
         for spec in forms:
             spec = dict(spec)
             dx, dy = spec.pop("at")
@@ -433,6 +459,11 @@ def make_scenario(
             if ch:
                 side["characters"].append({"id": ch, "formation": spec["id"]})
         sides.append(side)
-    data = {"id": "rules_test", "name": "Rules test", "battlefield": {"slug": slug},
-            "sides": sides, **fields}  # fmt: skip
+    data = {
+        "id": "rules_test",
+        "name": "Rules test",
+        "battlefield": {"slug": slug},
+        "sides": sides,
+        **fields,
+    }
     return Scenario.model_validate(data)

@@ -80,8 +80,8 @@ def validate(model: type[M], data: Any, path: Path, lines: dict[Path_, int]) -> 
         loc = tuple(x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-")))
         msg = err["msg"]
         cause = err.get("ctx", {}).get("error")
-        located = hasattr(cause, "loc") and hasattr(cause, "problem")
-        if located:  # a whole-model check that knows which field is wrong (engine.scenario)
+        located = cause is not None and hasattr(cause, "loc") and hasattr(cause, "problem")
+        if located and cause is not None:  # a whole-model check that knows the field at fault
             loc, msg = (*loc, *cause.loc), cause.problem
         field = ".".join(str(x) for x in loc) or "(top level)"
         line = line_for(lines, loc)

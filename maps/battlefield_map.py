@@ -20,7 +20,14 @@ from jinja2 import Template
 
 from maps.colours import level_colour
 from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
-from maps.leaflet_offline import _MapScript, add_measure_tool, asset, inline_script, make_offline
+from maps.leaflet_offline import (
+    _MapScript,
+    add_measure_tool,
+    asset,
+    inline_script,
+    make_offline,
+    root_figure,
+)
 from maps.palettes import TerrainPalette, terrain_palette
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
 from maps.vectors import level_outlines, outline_contours
@@ -70,9 +77,7 @@ def _class_rgba(
     return classes_to_rgba(w.array, colours), w.latlon_bounds
 
 
-def _slopes_rgba(
-    bf: Battlefield, pal: TerrainPalette
-) -> tuple[np.ndarray, list[list[float]]]:
+def _slopes_rgba(bf: Battlefield, pal: TerrainPalette) -> tuple[np.ndarray, list[list[float]]]:
     """The ruleset's DEM slope classes (medieval-d10's gentle and steep slopes) as a shade,
     the steeper the darker (translucent: the terrain classes show through)."""
     codes = pal.slope_codes(bf.layer("slope")).astype(np.float32)
@@ -167,8 +172,10 @@ def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
         present = set(np.unique(pal.slope_codes(bf.layer("slope"))).tolist())
         shown = [k for k in range(1, len(pal.slopes) + 1) if k in present]
         if shown:
-            parts.append(f"<b>Slopes ({html.escape(pal.cite('move'))}, from the DEM)</b>"
-                         '<div style="color:#555;font-size:10px">a layer, off at first</div>')
+            parts.append(
+                f"<b>Slopes ({html.escape(pal.cite('move'))}, from the DEM)</b>"
+                '<div style="color:#555;font-size:10px">a layer, off at first</div>'
+            )
             for k in shown:
                 parts.append(_swatch(pal.slopes[k - 1][1].colour, pal.slope_label(k)))
     cols = level_colours(bf)
@@ -354,10 +361,12 @@ def battlefield_map(
     if not offline:  # tiles are an option on top, never required
         folium.TileLayer("OpenStreetMap", name="OpenStreetMap", max_zoom=19).add_to(m)
         folium.TileLayer("OpenTopoMap", name="OpenTopoMap", max_zoom=17, show=False).add_to(m)
-    m.get_root().header.add_child(Element(LABEL_CSS), name="sb_label_css")
-    m.get_root().header.add_child(Element(inline_script(asset("labels.js"))), name="sb_labels_js")
+    root_figure(m).header.add_child(Element(LABEL_CSS), name="sb_label_css")
+    root_figure(m).header.add_child(Element(inline_script(asset("labels.js"))), name="sb_labels_js")
     if title:
-        m.get_root().header.add_child(Element(f"<title>{html.escape(title)}</title>"), name="title")
+        root_figure(m).header.add_child(
+            Element(f"<title>{html.escape(title)}</title>"), name="title"
+        )
     rgba, b = _hillshade_rgba(bf)
     _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
     rgba, b = _levels_rgba(bf)
@@ -386,7 +395,7 @@ def battlefield_map(
 def write_html(m: folium.Map, out: str | os.PathLike[str]) -> Path:
     """Render ``m`` and write it atomically (readable by others, like any web page)."""
     out = Path(out)
-    page = m.get_root().render()
+    page = root_figure(m).render()
     with atomic_path(out) as tmp:
         tmp.write_text(page, encoding="utf-8")
         os.chmod(tmp, 0o644)
@@ -402,7 +411,7 @@ def write_battlefield_map(
 ) -> Path:
     """``scenario-builder map BATTLEFIELD_DIR``: load, draw, write. ``ground(bf)``: the
     battlefield as a ruleset reads it (``map --ruleset``)."""
-    bf = Battlefield.load(bf_dir)
+    bf = Battlefield.load(Path(bf_dir))
     if ground is not None:
         bf = ground(bf)
     slug = bf.meta.get("slug") or Path(bf_dir).name

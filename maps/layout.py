@@ -152,8 +152,15 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         pw = paper.width_mm - 2 * opts.margin_mm
         ph = paper.height_mm - 2 * opts.margin_mm
         if min(pw, ph) <= opts.overlap_mm + 10:
+            # Name the option at fault: one raised from its default, or else the paper itself.
+            if opts.margin_mm > LayoutOptions.margin_mm:
+                option = "--margin"
+            elif opts.overlap_mm > LayoutOptions.overlap_mm:
+                option = "--overlap"
+            else:
+                option = "--paper"
             raise LayoutError(
-                "--overlap" if opts.overlap_mm > 0.25 * min(pw, ph) else "--margin",
+                option,
                 f"expected margins and overlap leaving room on "
                 f"{paper}, got margin {opts.margin_mm:g} mm, overlap "
                 f"{opts.overlap_mm:g} mm",
@@ -165,7 +172,7 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
     assert best is not None
     if best.tiling.count > opts.max_pages:
         raise LayoutError(
-            "--scale",
+            "--max-pages",
             f"expected at most {opts.max_pages} sheets, got {best.tiling.count} "
             f"({best.tiling.rows} x {best.tiling.cols} of {opts.paper} for a "
             f"{width / 1000:.2f} x {height / 1000:.2f} m table); choose a --bbox, a smaller "
@@ -426,7 +433,7 @@ def draw_ground(
                 pieces = _lines(shapely.affinity.affine_transform(part, affine))
                 page_line = max(pieces, key=lambda ln: ln.length) if pieces else None
                 for t in () if page_line is None else (0.3, 0.7, 0.15, 0.85, 0.4, 0.6):
-                    q = page_line.interpolate(t, normalized=True)
+                    q = page_line.interpolate(t, normalized=True)  # type: ignore[union-attr]
                     pts += [(q.x, q.y + 6), (q.x, q.y - 6)]
             if labels.place(c, pts, name,
                             size=7.0 if f.kind is FeatureKind.PLACE else 6.0, colour=ink,
@@ -434,8 +441,8 @@ def draw_ground(
                 seen.add(name)
         contour_labels.sort(key=lambda t: -t[0].length)
         for line, k in contour_labels[:80]:
-            pts = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
-            labels.place(c, [(p.x, p.y) for p in pts], str(k), size=6.5, colour=CONTOUR_INK,
+            marks = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
+            labels.place(c, [(p.x, p.y) for p in marks], str(k), size=6.5, colour=CONTOUR_INK,
                          bold=True)  # fmt: skip
 
 

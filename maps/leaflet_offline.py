@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 
 import folium
-from branca.element import Element
+from branca.element import Element, Figure
 
 VENDOR = Path(__file__).resolve().parent / "vendor" / "leaflet"
 HERE = Path(__file__).resolve().parent
@@ -58,9 +58,16 @@ def inline_style(css: str) -> str:
     return "<style>" + css + "</style>"
 
 
+def root_figure(m: folium.Map) -> Figure:
+    """The page a map is drawn in (``get_root()`` is typed as a bare Element)."""
+    root = m.get_root()
+    assert isinstance(root, Figure)
+    return root
+
+
 def add_measure_tool(m: folium.Map) -> None:
     """Our measuring control (``measure.js``), inline, added to the map ``m``."""
-    root = m.get_root()
+    root = root_figure(m)
     root.header.add_child(Element(inline_style(asset("measure.css"))), name="sb_measure_css")
     root.header.add_child(Element(inline_script(asset("measure.js"))), name="sb_measure_js")
     m.add_child(_MapScript(f"L.control.measureDistance().addTo({m.get_name()});"))
@@ -70,7 +77,7 @@ def make_offline(m: folium.Map) -> folium.Map:
     """Strip CDN links from ``m`` and inline Leaflet; returns ``m``."""
     m.default_js = []
     m.default_css = []
-    root = m.get_root()
+    root = root_figure(m)
     root.header.add_child(Element(inline_style(leaflet_css())), name="leaflet_css_inline")
     root.header.add_child(Element(inline_script(leaflet_js())), name="leaflet_js_inline")
     return m

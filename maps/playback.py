@@ -15,7 +15,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from maps.battlefield_map import battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
 from maps.features import short_name
-from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style
+from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style, root_figure
 from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
 from scenario_builder.battlefield import Battlefield
@@ -147,8 +147,8 @@ class Renamer:
     def __init__(
         self,
         formations: Mapping[str, Mapping[str, Any]],
-        bases: list[Mapping[str, Any]],
-        sides: list[Mapping[str, Any]],
+        bases: Sequence[Mapping[str, Any]],
+        sides: Sequence[Mapping[str, Any]],
     ) -> None:
         self.names: dict[str, str] = {f: str(v.get("name", f)) for f, v in formations.items()}
         for b in bases:
@@ -173,7 +173,7 @@ class Renamer:
         return value
 
     def __call__(self, ev: Mapping[str, Any]) -> dict[str, Any]:
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in ev.items():
             if k == "dice" and isinstance(v, Mapping):  # its purpose names who rolled
                 out[k] = {**v, "purpose": self.text(v.get("purpose"))} if "purpose" in v else v
@@ -306,7 +306,7 @@ def _wing_name(f: str, parent: str | None, known: Mapping[str, Mapping[str, Any]
     """
     m = _WING.match(f)
     root = parent or (m.group("root") if m else None)
-    if root not in known:
+    if root is None or root not in known:
         return f
     number = f.rsplit("_w", 1)[1] if m else f
     return f"{known[root]['name']} (wing {number})"
@@ -360,7 +360,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     limits = side_limits(log)
     known_dead: dict[str, set[str]] = {s["id"]: set() for s in sides}
     prev_seen: dict[str, set[str]] = {s["id"]: set() for s in sides}
-    out_bounds = []
+    out_bounds: list[dict[str, Any]] = []
     for bound in log["bounds"]:
         snap = bound["snapshot"]
         pos: list[int] = []
@@ -438,9 +438,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
             for key, ref in (("a", who), ("b", whom)):
                 if isinstance(ref, str):
-                    sid = form_side.get(ref) or side_of.get(ref)
-                    if sid in side_index:
-                        item[key + "s"] = side_index[sid]
+                    ref_side = form_side.get(ref) or side_of.get(ref)
+                    if ref_side in side_index:
+                        item[key + "s"] = side_index[ref_side]
             if "as" in item:  # which sides' views show it: the actor's, and who saw the actor
                 item["vs"] = [
                     i for i in range(len(sides)) if i == item["as"] or who in seen_forms[i]
@@ -597,7 +597,7 @@ def playback_map(
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     m.add_child(_DataBlock(payload))
-    root = m.get_root()
+    root = root_figure(m)
     root.header.add_child(Element(inline_style(asset("playback.css"))), name="sb_playback_css")
     root.header.add_child(Element(inline_script(asset("playback.js"))), name="sb_playback_js")
     m.add_child(_MapScript(f"window.sbPlayback = SBPlayback.start({m.get_name()});"))

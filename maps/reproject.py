@@ -50,20 +50,20 @@ class LonLatFit:
         pad = 0.5 * max(maxx - minx, maxy - miny)  # bases may stray off the grid while routing
         cx, cy = (minx + maxx) / 2, (miny + maxy) / 2
         scale = max(maxx - minx, maxy - miny) / 2 + pad
-        gx, gy = np.meshgrid(
+        mx, my = np.meshgrid(
             np.linspace(minx - pad, maxx + pad, 17), np.linspace(miny - pad, maxy + pad, 17)
         )
-        gx, gy = gx.ravel(), gy.ravel()
+        gx, gy = mx.ravel(), my.ravel()
         to_geo = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
         lon, lat = to_geo.transform(gx, gy)
         a = _terms((gx - cx) / scale, (gy - cy) / scale)
         clon = np.linalg.lstsq(a, lon, rcond=None)[0]
         clat = np.linalg.lstsq(a, lat, rcond=None)[0]
         # error in metres, measured on a denser grid than the fit used
-        tx, ty = np.meshgrid(
+        mx, my = np.meshgrid(
             np.linspace(minx - pad, maxx + pad, 41), np.linspace(miny - pad, maxy + pad, 41)
         )
-        tx, ty = tx.ravel(), ty.ravel()
+        tx, ty = mx.ravel(), my.ravel()
         t = _terms((tx - cx) / scale, (ty - cy) / scale)
         to_map = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True)
         bx, by = to_map.transform(t @ clon, t @ clat)

@@ -142,8 +142,10 @@ def thin_weights(mask: np.ndarray) -> np.ndarray:
     ).sum(axis=(2, 3))
     mask_thin = around <= 8  # the block holds 2 mask cells, its ring of 12 the rest
     lo, hi = np.float32(0), np.float32(1)
-    for contact, joined, parted in ((down, ((0, 0), (1, 1)), ((0, 1), (1, 0))),
-                                    (up, ((0, 1), (1, 0)), ((0, 0), (1, 1)))):  # fmt: skip
+    for contact, joined, parted in (
+        (down, ((0, 0), (1, 1)), ((0, 1), (1, 0))),
+        (up, ((0, 1), (1, 0)), ((0, 0), (1, 1))),
+    ):
         raise_ = contact & mask_thin  # the mask's pair keeps its link: raise the other pair
         lower = contact & ~mask_thin  # the outside pair keeps its link: lower the mask's pair
         for dr, dc in parted:
@@ -219,7 +221,8 @@ def smooth_mask(
     gen = contourpy.contour_generator(
         x=xc, y=yc, z=field, fill_type="ChunkCombinedOffsetOffset", corner_mask=False
     )
-    points, ring_offsets, outer_offsets = gen.filled(0.5, 2.0)
+    # ChunkCombinedOffsetOffset: (points, ring offsets, outer offsets), one chunk each
+    points, ring_offsets, outer_offsets = gen.filled(0.5, 2.0)  # type: ignore[misc]
     if points[0] is None:
         return shapely.Polygon()
     polys = shapely.from_ragged_array(

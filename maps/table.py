@@ -56,9 +56,7 @@ class TableScale:
         raise LayoutError("--scale", f"expected 2mm, 6mm or 1:N (e.g. 1:1000), got {text!r}")
 
     @classmethod
-    def for_ruleset(
-        cls, text: str, ground_m_per_mm: dict[str, float], ruleset: str
-    ) -> TableScale:
+    def for_ruleset(cls, text: str, ground_m_per_mm: dict[str, float], ruleset: str) -> TableScale:
         """A ruleset's named figure scale (its ``scales.ground_m_per_mm``, e.g. medieval-d10's
         ``15mm`` / ``25mm``) or ``1:N``.
 
@@ -107,6 +105,9 @@ class Paper:
             w, h = float(m.group(1)), float(m.group(2))
             if 50.0 <= w <= 5000.0 and 50.0 <= h <= 5000.0:
                 return cls(w, h)
+            raise LayoutError(
+                "--paper", f"expected 50 to 5000 mm a side, got {w:g} x {h:g} mm ({text!r})"
+            )
         raise LayoutError(
             "--paper",
             f"expected one of {', '.join(_PAPERS)} or WxHmm (e.g. 420x297mm), got {text!r}",

@@ -142,17 +142,17 @@ def synthetic_battle_log(
         y_line = cy + (gap if s_i == 0 else -gap)
         width = n_form * (frontage * 40 + 60)
         made = 0
-        for f in range(n_form):
-            fid = f"{side['id']}_{f + 1}"
+        for fi in range(n_form):
+            fid = f"{side['id']}_{fi + 1}"
             formations.append(
                 {
                     "id": fid,
                     "side": side["id"],
-                    "name": f"{side['name']} formation {f + 1}",
+                    "name": f"{side['name']} formation {fi + 1}",
                     "profile": "fixture_foot",
                 }
             )
-            fx = cx - width / 2 + f * (frontage * 40 + 60) + frontage * 20
+            fx = cx - width / 2 + fi * (frontage * 40 + 60) + frontage * 20
             for i in range(min(per_formation, bases_per_side - made)):
                 rank, file = divmod(i, frontage)
                 bid = f"{fid}.{i + 1}"
@@ -167,7 +167,7 @@ def synthetic_battle_log(
                         "formation": fid,
                         "profile": "fixture_foot",
                         "unit_type": "infantry",
-                        "character": f"{side['id']}_general" if (f == 0 and i == 0) else None,
+                        "character": f"{side['id']}_general" if (fi == 0 and i == 0) else None,
                         "w": 40.0,
                         "d": 20.0,
                     }

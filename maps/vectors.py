@@ -53,7 +53,9 @@ def level_outlines(bf: Battlefield, window: Window | None = None) -> dict[int, B
     (the layout's tints and contours and the cut layers draw the same outlines).
     ``maps.smoothing`` says how and how far they may differ from the cells."""
     per_bf = _OUTLINES.setdefault(bf, {})
-    key = None if window is None else tuple(float(v) for v in window)
+    key: Window | None = None
+    if window is not None:
+        key = (float(window[0]), float(window[1]), float(window[2]), float(window[3]))
     if key not in per_bf:
         lo, hi = level_range(bf)
         per_bf[key] = smooth_outlines(bf.layer("level"), bf.transform, range(lo + 1, hi + 1), key)
@@ -72,11 +74,10 @@ def class_regions(
     one-cell streams and hedges kept (``maps.smoothing.smooth_classes``); traced from the raster
     (not the build's cell-edge ``regions``) once per battlefield, layer, codes and window."""
     per_bf = _CLASSES.setdefault(bf, {})
-    key = (
-        layer,
-        tuple(int(c) for c in codes),
-        None if window is None else tuple(float(v) for v in window),
-    )
+    win: Window | None = None
+    if window is not None:
+        win = (float(window[0]), float(window[1]), float(window[2]), float(window[3]))
+    key = (layer, tuple(int(c) for c in codes), win)
     if key not in per_bf:
         per_bf[key] = smooth_classes(bf.layer(layer), bf.transform, key[1], key[2])
     return per_bf[key]

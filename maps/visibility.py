@@ -66,9 +66,7 @@ class SightProofs:
     Anything else is *unsettled* and goes to the exact test.
     """
 
-    def __init__(
-        self, bf: Battlefield, *, edge_m: float = EDGE_M, step_cells: int = 1
-    ) -> None:
+    def __init__(self, bf: Battlefield, *, edge_m: float = EDGE_M, step_cells: int = 1) -> None:
         level = np.asarray(bf.layer("level")).astype(np.int32)
         blocks = np.asarray(bf.layer("blocks_sight")).astype(bool)
         t = bf.transform
@@ -285,9 +283,13 @@ def visible_sets(
         pts = np.array([[x, y] for _, x, y in enemy]).reshape(-1, 2)
         limit = (limits or {}).get(side)
         key = b"|".join(
-            [own.tobytes(), pts.tobytes(), repr(limit).encode(),
-             " ".join(own_ids + [bid for bid, _, _ in enemy]).encode()]
-        )  # fmt: skip
+            [
+                own.tobytes(),
+                pts.tobytes(),
+                repr(limit).encode(),
+                " ".join(own_ids + [bid for bid, _, _ in enemy]).encode(),
+            ]
+        )
         if side in cache.last and cache.last[side][0] == key:  # nobody moved: same view
             out[side] = list(cache.last[side][1])
             continue

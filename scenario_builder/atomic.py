@@ -22,52 +22,149 @@ everything succeeded.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from scenario_builder.errors import DataSourceError, ScenarioError
+
+
+@contextlib.contextmanager
+def _writing(target: Path, tmp: Path | None = None) -> Iterator[None]:
+    """Turn an OS error while writing ``target`` (or its temporary ``tmp``) into one line naming
+    ``target``: the temporary name means nothing to the user and is gone afterwards."""
+    try:
+        yield
+    except ScenarioError:
+        raise
+    except OSError as exc:
+        about = str(exc.filename or "")
+        if tmp is None or not about or about.startswith(str(tmp)) or about == str(target):
+            raise DataSourceError(target, f"cannot write ({exc.strerror or exc})") from exc
+        raise
 
 
 @contextlib.contextmanager
 def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary file path beside ``target``; rename it onto ``target`` on success."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # Keep the real suffix last: GDAL picks drivers and warns by extension (.gpkg, .tif).
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}",
-                               dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    # mkstemp makes files 0600; outputs are ordinary files, readable as the umask allows.
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp_path.chmod(0o666 & ~umask)
+    with _writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Keep the real suffix last: GDAL picks drivers and warns by extension (.gpkg, .tif).
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.stem}.", suffix=f".tmp{target.suffix}", dir=target.parent
+        )
+        os.close(fd)
+        tmp_path = Path(tmp)
+        # mkstemp makes files 0600; outputs are ordinary files, readable as the umask allows.
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp_path.chmod(0o666 & ~umask)
     try:
-        yield tmp_path
-        os.replace(tmp_path, target)
+        with _writing(target, tmp_path):
+            yield tmp_path
+            os.replace(tmp_path, target)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
 
 
-@contextlib.contextmanager
-def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary directory; on success move each of its entries into ``target``.
+def check_writable(target: str | os.PathLike[str], option: str = "--out") -> None:
+    """Fail early, with one line naming ``option`` and the path, if ``target`` cannot be written.
 
-    ``target`` may already exist (other files in it are kept); entries with the same name are
-    replaced. On failure the temporary directory is removed and ``target`` is untouched.
+    The nearest existing ancestor must be a folder we may write in (the rest is created); run
+    before any work, so a battle is not fought for output that cannot be saved. Writing can still
+    fail later (a full disk); the atomic writers then leave nothing behind.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    probe = target if target.exists() else target.parent
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise DataSourceError(target, f"{option}: cannot write here, {probe} is a file")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise DataSourceError(target, f"{option}: cannot write here, {probe} is not writable")
+
+
+# The file in an output folder that says which command and input wrote it (see claim_out_dir).
+STAMP = ".scenario-builder.json"
+
+
+def claim_out_dir(
+    target: str | os.PathLike[str], stamp: dict[str, Any], *, force: bool = False
+) -> None:
+    """Refuse to write into a non-empty ``--out`` that another run wrote, unless ``force``.
+
+    ``stamp`` names the command and its input (``{"command": "run", "scenario": "flodden_1513"}``);
+    a folder stamped the same (the same command re-run, say with another seed) is replaced
+    quietly, anything else needs ``--force``. Called before any work, so nothing is computed for
+    output that cannot be written.
+    """
+    target = Path(target)
+    if target.exists() and not target.is_dir():
+        raise DataSourceError(target, "--out: expected a folder, got a file")
+    check_writable(target)
+    if force or not target.is_dir() or not any(target.iterdir()):
+        return
     try:
-        yield tmp
-        target.mkdir(parents=True, exist_ok=True)
-        for entry in sorted(tmp.iterdir()):
-            dest = target / entry.name
-            if dest.is_dir() and not dest.is_symlink():
-                shutil.rmtree(dest)
-            os.replace(entry, dest)
+        previous = json.loads((target / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        previous = None
+    if previous == stamp:
+        return
+    if isinstance(previous, dict) and previous:
+        what = "the output of `" + " ".join(str(v) for v in previous.values()) + "`"
+    else:
+        what = "files this command did not write"
+    raise DataSourceError(
+        target, f"--out already holds {what}; pass --force to replace it, or choose another --out"
+    )
+
+
+@contextlib.contextmanager
+def atomic_dir(
+    target: str | os.PathLike[str],
+    *,
+    stamp: dict[str, Any] | None = None,
+    replace: bool = False,
+) -> Iterator[Path]:
+    """Yield a temporary directory; on success move each of its entries into ``target``.
+
+    ``target`` may already exist (other files in it are kept unless ``replace``); entries with
+    the same name are replaced. ``stamp`` is written as ``STAMP`` (see :func:`claim_out_dir`).
+    On failure the temporary directory is removed and ``target`` is untouched.
+    """
+    target = Path(target)
+    with _writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        with _writing(target, tmp):
+            yield tmp
+        with _writing(target):
+            _commit(tmp, target, stamp, replace)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _commit(tmp: Path, target: Path, stamp: dict[str, Any] | None, replace: bool) -> None:
+    """Move a finished temporary folder's entries into ``target`` (see :func:`atomic_dir`)."""
+    if stamp is not None:
+        (tmp / STAMP).write_text(json.dumps(stamp, indent=1), encoding="utf-8")
+    target.mkdir(parents=True, exist_ok=True)
+    if replace:  # --force: the new output replaces the whole folder, not just its names
+        for old in target.iterdir():
+            if not (tmp / old.name).exists():
+                if old.is_dir() and not old.is_symlink():
+                    shutil.rmtree(old)
+                else:
+                    old.unlink()
+    for entry in sorted(tmp.iterdir()):
+        dest = target / entry.name
+        if dest.is_dir() and not dest.is_symlink():
+            shutil.rmtree(dest)
+        os.replace(entry, dest)

@@ -241,8 +241,8 @@ class Battlefield:
             c = polygon.centroid
             pts = np.array([[c.x, c.y]])
         else:
-            gx, gy = np.meshgrid(xs, ys)
-            gx, gy = gx.ravel(), gy.ravel()
+            mx, my = np.meshgrid(xs, ys)
+            gx, gy = mx.ravel(), my.ravel()
             inside = shapely.contains_xy(polygon, gx, gy)
             pts = np.column_stack([gx[inside], gy[inside]])
             if pts.shape[0] == 0:
@@ -289,7 +289,10 @@ class Battlefield:
         """
         return bool(
             self.line_of_sight_many(
-                np.asarray([a], float), np.asarray([b], float), edge_m=edge_m, eye_a=eye_a,
+                np.asarray([a], float),
+                np.asarray([b], float),
+                edge_m=edge_m,
+                eye_a=eye_a,
                 eye_b=eye_b,
             )[0]
         )
@@ -486,8 +489,19 @@ class Battlefield:
 
     @staticmethod
     def _summary_keys() -> tuple[str, ...]:
-        return ("format", "crs", "crs_wkt", "res", "step", "shape", "transform", "bounds",
-                "bounds_lonlat", "levels", "area_m2")
+        return (
+            "format",
+            "crs",
+            "crs_wkt",
+            "res",
+            "step",
+            "shape",
+            "transform",
+            "bounds",
+            "bounds_lonlat",
+            "levels",
+            "area_m2",
+        )
 
     def read_vectors(self, layer: str) -> Any:
         """The ``regions`` or ``contours`` layer of ``battlefield.gpkg`` as a GeoDataFrame."""

@@ -47,7 +47,7 @@ from scenario_builder.classify import (
 )
 from scenario_builder.codetables import COVER_CLASSES, DEFAULT_FEATURE, MOVE_CLASSES, CodeTables
 from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, reproject_sea, target_grid
-from scenario_builder.errors import NoOverlapError
+from scenario_builder.errors import NoOverlapError, ScenarioWarning
 from scenario_builder.landcover import (
     NONE,
     burn_vectors,
@@ -87,7 +87,9 @@ class BuildResult(NamedTuple):
             warnings.filterwarnings(
                 "ignore", message=".*(extension|GPKG).*", category=RuntimeWarning
             )
-            return self.battlefield.save(directory, regions=self.regions, contours=self.contours)
+            return self.battlefield.save(
+                Path(directory), regions=self.regions, contours=self.contours
+            )
 
 
 def _as_paths(items: PathLike | Iterable[PathLike] | None) -> list[Path]:
@@ -113,6 +115,8 @@ def build_from_paths(
     dense_fraction: float = DENSE_FRACTION,
     codes: Sequence[PathLike] = (),
     significant_streams: Iterable[str] = (),
+    unknown_as: str | None = None,
+    skip_outside_overlays: bool = False,
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> BuildResult:
@@ -122,10 +126,14 @@ def build_from_paths(
     ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
     ``step`` and ``smooth_m`` shape the height levels (6.2); ``smooth_m`` None means
     :func:`default_smooth_m` of the DEM. OSM streams are plain brooks (7.2) unless their name is
-    in ``significant_streams`` (then wet). Nothing is written; call ``.save(dir)`` on the result.
+    in ``significant_streams`` (then wet). Land-cover raster codes missing from the table are an
+    error unless ``unknown_as`` names the feature they become. An overlay outside the area is an
+    error, or with ``skip_outside_overlays`` (a shipped site's own overlay, built for any
+    ``bbox``) skipped with a :class:`ScenarioWarning`; overlays are clipped to the area by
+    rasterising them on its grid. Nothing is written; call ``.save(dir)`` on the result.
     """
     tell = progress or (lambda _stage: None)
-    tables = CodeTables.load(codes)
+    tables = CodeTables.load(codes, unknown_as=unknown_as)
     wet_names = frozenset(significant_streams)
     vocab = tables.vocab
     sources: list[dict[str, Any]] = []
@@ -174,6 +182,13 @@ def build_from_paths(
     overlay_feats = []
     for path in _as_paths(overlays):
         feats = check_vector_file(path, tables)
+        if skip_outside_overlays and not vector_overlaps(feats, grid):
+            warnings.warn(
+                ScenarioWarning(f"{path}: the overlay lies outside the area built; skipped"),
+                stacklevel=2,
+            )
+            sources.append({"kind": "overlay", "path": str(path), "skipped": "outside the area"})
+            continue
         _require_overlap(feats, grid, path, "overlay")
         overlay_feats.append(feats)
         sources.append({"kind": "overlay", "path": str(path), "features": len(feats)})
@@ -262,7 +277,7 @@ def build_site(
     site_levels = site.level_options()
     step = step if step is not None else site_levels.get("step_m", STEP_M)
     smooth_m = smooth_m if smooth_m is not None else site_levels.get("smooth_m")
-    meta = {"slug": site.slug, "name": site.battle, "year": site.year}
+    meta: dict[str, Any] = {"slug": site.slug, "name": site.battle, "year": site.year}
     attribution = [site.info[k] for k in ("landcover", "attribution") if site.info.get(k)]
     if attribution:
         meta["attribution"] = attribution
@@ -277,6 +292,7 @@ def build_site(
         significant_streams=significant_streams,
         meta=meta,
         progress=progress,
+        skip_outside_overlays=True,
         **options,
     )
 

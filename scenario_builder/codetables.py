@@ -352,12 +352,18 @@ class CodeTables:
     ruleset: RulesetTable
     osm: OsmTagTable
     raster: RasterCodeTable | None = None  # None: detect the source from the codes present
+    # Feature for land-cover raster codes missing from the table; None: they are an error
+    # (``--unknown-as``), since a silently open battlefield is wrong terrain.
+    unknown_as: str | None = None
 
     @classmethod
-    def load(cls, overrides: Iterable[str | os.PathLike[str]] = ()) -> CodeTables:
+    def load(
+        cls, overrides: Iterable[str | os.PathLike[str]] = (), unknown_as: str | None = None
+    ) -> CodeTables:
         """Shipped tables, each replaced by a user file of the same kind (recognised by header).
 
         A ``--codes`` value may also name a shipped raster table (``worldcover``, ``nlcd``...).
+        ``unknown_as`` must be a feature name of the vocabulary.
         """
         paths: dict[str, Path] = {}
         for item in overrides:
@@ -368,7 +374,16 @@ class CodeTables:
             paths[kind] = path
         vocab = load_features(paths.get("features"))
         raster = load_raster_table(paths["raster"], vocab) if "raster" in paths else None
+        if unknown_as is not None and unknown_as not in vocab.names():
+            from scenario_builder.suggest import did_you_mean
+
+            hint = did_you_mean(unknown_as, vocab.names()) or f"one of {', '.join(vocab.names())}"
+            raise ScenarioFileError(
+                "--unknown-as",
+                f"expected a feature of {Path(vocab.source).name}, got {unknown_as!r}; {hint}",
+            )
         return cls(
+            unknown_as=unknown_as,
             vocab=vocab,
             ruleset=load_ruleset_table(paths.get("ruleset", "2mm-earth"), vocab),
             osm=load_osm_table(paths.get("osm"), vocab),

@@ -274,9 +274,17 @@ def _bbox_window(
         raise NoOverlapError(path, f"bbox {','.join(map(str, bbox))} is outside the data ({have})")
     win = rasterio.windows.from_bounds(il, ib, ir, it, transform=src.transform)
     win = win.round_offsets(op="floor").round_lengths(op="ceil")
-    win = win.intersection(rasterio.windows.Window(0, 0, src.width, src.height))
+    try:
+        win = win.intersection(rasterio.windows.Window(0, 0, src.width, src.height))
+    except rasterio.errors.WindowError:  # a bbox thinner than one cell rounds to nothing
+        win = rasterio.windows.Window(0, 0, 0, 0)
     if win.width < 2 or win.height < 2:
-        raise NoOverlapError(path, f"bbox {','.join(map(str, bbox))} covers fewer than 2x2 cells")
+        unit = "degrees" if crs.is_geographic else "m"
+        raise NoOverlapError(
+            path,
+            f"bbox {','.join(map(str, bbox))} covers fewer than 2x2 cells of the DEM "
+            f"({src.res[0]:g} x {src.res[1]:g} {unit} each)",
+        )
     return win
 
 

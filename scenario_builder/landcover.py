@@ -4,7 +4,9 @@ tags, GeoJSON/GeoPackage overlays) -> one ``feature`` code per cell.
 Order of painting (later wins): land-cover raster, then land-cover vectors by feature priority
 (``features.csv``), then historical overlays by priority. Categorical rasters are resampled with
 ``mode`` when the source is finer than the grid and ``nearest`` otherwise; codes missing from the
-table raise an :class:`~scenario_builder.errors.UnknownCodeWarning` and become ``open``.
+table are an error listing them with their cell counts, unless the build names a feature for them
+(``--unknown-as CLASS``): then they become that feature with an
+:class:`~scenario_builder.errors.UnknownCodeWarning`.
 
 >>> from scenario_builder.sites import get_site
 >>> from scenario_builder.codetables import CodeTables
@@ -294,10 +296,19 @@ def read_landcover_raster(
             f"{int(c)}: {int(n)} cells"
             for c, n in zip(present[unknown], counts[unknown], strict=True)
         )
+        share = counts[unknown].sum() / counts.sum()
+        if tables.unknown_as is None:
+            raise ScenarioFileError(
+                path,
+                f"expected land-cover codes of {Path(table.source).name}, got unknown codes "
+                f"({detail}; {share:.0%} of the cells); name the right table with --codes, "
+                f"or map them with --unknown-as CLASS (e.g. --unknown-as {DEFAULT_FEATURE})",
+            )
+        lut[~known] = tables.vocab.code(tables.unknown_as)
         warnings.warn(
             UnknownCodeWarning(
-                f"{path}: land-cover codes not in {Path(table.source).name} ({detail}); "
-                f"mapped to {DEFAULT_FEATURE!r}"
+                f"{path}: land-cover codes not in {Path(table.source).name} ({detail}; "
+                f"{share:.0%} of the cells); mapped to {tables.unknown_as!r} (--unknown-as)"
             ),
             stacklevel=2,
         )

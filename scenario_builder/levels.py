@@ -18,7 +18,7 @@ smoothed ground (:func:`level_fidelity`). Step and smoothing are per battlefield
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from affine import Affine
@@ -331,9 +331,9 @@ def contour_set(levels: np.ndarray, transform: Affine) -> ContourSet:
     pts: list[np.ndarray] = []
     lens: list[np.ndarray] = []
     lvls: list[np.ndarray] = []
-    for k, (points, offsets) in zip(
-        range(lo + 1, hi + 1), gen.multi_lines(thresholds), strict=True
-    ):
+    # ChunkCombinedOffset: (points, offsets) per threshold; contourpy's stubs type the union
+    per_level: list[Any] = list(gen.multi_lines(thresholds))
+    for k, (points, offsets) in zip(range(lo + 1, hi + 1), per_level, strict=True):
         p, o = points[0], offsets[0]  # one chunk: the whole grid
         if p is None or len(o) < 2:
             continue
@@ -349,7 +349,7 @@ def contour_set(levels: np.ndarray, transform: Affine) -> ContourSet:
     xy = np.concatenate(pts)
     lengths = np.concatenate(lens)
     cols, rows = xy[:, 0] + 0.5, xy[:, 1] + 0.5  # contourpy indexes cell centres from 0
-    xs, ys = transform @ (cols, rows)
+    xs, ys = cast(Any, transform) @ (cols, rows)  # affine's stubs know no array pairs
     return ContourSet(
         np.concatenate(lvls),
         np.column_stack([xs, ys]),

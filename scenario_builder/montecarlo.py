@@ -13,10 +13,16 @@ holds the GIL), or any scheduler given by address.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
 import math
+import os
+import shlex
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,7 +140,7 @@ def summarize(
     }
     if historical:
         hw = historical.get("winner")
-        row = odds.get(hw, {"p": 0.0, "ci95": [0.0, 0.0]})
+        row = odds.get(str(hw), {"p": 0.0, "ci95": [0.0, 0.0]})
         loss_ratio = None
         if len(sides) == 2:
             a, b = sides
@@ -175,30 +181,48 @@ def run_replays(
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
     ruleset: str | None = None,
+    dashboard: Callable[[str], None] | None = None,
 ) -> tuple[list[dict[str, Any]], int, float]:
-    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds)."""
+    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
+
+    The local cluster's workers ignore SIGINT (:func:`_workers_ignore_sigint`), so Ctrl-C reaches
+    only this process, which then closes the cluster; the shutdown's connection errors are not
+    logged. No dashboard unless ``dashboard`` is given: then one on a free port (never a clash
+    with one already on 8787), its address passed to ``dashboard``.
+    """
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
-    cluster = None
-    if scheduler:
-        # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
-        client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
-    else:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=40,
-        )
-        client = Client(cluster)
-    try:
+    cluster: Any = None
+    client: Any = None
+    with _workers_ignore_sigint(), contextlib.ExitStack() as stack:
+        stack.callback(lambda: _quiet_close(client, cluster))
+        if scheduler:
+            # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        else:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0" if dashboard is not None else None,
+                # the scheduler's HTTP server (health, metrics) runs even without a dashboard,
+                # by default on 8787: a free port instead, so a taken 8787 warns no one
+                scheduler_kwargs={"dashboard_address": ":0"},
+                silence_logs=logging.CRITICAL,
+            )
+            client = Client(cluster)
+            if dashboard is not None:
+                dashboard(str(client.dashboard_link))
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
         start = time.perf_counter()
         futures = client.map(
-            replay, [str(scenario_path)] * len(seeds), [str(battlefield_dir)] * len(seeds), seeds,
-            [ruleset] * len(seeds), pure=False,
+            replay,
+            [str(scenario_path)] * len(seeds),
+            [str(battlefield_dir)] * len(seeds),
+            seeds,
+            [ruleset] * len(seeds),
+            pure=False,
         )
         results = []
         for done, fut in enumerate(as_completed(futures), start=1):
@@ -206,12 +230,51 @@ def run_replays(
             if progress:
                 progress(done, len(seeds))
         wall = time.perf_counter() - start
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
     results.sort(key=lambda r: r["seed"])
     return results, n_workers, wall
+
+
+@contextlib.contextmanager
+def _workers_ignore_sigint() -> Iterator[None]:
+    """Start worker processes with SIGINT ignored, so a Ctrl-C (sent by the terminal to every
+    process in the foreground group) reaches only this process, which then closes the cluster;
+    workers interrupted on their own would each print a traceback.
+
+    A disposition of "ignore" is the one signal setting that survives exec, so the processes
+    multiprocessing spawns run through a two-line shell wrapper that sets it (POSIX only).
+    """
+    if os.name != "posix":
+        yield
+        return
+    import multiprocessing.spawn as mp_spawn
+
+    with tempfile.TemporaryDirectory(prefix="sb-montecarlo-") as tmp:
+        exe = Path(tmp) / "python"
+        exe.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
+        exe.chmod(0o755)
+        previous = mp_spawn.get_executable()
+        mp_spawn.set_executable(str(exe))
+        try:
+            yield
+        finally:
+            mp_spawn.set_executable(previous)
+
+
+def _quiet_close(client: Any, cluster: Any) -> None:
+    """Close the client and the local cluster without logging the comm errors of a shutdown
+    under way (an interrupt or a failed replay closes connections mid-task)."""
+    loggers = [logging.getLogger(n) for n in ("distributed", "tornado", "asyncio")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
 
 
 def plot(result: MonteCarloResult, path: str | Path) -> None:
@@ -226,8 +289,10 @@ def plot(result: MonteCarloResult, path: str | Path) -> None:
     names = list(s["win_odds"])
     p = [s["win_odds"][k]["p"] for k in names]
     err = np.array(
-        [[s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
-         [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names]]
+        [
+            [s["win_odds"][k]["p"] - s["win_odds"][k]["ci95"][0] for k in names],
+            [s["win_odds"][k]["ci95"][1] - s["win_odds"][k]["p"] for k in names],
+        ]
     ).clip(min=0)
     ax = axes[0]
     ax.bar(names, p, yerr=err, capsize=6, color="#7f8c8d")

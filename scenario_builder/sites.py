@@ -18,6 +18,7 @@ from typing import Any
 
 from scenario_builder.errors import DataSourceError, ScenarioFileError
 from scenario_builder.paths import data_dir
+from scenario_builder.suggest import did_you_mean
 
 # site.json "files" keys that hold land cover (rasters or vectors), in the order they are applied.
 _LANDCOVER_KEYS = ("landcover_raster", "landcover", "landcover_polygons", "linear_features")
@@ -121,6 +122,10 @@ def get_site(slug: str) -> Site:
     """A shipped site by slug (DataSourceError naming the known slugs if absent)."""
     folder = sites_dir() / slug
     if not (folder / "site.json").is_file():
-        known = ", ".join(s.slug for s in list_sites())
-        raise DataSourceError(slug, f"expected a shipped site ({known}), got an unknown slug")
+        slugs = [s.slug for s in list_sites()]
+        hint = did_you_mean(slug, slugs) or f"expected one of {', '.join(slugs)}"
+        raise DataSourceError(
+            slug,
+            f"expected a shipped site, got an unknown slug; {hint} (see `scenario-builder sites`)",
+        )
     return _load(folder)

@@ -164,6 +164,14 @@ def built_flodden():
 
 
 @pytest.fixture(scope="session")
+def built_minden():
+    """Minden (SRTM 3", bare DEM) built once: the rules tests' open ground."""
+    from scenario_builder.build import build_site
+
+    return build_site("minden")
+
+
+@pytest.fixture(scope="session")
 def built_teutoburg():
     """Kalkriese (SRTM + overlay, ~29 % woods) built once; data/scenarios/teutoburg_ad9.yaml."""
     from scenario_builder.build import build_site

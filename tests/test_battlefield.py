@@ -31,15 +31,33 @@ def flodden_bf() -> Battlefield:
             src.crs, dst_crs, src.width, src.height, *src.bounds, resolution=50.0
         )
         elev = np.zeros((h, w), np.float32)
-        reproject(rasterio.band(src, 1), elev, dst_transform=transform, dst_crs=dst_crs,
-                  resampling=Resampling.bilinear, dst_nodata=0)
+        reproject(
+            rasterio.band(src, 1),
+            elev,
+            dst_transform=transform,
+            dst_crs=dst_crs,
+            resampling=Resampling.bilinear,
+            dst_nodata=0,
+        )
     move = np.where(elev > 100, MoveClass.WOODS, MoveClass.PLAIN).astype(np.uint8)
-    layers = {"elevation": elev, "slope": np.zeros_like(elev), "level": (elev // 10).astype(
-        np.int16), "move": move, "cover": np.where(move == MoveClass.WOODS, CoverClass.OVERHEAD,
-        CoverClass.OPEN).astype(np.uint8), "blocks_sight": move == MoveClass.WOODS,
-        "feature": (move == MoveClass.WOODS).astype(np.uint8)}
-    return Battlefield(layers, transform, dst_crs, 10.0,
-                       {"slug": "flodden", "legend": {"feature": {0: "open", 1: "forest"}}})
+    layers = {
+        "elevation": elev,
+        "slope": np.zeros_like(elev),
+        "level": (elev // 10).astype(np.int16),
+        "move": move,
+        "cover": np.where(move == MoveClass.WOODS, CoverClass.OVERHEAD, CoverClass.OPEN).astype(
+            np.uint8
+        ),
+        "blocks_sight": move == MoveClass.WOODS,
+        "feature": (move == MoveClass.WOODS).astype(np.uint8),
+    }
+    return Battlefield(
+        layers,
+        transform,
+        dst_crs,
+        10.0,
+        {"slug": "flodden", "legend": {"feature": {0: "open", 1: "forest"}}},
+    )
 
 
 def test_queries_agree_with_layers(flodden_bf: Battlefield) -> None:

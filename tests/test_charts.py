@@ -1,8 +1,8 @@
 """Charts 7.2, 7.3, 9.2, 9.3 and 6.3, every cell, against the rulebook (v0.9).
 
 Each chart is checked twice: against a transcription typed into this test (independent of the
-module's data), and against the rulebook text itself in ``../shared/rules`` where it is present
-(it is, beside the repository, in CI: .ci/run).
+module's data), and against the rulebook's own chart cells, copied verbatim from the rulebook
+text into ``tests/data/rulebook/`` so the check never depends on a file outside the repository.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engine.rulesets.two_mm_earth.charts import (
 from scenario_builder.battlefield import CoverClass as BfCoverClass
 from scenario_builder.battlefield import MoveClass as BfMoveClass
 
-RULEBOOK = Path(__file__).resolve().parents[2] / "shared" / "rules" / "000_0c8039cfa3bb8dc6.txt"
+RULEBOOK = Path(__file__).resolve().parent / "data" / "rulebook" / "2mm-earth-v0.9-charts.txt"
 
 # Typed from the rulebook: unit -> (plain, wet/debris, woods, impractical); None = cannot travel.
 SPEEDS_7_3 = {
@@ -65,8 +65,6 @@ ROW_NAMES = {
 
 
 def _rulebook_rows(chart: str) -> dict[str, list[str]]:
-    if not RULEBOOK.exists():
-        pytest.skip(f"rulebook text not beside the repository: {RULEBOOK}")
     lines = RULEBOOK.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f"{chart} Unit type\t"))
     rows = {}
@@ -79,9 +77,15 @@ def _rulebook_rows(chart: str) -> dict[str, list[str]]:
 def test_enums_are_the_battlefield_contract() -> None:
     assert MoveClass is BfMoveClass and CoverClass is BfCoverClass
     assert [u.value for u in UnitType] == [
-        "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry",
-        "war_machine", "baggage", "monster",
-    ]  # fmt: skip
+        "infantry",
+        "light_infantry",
+        "cavalry",
+        "light_cavalry",
+        "wheel_cavalry",
+        "war_machine",
+        "baggage",
+        "monster",
+    ]
 
 
 def test_7_3_speeds_every_cell() -> None:
@@ -178,8 +182,6 @@ def test_9_3_rash_two_holds() -> None:
 
 
 def test_9_3_order_chart_matches_rulebook_text() -> None:
-    if not RULEBOOK.exists():
-        pytest.skip("rulebook text not beside the repository")
     text = RULEBOOK.read_text(encoding="utf-8")
     rows = {
         m.group(1).lower(): m.group(2).split("\t")
@@ -195,7 +197,9 @@ def test_9_3_order_chart_matches_rulebook_text() -> None:
             m = re.fullmatch(r"\((1|<2)\) (\w+) \((\d)\+\) (\w+)", cell)
             assert m, cell
             assert (rule.low, rule.threshold, rule.high) == (
-                verbs[m.group(2)], int(m.group(3)), verbs[m.group(4)]
+                verbs[m.group(2)],
+                int(m.group(3)),
+                verbs[m.group(4)],
             )
 
 

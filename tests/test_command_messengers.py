@@ -24,26 +24,64 @@ RATE = 500.0  # ancients, 9.2
 
 def _scenario(a: tuple[float, float], b: tuple[float, float], far: tuple[float, float]) -> Scenario:
     """English General's retinue at ``a``, archers at ``b``, the Scots at ``far``."""
-    return Scenario.model_validate({
-        "id": "msg_test", "name": "messenger test", "battlefield": {"slug": "north_bayreuth_pair"},
-        "age": "ancients",
-        "sides": [
-            {"id": "english", "name": "E", "army": "english_1513", "home_edge": "south",
-             "general": "surrey", "characters": [{"id": "surrey", "formation": "en_hq"}],
-             "formations": [
-                 {"id": "en_hq", "profile": "en_bills_retinue", "bases": 2, "frontage": 2,
-                  "position": {"xy": list(a)}},
-                 {"id": "en_bows", "profile": "en_archers", "bases": 2, "frontage": 2,
-                  "position": {"xy": list(b)}},
-                 {"id": "en_ally", "profile": "en_bills", "bases": 2, "frontage": 2,
-                  "position": {"xy": [far[0] - 600, far[1]]}}]},
-            {"id": "scots", "name": "S", "army": "scots_1513", "home_edge": "north",
-             "general": "james_iv", "characters": [{"id": "james_iv", "formation": "sc_king"}],
-             "formations": [
-                 {"id": "sc_king", "profile": "sc_pike_nobles", "bases": 4, "frontage": 4,
-                  "position": {"xy": list(far)}}]},
-        ],
-    })  # fmt: skip
+    return Scenario.model_validate(
+        {
+            "id": "msg_test",
+            "name": "messenger test",
+            "battlefield": {"slug": "north_bayreuth_pair"},
+            "age": "ancients",
+            "sides": [
+                {
+                    "id": "english",
+                    "name": "E",
+                    "army": "english_1513",
+                    "home_edge": "south",
+                    "general": "surrey",
+                    "characters": [{"id": "surrey", "formation": "en_hq"}],
+                    "formations": [
+                        {
+                            "id": "en_hq",
+                            "profile": "en_bills_retinue",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": list(a)},
+                        },
+                        {
+                            "id": "en_bows",
+                            "profile": "en_archers",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": list(b)},
+                        },
+                        {
+                            "id": "en_ally",
+                            "profile": "en_bills",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": [far[0] - 600, far[1]]},
+                        },
+                    ],
+                },
+                {
+                    "id": "scots",
+                    "name": "S",
+                    "army": "scots_1513",
+                    "home_edge": "north",
+                    "general": "james_iv",
+                    "characters": [{"id": "james_iv", "formation": "sc_king"}],
+                    "formations": [
+                        {
+                            "id": "sc_king",
+                            "profile": "sc_pike_nobles",
+                            "bases": 4,
+                            "frontage": 4,
+                            "position": {"xy": list(far)},
+                        }
+                    ],
+                },
+            ],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -75,9 +113,11 @@ def _find_pairs(bf, g: RouteGraph) -> dict[str, tuple]:
         if _straight(g, a, b)[1] < 150:
             continue
         # the formations must stand on open ground round the end points
-        if any(_straight(g, (p[0] - 60, p[1] - 40), (p[0] + 60, p[1] + 40))[1] > 0 or
-               _straight(g, (p[0] - 60, p[1] + 40), (p[0] + 60, p[1] - 40))[1] > 0
-               for p in (a, b)):  # fmt: skip
+        if any(
+            _straight(g, (p[0] - 60, p[1] - 40), (p[0] + 60, p[1] + 40))[1] > 0
+            or _straight(g, (p[0] - 60, p[1] + 40), (p[0] + 60, p[1] - 40))[1] > 0
+            for p in (a, b)
+        ):
             continue
         r = g.route(a, b)
         if "cross" not in found and r.triple_share > 0.1:
@@ -138,10 +178,23 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
     snap = delivery.snapshot()
     assert len(snap) == 1
     m = snap[0]
-    assert set(m) == {"id", "side", "to", "order", "route", "travelled_m", "cost_m",
-                      "sent_bound", "arrival_bound"}  # fmt: skip (docs/architecture.md)
-    assert (m["id"], m["side"], m["to"], m["order"]) == (sent.id, "english", "en_bows",
-                                                         "hold en_bows")  # fmt: skip
+    assert set(m) == {
+        "id",
+        "side",
+        "to",
+        "order",
+        "route",
+        "travelled_m",
+        "cost_m",
+        "sent_bound",
+        "arrival_bound",
+    }  # the fields docs/architecture.md lists
+    assert (m["id"], m["side"], m["to"], m["order"]) == (
+        sent.id,
+        "english",
+        "en_bows",
+        "hold en_bows",
+    )
     assert m["travelled_m"] == RATE and m["sent_bound"] == 2
     assert m["arrival_bound"] == sent.arrival_bound
     for bound in range(3, sent.arrival_bound + 1):

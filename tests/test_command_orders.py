@@ -215,8 +215,11 @@ def test_plan_commander_defaults_attack_within_striking_distance(flodden):
     cmd2 = PlanCommander("english", Plan(), {}, bf.to_xy)
     f.set_pose(ex, ey + 1500.0, 180.0)  # out of striking distance: keeps advancing
     st.version += 1
-    assert [o for o in cmd2.orders(CommanderView("english", 2, st, bf, sc), 2)
-            if o.formation == "en_dacre"] == []  # fmt: skip
+    assert [
+        o
+        for o in cmd2.orders(CommanderView("english", 2, st, bf, sc), 2)
+        if o.formation == "en_dacre"
+    ] == []
 
 
 def test_scripted_orders_file_drives_a_battle(flodden):
@@ -237,18 +240,28 @@ def test_scripted_orders_file_drives_a_battle(flodden):
     [
         ('1: ["attack sc_home"]\n2: ["charge sc_king"]\n', 2, "expected an order like"),
         ('1: ["attack sc_home"]\nsoon: ["hold sc_king"]\n', 2, "expected a bound number"),
-        ('1:\n  - hold sc_king\n  - attack nobody\n', 3, "expected a formation of"),
+        ("1:\n  - hold sc_king\n  - attack nobody\n", 3, "expected a formation of"),
         ('1: ["attack en_edmund"]\n', 1, "expected an order to a formation of scots"),
         ('1: ["hold sc_king"\n', 2, "invalid YAML"),
-        ('', 1, "expected a mapping"),
+        ("", 1, "expected a mapping"),
     ],
 )
 def test_run_cli_bad_orders_file_one_line_error(run_cli, tmp_path, text, line, problem):
     path = tmp_path / "orders.yaml"
     path.write_text(text, encoding="utf-8")
     out = tmp_path / "out"
-    code, _, err = run_cli("run", "flodden_1513", "--seed", "1", "--out", str(out),
-                           "--orders", str(path), "--orders-side", "scots")  # fmt: skip
+    code, _, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+        "--orders",
+        str(path),
+        "--orders-side",
+        "scots",
+    )
     assert code == 1
     lines = [x for x in err.splitlines() if x.strip()]
     assert len(lines) == 1 and "Traceback" not in err
@@ -257,19 +270,32 @@ def test_run_cli_bad_orders_file_one_line_error(run_cli, tmp_path, text, line, p
 
 
 def test_run_cli_orders_side_without_file_and_missing_file(run_cli, tmp_path):
-    code, _, err = run_cli("run", "flodden_1513", "--out", str(tmp_path / "o"),
-                           "--orders-side", "scots")  # fmt: skip
+    code, _, err = run_cli(
+        "run", "flodden_1513", "--out", str(tmp_path / "o"), "--orders-side", "scots"
+    )
     assert code == 1 and "--orders-side needs --orders" in err
-    code, _, err = run_cli("run", "flodden_1513", "--out", str(tmp_path / "o"),
-                           "--orders", str(tmp_path / "nope.yaml"))  # fmt: skip
+    code, _, err = run_cli(
+        "run", "flodden_1513", "--out", str(tmp_path / "o"), "--orders", str(tmp_path / "nope.yaml")
+    )
     assert code == 1 and "nope.yaml" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
 
 
 def test_run_cli_with_orders_file(run_cli, tmp_path):
     orders = data_dir() / "orders" / "flodden_scots.yaml"
-    code, out, err = run_cli("run", "flodden_1513", "--seed", "3", "--max-bounds", "4", "--out",
-                             str(tmp_path / "o"), "--orders", str(orders), "--json")  # fmt: skip
+    code, out, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--seed",
+        "3",
+        "--max-bounds",
+        "4",
+        "--out",
+        str(tmp_path / "o"),
+        "--orders",
+        str(orders),
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(out)
     assert summary["events"]["wing_split"] == 1

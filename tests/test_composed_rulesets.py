@@ -57,8 +57,10 @@ def test_every_part_comes_from_a_named_book() -> None:
     assert da["scales"]["javelin_throw_m"] == 25.0 and da["scales"]["wc_inch_m"] == 25.4
     assert "difficult" in da["terrain_classes"]["move"]
     with pytest.raises(RulesetError, match="must come from a named complete game"):
-        Composition("half", {Part.MORALE_AND_COMMAND: get_ruleset(WC).composition.modules[
-            Part.MORALE_AND_COMMAND]})  # fmt: skip
+        Composition(
+            "half",
+            {Part.MORALE_AND_COMMAND: get_ruleset(WC).composition.modules[Part.MORALE_AND_COMMAND]},
+        )
 
 
 def test_check_ruleset_wc_morale_on_flodden(flodden: tuple[Any, Any]) -> None:
@@ -153,7 +155,11 @@ def test_rulesets_cli_prints_each_part_and_its_book() -> None:
     assert result.exit_code == 0, result.output
     by_name = {d["name"]: d for d in json.loads(result.output)}
     assert [c["module"] for c in by_name["dark-age"]["composition"]] == [
-        "2mm-earth-v0.9", "dark-age-movement", "2mm-earth-v0.9", "wc-morale"]  # fmt: skip
+        "2mm-earth-v0.9",
+        "dark-age-movement",
+        "2mm-earth-v0.9",
+        "wc-morale",
+    ]
     assert "composition" not in by_name["2mm-earth-v0.9"]  # one complete game
     text = CliRunner().invoke(rulesets, [], terminal_width=240).output
     assert "dark-age is composed of" in text and "War & Conquest" in text
@@ -161,8 +167,10 @@ def test_rulesets_cli_prints_each_part_and_its_book() -> None:
 
 # -- the W&C phases on small scenarios (tests/data/troops rules lists, flat Minden ground) -----
 
-RULES_ARMIES = (str(ROOT / "tests/data/troops/rules_red.yaml"),
-                str(ROOT / "tests/data/troops/rules_blue.yaml"))  # fmt: skip
+RULES_ARMIES = (
+    str(ROOT / "tests/data/troops/rules_red.yaml"),
+    str(ROOT / "tests/data/troops/rules_blue.yaml"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -183,10 +191,14 @@ def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden
     from engine.state import Morale
 
     # red R4 foot: MV 7; a blue formation 200 m (7.9") away counts, one 400 m away does not
-    b = _wc_battle(minden, [{"id": "r", "profile": "inf", "bases": 4, "at": (0, 0)}],
-                   [{"id": "near", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180},
-                    {"id": "far", "profile": "inf", "bases": 2, "at": (300, 400),
-                     "facing": 180}])  # fmt: skip
+    b = _wc_battle(
+        minden,
+        [{"id": "r", "profile": "inf", "bases": 4, "at": (0, 0)}],
+        [
+            {"id": "near", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180},
+            {"id": "far", "profile": "inf", "bases": 2, "at": (300, 400), "facing": 180},
+        ],
+    )
     ctx = b.ctx
     r = b.state.formations["r"]
     r.morale = Morale.ROUTING
@@ -206,10 +218,14 @@ def test_wc_fleeing_friend_within_5_inches_makes_a_unit_test(minden: Any) -> Non
     from engine.state import Morale
 
     # two red formations side by side (leaders 100 m = 3.9" apart); one flees: the other tests
-    b = _wc_battle(minden, [{"id": "a", "profile": "inf", "bases": 2, "at": (0, 0)},
-                            {"id": "b", "profile": "inf", "bases": 2, "at": (100, 0)}],
-                   [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900),
-                     "facing": 180}])  # fmt: skip
+    b = _wc_battle(
+        minden,
+        [
+            {"id": "a", "profile": "inf", "bases": 2, "at": (0, 0)},
+            {"id": "b", "profile": "inf", "bases": 2, "at": (100, 0)},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+    )
     ctx = b.ctx
     b.state.formations["a"].morale = Morale.ROUTING
     # Strategic Advantage roll-off blue 5 v red 2, then b's 3d6 [6, 6, 6] keeps 12 > MV 7

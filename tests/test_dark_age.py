@@ -130,18 +130,25 @@ def test_5_12_the_books_move_examples() -> None:
     r = roll_move(ScriptedDice([6]), Troop.HEAVY_INFANTRY, Grade.A, Formation.SHIELDWALL)
     assert (r.face, r.allowance.least, r.dps) == (5, 4, 1)
     # heavy cavalry charging roll 5: 6 jt and a DP; light cavalry unformed roll 6: 6, no DP
-    r = roll_move(ScriptedDice([5]), Troop.HEAVY_CAVALRY, Grade.B, Formation.SHIELDWALL,
-                  MoveKind.FAST)  # fmt: skip
+    r = roll_move(
+        ScriptedDice([5]), Troop.HEAVY_CAVALRY, Grade.B, Formation.SHIELDWALL, MoveKind.FAST
+    )
     assert (r.allowance.least, r.dps) == (6, 1)
-    r = roll_move(ScriptedDice([6]), Troop.LIGHT_CAVALRY, Grade.B, Formation.UNFORMED,
-                  MoveKind.FAST)  # fmt: skip
+    r = roll_move(
+        ScriptedDice([6]), Troop.LIGHT_CAVALRY, Grade.B, Formation.UNFORMED, MoveKind.FAST
+    )
     assert (r.allowance.least, r.dps) == (6, 0)
     # mixed Battle Line: the slowest, then the highest grade, sets the pace
-    line = [(Troop.HEAVY_CAVALRY, Grade.A), (Troop.HEAVY_CAVALRY, Grade.B),
-            (Troop.LIGHT_CAVALRY, Grade.B)]  # fmt: skip
+    line = [
+        (Troop.HEAVY_CAVALRY, Grade.A),
+        (Troop.HEAVY_CAVALRY, Grade.B),
+        (Troop.LIGHT_CAVALRY, Grade.B),
+    ]
     assert pace_setter(line) == (Troop.HEAVY_CAVALRY, Grade.A)
     assert pace_setter([(Troop.HEAVY_CAVALRY, Grade.B), (Troop.LIGHT_CAVALRY, Grade.A)]) == (
-        Troop.HEAVY_CAVALRY, Grade.B)  # fmt: skip
+        Troop.HEAVY_CAVALRY,
+        Grade.B,
+    )
 
 
 def test_5_9_maximums_minimums_and_columns() -> None:
@@ -154,8 +161,10 @@ def test_5_9_maximums_minimums_and_columns() -> None:
     assert allowance(Troop.HEAVY_CAVALRY, None, MoveKind.NORMAL, Formation.COLUMN).most == 6
     assert allowance(Troop.ARTILLERY, None, MoveKind.NORMAL, Formation.SINGLE_MODEL).most == 1
     # 5.13: mounted troops get no longer move on a road
-    assert allowance(Troop.HEAVY_CAVALRY, None, MoveKind.NORMAL, Formation.COLUMN,
-                     on_road=True).most == 6  # fmt: skip
+    assert (
+        allowance(Troop.HEAVY_CAVALRY, None, MoveKind.NORMAL, Formation.COLUMN, on_road=True).most
+        == 6
+    )
 
 
 def test_5_11_5_13_dp_odds_by_formation_and_die() -> None:
@@ -171,8 +180,13 @@ def test_5_11_5_13_dp_odds_by_formation_and_die() -> None:
     assert dp(hi, Grade.B, Formation.UNFORMED, difficult=True) == 0
     assert dp(hi, Grade.B, Formation.COLUMN, difficult=True) == 0  # no die, no DP
     d = move_distribution(hi, Grade.B, Formation.SHIELDWALL)
-    assert d.allowance == {1: Fraction(1, 3), 2: Fraction(1, 6), 3: Fraction(1, 6),
-                           4: Fraction(1, 6), 5: Fraction(1, 6)}  # fmt: skip
+    assert d.allowance == {
+        1: Fraction(1, 3),
+        2: Fraction(1, 6),
+        3: Fraction(1, 6),
+        4: Fraction(1, 6),
+        5: Fraction(1, 6),
+    }
     assert d.mean_jt == Fraction(8, 3)
 
 
@@ -194,10 +208,16 @@ def test_5_17_5_27_manoeuvre_costs() -> None:
     assert wheel_cost(Formation.SHIELDWALL).dps == 1 and wheel_cost(Formation.CUNEUS).dps == 0
     assert formation_change_cost(True).dps == 1 and formation_change_cost(False).dps == 0
     assert formation_change_cost(True, from_unformed=True).dps == 0
-    assert major_obstacle_cost(Troop.HEAVY_INFANTRY, Formation.SHIELDWALL,
-                               man_made_temporary=False).dps == 1  # fmt: skip
-    assert major_obstacle_cost(Troop.ELEPHANTS, Formation.SINGLE_MODEL,
-                               man_made_temporary=True).dps == 0  # fmt: skip
+    assert (
+        major_obstacle_cost(
+            Troop.HEAVY_INFANTRY, Formation.SHIELDWALL, man_made_temporary=False
+        ).dps
+        == 1
+    )
+    assert (
+        major_obstacle_cost(Troop.ELEPHANTS, Formation.SINGLE_MODEL, man_made_temporary=True).dps
+        == 0
+    )
     assert about_face_cost(Troop.HEAVY_INFANTRY, Grade.C, Formation.SHIELDWALL, True).dps == 1
     assert about_face_cost(Troop.ELEPHANTS, Grade.C, Formation.SINGLE_MODEL, True).dps == 0
     assert about_face_cost(Troop.HEAVY_CAVALRY, Grade.A, Formation.SHIELDWALL, True).dps == 0

@@ -79,13 +79,17 @@ def test_runs_flow_downhill_in_valleys(dem: Dem, name: str) -> None:
 def test_plum_run_runs_between_houcks_ridge_and_little_round_top(dem: Dem) -> None:
     run = named("Plum Run")
     ward_ridge = Point(-77.2425, 39.7935)  # crest of Houck's Ridge above the Triangular Field
-    lrt_top, lrt_at = dem.max_in(named("Boulders on the western face").union(
-        named("Little Round Top: lightly wooded")), n=60)
+    lrt_top, lrt_at = dem.max_in(
+        named("Boulders on the western face").union(named("Little Round Top: lightly wooded")), n=60
+    )
     cut = LineString([(ward_ridge.x, ward_ridge.y), (lrt_at.x, lrt_at.y)])
     cross = run.intersection(cut)
     assert not cross.is_empty, "Plum Run should cross the line from Houck's Ridge to the summit"
-    valley = dem.at(cross.centroid.x, cross.centroid.y) if cross.geom_type == "Point" else min(
-        dem.at(g.x, g.y) for g in getattr(cross, "geoms", [cross]))
+    valley = (
+        dem.at(cross.centroid.x, cross.centroid.y)
+        if cross.geom_type == "Point"
+        else min(dem.at(g.x, g.y) for g in getattr(cross, "geoms", [cross]))
+    )
     assert valley < dem.at(ward_ridge.x, ward_ridge.y) - 5
     assert valley < lrt_top - 40  # the western face rises c. 46 m above Plum Run
 
@@ -93,8 +97,9 @@ def test_plum_run_runs_between_houcks_ridge_and_little_round_top(dem: Dem) -> No
 def test_round_tops_heights_and_cover(dem: Dem) -> None:
     brt, _ = dem.max_in(named("Big Round Top woods"))
     assert brt == pytest.approx(239.0, abs=1.0)
-    lrt, _ = dem.max_in(named("Little Round Top: lightly wooded").union(
-        named("Boulders on the western face")))
+    lrt, _ = dem.max_in(
+        named("Little Round Top: lightly wooded").union(named("Boulders on the western face"))
+    )
     assert 198 <= lrt <= 205  # 199.7 m at the published point, 203.7 m at the DEM's highest cell
     # the western face is cleared and rocky, not woods: the rock lies west of the wooded part
     face, woods = named("Boulders on the western face"), named("Little Round Top: lightly wooded")
@@ -107,8 +112,9 @@ def test_devils_den_is_at_the_published_place_above_plum_run(dem: Dem) -> None:
     _, _, dist = GEOD.inv(den.centroid.x, den.centroid.y, -77.2423861, 39.79150583)
     assert dist < 40, f"{dist:.0f} m from the published coordinate"
     assert not den.intersects(named("Plum Run"))
-    run_near = min(dem.at(p.x, p.y) for p in _along(named("Plum Run"), 200)
-                   if p.distance(den.centroid) < 0.002)
+    run_near = min(
+        dem.at(p.x, p.y) for p in _along(named("Plum Run"), 200) if p.distance(den.centroid) < 0.002
+    )
     assert dem.at(den.centroid.x, den.centroid.y) > run_near + 3
 
 
@@ -138,11 +144,11 @@ def test_built_battlefield_has_the_1863_ground(built_gettysburg) -> None:
         x, y = bf.to_xy(lon, lat)
         return bf.feature_at(x, y), MoveClass(int(bf.category_at(x, y)))
 
-    assert at(-77.24245, 39.79160) == ("cliff", MoveClass.IMPRACTICAL)   # Devil's Den
-    assert at(-77.2433, 39.7980)[0] == "farmland"                        # the Wheatfield
-    assert at(-77.2498, 39.8001)[0] == "orchard"                         # the Peach Orchard
-    assert at(-77.2392, 39.7865) == ("forest", MoveClass.WOODS)          # Big Round Top
-    assert at(-77.2380, 39.7925)[1] == MoveClass.DEBRIS                  # LRT western face
+    assert at(-77.24245, 39.79160) == ("cliff", MoveClass.IMPRACTICAL)  # Devil's Den
+    assert at(-77.2433, 39.7980)[0] == "farmland"  # the Wheatfield
+    assert at(-77.2498, 39.8001)[0] == "orchard"  # the Peach Orchard
+    assert at(-77.2392, 39.7865) == ("forest", MoveClass.WOODS)  # Big Round Top
+    assert at(-77.2380, 39.7925)[1] == MoveClass.DEBRIS  # LRT western face
     x, y = bf.to_xy(-77.2367, 39.7921)
     assert bf.elevation_at(x, y) > 195
 

@@ -65,8 +65,12 @@ class Dem:
 
     def mean_in(self, poly: BaseGeometry, n: int = 30) -> float:
         x0, y0, x1, y1 = poly.bounds
-        vals = [self.at(x, y) for x in np.linspace(x0, x1, n) for y in np.linspace(y0, y1, n)
-                if poly.contains(Point(x, y))]
+        vals = [
+            self.at(x, y)
+            for x in np.linspace(x0, x1, n)
+            for y in np.linspace(y0, y1, n)
+            if poly.contains(Point(x, y))
+        ]
         assert vals, "polygon too small to sample"
         return float(np.mean(vals))
 
@@ -126,8 +130,9 @@ def test_flodden_till_and_pallins_burn_run_in_valleys() -> None:
         line = _named("flodden", name)
         share = _valley_share(dem, line)
         assert share >= 0.75, f"{name}: only {share:.0%} of the line is below the ground beside it"
-        elev = [dem.at(*line.interpolate(t, normalized=True).coords[0])
-                for t in np.linspace(0, 1, 30)]
+        elev = [
+            dem.at(*line.interpolate(t, normalized=True).coords[0]) for t in np.linspace(0, 1, 30)
+        ]
         assert max(elev) <= 60, f"{name}: climbs to {max(elev)} m"
 
 
@@ -140,8 +145,12 @@ def test_flodden_scots_hill_stands_above_the_english_ridge_and_the_mire() -> Non
     assert hill > piper + 40, (hill, piper)
     assert mire < hill - 40, (mire, hill)
     x0, y0, x1, y1 = edge.bounds
-    top = max(dem.at(x, y) for x in np.linspace(x0, x1, 25) for y in np.linspace(y0, y1, 25)
-              if edge.contains(Point(x, y)))
+    top = max(
+        dem.at(x, y)
+        for x in np.linspace(x0, x1, 25)
+        for y in np.linspace(y0, y1, 25)
+        if edge.contains(Point(x, y))
+    )
     assert top >= 160, f"Flodden Edge should reach its 165-183 m summits, got {top}"
     # the mire lies between the two armies' hills
     names = ("Piper Hill", "Boggy hollow", "Branxton Hill (")

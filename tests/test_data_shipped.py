@@ -36,8 +36,10 @@ def _site_polygon(slug: str) -> tuple[Polygon, Transformer]:
     with rasterio.open(data_dir() / "battlefields" / slug / "dem.tif") as src:
         to_ll = Transformer.from_crs(src.crs, "EPSG:4326", always_xy=True)
         b = src.bounds
-        corners = [to_ll.transform(x, y) for x, y in
-                   ((b.left, b.bottom), (b.right, b.bottom), (b.right, b.top), (b.left, b.top))]
+        corners = [
+            to_ll.transform(x, y)
+            for x, y in ((b.left, b.bottom), (b.right, b.bottom), (b.right, b.top), (b.left, b.top))
+        ]
     lon0 = sum(c[0] for c in corners) / 4
     lat0 = sum(c[1] for c in corners) / 4
     to_xy = Transformer.from_crs("EPSG:4326", _utm(lon0, lat0), always_xy=True)
@@ -73,10 +75,16 @@ def test_troop_list_loads_with_one_general_and_justified_profiles(path: Path) ->
 def test_1_1_light_troops_act_before_heavy(path: Path) -> None:
     # 1.1/2.1: light units execute first, so every light profile out-initiatives every heavy one.
     army = load_army(path)
-    light = [p.initiative for p in army.profiles
-             if p.unit_type.value in ("light_infantry", "light_cavalry")]
-    heavy = [p.initiative for p in army.profiles
-             if p.unit_type.value in ("infantry", "war_machine", "baggage")]
+    light = [
+        p.initiative
+        for p in army.profiles
+        if p.unit_type.value in ("light_infantry", "light_cavalry")
+    ]
+    heavy = [
+        p.initiative
+        for p in army.profiles
+        if p.unit_type.value in ("infantry", "war_machine", "baggage")
+    ]
     if light and heavy:
         assert min(light) > max(heavy) or min(light) >= 5
 
@@ -112,7 +120,7 @@ def test_every_formation_lies_inside_the_battlefield_without_overlap(path: Path)
             assert site.buffer(-200).contains(fp), f"{f.id}: not inside {scen.battlefield.slug}"
             shapes.append((f.id, fp))
     for i, (a, pa) in enumerate(shapes):
-        for b, pb in shapes[i + 1:]:
+        for b, pb in shapes[i + 1 :]:
             assert not pa.intersects(pb), f"{a} and {b} overlap at deployment"
 
 
@@ -125,8 +133,12 @@ def test_armies_start_facing_each_other(path: Path) -> None:
         pts = [to_xy.transform(*f.position.lonlat) for f in side.formations]
         centres[side.id] = (sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts))
     a, b = scen.sides[0], scen.sides[1]
-    bearing = math.degrees(math.atan2(centres[b.id][0] - centres[a.id][0],
-                                      centres[b.id][1] - centres[a.id][1])) % 360
+    bearing = (
+        math.degrees(
+            math.atan2(centres[b.id][0] - centres[a.id][0], centres[b.id][1] - centres[a.id][1])
+        )
+        % 360
+    )
     facing = [f.facing for f in a.formations]
     mean_off = sum(min(abs(v - bearing) % 360, 360 - abs(v - bearing) % 360) for v in facing)
     # a marching column (Teutoburg) is caught side-on, so allow up to a right angle on average
@@ -136,8 +148,9 @@ def test_armies_start_facing_each_other(path: Path) -> None:
 def test_a_bad_profile_id_is_a_one_line_error(tmp_path: Path) -> None:
     src = (data_dir() / "scenarios" / "flodden_1513.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "flodden_bad.yaml"
-    bad.write_text(src.replace("profile: sc_pike_border", "profile: sc_pike_nonexistent", 1),
-                   encoding="utf-8")
+    bad.write_text(
+        src.replace("profile: sc_pike_border", "profile: sc_pike_nonexistent", 1), encoding="utf-8"
+    )
     # relative army ids resolve to the shipped lists, so only the profile is wrong
     with pytest.raises(ScenarioError) as err:
         load_scenario(bad)

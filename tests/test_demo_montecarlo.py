@@ -30,8 +30,13 @@ def test_wilson_interval_known_values() -> None:
 
 def test_summary_counts_and_history() -> None:
     def row(seed: int, winner: str, bounds: int, la: int, lb: int) -> dict:
-        return {"seed": seed, "winner": winner, "bounds": bounds,
-                "losses": {"a": la, "b": lb}, "strength": {"a": 10, "b": 10}}
+        return {
+            "seed": seed,
+            "winner": winner,
+            "bounds": bounds,
+            "losses": {"a": la, "b": lb},
+            "strength": {"a": 10, "b": 10},
+        }
 
     runs = [row(1, "a", 10, 2, 5), row(2, "b", 12, 6, 1), row(3, "a", 14, 1, 7)]
     s = summarize(runs, ["a", "b"], {"winner": "a"})
@@ -43,21 +48,39 @@ def test_summary_counts_and_history() -> None:
     assert s["historical"]["simulated_mean_loss_ratio"] == {"a:b": pytest.approx(3 / 4.333, 1e-3)}
 
 
-def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path,
-                                              run_cli) -> None:
-    code, out, err = run_cli(*["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path),
-                              "--json"])  # fmt: skip
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
+def test_replay_equals_run_with_the_same_seed(flodden_dir: Path, tmp_path: Path, run_cli) -> None:
+    code, out, err = run_cli(
+        *["run", "flodden_1513", "--seed", "4", "--out", str(tmp_path), "--json"]
+    )
     assert code == 0, err
     summary = json.loads(out)
     r = replay(str(Path("data/scenarios/flodden_1513.yaml").resolve()), str(flodden_dir), 4)
     assert (r["winner"], r["bounds"], r["losses"]) == (
-        summary["winner"], summary["bounds"], summary["losses"])
+        summary["winner"],
+        summary["bounds"],
+        summary["losses"],
+    )
 
 
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
 def test_montecarlo_cli_on_dask(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
-    code, stdout, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "4", "--workers", "2",
-                                 "--seed", "11", "--out", str(out), "--json"])
+    code, stdout, err = run_cli(
+        *[
+            "montecarlo",
+            "teutoburg_ad9",
+            "--runs",
+            "4",
+            "--workers",
+            "2",
+            "--seed",
+            "11",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 0, err
     s = json.loads(stdout)
     assert s["runs"] == 4 and s["seeds"] == [11, 14] and s["workers"] == 2
@@ -68,8 +91,9 @@ def test_montecarlo_cli_on_dask(tmp_path: Path, run_cli) -> None:
     assert (out / "montecarlo.png").stat().st_size > 10_000
     assert (out / "battlefield" / "battlefield.tif").is_file()
     # a Dask replay is the same battle as a local one with that seed
-    local = replay(str(Path("data/scenarios/teutoburg_ad9.yaml").resolve()),
-                   str(out / "battlefield"), 12)
+    local = replay(
+        str(Path("data/scenarios/teutoburg_ad9.yaml").resolve()), str(out / "battlefield"), 12
+    )
     assert (local["winner"], local["losses"]) == (runs[1]["winner"], runs[1]["losses"])
 
 
@@ -83,14 +107,19 @@ def test_montecarlo_bad_input(tmp_path: Path, run_cli) -> None:
 
 
 @pytest.mark.slow
-def test_demo_writes_everything_and_reports(tmp_path: Path,
-                                            run_cli) -> None:
+def test_demo_writes_everything_and_reports(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "demo"
     code, stdout, err = run_cli(*["demo", "--out", str(out), "--json"])
     assert code == 0, err
     report = json.loads(stdout)
-    for name in ("battlefield.html", "playback.html", "layout.pdf", "demo.json",
-                 "run/battle_log.json", "battlefield/battlefield.tif"):
+    for name in (
+        "battlefield.html",
+        "playback.html",
+        "layout.pdf",
+        "demo.json",
+        "run/battle_log.json",
+        "battlefield/battlefield.tif",
+    ):
         assert (out / name).is_file(), name
     svgs = sorted((out / "layers").glob("*.svg"))
     assert len(svgs) == report["cut_layers"] + 1 > 2  # the boards above the base, and base.svg
@@ -111,25 +140,47 @@ def test_demo_bad_scale_writes_nothing(tmp_path: Path, run_cli) -> None:
     assert not out.exists()
 
 
-def test_montecarlo_on_a_given_scheduler(tmp_path: Path,
-                                         run_cli) -> None:
+@pytest.mark.slow  # a Dask cluster: 10-35 s on 2 cores
+def test_montecarlo_on_a_given_scheduler(tmp_path: Path, run_cli) -> None:
     """``--scheduler ADDRESS``: any dask.distributed scheduler, here one started for the test."""
     from dask.distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster:  # fmt: skip
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         out = tmp_path / "mc"
-        code, stdout, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "2", "--scheduler",
-                                     cluster.scheduler_address, "--out", str(out), "--json"])
+        code, stdout, err = run_cli(
+            *[
+                "montecarlo",
+                "teutoburg_ad9",
+                "--runs",
+                "2",
+                "--scheduler",
+                cluster.scheduler_address,
+                "--out",
+                str(out),
+                "--json",
+            ]
+        )
     assert code == 0, err
     s = json.loads(stdout)
     assert s["runs"] == 2 and s["workers"] == 1
 
 
-def test_montecarlo_unreachable_scheduler_is_one_line(tmp_path: Path,
-                                                     run_cli) -> None:
+@pytest.mark.slow  # waits out the 10 s connect timeout
+def test_montecarlo_unreachable_scheduler_is_one_line(tmp_path: Path, run_cli) -> None:
     out = tmp_path / "mc"
-    code, _, err = run_cli(*["montecarlo", "teutoburg_ad9", "--runs", "2", "--scheduler",
-                            "tcp://127.0.0.1:9", "--out", str(out)])
+    code, _, err = run_cli(
+        *[
+            "montecarlo",
+            "teutoburg_ad9",
+            "--runs",
+            "2",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 1 and err.startswith("Error: tcp://127.0.0.1:9: ") and err.count("\n") == 1
     assert not out.exists()

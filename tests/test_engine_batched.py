@@ -31,15 +31,22 @@ from engine.geometry import (
 from engine.movement import _LATTICE
 from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus
-from scenario_builder.build import build_site
 
 
 def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
     # facings include the axis-parallel ones (parallel slabs) as well as arbitrary ones
-    facing = np.where(rng.random(n) < 0.3, rng.choice([0.0, 90.0, 180.0, 270.0], n),
-                      rng.uniform(0.0, 360.0, n))  # fmt: skip
-    return np.column_stack([rng.uniform(-300, 300, n), rng.uniform(-300, 300, n),
-                            rng.uniform(1, 80, n), rng.uniform(1, 40, n), facing])  # fmt: skip
+    facing = np.where(
+        rng.random(n) < 0.3, rng.choice([0.0, 90.0, 180.0, 270.0], n), rng.uniform(0.0, 360.0, n)
+    )
+    return np.column_stack(
+        [
+            rng.uniform(-300, 300, n),
+            rng.uniform(-300, 300, n),
+            rng.uniform(1, 80, n),
+            rng.uniform(1, 40, n),
+            facing,
+        ]
+    )
 
 
 def _slab_reference(
@@ -110,9 +117,9 @@ DATA = Path(__file__).parent / "data" / "troops"
 
 
 @pytest.fixture(scope="module")
-def bayreuth():
+def bayreuth(built_bayreuth):
     # real OSM woods, fields and water: many classes under the footprints
-    return build_site("north_bayreuth_pair").battlefield
+    return built_bayreuth.battlefield
 
 
 def test_codes_on_map_equals_the_point_queries_on_real_ground(bayreuth) -> None:
@@ -122,8 +129,11 @@ def test_codes_on_map_equals_the_point_queries_on_real_ground(bayreuth) -> None:
     x = np.concatenate([rng.uniform(minx - 200, maxx + 200, 5000), [minx, maxx, minx, maxx]])
     y = np.concatenate([rng.uniform(miny - 200, maxy + 200, 5000), [miny, maxy, maxy, miny]])
     inside = bayreuth.contains(x, y)
-    for layer, query in (("move", bayreuth.category_at), ("cover", bayreuth.cover_at),
-                         ("level", bayreuth.level_at)):  # fmt: skip
+    for layer, query in (
+        ("move", bayreuth.category_at),
+        ("cover", bayreuth.cover_at),
+        ("level", bayreuth.level_at),
+    ):
         values, on = bayreuth.codes_on_map(layer, x, y)
         assert np.array_equal(on, inside)
         assert np.array_equal(values[inside], np.asarray(query(x[inside], y[inside])).astype(int))
@@ -186,15 +196,29 @@ def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayre
     for k in range(300):
         n = int(rng.integers(1, 7))
         fr = int(rng.integers(1, n + 1))
-        f = Formation.build(f"f{k}", "red", "F", inf, n_bases=n, frontage=fr,
-                            cx=float(rng.uniform(minx - 50, maxx + 50)),
-                            cy=float(rng.uniform(miny - 50, maxy + 50)),
-                            facing=float(rng.uniform(0, 360)), **BASE_SIZE)  # fmt: skip
+        f = Formation.build(
+            f"f{k}",
+            "red",
+            "F",
+            inf,
+            n_bases=n,
+            frontage=fr,
+            cx=float(rng.uniform(minx - 50, maxx + 50)),
+            cy=float(rng.uniform(miny - 50, maxy + 50)),
+            facing=float(rng.uniform(0, 360)),
+            **BASE_SIZE,
+        )
         if n > 2 and k % 3 == 0:
             f.bases[1].status = BaseStatus.DEAD  # a gap in the lattice
-        pose = None if k % 2 else (f.cx + float(rng.uniform(-80, 80)),
-                                   f.cy + float(rng.uniform(-80, 80)),
-                                   f.facing + float(rng.uniform(-90, 90)))  # fmt: skip
+        pose = (
+            None
+            if k % 2
+            else (
+                f.cx + float(rng.uniform(-80, 80)),
+                f.cy + float(rng.uniform(-80, 80)),
+                f.facing + float(rng.uniform(-90, 90)),
+            )
+        )
         for layer in ("move", "cover"):
             want, off, allp = _old_footprint_classes(bayreuth, f, layer, pose)
             assert footprint_classes(bayreuth, f, layer, pose) == (want, off)
@@ -266,16 +290,24 @@ def test_straight_sweep_poses_equal_obb_at_step_by_step() -> None:
 
     rng = np.random.default_rng(5)
     for _ in range(200):
-        box = (float(rng.uniform(-40, 40)), float(rng.uniform(-20, 20)),
-               float(rng.uniform(10, 80)), float(rng.uniform(10, 40)))  # fmt: skip
-        start = (float(rng.uniform(-1e5, 1e5)), float(rng.uniform(-1e5, 1e5)),
-                 float(rng.choice([0.0, 359.9, 400.0, -30.0, rng.uniform(0, 360)])))  # fmt: skip
+        box = (
+            float(rng.uniform(-40, 40)),
+            float(rng.uniform(-20, 20)),
+            float(rng.uniform(10, 80)),
+            float(rng.uniform(10, 40)),
+        )
+        start = (
+            float(rng.uniform(-1e5, 1e5)),
+            float(rng.uniform(-1e5, 1e5)),
+            float(rng.choice([0.0, 359.9, 400.0, -30.0, rng.uniform(0, 360)])),
+        )
         dx, dy = float(rng.uniform(-200, 200)), float(rng.uniform(-200, 200))
         dth = float(rng.choice([0.0, -0.0]))
         n = int(rng.integers(1, 60))
         ts = np.arange(1, n + 1) / n
-        want = obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                          for t in ts])  # fmt: skip
+        want = obb_array(
+            [obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t in ts]
+        )
         got = _straight_poses(box, start, dx, dy, dth, ts)
         assert np.array_equal(got, want)
 
@@ -294,15 +326,20 @@ def test_sweep_first_overlapping_step_equals_separation_many(seed: int) -> None:
             end = rng.uniform(-200, 200, 2)
             steps = int(rng.integers(1, 30))
             ts = np.arange(1, steps + 1) / steps
-            poses = np.column_stack([start[0] + (end[0] - start[0]) * ts,
-                                     start[1] + (end[1] - start[1]) * ts,
-                                     np.full(steps, rng.uniform(1, 60)),
-                                     np.full(steps, rng.uniform(1, 30)),
-                                     rng.uniform(0, 360, steps)])  # fmt: skip
+            poses = np.column_stack(
+                [
+                    start[0] + (end[0] - start[0]) * ts,
+                    start[1] + (end[1] - start[1]) * ts,
+                    np.full(steps, rng.uniform(1, 60)),
+                    np.full(steps, rng.uniform(1, 30)),
+                    rng.uniform(0, 360, steps),
+                ]
+            )
             rows = np.flatnonzero((separation_many(poses, others) < -1e-6).any(axis=1))
             want = int(rows[0]) if rows.size else None
-            got = next((i for i, p in enumerate(poses.tolist())
-                        if few.first_overlap(p) is not None), None)  # fmt: skip
+            got = next(
+                (i for i, p in enumerate(poses.tolist()) if few.first_overlap(p) is not None), None
+            )
             assert got == want
 
 
@@ -316,9 +353,13 @@ def test_disp_vectors_without_a_turn_equal_the_rotation_arithmetic() -> None:
 
     def rotated(box: tuple[float, float, float, float], th: float, dth: float) -> list:
         f0, r0, f1, r1 = forward(th), right(th), forward(th + dth), right(th + dth)
-        return [(a * r1[0] + l_ * f1[0] - (a * r0[0] + l_ * f0[0]),
-                 a * r1[1] + l_ * f1[1] - (a * r0[1] + l_ * f0[1]))
-                for a, l_ in _corner_offsets(box)]  # fmt: skip
+        return [
+            (
+                a * r1[0] + l_ * f1[0] - (a * r0[0] + l_ * f0[0]),
+                a * r1[1] + l_ * f1[1] - (a * r0[1] + l_ * f0[1]),
+            )
+            for a, l_ in _corner_offsets(box)
+        ]
 
     rnd = random.Random(7)
     for _ in range(5000):
@@ -339,12 +380,28 @@ def test_touching_rectangles_pass_the_centre_distance_prefilter() -> None:
     from engine.geometry import CONTACT_M
 
     rng = np.random.default_rng(11)
-    others = np.column_stack([rng.uniform(-150, 150, 4000), rng.uniform(-150, 150, 4000),
-                              rng.uniform(1, 60, 4000), rng.uniform(1, 30, 4000),
-                              rng.uniform(0, 360, 4000)])  # fmt: skip
+    others = np.column_stack(
+        [
+            rng.uniform(-150, 150, 4000),
+            rng.uniform(-150, 150, 4000),
+            rng.uniform(1, 60, 4000),
+            rng.uniform(1, 30, 4000),
+            rng.uniform(0, 360, 4000),
+        ]
+    )
     for _ in range(50):
-        a = OBB(*(float(v) for v in (rng.uniform(-20, 20), rng.uniform(-20, 20),
-                                     rng.uniform(1, 60), rng.uniform(1, 30), rng.uniform(0, 360))))
+        a = OBB(
+            *(
+                float(v)
+                for v in (
+                    rng.uniform(-20, 20),
+                    rng.uniform(-20, 20),
+                    rng.uniform(1, 60),
+                    rng.uniform(1, 30),
+                    rng.uniform(0, 360),
+                )
+            )
+        )
         touch = separation(a, others) <= CONTACT_M
         radii = np.hypot(others[:, 2], others[:, 3])
         reach = (CONTACT_M + math.hypot(a.hw, a.hd) + 1.0 + radii) * math.sqrt(2.0)

@@ -21,15 +21,14 @@ from engine.testing import (
     flat_origin,
     make_scenario,
 )
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
 
 
 @pytest.fixture(scope="module")
-def flodden_bf():
-    return build_site("flodden").battlefield
+def flodden_bf(built_flodden):
+    return built_flodden.battlefield
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +88,8 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 
@@ -101,18 +100,25 @@ _PROFILES = ["inf", "cav", "archers", "skirm", "lcav", "javelin", "wild", "muske
 def small_battles(draw):
     def side(y, facing):
         n = draw(st.integers(1, 3))
-        return [{"id": f"{'r' if y < 0 else 'b'}{i}", "profile": draw(st.sampled_from(_PROFILES)),
-                 "bases": draw(st.integers(1, 6)), "frontage": 3,
-                 "at": (-300 + 300 * i + draw(st.integers(-40, 40)),
-                        y + draw(st.integers(-60, 60))),
-                 "facing": facing, "order": draw(st.sampled_from(["attack", "advance", "hold"]))}
-                for i in range(n)]  # fmt: skip
+        return [
+            {
+                "id": f"{'r' if y < 0 else 'b'}{i}",
+                "profile": draw(st.sampled_from(_PROFILES)),
+                "bases": draw(st.integers(1, 6)),
+                "frontage": 3,
+                "at": (-300 + 300 * i + draw(st.integers(-40, 40)), y + draw(st.integers(-60, 60))),
+                "facing": facing,
+                "order": draw(st.sampled_from(["attack", "advance", "hold"])),
+            }
+            for i in range(n)
+        ]
 
     return side(-200, 0), side(200, 180), draw(st.integers(0, 10_000))
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(small_battles())
 def test_6_1_invariants_hold_in_random_battles(minden, spec):
     """No base beyond its allowance, removed bases never act, casualties only grow, bases never
@@ -128,8 +134,9 @@ def test_6_1_invariants_hold_in_random_battles(minden, spec):
 
 def test_cli_run_writes_log_summary_and_battlefield(run_cli, tmp_path):
     out = tmp_path / "out"
-    code, stdout, err = run_cli("run", "flodden_1513", "--seed", "4", "--out", out,
-                                "--max-bounds", "3")  # fmt: skip
+    code, stdout, err = run_cli(
+        "run", "flodden_1513", "--seed", "4", "--out", out, "--max-bounds", "3"
+    )
     assert code == 0, err
     assert "Winner" in stdout
     log = json.loads((out / "battle_log.json").read_text())

@@ -66,12 +66,11 @@ def test_scenario_json_schema_forbids_unknown_fields():
     assert "FormationSpec" in schema["$defs"]
 
 
-def test_3_1_deployment_places_ranks_and_off_map_is_named():
+def test_3_1_deployment_places_ranks_and_off_map_is_named(built_flodden):
     from engine.deploy import deploy
     from engine.rulesets import get_ruleset
-    from scenario_builder.build import build_site
 
-    bf = build_site("flodden").battlefield
+    bf = built_flodden.battlefield
     sc = load_scenario("flodden_1513")
     state = deploy(sc, bf, get_ruleset())
     f = state.formations["sc_king"]

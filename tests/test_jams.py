@@ -78,8 +78,11 @@ def _battle(sc, bf, seed: int) -> Battle:
 def test_teutoburg_froze_without_replanning(teutoburg, monkeypatch) -> None:
     _no_replanning(monkeypatch)
     sc, bf = teutoburg
-    with pytest.raises(AssertionError, match=r"stall: gm_retinue and gm_wall blocked by each "
-                                             r"other from bound \d+ for 3 bounds"):  # fmt: skip
+    with pytest.raises(
+        AssertionError,
+        match=r"stall: gm_retinue and gm_wall blocked by each "
+        r"other from bound \d+ for 3 bounds",
+    ):
         check_battle(_battle(sc, bf, 1))
 
 
@@ -111,13 +114,33 @@ def _head_on(bf, origin) -> Battle:
     """Two friendly columns on one road, sent past each other: 300 m apart, facing."""
     x0, y0 = origin
     sc = make_scenario(
-        [{"id": "north_col", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, -150),
-          "facing": 0, "order": "advance", "target": {"xy": [x0, y0 + 300]}},
-         {"id": "south_col", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 150),
-          "facing": 180, "order": "advance", "target": {"xy": [x0, y0 - 300]}}],
+        [
+            {
+                "id": "north_col",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 2,
+                "at": (0, -150),
+                "facing": 0,
+                "order": "advance",
+                "target": {"xy": [x0, y0 + 300]},
+            },
+            {
+                "id": "south_col",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 2,
+                "at": (0, 150),
+                "facing": 180,
+                "order": "advance",
+                "target": {"xy": [x0, y0 - 300]},
+            },
+        ],
         [{"id": "far", "profile": "inf", "bases": 2, "at": (0, 2500), "facing": 180}],
-        armies=ARMIES, origin=origin, max_bounds=12,
-    )  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+        max_bounds=12,
+    )
     from engine.orders import InstantDelivery
 
     return Battle(bf, sc, Dice(2), delivery=InstantDelivery())
@@ -145,8 +168,13 @@ def test_montecarlo_counts_stalled_replays_apart_from_draws() -> None:
     runs = [
         {"seed": 1, "winner": "a", "bounds": 9, "losses": {"a": 1, "b": 5}},
         {"seed": 2, "winner": None, "bounds": 40, "losses": {"a": 2, "b": 2}},
-        {"seed": 3, "winner": None, "bounds": 40, "losses": {"a": 0, "b": 0},
-         "stall": "x and y blocked by each other from bound 3 for 3 bounds"},
-    ]  # fmt: skip
+        {
+            "seed": 3,
+            "winner": None,
+            "bounds": 40,
+            "losses": {"a": 0, "b": 0},
+            "stall": "x and y blocked by each other from bound 3 for 3 bounds",
+        },
+    ]
     odds = summarize(runs, ["a", "b"], None)["win_odds"]
     assert (odds["a"]["wins"], odds["draw"]["wins"], odds["stalled"]["wins"]) == (1, 1, 1)

@@ -42,6 +42,9 @@ def test_known_answer(case: str) -> None:
     got = CASES[case]()
     changed = differences(expected, got)
     assert not changed, (
-        f"{case} fought differently from {path.name}:\n  " + "\n  ".join(changed)
-        + "\n(a deliberate rules change? python benchmarks/regen_known_answers.py " + case + ")"
-    )  # fmt: skip
+        f"{case} fought differently from {path.name}:\n  "
+        + "\n  ".join(changed)
+        + "\n(a deliberate rules change? python benchmarks/regen_known_answers.py "
+        + case
+        + ")"
+    )

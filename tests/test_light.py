@@ -105,8 +105,10 @@ def _quiet_battle(bf, origin, **fields) -> Battle:
     sc = make_scenario(
         [{"id": "r", "profile": "inf", "bases": 2, "at": (0, -600), "facing": 0}],
         [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 600), "facing": 180}],
-        armies=ARMIES, origin=origin, **fields,
-    )  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+        **fields,
+    )
     return Battle(bf, sc, Dice(1), delivery=InstantDelivery())
 
 
@@ -132,8 +134,9 @@ def test_dusk_falls_during_the_battle_and_cuts_sight(minden) -> None:
 
 def test_weather_changes_at_the_given_bound(minden) -> None:
     bf, origin = minden
-    b = _quiet_battle(bf, origin, weather="clear",
-                      weather_changes=[{"bound": 3, "weather": "fog"}], max_bounds=4)  # fmt: skip
+    b = _quiet_battle(
+        bf, origin, weather="clear", weather_changes=[{"bound": 3, "weather": "fog"}], max_bounds=4
+    )
     weathers = []
     for _ in range(4):
         b.step()

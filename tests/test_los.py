@@ -29,8 +29,15 @@ def field(levels: list[int], woods: set[int] = frozenset()) -> Battlefield:
         blocks[0, c] = True
         move[0, c] = MoveClass.WOODS
     z = lv.astype(np.float32) * 2
-    layers = {"elevation": z, "slope": np.zeros_like(z), "level": lv, "move": move,
-              "cover": move.copy(), "blocks_sight": blocks, "feature": np.zeros((1, n), np.uint8)}
+    layers = {
+        "elevation": z,
+        "slope": np.zeros_like(z),
+        "level": lv,
+        "move": move,
+        "cover": move.copy(),
+        "blocks_sight": blocks,
+        "feature": np.zeros((1, n), np.uint8),
+    }
     return Battlefield(layers, affine.Affine(RES, 0, X0, 0, -RES, Y0 + RES), "EPSG:32630", 2.0)
 
 

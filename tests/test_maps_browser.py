@@ -124,7 +124,6 @@ def test_offline_playback_steps_bound_by_bound(
     page.close()
 
 
-
 # Counts Leaflet's animated zooms from the first script on (Leaflet's bundle assigns window.L).
 COUNT_ZOOM_ANIMATIONS = """
 (() => { let real; window.__zoomAnims = 0;

@@ -39,8 +39,9 @@ def _case(request: pytest.FixtureRequest, name: str):
 def _raw(bf, code: int) -> BaseGeometry:
     """The class's cells as traced from the raster: the region the rules use."""
     mask = np.asarray(bf.layer("move")) == code
-    polys = [shape(g) for g, v in shapes(mask.astype(np.uint8), mask=mask, transform=bf.transform)
-             if v]  # fmt: skip
+    polys = [
+        shape(g) for g, v in shapes(mask.astype(np.uint8), mask=mask, transform=bf.transform) if v
+    ]
     return shapely.union_all(polys) if polys else shapely.Polygon()
 
 

@@ -44,8 +44,9 @@ def test_preview_of_a_scenario_file(run_cli, tmp_path: Path) -> None:
     assert out.stat().st_size > 100_000
 
 
-def test_preview_of_a_broken_scenario_is_one_line_and_writes_nothing(run_cli,
-                                                                      tmp_path: Path) -> None:
+def test_preview_of_a_broken_scenario_is_one_line_and_writes_nothing(
+    run_cli, tmp_path: Path
+) -> None:
     bad = tmp_path / "bad.yaml"
     text = (data_dir() / "scenarios" / "flodden_1513.yaml").read_text()
     bad.write_text(text.replace("bases: 8", "bases: -3", 1))

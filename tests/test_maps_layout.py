@@ -64,6 +64,7 @@ def _raster(pdf: Path, page: int, dpi: int, tmp: Path) -> np.ndarray:
 
 
 @needs_poppler
+@pytest.mark.slow  # prints and rasterises many sheets: 8-19 s
 def test_layout_pages_follow_the_tiling_formula(run_cli, bf_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "layout.pdf"
     code, stdout, err = run_cli(
@@ -95,6 +96,7 @@ def test_layout_pages_follow_the_tiling_formula(run_cli, bf_dir: Path, tmp_path:
 
 
 @needs_poppler
+@pytest.mark.slow  # prints and rasterises many sheets: 8-19 s
 def test_printed_table_is_true_scale_within_half_a_millimetre(
     run_cli, bf_dir: Path, tmp_path: Path
 ) -> None:
@@ -134,6 +136,7 @@ def test_printed_table_is_true_scale_within_half_a_millimetre(
 
 
 @needs_poppler
+@pytest.mark.slow  # prints and rasterises many sheets: 8-19 s
 def test_layout_looks_like_a_map(run_cli, bf_dir: Path, tmp_path: Path) -> None:
     """Index page and a sheet carry ink in the places a person expects (not blank, not black)."""
     out = tmp_path / "layout.pdf"
@@ -217,14 +220,23 @@ def _svg_ground(svg: Path) -> Any:
 
 
 @needs_poppler
+@pytest.mark.slow  # prints and rasterises many sheets: 8-19 s
 def test_printed_cut_line_has_no_cell_staircase(run_cli, bf_dir: Path, tmp_path: Path) -> None:
     """The cut lines follow the smoothed outlines: almost no right-angle corners off the table's
     edge (the raw cell outline is nothing but right angles)."""
     layers = tmp_path / "layers"
     code, _, err = run_cli(
-        "print", bf_dir, "--scale", "1:5000", "--paper", "A3", "--out", tmp_path / "l.pdf",
-        "--layers", layers,
-    )  # fmt: skip
+        "print",
+        bf_dir,
+        "--scale",
+        "1:5000",
+        "--paper",
+        "A3",
+        "--out",
+        tmp_path / "l.pdf",
+        "--layers",
+        layers,
+    )
     assert code == 0, err
     index = json.loads((layers / "layers.json").read_text())
     w, h = index["table_mm"]

@@ -102,8 +102,12 @@ def test_observer_bases_are_centre_and_front_ends() -> None:
     bases = {}
     for i in range(8):
         rank, file = divmod(i, 4)
-        bases[f"f.{i + 1}"] = {"x": 100.0 - rank * 20, "y": 60.0 - file * 40, "facing": 90.0,
-                               "formation": "f"}  # fmt: skip
+        bases[f"f.{i + 1}"] = {
+            "x": 100.0 - rank * 20,
+            "y": 60.0 - file * 40,
+            "facing": 90.0,
+            "formation": "f",
+        }
     bases["g.1"] = {"x": 0.0, "y": 0.0, "facing": 0.0, "formation": "g"}
     picked = observer_bases({"bases": bases}, sorted(bases))
     assert "g.1" in picked  # small formations look from every base
@@ -184,8 +188,17 @@ def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
     names = {f["id"]: f["name"] for f in data["forms"]}
     base_form = {b["id"]: b["formation"] for b in log["bases"]}
     kinds = {e["type"] for b in log["bounds"] for e in b["events"]}
-    assert {"wing_split", "order_refused", "order_received", "messenger_rerouted",
-            "panic_test", "rout", "destroyed", "melee", "killed"} <= kinds  # fmt: skip
+    assert {
+        "wing_split",
+        "order_refused",
+        "order_received",
+        "messenger_rerouted",
+        "panic_test",
+        "rout",
+        "destroyed",
+        "melee",
+        "killed",
+    } <= kinds
     for b, src in zip(data["bounds"], log["bounds"]):
         assert [e["t"] for e in b["e"]] == [e["type"] for e in src["events"]]
         for item, ev in zip(b["e"], src["events"]):
@@ -205,7 +218,11 @@ def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
                 assert "l" in item  # drawn as a line between the two formations
             if ev["type"] in ("panic_test", "rout", "wing_split", "order_refused"):
                 assert "k" in item  # drawn as a marker with the text as popup
-    assert "\u2192 rout" in " ".join(e["x"] for b in data["bounds"] for e in b["e"])
+    texts = " ".join(e["x"] for b in data["bounds"] for e in b["e"])
+    # 10.5 outcomes read as arrows, and a rout reads as a sentence (since main's engine changes
+    # this battle's rout does not come from a panic test, so "-> rout" need not appear)
+    assert re.search("panic test 10.5 .*\u2192 (none|retreat|rout)", texts)
+    assert " routs: " in texts
 
 
 def test_unknown_or_odd_events_still_read() -> None:

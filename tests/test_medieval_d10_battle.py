@@ -79,11 +79,16 @@ def test_flodden_under_medieval_d10_logs_every_phase_by_name(flodden: Any, scena
         "11 Normal Movement and Firing",
         "12 Normal Movement and Firing",
     }
-    assert kinds["morale"] <= {"4 Charges to Declare", "5 Charges and Counter-charges to Declare",
-                               "6 Declare Reaction-to-Charges", "7 Declare Reaction to Charges",
-                               "8 Charge & Reaction-to-Charge Movement",
-                               "9 Charge & Reaction-to-Charge Movement", "10 Morale Tests",
-                               "15 Morale Tests"}  # fmt: skip
+    assert kinds["morale"] <= {
+        "4 Charges to Declare",
+        "5 Charges and Counter-charges to Declare",
+        "6 Declare Reaction-to-Charges",
+        "7 Declare Reaction to Charges",
+        "8 Charge & Reaction-to-Charge Movement",
+        "9 Charge & Reaction-to-Charge Movement",
+        "10 Morale Tests",
+        "15 Morale Tests",
+    }
     # every die the game rolled is a d10
     rolls = [r for r in battle.dice.history]
     assert rolls and all(r.sides == 10 for r in rolls)
@@ -158,17 +163,23 @@ def test_print_lays_the_table_out_at_15mm_and_25mm(
         assert code == 0, err
         assert f"at {scale} (medieval-d10)" in stdout and out.stat().st_size > 0
         rs = get_ruleset(NAME)
-        lay = plan_layout(flodden, LayoutOptions(
-            TableScale.for_ruleset(scale, dict(rs.scales.ground_m_per_mm), NAME),
-            Paper.from_text("A2"), bbox=tuple(float(v) for v in bbox.split(","))))  # fmt: skip
+        lay = plan_layout(
+            flodden,
+            LayoutOptions(
+                TableScale.for_ruleset(scale, dict(rs.scales.ground_m_per_mm), NAME),
+                Paper.from_text("A2"),
+                bbox=tuple(float(v) for v in bbox.split(",")),
+            ),
+        )
         sizes[scale] = lay.table_mm
         # true scale: 150 yd (137.16 m) of ground is 30 cm at 25 mm and 20 cm at 15 mm
         ground_w = lay.window[2] - lay.window[0]
         per_150yd = {"15mm": 200.0, "25mm": 300.0}[scale]
         assert lay.table_mm[0] == pytest.approx(ground_w / 137.16 * per_150yd, rel=1e-6)
     assert sizes["25mm"][0] == pytest.approx(1.5 * sizes["15mm"][0])
-    code, _, err = run_cli("print", bf_dir, "--ruleset", "medieval-d10", "--scale", "2mm",
-                           "--out", tmp_path / "x.pdf")  # fmt: skip
+    code, _, err = run_cli(
+        "print", bf_dir, "--ruleset", "medieval-d10", "--scale", "2mm", "--out", tmp_path / "x.pdf"
+    )
     assert code != 0 and "expected 15mm, 25mm (medieval-d10) or 1:N" in err
 
 
@@ -191,13 +202,28 @@ def _close_quarters(bf: Any) -> Any:
         }
         for i, p in enumerate(("en_bills", "en_bills_retinue", "en_border_horse", "en_bills"))
     ]
-    blue = [{"id": f"b{i}", "profile": p, "bases": 15, "frontage": 5,
-             "at": (-300.0 + 150 * i, 150.0), "facing": 180.0, "order": "attack"}
-            for i, p in enumerate(("sc_pike_border", "sc_pike_nobles", "sc_highlanders",
-                                   "sc_pike_reserve"))]  # fmt: skip
-    return make_scenario(red, blue, armies=(str(troops / "english_1513.yaml"),
-                                            str(troops / "scots_1513.yaml")),
-                         origin=origin, ruleset=NAME, max_bounds=40)  # fmt: skip
+    blue = [
+        {
+            "id": f"b{i}",
+            "profile": p,
+            "bases": 15,
+            "frontage": 5,
+            "at": (-300.0 + 150 * i, 150.0),
+            "facing": 180.0,
+            "order": "attack",
+        }
+        for i, p in enumerate(
+            ("sc_pike_border", "sc_pike_nobles", "sc_highlanders", "sc_pike_reserve")
+        )
+    ]
+    return make_scenario(
+        red,
+        blue,
+        armies=(str(troops / "english_1513.yaml"), str(troops / "scots_1513.yaml")),
+        origin=origin,
+        ruleset=NAME,
+        max_bounds=40,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -229,14 +255,17 @@ def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
     from scenario_builder.paths import data_dir
 
     known = json.loads(
-        (Path(__file__).parent / "known_answers" / "flodden_1513_medieval_d10_seed1.json")
-        .read_text(encoding="utf-8")
-    )  # fmt: skip
+        (
+            Path(__file__).parent / "known_answers" / "flodden_1513_medieval_d10_seed1.json"
+        ).read_text(encoding="utf-8")
+    )
     build_site("flodden").save(tmp_path / "bf")
-    got = replay(str(data_dir() / "scenarios" / "flodden_1513.yaml"), str(tmp_path / "bf"), 1,
-                 NAME)  # fmt: skip
+    got = replay(str(data_dir() / "scenarios" / "flodden_1513.yaml"), str(tmp_path / "bf"), 1, NAME)
     assert (got["winner"], got["bounds"], got["losses"]) == (
-        known["winner"], known["bounds"], known["losses"])  # fmt: skip
+        known["winner"],
+        known["bounds"],
+        known["losses"],
+    )
     assert got["strength"] == {"scots": 60, "english": 44}  # figures: one base each
 
 
@@ -276,15 +305,28 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
             "melee": "light_lance",
         }
     )
-    skirm = UnitSpec.model_validate({"id": "skirm", "arm": "infantry", "weight": "light",
-                                     "class": "C", "order": "skirmish", "figures": 6,
-                                     "melee": "sword", "missile": "javelin"})  # fmt: skip
+    skirm = UnitSpec.model_validate(
+        {
+            "id": "skirm",
+            "arm": "infantry",
+            "weight": "light",
+            "class": "C",
+            "order": "skirmish",
+            "figures": 6,
+            "melee": "sword",
+            "missile": "javelin",
+        }
+    )
     charger = UnitState(Unit.from_spec(horse), "red", cx, cy, 0.0, order="attack")
     target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, math.pi)
     # declare: face 10 (+5) acts as ordered; evade: face 10 (+5) falls back in good order
-    game = MedievalBattle(minden, [charger, target],
-                          {"red": CommanderKind.BOLD, "blue": CommanderKind.BOLD},
-                          ScriptedDice([10, 10]), ground_scale("25mm"))  # fmt: skip
+    game = MedievalBattle(
+        minden,
+        [charger, target],
+        {"red": CommanderKind.BOLD, "blue": CommanderKind.BOLD},
+        ScriptedDice([10, 10]),
+        ground_scale("25mm"),
+    )
     game.begin_turn()
     game.side_a, game.side_b = "red", "blue"
     start_gap = game.gap(charger, target)

@@ -15,16 +15,32 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
 ]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def test_medieval_d10_playback_steps_turn_by_turn(run_cli: Any, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     run_dir = tmp_path / "flodden_d10"
-    code, _, err = run_cli("run", "flodden_1513", "--ruleset", "medieval-d10", "--seed", "1",
-                           "--max-bounds", "8", "--out", run_dir)  # fmt: skip
+    code, _, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--ruleset",
+        "medieval-d10",
+        "--seed",
+        "1",
+        "--max-bounds",
+        "8",
+        "--out",
+        run_dir,
+    )
     assert code == 0, err
     log = json.loads((run_dir / "battle_log.json").read_text())
     assert log["ruleset"] == "medieval-d10"

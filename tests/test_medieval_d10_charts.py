@@ -110,9 +110,11 @@ def test_game_turn_sequence_chart_against_the_book() -> None:
 
 def test_initiative_and_commander_values() -> None:
     assert INITIATIVE_MODIFIER == {
-        CommanderKind.CAUTIOUS: 2, CommanderKind.BOLD: 4, CommanderKind.RASH: 4,
+        CommanderKind.CAUTIOUS: 2,
+        CommanderKind.BOLD: 4,
+        CommanderKind.RASH: 4,
         CommanderKind.EXCEPTIONAL: 6,
-    }  # fmt: skip
+    }
     assert [COMMANDER_MORALE_VALUE[k] for k in CommanderKind] == [1, 2, 2, 3]
     assert [COMMANDER_KILLED_VALUE[k] for k in CommanderKind] == [-1, -2, -2, -3]
     book = _squash(_book())
@@ -306,21 +308,49 @@ def test_every_weapon_has_a_firing_row() -> None:
 
 
 FIRING_MODS = {
-    "class_A": -2, "barded_horses": 1, "class_B": -1, "class_C": 0, "class_M": 0, "shields": 1,
-    "class_D": 1, "class_E": 2, "fourth_volley": 1, "under_fire": 1, "moving_target": 1,
-    "resting": -1, "skirmishers_or_deployed_artillery": 2, "limbered_artillery_or_wagons": -1,
-    "soft_cover": 1, "loose_order_foot": 1, "hard_cover": 2, "three_ranks_deep": -1,
-    "light_rain": 1, "column_or_schiltron": -2, "heavy_rain": 2, "first_shot": -1,
+    "class_A": -2,
+    "barded_horses": 1,
+    "class_B": -1,
+    "class_C": 0,
+    "class_M": 0,
+    "shields": 1,
+    "class_D": 1,
+    "class_E": 2,
+    "fourth_volley": 1,
+    "under_fire": 1,
+    "moving_target": 1,
+    "resting": -1,
+    "skirmishers_or_deployed_artillery": 2,
+    "limbered_artillery_or_wagons": -1,
+    "soft_cover": 1,
+    "loose_order_foot": 1,
+    "hard_cover": 2,
+    "three_ranks_deep": -1,
+    "light_rain": 1,
+    "column_or_schiltron": -2,
+    "heavy_rain": 2,
+    "first_shot": -1,
     "gun_smoke": 2,
-}  # fmt: skip
+}
 
 MELEE_MODS = {
-    "charging": -1, "upslope": -1, "impetuous": -1, "pushed_back": 1,
-    "vs_formed_pike_infantry": 1, "commander_front_rank": 1, "vs_formed_pike_cavalry": 2,
-    "mounted_infantry": 1, "pike_rank": 1, "soft_cover_infantry": 1, "halberd_rank": 1,
-    "hard_cover_infantry": 2, "shields": 1, "soft_cover_cavalry": 2, "free_hack": -2,
+    "charging": -1,
+    "upslope": -1,
+    "impetuous": -1,
+    "pushed_back": 1,
+    "vs_formed_pike_infantry": 1,
+    "commander_front_rank": 1,
+    "vs_formed_pike_cavalry": 2,
+    "mounted_infantry": 1,
+    "pike_rank": 1,
+    "soft_cover_infantry": 1,
+    "halberd_rank": 1,
+    "hard_cover_infantry": 2,
+    "shields": 1,
+    "soft_cover_cavalry": 2,
+    "free_hack": -2,
     "hard_cover_cavalry": 3,
-}  # fmt: skip
+}
 
 
 def _modifier_lines_in_book(table: dict, book: str, skip: set[str] = frozenset()) -> None:
@@ -344,16 +374,24 @@ def test_firing_and_melee_modifiers_every_line() -> None:
 # MELEE CHART -----------------------------------------------------------------------------------
 
 MELEE = {
-    "TWO_HANDED": {"A": (6, 5, 4, 3, 2), "B": (7, 6, 5, 4, 3), "C": (8, 7, 6, 5, 4),
-                   "D": (9, 8, 7, 6, 5)},
+    "TWO_HANDED": {
+        "A": (6, 5, 4, 3, 2),
+        "B": (7, 6, 5, 4, 3),
+        "C": (8, 7, 6, 5, 4),
+        "D": (9, 8, 7, 6, 5),
+    },
     "ONE_HANDED": {"A": (7, 6, 5, 4, 3), "B": (8, 7, 6, 5, 4), "C": (9, 8, 7, 6, 5)},
-    "SWORD_SPEAR_PIKE": {"A": (8, 7, 6, 5, 4), "B": (9, 8, 7, 6, 5), "C": (10, 9, 8, 7, 6),
-                         "D": (10, 10, 9, 8, 7)},
+    "SWORD_SPEAR_PIKE": {
+        "A": (8, 7, 6, 5, 4),
+        "B": (9, 8, 7, 6, 5),
+        "C": (10, 9, 8, 7, 6),
+        "D": (10, 10, 9, 8, 7),
+    },
     "KNIFE_CUDGEL": {"C": (10, 10, 9, 8, 7), "D": (10, 10, 10, 9, 8)},
     "HEAVY_LANCE": {"A": (6, 5, 4, 3, 2), "B": (7, 6, 5, 4, 3)},
     "LIGHT_LANCE": {"A": (7, 6, 5, 4, 3), "B": (8, 7, 6, 5, 4), "C": (9, 8, 7, 6, 5)},
     "CAVALRY_POLEARM": {"A": (8, 7, 6, 5, 4), "B": (9, 8, 7, 6, 5), "C": (10, 9, 8, 7, 6)},
-}  # fmt: skip
+}
 
 
 def test_melee_chart_every_cell() -> None:
@@ -374,10 +412,15 @@ def test_melee_chart_against_the_book() -> None:
 def test_melee_grade_for_classes_the_chart_does_not_print() -> None:
     # M fights as C, E as D; clamped to the printed lines (docs/rules-interpretations.md)
     expect = {
-        ("HEAVY_LANCE", "C"): "B", ("HEAVY_LANCE", "M"): "B", ("KNIFE_CUDGEL", "A"): "C",
-        ("KNIFE_CUDGEL", "E"): "D", ("ONE_HANDED", "D"): "C", ("TWO_HANDED", "E"): "D",
-        ("SWORD_SPEAR_PIKE", "M"): "C", ("LIGHT_LANCE", "E"): "C",
-    }  # fmt: skip
+        ("HEAVY_LANCE", "C"): "B",
+        ("HEAVY_LANCE", "M"): "B",
+        ("KNIFE_CUDGEL", "A"): "C",
+        ("KNIFE_CUDGEL", "E"): "D",
+        ("ONE_HANDED", "D"): "C",
+        ("TWO_HANDED", "E"): "D",
+        ("SWORD_SPEAR_PIKE", "M"): "C",
+        ("LIGHT_LANCE", "E"): "C",
+    }
     for (row, cls), want in expect.items():
         assert melee_grade(MeleeRow[row], cls) is TroopClass(want), (row, cls)
     for row, grades in MELEE.items():  # printed lines map to themselves
@@ -395,14 +438,36 @@ def test_part_dice_chart_and_automatic_kills_text() -> None:
 # CONTROL TEST ---------------------------------------------------------------------------------
 
 CONTROL = {
-    "a_cavalry": 2, "per_20pct_lost": -1, "a_infantry": -2, "hard_cover": -2, "class_B": -1,
-    "soft_cover": -1, "class_C": 0, "class_M": 0, "shot_by_cause": 1, "class_D": 1,
-    "shot_by_others": -1, "class_E": 2, "friend_halted_advancing": -1, "irregular": 1,
-    "enemy_halted_advancing": 1, "advancing": 1, "friend_routing": -1, "pushing_forward": 1,
-    "enemy_routing": 1, "halted": 0, "commander_near": -1, "falling_back": -1,
-    "commander_with": -2, "disordered": -1, "contingent_commander_lost": 2, "insecure_flank": -2,
-    "inspirational": 1, "downslope": -1, "inspirational_lost": -2,
-}  # fmt: skip
+    "a_cavalry": 2,
+    "per_20pct_lost": -1,
+    "a_infantry": -2,
+    "hard_cover": -2,
+    "class_B": -1,
+    "soft_cover": -1,
+    "class_C": 0,
+    "class_M": 0,
+    "shot_by_cause": 1,
+    "class_D": 1,
+    "shot_by_others": -1,
+    "class_E": 2,
+    "friend_halted_advancing": -1,
+    "irregular": 1,
+    "enemy_halted_advancing": 1,
+    "advancing": 1,
+    "friend_routing": -1,
+    "pushing_forward": 1,
+    "enemy_routing": 1,
+    "halted": 0,
+    "commander_near": -1,
+    "falling_back": -1,
+    "commander_with": -2,
+    "disordered": -1,
+    "contingent_commander_lost": 2,
+    "insecure_flank": -2,
+    "inspirational": 1,
+    "downslope": -1,
+    "inspirational_lost": -2,
+}
 
 
 def test_control_test_chart_every_factor() -> None:
@@ -423,17 +488,44 @@ def test_control_result_exhaustive() -> None:
 # MORALE TEST -----------------------------------------------------------------------------------
 
 MORALE = {
-    "class_A": 2, "no_friends_in_sight": -2, "class_B": 1, "friend_halted_advancing": 1,
-    "class_C": 0, "class_M": 0, "friend_routing": -1, "class_D": -1,
-    "enemy_halted_advancing": -1, "class_E": -2, "enemy_routing": 1, "impetuous": 1,
-    "soft_cover": 1, "charging": 2, "hard_cover": 2, "advancing": 1, "firing": 1, "halted": 0,
-    "under_fire_formed": -1, "falling_back_good_order": -1, "under_fire_skirmishers": -1,
-    "falling_back_disorder": -2, "under_fire_artillery": -1, "routing": -4,
-    "commander_seen": 1, "disordered": -2, "commander_with": 0,
-    "artillery_wagons_skirmish_loose": -1, "contingent_commander_lost": -3, "hedgehog": 3,
-    "insecure_flank": -2, "inspirational": 2, "downslope": -1, "per_10pct_lost": -2,
-    "inspirational_lost": -4, "charge_soft_target": 2, "hedgehog_vs_close_infantry": -1,
-}  # fmt: skip
+    "class_A": 2,
+    "no_friends_in_sight": -2,
+    "class_B": 1,
+    "friend_halted_advancing": 1,
+    "class_C": 0,
+    "class_M": 0,
+    "friend_routing": -1,
+    "class_D": -1,
+    "enemy_halted_advancing": -1,
+    "class_E": -2,
+    "enemy_routing": 1,
+    "impetuous": 1,
+    "soft_cover": 1,
+    "charging": 2,
+    "hard_cover": 2,
+    "advancing": 1,
+    "firing": 1,
+    "halted": 0,
+    "under_fire_formed": -1,
+    "falling_back_good_order": -1,
+    "under_fire_skirmishers": -1,
+    "falling_back_disorder": -2,
+    "under_fire_artillery": -1,
+    "routing": -4,
+    "commander_seen": 1,
+    "disordered": -2,
+    "commander_with": 0,
+    "artillery_wagons_skirmish_loose": -1,
+    "contingent_commander_lost": -3,
+    "hedgehog": 3,
+    "insecure_flank": -2,
+    "inspirational": 2,
+    "downslope": -1,
+    "per_10pct_lost": -2,
+    "inspirational_lost": -4,
+    "charge_soft_target": 2,
+    "hedgehog_vs_close_infantry": -1,
+}
 
 
 def test_morale_test_chart_every_factor() -> None:

@@ -27,24 +27,68 @@ def _fractions(rows: list[dict[str, Any]]) -> list[Fraction]:
 
 def test_firing_odds_by_hand() -> None:
     # 20 longbowmen (4 dice), medium range at heavy armour: 7+, shields +1 -> 8+: p = 3/10
-    rep = _odds("--attack", "ranged", "--weapon", "longbow", "--figures", "20", "--armour",
-                "heavy", "--range-band", "medium", "--factor", "shields")  # fmt: skip
+    rep = _odds(
+        "--attack",
+        "ranged",
+        "--weapon",
+        "longbow",
+        "--figures",
+        "20",
+        "--armour",
+        "heavy",
+        "--range-band",
+        "medium",
+        "--factor",
+        "shields",
+    )
     assert rep["need"] == 8
     p = Fraction(3, 10)
     assert _fractions(rep["distribution"]) == [
-        Fraction(1, 1) * (1 - p) ** 4, 4 * p * (1 - p) ** 3, 6 * p**2 * (1 - p) ** 2,
-        4 * p**3 * (1 - p), p**4,
-    ]  # fmt: skip
+        Fraction(1, 1) * (1 - p) ** 4,
+        4 * p * (1 - p) ** 3,
+        6 * p**2 * (1 - p) ** 2,
+        4 * p**3 * (1 - p),
+        p**4,
+    ]
     # the same from a range in cm: 26 cm rounds into the medium band (short ends at 25)
-    rep_cm = _odds("--attack", "ranged", "--weapon", "longbow", "--figures", "20", "--armour",
-                   "heavy", "--range-cm", "25.5", "--factor", "shields")  # fmt: skip
+    rep_cm = _odds(
+        "--attack",
+        "ranged",
+        "--weapon",
+        "longbow",
+        "--figures",
+        "20",
+        "--armour",
+        "heavy",
+        "--range-cm",
+        "25.5",
+        "--factor",
+        "shields",
+    )
     assert rep_cm["range_band"] == "medium" and rep_cm["distribution"] == rep["distribution"]
 
 
 def test_melee_odds_with_the_optional_rules_and_simulation() -> None:
-    rep = _odds("--attack", "melee", "--weapon", "pike", "--figures", "36", "--armour",
-                "medium", "--class", "B", "--automatic-kills", "--part-dice", "--factor",
-                "charging", "--simulate", "20000", "--seed", "4")  # fmt: skip
+    rep = _odds(
+        "--attack",
+        "melee",
+        "--weapon",
+        "pike",
+        "--figures",
+        "36",
+        "--armour",
+        "medium",
+        "--class",
+        "B",
+        "--automatic-kills",
+        "--part-dice",
+        "--factor",
+        "charging",
+        "--simulate",
+        "20000",
+        "--seed",
+        "4",
+    )
     # 36 figures: 2 automatic kills, 5 full d10s at 5+ (6/10), a 1-figure part die saved on 3+
     assert rep["need"] == 5
     assert rep["expected_kills"] == pytest.approx(2 + 5 * 0.6 + 0.6 * 0.2)
@@ -54,8 +98,18 @@ def test_melee_odds_with_the_optional_rules_and_simulation() -> None:
 
 
 def test_artillery_odds_by_hand() -> None:
-    rep = _odds("--attack", "ranged", "--weapon", "light_field_artillery", "--guns", "1",
-                "--armour", "light", "--range-band", "short")  # fmt: skip
+    rep = _odds(
+        "--attack",
+        "ranged",
+        "--weapon",
+        "light_field_artillery",
+        "--guns",
+        "1",
+        "--armour",
+        "light",
+        "--range-band",
+        "short",
+    )
     # fires 9/10 (misfire throw), kills on 4+ (7/10)
     assert _fractions(rep["distribution"]) == [Fraction(37, 100), Fraction(63, 100)]
     assert Fraction(rep["p_any_explosion"]) == Fraction(3, 100)
@@ -64,8 +118,11 @@ def test_artillery_odds_by_hand() -> None:
 def test_morale_control_and_initiative_odds() -> None:
     rep = _odds("--morale", "other")  # C class, no factors: faces 1-2 / 3-6 / 7-10
     got = {k: Fraction(v["fraction"]) for k, v in rep["outcomes"].items()}
-    assert got == {"no advance": Fraction(1, 5), "half speed advance": Fraction(2, 5),
-                   "act as ordered": Fraction(2, 5)}  # fmt: skip
+    assert got == {
+        "no advance": Fraction(1, 5),
+        "half speed advance": Fraction(2, 5),
+        "act as ordered": Fraction(2, 5),
+    }
     rep = _odds("--morale", "receiving_charge", "--class", "E", "--factor", "per_10pct_lost=2")
     assert rep["modifier"] == -2 - 4
     rep = _odds("--control", "--class", "A", "--cavalry")  # +2: passes on faces 1-2 only
@@ -80,16 +137,43 @@ def test_morale_control_and_initiative_odds() -> None:
     ("args", "message"),
     [
         (["--attack", "melee", "--weapon", "pike"], "expected --armour"),
-        (["--attack", "ranged", "--weapon", "longbow", "--figures", "5", "--armour", "heavy",
-          "--range-cm", "80"], "beyond longbow's long range"),
+        (
+            [
+                "--attack",
+                "ranged",
+                "--weapon",
+                "longbow",
+                "--figures",
+                "5",
+                "--armour",
+                "heavy",
+                "--range-cm",
+                "80",
+            ],
+            "beyond longbow's long range",
+        ),
         (["--morale", "bravely"], "expected --morale one of"),
         (["--control", "--factor", "nonesuch"], "expected --factor one of"),
         (["--control", "--morale", "other"], "expected exactly one of"),
-        (["--attack", "ranged", "--weapon", "longbow", "--figures", "30", "--armour", "light",
-          "--range-band", "short", "--automatic-kills"], "melee phase only"),
+        (
+            [
+                "--attack",
+                "ranged",
+                "--weapon",
+                "longbow",
+                "--figures",
+                "30",
+                "--armour",
+                "light",
+                "--range-band",
+                "short",
+                "--automatic-kills",
+            ],
+            "melee phase only",
+        ),
         (["--initiative", "bold"], "FIRST,SECOND"),
     ],
-)  # fmt: skip
+)
 def test_bad_medieval_odds_options_are_one_line_errors(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

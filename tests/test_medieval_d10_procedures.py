@@ -74,11 +74,21 @@ def test_firing_need_every_weapon_band_armour_and_class() -> None:
     jav = {"short": (9, 8, 7, 6, 5), "medium": (10, 9, 8, 7, 6), "long": (10, 10, 9, 8, 7)}
     art = {"short": (4,) * 5, "medium": (5,) * 5, "long": (6,) * 5}
     rows = {
-        "longbow": bow, "light_crossbow": bow, "composite_bow": bow, "heavy_crossbow": fire,
-        "arquebus": fire, "handgonne": fire, "musket": fire, "caliver": fire, "pistol": fire,
-        "javelin": jav, "sling": jav, "light_field_artillery": art,
-        "medium_field_artillery": art, "heavy_handgonne_artillery": art,
-    }  # fmt: skip
+        "longbow": bow,
+        "light_crossbow": bow,
+        "composite_bow": bow,
+        "heavy_crossbow": fire,
+        "arquebus": fire,
+        "handgonne": fire,
+        "musket": fire,
+        "caliver": fire,
+        "pistol": fire,
+        "javelin": jav,
+        "sling": jav,
+        "light_field_artillery": art,
+        "medium_field_artillery": art,
+        "heavy_handgonne_artillery": art,
+    }
     for weapon, bands in rows.items():
         for band, scores in bands.items():
             for armour, base in zip(ArmourGrade, scores, strict=True):
@@ -187,8 +197,10 @@ def test_misfire_saving_throw_every_face() -> None:
 def test_casualty_odds_exact_by_hand() -> None:
     # 10 figures, need 7: two dice at 4/10
     assert casualty_distribution_exact(10, 7) == [
-        Fraction(36, 100), Fraction(48, 100), Fraction(16, 100)
-    ]  # fmt: skip
+        Fraction(36, 100),
+        Fraction(48, 100),
+        Fraction(16, 100),
+    ]
     # 16 figures, need 6, part dice: three full dice at 1/2, part die (1 figure) 1/2 * 2/10
     full = [Fraction(1, 8), Fraction(3, 8), Fraction(3, 8), Fraction(1, 8)]
     p = Fraction(1, 10)
@@ -234,10 +246,17 @@ def test_morale_test_every_face_and_modifier() -> None:
     bands = [(4, 0), (2, 1), (0, 2), (-2, 3), (-4, 4), (-99, 5)]
     table = {
         MoraleColumn.RECEIVING_CHARGE: ["receive charge in good order"] * 2
-        + ["receive charge in disorder"] * 2 + ["rout when enemy makes contact"] * 2,
-        MoraleColumn.OTHER: ["act as ordered", "half speed advance", "no advance",
-                             "fall back in good order", "fall back in disorder", "rout"],
-    }  # fmt: skip
+        + ["receive charge in disorder"] * 2
+        + ["rout when enemy makes contact"] * 2,
+        MoraleColumn.OTHER: [
+            "act as ordered",
+            "half speed advance",
+            "no advance",
+            "fall back in good order",
+            "fall back in disorder",
+            "rout",
+        ],
+    }
     for column, results in table.items():
         for modifier in range(-12, 6):
             for face in range(1, 11):
@@ -285,8 +304,13 @@ def test_control_test_every_face_and_modifier() -> None:
             t = control_test(ScriptedDice([face]), modifier)
             assert t.passed is ((face + 1) // 2 + modifier <= 3)
     # exact: passed when factor <= 3 - modifier
-    for modifier, passed in {-2: 1, 0: Fraction(3, 5), 1: Fraction(2, 5), 2: Fraction(1, 5),
-                             3: 0}.items():  # fmt: skip
+    for modifier, passed in {
+        -2: 1,
+        0: Fraction(3, 5),
+        1: Fraction(2, 5),
+        2: Fraction(1, 5),
+        3: 0,
+    }.items():
         assert control_distribution_exact(modifier)["passed"] == passed
     trials = 20_000
     sim = simulate_control(1, trials=trials, seed=2)
@@ -350,8 +374,9 @@ def test_casualty_odds_properties(figures: int, need: int, part: bool, auto: boo
     plan = casualty_plan(figures, part_dice=part, automatic_kills=auto)
     assert len(dist) == plan.automatic + plan.dice + 1
     if need < 10:
-        harder = casualty_distribution_exact(figures, need + 1, part_dice=part,
-                                             automatic_kills=auto)  # fmt: skip
+        harder = casualty_distribution_exact(
+            figures, need + 1, part_dice=part, automatic_kills=auto
+        )
         assert expected(harder) <= expected(dist)
     more = casualty_distribution_exact(figures + 1, need, part_dice=part, automatic_kills=auto)
     assert expected(more) >= expected(dist)
@@ -366,11 +391,13 @@ def test_morale_and_control_odds_properties(modifier: int, column: MoraleColumn)
     assert sum(dist.values()) == 1
     # a better modifier never makes the best result less likely, nor a rout more likely
     better = morale_distribution_exact(column, modifier + 1)
-    best = {MoraleColumn.RECEIVING_CHARGE: MoraleResult.RECEIVE_GOOD_ORDER,
-            MoraleColumn.EVADING_CHARGE: MoraleResult.FALL_BACK_GOOD_ORDER,
-            MoraleColumn.CASUALTIES_CHARGING: MoraleResult.ACT_AS_ORDERED,
-            MoraleColumn.RALLY: MoraleResult.NO_ADVANCE,
-            MoraleColumn.OTHER: MoraleResult.ACT_AS_ORDERED}[column]  # fmt: skip
+    best = {
+        MoraleColumn.RECEIVING_CHARGE: MoraleResult.RECEIVE_GOOD_ORDER,
+        MoraleColumn.EVADING_CHARGE: MoraleResult.FALL_BACK_GOOD_ORDER,
+        MoraleColumn.CASUALTIES_CHARGING: MoraleResult.ACT_AS_ORDERED,
+        MoraleColumn.RALLY: MoraleResult.NO_ADVANCE,
+        MoraleColumn.OTHER: MoraleResult.ACT_AS_ORDERED,
+    }[column]
     assert better.get(best, 0) >= dist.get(best, 0)
     assert better.get(MoraleResult.ROUT, 0) <= dist.get(MoraleResult.ROUT, 0)
     # control: a higher total fails more often

@@ -75,9 +75,16 @@ def test_flodden_troop_lists_load_and_their_units_move_by_the_chart() -> None:
 
 def test_unit_formation_losses_and_lance_rows() -> None:
     spec = UnitSpec.model_validate(
-        {"id": "k", "arm": "cavalry", "weight": "heavy", "class": "B", "figures": 12,
-         "melee": "heavy_lance", "sidearm": "mace"}
-    )  # fmt: skip
+        {
+            "id": "k",
+            "arm": "cavalry",
+            "weight": "heavy",
+            "class": "B",
+            "figures": 12,
+            "melee": "heavy_lance",
+            "sidearm": "mace",
+        }
+    )
     unit = Unit.from_spec(spec)
     assert unit.march_rate_cm() == 32
     assert Unit(spec, formation=Formation.COLUMN).march_rate_cm() == 40
@@ -91,14 +98,16 @@ def test_unit_formation_losses_and_lance_rows() -> None:
 
 
 BAD = {
-    "class: E": ("profiles.0: Value error, the MOVEMENT CHART row 'Heavy, Medium or Light Infantry "
-                 "(Close-order)' has no class E"),
+    "class: E": (
+        "profiles.0: Value error, the MOVEMENT CHART row 'Heavy, Medium or Light Infantry "
+        "(Close-order)' has no class E"
+    ),
     "order: loose\n    arm: cavalry": "no loose-order cavalry",
     "melee: heavy_lance": "heavy_lance is a cavalry weapon",
     "nonesuch: 1": "profiles.0.nonesuch: unknown field",
     "figures_lost: 30": "figures_lost 30 exceeds figures 24",
     "contingent: nobody": "contingent 'nobody' has no commander",
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("change", list(BAD))
@@ -106,8 +115,12 @@ def test_bad_troop_lists_give_one_line_errors_naming_file_and_line(
     tmp_path: Path, change: str
 ) -> None:
     base = {
-        "arm": "infantry", "weight": "medium", "class": "C", "figures": 24, "melee": "bill",
-    }  # fmt: skip
+        "arm": "infantry",
+        "weight": "medium",
+        "class": "C",
+        "figures": 24,
+        "melee": "bill",
+    }
     changed = {line.strip().split(":")[0] for line in change.splitlines()}
     lines = [f"    {k}: {v}" for k, v in base.items() if k not in changed]
     text = (

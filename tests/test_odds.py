@@ -47,16 +47,22 @@ def test_2_3_attack_three_dice_need_four() -> None:
     assert attack_distribution_exact(3, 4) == [Fraction(k, 8) for k in (1, 3, 3, 1)]
     assert attack_distribution(3, 4) == [0.125, 0.375, 0.375, 0.125]
     assert expected_hits(attack_distribution_exact(3, 4)) == Fraction(3, 2)
-    assert at_least(attack_distribution_exact(3, 4)) == [1, Fraction(7, 8), Fraction(1, 2),
-                                                         Fraction(1, 8)]  # fmt: skip
+    assert at_least(attack_distribution_exact(3, 4)) == [
+        1,
+        Fraction(7, 8),
+        Fraction(1, 2),
+        Fraction(1, 8),
+    ]
     assert hit_chance(8) == Fraction(1, 6)  # a natural 6 always hits
     assert attack_distribution_exact(0, 4) == [1]
 
 
 def test_10_5_panic_distribution_r4_l0() -> None:
     assert panic_distribution_exact(4) == {
-        "none": Fraction(27, 36), "retreat": Fraction(5, 36), "rout": Fraction(4, 36),
-    }  # fmt: skip
+        "none": Fraction(27, 36),
+        "retreat": Fraction(5, 36),
+        "rout": Fraction(4, 36),
+    }
 
 
 @pytest.mark.parametrize("name", ["2mm-earth-v0.9", "2mm-earth-v0.7"])
@@ -96,8 +102,9 @@ def test_simulated_attack_matches_exact() -> None:
     assert sim != simulate_attack(n, 5, -1, trials=trials, seed=4)
 
 
-@pytest.mark.parametrize(("name", "kw"), [("2mm-earth-v0.9", {}),
-                                          ("2mm-earth-v0.7", {"seen_fleeing": 1})])
+@pytest.mark.parametrize(
+    ("name", "kw"), [("2mm-earth-v0.9", {}), ("2mm-earth-v0.7", {"seen_fleeing": 1})]
+)
 def test_simulated_panic_matches_exact(name: str, kw: dict[str, int]) -> None:
     sim = simulate_panic(4, 1, -1, name, trials=40_000, seed=11, **kw)
     exact = panic_distribution(4, 1, -1, name, **kw)
@@ -125,33 +132,91 @@ def test_cli_attack_melee_with_outnumbering() -> None:
     rep = _json(["--attack", "melee", "--arming", "3", "--resilience", "4", "--outnumber", "2"])
     assert rep["dice"] == 5 and rep["need"] == 4 and rep["p_hit"] == "1/2"
     assert [row["fraction"] for row in rep["distribution"]] == [
-        "1/32", "5/32", "5/16", "5/16", "5/32", "1/32"
-    ]  # fmt: skip
+        "1/32",
+        "5/32",
+        "5/16",
+        "5/16",
+        "5/32",
+        "1/32",
+    ]
     assert rep["expected_hits"] == 2.5
     assert rep["distribution"][3]["p_at_least"] == 0.5
 
 
 def test_cli_attack_ranged_cover_and_penalties() -> None:
     # infantry in debris: ranged R +1 (chart 7.2) -> R5; half range -1, moving -1 -> need 6+
-    rep = _json(["--attack", "ranged", "--arming", "2", "-r", "4", "--half-range", "--moving",
-                 "--cover", "debris", "--unit-type", "infantry"])  # fmt: skip
+    rep = _json(
+        [
+            "--attack",
+            "ranged",
+            "--arming",
+            "2",
+            "-r",
+            "4",
+            "--half-range",
+            "--moving",
+            "--cover",
+            "debris",
+            "--unit-type",
+            "infantry",
+        ]
+    )
     assert rep["effective_resilience"] == 5 and rep["die_modifier"] == -2 and rep["need"] == 6
     # a skirmisher ignores the moving penalty; --long-range is the same flag as --half-range
-    rep = _json(["--attack", "ranged", "--arming", "2", "-r", "4", "--long-range", "--moving",
-                 "--skirmisher"])  # fmt: skip
+    rep = _json(
+        [
+            "--attack",
+            "ranged",
+            "--arming",
+            "2",
+            "-r",
+            "4",
+            "--long-range",
+            "--moving",
+            "--skirmisher",
+        ]
+    )
     assert rep["die_modifier"] == -1 and rep["need"] == 5
     # melee uses the melee column: infantry in debris -1 -> R3
-    rep = _json(["--attack", "melee", "--arming", "2", "-r", "4", "--cover", "debris",
-                 "--unit-type", "infantry"])  # fmt: skip
+    rep = _json(
+        [
+            "--attack",
+            "melee",
+            "--arming",
+            "2",
+            "-r",
+            "4",
+            "--cover",
+            "debris",
+            "--unit-type",
+            "infantry",
+        ]
+    )
     assert rep["effective_resilience"] == 3
 
 
 def test_cli_8_1_ordnance_and_8_2_volley() -> None:
     rep = _json(["--attack", "ranged", "--arming", "3", "-r", "4", "--ordnance-ranks", "4"])
     assert rep["bonus_dice"] == 2 and rep["dice"] == 5 and rep["die_modifier"] == -1
-    rep = _json(["--attack", "ranged", "--arming", "3", "-r", "4", "--ordnance-ranks", "4",
-                 "--outnumber", "-1", "--half-range", "--cover", "overhead",
-                 "--unit-type", "infantry"])  # fmt: skip
+    rep = _json(
+        [
+            "--attack",
+            "ranged",
+            "--arming",
+            "3",
+            "-r",
+            "4",
+            "--ordnance-ranks",
+            "4",
+            "--outnumber",
+            "-1",
+            "--half-range",
+            "--cover",
+            "overhead",
+            "--unit-type",
+            "infantry",
+        ]
+    )
     assert rep["bonus_dice"] == 1 and rep["die_modifier"] == -3 and rep["effective_resilience"] == 5
     rep = _json(["--attack", "ranged", "--arming", "2", "-r", "4", "--volley"])
     assert rep["ordnance_ranks"] == 2 and rep["bonus_dice"] == 1 and rep["die_modifier"] == -1
@@ -161,8 +226,10 @@ def test_cli_panic_exact_and_simulated() -> None:
     rep = _json(["--panic", "-r", "4", "-l", "1", "--simulate", "20000", "--seed", "7"])
     assert rep["ruleset"] == "2mm-earth-v0.9"
     assert {k: v["fraction"] for k, v in rep["outcomes"].items()} == {
-        "none": "8/9", "retreat": "1/12", "rout": "1/36"
-    }  # fmt: skip
+        "none": "8/9",
+        "retreat": "1/12",
+        "rout": "1/36",
+    }
     assert all(abs(v["simulated"] - v["p"]) < 0.015 for v in rep["outcomes"].values())
     assert rep == _json(["--panic", "-r", "4", "-l", "1", "--simulate", "20000", "--seed", "7"])
 
@@ -198,27 +265,63 @@ def test_cli_human_output_tables() -> None:
         (["-r", "4"], "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV"),
         (["--attack", "melee", "--panic", "-r", "4"], "expected exactly one of"),
         (["--attack", "siege", "--arming", "2", "-r", "4"], "expected --attack melee or ranged"),
-        (["--attack", "melee", "--arming", "2", "-r", "4", "--moving"],
-         "--moving applies to --attack ranged only"),
-        (["--attack", "ranged", "--arming", "2", "-r", "4", "--outnumber", "2"],
-         "--outnumber applies to melee"),
-        (["--attack", "melee", "--arming", "2", "-r", "4", "--cover", "wet"],
-         "--cover needs --unit-type"),
-        (["--attack", "melee", "--arming", "2", "-r", "4", "--cover", "lava",
-          "--unit-type", "infantry"], "expected --cover one of"),
-        (["--attack", "melee", "--arming", "2", "-r", "4", "--cover", "wet",
-          "--unit-type", "elephant"], "expected --unit-type one of"),
-        (["--attack", "ranged", "--arming", "2", "-r", "4", "--ordnance-ranks", "0"],
-         "expected --ordnance-ranks >= 1"),
-        (["--attack", "melee", "--arming", "2", "-r", "4", "--leadership", "2"],
-         "--leadership does not apply to --attack"),
+        (
+            ["--attack", "melee", "--arming", "2", "-r", "4", "--moving"],
+            "--moving applies to --attack ranged only",
+        ),
+        (
+            ["--attack", "ranged", "--arming", "2", "-r", "4", "--outnumber", "2"],
+            "--outnumber applies to melee",
+        ),
+        (
+            ["--attack", "melee", "--arming", "2", "-r", "4", "--cover", "wet"],
+            "--cover needs --unit-type",
+        ),
+        (
+            [
+                "--attack",
+                "melee",
+                "--arming",
+                "2",
+                "-r",
+                "4",
+                "--cover",
+                "lava",
+                "--unit-type",
+                "infantry",
+            ],
+            "expected --cover one of",
+        ),
+        (
+            [
+                "--attack",
+                "melee",
+                "--arming",
+                "2",
+                "-r",
+                "4",
+                "--cover",
+                "wet",
+                "--unit-type",
+                "elephant",
+            ],
+            "expected --unit-type one of",
+        ),
+        (
+            ["--attack", "ranged", "--arming", "2", "-r", "4", "--ordnance-ranks", "0"],
+            "expected --ordnance-ranks >= 1",
+        ),
+        (
+            ["--attack", "melee", "--arming", "2", "-r", "4", "--leadership", "2"],
+            "--leadership does not apply to --attack",
+        ),
         (["--panic", "-r", "4", "--arming", "2"], "--arming does not apply to --panic"),
         (["--panic", "-r", "4", "-l", "4"], "expected --leadership 0..3, got 4"),
         (["--panic", "-r", "4", "--ruleset", "dba"], "unknown ruleset 'dba'; expected one of"),
         (["--panic", "-r", "4", "--seen-fleeing", "1"], "use --ruleset 2mm-earth-v0.7"),
         (["--panic", "-r", "4", "--simulate", "0"], "expected --simulate N >= 1, got 0"),
     ],
-)  # fmt: skip
+)
 def test_cli_bad_input_one_line_error(
     args: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -243,7 +346,12 @@ def test_readme_odds_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         args = shlex.split(line)[1:]
         main([*args, "--json"])  # no SystemExit: success
         assert json.loads(capsys.readouterr().out)["mode"] in (
-            "attack", "panic", "wc-morale", "flee-pursuit", "dark-age-move")  # fmt: skip
+            "attack",
+            "panic",
+            "wc-morale",
+            "flee-pursuit",
+            "dark-age-move",
+        )
 
 
 @given(st.integers(0, 12), st.integers(1, 7), st.integers(-4, 1))

@@ -36,21 +36,47 @@ def _battle(bf, origin, red, blue, **fields) -> Battle:
 
 
 def _ready_events(b: Battle) -> list[tuple[int, str, str, str]]:
-    return [(r.bound, e.formation, e.state, e.cause) for r in b.log.bounds for e in r.events
-            if e.type == "ready"]  # fmt: skip
+    return [
+        (r.bound, e.formation, e.state, e.cause)
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "ready"
+    ]
 
 
 def _first_move(b: Battle, fid: str) -> int | None:
-    return next((r.bound for r in b.log.bounds for e in r.events
-                 if e.type == "moved" and e.formation == fid), None)  # fmt: skip
+    return next(
+        (
+            r.bound
+            for r in b.log.bounds
+            for e in r.events
+            if e.type == "moved" and e.formation == fid
+        ),
+        None,
+    )
 
 
 def test_asleep_until_a_bound_then_two_bounds_to_form_up(minden) -> None:
     bf, origin = minden
-    red = [{"id": "camp", "profile": "inf", "bases": 2, "at": (0, -500), "facing": 0,
-            "order": "advance", "readiness": {"state": "asleep", "until": {"bound": 4}}},
-           {"id": "awake", "profile": "inf", "bases": 2, "at": (300, -500), "facing": 0,
-            "order": "advance"}]  # fmt: skip
+    red = [
+        {
+            "id": "camp",
+            "profile": "inf",
+            "bases": 2,
+            "at": (0, -500),
+            "facing": 0,
+            "order": "advance",
+            "readiness": {"state": "asleep", "until": {"bound": 4}},
+        },
+        {
+            "id": "awake",
+            "profile": "inf",
+            "bases": 2,
+            "at": (300, -500),
+            "facing": 0,
+            "order": "advance",
+        },
+    ]
     blue = [{"id": "far", "profile": "inf", "bases": 2, "at": (0, 2500), "facing": 180}]
     b = _battle(bf, origin, red, blue, max_bounds=8)
     assert b.ctx.readiness.state_of("camp") is Readiness.ASLEEP
@@ -62,38 +88,85 @@ def test_asleep_until_a_bound_then_two_bounds_to_form_up(minden) -> None:
 
 def test_an_enemy_coming_near_ends_camp_and_the_camp_does_not_shoot_before(minden) -> None:
     bf, origin = minden
-    red = [{"id": "camp_bows", "profile": "archers", "bases": 2, "at": (0, 0), "facing": 0,
+    red = [
+        {
+            "id": "camp_bows",
+            "profile": "archers",
+            "bases": 2,
+            "at": (0, 0),
+            "facing": 0,
             "order": "attack",
-            "readiness": {"state": "unready", "until": {"enemy_within_m": 350}}}]  # fmt: skip
-    blue = [{"id": "raiders", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180,
-             "order": "attack", "target_formation": "camp_bows"}]  # fmt: skip
+            "readiness": {"state": "unready", "until": {"enemy_within_m": 350}},
+        }
+    ]
+    blue = [
+        {
+            "id": "raiders",
+            "profile": "inf",
+            "bases": 2,
+            "at": (0, 700),
+            "facing": 180,
+            "order": "attack",
+            "target_formation": "camp_bows",
+        }
+    ]
     b = _battle(bf, origin, red, blue, max_bounds=10)
     b.run()
     ended = _ready_events(b)
     assert ended and ended[0][1:] == ("camp_bows", "unready", "enemy_within")
     end_bound = ended[0][0]
-    shots = [r.bound for r in b.log.bounds for e in r.events
-             if e.type == "shot" and e.formation == "camp_bows"]  # fmt: skip
+    shots = [
+        r.bound
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "shot" and e.formation == "camp_bows"
+    ]
     assert shots, "the archers shoot once formed up"
     assert min(shots) == end_bound + 1  # 1 bound to form up out of camp
-    moves = [r.bound for r in b.log.bounds for e in r.events
-             if e.type == "moved" and e.formation == "camp_bows"]  # fmt: skip
+    moves = [
+        r.bound
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "moved" and e.formation == "camp_bows"
+    ]
     assert not [m for m in moves if m <= end_bound]  # no move before it formed up
     # the same raid on archers that are ready: they shoot sooner
     red[0].pop("readiness")
     ready = _battle(bf, origin, red, blue, max_bounds=10)
     ready.run()
-    first_ready = min(r.bound for r in ready.log.bounds for e in r.events
-                      if e.type == "shot" and e.formation == "camp_bows")  # fmt: skip
+    first_ready = min(
+        r.bound
+        for r in ready.log.bounds
+        for e in r.events
+        if e.type == "shot" and e.formation == "camp_bows"
+    )
     assert first_ready < min(shots)
 
 
 def test_a_side_caught_on_the_march_is_roused_by_an_attack(minden) -> None:
     bf, origin = minden
-    red = [{"id": "column", "profile": "inf", "bases": 4, "frontage": 1, "at": (0, 0),
-            "facing": 90, "order": "hold"}]  # fmt: skip
-    blue = [{"id": "ambush", "profile": "cav", "bases": 2, "at": (-250, 0), "facing": 90,
-             "order": "attack", "target_formation": "column"}]  # fmt: skip
+    red = [
+        {
+            "id": "column",
+            "profile": "inf",
+            "bases": 4,
+            "frontage": 1,
+            "at": (0, 0),
+            "facing": 90,
+            "order": "hold",
+        }
+    ]
+    blue = [
+        {
+            "id": "ambush",
+            "profile": "cav",
+            "bases": 2,
+            "at": (-250, 0),
+            "facing": 90,
+            "order": "attack",
+            "target_formation": "column",
+        }
+    ]
     sc = make_scenario(red, blue, armies=ARMIES, origin=origin, max_bounds=6)
     data = sc.model_dump()
     data["sides"][0]["readiness"] = {"state": "on_the_march", "until": {"bound": 50}}
@@ -101,6 +174,8 @@ def test_a_side_caught_on_the_march_is_roused_by_an_attack(minden) -> None:
     b = Battle(bf, sc, Dice(3), delivery=InstantDelivery())
     b.run()
     ended = _ready_events(b)
-    assert ended and ended[0][1:] in {("column", "on_the_march", "attacked"),
-                                      ("column", "on_the_march", "morale")}  # fmt: skip
+    assert ended and ended[0][1:] in {
+        ("column", "on_the_march", "attacked"),
+        ("column", "on_the_march", "morale"),
+    }
     assert ended[0][0] < 50

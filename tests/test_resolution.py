@@ -26,9 +26,7 @@ def _all_faces(n: int) -> list[tuple[int, ...]]:
 
 
 def test_2_3_three_dice_need_four_is_binomial_half() -> None:
-    counts = Counter(
-        roll_attack(ScriptedDice(f), 3, resilience=4).hits for f in _all_faces(3)
-    )
+    counts = Counter(roll_attack(ScriptedDice(f), 3, resilience=4).hits for f in _all_faces(3))
     # binomial(3, 1/2) * 216
     assert [counts[k] for k in range(4)] == [27, 81, 81, 27]
 
@@ -96,9 +94,14 @@ def test_2_2_zero_dice_rolls_nothing() -> None:
     ],
 )
 def test_1_1_8_1_shooting_modifier(
-    half: bool, moving: bool, skirm: bool, ordnance: bool, overhead: bool, volley: bool,
+    half: bool,
+    moving: bool,
+    skirm: bool,
+    ordnance: bool,
+    overhead: bool,
+    volley: bool,
     expected: int,
-) -> None:  # fmt: skip
+) -> None:
     assert (
         shooting_modifier(
             half_range_or_more=half,
@@ -165,8 +168,9 @@ def test_10_5_panic_every_r_every_leadership() -> None:
     kept_counts = {k: 13 - 2 * k for k in range(1, 7)}
     for r in range(1, 8):
         for lead in range(4):
-            got = Counter(panic_test(ScriptedDice(f), r, leadership=lead).outcome
-                          for f in _all_faces(2))  # fmt: skip
+            got = Counter(
+                panic_test(ScriptedDice(f), r, leadership=lead).outcome for f in _all_faces(2)
+            )
             expected = Counter()
             for k, n in kept_counts.items():
                 s = k - lead

@@ -58,8 +58,9 @@ def test_route_in_lonlat(run_cli, bf_dir, built_bayreuth) -> None:
     w, s, e, n = bf.bounds_lonlat()
     a = f"{w + 0.02},{s + 0.02}"
     b = f"{e - 0.02},{n - 0.02}"
-    code, out, err = run_cli("route", bf_dir, "--from", a, "--to", b, "--crs", "EPSG:4326",
-                             "--json")  # fmt: skip
+    code, out, err = run_cli(
+        "route", bf_dir, "--from", a, "--to", b, "--crs", "EPSG:4326", "--json"
+    )
     assert code == 0, err
     got = json.loads(out)
     assert got["path"][0] == pytest.approx([w + 0.02, s + 0.02])
@@ -70,11 +71,23 @@ def test_route_in_lonlat(run_cli, bf_dir, built_bayreuth) -> None:
 def test_route_around_enemy_file_and_map(run_cli, bf_dir, ends, tmp_path, built_bayreuth) -> None:
     cx, cy = ends[2]
     enemy = tmp_path / "enemy.geojson"
-    gpd.GeoDataFrame(geometry=[box(cx - 30, cy - 1500, cx + 30, cy + 1500)],
-                     crs=built_bayreuth.battlefield.crs).to_file(enemy)  # fmt: skip
+    gpd.GeoDataFrame(
+        geometry=[box(cx - 30, cy - 1500, cx + 30, cy + 1500)], crs=built_bayreuth.battlefield.crs
+    ).to_file(enemy)
     html = tmp_path / "maps" / "route.html"
-    code, out, err = run_cli("route", bf_dir, "--from", ends[0], "--to", ends[1], "--enemy",
-                             enemy, "--json", "--map", html)  # fmt: skip
+    code, out, err = run_cli(
+        "route",
+        bf_dir,
+        "--from",
+        ends[0],
+        "--to",
+        ends[1],
+        "--enemy",
+        enemy,
+        "--json",
+        "--map",
+        html,
+    )
     assert code == 0, err
     got = json.loads(out)
     code, out2, _ = run_cli("route", bf_dir, "--from", ends[0], "--to", ends[1], "--json")
@@ -158,14 +171,15 @@ def _bad_enemy_files(tmp: Path, crs) -> list[tuple[Path, str]]:
         (points, "expected Polygon/MultiPolygon"),
         (metres, "expected lon/lat"),
         (empty, "no geometries"),
-    ]  # fmt: skip
+    ]
 
 
 def test_route_bad_enemy_files(run_cli, bf_dir, ends, tmp_path, built_bayreuth) -> None:
     for path, message in _bad_enemy_files(tmp_path, built_bayreuth.battlefield.crs):
         html = tmp_path / "m.html"
-        code, _, err = run_cli("route", bf_dir, "--from", ends[0], "--to", ends[1],
-                               "--enemy", path, "--map", html)  # fmt: skip
+        code, _, err = run_cli(
+            "route", bf_dir, "--from", ends[0], "--to", ends[1], "--enemy", path, "--map", html
+        )
         assert code == 1, path
         assert message in err and path.name in err, err
         assert err.count("\n") == 1

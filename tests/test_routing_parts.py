@@ -22,9 +22,12 @@ def mask(built_bayreuth) -> np.ndarray:
 
 
 windows = st.tuples(
-    st.integers(0, 200), st.integers(0, 200), st.integers(8, 120), st.integers(8, 120),
+    st.integers(0, 200),
+    st.integers(0, 200),
+    st.integers(8, 120),
+    st.integers(8, 120),
     st.sampled_from([4, 8, 16, 32]),
-)  # fmt: skip
+)
 slow_fixture = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -84,8 +87,9 @@ def test_9_1_stretch_along_a_wood_edge_counts_normal(mask) -> None:
 def test_stretch_off_the_grid_is_infinite(mask) -> None:
     grid = CostGrid(mask, res=25.0, x0=0.0, y0=mask.shape[0] * 25.0)
     assert math.isinf(grid.stretch(1.0, 1.0, -3.0, 2.0)[0])
-    assert math.isinf(grid.stretch_many(np.array([1.0]), np.array([1.0]),
-                                        np.array([400.0]), np.array([2.0]))[0])  # fmt: skip
+    assert math.isinf(
+        grid.stretch_many(np.array([1.0]), np.array([1.0]), np.array([400.0]), np.array([2.0]))[0]
+    )
 
 
 @slow_fixture

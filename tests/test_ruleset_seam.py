@@ -45,8 +45,10 @@ from scenario_builder.build import build_site
 from scenario_builder.paths import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-ARMIES = (str(ROOT / "tests/data/troops/rules_red.yaml"),
-          str(ROOT / "tests/data/troops/rules_blue.yaml"))  # fmt: skip
+ARMIES = (
+    str(ROOT / "tests/data/troops/rules_red.yaml"),
+    str(ROOT / "tests/data/troops/rules_blue.yaml"),
+)
 NAME = "skirmish-d10-v1"
 
 
@@ -81,11 +83,14 @@ _TABLE: dict[str, tuple[str, str, bool]] = {
     "pit": ("difficult", "light", False),
 }
 _SPEED: dict[str, dict[Going, float | None]] = {
-    "foot": {Going.OPEN: 120.0, Going.ROUGH: 60.0, Going.DIFFICULT: 30.0,
-             Going.IMPASSABLE: None},
-    "mounted": {Going.OPEN: 240.0, Going.ROUGH: 80.0, Going.DIFFICULT: 20.0,
-                Going.IMPASSABLE: None},
-}  # fmt: skip
+    "foot": {Going.OPEN: 120.0, Going.ROUGH: 60.0, Going.DIFFICULT: 30.0, Going.IMPASSABLE: None},
+    "mounted": {
+        Going.OPEN: 240.0,
+        Going.ROUGH: 80.0,
+        Going.DIFFICULT: 20.0,
+        Going.IMPASSABLE: None,
+    },
+}
 STEEP_DEG = 8.0  # steeper than this is rough going at least
 
 
@@ -191,14 +196,25 @@ def _march(ctx: BoundContext) -> None:
             fx, fy = f.centre()
             gx, gy = g.centre()
             b = bearing(fx, fy, gx, gy)
-            plan = MovePlan(f.id, "charge", b, goal=(gx + f.cx - fx, gy + f.cy - fy), facing=b,
-                            target=g.id)  # fmt: skip
+            plan = MovePlan(
+                f.id, "charge", b, goal=(gx + f.cx - fx, gy + f.cy - fy), facing=b, target=g.id
+            )
         else:
             continue
         res = execute_move(ctx.bf, state, f, plan, rules=rules)
         if res.distance_m > 0:
-            ctx.emit(Moved("march", f.id, res.start[:2], res.end[:2], res.end[2], res.distance_m,
-                           res.allowance_m, res.halted))  # fmt: skip
+            ctx.emit(
+                Moved(
+                    "march",
+                    f.id,
+                    res.start[:2],
+                    res.end[:2],
+                    res.end[2],
+                    res.distance_m,
+                    res.allowance_m,
+                    res.halted,
+                )
+            )
         if f.morale is Morale.ROUTING and res.off_map:
             f.morale = Morale.DESTROYED
             ctx.emit(Destroyed("march", f.id, "fled the field", ()))
@@ -242,10 +258,18 @@ class SkirmishD10(Ruleset):
     family = "skirmish-d10"
     version = "1"
     die_sides = 10
-    phases = (Phase("command", _command), Phase("march", _march), Phase("clash", _clash),
-              Phase("nerve", _nerve))  # fmt: skip
-    scales = Scales(ground_m_per_mm={"15mm": 10.0}, base_w_m=60.0, base_d_m=30.0,
-                    rules_m={"steep_deg": STEEP_DEG})  # fmt: skip
+    phases = (
+        Phase("command", _command),
+        Phase("march", _march),
+        Phase("clash", _clash),
+        Phase("nerve", _nerve),
+    )
+    scales = Scales(
+        ground_m_per_mm={"15mm": 10.0},
+        base_w_m=60.0,
+        base_d_m=30.0,
+        rules_m={"steep_deg": STEEP_DEG},
+    )
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "in good order",
         Morale.ROUTING: "broken",
@@ -259,10 +283,12 @@ class SkirmishD10(Ruleset):
     }
 
     def __init__(self) -> None:
-        self.move_rules = MoveRules(speed_m=self.formation_speed_m, min_move_m=10.0,
-                                    max_turn_deg=180.0)  # fmt: skip
-        self.sight_rules = SightRules(sees_over=lambda o, b: False,
-                                      sight_limit_m=lambda w, t, loc: 2000.0)  # fmt: skip
+        self.move_rules = MoveRules(
+            speed_m=self.formation_speed_m, min_move_m=10.0, max_turn_deg=180.0
+        )
+        self.sight_rules = SightRules(
+            sees_over=lambda o, b: False, sight_limit_m=lambda w, t, loc: 2000.0
+        )
 
     def classify_slope(
         self, layers: dict[str, np.ndarray], slope: np.ndarray
@@ -274,10 +300,16 @@ class SkirmishD10(Ruleset):
 
     def load_army(self, name_or_path: str | Path) -> Roster:
         data = yaml.safe_load(Path(name_or_path).read_text(encoding="utf-8"))
-        bands = [Warband(p["id"], "mounted" if "cavalry" in p["unit_type"] else "foot",
-                         int(p["initiative"])) for p in data["profiles"]]  # fmt: skip
-        leaders = [Leader(c["id"], c["name"], c["profile"], c["leadership"],
-                          bool(c.get("general"))) for c in data.get("characters", [])]  # fmt: skip
+        bands = [
+            Warband(
+                p["id"], "mounted" if "cavalry" in p["unit_type"] else "foot", int(p["initiative"])
+            )
+            for p in data["profiles"]
+        ]
+        leaders = [
+            Leader(c["id"], c["name"], c["profile"], c["leadership"], bool(c.get("general")))
+            for c in data.get("characters", [])
+        ]
         return Roster(data["army"], data.get("locality", ""), bands, leaders)
 
     def unit_speed_m(self, profile: Any, move_class: int) -> float | None:
@@ -320,11 +352,21 @@ def _scenario(bf: Any, order: str = "charge", **fields: Any) -> Any:
         }
         for i in range(5)
     ]
-    blue = [{"id": f"b{i}", "profile": ("inf", "cav")[i % 2], "bases": 4, "frontage": 2,
-             "at": (-600.0 + 300.0 * i, 300.0), "facing": 180.0, "order": order}
-            for i in range(5)]  # fmt: skip
-    return make_scenario(red, blue, armies=ARMIES, origin=origin, ruleset=NAME, max_bounds=40,
-                         **fields)  # fmt: skip
+    blue = [
+        {
+            "id": f"b{i}",
+            "profile": ("inf", "cav")[i % 2],
+            "bases": 4,
+            "frontage": 2,
+            "at": (-600.0 + 300.0 * i, 300.0),
+            "facing": 180.0,
+            "order": order,
+        }
+        for i in range(5)
+    ]
+    return make_scenario(
+        red, blue, armies=ARMIES, origin=origin, ruleset=NAME, max_bounds=40, **fields
+    )
 
 
 def test_seam_toy_ruleset_fights_on_a_shipped_battlefield(skirmish, minden) -> None:
@@ -349,16 +391,21 @@ def test_seam_toy_ruleset_passes_the_engine_checks(skirmish, minden) -> None:
     report = check_ruleset(NAME, _scenario(minden), seed=3, battlefield=minden)
     assert report.bounds >= 2 and report.events.get("clash", 0) > 0
     # every hook it defines is consulted: the set-up ones called, the rest change the battle
-    assert report.hooks == {"classify_slope": "called", "load_army": "called",
-                            "formation_speed_m": "changes bound 1",
-                            "unit_speed_m": "changes bound 1"}  # fmt: skip
+    assert report.hooks == {
+        "classify_slope": "called",
+        "load_army": "called",
+        "formation_speed_m": "changes bound 1",
+        "unit_speed_m": "changes bound 1",
+    }
 
 
 def test_seam_check_hooks_finds_a_silent_hook(skirmish, minden) -> None:
     class Deaf(SkirmishD10):
         name = "skirmish-d10-deaf"
-        hook_checks: ClassVar[dict[str, Any]] = {**SkirmishD10.hook_checks,
-                                                 "war_cry": lambda v: v + 1}  # fmt: skip
+        hook_checks: ClassVar[dict[str, Any]] = {
+            **SkirmishD10.hook_checks,
+            "war_cry": lambda v: v + 1,
+        }
 
         def war_cry(self) -> int:  # a hook nothing in the game asks for
             return 1
@@ -369,8 +416,10 @@ def test_seam_check_hooks_finds_a_silent_hook(skirmish, minden) -> None:
         def war_cry(self) -> int:
             return 1
 
-    for cls, message in ((Deaf, "overriding hook war_cry changed nothing"),
-                         (Unchecked, r"no check in hook_checks: \['war_cry'\]")):  # fmt: skip
+    for cls, message in (
+        (Deaf, "overriding hook war_cry changed nothing"),
+        (Unchecked, r"no check in hook_checks: \['war_cry'\]"),
+    ):
         register(cls)
         try:
             with pytest.raises(AssertionError, match=message):
@@ -412,8 +461,10 @@ def test_seam_order_words_and_describe(skirmish, minden) -> None:
     d = get_ruleset(NAME).describe()
     assert d["die"] == "d10"
     assert d["phases"] == ["command", "march", "clash", "nerve"]
-    assert d["terrain_classes"] == {"move": ["open", "rough", "difficult", "impassable"],
-                                    "cover": ["none", "light", "heavy"]}  # fmt: skip
+    assert d["terrain_classes"] == {
+        "move": ["open", "rough", "difficult", "impassable"],
+        "cover": ["none", "light", "heavy"],
+    }
     assert d["scales"]["base_m"] == [60.0, 30.0]
     assert "charge" in d["orders"]
     with pytest.raises(ValueError, match="expected an order"):
@@ -430,8 +481,11 @@ def test_seam_registry_refuses_a_ruleset_without_phases() -> None:
 
 # -- the core never imports a ruleset ----------------------------------------------------------
 CORE = sorted((ROOT / "engine").glob("*.py"))
-RULESET_DIRS = sorted(p.name for p in (ROOT / "engine" / "rulesets").iterdir() if p.is_dir()
-                      and not p.name.startswith("__"))  # fmt: skip
+RULESET_DIRS = sorted(
+    p.name
+    for p in (ROOT / "engine" / "rulesets").iterdir()
+    if p.is_dir() and not p.name.startswith("__")
+)
 
 
 @pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
@@ -464,17 +518,23 @@ def _cli(*args: str) -> SimpleNamespace:
             main(list(args))
         except SystemExit as exc:
             code = exc.code
-    return SimpleNamespace(exit_code=code, output=out.getvalue() + err.getvalue(),
-                           stdout=out.getvalue())  # fmt: skip
+    return SimpleNamespace(
+        exit_code=code, output=out.getvalue() + err.getvalue(), stdout=out.getvalue()
+    )
 
 
 def test_cli_rulesets_json_lists_every_ruleset_with_its_declarations(skirmish) -> None:
     res = _cli("rulesets", "--json")
     assert res.exit_code == 0, res.output
     data = {d["name"]: d for d in json.loads(res.stdout)}
-    assert set(data) == {"2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
-                         "medieval-d10",
-                         NAME}  # fmt: skip
+    assert set(data) == {
+        "2mm-earth-v0.7",
+        "2mm-earth-v0.9",
+        "2mm-earth-v0.9+wc-morale",
+        "dark-age",
+        "medieval-d10",
+        NAME,
+    }
     v09 = data["2mm-earth-v0.9"]
     assert v09["die"] == "d6" and v09["family"] == "2mm-earth" and v09["version"] == "0.9"
     assert v09["phases"][0] == "orders" and v09["phases"][-1] == "rally"  # 1.1
@@ -482,17 +542,24 @@ def test_cli_rulesets_json_lists_every_ruleset_with_its_declarations(skirmish) -
     assert v09["scales"]["ground_m_per_mm"]["2mm"] == 1.0 and v09["scales"]["base_m"] == [40, 20]
     assert data["2mm-earth-v0.7"]["morale_states"]["retreating"] == "fleeing"  # v0.7 5.1
     assert data[NAME]["die"] == "d10" and data[NAME]["phases"] == [
-        "command", "march", "clash", "nerve"]  # fmt: skip
+        "command",
+        "march",
+        "clash",
+        "nerve",
+    ]
     table = _cli("rulesets")
     assert table.exit_code == 0 and "(default)" in table.output and "d10" in table.output
 
 
-@pytest.mark.parametrize("command", [
-    ["odds", "--panic", "-r", "4"],
-    ["print", "nowhere", "--out", "x.pdf"],
-    ["montecarlo", "flodden_1513", "--out", "mc"],
-    ["map", "flodden_1513", "--out", "x.html"],
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["odds", "--panic", "-r", "4"],
+        ["print", "nowhere", "--out", "x.pdf"],
+        ["montecarlo", "flodden_1513", "--out", "mc"],
+        ["map", "flodden_1513", "--out", "x.html"],
+    ],
+)
 def test_cli_unknown_ruleset_is_one_line(command: list[str], tmp_path: Path) -> None:
     res = _cli(*command, "--ruleset", "nonesuch")
     assert res.exit_code == 1
@@ -509,12 +576,27 @@ def test_cli_odds_and_maps_refuse_a_ruleset_without_their_charts(skirmish) -> No
 
 
 def test_cli_run_under_another_ruleset(tmp_path: Path) -> None:
-    res = _cli("run", "flodden_1513", "--ruleset", "2mm-earth-v0.7", "--max-bounds", "2",
-               "--out", str(tmp_path / "run"), "--json")  # fmt: skip
+    res = _cli(
+        "run",
+        "flodden_1513",
+        "--ruleset",
+        "2mm-earth-v0.7",
+        "--max-bounds",
+        "2",
+        "--out",
+        str(tmp_path / "run"),
+        "--json",
+    )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout.strip().splitlines()[-1])["ruleset"] == "2mm-earth-v0.7"
     log = json.loads((tmp_path / "run" / "battle_log.json").read_text(encoding="utf-8"))
     assert log["ruleset"] == "2mm-earth-v0.7"
-    bad = _cli("map", str(tmp_path / "run"), "--out", str(tmp_path / "m.html"), "--ruleset",
-               "2mm-earth-v0.9")  # fmt: skip
+    bad = _cli(
+        "map",
+        str(tmp_path / "run"),
+        "--out",
+        str(tmp_path / "m.html"),
+        "--ruleset",
+        "2mm-earth-v0.9",
+    )
     assert bad.exit_code == 1 and "fought under 2mm-earth-v0.7" in bad.output

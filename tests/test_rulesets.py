@@ -19,8 +19,13 @@ from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, speed_m
 from scenario_builder.errors import RulesetError, ScenarioError
 
 #: every shipped ruleset, complete games and compositions (engine/rulesets/compose.py)
-SHIPPED = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age",
-           "medieval-d10"]  # fmt: skip
+SHIPPED = [
+    "2mm-earth-v0.7",
+    "2mm-earth-v0.9",
+    "2mm-earth-v0.9+wc-morale",
+    "dark-age",
+    "medieval-d10",
+]
 
 
 def test_registry_names_and_aliases() -> None:
@@ -94,9 +99,7 @@ def test_v07_rout_test_through_ruleset() -> None:
     assert rs.panic_test(ScriptedDice([3]), 4, seen_routing=1).outcome == "rout"
 
 
-@pytest.mark.parametrize(
-    ("context", "expected_r"), [("idle", 5), ("shot", 3), ("melee", 5)]
-)
+@pytest.mark.parametrize(("context", "expected_r"), [("idle", 5), ("shot", 3), ("melee", 5)])
 def test_10_5_morale_test_picks_r_by_situation(context: str, expected_r: int) -> None:
     s = MoraleSituation(melee_r=5, ranged_r=3, context=context)
     res = get_ruleset().morale_test(ScriptedDice([6, 6]), s)
@@ -105,9 +108,13 @@ def test_10_5_morale_test_picks_r_by_situation(context: str, expected_r: int) ->
 
 def test_10_2_11_1_morale_test_applies_trigger_and_state_modifiers() -> None:
     s = MoraleSituation(
-        melee_r=5, ranged_r=4, context="melee", state="retreating",
-        triggers=("front_rank_killed_in_bound", "enemy_contact_rear"), leadership=2,
-    )  # fmt: skip
+        melee_r=5,
+        ranged_r=4,
+        context="melee",
+        state="retreating",
+        triggers=("front_rank_killed_in_bound", "enemy_contact_rear"),
+        leadership=2,
+    )
     res = get_ruleset().morale_test(ScriptedDice([4, 5]), s)
     assert res.effective_r == 5 - 1 - 1 - 1
     assert res.score == 4 - 2 and res.outcome == "retreat"

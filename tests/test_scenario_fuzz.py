@@ -27,7 +27,7 @@ TEXTS = {p.name: p.read_text() for p in SCENARIOS}
 junk = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-10**6, 10**6),
+    st.integers(-(10**6), 10**6),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=12),
     st.lists(st.integers(), max_size=3),
@@ -72,6 +72,7 @@ def test_load_save_load_round_trips(path: Path, tmp_path: Path) -> None:
     assert second.to_yaml() == first.to_yaml()
 
 
+@pytest.mark.slow  # 150 validations of real scenarios: ~3 min on 2 loaded cores
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(TEXTS)), st.data())
 def test_fuzzed_fields_give_clean_errors(name: str, data: st.DataObject) -> None:
@@ -88,13 +89,14 @@ def test_fuzzed_fields_give_clean_errors(name: str, data: st.DataObject) -> None
     _load_text(yaml.safe_dump(mutated, sort_keys=False))
 
 
+@pytest.mark.slow  # 80 examples: ~30 s on 2 loaded cores
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(sorted(TEXTS)), st.data())
 def test_fuzzed_text_gives_clean_errors(name: str, data: st.DataObject) -> None:
     text = TEXTS[name]
     cut = data.draw(st.integers(0, len(text)))
     noise = data.draw(st.text(alphabet=":-[]{}\t\"'&*!|>%@`#\n ", max_size=6))
-    _load_text(text[:cut] + noise + text[cut + len(noise):])
+    _load_text(text[:cut] + noise + text[cut + len(noise) :])
 
 
 def test_error_names_line_and_field(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ def test_build_shipped_site_writes_a_loadable_battlefield_and_a_summary(run_cli,
     )
     assert code == 0, err
     assert err == ""
-    assert sorted(p.name for p in out_dir.iterdir()) == [
+    assert sorted(p.name for p in out_dir.iterdir() if not p.name.startswith(".")) == [
         "battlefield.gpkg",
         "battlefield.json",
         "battlefield.tif",
@@ -177,26 +177,21 @@ def test_usage_errors_exit_2_without_traceback(args, run_cli, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_unknown_landcover_code_warns_and_still_builds(
+def test_unknown_landcover_code_is_an_error_unless_unknown_as(
     run_cli, tmp_path, osm_worldcover_tif, bayreuth_dir
 ):
+    """README: an unknown land-cover code stops the build; --unknown-as CLASS maps it."""
     with rasterio.open(osm_worldcover_tif) as ds:
         arr = ds.read(1)
     arr[np.where(arr == 30)] = 33  # meadow -> a code WorldCover does not have
     lc = write_like(osm_worldcover_tif, tmp_path / "lc.tif", data=arr)
-    code, _, err = run_cli(
-        "build",
-        "--dem",
-        bayreuth_dir / "dem.tif",
-        "--landcover",
-        lc,
-        "--codes",
-        "worldcover",
-        "--resolution",
-        "50",
-        "--out",
-        tmp_path / "o",
-    )
+    args = ["build", "--dem", bayreuth_dir / "dem.tif", "--landcover", lc, "--codes", "worldcover"]
+    args += ["--resolution", "50", "--out", tmp_path / "o"]
+    code, _, err = run_cli(*args)
+    assert code == 1 and err.count("\n") == 1
+    assert f"Error: {lc}: " in err and "33: " in err and "--unknown-as" in err
+    assert not (tmp_path / "o").exists()
+    code, _, err = run_cli(*args, "--unknown-as", "open")
     assert code == 0
     assert "Warning:" in err and "33:" in err and "'open'" in err
     shutil.rmtree(tmp_path / "o")

@@ -11,7 +11,7 @@ import rasterio
 from scenario_builder.battlefield import MoveClass
 from scenario_builder.build import build_from_paths, build_site
 from scenario_builder.dem import read_dem, reproject_dem, target_grid
-from scenario_builder.errors import UnknownCodeWarning
+from scenario_builder.errors import ScenarioFileError, UnknownCodeWarning
 from tests.conftest import write_like
 
 
@@ -65,20 +65,37 @@ def test_landcover_raster_is_resampled_with_mode_and_classified(
     assert bf.layer("blocks_sight")[forest_ref].mean() > 0.9
 
 
-def test_unknown_raster_codes_warn_with_counts_and_become_open(
+def test_unknown_raster_codes_are_an_error_listing_codes_and_counts(
     bayreuth_dir, osm_worldcover_tif, tmp_path
 ):
+    """Unknown codes stop the build (no silently open battlefield) unless --unknown-as names a
+    feature for them; then they become that feature with a warning giving the counts."""
     with rasterio.open(osm_worldcover_tif) as ds:
         arr = ds.read(1)
     arr[:200, :300] = 77  # not a WorldCover class
     bad = write_like(osm_worldcover_tif, tmp_path / "lc.tif", data=arr)
-    with pytest.warns(UnknownCodeWarning, match=r"77: \d+ cells.*'open'"):
-        bf = build_from_paths(bayreuth_dir / "dem.tif", landcover=bad, resolution=50.0).battlefield
+    with pytest.raises(
+        ScenarioFileError, match=r"lc.tif: .*unknown codes \(77: \d+ cells.*--unknown-as"
+    ):
+        build_from_paths(bayreuth_dir / "dem.tif", landcover=bad, resolution=50.0)
+    with pytest.raises(ScenarioFileError, match=r"--unknown-as: .*'forrest'; did you mean forest"):
+        build_from_paths(
+            bayreuth_dir / "dem.tif", landcover=bad, resolution=50.0, unknown_as="forrest"
+        )
+    with pytest.warns(UnknownCodeWarning, match=r"77: \d+ cells.*mapped to 'open'"):
+        bf = build_from_paths(
+            bayreuth_dir / "dem.tif", landcover=bad, resolution=50.0, unknown_as="open"
+        ).battlefield
     good = build_from_paths(bayreuth_dir / "dem.tif", landcover=osm_worldcover_tif, resolution=50.0)
     lon, lat = np.meshgrid(np.linspace(11.490, 11.508, 10), np.linspace(50.030, 50.044, 10))
     x, y = bf.to_xy(lon.ravel(), lat.ravel())
     assert (good.battlefield.feature_at(x, y) != "open").sum() > 10  # land cover was there
     assert (bf.feature_at(x, y) == "open").all()
+    with pytest.warns(UnknownCodeWarning, match="mapped to 'marsh'"):
+        marsh = build_from_paths(
+            bayreuth_dir / "dem.tif", landcover=bad, resolution=50.0, unknown_as="marsh"
+        ).battlefield
+    assert (marsh.feature_at(x, y) == "marsh").all()
 
 
 def test_overlay_is_applied_automatically_and_wins(sites_dir):

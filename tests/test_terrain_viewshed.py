@@ -44,11 +44,32 @@ def _viewshed(
 ) -> np.ndarray:
     """GDAL's visibility (1 seen, 0 hidden, -1 out of range) on the battlefield's grid."""
     subprocess.run(
-        [GDAL_VIEWSHED, "-q", "-oz", str(EYE_M), "-tz", "0", "-cc", "1", "-md", str(RANGE_M),
-         "-vv", "255", "-iv", "0", "-ov", "1", "-ox", str(x), "-oy", str(y), str(surface),
-         str(out)],
+        [
+            GDAL_VIEWSHED,
+            "-q",
+            "-oz",
+            str(EYE_M),
+            "-tz",
+            "0",
+            "-cc",
+            "1",
+            "-md",
+            str(RANGE_M),
+            "-vv",
+            "255",
+            "-iv",
+            "0",
+            "-ov",
+            "1",
+            "-ox",
+            str(x),
+            "-oy",
+            str(y),
+            str(surface),
+            str(out),
+        ],
         check=True,
-    )  # fmt: skip
+    )
     with rasterio.open(out) as d:
         sub, t = d.read(1), d.transform
     r0 = round((origin[1] - t.f) / res)
@@ -78,9 +99,16 @@ def test_6_2_sight_on_the_levels_differs_from_gdal_viewshed_only_as_the_rule_say
     grid = Grid(x0=t.c, y0=t.f, res=res, shape=(h, w))
     surface = tmp_path / "levels.tif"
     with rasterio.open(
-        surface, "w", driver="GTiff", width=w, height=h, count=1, dtype="float32",
-        crs=bf.crs, transform=t,
-    ) as d:  # fmt: skip
+        surface,
+        "w",
+        driver="GTiff",
+        width=w,
+        height=h,
+        count=1,
+        dtype="float32",
+        crs=bf.crs,
+        transform=t,
+    ) as d:
         d.write((lv * bf.step).astype(np.float32), 1)
     rng = np.random.default_rng(13)
     no_walls = np.zeros_like(lv, dtype=bool)

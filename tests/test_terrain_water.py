@@ -65,17 +65,22 @@ def test_7_2_osm_streams_and_ditches_are_plain_brooks(built_bayreuth, bayreuth_o
     assert not (move[on_lines] == int(MoveClass.WET)).any()
     # the forest polygons the streams cross are forest on every cell centre inside them
     lc = vector_features(
-        read_vector(bayreuth_osm_path := get_site("north_bayreuth_pair").folder
-                    / "landcover_osm.geojson"), TABLES, bayreuth_osm_path,
-    ).to_crs(bf.crs)  # fmt: skip
+        read_vector(
+            bayreuth_osm_path := get_site("north_bayreuth_pair").folder / "landcover_osm.geojson"
+        ),
+        TABLES,
+        bayreuth_osm_path,
+    ).to_crs(bf.crs)
     forest = lc[lc["feature"] == "forest"]
     inside = rasterio.features.rasterize(
         [(g, 1) for g in forest.geometry.values], out_shape=bf.shape, transform=bf.transform
     ).astype(bool)
     outranked = _touched(  # where a feature above forest (roads, rivers...) may rightly win
-        bf, lc[lc["feature"].map(TABLES.vocab.priority) > TABLES.vocab.priority("forest")]
-        .geometry.values,
-    )  # fmt: skip
+        bf,
+        lc[
+            lc["feature"].map(TABLES.vocab.priority) > TABLES.vocab.priority("forest")
+        ].geometry.values,
+    )
     crossing = inside & on_lines & ~outranked
     assert crossing.sum() > 200  # streams do run through these woods
     roads = bayreuth_osm[bayreuth_osm["highway"].notna() | bayreuth_osm["railway"].notna()]

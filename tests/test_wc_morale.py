@@ -157,8 +157,9 @@ def test_triggers_distances_and_exemptions() -> None:
     c20 = MoraleEvent(Trigger.CASUALTIES_20, casualty_fraction=0.2)
     assert triggered(u, [c20])[0]
     assert not triggered(u, [MoraleEvent(Trigger.CASUALTIES_20, casualty_fraction=0.19)])[0]
-    engaged = MoraleEvent(Trigger.CASUALTIES_20, casualty_fraction=0.3, engaged=True,
-                          from_strikes_back=True)  # fmt: skip
+    engaged = MoraleEvent(
+        Trigger.CASUALTIES_20, casualty_fraction=0.3, engaged=True, from_strikes_back=True
+    )
     assert not triggered(u, [engaged])[0]
     assert triggered(WCUnit("bows", 7, 8, 8, kind=FormationKind.SKIRMISH), [engaged])[0]
 

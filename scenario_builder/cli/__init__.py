@@ -8,6 +8,7 @@ a one-line ``Error: <file>: <problem>`` on stderr and exit status 1, never a tra
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import warnings
 
@@ -26,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "demo": "scenario_builder.cli.demo:demo",
     "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
     "sites": "scenario_builder.cli.sites:sites",
+    "scenarios": "scenario_builder.cli.scenarios:scenarios",
     "schema": "scenario_builder.cli.schema:schema",
     "rulesets": "scenario_builder.cli.rulesets:rulesets",
 }
@@ -77,6 +79,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
     except click.exceptions.Abort:
+        _quiet_exit()
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
@@ -85,5 +88,43 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
+        _quiet_exit()
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+    except BrokenPipeError:  # `scenario-builder sites | head`: the reader left; say nothing
+        # Python would report the pipe again when flushing stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+    except OSError as exc:  # permissions, full disk, a missing parent: one line naming the path
+        click.echo(f"Error: {os_error_line(exc)}", err=True)
+        sys.exit(1)
+    except Exception as exc:
+        # A bug, not bad input: still one line (and exit 1); the traceback on request.
+        if os.environ.get("SCENARIO_BUILDER_DEBUG"):
+            raise
+        click.echo(
+            f"Error: internal error ({type(exc).__name__}: {exc}); "
+            "run with SCENARIO_BUILDER_DEBUG=1 for the traceback and report it",
+            err=True,
+        )
+        sys.exit(1)
+
+
+def _quiet_exit() -> None:
+    """After an interrupt, library clean-up at exit (a Dask cluster interrupted while starting,
+    closed by distributed's atexit hook) may fail; the user has had the one line already."""
+    sys.unraisablehook = lambda _info: None
+
+
+def os_error_line(exc: OSError) -> str:
+    """``<path>: <reason>`` for an OSError, naming the file it was about when it says.
+
+    >>> os_error_line(PermissionError(13, "Permission denied", "/x/out"))
+    '/x/out: Permission denied'
+    >>> os_error_line(OSError(28, "No space left on device"))
+    'No space left on device'
+    """
+    reason = exc.strerror or str(exc)
+    # (not map(): the subcommand module scenario_builder.cli.map shadows it in this namespace)
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return ": ".join([*paths[:1], reason])

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 from scenario_builder.build import STAGES, BuildResult, build_from_paths, build_site
 from scenario_builder.classify import CLIFF_DEG
 from scenario_builder.dem import parse_bbox
 from scenario_builder.errors import ScenarioError
 from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
 
-from .options import out_dir_option
+from .options import force_option, out_dir_option
 
 
 def _bbox(
@@ -58,6 +59,14 @@ def _bbox(
     multiple=True,
     help="Code table CSV overriding a shipped one (kind from its header), "
     "or a shipped raster table name: worldcover, corine, corine_grid, nlcd. Repeatable.",
+)
+@click.option(
+    "--unknown-as",
+    "unknown_as",
+    metavar="CLASS",
+    default=None,
+    help="Feature (data/codes/features.csv, e.g. open) for land-cover raster codes missing "
+    "from the table (default: such codes are an error).",
 )
 @click.option(
     "--resolution",
@@ -96,6 +105,7 @@ def _bbox(
     help="Slopes steeper than this (degrees) are cliffs: impractical.",
 )
 @out_dir_option
+@force_option
 def build(
     slug: str | None,
     dem: str | None,
@@ -103,25 +113,30 @@ def build(
     overlays: tuple[str, ...],
     bbox: tuple[float, float, float, float] | None,
     codes: tuple[str, ...],
+    unknown_as: str | None,
     resolution: float | None,
     step: float | None,
     min_region: float,
     smooth_m: float | None,
     cliff_deg: float,
     out: str,
+    force: bool,
 ) -> None:
     """Build a battlefield: a shipped SLUG (see `scenario-builder sites`) or your own --dem."""
     if (slug is None) == (dem is None):
         raise click.UsageError("give either a shipped SLUG or --dem PATH (not both)")
     if slug is not None and (landcover or overlays):
         raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
-    options = dict(
+    stamp = {"command": "build", "input": slug or str(dem)}
+    claim_out_dir(out, stamp, force=force)
+    options: dict[str, Any] = dict(
         resolution=resolution,
         step=step if step is not None or slug is not None else STEP_M,
         min_area_m2=min_region * 10_000,
         smooth_m=smooth_m,
         cliff_deg=cliff_deg,
         codes=codes,
+        unknown_as=unknown_as,
         bbox=bbox,
     )
     err = Console(stderr=True)
@@ -141,12 +156,13 @@ def build(
         if slug is not None:
             result = build_site(slug, progress=tell, **options)
         else:
+            assert dem is not None  # checked above: a SLUG or --dem
             result = build_from_paths(
                 dem, landcover=landcover, overlays=overlays, progress=tell, **options
             )
         bar.update(task, description="writing", completed=len(STAGES))
         try:
-            with atomic_dir(out) as tmp:
+            with atomic_dir(out, stamp=stamp, replace=force) as tmp:
                 result.save(tmp)
         except OSError as exc:
             if isinstance(exc, ScenarioError):

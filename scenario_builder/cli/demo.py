@@ -24,7 +24,9 @@ from typing import Any
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
+
+from .options import force_option
 
 DEFAULT_SCENARIO = "flodden_1513"
 DEFAULT_SEED = 7
@@ -32,7 +34,9 @@ DEFAULT_SEED = 7
 PRINT_MARGIN_M = 250.0
 
 
-def battle_bbox(log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M) -> tuple[float, ...]:
+def battle_bbox(
+    log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M
+) -> tuple[float, float, float, float]:
     """(W, S, E, N) degrees around every position any base held during the battle."""
     xs: list[float] = []
     ys: list[float] = []
@@ -49,20 +53,53 @@ def battle_bbox(log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M) -> tuple[fl
 
 
 @click.command("demo")
-@click.option("--out", "out", default="demo-out", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path), help="Output directory.")
-@click.option("--scenario", "scenario", default=DEFAULT_SCENARIO, show_default=True,
-              help="Shipped scenario id or a scenario file.")
+@click.option(
+    "--out",
+    "out",
+    default="demo-out",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output directory.",
+)
+@click.option(
+    "--scenario",
+    "scenario",
+    default=DEFAULT_SCENARIO,
+    show_default=True,
+    help="Shipped scenario id or a scenario file.",
+)
 @click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True)
-@click.option("--scale", "scale_text", default="2mm", show_default=True,
-              help="Table scale for the printed layout: 2mm, 6mm or 1:N.")
-@click.option("--paper", "paper_text", default="A3", show_default=True,
-              help="Paper for the printed layout: A4, A3, Letter or WxHmm.")
-@click.option("--online", is_flag=True,
-              help="Maps with online tile base layers (default: offline, self-contained pages).")
+@click.option(
+    "--scale",
+    "scale_text",
+    default="2mm",
+    show_default=True,
+    help="Table scale for the printed layout: 2mm, 6mm or 1:N.",
+)
+@click.option(
+    "--paper",
+    "paper_text",
+    default="A3",
+    show_default=True,
+    help="Paper for the printed layout: A4, A3, Letter or WxHmm.",
+)
+@click.option(
+    "--online",
+    is_flag=True,
+    help="Maps with online tile base layers (default: offline, self-contained pages).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable summary.")
-def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, online: bool,
-         as_json: bool) -> None:  # fmt: skip
+@force_option
+def demo(
+    out: Path,
+    scenario: str,
+    seed: int,
+    scale_text: str,
+    paper_text: str,
+    online: bool,
+    as_json: bool,
+    force: bool,
+) -> None:
     """Build, fight, map and print the default battle (Flodden 1513) in one go."""
     from rich.console import Console
 
@@ -87,8 +124,10 @@ def demo(out: Path, scenario: str, seed: int, scale_text: str, paper_text: str, 
         return now
 
     sc = load_scenario(scenario)
+    stamp = {"command": "demo", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     t = time.perf_counter()
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         with console.status(f"Building {sc.battlefield.slug or 'the battlefield'}..."):
             built = build_battlefield(sc)
             built.save(tmp / "battlefield")
@@ -143,9 +182,11 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
     console = Console()
     winner = report["winner"] or "nobody"
     names = {s.id: s.name for s in sc.sides}
-    console.print(f"[bold]{sc.name}[/bold] (seed {report['seed']}): "
-                  f"[bold]{names.get(winner, winner)}[/bold] won after {report['bounds']} bounds "
-                  f"— {report['reason']}.")  # fmt: skip
+    console.print(
+        f"[bold]{sc.name}[/bold] (seed {report['seed']}): "
+        f"[bold]{names.get(winner, winner)}[/bold] won after {report['bounds']} bounds "
+        f"— {report['reason']}."
+    )
     hist = report["historical_winner"]
     if hist:
         same = "as in" if hist == winner else "unlike"
@@ -167,6 +208,8 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
         files.add_row(what, str(path))
     console.print(files)
     tm = report["table_m"]
-    console.print(f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
-                  f"{report['cut_layers']} cut layers, {report['boards']} boards stacking "
-                  f"{report['board_thickness_mm']:g} mm. Took {report['seconds']['total']} s.")
+    console.print(
+        f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
+        f"{report['cut_layers']} cut layers, {report['boards']} boards stacking "
+        f"{report['board_thickness_mm']:g} mm. Took {report['seconds']['total']} s."
+    )

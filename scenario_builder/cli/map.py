@@ -13,13 +13,18 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.atomic import check_writable
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 from .options import drawable_ground, ruleset_option
 
 
 @click.command("map")
-@click.argument("directory", type=click.Path(file_okay=True, dir_okay=True, path_type=Path))
+@click.argument(
+    "directory",
+    metavar="SOURCE",
+    type=click.Path(file_okay=True, dir_okay=True, path_type=Path),
+)
 @click.option(
     "--out",
     "out",
@@ -42,12 +47,14 @@ from .options import drawable_ground, ruleset_option
 )
 @ruleset_option
 def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str | None) -> None:
-    """Draw a battlefield (terrain, levels, contours) or play back a battle, as an HTML map."""
+    """Draw SOURCE as an HTML map: a built battlefield folder (terrain, levels, contours), a run
+    folder (playback of the battle), or a scenario file or shipped id (deployment preview)."""
     if ruleset is not None:
         from engine.rulesets import get_ruleset
 
         get_ruleset(ruleset)  # an unknown name is a one-line error
     if _is_scenario(directory):
+        check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
         click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
                    f"{'' if offline else ', with online tiles'})")  # fmt: skip
@@ -60,6 +67,7 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
         raise DataSourceError(directory, "is a file (expected a battlefield or run directory)")
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected an HTML file name for --out)")
+    check_writable(out, "--out")
     if (directory / "battle_log.json").exists():
         from maps.playback import write_playback
 
@@ -71,8 +79,9 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     elif (directory / "battlefield.tif").exists() or (directory / "battlefield.json").exists():
         from maps.battlefield_map import write_battlefield_map
 
-        path = write_battlefield_map(directory, out, offline=offline,
-                                     ground=lambda bf: drawable_ground(bf, ruleset))  # fmt: skip
+        path = write_battlefield_map(
+            directory, out, offline=offline, ground=lambda bf: drawable_ground(bf, ruleset)
+        )
         what = "battlefield map"
     else:
         raise DataSourceError(
@@ -107,8 +116,9 @@ def _check_run_ruleset(run_dir: Path, ruleset: str) -> None:
     with (run_dir / "battle_log.json").open(encoding="utf-8") as fh:
         fought = json.load(fh).get("ruleset")
     if fought != get_ruleset(ruleset).name:
-        raise RulesetError(run_dir / "battle_log.json",
-                           f"this battle was fought under {fought}, not {ruleset}")  # fmt: skip
+        raise RulesetError(
+            run_dir / "battle_log.json", f"this battle was fought under {fought}, not {ruleset}"
+        )
 
 
 def _write_deployment(

@@ -17,26 +17,57 @@ from pathlib import Path
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import json_option, out_dir_option, ruleset_option
+from .options import force_option, json_option, out_dir_option, ruleset_option
 
 
 @click.command("montecarlo")
 @click.argument("scenario")
-@click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True,
-              help="Number of replays.")  # fmt: skip
-@click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Worker processes of the local Dask cluster (default: CPU count).")
-@click.option("--scheduler", default=None,
-              help="Address of a running dask.distributed scheduler (instead of a local cluster).")
-@click.option("--seed", "seed0", type=int, default=1, show_default=True,
-              help="Seed of the first replay; replay i uses seed + i.")
+@click.option(
+    "--runs", type=click.IntRange(min=1), default=50, show_default=True, help="Number of replays."
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes of the local Dask cluster (default and cap: the smaller of "
+    "--runs and the CPU count).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    help="Address of a running dask.distributed scheduler (instead of a local cluster).",
+)
+@click.option(
+    "--seed",
+    "seed0",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Seed of the first replay; replay i uses seed + i.",
+)
+@click.option(
+    "--dashboard",
+    is_flag=True,
+    help="Serve the Dask dashboard of the local cluster (on a free port).",
+)
 @ruleset_option
 @out_dir_option
+@force_option
 @json_option
-def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | None, seed0: int,
-               ruleset: str | None, out: str, as_json: bool) -> None:  # fmt: skip
+def montecarlo(
+    scenario: str,
+    runs: int,
+    workers: int | None,
+    scheduler: str | None,
+    seed0: int,
+    dashboard: bool,
+    ruleset: str | None,
+    out: str,
+    force: bool,
+    as_json: bool,
+) -> None:
     """Replay SCENARIO --runs times with different seeds and report the odds."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -44,40 +75,66 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
 
     from engine.scenario import load_scenario
     from scenario_builder import montecarlo as mc
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.cli.run import build_battlefield, fight
     from scenario_builder.errors import ScenarioError
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers or --scheduler, not both")
+    if dashboard and scheduler is not None:
+        raise click.UsageError("--dashboard is for the local cluster; a --scheduler has its own")
+    console = Console(stderr=True)
+    # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
+    # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
     sc = load_scenario(scenario)
     if ruleset is not None:
         from engine.rulesets import get_ruleset
 
         ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error before work
         sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for this ruleset
+    stamp = {"command": "montecarlo", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
+    fight(sc, built, seed0, ruleset=ruleset, max_bounds=0)
+    n_workers = 0
+    if scheduler is None:
+        cores = os.cpu_count() or 1
+        n_workers = min(runs, cores, workers or cores)
+        if workers is not None and workers > n_workers:
+            console.print(
+                f"--workers {workers}: using {n_workers} (no more than --runs {runs} "
+                f"and the {cores} CPU cores; give --scheduler for a larger cluster)"
+            )
     sides = [s.id for s in sc.sides]
     historical = sc.historical_outcome
     if historical is not None and not isinstance(historical, dict):
         historical = historical.model_dump()
-    console = Console(stderr=True)
-    with atomic_dir(out) as tmp:
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         bf_dir = tmp / "battlefield"
         built.save(bf_dir)
         progress = Progress(
-            "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn(), console=console, transient=True,
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
             disable=as_json or not console.is_terminal,
-        )  # fmt: skip
+        )
         with progress:
             task = progress.add_task("replays", total=runs)
             try:
                 results, n_workers, wall = mc.run_replays(
-                    sc.path, bf_dir, range(seed0, seed0 + runs),
-                    workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                    sc.path or scenario,
+                    bf_dir,
+                    range(seed0, seed0 + runs),
+                    workers=n_workers,
+                    scheduler=scheduler,
                     progress=lambda done, total: progress.update(task, completed=done),
+                    dashboard=(lambda link: console.print(f"Dask dashboard: {link}"))
+                    if dashboard
+                    else None,
                     ruleset=ruleset,
-                )  # fmt: skip
+                )
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
         result = mc.MonteCarloResult(sc.id, results, sides, historical, n_workers, wall)
@@ -98,17 +155,28 @@ def montecarlo(scenario: str, runs: int, workers: int | None, scheduler: str | N
     out_console.print(table)
     losses = Table("side", "mean lost", "median", "5–95 %", "mean share of bases")
     for side, row in s["losses"].items():
-        losses.add_row(side, f"{row['mean']:.1f}", f"{row['median']:g}",
-                       f"{row['p5']:g}–{row['p95']:g}", f"{row['mean_fraction']:.0%}")  # fmt: skip
+        losses.add_row(
+            side,
+            f"{row['mean']:.1f}",
+            f"{row['median']:g}",
+            f"{row['p5']:g}–{row['p95']:g}",
+            f"{row['mean_fraction']:.0%}",
+        )
     out_console.print(losses)
     b = s["bounds"]
-    out_console.print(f"Bounds to a decision: median {b['median']:g} (5–95 %: {b['p5']:g}–"
-                      f"{b['p95']:g}); {s['decided_fraction']:.0%} of replays decided")
+    out_console.print(
+        f"Bounds to a decision: median {b['median']:g} (5–95 %: {b['p5']:g}–"
+        f"{b['p95']:g}); {s['decided_fraction']:.0%} of replays decided"
+    )
     hist = s.get("historical")
     if hist:
         verdict = "reproduces" if hist["reproduces_history"] else "does NOT reproduce"
-        out_console.print(f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
-                          f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
-                          f"history")  # fmt: skip
-    out_console.print(f"{s['runs_per_second']:.2f} replays/s on {n_workers} worker(s); "
-                      f"wrote {Path(out) / 'summary.json'}, {Path(out) / 'montecarlo.png'}")
+        out_console.print(
+            f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
+            f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
+            f"history"
+        )
+    out_console.print(
+        f"{s['runs_per_second']:.2f} replays/s on {n_workers} worker(s); "
+        f"wrote {Path(out) / 'summary.json'}, {Path(out) / 'montecarlo.png'}"
+    )

@@ -18,9 +18,15 @@ from scenario_builder.cli.options import json_option, ruleset_option, seed_optio
 from scenario_builder.errors import ScenarioError
 
 UNIT_TYPES = (
-    "infantry", "light_infantry", "cavalry", "light_cavalry", "wheel_cavalry", "war_machine",
-    "baggage", "monster",
-)  # fmt: skip
+    "infantry",
+    "light_infantry",
+    "cavalry",
+    "light_cavalry",
+    "wheel_cavalry",
+    "war_machine",
+    "baggage",
+    "monster",
+)
 COVERS = ("open", "wet", "debris", "overhead")
 V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
 
@@ -43,9 +49,12 @@ def _frac(x: Fraction) -> str:
 @click.option("--arming", type=int, help="Attack dice (A, 2.2), >= 1.")
 @click.option("--resilience", "-r", type=int, help="Target's (or tester's) R, 1..7 (2.3).")
 @click.option(
-    "--half-range", "--long-range", "half_range", is_flag=True,
+    "--half-range",
+    "--long-range",
+    "half_range",
+    is_flag=True,
     help="Shooting at half range or more: -1 (1.1); ordnance -2 (8.1).",
-)  # fmt: skip
+)
 @click.option("--moving", is_flag=True, help="Shooter moves this bound: -1 (2.2).")
 @click.option("--skirmisher", is_flag=True, help="Shooter is a skirmisher: no moving penalty.")
 @click.option("--cover", metavar="|".join(COVERS), help="Target's cover, chart 7.2.")
@@ -64,9 +73,12 @@ def _frac(x: Fraction) -> str:
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
 @click.option(
-    "--wc-morale", "wc_mv", type=int, metavar="MV",
+    "--wc-morale",
+    "wc_mv",
+    type=int,
+    metavar="MV",
     help="War & Conquest morale/command test against this (modified) MV.",
-)  # fmt: skip
+)
 @click.option("--flee-pursuit", is_flag=True, help="W&C: a fleeing unit caught (<= pursuer).")
 @click.option("--dark-age-move", "da_troop", metavar="TROOP", help="Dark Age move roll (5.9).")
 @click.option("--grade", default="B", show_default=True, help="Dark Age grade A|B|C.")
@@ -128,8 +140,13 @@ def odds(**opts: Any) -> None:
             print_medieval(report)
         return
     _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
-    modes = [bool(opts["attack"]), opts["panic"], opts["wc_mv"] is not None,
-             opts["flee_pursuit"], opts["da_troop"] is not None]  # fmt: skip
+    modes = [
+        bool(opts["attack"]),
+        opts["panic"],
+        opts["wc_mv"] is not None,
+        opts["flee_pursuit"],
+        opts["da_troop"] is not None,
+    ]
     if sum(modes) != 1:
         raise _fail(
             "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV, "
@@ -156,14 +173,28 @@ def odds(**opts: Any) -> None:
 
 
 _ATTACK_ONLY = {
-    "arming": None, "half_range": False, "moving": False, "skirmisher": False, "cover": None,
-    "unit_type": None, "outnumber": 0, "ordnance_ranks": None, "volley": False,
-}  # fmt: skip
+    "arming": None,
+    "half_range": False,
+    "moving": False,
+    "skirmisher": False,
+    "cover": None,
+    "unit_type": None,
+    "outnumber": 0,
+    "ordnance_ranks": None,
+    "volley": False,
+}
 _PANIC_ONLY = {
-    "leadership": 0, "modifier": 0, "routing": False, "ruleset": None, "other_resilience": None,
-    "seen_fleeing": None, "seen_routing": None, "contact_sides": None, "rear_contact": False,
+    "leadership": 0,
+    "modifier": 0,
+    "routing": False,
+    "ruleset": None,
+    "other_resilience": None,
+    "seen_fleeing": None,
+    "seen_routing": None,
+    "contact_sides": None,
+    "rear_contact": False,
     "army_morale": False,
-}  # fmt: skip
+}
 
 
 def _flag(name: str) -> str:
@@ -306,9 +337,13 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
         used = ", ".join(_flag(n) for n in situation)
         raise _fail(f"{used}: v0.7 rout-test options; use --ruleset 2mm-earth-v0.7")
     exact = panic_distribution_exact(
-        opts["resilience"], leadership, opts["modifier"], ruleset,
-        routing=opts["routing"], **situation,
-    )  # fmt: skip
+        opts["resilience"],
+        leadership,
+        opts["modifier"],
+        ruleset,
+        routing=opts["routing"],
+        **situation,
+    )
     report: dict[str, Any] = {
         "mode": "panic",
         "ruleset": ruleset.name,
@@ -321,9 +356,15 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
     }
     if opts["simulate"]:
         sim = simulate_panic(
-            opts["resilience"], leadership, opts["modifier"], ruleset,
-            trials=opts["simulate"], seed=opts["seed"], routing=opts["routing"], **situation,
-        )  # fmt: skip
+            opts["resilience"],
+            leadership,
+            opts["modifier"],
+            ruleset,
+            trials=opts["simulate"],
+            seed=opts["seed"],
+            routing=opts["routing"],
+            **situation,
+        )
         for k, freq in sim.items():
             report["outcomes"][k]["simulated"] = freq
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
@@ -341,22 +382,26 @@ def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
         if not -2 <= mv <= 14:
             raise _fail(f"expected --wc-morale MV in -2..14, got {mv}")
         rows = {}
-        methods = ((DiceMethod.TWO_D6, "2d6"),
-                   (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"))  # fmt: skip
+        methods = (
+            (DiceMethod.TWO_D6, "2d6"),
+            (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"),
+        )
         for method, label in methods:
             p = morale_pass_chance(mv, method)
             hero = morale_pass_chance(mv, method, combat=True)
             drilled = command_pass_chance(mv, method, Discipline.DRILLED)
-            rows[label] = {"pass": _frac(p), "p": float(p),
-                           "combat_with_hero_of_the_day": _frac(hero),
-                           "drilled_command_test": _frac(drilled)}  # fmt: skip
+            rows[label] = {
+                "pass": _frac(p),
+                "p": float(p),
+                "combat_with_hero_of_the_day": _frac(hero),
+                "drilled_command_test": _frac(drilled),
+            }
         return {"mode": "wc-morale", "mv": mv, "tests": rows}
     if opts["flee_pursuit"]:
         from engine.rulesets.war_and_conquest.odds import flee_destroyed_chance
 
         p = flee_destroyed_chance()
-        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p),
-                "p": float(p)}  # fmt: skip
+        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p), "p": float(p)}
     from engine.rulesets.dark_age.formations import Formation, Grade, Troop
     from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind
     from engine.rulesets.dark_age.odds import move_distribution
@@ -377,12 +422,17 @@ def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
     kind = MoveKind.FAST if opts["fast"] else MoveKind.NORMAL
     d = move_distribution(troop, grade, form, kind, difficult=opts["difficult"])
     return {
-        "mode": "dark-age-move", "troop": troop.name.lower(), "grade": grade.value,
-        "formation": form.name.lower(), "kind": kind.value, "difficult": opts["difficult"],
+        "mode": "dark-age-move",
+        "troop": troop.name.lower(),
+        "grade": grade.value,
+        "formation": form.name.lower(),
+        "kind": kind.value,
+        "difficult": opts["difficult"],
         "javelin_throw_m": JAVELIN_THROW_M,
         "allowance_jt": {str(k): _frac(v) for k, v in d.allowance.items()},
-        "mean_jt": _frac(d.mean_jt), "dp_chance": _frac(d.dp_chance),
-    }  # fmt: skip
+        "mean_jt": _frac(d.mean_jt),
+        "dp_chance": _frac(d.dp_chance),
+    }
 
 
 def _pct(p: float) -> str:

@@ -19,11 +19,23 @@ MEDIEVAL_NAMES = ("medieval-d10", "medieval")
 
 #: odds options that belong to this ruleset only, with their defaults
 MEDIEVAL_ONLY: dict[str, Any] = {
-    "weapon": None, "figures": None, "armour": None, "troop_class": None, "range_band": None,
-    "range_cm": None, "factor": (), "part_dice": False, "automatic_kills": False, "guns": None,
-    "morale": None, "control": False, "initiative": None, "dice_sides": None,
-    "commander": None, "cavalry": False,
-}  # fmt: skip
+    "weapon": None,
+    "figures": None,
+    "armour": None,
+    "troop_class": None,
+    "range_band": None,
+    "range_cm": None,
+    "factor": (),
+    "part_dice": False,
+    "automatic_kills": False,
+    "guns": None,
+    "morale": None,
+    "control": False,
+    "initiative": None,
+    "dice_sides": None,
+    "commander": None,
+    "cavalry": False,
+}
 
 
 class MedievalOddsInputError(ScenarioError, ValueError):
@@ -139,8 +151,13 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
         need = melee_need(MELEE_ROW_OF[weapon], troop_class, armour, factors)
         report |= {"weapon": weapon.value}
     need = min(10, max(2, need + opts["modifier"]))
-    report |= {"armour": armour.value, "class": troop_class.value, "factors": factors,
-               "modifier": opts["modifier"], "need": need}  # fmt: skip
+    report |= {
+        "armour": armour.value,
+        "class": troop_class.value,
+        "factors": factors,
+        "modifier": opts["modifier"],
+        "need": need,
+    }
     if kind == "ranged" and weapon.is_artillery:
         guns = opts["guns"]
         if guns is None or guns < 1:
@@ -159,8 +176,11 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
         dist = mo.casualty_distribution_exact(
             figures, need, automatic_kills=opts["automatic_kills"], part_dice=opts["part_dice"]
         )
-        report |= {"figures": figures, "part_dice": opts["part_dice"],
-                   "automatic_kills": opts["automatic_kills"]}  # fmt: skip
+        report |= {
+            "figures": figures,
+            "part_dice": opts["part_dice"],
+            "automatic_kills": opts["automatic_kills"],
+        }
     report["expected_kills"] = float(mo.expected(dist))
     report["distribution"] = [
         {"kills": k, "p": float(p), "fraction": _frac(p)} for k, p in enumerate(dist)
@@ -172,9 +192,13 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
             )["kills"]
         else:
             sim = mo.simulate_casualties(
-                report["figures"], need, automatic_kills=opts["automatic_kills"],
-                part_dice=opts["part_dice"], trials=opts["simulate"], seed=opts["seed"],
-            )  # fmt: skip
+                report["figures"],
+                need,
+                automatic_kills=opts["automatic_kills"],
+                part_dice=opts["part_dice"],
+                trials=opts["simulate"],
+                seed=opts["seed"],
+            )
         for row, freq in zip(report["distribution"], sim, strict=True):
             row["simulated"] = freq
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
@@ -196,17 +220,22 @@ def _morale(opts: dict[str, Any]) -> dict[str, Any]:
         raise _fail(f"expected --morale one of {', '.join(columns)}, got {opts['morale']!r}")
     column = columns[name]
     troop_class = _troop_class(opts)
-    commander = _choice(CommanderKind, opts["commander"], "--commander") if opts[
-        "commander"] else None  # fmt: skip
+    commander = (
+        _choice(CommanderKind, opts["commander"], "--commander") if opts["commander"] else None
+    )
     factors = _factors(opts, MORALE_FACTORS)
     modifier = morale_modifier(troop_class, factors, commander) + opts["modifier"]
     exact = mo.morale_distribution_exact(column, modifier)
     report: dict[str, Any] = {
-        "mode": "morale", "ruleset": "medieval-d10", "column": column.value,
-        "class": troop_class.value, "factors": factors, "commander_with": opts["commander"],
+        "mode": "morale",
+        "ruleset": "medieval-d10",
+        "column": column.value,
+        "class": troop_class.value,
+        "factors": factors,
+        "commander_with": opts["commander"],
         "modifier": modifier,
         "outcomes": {r.value: {"p": float(p), "fraction": _frac(p)} for r, p in exact.items()},
-    }  # fmt: skip
+    }
     if opts["simulate"]:
         sim = mo.simulate_morale(column, modifier, trials=opts["simulate"], seed=opts["seed"])
         for r in exact:
@@ -221,17 +250,21 @@ def _control(opts: dict[str, Any]) -> dict[str, Any]:
     from engine.rulesets.medieval_d10.procedures import control_modifier
 
     troop_class = _troop_class(opts)
-    commander = _choice(CommanderKind, opts["commander"], "--commander") if opts[
-        "commander"] else None  # fmt: skip
+    commander = (
+        _choice(CommanderKind, opts["commander"], "--commander") if opts["commander"] else None
+    )
     factors = _factors(opts, CONTROL_FACTORS)
-    modifier = control_modifier(troop_class, opts["cavalry"], factors, commander) + opts[
-        "modifier"]  # fmt: skip
+    modifier = control_modifier(troop_class, opts["cavalry"], factors, commander) + opts["modifier"]
     exact = mo.control_distribution_exact(modifier)
     report: dict[str, Any] = {
-        "mode": "control", "ruleset": "medieval-d10", "class": troop_class.value,
-        "cavalry": opts["cavalry"], "factors": factors, "modifier": modifier,
+        "mode": "control",
+        "ruleset": "medieval-d10",
+        "class": troop_class.value,
+        "cavalry": opts["cavalry"],
+        "factors": factors,
+        "modifier": modifier,
         "outcomes": {k: {"p": float(p), "fraction": _frac(p)} for k, p in exact.items()},
-    }  # fmt: skip
+    }
     if opts["simulate"]:
         sim = mo.simulate_control(modifier, trials=opts["simulate"], seed=opts["seed"])
         for k in exact:
@@ -256,11 +289,16 @@ def _initiative(opts: dict[str, Any]) -> dict[str, Any]:
         raise _fail(f"expected --dice-sides 6 or 10 (the book says both), got {sides}")
     p = mo.initiative_exact(first, second, sides)
     report: dict[str, Any] = {
-        "mode": "initiative", "ruleset": "medieval-d10", "first": first.value,
-        "second": second.value, "sides": sides,
-        "outcomes": {"first wins": {"p": float(p), "fraction": _frac(p)},
-                     "second wins": {"p": float(1 - p), "fraction": _frac(1 - p)}},
-    }  # fmt: skip
+        "mode": "initiative",
+        "ruleset": "medieval-d10",
+        "first": first.value,
+        "second": second.value,
+        "sides": sides,
+        "outcomes": {
+            "first wins": {"p": float(p), "fraction": _frac(p)},
+            "second wins": {"p": float(1 - p), "fraction": _frac(1 - p)},
+        },
+    }
     if opts["simulate"]:
         f = mo.simulate_initiative(first, second, sides, trials=opts["simulate"], seed=opts["seed"])
         report["outcomes"]["first wins"]["simulated"] = f

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from rich.table import Table
 
 out_dir_option = click.option(
     "--out",
@@ -12,6 +13,11 @@ out_dir_option = click.option(
     required=True,
     type=click.Path(file_okay=False, dir_okay=True, writable=True),
     help="Output directory (created; written atomically).",
+)
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an --out folder that holds another run's output.",
 )
 seed_option = click.option(
     "--seed", type=int, default=1, show_default=True, help="Seed of the one random generator."
@@ -37,3 +43,32 @@ def drawable_ground(bf: Any, ruleset: str | None) -> Any:
     from engine.rulesets import get_ruleset
 
     return get_ruleset(ruleset).ground(bf)
+
+
+def id_column(table: Table, header: str, values: list[str]) -> None:
+    """Add a column of identifiers the user copies (slugs, ids): never wrapped or truncated.
+
+    rich shrinks columns to fit the console (80 columns when piped); this one keeps its width
+    and the other columns wrap instead.
+    """
+    width = max([len(header), *map(len, values)])
+    table.add_column(header, no_wrap=True, min_width=width, overflow="ignore")
+
+
+def print_table(table: Table) -> None:
+    """Print ``table`` on stdout; piped or redirected output gets the table's natural width.
+
+    rich assumes 80 columns when stdout is not a terminal, which would wrap cells a script or a
+    ``grep`` then has to stitch together.
+    """
+    import sys
+
+    from rich.console import Console
+
+    console = Console(file=sys.stdout)
+    if not console.is_terminal:
+        console = Console(
+            file=sys.stdout,
+            width=console.measure(table, options=console.options.update_width(10_000)).maximum,
+        )
+    console.print(table)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.cli.options import drawable_ground, ruleset_option
 from scenario_builder.errors import DataSourceError, ScenarioError
 
@@ -143,6 +144,9 @@ def print_cmd(
         directory = directory / "battlefield"
     if out.exists() and out.is_dir():
         raise ScenarioError(out, "is a directory (expected a PDF file name for --out)")
+    check_writable(out, "--out")
+    if layers is not None:
+        check_writable(layers, "--layers")
     from scenario_builder.battlefield import Battlefield
 
     bf = drawable_ground(Battlefield.load(directory), ruleset)
@@ -151,15 +155,22 @@ def print_cmd(
         from maps.cutlayers import plan_stack
 
         plan_stack(bf, lay, cut)  # bad board options fail before the PDF is written
-    lay = write_layout_pdf(bf, opts, out, deployed)
+    # The PDF is renamed into place only after the cut layers are written: a failure in either
+    # leaves neither behind.
+    stack = None
+    with atomic_path(out) as pdf:
+        lay = write_layout_pdf(bf, opts, pdf, deployed)
+        if layers is not None:
+            from maps.cutlayers import write_cut_layers
+
+            stack = write_cut_layers(bf, opts, layers, cut)
     t = lay.tiling
     click.echo(
         f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
         f"table {lay.table_mm[0] / 1000:.2f} x {lay.table_mm[1] / 1000:.2f} m at "
         f"{lay.scale}"
     )
-    if layers is not None:
-        from maps.cutlayers import stack_summary, write_cut_layers
+    if stack is not None:
+        from maps.cutlayers import stack_summary
 
-        stack = write_cut_layers(bf, opts, layers, cut)
         click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")

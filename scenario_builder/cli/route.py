@@ -23,7 +23,7 @@ from typing import Any
 import click
 import pyproj
 
-from scenario_builder.atomic import atomic_path
+from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.errors import CRSError, DataSourceError, ScenarioError
 from scenario_builder.routing import Route, RouteGraph
 from scenario_builder.routing.graph import default_cache_dir
@@ -87,6 +87,44 @@ def read_enemy(path: str, bf: Any, crs: pyproj.CRS) -> list[Any]:
     return list(gdf.geometry.make_valid())
 
 
+def _inside(bounds: tuple[float, ...], x: float, y: float) -> bool:
+    return bounds[0] <= x <= bounds[2] and bounds[1] <= y <= bounds[3]
+
+
+def guess_crs(bf: Any, points: dict[str, tuple[float, float]]) -> str | None:
+    """The CRS the user's points are in when no ``--crs`` was given: the battlefield's metres if
+    they all lie on it in metres, else EPSG:4326 if they all do as lon,lat; otherwise an error
+    naming the first point off the battlefield with the battlefield's extent in both.
+
+    ``None`` means the battlefield's own CRS.
+    """
+    metres, lonlat = bf.bounds, bf.bounds_lonlat()
+    if all(_inside(metres, *p) for p in points.values()):
+        return None
+    if all(_inside(lonlat, *p) for p in points.values()):
+        return "EPSG:4326"
+    option, (x, y) = next((o, p) for o, p in points.items() if not _inside(metres, *p))
+    w, s, e, n = lonlat
+    x0, y0, x1, y1 = metres
+    raise ScenarioError(
+        option,
+        f"{x:g},{y:g} is off the battlefield, read as lon,lat or as metres: it spans lon "
+        f"{w:.4f}..{e:.4f}, lat {s:.4f}..{n:.4f}, or x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} "
+        f"m in {bf.crs.to_string()} (give --crs to say which)",
+    )
+
+
+def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: Any) -> None:
+    """A point off the battlefield is an error in the coordinates the user wrote."""
+    if not _inside(bf.bounds, *xy):
+        w, s, e, n = bf.bounds_lonlat()
+        raise ScenarioError(
+            option,
+            f"{given[0]:g},{given[1]:g} is off the battlefield (lon {w:.4f}..{e:.4f}, lat "
+            f"{s:.4f}..{n:.4f})",
+        )
+
+
 def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
     if crs_text is None:
         return bf.crs, None, None
@@ -107,7 +145,8 @@ def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
     "--crs",
     "crs_text",
     default=None,
-    help="CRS of --from/--to (default: the battlefield's; EPSG:4326 means lon,lat).",
+    help="CRS of --from/--to (default: lon,lat or the battlefield's metres, whichever "
+    "puts both on the battlefield; EPSG:4326 means lon,lat).",
 )
 @click.option(
     "--enemy",
@@ -137,47 +176,62 @@ def route(
         from engine.rulesets import get_ruleset
 
         rs = get_ruleset(ruleset)  # an unknown name is a one-line error, before any loading
+    if map_path:
+        check_writable(map_path, "--map")
     bf = Battlefield.load(battlefield_dir)
+    given_crs = crs_text
+    if crs_text is None:
+        crs_text = guess_crs(bf, {"--from": a_in, "--to": b_in})
     if ruleset is not None:
         bf, triple = rs.ground(bf), rs.route_triple
     crs, fwd, back = _transformers(bf, crs_text)
+    read_as = "lon,lat" if crs.is_geographic else f"metres in {crs.to_string()}"
+    how = "from --crs" if given_crs is not None else "guessed: --crs to choose"
     a = fwd.transform(*a_in) if fwd else a_in
     b = fwd.transform(*b_in) if fwd else b_in
+    if given_crs is not None:
+        check_on_battlefield(bf, "--from", a_in, a)
+        check_on_battlefield(bf, "--to", b_in, b)
     blocked = read_enemy(enemy, bf, crs) if enemy else []
     graph = RouteGraph.from_battlefield(bf, cache_dir=default_cache_dir(), triple=triple)
     r = graph.route(a, b, blocked=blocked)
     shown = [back.transform(x, y) for x, y in r.path] if back else list(r.path)
     if map_path:
         write_map(map_path, bf, r, blocked)
+    digits = 7 if crs.is_geographic else 2
+    path_shown = [[round(x, digits), round(y, digits)] for x, y in shown]
     report = {
         "battlefield": str(battlefield_dir),
         "crs": crs.to_string(),
+        "read_as": read_as,
         "from": list(a_in),
         "to": list(b_in),
         "cost_m": round(r.cost_m, 2),
         "length_m": round(r.length_m, 2),
         "triple_share": round(r.triple_share, 4),
         "n_vertices": r.n_vertices,
-        "path": [[round(x, 7 if crs.is_geographic else 2), round(y, 7 if crs.is_geographic else 2)]
-                 for x, y in shown],
+        "path": path_shown,
         "enemy_polygons": len(blocked),
         "ruleset": bf.meta.get("ruleset"),
         "triple_terrain": _triple_terrain(triple),
-    }  # fmt: skip
+    }
     if as_json:
         click.echo(json.dumps(report, sort_keys=True))
         return
     click.echo(f"Messenger route on {battlefield_dir} ({crs.to_string()})")
+    click.echo(f"  read        --from/--to as {read_as} ({how})")
     if ruleset is not None:
-        click.echo(f"  ruleset     {report['ruleset']}: triple through sight-blocking terrain, "
-                   f"{report['triple_terrain']}")  # fmt: skip
+        click.echo(
+            f"  ruleset     {report['ruleset']}: triple through sight-blocking terrain, "
+            f"{report['triple_terrain']}"
+        )
     click.echo(f"  cost        {r.cost_m:,.1f} m (triple stretches counted x3, 9.1)")
     click.echo(f"  length      {r.length_m:,.1f} m")
     click.echo(f"  at triple   {r.triple_share:.1%} of the length")
     click.echo(f"  vertices    {r.n_vertices}")
     if blocked:
         click.echo(f"  around      {len(blocked)} enemy polygons")
-    for i, (x, y) in enumerate(report["path"]):
+    for i, (x, y) in enumerate(path_shown):
         click.echo(f"  {i:>3}  {x}, {y}")
     if map_path:
         click.echo(f"  map         {map_path}")
@@ -208,9 +262,12 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
 
     m = make_offline(folium.Map(tiles=None, control_scale=True))  # no tiles, no CDN: works offline
     folium.Rectangle(
-        [(south, west), (north, east)], color="#555555", weight=1, fill=False,
+        [(south, west), (north, east)],
+        color="#555555",
+        weight=1,
+        fill=False,
         tooltip="battlefield",
-    ).add_to(m)  # fmt: skip
+    ).add_to(m)
     for poly in blocked:
         geo = _to_lonlat_geojson(bf, poly)
         folium.GeoJson(
@@ -229,6 +286,8 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
     try:
         with atomic_path(out) as tmp:
             m.save(str(tmp))
+    except ScenarioError:
+        raise
     except OSError as exc:
         raise ScenarioError(out, f"cannot write the map ({exc.strerror or exc})") from None
     return out

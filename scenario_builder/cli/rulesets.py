@@ -45,22 +45,30 @@ def rulesets(as_json: bool) -> None:
         name = d["name"] + (" (default)" if d["name"] == DEFAULT_RULESET else "")
         if d["aliases"]:
             name += "\n" + ", ".join(d["aliases"])
-        terrain = "\n".join(f"{role}: {', '.join(names)}"
-                            for role, names in d["terrain_classes"].items())  # fmt: skip
+        terrain = "\n".join(
+            f"{role}: {', '.join(names)}" for role, names in d["terrain_classes"].items()
+        )
         sc = d["scales"]
         scales = "\n".join(
             [f"{fig}: 1 mm = {m:g} m" for fig, m in sc["ground_m_per_mm"].items()]
             + [f"base {sc['base_m'][0]:g} x {sc['base_m'][1]:g} m"]
         )
-        table.add_row(name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain,
-                      scales)  # fmt: skip
+        table.add_row(
+            name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain, scales
+        )
     console = Console()
     console.print(table)
     for d in data:
         if not d.get("composition"):
             continue
-        parts = Table("part", "module", "book", "seed", title=f"{d['name']} is composed of",
-                      title_justify="left")  # fmt: skip
+        parts = Table(
+            "part",
+            "module",
+            "book",
+            "seed",
+            title=f"{d['name']} is composed of",
+            title_justify="left",
+        )
         for row in d["composition"]:
             parts.add_row(row["part"], row["module"], row["book"], row["seed"])
         console.print(parts)

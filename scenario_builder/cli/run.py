@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from scenario_builder.atomic import atomic_dir
+from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import json_option, out_dir_option, ruleset_option, seed_option
+from .options import force_option, json_option, out_dir_option, ruleset_option, seed_option
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -39,18 +39,24 @@ def build_battlefield(scenario: Any) -> Any:
 
     if ref.slug is not None:
         return build_site(
-            ref.slug, bbox=ref.bbox, step=ref.step_m, smooth_m=ref.smooth_m,
+            ref.slug,
+            bbox=ref.bbox,
+            step=ref.step_m,
+            smooth_m=ref.smooth_m,
             significant_streams=ref.significant_streams,
-        )  # fmt: skip
+        )
     if ref.path is not None:
         bf = Battlefield.load(rel(ref.path))
         return LoadedBattlefield(bf)
     return build_from_paths(
-        rel(ref.dem), landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
-        overlays=[rel(p) for p in ref.overlays], bbox=ref.bbox,
-        **({"step": ref.step_m} if ref.step_m is not None else {}), smooth_m=ref.smooth_m,
+        rel(ref.dem),
+        landcover=[rel(p) for p in ([ref.landcover] if ref.landcover else [])],
+        overlays=[rel(p) for p in ref.overlays],
+        bbox=ref.bbox,
+        **({"step": ref.step_m} if ref.step_m is not None else {}),
+        smooth_m=ref.smooth_m,
         significant_streams=ref.significant_streams or (),
-    )  # fmt: skip
+    )
 
 
 class LoadedBattlefield:
@@ -84,9 +90,7 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
-def _commanders(
-    sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any
-) -> Any:
+def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any) -> Any:
     """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script)
     scripts some of them."""
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
@@ -142,15 +146,31 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
 @click.argument("scenario")
 @seed_option
 @out_dir_option
+@force_option
 @click.option("--max-bounds", type=click.IntRange(min=1), help="Stop after this many bounds.")
 @ruleset_option
-@click.option("--orders", "orders_file", type=click.Path(dir_okay=False),
-              help="Scripted orders YAML (bound -> orders) replacing the automatic commander.")
-@click.option("--orders-side", help="Only this side follows --orders (default: every side the "
-                                    "file gives orders to).")  # fmt: skip
+@click.option(
+    "--orders",
+    "orders_file",
+    type=click.Path(dir_okay=False),
+    help="Scripted orders YAML (bound -> orders) replacing the automatic commander.",
+)
+@click.option(
+    "--orders-side",
+    help="Only this side follows --orders (default: every side the file gives orders to).",
+)
 @json_option
-def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str | None,
-        orders_file: str | None, orders_side: str | None, as_json: bool) -> None:  # fmt: skip
+def run(
+    scenario: str,
+    seed: int,
+    out: str,
+    force: bool,
+    max_bounds: int | None,
+    ruleset: str | None,
+    orders_file: str | None,
+    orders_side: str | None,
+    as_json: bool,
+) -> None:
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
     from rich.console import Console
     from rich.table import Table
@@ -158,10 +178,19 @@ def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
+    stamp = {"command": "run", "scenario": sc.id}
+    claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
-    log, summary = fight(sc, built, seed, ruleset=ruleset, max_bounds=max_bounds,
-                         orders_file=orders_file, orders_side=orders_side)  # fmt: skip
-    with atomic_dir(out) as tmp:
+    log, summary = fight(
+        sc,
+        built,
+        seed,
+        ruleset=ruleset,
+        max_bounds=max_bounds,
+        orders_file=orders_file,
+        orders_side=orders_side,
+    )
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         write_run(tmp, log, summary, built)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
@@ -169,8 +198,9 @@ def run(scenario: str, seed: int, out: str, max_bounds: int | None, ruleset: str
     console = Console()
     winner = summary["winner"] or "none"
     console.print(f"[bold]{sc.name}[/bold]  ruleset {summary['ruleset']}, seed {seed}")
-    console.print(f"Winner: [bold]{winner}[/bold] after {summary['bounds']} bounds "
-                  f"({summary['reason']})")  # fmt: skip
+    console.print(
+        f"Winner: [bold]{winner}[/bold] after {summary['bounds']} bounds ({summary['reason']})"
+    )
     table = Table("side", "bases", "lost")
     for s in sc.sides:
         table.add_row(s.name, str(summary["bases"][s.id]), str(summary["losses"][s.id]))

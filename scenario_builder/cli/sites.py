@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from scenario_builder.sites import list_sites
 
-from .options import json_option
+from .options import id_column, json_option, print_table
 
 
 @click.command("sites")
@@ -38,7 +36,8 @@ def sites(as_json: bool) -> None:
         )
         return
     table = Table(title="Shipped battlefields")
-    for col in ("slug", "battle", "year", "centre (lon, lat)", "land cover", "overlay"):
+    id_column(table, "slug", [s.slug for s in rows])
+    for col in ("battle", "year", "centre (lon, lat)", "land cover", "overlay"):
         table.add_column(col)
     for s in rows:
         table.add_row(
@@ -49,4 +48,4 @@ def sites(as_json: bool) -> None:
             "yes" if s.landcover_paths() else "-",
             "yes" if s.overlay_paths() else "-",
         )
-    Console(file=sys.stdout).print(table)
+    print_table(table)

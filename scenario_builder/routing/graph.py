@@ -63,9 +63,7 @@ LANDMARKS = 8  # ALT landmarks round the rim (A* guide; ~6 MB each on a 1.4 M-ce
 _SRC, _DST = -1, -2
 _FACTOR = {NORMAL: 1.0, TRIPLE_CLASS: TRIPLE}
 
-_memory_cache: weakref.WeakKeyDictionary[Any, dict[Any, RouteGraph]] = (
-    weakref.WeakKeyDictionary()
-)
+_memory_cache: weakref.WeakKeyDictionary[Any, dict[Any, RouteGraph]] = weakref.WeakKeyDictionary()
 
 
 def _slot_pairs() -> list[tuple[int, int, str, int]]:

@@ -29,8 +29,15 @@ NORMAL, TRIPLE_CLASS, OFF = 0, 1, 2
 # The eight boundary slots of a block, clockwise from the top-left corner, as (row, col) offsets
 # in half-sizes, and which sides (T, R, B, L bits) each lies on.
 SLOTS: tuple[tuple[int, int], ...] = (
-    (0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (2, 1), (2, 0), (1, 0),
-)  # fmt: skip
+    (0, 0),
+    (0, 1),
+    (0, 2),
+    (1, 2),
+    (2, 2),
+    (2, 1),
+    (2, 0),
+    (1, 0),
+)
 _T, _R, _B, _L = 1, 2, 4, 8
 SLOT_SIDES: tuple[int, ...] = (_T | _L, _T, _T | _R, _R, _R | _B, _B, _B | _L, _L)
 # Midpoints exist only where the neighbour across that side is smaller.

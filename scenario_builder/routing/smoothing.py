@@ -140,9 +140,11 @@ def _astar_lazy(
         if nbr.size == 0:
             continue
         cost = grid.stretch_many(
-            np.full(nbr.size, nodes[u, 0]), np.full(nbr.size, nodes[u, 1]),
-            nodes[nbr, 0], nodes[nbr, 1],
-        )  # fmt: skip
+            np.full(nbr.size, nodes[u, 0]),
+            np.full(nbr.size, nodes[u, 1]),
+            nodes[nbr, 0],
+            nodes[nbr, 1],
+        )
         new = best[u] + cost
         better = new < best[nbr]
         for v, c in zip(nbr[better].tolist(), new[better].tolist(), strict=True):
@@ -188,8 +190,18 @@ def string_pull(points: list[GridPoint], grid: CostGrid, clear: Clear = _always)
     return out
 
 
-_DIRS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (0.7071, 0.7071), (-0.7071, 0.7071),
-                  (0.7071, -0.7071), (-0.7071, -0.7071)])  # fmt: skip
+_DIRS = np.array(
+    [
+        (1, 0),
+        (-1, 0),
+        (0, 1),
+        (0, -1),
+        (0.7071, 0.7071),
+        (-0.7071, 0.7071),
+        (0.7071, -0.7071),
+        (-0.7071, -0.7071),
+    ]
+)
 
 
 def relax_bends(

@@ -136,8 +136,11 @@ def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
     members = []
     for prof in f.profiles:
         p = cast(Profile, prof)
-        troop = troop_of(str(p.unit_type), has_ranged=p.arming.ranged is not None,
-                         skirmisher="skirmisher" in {str(x) for x in p.flags})  # fmt: skip
+        troop = troop_of(
+            str(p.unit_type),
+            has_ranged=p.arming.ranged is not None,
+            skirmisher="skirmisher" in {str(x) for x in p.flags},
+        )
         members.append((troop, grade_of(p.resilience.melee)))
     troop, grade = pace_setter(members)
     form = formation_of(troop, stands=f.n_alive, frontage=f.frontage, loose=f.loose)
@@ -159,13 +162,25 @@ def roll_moves(ctx: Any) -> list[Event]:
             continue
         troop, grade, form = chapter_view(f)
         classes, _ = footprint_classes(ctx.bf, f, "move")
-        difficult = bool({int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
-                         & set(classes))  # fmt: skip
+        difficult = bool(
+            {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)} & set(classes)
+        )
         on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
         kind = MoveKind.FAST if plan.kind in _FAST_PLANS else MoveKind.NORMAL
-        ctx.move_rolls[fid] = (troop, form, roll_move(ctx.dice, troop, grade, form, kind,
-                               difficult=difficult, on_road=on_road,
-                               purpose=f"{kind.value} move {fid}"))  # fmt: skip
+        ctx.move_rolls[fid] = (
+            troop,
+            form,
+            roll_move(
+                ctx.dice,
+                troop,
+                grade,
+                form,
+                kind,
+                difficult=difficult,
+                on_road=on_road,
+                purpose=f"{kind.value} move {fid}",
+            ),
+        )
     return []
 
 

@@ -578,8 +578,13 @@ def incline(o: OBB, side_m: float, forward_m: float, allowance_m: float) -> OBB:
         )
     fx, fy = forward(o.facing)
     rx, ry = right(o.facing)
-    return OBB(o.cx + side_m * rx + forward_m * fx, o.cy + side_m * ry + forward_m * fy,
-               o.hw, o.hd, o.facing)  # fmt: skip
+    return OBB(
+        o.cx + side_m * rx + forward_m * fx,
+        o.cy + side_m * ry + forward_m * fy,
+        o.hw,
+        o.hd,
+        o.facing,
+    )
 
 
 def side_step(o: OBB, side_m: float, back_m: float) -> OBB:
@@ -600,8 +605,9 @@ def side_step(o: OBB, side_m: float, back_m: float) -> OBB:
         )
     fx, fy = forward(o.facing)
     rx, ry = right(o.facing)
-    return OBB(o.cx + side_m * rx - back_m * fx, o.cy + side_m * ry - back_m * fy,
-               o.hw, o.hd, o.facing)  # fmt: skip
+    return OBB(
+        o.cx + side_m * rx - back_m * fx, o.cy + side_m * ry - back_m * fy, o.hw, o.hd, o.facing
+    )
 
 
 def _infantry(troop: Troop) -> bool:

@@ -40,8 +40,9 @@ def move_distribution(
     counts: Counter[int] = Counter()
     dp = 0
     for side in sides:
-        r = roll_move(ScriptedDice([side] if die else []), troop, grade, formation, kind,
-                      difficult=difficult)  # fmt: skip
+        r = roll_move(
+            ScriptedDice([side] if die else []), troop, grade, formation, kind, difficult=difficult
+        )
         counts[r.allowance.least] += 1
         dp += r.dps > 0
     n = len(sides)

@@ -230,8 +230,9 @@ class MedievalBattle:
         self.weather = weather
         self.wind_strength, self.wind_from = wind
         if self.wind_strength not in WIND_STRENGTHS or self.wind_from not in WIND_POINTS:
-            raise ValueError(f"expected wind (strength, from) in {WIND_STRENGTHS} x "
-                             f"{WIND_POINTS}, got {wind}")  # fmt: skip
+            raise ValueError(
+                f"expected wind (strength, from) in {WIND_STRENGTHS} x {WIND_POINTS}, got {wind}"
+            )
         self.max_turns = max_turns
         self.break_fraction = break_fraction
         self.part_dice = part_dice
@@ -457,20 +458,26 @@ class MedievalBattle:
             else:
                 winner = None
                 reason = "both broke" if broken else "turn limit"
-            self.result = {"winner": winner, "turns": self.turn, "reason": reason,
-                           "losses": losses}  # fmt: skip
+            self.result = {"winner": winner, "turns": self.turn, "reason": reason, "losses": losses}
             self.log("end", None, **self.result)
 
     # phase 1
     def phase_initiative(self) -> None:
         first, second = self.sides
-        init = roll_initiative(self.dice, self.commanders[first], self.commanders[second],
-                               purpose=f"turn {self.turn}")  # fmt: skip
+        init = roll_initiative(
+            self.dice, self.commanders[first], self.commanders[second], purpose=f"turn {self.turn}"
+        )
         winner = self.sides[init.winner]
         # the winner chooses to be side A: to declare charges first and move first
         self.side_a, self.side_b = winner, self.enemy_of(winner)
-        self.log("initiative", None, rolls=[list(r) for r in init.rolls],
-                 totals=list(init.totals), side_a=self.side_a, side_b=self.side_b)  # fmt: skip
+        self.log(
+            "initiative",
+            None,
+            rolls=[list(r) for r in init.rolls],
+            totals=list(init.totals),
+            side_a=self.side_a,
+            side_b=self.side_b,
+        )
 
     # phase 2
     def phase_weather(self) -> None:
@@ -483,16 +490,24 @@ class MedievalBattle:
         face, strength, direction = self.dice.roll(
             3, f"turn {self.turn} weather, wind strength, wind direction", 10
         ).faces
-        self.weather = WEATHER_STATES[_step(WEATHER_STATES.index(self.weather), face,
-                                            len(WEATHER_STATES))]  # fmt: skip
-        self.wind_strength = WIND_STRENGTHS[_step(WIND_STRENGTHS.index(self.wind_strength),
-                                                  strength, len(WIND_STRENGTHS))]  # fmt: skip
+        self.weather = WEATHER_STATES[
+            _step(WEATHER_STATES.index(self.weather), face, len(WEATHER_STATES))
+        ]
+        self.wind_strength = WIND_STRENGTHS[
+            _step(WIND_STRENGTHS.index(self.wind_strength), strength, len(WIND_STRENGTHS))
+        ]
         # the wind backs (1-2) or veers (9-10) one point of eight
         turn = -1 if direction <= 2 else (1 if direction >= 9 else 0)
         i = (WIND_POINTS.index(self.wind_from) + turn) % len(WIND_POINTS)
         self.wind_from = WIND_POINTS[i]
-        self.log("weather", None, dice=[face, strength, direction], weather=self.weather,
-                 wind_strength=self.wind_strength, wind_from=self.wind_from)  # fmt: skip
+        self.log(
+            "weather",
+            None,
+            dice=[face, strength, direction],
+            weather=self.weather,
+            wind_strength=self.wind_strength,
+            wind_from=self.wind_from,
+        )
 
     # phase 3
     def phase_compulsory(self) -> None:
@@ -507,12 +522,10 @@ class MedievalBattle:
                 dist = self.allowance(u, bonus=True) + self.m(face)
                 self._move_away(u, enemy, dist)
                 u.moved = True
-                self.log("rout_move", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1),
-                         die=face)  # fmt: skip
+                self.log("rout_move", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1), die=face)
             elif u.mode is Mode.FALL_BACK:
                 enemy = self.nearest_enemy(u, routing_ok=True)
-                back = FALL_BACK_DISTANCE[
-                    "cavalry" if u.unit.arm is Arm.CAVALRY else "infantry"].cm  # fmt: skip
+                back = FALL_BACK_DISTANCE["cavalry" if u.unit.arm is Arm.CAVALRY else "infantry"].cm
                 self._move_away(u, enemy, self.m(back), face_enemy=True)
                 if u.fall_back_disordered:
                     u.unit = dc_replace(u.unit, disordered=True)
@@ -523,12 +536,12 @@ class MedievalBattle:
                 if not target.alive:
                     u.mode, u.target = Mode.OBEY, None
                     continue
-                moved = self.move_toward(u, target.x, target.y, self.allowance(u, bonus=True),
-                                         stop_short_of=target)  # fmt: skip
+                moved = self.move_toward(
+                    u, target.x, target.y, self.allowance(u, bonus=True), stop_short_of=target
+                )
                 u.moved = True
                 contact = self.in_contact(u, target)
-                self.log("pursue", u.id, target=target.id, metres=round(moved, 1),
-                         contact=contact)  # fmt: skip
+                self.log("pursue", u.id, target=target.id, metres=round(moved, 1), contact=contact)
                 if contact and not target.routing:
                     u.mode = Mode.OBEY  # followed up into contact: the melee goes on
 
@@ -543,8 +556,9 @@ class MedievalBattle:
         else:
             dx, dy = -u.forward()[0], -u.forward()[1]
         norm = math.hypot(dx, dy) or 1.0
-        self.move_toward(u, u.x + dx / norm * dist, u.y + dy / norm * dist, dist,
-                         backwards=face_enemy)  # fmt: skip
+        self.move_toward(
+            u, u.x + dx / norm * dist, u.y + dy / norm * dist, dist, backwards=face_enemy
+        )
 
     # phases 4-7: declarations
     def _declare(self, side: str) -> None:
@@ -565,10 +579,14 @@ class MedievalBattle:
             reach = self.allowance(u, bonus=True)
             if self.gap(u, enemy) > reach:
                 continue
-            soft = enemy.unit.disordered or enemy.unit.order is Order.SKIRMISH or (
-                enemy.unit.arm is Arm.ARTILLERY and enemy.unit.limbered)  # fmt: skip
-            result = self.morale(u, MoraleColumn.OTHER, "declare a charge",
-                                 extra={"charge_soft_target": int(soft)})  # fmt: skip
+            soft = (
+                enemy.unit.disordered
+                or enemy.unit.order is Order.SKIRMISH
+                or (enemy.unit.arm is Arm.ARTILLERY and enemy.unit.limbered)
+            )
+            result = self.morale(
+                u, MoraleColumn.OTHER, "declare a charge", extra={"charge_soft_target": int(soft)}
+            )
             if result is MoraleResult.ACT_AS_ORDERED:
                 u.charging, u.target = True, enemy.id
                 self.log("charge_declared", u.id, target=enemy.id)
@@ -583,27 +601,32 @@ class MedievalBattle:
 
     def _react(self, side: str) -> None:
         for u in self.alive(side):
-            chargers = [c for c in self.alive(self.enemy_of(side))
-                        if c.charging and c.target == u.id]  # fmt: skip
+            chargers = [
+                c for c in self.alive(self.enemy_of(side)) if c.charging and c.target == u.id
+            ]
             if not chargers or u.routing:
                 continue
             # skirmishers evade (the automatic commanders' choice); the rest stand (and fire)
             evade = u.unit.order is Order.SKIRMISH
             column = MoraleColumn.EVADING_CHARGE if evade else MoraleColumn.RECEIVING_CHARGE
             result = self.morale(u, column, "evade a charge" if evade else "receive a charge")
-            if evade and result in (MoraleResult.FALL_BACK_GOOD_ORDER,
-                                    MoraleResult.FALL_BACK_DISORDER):  # fmt: skip
+            if evade and result in (
+                MoraleResult.FALL_BACK_GOOD_ORDER,
+                MoraleResult.FALL_BACK_DISORDER,
+            ):
                 # the evade succeeds: it moves off at its evade rate as the chargers come on
                 u.reactions.add("evade")
             elif result is MoraleResult.RECEIVE_DISORDER:
                 u.unit = dc_replace(u.unit, disordered=True)
             elif result is MoraleResult.ROUT_ON_CONTACT:
                 u.reactions.add("rout_on_contact")
-            elif result in (MoraleResult.FALL_BACK_GOOD_ORDER, MoraleResult.FALL_BACK_DISORDER,
-                            MoraleResult.ROUT):  # fmt: skip
+            elif result in (
+                MoraleResult.FALL_BACK_GOOD_ORDER,
+                MoraleResult.FALL_BACK_DISORDER,
+                MoraleResult.ROUT,
+            ):
                 self.apply_other(u, result)
-                self.log("reaction", u.id, result=result.value,
-                         chargers=[c.id for c in chargers])  # fmt: skip
+                self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
                 continue
             if u.unit.spec.missile is not None and not evade:
                 u.reactions.add("fire_at_chargers")
@@ -629,14 +652,19 @@ class MedievalBattle:
                 # skirmishers fall back without becoming disordered
                 self._move_away(target, u, self.allowance(target, bonus=True))
                 target.moved = True
-                self.log("evade", target.id, charger=u.id,
-                         metres=round(self.moved_m.get(target.id, 0.0), 1))  # fmt: skip
+                self.log(
+                    "evade",
+                    target.id,
+                    charger=u.id,
+                    metres=round(self.moved_m.get(target.id, 0.0), 1),
+                )
             if "fire_at_chargers" in target.reactions and not target.routing:
                 target.reactions.discard("fire_at_chargers")
                 kills = self.fire(target, u, reaction=True)
                 if kills:
-                    result = self.morale(u, MoraleColumn.CASUALTIES_CHARGING,
-                                         "casualties while charging")  # fmt: skip
+                    result = self.morale(
+                        u, MoraleColumn.CASUALTIES_CHARGING, "casualties while charging"
+                    )
                     if result is MoraleResult.NO_ADVANCE:
                         # halt disordered 5 cm in front of the enemy
                         gap = self.gap(u, target) - self.m(5)
@@ -645,8 +673,9 @@ class MedievalBattle:
                         u.unit = dc_replace(u.unit, disordered=True)
                         u.moved = True
                         continue
-            moved = self.move_toward(u, target.x, target.y, self.allowance(u, bonus=True),
-                                     stop_short_of=target)  # fmt: skip
+            moved = self.move_toward(
+                u, target.x, target.y, self.allowance(u, bonus=True), stop_short_of=target
+            )
             u.moved, u.charged_this_turn = True, True
             contact = self.in_contact(u, target)
             self.log("charge", u.id, target=target.id, metres=round(moved, 1), contact=contact)
@@ -662,8 +691,11 @@ class MedievalBattle:
 
     # phase 10
     def phase_morale_seeing(self) -> None:
-        fleeing = [u for u in self.alive() if u.routing and u.unit.arm is not Arm.ARTILLERY
-                   and u.unit.order is not Order.SKIRMISH]  # fmt: skip
+        fleeing = [
+            u
+            for u in self.alive()
+            if u.routing and u.unit.arm is not Arm.ARTILLERY and u.unit.order is not Order.SKIRMISH
+        ]
         if not fleeing:
             return
         for u in list(self.alive()):
@@ -753,13 +785,16 @@ class MedievalBattle:
             "moving_target": int(target.moving_turn >= self.turn - 1),
             "soft_cover": int(cover is Cover.SOFT),
             "hard_cover": int(cover is Cover.HARD),
-            "loose_order_foot": int(target.unit.order is Order.LOOSE
-                                    and target.unit.arm is Arm.INFANTRY),
+            "loose_order_foot": int(
+                target.unit.order is Order.LOOSE and target.unit.arm is Arm.INFANTRY
+            ),
             "skirmishers_or_deployed_artillery": int(
                 target.unit.order is Order.SKIRMISH
-                or (target.unit.arm is Arm.ARTILLERY and not target.unit.limbered)),
-            "limbered_artillery_or_wagons": int(target.unit.arm is Arm.ARTILLERY
-                                                and target.unit.limbered),
+                or (target.unit.arm is Arm.ARTILLERY and not target.unit.limbered)
+            ),
+            "limbered_artillery_or_wagons": int(
+                target.unit.arm is Arm.ARTILLERY and target.unit.limbered
+            ),
             "three_ranks_deep": int(self.ranks(target) >= 3),
             "column_or_schiltron": int(target.unit.formation is Formation.COLUMN),
             "light_rain": int(self.weather == "light_rain"),
@@ -768,7 +803,7 @@ class MedievalBattle:
             "fourth_volley": int(u.volleys >= 3),
             "shields": int(target.unit.spec.shields),
             "barded_horses": int(target.unit.spec.barded),
-        }  # fmt: skip
+        }
         need = firing_need(weapon, band, target.unit.armour, u.unit.spec.troop_class, factors)
         purpose = f"{u.id} fires at {target.id}"
         if u.unit.arm is Arm.ARTILLERY:
@@ -780,8 +815,9 @@ class MedievalBattle:
                 self.take_losses(u, roll.exploded)
             faces: list[int] = list(roll.faces)
         else:
-            cas = roll_casualties(self.dice, u.unit.figures_left, need,
-                                  part_dice=self.part_dice, purpose=purpose)  # fmt: skip
+            cas = roll_casualties(
+                self.dice, u.unit.figures_left, need, part_dice=self.part_dice, purpose=purpose
+            )
             kills, faces = cas.kills, list(cas.faces)
         u.shots_fired += 1
         u.volleys = u.volleys + 1 if u.fired_turn >= self.turn - 1 else 1
@@ -795,8 +831,16 @@ class MedievalBattle:
             target.pending.append((R_FIRST_FIRE, "first time under fire"))
         if kills:
             target.pending.append((R_CASUALTIES, "casualties from firing"))
-        self.log("fire", u.id, target=target.id, band=band.value, need=need, faces=faces,
-                 kills=kills, reaction=reaction)  # fmt: skip
+        self.log(
+            "fire",
+            u.id,
+            target=target.id,
+            band=band.value,
+            need=need,
+            faces=faces,
+            kills=kills,
+            reaction=reaction,
+        )
         return kills
 
     def take_losses(self, u: UnitState, kills: int) -> None:
@@ -839,18 +883,26 @@ class MedievalBattle:
         row = u.unit.melee_row(charging=u.charged_this_turn)
         _, cover = self.terrain_at(foe.x, foe.y)
         cav = u.unit.arm is Arm.CAVALRY
-        foe_formed_pike = (foe.unit.arm is Arm.INFANTRY and foe.unit.order is Order.CLOSE
-                           and not foe.unit.disordered
-                           and foe.unit.spec.melee in PIKE_SPEAR_HALBERD)  # fmt: skip
-        pike_ranks = min(3, self.ranks(foe) - 1) if (
-            foe_formed_pike and foe.unit.spec.melee is MeleeWeapon.PIKE) else 0  # fmt: skip
-        halberd = int(foe_formed_pike and foe.unit.spec.melee is not MeleeWeapon.PIKE
-                      and self.ranks(foe) >= 2)  # fmt: skip
+        foe_formed_pike = (
+            foe.unit.arm is Arm.INFANTRY
+            and foe.unit.order is Order.CLOSE
+            and not foe.unit.disordered
+            and foe.unit.spec.melee in PIKE_SPEAR_HALBERD
+        )
+        pike_ranks = (
+            min(3, self.ranks(foe) - 1)
+            if (foe_formed_pike and foe.unit.spec.melee is MeleeWeapon.PIKE)
+            else 0
+        )
+        halberd = int(
+            foe_formed_pike and foe.unit.spec.melee is not MeleeWeapon.PIKE and self.ranks(foe) >= 2
+        )
         factors = {
             "charging": int(u.charged_this_turn),
             "upslope": int(self.elevation(u.x, u.y) > self.elevation(foe.x, foe.y) + 1.0),
-            "impetuous": int(u.unit.spec.impetuous and (u.charged_this_turn
-                                                        or u.mode is Mode.PURSUING)),
+            "impetuous": int(
+                u.unit.spec.impetuous and (u.charged_this_turn or u.mode is Mode.PURSUING)
+            ),
             "vs_formed_pike_infantry": int(foe_formed_pike and not cav),
             "vs_formed_pike_cavalry": int(foe_formed_pike and cav),
             "pike_rank": pike_ranks,
@@ -862,12 +914,17 @@ class MedievalBattle:
             "shields": int(foe.unit.spec.shields),
             "free_hack": int(foe.routing),
             "mounted_infantry": int(u.unit.spec.mounted_infantry and cav),
-        }  # fmt: skip
+        }
         armour: ArmourGrade = foe.unit.armour
         need = melee_need(row, u.unit.spec.troop_class, armour, factors)
-        roll = roll_casualties(self.dice, u.unit.figures_left, need,
-                               automatic_kills=self.automatic_kills, part_dice=self.part_dice,
-                               purpose=f"{u.id} strikes {foe.id}")  # fmt: skip
+        roll = roll_casualties(
+            self.dice,
+            u.unit.figures_left,
+            need,
+            automatic_kills=self.automatic_kills,
+            part_dice=self.part_dice,
+            purpose=f"{u.id} strikes {foe.id}",
+        )
         return roll.kills
 
     # phase 15
@@ -940,30 +997,47 @@ class MedievalBattle:
             "charging": int(u.charging or u.charged_this_turn),
             "advancing": int(u.moving_turn == self.turn and not u.charged_this_turn),
             "firing": int(u.fired_turn >= self.turn - 1),
-            "under_fire_formed": int(u.under_fire_turn >= self.turn - 1 and any(
-                s.unit.arm is not Arm.ARTILLERY and s.unit.order is not Order.SKIRMISH
-                for s in shooters)),
-            "under_fire_skirmishers": int(u.under_fire_turn >= self.turn - 1 and any(
-                s.unit.order is Order.SKIRMISH for s in shooters)),
-            "under_fire_artillery": int(u.under_fire_turn >= self.turn - 1 and any(
-                s.unit.arm is Arm.ARTILLERY for s in shooters)),
-            "falling_back_good_order": int(u.mode is Mode.FALL_BACK
-                                           and not u.fall_back_disordered),
+            "under_fire_formed": int(
+                u.under_fire_turn >= self.turn - 1
+                and any(
+                    s.unit.arm is not Arm.ARTILLERY and s.unit.order is not Order.SKIRMISH
+                    for s in shooters
+                )
+            ),
+            "under_fire_skirmishers": int(
+                u.under_fire_turn >= self.turn - 1
+                and any(s.unit.order is Order.SKIRMISH for s in shooters)
+            ),
+            "under_fire_artillery": int(
+                u.under_fire_turn >= self.turn - 1
+                and any(s.unit.arm is Arm.ARTILLERY for s in shooters)
+            ),
+            "falling_back_good_order": int(u.mode is Mode.FALL_BACK and not u.fall_back_disordered),
             "falling_back_disorder": int(u.mode is Mode.FALL_BACK and u.fall_back_disordered),
             "routing": int(u.routing),
             "disordered": int(u.unit.disordered and not u.routing),
-            "artillery_wagons_skirmish_loose": int(u.unit.arm is Arm.ARTILLERY
-                                                   or u.unit.order is not Order.CLOSE),
+            "artillery_wagons_skirmish_loose": int(
+                u.unit.arm is Arm.ARTILLERY or u.unit.order is not Order.CLOSE
+            ),
             "per_10pct_lost": strength_lost_steps(lost, u.unit.figures, 10),
-            "downslope": int(any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0
-                                 for e in enemies)),
+            "downslope": int(
+                any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0 for e in enemies)
+            ),
             "commander_seen": int(any(f.commander is not None for f in friends)),
-        }  # fmt: skip
+        }
         factors.update(extra or {})
         modifier = morale_modifier(u.unit.spec.troop_class, factors, u.commander)
         test = morale_test(self.dice, column, modifier, purpose=f"{u.id} {reason}")
-        self.log("morale", u.id, reason=reason, column=column.value, face=test.face,
-                 modifier=modifier, total=test.total, result=test.result.value)  # fmt: skip
+        self.log(
+            "morale",
+            u.id,
+            reason=reason,
+            column=column.value,
+            face=test.face,
+            modifier=modifier,
+            total=test.total,
+            result=test.result.value,
+        )
         return test.result
 
     # phase 16
@@ -987,8 +1061,7 @@ class MedievalBattle:
             enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
             friends = self.within_150yd(u, self.alive(u.side))
             factors = {
-                "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures,
-                                                      20),
+                "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
                 "irregular": int(u.unit.spec.irregular),
                 "pushing_forward": 1,
                 "disordered": int(u.unit.disordered),
@@ -997,12 +1070,20 @@ class MedievalBattle:
                 "friend_routing": sum(1 for f in friends if f.routing),
                 "enemy_routing": sum(1 for e in enemies if e.routing),
                 "commander_with": int(u.commander is not None),
-            }  # fmt: skip
-            modifier = control_modifier(u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY,
-                                        factors, u.commander)  # fmt: skip
+            }
+            modifier = control_modifier(
+                u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY, factors, u.commander
+            )
             test = control_test(self.dice, modifier, purpose=f"{u.id} control")
-            self.log("control", u.id, reason=reasons[0], face=test.face, modifier=modifier,
-                     total=test.total, passed=test.passed)  # fmt: skip
+            self.log(
+                "control",
+                u.id,
+                reason=reasons[0],
+                face=test.face,
+                modifier=modifier,
+                total=test.total,
+                passed=test.passed,
+            )
             if test.passed:
                 if u.mode is Mode.PURSUING:
                     u.mode = Mode.OBEY

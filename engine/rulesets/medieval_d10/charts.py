@@ -188,49 +188,107 @@ class GameTurnPhase:
 
 
 GAME_TURN_SEQUENCE: tuple[GameTurnPhase, ...] = (
-    GameTurnPhase(Phase.INITIATIVE, Side.BOTH, "Initiative",
-                  "Each side rolls one d10 and adds their Commander's modifier; the highest "
-                  "total may choose to be side A or B this Game Turn."),
-    GameTurnPhase(Phase.WEATHER, Side.A, "Weather, Wind Strength and Wind Direction",
-                  "At the start of every twelfth Game Turn, roll dice to determine any changes."),
-    GameTurnPhase(Phase.COMPULSORY_MOVEMENT, Side.BOTH, "Compulsory Movement",
-                  "Move all units Pursuing, Routing or Falling-back (from last turn's Morale or "
-                  "Control Tests) and units Pushed-back or Following-up in an on-going Melee."),
-    GameTurnPhase(Phase.A_DECLARE_CHARGES, Side.A, "Charges to Declare",
-                  "Morale Tests for units now declaring a Charge or Advance into contact."),
-    GameTurnPhase(Phase.B_DECLARE_CHARGES, Side.B, "Charges and Counter-charges to Declare",
-                  "Morale Tests for units declaring a Counter-charge, Charge or Advance into "
-                  "contact."),
-    GameTurnPhase(Phase.B_DECLARE_REACTIONS, Side.B, "Declare Reaction-to-Charges",
-                  "Morale Tests for units that wish to Stand, Evade, or Fire at Side A's "
-                  "charging units (declared in phase 4)."),
-    GameTurnPhase(Phase.A_DECLARE_REACTIONS, Side.A, "Declare Reaction to Charges",
-                  "Morale Tests for units that wish to Stand, Evade, or Fire at Side B's "
-                  "charging units (declared in phase 5)."),
-    GameTurnPhase(Phase.A_CHARGE_MOVEMENT, Side.A, "Charge & Reaction-to-Charge Movement",
-                  "Move Side A's chargers and simultaneously move / fire Side B's reacting "
-                  "units; chargers that suffer casualties from shooting re-test their Morale."),
-    GameTurnPhase(Phase.B_CHARGE_MOVEMENT, Side.B, "Charge & Reaction-to-Charge Movement",
-                  "Move Side B's chargers and simultaneously move / fire Side A's reacting "
-                  "units; chargers that suffer casualties from shooting re-test their Morale."),
-    GameTurnPhase(Phase.MORALE_SEEING_ROUT, Side.BOTH, "Morale Tests",
-                  "Morale Tests for seeing friendly units Routing / Falling-back in Disorder in "
-                  "phases 3-9 (not units that charged or reacted in phases 4-9)."),
-    GameTurnPhase(Phase.A_NORMAL_MOVEMENT, Side.A, "Normal Movement and Firing",
-                  "Units that have not yet moved: firing, formation changes, movement not "
-                  "coming into base-to-base contact."),
-    GameTurnPhase(Phase.B_NORMAL_MOVEMENT, Side.B, "Normal Movement and Firing",
-                  "Units that have not yet moved (including figures shot in phase 11): firing, "
-                  "formation changes, movement not coming into contact."),
-    GameTurnPhase(Phase.MELEE, Side.BOTH, "Melee Calculations",
-                  "Hand-to-hand combat results for each group of units in base-to-base "
-                  "contact."),
-    GameTurnPhase(Phase.MORALE, Side.BOTH, "Morale Tests",
-                  "Morale Tests for any unit that needs one; declare Rout, Fall-back, Follow-up "
-                  "or Push-back for phase 3 of the next turn."),
-    GameTurnPhase(Phase.CONTROL, Side.BOTH, "Control Tests",
-                  "Control Tests; failures Pursue or Follow-up in phase 3 of the next turn."),
-)  # fmt: skip
+    GameTurnPhase(
+        Phase.INITIATIVE,
+        Side.BOTH,
+        "Initiative",
+        "Each side rolls one d10 and adds their Commander's modifier; the highest "
+        "total may choose to be side A or B this Game Turn.",
+    ),
+    GameTurnPhase(
+        Phase.WEATHER,
+        Side.A,
+        "Weather, Wind Strength and Wind Direction",
+        "At the start of every twelfth Game Turn, roll dice to determine any changes.",
+    ),
+    GameTurnPhase(
+        Phase.COMPULSORY_MOVEMENT,
+        Side.BOTH,
+        "Compulsory Movement",
+        "Move all units Pursuing, Routing or Falling-back (from last turn's Morale or "
+        "Control Tests) and units Pushed-back or Following-up in an on-going Melee.",
+    ),
+    GameTurnPhase(
+        Phase.A_DECLARE_CHARGES,
+        Side.A,
+        "Charges to Declare",
+        "Morale Tests for units now declaring a Charge or Advance into contact.",
+    ),
+    GameTurnPhase(
+        Phase.B_DECLARE_CHARGES,
+        Side.B,
+        "Charges and Counter-charges to Declare",
+        "Morale Tests for units declaring a Counter-charge, Charge or Advance into contact.",
+    ),
+    GameTurnPhase(
+        Phase.B_DECLARE_REACTIONS,
+        Side.B,
+        "Declare Reaction-to-Charges",
+        "Morale Tests for units that wish to Stand, Evade, or Fire at Side A's "
+        "charging units (declared in phase 4).",
+    ),
+    GameTurnPhase(
+        Phase.A_DECLARE_REACTIONS,
+        Side.A,
+        "Declare Reaction to Charges",
+        "Morale Tests for units that wish to Stand, Evade, or Fire at Side B's "
+        "charging units (declared in phase 5).",
+    ),
+    GameTurnPhase(
+        Phase.A_CHARGE_MOVEMENT,
+        Side.A,
+        "Charge & Reaction-to-Charge Movement",
+        "Move Side A's chargers and simultaneously move / fire Side B's reacting "
+        "units; chargers that suffer casualties from shooting re-test their Morale.",
+    ),
+    GameTurnPhase(
+        Phase.B_CHARGE_MOVEMENT,
+        Side.B,
+        "Charge & Reaction-to-Charge Movement",
+        "Move Side B's chargers and simultaneously move / fire Side A's reacting "
+        "units; chargers that suffer casualties from shooting re-test their Morale.",
+    ),
+    GameTurnPhase(
+        Phase.MORALE_SEEING_ROUT,
+        Side.BOTH,
+        "Morale Tests",
+        "Morale Tests for seeing friendly units Routing / Falling-back in Disorder in "
+        "phases 3-9 (not units that charged or reacted in phases 4-9).",
+    ),
+    GameTurnPhase(
+        Phase.A_NORMAL_MOVEMENT,
+        Side.A,
+        "Normal Movement and Firing",
+        "Units that have not yet moved: firing, formation changes, movement not "
+        "coming into base-to-base contact.",
+    ),
+    GameTurnPhase(
+        Phase.B_NORMAL_MOVEMENT,
+        Side.B,
+        "Normal Movement and Firing",
+        "Units that have not yet moved (including figures shot in phase 11): firing, "
+        "formation changes, movement not coming into contact.",
+    ),
+    GameTurnPhase(
+        Phase.MELEE,
+        Side.BOTH,
+        "Melee Calculations",
+        "Hand-to-hand combat results for each group of units in base-to-base contact.",
+    ),
+    GameTurnPhase(
+        Phase.MORALE,
+        Side.BOTH,
+        "Morale Tests",
+        "Morale Tests for any unit that needs one; declare Rout, Fall-back, Follow-up "
+        "or Push-back for phase 3 of the next turn.",
+    ),
+    GameTurnPhase(
+        Phase.CONTROL,
+        Side.BOTH,
+        "Control Tests",
+        "Control Tests; failures Pursue or Follow-up in phase 3 of the next turn.",
+    ),
+)
 
 
 class CommanderKind(StrEnum):
@@ -319,15 +377,20 @@ _MOVEMENT_TEXT: tuple[tuple[MovementRow, str, str, str, str], ...] = (
     (MovementRow.SH_EH_CLOSE_INFANTRY, "A, B, C, or M", '10 cm (4")', '16 cm (6")', '+ 6 cm (2")'),
     (MovementRow.HML_CLOSE_INFANTRY, "A, B, C, or M", '16 cm (6")', '20 cm (8")', '+ 6 cm (2")'),
     (MovementRow.HML_CLOSE_INFANTRY, "D", '10 cm (4")', '16 cm (6")', '+ 6 cm (2")'),
-    (MovementRow.LOOSE_SKIRMISH_INFANTRY, "A, B, C, or M", '20 cm (8")', '28 cm (10")',
-     '+ 6 cm (2")'),
+    (
+        MovementRow.LOOSE_SKIRMISH_INFANTRY,
+        "A, B, C, or M",
+        '20 cm (8")',
+        '28 cm (10")',
+        '+ 6 cm (2")',
+    ),
     (MovementRow.LOOSE_SKIRMISH_INFANTRY, "D or E", '16 cm (6")', '20 cm (8")', '+ 6 cm (2")'),
     (MovementRow.SH_EH_CAVALRY, "A, B or M", '28 cm (10")', '10 cm (4")', '+ 12 cm (4")'),
     (MovementRow.HML_CAVALRY, "A, B, C, or M", '32 cm (12")', '40 cm (16")', '+ 12 cm (4")'),
     (MovementRow.HML_CAVALRY, "D", '28 cm (10")', '36 cm (14")', '+ 12 cm (4")'),
     (MovementRow.SKIRMISH_CAVALRY, "A, B, C, or M", '40 cm (16")', '48 cm (20")', '+ 12 cm (4")'),
     (MovementRow.SKIRMISH_CAVALRY, "D or E", '36 cm (14")', '44 cm (18")', '+ 12 cm (4")'),
-)  # fmt: skip
+)
 
 
 def _classes(text: str) -> tuple[TroopClass, ...]:
@@ -442,21 +505,37 @@ _TRACK_ROAD_GAP = "Only on track, road or through a gap"
 _Cells = tuple[str | None, str | None, str | None, str | None, str | None]
 _TERRAIN_TEXT: dict[TerrainRow, _Cells] = {
     TerrainRow.BUILT_UP_BROKEN_WOOD: (
-        "0.5 M.R. Disordered", "0.5 M.R. Disordered", "0.5 M.R.*", "0.5 M.R.",
-        "Normal ROAD March Rate **"),
+        "0.5 M.R. Disordered",
+        "0.5 M.R. Disordered",
+        "0.5 M.R.*",
+        "0.5 M.R.",
+        "Normal ROAD March Rate **",
+    ),
     TerrainRow.ORCHARD_COPSE: ("0.5 M.R.", "0.5 M.R.", "0,75 M.R.", "0.5 M.R.", None),
     TerrainRow.STREAM_FORD: (
-        "0.5 M.R. Disordered", "0.5 M.R. Disordered", "0.5 M.R.", "0.5 M.R.", "0.5 M.R."),
+        "0.5 M.R. Disordered",
+        "0.5 M.R. Disordered",
+        "0.5 M.R.",
+        "0.5 M.R.",
+        "0.5 M.R.",
+    ),
     TerrainRow.MARSH: (
-        "Only on track", "Only on track, road or through a gap",
+        "Only on track",
+        "Only on track, road or through a gap",
         "Infantry: 0.5 M.R.* Cavalry: 0.5 M.R.* and only on track, road or through a gap",
-        "Only on track, road or through a gap", "Normal ROAD March Rate **"),
+        "Only on track, road or through a gap",
+        "Normal ROAD March Rate **",
+    ),
     TerrainRow.WALL_FENCE_HEDGE: (
-        "0.5 M.R. Disordered", "0.5 M.R. Disordered", "0.5 M.R. Disordered",
-        "0.5 M.R. Disordered", "**"),
+        "0.5 M.R. Disordered",
+        "0.5 M.R. Disordered",
+        "0.5 M.R. Disordered",
+        "0.5 M.R. Disordered",
+        "**",
+    ),
     TerrainRow.GENTLE_SLOPE: ("0.5 M.R.", "0.5 M.R.", "0.75 M.R.", "0.5 M.R. Up / Down***", None),
     TerrainRow.STEEP_SLOPE: ("0.25 M.R.", "0.25 M.R.", "0.5 M.R.", "0.25 M.R. Up / Down***", None),
-}  # fmt: skip
+}
 
 _FRACTION = re.compile(r"(\d+[.,]\d+)\s*M\.R\.")
 
@@ -593,17 +672,25 @@ _GUNPOWDER = _ARTILLERY_WEAPONS | {
 
 # As printed: weapons of a row, then short / medium / long range (the book's "20cm (8")").
 _RANGES_TEXT: tuple[tuple[tuple[MissileWeapon, ...], str, str, str], ...] = (
-    ((MissileWeapon.LIGHT_CROSSBOW, MissileWeapon.COMPOSITE_BOW, MissileWeapon.MUSKET),
-     '20cm (8")', '40cm (16")', '60cm (24")'),
-    ((MissileWeapon.HEAVY_CROSSBOW, MissileWeapon.LONGBOW),
-     '25cm (10")', '50cm (20")', '75cm (30")'),
+    (
+        (MissileWeapon.LIGHT_CROSSBOW, MissileWeapon.COMPOSITE_BOW, MissileWeapon.MUSKET),
+        '20cm (8")',
+        '40cm (16")',
+        '60cm (24")',
+    ),
+    (
+        (MissileWeapon.HEAVY_CROSSBOW, MissileWeapon.LONGBOW),
+        '25cm (10")',
+        '50cm (20")',
+        '75cm (30")',
+    ),
     ((MissileWeapon.ARQUEBUS, MissileWeapon.CALIVER), '15cm (6")', '30cm (12")', '45cm (18")'),
     ((MissileWeapon.HANDGONNE, MissileWeapon.SLING), '10cm (4")', '20cm (8")', '30cm (12")'),
     ((MissileWeapon.JAVELIN, MissileWeapon.PISTOL), '5cm (2")', '10cm (4")', '15cm (6")'),
     ((MissileWeapon.LIGHT_FIELD_ARTILLERY,), '40cm (16")', '80cm (32")', '120cm (48")'),
     ((MissileWeapon.MEDIUM_FIELD_ARTILLERY,), '60cm (24")', '120cm (48")', '180cm (72")'),
     ((MissileWeapon.HEAVY_HANDGONNE_ARTILLERY,), '20cm (8")', '40cm (16")', '60cm (24")'),
-)  # fmt: skip
+)
 
 #: Firing Ranges Chart: ``FIRING_RANGES[weapon][band]`` is the band's outer limit.
 FIRING_RANGES: dict[MissileWeapon, dict[RangeBand, Distance]] = {
@@ -661,15 +748,27 @@ class FiringRow(StrEnum):
 #: FIRING CHART as printed: minimum d10 to kill by weapon group, range band and armour grade
 #: (Super Heavy, Extra Heavy, Heavy, Medium, Light).
 _FIRING_TEXT: dict[FiringRow, dict[RangeBand, str]] = {
-    FiringRow.BOW: {RangeBand.SHORT: "8 7 6 5 4", RangeBand.MEDIUM: "9 8 7 6 5",
-                    RangeBand.LONG: "10 9 8 7 6"},
-    FiringRow.HEAVY_CROSSBOW_FIREARM: {RangeBand.SHORT: "7 6 5 4 3", RangeBand.MEDIUM: "8 7 6 5 4",
-                                       RangeBand.LONG: "9 8 7 6 5"},
-    FiringRow.JAVELIN_SLING: {RangeBand.SHORT: "9 8 7 6 5", RangeBand.MEDIUM: "10 9 8 7 6",
-                              RangeBand.LONG: "10 10 9 8 7"},
-    FiringRow.ARTILLERY: {RangeBand.SHORT: "4 4 4 4 4", RangeBand.MEDIUM: "5 5 5 5 5",
-                          RangeBand.LONG: "6 6 6 6 6"},
-}  # fmt: skip
+    FiringRow.BOW: {
+        RangeBand.SHORT: "8 7 6 5 4",
+        RangeBand.MEDIUM: "9 8 7 6 5",
+        RangeBand.LONG: "10 9 8 7 6",
+    },
+    FiringRow.HEAVY_CROSSBOW_FIREARM: {
+        RangeBand.SHORT: "7 6 5 4 3",
+        RangeBand.MEDIUM: "8 7 6 5 4",
+        RangeBand.LONG: "9 8 7 6 5",
+    },
+    FiringRow.JAVELIN_SLING: {
+        RangeBand.SHORT: "9 8 7 6 5",
+        RangeBand.MEDIUM: "10 9 8 7 6",
+        RangeBand.LONG: "10 10 9 8 7",
+    },
+    FiringRow.ARTILLERY: {
+        RangeBand.SHORT: "4 4 4 4 4",
+        RangeBand.MEDIUM: "5 5 5 5 5",
+        RangeBand.LONG: "6 6 6 6 6",
+    },
+}
 
 FIRING_CHART: dict[FiringRow, dict[RangeBand, dict[ArmourGrade, int]]] = {
     row: {
@@ -722,34 +821,50 @@ def _factors(rows: tuple[tuple[str, str, int], ...]) -> dict[str, Factor]:
 
 #: FIRING CHART modifiers to the score needed (left column then right, as the book pairs them).
 #: The troop-class lines are keyed ``class_A`` ... (M fires as C: "Trained / Mercenary").
-FIRING_MODIFIERS: dict[str, Factor] = _factors((
-    ("class_A", "Firing Unit are Guards, Elite (A class)", -2),
-    ("barded_horses", "Non-Gunpowder weapons firing at enemy cavalry who have metal-barded "
-                      "horses**", +1),
-    ("class_B", "Firing Unit are Household / Veteran (B class)", -1),
-    ("class_C", "Firing Unit are Trained / Mercenary (C class)", 0),
-    ("class_M", "Firing Unit are Trained / Mercenary (C class)", 0),
-    ("shields", "Non-Gunpowder weapons firing at enemy troops who have Shields or Pavises**", +1),
-    ("class_D", "Firing Unit are Raw Recruits / Militia (D class)", +1),
-    ("class_E", "Firing Unit are Peasants (E class)", +2),
-    ("fourth_volley", "Firing Unit are any type of bowmen firing their 4th (or more) "
-                      "consecutive volley", +1),
-    ("under_fire", "Firing Unit is itself under fire (this move or last)", +1),
-    ("moving_target", "Firing at a moving target (this move or last)", +1),
-    ("resting", "Firing Unit are infantry, \u201cresting\u201d their Crossbows or Firearms on "
-                "walls, fences etc.", -1),
-    ("skirmishers_or_deployed_artillery", "Firing at Skirmishers or Deployed Artillery", +2),
-    ("limbered_artillery_or_wagons", "Firing at Limbered Artillery or Wagons", -1),
-    ("soft_cover", "Firing at a target unit in / behind Soft Cover", +1),
-    ("loose_order_foot", "Firing at Loose-Order enemy Foot troops", +1),
-    ("hard_cover", "Firing at a target unit in / behind Hard Cover", +2),
-    ("three_ranks_deep", "Firing at an enemy unit 3+ figure-ranks deep", -1),
-    ("light_rain", "Firing during Light Rain / Snow", +1),
-    ("column_or_schiltron", "Firing at a Column or an Infantry Schiltron", -2),
-    ("heavy_rain", "Firing during Heavy Rain / Snow", +2),
-    ("first_shot", "First Artillery or Firearm shot of the day", -1),
-    ("gun_smoke", "Target partially obscured by gun smoke", +2),
-))  # fmt: skip
+FIRING_MODIFIERS: dict[str, Factor] = _factors(
+    (
+        ("class_A", "Firing Unit are Guards, Elite (A class)", -2),
+        (
+            "barded_horses",
+            "Non-Gunpowder weapons firing at enemy cavalry who have metal-barded horses**",
+            +1,
+        ),
+        ("class_B", "Firing Unit are Household / Veteran (B class)", -1),
+        ("class_C", "Firing Unit are Trained / Mercenary (C class)", 0),
+        ("class_M", "Firing Unit are Trained / Mercenary (C class)", 0),
+        (
+            "shields",
+            "Non-Gunpowder weapons firing at enemy troops who have Shields or Pavises**",
+            +1,
+        ),
+        ("class_D", "Firing Unit are Raw Recruits / Militia (D class)", +1),
+        ("class_E", "Firing Unit are Peasants (E class)", +2),
+        (
+            "fourth_volley",
+            "Firing Unit are any type of bowmen firing their 4th (or more) consecutive volley",
+            +1,
+        ),
+        ("under_fire", "Firing Unit is itself under fire (this move or last)", +1),
+        ("moving_target", "Firing at a moving target (this move or last)", +1),
+        (
+            "resting",
+            "Firing Unit are infantry, \u201cresting\u201d their Crossbows or Firearms on "
+            "walls, fences etc.",
+            -1,
+        ),
+        ("skirmishers_or_deployed_artillery", "Firing at Skirmishers or Deployed Artillery", +2),
+        ("limbered_artillery_or_wagons", "Firing at Limbered Artillery or Wagons", -1),
+        ("soft_cover", "Firing at a target unit in / behind Soft Cover", +1),
+        ("loose_order_foot", "Firing at Loose-Order enemy Foot troops", +1),
+        ("hard_cover", "Firing at a target unit in / behind Hard Cover", +2),
+        ("three_ranks_deep", "Firing at an enemy unit 3+ figure-ranks deep", -1),
+        ("light_rain", "Firing during Light Rain / Snow", +1),
+        ("column_or_schiltron", "Firing at a Column or an Infantry Schiltron", -2),
+        ("heavy_rain", "Firing during Heavy Rain / Snow", +2),
+        ("first_shot", "First Artillery or Firearm shot of the day", -1),
+        ("gun_smoke", "Target partially obscured by gun smoke", +2),
+    )
+)
 
 
 # MELEE CHART ----------------------------------------------------------------------------------
@@ -771,13 +886,17 @@ class MeleeRow(StrEnum):
 _MELEE_TEXT: dict[MeleeRow, dict[str, str]] = {
     MeleeRow.TWO_HANDED: {"A": "6 5 4 3 2", "B": "7 6 5 4 3", "C": "8 7 6 5 4", "D": "9 8 7 6 5"},
     MeleeRow.ONE_HANDED: {"A": "7 6 5 4 3", "B": "8 7 6 5 4", "C": "9 8 7 6 5"},
-    MeleeRow.SWORD_SPEAR_PIKE: {"A": "8 7 6 5 4", "B": "9 8 7 6 5", "C": "10 9 8 7 6",
-                                "D": "10 10 9 8 7"},
+    MeleeRow.SWORD_SPEAR_PIKE: {
+        "A": "8 7 6 5 4",
+        "B": "9 8 7 6 5",
+        "C": "10 9 8 7 6",
+        "D": "10 10 9 8 7",
+    },
     MeleeRow.KNIFE_CUDGEL: {"C": "10 10 9 8 7", "D": "10 10 10 9 8"},
     MeleeRow.HEAVY_LANCE: {"A": "6 5 4 3 2", "B": "7 6 5 4 3"},
     MeleeRow.LIGHT_LANCE: {"A": "7 6 5 4 3", "B": "8 7 6 5 4", "C": "9 8 7 6 5"},
     MeleeRow.CAVALRY_POLEARM: {"A": "8 7 6 5 4", "B": "9 8 7 6 5", "C": "10 9 8 7 6"},
-}  # fmt: skip
+}
 
 MELEE_CHART: dict[MeleeRow, dict[TroopClass, dict[ArmourGrade, int]]] = {
     row: {
@@ -815,29 +934,56 @@ def melee_score(row: MeleeRow, troop_class: TroopClass | str, armour: ArmourGrad
 
 
 #: MELEE CHART modifiers to the score needed.
-MELEE_MODIFIERS: dict[str, Factor] = _factors((
-    ("charging", "If your unit is CHARGING into contact", -1),
-    ("upslope", "If your unit is UPSLOPE of opponents", -1),
-    ("impetuous", "If your unit is presently IMPETUOUS", -1),
-    ("pushed_back", "If your unit is being PUSHED-BACK", +1),
-    ("vs_formed_pike_infantry", "Opponents are FORMED INFANTRY armed with Pike, Spear or "
-                                "Halberd (and you are INFANTRY)", +1),
-    ("commander_front_rank", "If your unit has any COMMANDER or INSPIRATIONAL figure in the "
-                             "front rank", +1),
-    ("vs_formed_pike_cavalry", "Opponents are FORMED INFANTRY armed with Pike, Spear or Halberd "
-                               "(and you are CAVALRY)", +2),
-    ("mounted_infantry", "If your unit are MOUNTED INFANTRY fighting on Horseback", +1),
-    ("pike_rank", "FACING EACH supporting figure-rank of Pikes. Pike troops may deploy up to 4 "
-                  "figure-ranks deep", +1),
-    ("soft_cover_infantry", "Opponents in / behind SOFT COVER or stakes (and you are INFANTRY)",
-     +1),
-    ("halberd_rank", "FACING ONE supporting figure-rank of either Halberds, Flails or Spears", +1),
-    ("hard_cover_infantry", "Opponents in / behind HARD COVER (and you are INFANTRY)", +2),
-    ("shields", "Opponents protected by Shields or Pavises", +1),
-    ("soft_cover_cavalry", "Opponents in / behind SOFT COVER or stakes (and you are CAVALRY)", +2),
-    ("free_hack", "Having a \u201cFree Hack\u201d against the Enemy", -2),
-    ("hard_cover_cavalry", "Opponents in / behind HARD COVER (and you are CAVALRY)", +3),
-))  # fmt: skip
+MELEE_MODIFIERS: dict[str, Factor] = _factors(
+    (
+        ("charging", "If your unit is CHARGING into contact", -1),
+        ("upslope", "If your unit is UPSLOPE of opponents", -1),
+        ("impetuous", "If your unit is presently IMPETUOUS", -1),
+        ("pushed_back", "If your unit is being PUSHED-BACK", +1),
+        (
+            "vs_formed_pike_infantry",
+            "Opponents are FORMED INFANTRY armed with Pike, Spear or "
+            "Halberd (and you are INFANTRY)",
+            +1,
+        ),
+        (
+            "commander_front_rank",
+            "If your unit has any COMMANDER or INSPIRATIONAL figure in the front rank",
+            +1,
+        ),
+        (
+            "vs_formed_pike_cavalry",
+            "Opponents are FORMED INFANTRY armed with Pike, Spear or Halberd (and you are CAVALRY)",
+            +2,
+        ),
+        ("mounted_infantry", "If your unit are MOUNTED INFANTRY fighting on Horseback", +1),
+        (
+            "pike_rank",
+            "FACING EACH supporting figure-rank of Pikes. Pike troops may deploy up to 4 "
+            "figure-ranks deep",
+            +1,
+        ),
+        (
+            "soft_cover_infantry",
+            "Opponents in / behind SOFT COVER or stakes (and you are INFANTRY)",
+            +1,
+        ),
+        (
+            "halberd_rank",
+            "FACING ONE supporting figure-rank of either Halberds, Flails or Spears",
+            +1,
+        ),
+        ("hard_cover_infantry", "Opponents in / behind HARD COVER (and you are INFANTRY)", +2),
+        ("shields", "Opponents protected by Shields or Pavises", +1),
+        (
+            "soft_cover_cavalry",
+            "Opponents in / behind SOFT COVER or stakes (and you are CAVALRY)",
+            +2,
+        ),
+        ("free_hack", "Having a \u201cFree Hack\u201d against the Enemy", -2),
+        ("hard_cover_cavalry", "Opponents in / behind HARD COVER (and you are CAVALRY)", +3),
+    )
+)
 
 #: "Pike troops may deploy up to 4 figure-ranks deep": at most 3 supporting ranks count.
 MAX_PIKE_SUPPORT_RANKS = 3
@@ -888,40 +1034,52 @@ CONTROL_REASONS: tuple[str, ...] = (
 #: THE CONTROL TEST CHART factors (class lines keyed ``class_*``; ``a_cavalry`` / ``a_infantry``
 #: are the two A-class lines). "*": with a Rash commander the -1 / -2 commander lines count +0 /
 #: +1 (:data:`CONTROL_RASH_COMMANDER`).
-CONTROL_FACTORS: dict[str, Factor] = _factors((
-    ("a_cavalry", "A class Cavalry", +2),
-    ("per_20pct_lost", "Each full 20% of original unit figure-strength lost", -1),
-    ("a_infantry", "A class Infantry", -2),
-    ("hard_cover", "In or behind Hard cover", -2),
-    ("class_B", "B class troops", -1),
-    ("soft_cover", "In or behind Soft cover", -1),
-    ("class_C", "C or M class troops", 0),
-    ("class_M", "C or M class troops", 0),
-    ("shot_by_cause", "Being shot at, by the enemy unit causing this test", +1),
-    ("class_D", "D class troops", +1),
-    ("shot_by_others", "Being shot at, by enemy units NOT causing this test", -1),
-    ("class_E", "E class troops", +2),
-    ("friend_halted_advancing", "Each friendly unit Halted / Advancing, within 150yds", -1),
-    ("irregular", "Troops are Irregulars (extra +1)", +1),
-    ("enemy_halted_advancing", "Each enemy unit Halted / Advancing, within 150yds", +1),
-    ("advancing", "Advancing \u2013 this Game Turn", +1),
-    ("friend_routing", "Each friendly unit Routing / Falling Back, within 150yds", -1),
-    ("pushing_forward", "Pushing Forward in melee \u2013 this Game Turn", +1),
-    ("enemy_routing", "Each enemy unit Routing / Falling Back, within 150yds", +1),
-    ("halted", "Halted \u2013 this Game Turn", 0),
-    ("commander_near", "Commander Figure within 150yds of the unit*", -1),
-    ("falling_back", "Falling Back \u2013 this Game Turn", -1),
-    ("commander_with", "Commander Figure with the testing unit*", -2),
-    ("disordered", "Disordered \u2013 this Game Turn", -1),
-    ("contingent_commander_lost", "The testing Unit's \u201ccontingent\u201d Commander figure is "
-                                  "either killed, wounded or not in sight", +2),
-    ("insecure_flank", "Each \u201cInsecure\u201d unit flank or rear", -2),
-    ("inspirational", "An Inspirational Figure is either with the testing Unit or seen within "
-                      "150yds.", +1),
-    ("downslope", "Unit is downslope of enemy within 150yds", -1),
-    ("inspirational_lost", "The testing Unit has seen an Inspirational Figure killed or wounded",
-     -2),
-))  # fmt: skip
+CONTROL_FACTORS: dict[str, Factor] = _factors(
+    (
+        ("a_cavalry", "A class Cavalry", +2),
+        ("per_20pct_lost", "Each full 20% of original unit figure-strength lost", -1),
+        ("a_infantry", "A class Infantry", -2),
+        ("hard_cover", "In or behind Hard cover", -2),
+        ("class_B", "B class troops", -1),
+        ("soft_cover", "In or behind Soft cover", -1),
+        ("class_C", "C or M class troops", 0),
+        ("class_M", "C or M class troops", 0),
+        ("shot_by_cause", "Being shot at, by the enemy unit causing this test", +1),
+        ("class_D", "D class troops", +1),
+        ("shot_by_others", "Being shot at, by enemy units NOT causing this test", -1),
+        ("class_E", "E class troops", +2),
+        ("friend_halted_advancing", "Each friendly unit Halted / Advancing, within 150yds", -1),
+        ("irregular", "Troops are Irregulars (extra +1)", +1),
+        ("enemy_halted_advancing", "Each enemy unit Halted / Advancing, within 150yds", +1),
+        ("advancing", "Advancing \u2013 this Game Turn", +1),
+        ("friend_routing", "Each friendly unit Routing / Falling Back, within 150yds", -1),
+        ("pushing_forward", "Pushing Forward in melee \u2013 this Game Turn", +1),
+        ("enemy_routing", "Each enemy unit Routing / Falling Back, within 150yds", +1),
+        ("halted", "Halted \u2013 this Game Turn", 0),
+        ("commander_near", "Commander Figure within 150yds of the unit*", -1),
+        ("falling_back", "Falling Back \u2013 this Game Turn", -1),
+        ("commander_with", "Commander Figure with the testing unit*", -2),
+        ("disordered", "Disordered \u2013 this Game Turn", -1),
+        (
+            "contingent_commander_lost",
+            "The testing Unit's \u201ccontingent\u201d Commander figure is "
+            "either killed, wounded or not in sight",
+            +2,
+        ),
+        ("insecure_flank", "Each \u201cInsecure\u201d unit flank or rear", -2),
+        (
+            "inspirational",
+            "An Inspirational Figure is either with the testing Unit or seen within 150yds.",
+            +1,
+        ),
+        ("downslope", "Unit is downslope of enemy within 150yds", -1),
+        (
+            "inspirational_lost",
+            "The testing Unit has seen an Inspirational Figure killed or wounded",
+            -2,
+        ),
+    )
+)
 
 #: "*The -1 and -2 factors are respectively re-classed as +0 or +1, if the Commander Figure
 #: present is Rash."
@@ -960,50 +1118,74 @@ MORALE_REASONS: tuple[str, ...] = (
 
 #: THE MORALE TEST CHART factors (class lines keyed ``class_*``; ``commander_with`` is the "+?"
 #: line, worth :data:`COMMANDER_MORALE_VALUE` of the commander present).
-MORALE_FACTORS: dict[str, Factor] = _factors((
-    ("class_A", "A class troops", +2),
-    ("no_friends_in_sight", "No other friendly units are in sight", -2),
-    ("class_B", "B class troops", +1),
-    ("friend_halted_advancing", "Each friendly unit Halted / Advancing, within 150yds", +1),
-    ("class_C", "C or M class troops", 0),
-    ("class_M", "C or M class troops", 0),
-    ("friend_routing", "Each friendly unit Routing / Falling Back, within 150yds", -1),
-    ("class_D", "D class troops or Artillery Gunners", -1),
-    ("enemy_halted_advancing", "Each enemy unit Halted / Advancing, within 150yds", -1),
-    ("class_E", "E class troops", -2),
-    ("enemy_routing", "Each enemy unit Routing / Falling Back, within 150yds", +1),
-    ("impetuous", "Impetuous Troops", +1),
-    ("soft_cover", "Unit is in or behind SOFT Cover", +1),
-    ("charging", "Unit is Charging already \u2013 this Game Turn", +2),
-    ("hard_cover", "Unit is in or behind HARD Cover", +2),
-    ("advancing", "Unit is Advancing already \u2013 this Game Turn", +1),
-    ("firing", "Firing at the enemy (this or last Game Turn)", +1),
-    ("halted", "Unit is Halted \u2013 this Game Turn", 0),
-    ("under_fire_formed", "Under fire from non-skirmishing Infantry or Cavalry", -1),
-    ("falling_back_good_order", "Falling Back / Being Pushed Back in good order", -1),
-    ("under_fire_skirmishers", "Under fire from Skirmishing Infantry or Cavalry", -1),
-    ("falling_back_disorder", "Falling Back / Being Pushed Back in disorder", -2),
-    ("under_fire_artillery", "Under fire from Artillery", -1),
-    ("routing", "Unit is Routing (in disorder)", -4),
-    ("commander_seen", "A Commander figure seen within 150yds of unit", +1),
-    ("disordered", "Disordered (but also charging, advancing or halted)", -2),
-    ("commander_with", "A Commander figure is with the testing unit", 0),
-    ("artillery_wagons_skirmish_loose", "Unit is Artillery, Wagons, Skirmish / Loose- order", -1),
-    ("contingent_commander_lost", "The testing Unit's \u201ccontingent\u201d Commander figure is "
-                                  "either killed, wounded or not in sight", -3),
-    ("hedgehog", "Formed Infantry in a Hedgehog or Stand-of-Pike", +3),
-    ("insecure_flank", "Each \u201cInsecure\u201d unit flank or rear", -2),
-    ("inspirational", "An Inspirational Figure is either with the testing Unit or seen within "
-                      "150yds.", +2),
-    ("downslope", "Unit is downslope of enemy within 150yds", -1),
-    ("per_10pct_lost", "Each full 10% of original unit figure-strength lost", -2),
-    ("inspirational_lost", "The testing Unit has seen an Inspirational Figure killed or wounded",
-     -4),
-    ("charge_soft_target", "Wishing to charge enemy unit's Flank or Rear, or enemy Skirmishers, "
-                           "Disordered Troops, Limbered Artillery or Wagons", +2),
-    ("hedgehog_vs_close_infantry", "The testing unit is an Infantry Hedgehog or Stand-of-Pike "
-                                   "within the charge range of enemy Close-order Infantry", -1),
-))  # fmt: skip
+MORALE_FACTORS: dict[str, Factor] = _factors(
+    (
+        ("class_A", "A class troops", +2),
+        ("no_friends_in_sight", "No other friendly units are in sight", -2),
+        ("class_B", "B class troops", +1),
+        ("friend_halted_advancing", "Each friendly unit Halted / Advancing, within 150yds", +1),
+        ("class_C", "C or M class troops", 0),
+        ("class_M", "C or M class troops", 0),
+        ("friend_routing", "Each friendly unit Routing / Falling Back, within 150yds", -1),
+        ("class_D", "D class troops or Artillery Gunners", -1),
+        ("enemy_halted_advancing", "Each enemy unit Halted / Advancing, within 150yds", -1),
+        ("class_E", "E class troops", -2),
+        ("enemy_routing", "Each enemy unit Routing / Falling Back, within 150yds", +1),
+        ("impetuous", "Impetuous Troops", +1),
+        ("soft_cover", "Unit is in or behind SOFT Cover", +1),
+        ("charging", "Unit is Charging already \u2013 this Game Turn", +2),
+        ("hard_cover", "Unit is in or behind HARD Cover", +2),
+        ("advancing", "Unit is Advancing already \u2013 this Game Turn", +1),
+        ("firing", "Firing at the enemy (this or last Game Turn)", +1),
+        ("halted", "Unit is Halted \u2013 this Game Turn", 0),
+        ("under_fire_formed", "Under fire from non-skirmishing Infantry or Cavalry", -1),
+        ("falling_back_good_order", "Falling Back / Being Pushed Back in good order", -1),
+        ("under_fire_skirmishers", "Under fire from Skirmishing Infantry or Cavalry", -1),
+        ("falling_back_disorder", "Falling Back / Being Pushed Back in disorder", -2),
+        ("under_fire_artillery", "Under fire from Artillery", -1),
+        ("routing", "Unit is Routing (in disorder)", -4),
+        ("commander_seen", "A Commander figure seen within 150yds of unit", +1),
+        ("disordered", "Disordered (but also charging, advancing or halted)", -2),
+        ("commander_with", "A Commander figure is with the testing unit", 0),
+        (
+            "artillery_wagons_skirmish_loose",
+            "Unit is Artillery, Wagons, Skirmish / Loose- order",
+            -1,
+        ),
+        (
+            "contingent_commander_lost",
+            "The testing Unit's \u201ccontingent\u201d Commander figure is "
+            "either killed, wounded or not in sight",
+            -3,
+        ),
+        ("hedgehog", "Formed Infantry in a Hedgehog or Stand-of-Pike", +3),
+        ("insecure_flank", "Each \u201cInsecure\u201d unit flank or rear", -2),
+        (
+            "inspirational",
+            "An Inspirational Figure is either with the testing Unit or seen within 150yds.",
+            +2,
+        ),
+        ("downslope", "Unit is downslope of enemy within 150yds", -1),
+        ("per_10pct_lost", "Each full 10% of original unit figure-strength lost", -2),
+        (
+            "inspirational_lost",
+            "The testing Unit has seen an Inspirational Figure killed or wounded",
+            -4,
+        ),
+        (
+            "charge_soft_target",
+            "Wishing to charge enemy unit's Flank or Rear, or enemy Skirmishers, "
+            "Disordered Troops, Limbered Artillery or Wagons",
+            +2,
+        ),
+        (
+            "hedgehog_vs_close_infantry",
+            "The testing unit is an Infantry Hedgehog or Stand-of-Pike "
+            "within the charge range of enemy Close-order Infantry",
+            -1,
+        ),
+    )
+)
 
 
 class MoraleColumn(StrEnum):
@@ -1032,23 +1214,53 @@ class MoraleResult(StrEnum):
 
 # The "Total Score" bands, best first, as printed.
 MORALE_BANDS: tuple[str, ...] = (
-    "+4 or more", "+2 or +3", "+0 or +1", "-1 or -2", "-3 or -4", "-5 or less",
-)  # fmt: skip
+    "+4 or more",
+    "+2 or +3",
+    "+0 or +1",
+    "-1 or -2",
+    "-3 or -4",
+    "-5 or less",
+)
 
 # MORALE TEST RESULT as printed: band -> the five columns' cells.
 _MORALE_RESULT_TEXT: dict[str, tuple[str, str, str, str, str]] = {
-    "+4 or more": ("Receive Charge in good order", "Fall back in good order", "Act as Ordered",
-                   "No Advance", "Act as Ordered"),
-    "+2 or +3": ("Receive Charge in good order", "Fall back in good order", "Act as Ordered",
-                 "No Advance", "Half speed advance"),
-    "+0 or +1": ("Receive Charge in disorder", "Fall back in disorder", "Half speed advance",
-                 "Fall back in disorder", "No Advance"),
-    "-1 or -2": ("Receive Charge in disorder", "Fall back in disorder", "Half speed advance",
-                 "Fall back in disorder", "Fall back in good order"),
-    "-3 or -4": ("Rout when enemy makes contact", "Rout", "No Advance", "Rout",
-                 "Fall back in disorder"),
+    "+4 or more": (
+        "Receive Charge in good order",
+        "Fall back in good order",
+        "Act as Ordered",
+        "No Advance",
+        "Act as Ordered",
+    ),
+    "+2 or +3": (
+        "Receive Charge in good order",
+        "Fall back in good order",
+        "Act as Ordered",
+        "No Advance",
+        "Half speed advance",
+    ),
+    "+0 or +1": (
+        "Receive Charge in disorder",
+        "Fall back in disorder",
+        "Half speed advance",
+        "Fall back in disorder",
+        "No Advance",
+    ),
+    "-1 or -2": (
+        "Receive Charge in disorder",
+        "Fall back in disorder",
+        "Half speed advance",
+        "Fall back in disorder",
+        "Fall back in good order",
+    ),
+    "-3 or -4": (
+        "Rout when enemy makes contact",
+        "Rout",
+        "No Advance",
+        "Rout",
+        "Fall back in disorder",
+    ),
     "-5 or less": ("Rout when enemy makes contact", "Rout", "No Advance", "Rout", "Rout"),
-}  # fmt: skip
+}
 
 MORALE_RESULT_CHART: dict[str, dict[MoraleColumn, MoraleResult]] = {
     band: {col: MoraleResult(cell.lower()) for col, cell in zip(MoraleColumn, cells, strict=True)}

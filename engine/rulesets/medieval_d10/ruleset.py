@@ -33,7 +33,7 @@ from engine.rulesets.medieval_d10.terrain import (
 )
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec, load_troop_list
 from engine.sight import SightRules
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -75,9 +75,15 @@ class MedievalProfile:
 
 #: the figure a commander stands as in his unit's front rank
 _COMMANDER_SPEC = UnitSpec.model_validate(
-    {"id": "commander", "name": "Commander figure", "arm": "infantry", "weight": "heavy",
-     "class": "A", "melee": "sword"}
-)  # fmt: skip
+    {
+        "id": "commander",
+        "name": "Commander figure",
+        "arm": "infantry",
+        "weight": "heavy",
+        "class": "A",
+        "melee": "sword",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -107,8 +113,10 @@ class MedievalArmy:
     def from_list(cls, troops: TroopList) -> MedievalArmy:
         profiles = [MedievalProfile(s) for s in troops.profiles]
         profiles.append(MedievalProfile(_COMMANDER_SPEC))
-        chars = [MedievalCharacter(c.id, c.name or c.id, c.kind, c.contingent is None)
-                 for c in troops.commanders]  # fmt: skip
+        chars = [
+            MedievalCharacter(c.id, c.name or c.id, c.kind, c.contingent is None)
+            for c in troops.commanders
+        ]
         return cls(troops, profiles, chars)
 
     @property
@@ -181,8 +189,10 @@ def _orders(ctx: MedievalContext) -> dict[str, tuple[str, int]]:
         for trig in plan.triggers if plan is not None else ():
             if trig.when.bound is None or trig.order not in ("attack", "advance"):
                 continue
-            if any(getattr(trig.when, k) is not None for k in
-                   ("enemy_within_m", "losses_fraction", "routs", "objective_taken")):  # fmt: skip
+            if any(
+                getattr(trig.when, k) is not None
+                for k in ("enemy_within_m", "losses_fraction", "routs", "objective_taken")
+            ):
                 continue
             for fid in trig.formations:
                 word, _ = out.get(fid, ("hold", 1))
@@ -212,32 +222,54 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
         for fs in side.formations:
             f = ctx.state.formations[fs.id]
             spec = army.profile(fs.profile).spec
-            spec = spec.model_copy(update={"id": fs.id, "name": fs.name or spec.name,
-                                           "figures": fs.bases})  # fmt: skip
+            spec = spec.model_copy(
+                update={"id": fs.id, "name": fs.name or spec.name, "figures": fs.bases}
+            )
             word, start = orders.get(fs.id, ("hold", 1))
-            units.append(UnitState(
-                Unit.from_spec(spec), side.id, f.cx, f.cy, math.radians(f.facing),
-                order=word, from_turn=start, commander=with_unit.get(fs.id),
-            ))  # fmt: skip
+            units.append(
+                UnitState(
+                    Unit.from_spec(spec),
+                    side.id,
+                    f.cx,
+                    f.cy,
+                    math.radians(f.facing),
+                    order=word,
+                    from_turn=start,
+                    commander=with_unit.get(fs.id),
+                )
+            )
     for side in sc.sides:
         commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
-    home = {s.id: math.radians(_home_bearing(s.home_edge)) for s in sc.sides}
+    home = {s.id: math.radians(_home_bearing(ctx.state.sides[s.id], units)) for s in sc.sides}
     ctx.game = MedievalBattle(
-        ctx.bf, units, commanders, ctx.dice, ground_scale(FIGURE_SCALE),
-        weather=_WEATHER.get(sc.weather, "dry"), max_turns=sc.max_bounds,
+        ctx.bf,
+        units,
+        commanders,
+        ctx.dice,
+        ground_scale(FIGURE_SCALE),
+        weather=_WEATHER.get(sc.weather, "dry"),
+        max_turns=sc.max_bounds,
         header={"home_bearing": home},
-    )  # fmt: skip
+    )
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
     return ctx.game
 
 
-def _home_bearing(edge: str) -> float:
-    return {"north": 0.0, "east": 90.0, "south": 180.0, "west": 270.0}.get(edge, 180.0)
+def _home_bearing(side: SideState, units: list[UnitState]) -> float:
+    """Bearing home: the side's edge, or toward its home point from its army's centre (9.1's
+    retreat direction, shared with 2mm Earth through :meth:`SideState.home_bearing`)."""
+    own = [u for u in units if u.side == side.id]
+    cx = sum(u.x for u in own) / len(own) if own else 0.0
+    cy = sum(u.y for u in own) / len(own) if own else 0.0
+    return side.home_bearing(cx, cy)
 
 
-_MORALE = {Mode.DESTROYED: Morale.DESTROYED, Mode.ROUTING: Morale.ROUTING,
-           Mode.FALL_BACK: Morale.RETREATING}  # fmt: skip
+_MORALE = {
+    Mode.DESTROYED: Morale.DESTROYED,
+    Mode.ROUTING: Morale.ROUTING,
+    Mode.FALL_BACK: Morale.RETREATING,
+}
 
 
 def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
@@ -253,8 +285,7 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             for b in alive[: lost - dead_now]:
                 b.status = BaseStatus.DEAD
         facing = math.degrees(u.facing) % 360.0
-        if (abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9
-                or abs(f.facing - facing) > 1e-9):  # fmt: skip
+        if abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9 or abs(f.facing - facing) > 1e-9:
             dead = {b.id: (b.x, b.y, b.facing) for b in f.bases if not b.alive}
             f.set_pose(u.x, u.y, facing)
             for b in f.bases:
@@ -286,8 +317,9 @@ def _speed(f: Formation) -> Callable[[int], float | None]:
     rate = ground_scale(FIGURE_SCALE).ground_m(unit.march_rate_cm())
 
     def speed(move_class: int) -> float | None:
-        frac = march_fraction(unit.terrain_column(), TerrainCode(move_class).terrain,
-                              cavalry=unit.arm is Arm.CAVALRY)  # fmt: skip
+        frac = march_fraction(
+            unit.terrain_column(), TerrainCode(move_class).terrain, cavalry=unit.arm is Arm.CAVALRY
+        )
         return None if frac is None else rate * float(frac)
 
     return speed
@@ -305,14 +337,18 @@ class MedievalD10(Ruleset):
     die_sides = 10
     phases = tuple(_phase(p, m) for p, m in PHASES)
     scales = Scales(
-        ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0
-                         for s in FigureScale},
-        base_w_m=FIGURE_M, base_d_m=FIGURE_M,
-        rules_m={"150yds": ground_scale(FIGURE_SCALE).ground_m(30.0),
-                 "gentle_slope_deg": GENTLE_MIN_DEG, "steep_slope_deg": STEEP_MIN_DEG},
-    )  # fmt: skip
-    terrain = TerrainTable(data_dir() / "codes" / "medieval-d10.csv",
-                           {"move": TerrainCode, "cover": CoverCode})  # fmt: skip
+        ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
+        base_w_m=FIGURE_M,
+        base_d_m=FIGURE_M,
+        rules_m={
+            "150yds": ground_scale(FIGURE_SCALE).ground_m(30.0),
+            "gentle_slope_deg": GENTLE_MIN_DEG,
+            "steep_slope_deg": STEEP_MIN_DEG,
+        },
+    )
+    terrain = TerrainTable(
+        data_dir() / "codes" / "medieval-d10.csv", {"move": TerrainCode, "cover": CoverCode}
+    )
     #: ``route`` (2mm Earth 9.1's triple cost) read through the TERRAIN CHART: marsh is "only on
     #: track, road or through a gap" for every mounted column and impassable ground is entered
     #: by no one, as 9.1's Impractical; woods and built-up areas block sight (the table's
@@ -332,8 +368,9 @@ class MedievalD10(Ruleset):
 
     def __init__(self) -> None:
         self.move_rules = MoveRules(speed_m=_speed, min_move_m=0.0, max_turn_deg=180.0)
-        self.sight_rules = SightRules(sees_over=lambda o, b: False,
-                                      sight_limit_m=lambda w, t, loc: None)  # fmt: skip
+        self.sight_rules = SightRules(
+            sees_over=lambda o, b: False, sight_limit_m=lambda w, t, loc: None
+        )
 
     def load_army(self, name_or_path: str | Path) -> MedievalArmy:
         """A medieval troop list: a path, or a name under ``data/troops/medieval/``."""

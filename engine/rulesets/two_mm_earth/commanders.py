@@ -156,8 +156,10 @@ class PlanCommander:
     def _resolve_objectives(self, bf: Ground) -> list[_Objective]:
         to_xy = self.to_xy or (bf.to_xy if bf is not None else None)
         self.to_xy = to_xy
-        return [_Objective(o.id, o.point.resolve(to_xy), tuple(o.formations), o.kind)
-                for o in self.plan.objectives]  # fmt: skip
+        return [
+            _Objective(o.id, o.point.resolve(to_xy), tuple(o.formations), o.kind)
+            for o in self.plan.objectives
+        ]
 
     def _current(self, f: Formation) -> Order:
         """What the formation was last ordered (as far as the General knows)."""
@@ -167,8 +169,9 @@ class PlanCommander:
         kind = f.order if f.order != "none" else "hold"
         return Order(kind, f.id, f.target_point, f.target_formation)
 
-    def _update_taken(self, state: BattleState, mine: list[Formation],
-                      enemies: list[Formation]) -> None:  # fmt: skip
+    def _update_taken(
+        self, state: BattleState, mine: list[Formation], enemies: list[Formation]
+    ) -> None:
         for ob in self._objectives or []:
             if ob.id in self.taken:
                 continue
@@ -186,8 +189,9 @@ class PlanCommander:
                 out.append(f)
         return out
 
-    def _holds(self, trig: Trigger, state: BattleState, bound: int,
-               enemies: list[Formation]) -> bool:  # fmt: skip
+    def _holds(
+        self, trig: Trigger, state: BattleState, bound: int, enemies: list[Formation]
+    ) -> bool:
         w = trig.when
         if w.bound is not None and bound < w.bound:
             return False
@@ -215,8 +219,7 @@ class PlanCommander:
                 return False
         return w.objective_taken is None or w.objective_taken in self.taken
 
-    def _objective_order(self, f: Formation, cur: Order,
-                         enemies: list[Formation]) -> Order | None:  # fmt: skip
+    def _objective_order(self, f: Formation, cur: Order, enemies: list[Formation]) -> Order | None:
         if cur.kind in ("attack", "retreat"):
             return None  # engaged, or told to go: objectives wait
         for ob in self._objectives or []:

@@ -83,8 +83,9 @@ def allocate_hits(
     return events
 
 
-def kill_base(target: Formation, base: Base, *, by: str, phase: str,
-              characters: dict | None = None) -> Event:  # fmt: skip
+def kill_base(
+    target: Formation, base: Base, *, by: str, phase: str, characters: dict | None = None
+) -> Event:
     """Remove a base outright (8.3 ladder base injured before deploying; 11.1 rout destroyed)."""
     base.status = BaseStatus.DEAD
     target.killed_in_bound += 1

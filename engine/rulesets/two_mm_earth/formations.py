@@ -45,11 +45,11 @@ def split_into_wings(
         raise IllegalOrderError(None, f"{fid}: brigades cannot split into wings (5.1)")
     allowed = bool(f.character_ids()) or f.has_flag("wings")
     if not allowed:
-        raise IllegalOrderError(None, f"{fid}: wings need a character present or the General's "
-                                      "order (4.2)")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"{fid}: wings need a character present or the General's order (4.2)"
+        )
     if sum(files) != f.frontage or any(n < 1 for n in files) or len(files) < 2:
-        raise IllegalOrderError(None, f"{fid}: expected files summing to {f.frontage}, got "
-                                      f"{files}")  # fmt: skip
+        raise IllegalOrderError(None, f"{fid}: expected files summing to {f.frontage}, got {files}")
     groups = []
     start = 0
     for n in files:
@@ -67,13 +67,28 @@ def split_into_wings(
         for b in members:
             b.file -= first
             b.formation = wid
-        w = Formation(wid, f.side, f"{f.name} (wing {k + 1})", f.cx + offset * rx,
-                      f.cy + offset * ry, f.facing, n, members, morale=f.morale, order=f.order,
-                      target_point=f.target_point, target_formation=f.target_formation,
-                      hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
-                      temperament=f.temperament, random_troops=f.random_troops,
-                      start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
-                      loose_gap=f.loose_gap)  # fmt: skip
+        w = Formation(
+            wid,
+            f.side,
+            f"{f.name} (wing {k + 1})",
+            f.cx + offset * rx,
+            f.cy + offset * ry,
+            f.facing,
+            n,
+            members,
+            morale=f.morale,
+            order=f.order,
+            target_point=f.target_point,
+            target_formation=f.target_formation,
+            hold_fire=f.hold_fire,
+            wing_of=f.wing_of or fid,
+            temperament=f.temperament,
+            random_troops=f.random_troops,
+            start_bases=len(members),
+            base_w=f.base_w,
+            base_d=f.base_d,
+            loose_gap=f.loose_gap,
+        )
         w.place()
         wings.append(w)
     for w in wings:
@@ -93,19 +108,26 @@ def merge_formations(
     origin_b = b.wing_of or b.id
     rejoin = origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None)
     if not rejoin:
-        chars = [state.characters[c] for c in a.character_ids() + b.character_ids()
-                 if c in state.characters]  # fmt: skip
+        chars = [
+            state.characters[c]
+            for c in a.character_ids() + b.character_ids()
+            if c in state.characters
+        ]
         if not chars:
-            raise IllegalOrderError(None, f"merging {other} into {into}: only characters merge "
-                                          "formations (5.1)")  # fmt: skip
+            raise IllegalOrderError(
+                None, f"merging {other} into {into}: only characters merge formations (5.1)"
+            )
         limit = brigade_limit(max(c.leadership for c in chars))
         types = {troop_types(a), troop_types(b)} | {
             troop_types(state.formations[x]) for x in a.brigade if x in state.formations
         }
         if len(types) > limit:
-            raise IllegalOrderError(None, f"merging {other} into {into}: a brigade under L{limit}"
-                                          f" holds at most {limit} troop type(s), got "
-                                          f"{len(types)}")  # fmt: skip
+            raise IllegalOrderError(
+                None,
+                f"merging {other} into {into}: a brigade under L{limit}"
+                f" holds at most {limit} troop type(s), got "
+                f"{len(types)}",
+            )
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
     for i, base in enumerate(moved):

@@ -132,6 +132,15 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             if hits:
                 g.hits_melee += hits
                 events.append(Hit("melee", g.id, f.id, hits, "melee"))
-                events.extend(allocate_hits(g, hits, f.centre(), ctx.dice, by=f.id, phase="melee",
-                                            characters=state.characters))  # fmt: skip
+                events.extend(
+                    allocate_hits(
+                        g,
+                        hits,
+                        f.centre(),
+                        ctx.dice,
+                        by=f.id,
+                        phase="melee",
+                        characters=state.characters,
+                    )
+                )
     return events

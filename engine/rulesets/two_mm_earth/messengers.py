@@ -155,8 +155,9 @@ class MessengerDelivery:
             self.graph = RouteGraph.from_battlefield(self.battlefield, triple=self.triple)
         return self.graph
 
-    def _route(self, a: tuple[float, float], b: tuple[float, float],
-               blocked: list[BaseGeometry]) -> Route:  # fmt: skip
+    def _route(
+        self, a: tuple[float, float], b: tuple[float, float], blocked: list[BaseGeometry]
+    ) -> Route:
         """Cheapest string a -> b round ``blocked``; ends inside an enemy's ground (a formation
         in contact) drop the polygons that hold them; an end off the map is pulled onto it."""
         g = self._graph()
@@ -177,8 +178,9 @@ class MessengerDelivery:
     def send(self, state: BattleState, side: str, order: Order, bound: int) -> list[Event]:
         if isinstance(order, WingOrder):
             try:
-                return split_into_wings(state, side, order, self.battlefield, bound,
-                                        self.wing_splits)  # fmt: skip
+                return split_into_wings(
+                    state, side, order, self.battlefield, bound, self.wing_splits
+                )
             except IllegalOrderError as exc:
                 return [OrderRefused("orders", side, order.formation, str(order), exc.problem)]
         f = state.formations[order.formation]
@@ -201,12 +203,33 @@ class MessengerDelivery:
             route = self._route(gxy, target, blocked)
         except (NoRouteError, OffMapError):
             route = _straight(gxy, target, self._graph())
-        m = Messenger(f"m{seq}", side, f.id, order, giver.id, bound,
-                      _arrival(route.cost_m, self.rate_m, bound), route, seq=seq)  # fmt: skip
+        m = Messenger(
+            f"m{seq}",
+            side,
+            f.id,
+            order,
+            giver.id,
+            bound,
+            _arrival(route.cost_m, self.rate_m, bound),
+            route,
+            seq=seq,
+        )
         m.travelled_m = self.rate_m  # 9.1: it covers the distance of a bound in the bound sent
         self.in_flight.append(m)
-        return [MessengerSent("orders", side, m.id, f.id, str(order), m.arrival_bound, bound,
-                              giver.id, m.cost_m, tuple(tuple(p) for p in m.path))]  # fmt: skip
+        return [
+            MessengerSent(
+                "orders",
+                side,
+                m.id,
+                f.id,
+                str(order),
+                m.arrival_bound,
+                bound,
+                giver.id,
+                m.cost_m,
+                tuple(tuple(p) for p in m.path),
+            )
+        ]
 
     def arrivals(self, state: BattleState, bound: int) -> tuple[list[Order], list[Event]]:
         out = [o for o in self.pending if self._latest.get(o.formation) is not None]
@@ -222,9 +245,18 @@ class MessengerDelivery:
                 keep.append(m)
                 continue
             if m.travelled_m >= m.cost_m:
-                events.append(MessengerArrived("orders", m.side, m.id, m.to, str(m.order),
-                                               m.arrival_bound, m.cost_m,
-                                               tuple(tuple(p) for p in m.path)))  # fmt: skip
+                events.append(
+                    MessengerArrived(
+                        "orders",
+                        m.side,
+                        m.id,
+                        m.to,
+                        str(m.order),
+                        m.arrival_bound,
+                        m.cost_m,
+                        tuple(tuple(p) for p in m.path),
+                    )
+                )
                 out.append(m.order)
                 continue
             if m.side not in blocked_by_side:
@@ -245,9 +277,10 @@ class MessengerDelivery:
         """The General, or if he is dead the living character with the best leadership."""
         gen = general_of(state, side)
         cands = [gen] if gen is not None else []
-        cands += sorted((c for c in state.characters.values()
-                         if c.side == side and c.alive and c is not gen),
-                        key=lambda c: (-c.leadership, c.id))  # fmt: skip
+        cands += sorted(
+            (c for c in state.characters.values() if c.side == side and c.alive and c is not gen),
+            key=lambda c: (-c.leadership, c.id),
+        )
         for c in cands:
             xy = character_xy(state, c)
             if xy is not None:
@@ -308,8 +341,16 @@ class MessengerDelivery:
         m.done_cost_m = m.travelled_m
         m.route = new
         m.arrival_bound = _arrival(m.cost_m, self.rate_m, m.sent_bound)
-        return MessengerRerouted("orders", m.side, m.id, m.to, reason, m.arrival_bound, m.cost_m,
-                                 tuple(tuple(p) for p in m.path))  # fmt: skip
+        return MessengerRerouted(
+            "orders",
+            m.side,
+            m.id,
+            m.to,
+            reason,
+            m.arrival_bound,
+            m.cost_m,
+            tuple(tuple(p) for p in m.path),
+        )
 
 
 def _stretches_done(route: Route, cost: float) -> int:

@@ -79,8 +79,10 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
     front = f.front_rank() or f.alive_bases
     from engine.rulesets.two_mm_earth.resolution import mean_resilience
 
-    return (mean_resilience(profile_of(b.profile).resilience.melee for b in front),
-            mean_resilience(profile_of(b.profile).resilience.ranged for b in front))  # fmt: skip
+    return (
+        mean_resilience(profile_of(b.profile).resilience.melee for b in front),
+        mean_resilience(profile_of(b.profile).resilience.ranged for b in front),
+    )
 
 
 def _friend_triggers(
@@ -112,8 +114,10 @@ def _friend_triggers(
     if f.morale is Morale.STEADY:
         centres = _centres(ctx)
         fx, fy = centres[f.id]
-        steady = sorted((g for g in friends if g.morale is Morale.STEADY),
-                        key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id))  # fmt: skip
+        steady = sorted(
+            (g for g in friends if g.morale is Morale.STEADY),
+            key=lambda g: (math.dist((fx, fy), centres[g.id]), g.id),
+        )
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
         if sight.aware_of_any(f.id, [g.id for g in steady]):
             return out
@@ -143,8 +147,9 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         c = np.array([centres[g.id] for g in steady])
         d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
         np.fill_diagonal(d, np.inf)
-        requests += [(g.id, [steady[k].id])
-                     for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)]
+        requests += [
+            (g.id, [steady[k].id]) for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)
+        ]
     if requests:
         ctx.sight.prefetch(requests)
 
@@ -220,19 +225,25 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
         situation = MoraleSituation(
-            melee_r, ranged_r, context=context, leadership=leadership(f, state.characters),
-            state=f.morale.value, triggers=tests,
+            melee_r,
+            ranged_r,
+            context=context,
+            leadership=leadership(f, state.characters),
+            state=f.morale.value,
+            triggers=tests,
             seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
             seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
             contact_sides=sum(1 for s in f.new_contact_sides if s in ("front", "flank")),
             rear_contact="rear" in f.new_contact_sides,
-            army_morale=any(t.startswith(("friendly_", "all_seen", "retreating_sees"))
-                            for t in tests),
+            army_morale=any(
+                t.startswith(("friendly_", "all_seen", "retreating_sees")) for t in tests
+            ),
             at_best=at_best,
-        )  # fmt: skip
+        )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
-        events.append(PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome,
-                                res.dice))  # fmt: skip
+        events.append(
+            PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome, res.dice)
+        )
         outcome = res.outcome
     if outcome == "rout":
         events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", "morale")
@@ -262,8 +273,9 @@ def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
     if not f.random_troops or f.removed:
         return []
     total = f.hits_melee + f.hits_ranged
-    if f.temperament is Temperament.RASH and (f.hits_melee >= 2 or f.hits_ranged >= 3
-                                               or total >= 4):  # fmt: skip
+    if f.temperament is Temperament.RASH and (
+        f.hits_melee >= 2 or f.hits_ranged >= 3 or total >= 4
+    ):
         f.temperament = Temperament.RELUCTANT
         return [TemperamentChange("morale", f.id, "reluctant", f"{total} hits in the bound")]
     return []
@@ -291,8 +303,11 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
                 continue
             seen = done.setdefault(f.id, set())
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [t for t in _friend_triggers(ctx, f, by_side[f.side])
-                         if t not in seen and t not in triggers]  # fmt: skip
+            triggers += [
+                t
+                for t in _friend_triggers(ctx, f, by_side[f.side])
+                if t not in seen and t not in triggers
+            ]
             if not triggers:
                 continue
             seen.update(triggers)
@@ -301,8 +316,13 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
             changed |= f.morale is not before
             if f.morale is not before and f.morale in _BROKEN:
                 # every friend still standing will ask whether it sees f break: in one batch
-                ctx.sight.prefetch([(g.id, [f.id]) for g in by_side[f.side] if g is not f
-                                    and g.morale not in (Morale.ROUTING, Morale.DESTROYED)])
+                ctx.sight.prefetch(
+                    [
+                        (g.id, [f.id])
+                        for g in by_side[f.side]
+                        if g is not f and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                    ]
+                )
         if not changed:
             break
     events += rout_consequences(ctx)
@@ -326,19 +346,22 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
             continue
         if f.routed_bound != state.bound - 1:
             continue
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id
-                    for a, _ in pairs}  # fmt: skip
+        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = 4 in classes
         killed = []
         for b in f.alive_bases:
             if on_impractical or b.id in touching:
-                events.append(kill_base(f, b, by="rout", phase="morale",
-                                        characters=state.characters))  # fmt: skip
+                events.append(
+                    kill_base(f, b, by="rout", phase="morale", characters=state.characters)
+                )
                 killed.append(b.id)
         if killed:
-            events.append(Destroyed("morale", f.id, "11.1 routed into enemy or impractical "
-                                    "terrain", tuple(killed)))  # fmt: skip
+            events.append(
+                Destroyed(
+                    "morale", f.id, "11.1 routed into enemy or impractical terrain", tuple(killed)
+                )
+            )
             if f.n_alive == 0:
                 f.morale = Morale.DESTROYED
                 f.changed_bound = state.bound
@@ -369,18 +392,27 @@ def rally_phase(ctx: TwoMmContext) -> list[Event]:
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        inactive = (f.moved_m == 0 and not f.shot and not f.fought
-                    and not state.contacts.get(f.id))  # fmt: skip
+        inactive = f.moved_m == 0 and not f.shot and not f.fought and not state.contacts.get(f.id)
         f.inactive_bounds = f.inactive_bounds + 1 if inactive else 0
-        if (f.morale is Morale.RETREATING and inactive and f.order != "retreat"
-                and f.changed_bound is not None and f.changed_bound < state.bound):  # fmt: skip
+        if (
+            f.morale is Morale.RETREATING
+            and inactive
+            and f.order != "retreat"
+            and f.changed_bound is not None
+            and f.changed_bound < state.bound
+        ):
             events += set_morale(ctx, f, Morale.STEADY, "11.2 a whole bound inactive", "rally")
             f.retreat_from = None
             if f.order == "none":
                 f.order = "hold"
-        if (f.random_troops and f.temperament is Temperament.RELUCTANT and inactive
-                and f.hits_melee + f.hits_ranged == 0):  # fmt: skip
+        if (
+            f.random_troops
+            and f.temperament is Temperament.RELUCTANT
+            and inactive
+            and f.hits_melee + f.hits_ranged == 0
+        ):
             f.temperament = Temperament.RASH
-            events.append(TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and "
-                                            "unharmed"))  # fmt: skip
+            events.append(
+                TemperamentChange("rally", f.id, "rash", "11.3 a bound inactive and unharmed")
+            )
     return events

@@ -98,8 +98,9 @@ def two_mm_ruleset(ruleset: Ruleset | str | None) -> TwoMmEarth:
     """The named 2mm Earth ruleset (default v0.9); any other is a one-line RulesetError."""
     rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset)
     if not isinstance(rs, TwoMmEarth):
-        raise RulesetError(None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, "
-                                 "10.5 panic test)")  # fmt: skip
+        raise RulesetError(
+            None, f"ruleset {rs.name} has no 2mm Earth odds (2.3 attack dice, 10.5 panic test)"
+        )
     return rs
 
 

@@ -159,13 +159,23 @@ def _gap_row(ctx: TwoMmContext, f: Formation) -> np.ndarray | None:
     cache = ctx.gap_matrix
     if cache is None or cache[0] != key:
         ids = [g.id for g in forms]
-        if cache is not None and cache[2] is not None and cache[4] == ids and np.array_equal(
-                cache[5], arr):  # fmt: skip
+        if (
+            cache is not None
+            and cache[2] is not None
+            and cache[4] == ids
+            and np.array_equal(cache[5], arr)
+        ):
             # a new phase, nobody moved or left (planning moves, then shots): the same matrix
             cache[0] = key
         else:
-            cache = ctx.gap_matrix = [key, 0, None, {fid: k for k, fid in enumerate(ids)}, ids,
-                                      arr.copy()]  # fmt: skip
+            cache = ctx.gap_matrix = [
+                key,
+                0,
+                None,
+                {fid: k for k, fid in enumerate(ids)},
+                ids,
+                arr.copy(),
+            ]
     k = cache[3].get(f.id)
     if k is None:
         return None
@@ -260,8 +270,9 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
         return none  # 11.2: stand to rally
     contacts = state.contacts.get(f.id, ())
     broken = (Morale.RETREATING, Morale.ROUTING)
-    if contacts and not (f.pursuing in contacts and all(
-            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
+    if contacts and not (
+        f.pursuing in contacts and all(state.formations[c].morale in broken for c in contacts)
+    ):
         return none  # 3.2: in combat, keep fighting
     if any(b.ladder_ready for b in f.alive_bases):
         return MovePlan(f.id, "ladder", f.facing)
@@ -317,8 +328,9 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
         return []
     contacts = state.contacts.get(f.id, ())
     broken = (Morale.RETREATING, Morale.ROUTING)
-    if contacts and not (f.pursuing in contacts and all(
-            state.formations[c].morale in broken for c in contacts)):  # fmt: skip
+    if contacts and not (
+        f.pursuing in contacts and all(state.formations[c].morale in broken for c in contacts)
+    ):
         return []
     if any(b.ladder_ready for b in f.alive_bases):
         return []
@@ -340,8 +352,7 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
 def _unready(ctx: TwoMmContext, f: Formation) -> bool:
     """Issue 12: a steady formation still in camp, asleep, on the march or forming up
     (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
-    return (ctx.readiness is not None and f.morale is Morale.STEADY
-            and ctx.readiness.holds(f.id))  # fmt: skip
+    return ctx.readiness is not None and f.morale is Morale.STEADY and ctx.readiness.holds(f.id)
 
 
 def phase_plan_moves(ctx: TwoMmContext) -> None:
@@ -406,8 +417,14 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     return None
 
 
-def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
-          force_ordnance: bool = False) -> str | None:  # fmt: skip
+def _mode(
+    ctx: TwoMmContext,
+    f: Formation,
+    g: Formation,
+    d: float,
+    moving: bool,
+    force_ordnance: bool = False,
+) -> str | None:
     fx, fy = f.centre()
     gx, gy = g.centre()
     n_front, ranks = shooter_counts(f, (gx, gy))
@@ -417,12 +434,17 @@ def _mode(ctx: TwoMmContext, f: Formation, g: Formation, d: float, moving: bool,
     from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
-        f, n_front=n_front, ranks=ranks, enemy_facing=facing, resilience=r,
-        half_range=d >= range_m(f) / 2.0, moving=moving and not f.skirmisher,
+        f,
+        n_front=n_front,
+        ranks=ranks,
+        enemy_facing=facing,
+        resilience=r,
+        half_range=d >= range_m(f) / 2.0,
+        moving=moving and not f.skirmisher,
         into_overhead=cover == CoverClass.OVERHEAD,
         shooter_in_overhead=in_overhead(ctx.cover_classes(f)),
         modifier_fn=ctx.rs.shooting_modifier,
-    )  # fmt: skip
+    )
     if choice is None:
         return None
     if force_ordnance and choice[0] == "normal":
@@ -465,20 +487,37 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         overhead = cover == CoverClass.OVERHEAD
         if plan.mode == "normal":
             n = a
-            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
-                                                skirmisher=skirm)  # fmt: skip
+            mod = ctx.rs.shooting_modifier(
+                half_range_or_more=half, moving=plan.moving, skirmisher=skirm
+            )
         else:
             volley = plan.mode == "volley"
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=volley), facing)
-            mod = ctx.rs.shooting_modifier(half_range_or_more=half, moving=plan.moving,
-                                                skirmisher=skirm, ordnance=not volley,
-                                                volley=volley, into_overhead=overhead)  # fmt: skip
+            mod = ctx.rs.shooting_modifier(
+                half_range_or_more=half,
+                moving=plan.moving,
+                skirmisher=skirm,
+                ordnance=not volley,
+                volley=volley,
+                into_overhead=overhead,
+            )
         res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True
-        ctx.emit(Shot("execute_shooting", f.id, g.id, plan.mode, plan.distance_m, n, res.need,
-                      res.hits, res.dice))  # fmt: skip
+        ctx.emit(
+            Shot(
+                "execute_shooting",
+                f.id,
+                g.id,
+                plan.mode,
+                plan.distance_m,
+                n,
+                res.need,
+                res.hits,
+                res.dice,
+            )
+        )
         if res.hits:
             ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
 
@@ -499,8 +538,11 @@ def phase_shooting_damage(ctx: TwoMmContext) -> None:
         g = state.formations[gid]
         g.hits_ranged += hits
         ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
-        ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
-                               characters=state.characters))  # fmt: skip
+        ctx.emit(
+            allocate_hits(
+                g, hits, xy, ctx.dice, by=by, phase="shooting_damage", characters=state.characters
+            )
+        )
     _destroy_empty(ctx, "shooting_damage")
 
 
@@ -522,7 +564,8 @@ def _touching_enemy(
     # spare for rounding); the rest get separation() row by row, the same values
     others = arr[mask]
     reach = (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0 + np.hypot(others[:, 2], others[:, 3])) * (
-        math.sqrt(2.0))  # fmt: skip
+        math.sqrt(2.0)
+    )
     near = np.hypot(others[:, 0] - o.cx, others[:, 1] - o.cy) <= reach
     if not near.any():
         return False
@@ -557,22 +600,26 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
         if table is None or table_key != ctx.table_key(moves=False):
             table_key = ctx.table_key(moves=False)
             forms = state.active()
-            table = (forms, obb_array([g.obb() for g in forms]),
-                     np.array([g.side for g in forms]))  # fmt: skip
+            table = (forms, obb_array([g.obb() for g in forms]), np.array([g.side for g in forms]))
         if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f, table):
             continue  # charged before its turn: it stays to fight (3.2)
         classes_fn = None
         if ctx.has_walls:
             start_fort = sieges.fortification_at(ctx.bf, f)
-            holds = bool(ctx.scenario is not None and
-                         ctx.scenario.side(f.side).holds_walls)  # fmt: skip
+            holds = bool(ctx.scenario is not None and ctx.scenario.side(f.side).holds_walls)
 
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(ctx.bf, state, f, plan, rules=ctx.move_rules,
-                           classes_fn=classes_fn,
-                           table=(table[0], table[1]))  # fmt: skip
+        res = execute_move(
+            ctx.bf,
+            state,
+            f,
+            plan,
+            rules=ctx.move_rules,
+            classes_fn=classes_fn,
+            table=(table[0], table[1]),
+        )
         for k, g in enumerate(table[0]):
             if g is f:
                 table[1][k] = f.obb()  # only the mover's rectangle changed
@@ -580,13 +627,25 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
         ctx.allowances[f.id] = res.allowance_m
         note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
-            ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
-                           res.distance_m, res.allowance_m, res.halted))  # fmt: skip
-        if (plan.kind == "retreat" and res.halted == "contact_enemy"
-                and res.distance_m < MIN_MOVE_M):  # fmt: skip
+            ctx.emit(
+                Moved(
+                    "execute_moves",
+                    f.id,
+                    res.start[:2],
+                    res.end[:2],
+                    res.end[2],
+                    res.distance_m,
+                    res.allowance_m,
+                    res.halted,
+                )
+            )
+        if plan.kind == "retreat" and res.halted == "contact_enemy" and res.distance_m < MIN_MOVE_M:
             # 10.3: cannot move away without contacting an enemy base -> rout
-            ctx.emit(set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy",
-                                "execute_moves"))  # fmt: skip
+            ctx.emit(
+                set_morale(
+                    ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy", "execute_moves"
+                )
+            )
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
     ctx.jams.record(state.bound, stuck, moved)
@@ -599,8 +658,9 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
 def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
     """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
     still in place, would block the faster pursuer that moves first by initiative)."""
-    pursuers = [f for f in order if ctx.plans.get(f.id) is not None
-                and ctx.plans[f.id].kind == "pursue"]  # fmt: skip
+    pursuers = [
+        f for f in order if ctx.plans.get(f.id) is not None and ctx.plans[f.id].kind == "pursue"
+    ]
     return [f for f in order if f not in pursuers] + pursuers
 
 

@@ -440,11 +440,20 @@ class TwoMmEarthV07(TwoMmEarth):
     ) -> PanicResult:
         """5.2 rout test / 9.1 army morale; see :func:`resolution.rout_test_v07`."""
         return rout_test_v07(
-            dice, resilience, leadership, modifier, routing, purpose,
-            other_resilience=other_resilience, seen_fleeing=seen_fleeing,
-            seen_routing=seen_routing, contact_sides=contact_sides, rear_contact=rear_contact,
-            army_morale=army_morale, at_best=at_best,
-        )  # fmt: skip
+            dice,
+            resilience,
+            leadership,
+            modifier,
+            routing,
+            purpose,
+            other_resilience=other_resilience,
+            seen_fleeing=seen_fleeing,
+            seen_routing=seen_routing,
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            army_morale=army_morale,
+            at_best=at_best,
+        )
 
     def morale_test(self, dice: Dice, situation: MoraleSituation, purpose: str = "") -> PanicResult:
         """5.2 / 9.1: the lowest of the two R, 5.3 state loss, the situation's die modifiers.
@@ -456,8 +465,17 @@ class TwoMmEarthV07(TwoMmEarth):
         """
         s = situation
         return self.panic_test(
-            dice, s.melee_r, s.leadership, _state_modifier(s.state), s.state == "routing",
-            purpose, other_resilience=s.ranged_r, seen_fleeing=s.seen_fleeing,
-            seen_routing=s.seen_routing, contact_sides=s.contact_sides,
-            rear_contact=s.rear_contact, army_morale=s.army_morale, at_best=s.at_best,
-        )  # fmt: skip
+            dice,
+            s.melee_r,
+            s.leadership,
+            _state_modifier(s.state),
+            s.state == "routing",
+            purpose,
+            other_resilience=s.ranged_r,
+            seen_fleeing=s.seen_fleeing,
+            seen_routing=s.seen_routing,
+            contact_sides=s.contact_sides,
+            rear_contact=s.rear_contact,
+            army_morale=s.army_morale,
+            at_best=s.at_best,
+        )

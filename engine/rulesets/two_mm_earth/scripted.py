@@ -75,26 +75,32 @@ class OrdersScript:
             raise ScenarioFileError(src, f"{at}invalid YAML: {problem}") from None
         if not isinstance(data, dict) or not data:
             got = type(data).__name__ if data is not None else "an empty file"
-            raise ScenarioFileError(src, f"line 1: expected a mapping of bound -> list of orders, "
-                                         f"got {got}")  # fmt: skip
+            raise ScenarioFileError(
+                src, f"line 1: expected a mapping of bound -> list of orders, got {got}"
+            )
         out: dict[int, list[AnyOrder]] = {}
         where: dict[tuple[int, int], int] = {}
         for key, items in data.items():
             line = lines.get((str(key),), 1)
             if isinstance(key, bool) or not isinstance(key, int) or key < 1:
-                raise ScenarioFileError(src, f"line {line}: expected a bound number >= 1, "
-                                             f"got {key!r}")  # fmt: skip
+                raise ScenarioFileError(
+                    src, f"line {line}: expected a bound number >= 1, got {key!r}"
+                )
             if isinstance(items, str):
                 items = [items]
             if not isinstance(items, list):
-                raise ScenarioFileError(src, f"line {line}: expected a list of orders for bound "
-                                             f"{key}, got {type(items).__name__}")  # fmt: skip
+                raise ScenarioFileError(
+                    src,
+                    f"line {line}: expected a list of orders for bound "
+                    f"{key}, got {type(items).__name__}",
+                )
             parsed = []
             for i, item in enumerate(items):
                 iline = lines.get((str(key), i), line)
                 if not isinstance(item, str):
-                    raise ScenarioFileError(src, f"line {iline}: expected an order text, got "
-                                                 f"{item!r}")  # fmt: skip
+                    raise ScenarioFileError(
+                        src, f"line {iline}: expected an order text, got {item!r}"
+                    )
                 try:
                     parsed.append(parse_order(item))
                 except IllegalOrderError as exc:
@@ -137,9 +143,12 @@ class OrdersScript:
                         raise ScenarioFileError(self.source, problem)
                 side = owner[_root(o.formation, owner)]
                 if sides is not None and side not in sides:
-                    raise ScenarioFileError(self.source, f"line {line}: expected an order to a "
-                                                         f"formation of {', '.join(sides)}, got "
-                                                         f"{o.formation!r} of {side}")  # fmt: skip
+                    raise ScenarioFileError(
+                        self.source,
+                        f"line {line}: expected an order to a "
+                        f"formation of {', '.join(sides)}, got "
+                        f"{o.formation!r} of {side}",
+                    )
         return owner
 
     def sides_used(self, owner: dict[str, str]) -> list[str]:
@@ -160,8 +169,9 @@ class ScriptedCommander:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
     @classmethod
-    def from_scenario(cls, scenario: Scenario, side: str, script: OrdersScript,
-                      to_xy: Any) -> ScriptedCommander:  # fmt: skip
+    def from_scenario(
+        cls, scenario: Scenario, side: str, script: OrdersScript, to_xy: Any
+    ) -> ScriptedCommander:
         initial: dict[str, Order] = {}
         for f in scenario.side(side).formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
@@ -203,8 +213,9 @@ def scripted_commanders(
     """Scripted commanders for ``side`` (or every side the file gives orders to)."""
     if side is not None and side not in {s.id for s in scenario.sides}:
         sides = ", ".join(s.id for s in scenario.sides)
-        raise ScenarioFileError(script.source, f"expected --orders-side one of {sides}, "
-                                               f"got {side!r}")  # fmt: skip
+        raise ScenarioFileError(
+            script.source, f"expected --orders-side one of {sides}, got {side!r}"
+        )
     owner = script.check(scenario, [side] if side is not None else None)
     sides_ = [side] if side is not None else script.sides_used(owner)
     return {s: ScriptedCommander.from_scenario(scenario, s, script, to_xy) for s in sides_}

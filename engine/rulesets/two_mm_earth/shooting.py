@@ -132,20 +132,45 @@ def choose_mode(
     options: list[tuple[str, int, int]] = []
     only = all_have(bases, Flag.ORDNANCE_ONLY)
     if not only:
-        options.append(("normal", a, modifier_fn(half_range_or_more=half_range,
-                        moving=moving, skirmisher=skirm)))  # fmt: skip
+        options.append(
+            (
+                "normal",
+                a,
+                modifier_fn(half_range_or_more=half_range, moving=moving, skirmisher=skirm),
+            )
+        )
     # 8.1: no ordnance from overhead cover
     if not shooter_in_overhead:
         if all_have(bases, Flag.ORDNANCE) or only:
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks), enemy_facing)
-            options.append(("ordnance", n, modifier_fn(
-                half_range_or_more=half_range, moving=moving, skirmisher=skirm, ordnance=True,
-                into_overhead=into_overhead)))  # fmt: skip
+            options.append(
+                (
+                    "ordnance",
+                    n,
+                    modifier_fn(
+                        half_range_or_more=half_range,
+                        moving=moving,
+                        skirmisher=skirm,
+                        ordnance=True,
+                        into_overhead=into_overhead,
+                    ),
+                )
+            )
         if all_have(bases, Flag.VOLLEYS):
             n = a + outnumbering_bonus(ordnance_dice(n_front, ranks, volley=True), enemy_facing)
-            options.append(("volley", n, modifier_fn(
-                half_range_or_more=half_range, moving=moving, skirmisher=skirm, volley=True,
-                into_overhead=into_overhead)))  # fmt: skip
+            options.append(
+                (
+                    "volley",
+                    n,
+                    modifier_fn(
+                        half_range_or_more=half_range,
+                        moving=moving,
+                        skirmisher=skirm,
+                        volley=True,
+                        into_overhead=into_overhead,
+                    ),
+                )
+            )
     if not options:
         return None
 

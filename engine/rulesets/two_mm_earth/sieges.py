@@ -51,7 +51,7 @@ def has_fortifications(bf: Ground) -> bool:
 
 
 def fortification_at(bf: Ground, f: Formation, pose: Any = None) -> str | None:
-    """"wall" or "tower" if at least half the formation's footprint is on it (7.1), else None."""
+    """ "wall" or "tower" if at least half the formation's footprint is on it (7.1), else None."""
     pts = _lattice(f, pose)
     inside = np.atleast_1d(bf.contains(pts[:, 0], pts[:, 1]))
     if not inside.any():

@@ -31,46 +31,74 @@ _RR = ("rash", "reluctant")
 #: 10.2 as data, in the rulebook's column order (panic test, must retreat, must rout), then the
 #: 11.1 tests of retreating troops. v0.7 keeps this table (it swaps only the test itself).
 MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
-    MoraleTrigger("front_rank_killed_in_bound", "panic_test",
-                  "Entire front rank killed in single bound (-1R in test)", -1),
+    MoraleTrigger(
+        "front_rank_killed_in_bound",
+        "panic_test",
+        "Entire front rank killed in single bound (-1R in test)",
+        -1,
+    ),
     MoraleTrigger("character_killed", "panic_test", "Any character with them gets killed"),
-    MoraleTrigger("enemy_contact_flank", "panic_test",
-                  "Enemy gets into base contact on flank base"),
-    MoraleTrigger("enemy_contact_rear", "panic_test",
-                  "Enemy gets into base contact on rear bases (-1R in test)", -1),
-    MoraleTrigger("friendly_rout_100_250m", "panic_test",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 100-250m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_50pct_game", "panic_test",
-                  "MORE than 50% of bases killed throughout game"),
-    MoraleTrigger("ordered_retreat", "retreat",
-                  "If ordered to retreat (Rash units roll die as 50% chance)"),
-    MoraleTrigger("friendly_rout_100_250m", "retreat",
-                  "If friendly non-skirmishers rout within 100-250m"),
-    MoraleTrigger("friendly_rout_0_100m", "retreat",
-                  "(Rash/Reluctant only) If friendly non-skirmishers rout within 0-100m",
-                  temperaments=_RR),
-    MoraleTrigger("killed_over_75pct_game", "retreat",
-                  "MORE than 75% of bases killed throughout game"),
-    MoraleTrigger("killed_over_50pct_bound", "retreat",
-                  "MORE than 50% of bases killed in a single bound"),
+    MoraleTrigger(
+        "enemy_contact_flank", "panic_test", "Enemy gets into base contact on flank base"
+    ),
+    MoraleTrigger(
+        "enemy_contact_rear",
+        "panic_test",
+        "Enemy gets into base contact on rear bases (-1R in test)",
+        -1,
+    ),
+    MoraleTrigger(
+        "friendly_rout_100_250m",
+        "panic_test",
+        "(Rash/Reluctant only) If friendly non-skirmishers rout within 100-250m",
+        temperaments=_RR,
+    ),
+    MoraleTrigger(
+        "killed_over_50pct_game", "panic_test", "MORE than 50% of bases killed throughout game"
+    ),
+    MoraleTrigger(
+        "ordered_retreat", "retreat", "If ordered to retreat (Rash units roll die as 50% chance)"
+    ),
+    MoraleTrigger(
+        "friendly_rout_100_250m", "retreat", "If friendly non-skirmishers rout within 100-250m"
+    ),
+    MoraleTrigger(
+        "friendly_rout_0_100m",
+        "retreat",
+        "(Rash/Reluctant only) If friendly non-skirmishers rout within 0-100m",
+        temperaments=_RR,
+    ),
+    MoraleTrigger(
+        "killed_over_75pct_game", "retreat", "MORE than 75% of bases killed throughout game"
+    ),
+    MoraleTrigger(
+        "killed_over_50pct_bound", "retreat", "MORE than 50% of bases killed in a single bound"
+    ),
     MoraleTrigger("all_seen_friendlies_retreating", "retreat", "All seen friendlies retreating"),
-    MoraleTrigger("friendly_rout_0_100m", "rout",
-                  "If friendly non-skirmishers rout within 0-100m"),
-    MoraleTrigger("killed_over_75pct_bound", "rout",
-                  "MORE than 75% of bases killed in a single bound"),
-    MoraleTrigger("all_seen_friendlies_retreating_half_routing", "rout",
-                  "All seen friendlies retreating and 50% or more are routing"),
-    MoraleTrigger("push_split", "rout",
-                  'Enemy "push" has separated formation in half (see 12.1)'),
+    MoraleTrigger("friendly_rout_0_100m", "rout", "If friendly non-skirmishers rout within 0-100m"),
+    MoraleTrigger(
+        "killed_over_75pct_bound", "rout", "MORE than 75% of bases killed in a single bound"
+    ),
+    MoraleTrigger(
+        "all_seen_friendlies_retreating_half_routing",
+        "rout",
+        "All seen friendlies retreating and 50% or more are routing",
+    ),
+    MoraleTrigger("push_split", "rout", 'Enemy "push" has separated formation in half (see 12.1)'),
     # 11.1, for formations already retreating
-    MoraleTrigger("retreating_touched", "panic_test",
-                  "Retreating troops who then touch (or are touched by) an enemy base",
-                  at_best="retreat"),
-    MoraleTrigger("retreating_sees_broken", "panic_test",
-                  "Retreating troops who can see another retreating (or a routing) friendly unit",
-                  at_best="retreat"),
-)  # fmt: skip
+    MoraleTrigger(
+        "retreating_touched",
+        "panic_test",
+        "Retreating troops who then touch (or are touched by) an enemy base",
+        at_best="retreat",
+    ),
+    MoraleTrigger(
+        "retreating_sees_broken",
+        "panic_test",
+        "Retreating troops who can see another retreating (or a routing) friendly unit",
+        at_best="retreat",
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)

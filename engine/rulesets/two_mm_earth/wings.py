@@ -99,22 +99,36 @@ def character_xy(state: BattleState, c: Character) -> tuple[float, float] | None
     return None
 
 
-def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: int,
-           done: dict[tuple[str, int], str]) -> tuple[Formation, list[list[int]]]:  # fmt: skip
+def _check(
+    state: BattleState,
+    side: str,
+    order: WingOrder,
+    bf: Ground,
+    bound: int,
+    done: dict[tuple[str, int], str],
+) -> tuple[Formation, list[list[int]]]:
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
-        raise IllegalOrderError(None, f"'{order}': expected a formation of {side} on the field, "
-                                      f"got {order.formation!r}")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': expected a formation of {side} on the field, got {order.formation!r}"
+        )
     if (side, bound) in done:
         first = done[side, bound]
-        raise IllegalOrderError(None, f"'{order}': the General already split {first} this "
-                                      "bound (4.2: one formation per turn)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': the General already split {first} this "
+            "bound (4.2: one formation per turn)",
+        )
     if f.loose:
-        raise IllegalOrderError(None, f"'{order}': {f.id} is a Loose Formation (4.2: only "
-                                      "ordinary formations split into wings)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': {f.id} is a Loose Formation (4.2: only "
+            "ordinary formations split into wings)",
+        )
     if f.brigade:
-        raise IllegalOrderError(None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot "
-                                      "split into wings)")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot split into wings)"
+        )
     gen = general_of(state, side)
     gxy = character_xy(state, gen) if gen is not None else None
     if gen is None or gxy is None:
@@ -122,23 +136,31 @@ def _check(state: BattleState, side: str, order: WingOrder, bf: Ground, bound: i
     alive = f.alive_bases
     dist = min(math.hypot(b.x - gxy[0], b.y - gxy[1]) for b in alive)
     if dist > GENERAL_WING_REACH_M:
-        raise IllegalOrderError(None, f"'{order}': expected the General within "
-                                      f"{GENERAL_WING_REACH_M:.0f} m of {f.id}, got {dist:.0f} m "
-                                      "(4.2)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': expected the General within "
+            f"{GENERAL_WING_REACH_M:.0f} m of {f.id}, got {dist:.0f} m "
+            "(4.2)",
+        )
     own = any(b.character == gen.id for b in alive)
     if not own and not any(bf.line_of_sight(gxy, (b.x, b.y)) for b in alive):
-        raise IllegalOrderError(None, f"'{order}': the General cannot see {f.id} (4.2: he must "
-                                      "have a line of sight to the troops)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': the General cannot see {f.id} (4.2: he must "
+            "have a line of sight to the troops)",
+        )
     files = sorted({b.file for b in f.bases})
     if len(files) < order.wings:
-        raise IllegalOrderError(None, f"'{order}': expected at least {order.wings} files in "
-                                      f"{f.id}, got {len(files)}")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': expected at least {order.wings} files in {f.id}, got {len(files)}"
+        )
     groups = [list(g) for g in _split_even(files, order.wings)]
     for g in groups:
         n = sum(1 for b in alive if b.file in g)
         if n < 2:
-            raise IllegalOrderError(None, f"'{order}': expected wings of at least 2 bases, got "
-                                          f"a wing of {n} (4.2)")  # fmt: skip
+            raise IllegalOrderError(
+                None, f"'{order}': expected wings of at least 2 bases, got a wing of {n} (4.2)"
+            )
     return f, groups
 
 
@@ -196,14 +218,29 @@ def split_into_wings(
         else:
             wid = _free_id(state, f"{root}_w", k + 1)
             wing = Formation(
-                wid, f.side, f"{f.name} (wing {k + 1})", cx, cy, f.facing, len(files), members,
-                morale=f.morale, order=f.order, target_point=f.target_point,
-                target_formation=f.target_formation, hold_fire=f.hold_fire, wing_of=root,
-                temperament=f.temperament, random_troops=f.random_troops,
-                start_bases=len(members), changed_bound=f.changed_bound,
-                routed_bound=f.routed_bound, base_w=f.base_w, base_d=f.base_d,
+                wid,
+                f.side,
+                f"{f.name} (wing {k + 1})",
+                cx,
+                cy,
+                f.facing,
+                len(files),
+                members,
+                morale=f.morale,
+                order=f.order,
+                target_point=f.target_point,
+                target_formation=f.target_formation,
+                hold_fire=f.hold_fire,
+                wing_of=root,
+                temperament=f.temperament,
+                random_troops=f.random_troops,
+                start_bases=len(members),
+                changed_bound=f.changed_bound,
+                routed_bound=f.routed_bound,
+                base_w=f.base_w,
+                base_d=f.base_d,
                 loose_gap=f.loose_gap,
-            )  # fmt: skip
+            )
             wing.alive_at_start = wing.n_alive
             for b in members:
                 b.formation = wid

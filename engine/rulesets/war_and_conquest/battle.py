@@ -99,8 +99,7 @@ def wc_unit(f: Formation) -> WCUnit:
     """The W&C view of a formation: MV, strength in bases, battle or skirmish formation."""
     full = max(f.start_bases or len(f.bases), f.n_alive, 1)
     kind = FormationKind.SKIRMISH if (f.loose or f.skirmisher) else FormationKind.BATTLE
-    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind,
-                  fleeing=f.morale in _FLEEING)  # fmt: skip
+    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, fleeing=f.morale in _FLEEING)
 
 
 def leader_xy(f: Formation) -> tuple[float, float]:
@@ -116,8 +115,9 @@ def _inches(a: tuple[float, float], b: tuple[float, float], scale: TableScale) -
 
 def _enemies_in_contact(ctx: TwoMmContext, f: Formation) -> list[Formation]:
     state = ctx.state
-    return [state.formations[i] for i in state.contacts.get(f.id, ())
-            if not state.formations[i].removed]  # fmt: skip
+    return [
+        state.formations[i] for i in state.contacts.get(f.id, ()) if not state.formations[i].removed
+    ]
 
 
 def _combat_result(ctx: TwoMmContext, f: Formation) -> str | None:
@@ -161,19 +161,31 @@ def _events_for(
     for g in state.formations.values():
         if g.side != f.side or g.id == f.id:
             continue
-        if (g.morale is Morale.DESTROYED and g.changed_bound == state.bound
-                and g.routed_bound is not None and g.alive_bases == []):  # fmt: skip
+        if (
+            g.morale is Morale.DESTROYED
+            and g.changed_bound == state.bound
+            and g.routed_bound is not None
+            and g.alive_bases == []
+        ):
             # destroyed this round while fleeing; its last position stands for its leader
-            out.append(MoraleEvent(Trigger.FRIEND_DESTROYED_FLEEING,
-                                   _inches(me, (g.cx, g.cy), scale)))  # fmt: skip
+            out.append(
+                MoraleEvent(Trigger.FRIEND_DESTROYED_FLEEING, _inches(me, (g.cx, g.cy), scale))
+            )
         if g.morale in _FLEEING and not g.removed:
             kind = FormationKind.SKIRMISH if (g.loose or g.skirmisher) else FormationKind.BATTLE
-            out.append(MoraleEvent(Trigger.FRIEND_FLEEING, _inches(me, leader_xy(g), scale),
-                                   kind, g.n_alive))  # fmt: skip
+            out.append(
+                MoraleEvent(
+                    Trigger.FRIEND_FLEEING, _inches(me, leader_xy(g), scale), kind, g.n_alive
+                )
+            )
     if f.alive_at_start:
-        out.append(MoraleEvent(Trigger.CASUALTIES_20,
-                               casualty_fraction=f.killed_in_bound / f.alive_at_start,
-                               engaged=bool(state.contacts.get(f.id))))  # fmt: skip
+        out.append(
+            MoraleEvent(
+                Trigger.CASUALTIES_20,
+                casualty_fraction=f.killed_in_bound / f.alive_at_start,
+                engaged=bool(state.contacts.get(f.id)),
+            )
+        )
     gid = state.sides[f.side].general
     for g in state.formations.values():
         if g.side != f.side:
@@ -229,16 +241,18 @@ def resolution_phase(
                 continue
             tested.add(f.id)
             mod += general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
-            r = morale_test(ctx.dice, unit, mod, combat=result == "lost",
-                            purpose=f"morale {f.id}")  # fmt: skip
+            r = morale_test(ctx.dice, unit, mod, combat=result == "lost", purpose=f"morale {f.id}")
             outcome = "pass" if r.passed else "flee"
             if not r.passed and result is not None:
                 fail = engaged_failure(result == "won", combat_continues=result == "draw")
                 if not fail.flees:
                     outcome = "hold"
                     barred.add(f.id)
-            events.append(WCTest(phase, f.id, "morale", names, r.target, r.total, outcome,
-                                 ctx.dice.history[-1]))  # fmt: skip
+            events.append(
+                WCTest(
+                    phase, f.id, "morale", names, r.target, r.total, outcome, ctx.dice.history[-1]
+                )
+            )
             if outcome == "flee":
                 why = f"W&C morale test ({', '.join(names)})"
                 events += set_morale(ctx, f, Morale.ROUTING, why, phase)
@@ -258,9 +272,13 @@ def _pursuit(
     engine's pursuit and rout moves carry the survivors."""
     events: list[Event] = []
     for f in _in_turn(ctx, broke, order):
-        pursuers = [g for g in _enemies_in_contact(ctx, f)
-                    if g.morale is Morale.STEADY and g.id not in barred
-                    and g.order not in ("hold", "retreat")]  # fmt: skip
+        pursuers = [
+            g
+            for g in _enemies_in_contact(ctx, f)
+            if g.morale is Morale.STEADY
+            and g.id not in barred
+            and g.order not in ("hold", "retreat")
+        ]
         if not pursuers:
             continue
         p = min(pursuers, key=lambda g: g.id)
@@ -319,10 +337,18 @@ def end_phase(
         zone = _general_in_zone(ctx, f, scale)
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
-            events.append(WCTest(phase, f.id, "last chance", ("reached the table edge",),
-                                 last.test.target, last.test.total,
-                                 "stand" if last.stands else "fled",
-                                 ctx.dice.history[-1]))  # fmt: skip
+            events.append(
+                WCTest(
+                    phase,
+                    f.id,
+                    "last chance",
+                    ("reached the table edge",),
+                    last.test.target,
+                    last.test.total,
+                    "stand" if last.stands else "fled",
+                    ctx.dice.history[-1],
+                )
+            )
             if last.stands:
                 why = "W&C last chance to stand"
                 events += set_morale(ctx, f, Morale.RETREATING, why, phase)
@@ -331,14 +357,20 @@ def end_phase(
                 events += _destroy(ctx, f, "W&C fled off the table", phase)
             continue
         me = leader_xy(f)
-        enemies = [RallyEnemy(_inches(me, leader_xy(g), scale),
-                              FormationKind.BATTLE, bool(state.contacts.get(g.id)),
-                              g.morale in _FLEEING)
-                   for g in state.enemies_of(f.side)]  # fmt: skip
+        enemies = [
+            RallyEnemy(
+                _inches(me, leader_xy(g), scale),
+                FormationKind.BATTLE,
+                bool(state.contacts.get(g.id)),
+                g.morale in _FLEEING,
+            )
+            for g in state.enemies_of(f.side)
+        ]
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
-        events.append(WCTest(phase, f.id, "rally", (), r.target, r.total, verdict,
-                             ctx.dice.history[-1]))  # fmt: skip
+        events.append(
+            WCTest(phase, f.id, "rally", (), r.target, r.total, verdict, ctx.dice.history[-1])
+        )
         if r.passed:
             events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
             f.retreat_from = None

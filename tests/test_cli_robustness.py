@@ -1,0 +1,319 @@
+"""Failure injection through the real entry point (issue 14): every command driven into an
+unwritable output, a reused --out, a mistyped name, bad coordinates or an interrupt gives one
+line, a non-zero exit, and leaves nothing behind.
+
+As root (CI containers) permission bits do not stop writes, so "unwritable" is a path whose
+parent is a file (the OS refuses it for every user), and a full disk is injected as an ENOSPC
+from the writer.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def one_error_line(err: str) -> str:
+    lines = [ln for ln in err.strip().splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("Error: ") and "Traceback" not in err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def coarse_flodden(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Flodden built at 100 m: a real battlefield folder for map/print/route, in a second."""
+    from scenario_builder.build import build_site
+
+    out = tmp_path_factory.mktemp("flodden100") / "bf"
+    build_site("flodden", resolution=100.0).save(out)
+    return out
+
+
+@pytest.fixture()
+def blocked(tmp_path: Path) -> Path:
+    """A path no one can create: its parent is a file."""
+    f = tmp_path / "a_file"
+    f.write_text("not a folder")
+    return f / "out"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run", "flodden_1513"),
+        ("demo",),
+        ("montecarlo", "flodden_1513", "--runs", "2"),
+        ("build", "flodden", "--resolution", "100"),
+    ],
+    ids=["run", "demo", "montecarlo", "build"],
+)
+def test_unwritable_out_folder_is_one_line_before_any_work(run_cli, blocked, args):
+    t0 = time.perf_counter()
+    code, _out, err = run_cli(*args, "--out", blocked)
+    line = one_error_line(err)
+    assert code == 1
+    assert f"{blocked}: --out: cannot write here, {blocked.parent} is a file" in line
+    assert time.perf_counter() - t0 < 15  # refused up front, not after a battle or a cluster
+    assert sorted(p.name for p in blocked.parent.parent.iterdir()) == ["a_file"]
+
+
+@pytest.mark.parametrize("cmd", ["map", "print", "print-layers", "route-map"])
+def test_unwritable_file_outputs_are_one_line(run_cli, coarse_flodden, blocked, cmd):
+    args = {
+        "map": ("map", coarse_flodden, "--offline", "--out", blocked / "m.html"),
+        "print": ("print", coarse_flodden, "--out", blocked / "t.pdf"),
+        "print-layers": (
+            "print",
+            coarse_flodden,
+            "--scale",
+            "1:20000",
+            "--out",
+            blocked.parent.parent / "t.pdf",
+            "--layers",
+            blocked,
+        ),
+        "route-map": (
+            "route",
+            coarse_flodden,
+            "--from",
+            "-2.19,55.60",
+            "--to",
+            "-2.15,55.63",
+            "--crs",
+            "EPSG:4326",
+            "--map",
+            blocked / "r.html",
+        ),
+    }[cmd]
+    code, _, err = run_cli(*args)
+    assert code == 1
+    line = one_error_line(err)
+    assert str(blocked) in line
+    # print --layers: the PDF is not left half-made when its layers cannot be written
+    assert sorted(p.name for p in blocked.parent.parent.iterdir()) == ["a_file"]
+
+
+@pytest.mark.slow  # traces and prints the whole table first: ~10 s on 2 cores
+def test_full_disk_while_writing_layers_leaves_neither_pdf_nor_layers(
+    run_cli, coarse_flodden, tmp_path, monkeypatch
+):
+    import maps.cutlayers
+
+    real = (
+        maps.cutlayers.write_layer_files if hasattr(maps.cutlayers, "write_layer_files") else None
+    )
+    del real
+
+    def full_disk(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "layers" / "x.svg"))
+
+    monkeypatch.setattr(maps.cutlayers, "write_cut_layers", full_disk)
+    code, _, err = run_cli(
+        "print",
+        coarse_flodden,
+        "--scale",
+        "1:100000",
+        "--out",
+        tmp_path / "t.pdf",
+        "--layers",
+        tmp_path / "layers",
+    )
+    assert code == 1
+    assert "No space left on device" in one_error_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reusing_out_for_another_run_needs_force(run_cli, tmp_path):
+    out = tmp_path / "bf"
+    code, _, err = run_cli("build", "flodden", "--resolution", "100", "--out", out)
+    assert code == 0, err
+    stamp = json.loads((out / ".scenario-builder.json").read_text())
+    assert stamp == {"command": "build", "input": "flodden"}
+    # the same build again replaces quietly
+    code, _, err = run_cli("build", "flodden", "--resolution", "120", "--out", out)
+    assert code == 0, err
+    # another site into the same folder is refused, and the folder is untouched
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    code, _, err = run_cli("build", "minden", "--resolution", "100", "--out", out)
+    assert code == 1
+    line = one_error_line(err)
+    assert "the output of `build flodden`" in line and "--force" in line
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+    # a folder of the user's own files is refused too
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    code, _, err = run_cli("run", "flodden_1513", "--out", mine)
+    assert code == 1 and "files this command did not write" in one_error_line(err)
+    # --force replaces the whole folder
+    code, _, err = run_cli("build", "minden", "--resolution", "100", "--out", out, "--force")
+    assert code == 0, err
+    assert json.loads((out / ".scenario-builder.json").read_text())["input"] == "minden"
+
+
+def test_unknown_names_suggest_the_closest(run_cli, tmp_path):
+    code, _, err = run_cli("run", "flodden", "--out", tmp_path / "x")
+    assert code == 1
+    assert "did you mean flodden_1513?" in one_error_line(err)
+    code, _, err = run_cli("build", "gettysbrug", "--out", tmp_path / "y")
+    assert code == 1
+    assert (
+        "gettysbrug: expected a shipped site, got an unknown slug; did you mean gettysburg?"
+        in one_error_line(err)
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scenarios_lists_ids_battle_date_ruleset_sides(run_cli):
+    code, out, _ = run_cli("scenarios", "--json")
+    assert code == 0
+    rows = {r["id"]: r for r in json.loads(out)}
+    shipped = {p.stem for p in (ROOT / "data" / "scenarios").glob("*.yaml")}
+    assert set(rows) == shipped
+    fl = rows["flodden_1513"]
+    assert fl["date"] == "1513-09-09" and fl["ruleset"] == "2mm-earth-v0.9"
+    assert set(fl["sides"]) == {"scots", "english"}
+
+
+def test_tables_never_truncate_identifiers_when_narrow(run_cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    code, out, _ = run_cli("sites")
+    assert code == 0
+    for slug in ("north_bayreuth_pair", "teutoburg_kalkriese"):
+        assert slug in out
+    code, out, _ = run_cli("scenarios")
+    assert code == 0 and "gettysburg_1863_day2" in out and "2mm-earth-v0.9" in out
+
+
+def test_print_errors_name_the_option_at_fault(run_cli, coarse_flodden, tmp_path):
+    code, _, err = run_cli(
+        "print", coarse_flodden, "--paper", "30x30mm", "--out", tmp_path / "a.pdf"
+    )
+    assert code == 1 and "--paper: expected 50 to 5000 mm a side" in one_error_line(err)
+    code, _, err = run_cli("print", coarse_flodden, "--max-pages", "3", "--out", tmp_path / "b.pdf")
+    assert code == 1 and one_error_line(err).startswith("Error: --max-pages: expected at most 3")
+    code, _, err = run_cli(
+        "print", coarse_flodden, "--paper", "50x50mm", "--margin", "16", "--out", tmp_path / "c.pdf"
+    )
+    assert code == 1 and one_error_line(err).startswith("Error: --margin: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tiny_bbox_and_overlay_outside_it(run_cli, tmp_path):
+    code, _, err = run_cli(
+        "build", "flodden", "--bbox=-2.16,55.61,-2.1599,55.6101", "--out", tmp_path / "a"
+    )
+    assert code == 1 and "covers fewer than 2x2 cells of the DEM" in one_error_line(err)
+    # a corner of the shipped DEM far from the historical overlay: built, overlay skipped
+    code, _out, err = run_cli(
+        "build", "flodden", "--bbox=-2.235,55.575,-2.225,55.585", "--out", tmp_path / "b"
+    )
+    assert code == 0, err
+    assert "overlay lies outside the area built; skipped" in err
+    meta = json.loads((tmp_path / "b" / "battlefield.json").read_text())
+    assert any(s.get("skipped") for s in meta["sources"] if s["kind"] == "overlay")
+
+
+def test_route_reads_lonlat_or_metres_and_says_which(run_cli, coarse_flodden):
+    code, out, err = run_cli(
+        "route", coarse_flodden, "--from", "-2.19,55.60", "--to", "-2.15,55.63"
+    )
+    assert "cost" in out
+    assert code == 0, err
+    assert "read        --from/--to as lon,lat (guessed: --crs to choose)" in out
+    code, _out, err = run_cli(
+        "route", coarse_flodden, "--from", "-3.0,55.60", "--to", "-2.15,55.63"
+    )
+    assert code == 1
+    line = one_error_line(err)
+    assert line.startswith("Error: --from: -3,55.6 is off the battlefield") and "lon -2.24" in line
+
+
+def test_scenario_position_off_the_map_names_file_line_and_lonlat(run_cli, tmp_path):
+    src = (ROOT / "data" / "scenarios" / "flodden_1513.yaml").read_text(encoding="utf-8")
+    lines = src.splitlines()
+    n = next(i for i, ln in enumerate(lines) if "position: {lonlat:" in ln)
+    head, _, tail = lines[n].partition("position: {lonlat: [")
+    lines[n] = head + "position: {lonlat: [-2.5, 55.6" + tail[tail.index("]") :]
+    bad = tmp_path / "off.yaml"
+    bad.write_text("\n".join(lines), encoding="utf-8")  # troop lists by name: data/troops
+    code, _, err = run_cli("run", bad, "--out", tmp_path / "o")
+    assert code == 1
+    line = one_error_line(err)
+    assert f"{bad}: line {n + 1}: formation" in line and "at lonlat [-2.5, 55.6]" in line
+
+
+def test_montecarlo_checks_the_scenario_before_starting_a_cluster(run_cli, tmp_path, monkeypatch):
+    import scenario_builder.montecarlo as mc
+
+    def no_cluster(*_a, **_k):
+        raise AssertionError("a cluster was started")
+
+    monkeypatch.setattr(mc, "run_replays", no_cluster)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: x\nname: x\n", encoding="utf-8")
+    code, _, err = run_cli("montecarlo", bad, "--runs", "3", "--out", tmp_path / "mc")
+    assert code == 1 and str(bad) in one_error_line(err)
+    assert not (tmp_path / "mc").exists()
+
+
+@pytest.mark.slow
+def test_montecarlo_caps_workers_at_runs_and_cores(run_cli, tmp_path):
+    code, out, err = run_cli(
+        "montecarlo",
+        "flodden_1513",
+        "--runs",
+        "2",
+        "--workers",
+        "64",
+        "--json",
+        "--out",
+        tmp_path / "mc",
+    )
+    assert code == 0, err
+    n = min(2, os.cpu_count() or 1)
+    assert f"--workers 64: using {n}" in err and "Traceback" not in err
+    assert json.loads(out)["runs"] == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "after_s"),
+    [
+        (["montecarlo", "flodden_1513", "--runs", "60", "--out", "mc"], 12.0),
+        (["demo", "--out", "demo-out"], 6.0),
+        (["run", "gettysburg_1863_day2", "--out", "run-out"], 6.0),
+    ],
+    ids=["montecarlo", "demo", "run"],
+)
+def test_ctrl_c_mid_run_is_quiet_and_leaves_nothing(tmp_path, args, after_s):
+    """SIGINT to the whole process group (what a terminal's Ctrl-C does) mid-run: montecarlo
+    with its cluster under way, demo and run while building or fighting."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scenario_builder", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    time.sleep(after_s)  # for montecarlo: often while the cluster is still starting
+    assert proc.poll() is None, "finished before the interrupt"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["Aborted."], err
+    assert list(tmp_path.iterdir()) == []
