@@ -262,7 +262,7 @@ def palette_for_table(
             styles.append(ClassStyle(code, name, colour, pstyle))
         classes[role] = tuple(styles)
         headings[role] = look.headings[role] if look else (role.title(), table)
-    slopes = []
+    slopes: list[tuple[float, ClassStyle]] = []
     for deg, name in slope_bands or ():
         k = len(slopes) + 1
         alpha = min(0xE0, 0x40 + 0x38 * (k - 1))  # a band the maps do not know: darker per band

@@ -178,7 +178,7 @@ def route(
         rs = get_ruleset(ruleset)  # an unknown name is a one-line error, before any loading
     if map_path:
         check_writable(map_path, "--map")
-    bf = Battlefield.load(battlefield_dir)
+    bf: Any = Battlefield.load(battlefield_dir)  # or a ruleset's view of it (a Ground)
     given_crs = crs_text
     if crs_text is None:
         crs_text = guess_crs(bf, {"--from": a_in, "--to": b_in})
