@@ -16,7 +16,7 @@ order, the state's ``phase`` set to each phase's name (every event carries it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from engine.readiness import readiness_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
-from engine.state import BaseStatus, BattleState, Morale
+from engine.state import BaseStatus, BattleState, Formation, Morale
 from engine.terrain import Ground
 
 __all__ = ["Battle", "run_bound", "snapshot"]
@@ -79,10 +79,14 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
 
 
 def snapshot(
-    state: BattleState, delivery: Delivery | None = None, sight: Sight | None = None
+    state: BattleState,
+    delivery: Delivery | None = None,
+    sight: Sight | None = None,
+    record: Callable[[Formation], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them;
-    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids)."""
+    with ``sight``, also what each side sees (``seen``: side -> enemy formation ids); with
+    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     for f in state.formations.values():
@@ -95,7 +99,12 @@ def snapshot(
                 "formation": b.formation,
                 "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
             }
-        forms[f.id] = {"morale": f.morale.value, "order": f.order, "wing_of": f.wing_of}
+        forms[f.id] = {
+            "morale": f.morale.value,
+            "order": f.order,
+            "wing_of": f.wing_of,
+            **(record(f) if record is not None else {}),
+        }
     return {
         "bases": bases,
         "formations": forms,
@@ -165,8 +174,15 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
-        self.log.bounds.append(BoundRecord(0, [], snapshot(self.state, self.delivery, self.sight)))
+        self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
         self.result: dict[str, Any] | None = None
+        #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
+        self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
+
+    def _snapshot(self) -> dict[str, Any]:
+        ctx, rs = self.ctx, self.ruleset
+        return snapshot(self.state, self.delivery, self.sight,
+                        lambda f: rs.formation_record(ctx, f))  # fmt: skip
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -242,8 +258,7 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(self.state.bound, list(self.ctx.events),
-                             snapshot(self.state, self.delivery, self.sight))  # fmt: skip
+        record = BoundRecord(self.state.bound, list(self.ctx.events), self._snapshot())
         self.log.bounds.append(record)
         self._check_end()
 
@@ -254,13 +269,20 @@ class Battle:
 
     def run(self, max_bounds: int | None = None) -> BattleLog:
         limit = max_bounds if max_bounds is not None else self.scenario.max_bounds
-        while not self.finished and self.state.bound < limit:
+        # a decided battle's pursuit runs on past the limit (at most victory.pursuit_bounds)
+        while not self.finished and (self.state.bound < limit or self.decision is not None):
             self.step()
         if not self.finished:
             self._finish(None, f"no decision after {self.state.bound} bounds")
         return self.log
 
     def _check_end(self) -> None:
+        if self.decision is not None:  # issue 12: the pursuit after the break
+            winner, reason, at, _ = self.decision
+            chase = self.scenario.victory.pursuit_bounds
+            if self.state.bound - at >= chase or self.ruleset.pursuit_over(self.ctx):
+                self._finish(winner, reason)
+            return
         frac = self.scenario.victory.rout_fraction
         broken = {s: self.state.broken_fraction(s) for s in self.state.sides}
         lost = sorted(s for s, v in broken.items() if v >= frac or not self.state.active(s))
@@ -271,20 +293,37 @@ class Battle:
         standing = [s for s in self.state.sides if s not in lost]
         if len(standing) == 1:
             names = " and ".join(f"{s} army" for s in lost)
-            self._finish(standing[0], f"{names} routed")
+            self._decide(standing[0], f"{names} routed")
         elif not standing:
             best = min(broken.values())
             winners = [s for s, v in broken.items() if v == best]
-            self._finish(winners[0] if len(winners) == 1 else None, "both armies broke")
+            self._decide(winners[0] if len(winners) == 1 else None, "both armies broke")
+
+    def _decide(self, winner: str | None, reason: str) -> None:
+        """An army broke: finish now, or let the ruleset's pursuit run on (victory.pursuit_bounds)
+        while the broken sides' troops are still on the field."""
+        if self.scenario.victory.pursuit_bounds == 0:
+            self._finish(winner, reason)
+            return
+        broken = frozenset(s for s in self.state.sides if s != winner)
+        self.decision = (winner, reason, self.state.bound, self.state.losses())
+        self.ctx.aftermath = broken
+        self.log.bounds[-1].events.extend(self.ruleset.begin_aftermath(self.ctx))
+        if self.ruleset.pursuit_over(self.ctx):
+            self._finish(winner, reason)
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {
-            "winner": winner,
-            "bounds": self.state.bound,
-            "reason": reason,
-            "losses": self.state.losses(),
-            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
-        }
+        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
+                       "losses": self.state.losses(),
+                       "broken": {s: round(self.state.broken_fraction(s), 3)
+                                  for s in self.state.sides}}  # fmt: skip
+        # issue 12: the losses split as the book tells them apart, and what the pursuit added
+        self.result["casualties"] = self.ruleset.casualties(self.ctx)
+        if self.decision is not None:
+            _, _, at, then = self.decision
+            self.result["decided_bound"] = at
+            self.result["pursuit_bounds"] = self.state.bound - at
+            self.result["losses_at_break"] = then
         stall = self.ctx.jams.stalled
         if stall is not None:  # engine.jams: the same formations stuck by each other
             self.result["stall"] = str(stall)

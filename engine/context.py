@@ -51,6 +51,9 @@ class BoundContext:
     on_bound_start: list[Any] = field(default_factory=list)
     #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
     readiness: Any = None
+    #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
+    #: runs on (issue 12; engine.battle); None while the battle is undecided
+    aftermath: frozenset[str] | None = None
     quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
     moved_events: int = 0  # "moved" events of this bound
 

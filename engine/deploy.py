@@ -9,6 +9,9 @@ formation and the position as the user wrote it (lon/lat or x/y). Garrisons of w
 A character given a formation rides with its front-centre base (which takes the character's
 profile: 5.1 "the base the character rides/stands with"); a character with only a position is a
 formation of one base.
+
+A ruleset's ``prepare`` then applies its own deployment rules (2mm Earth: only skirmishers
+``loose`` (4.1), ``brigade:`` formations merged into their brigade (5.1)).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from scenario_builder.errors import OffMapError, ScenarioFileError
 if TYPE_CHECKING:
     from engine.rulesets import Ruleset
 
-__all__ = ["deploy"]
+__all__ = ["check_overlaps", "deploy"]
 
 
 def _front_centre(f: Formation) -> Any:
@@ -187,11 +190,11 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
     state = BattleState(sides, formations, characters, bounds_xy=(minx, miny, maxx, maxy))
     for s in sides.values():
         s.start_bases = sum(len(f.bases) for f in state.side_formations(s.id))
-    _check_overlaps(state, source)
+    check_overlaps(state, source)
     return state
 
 
-def _check_overlaps(state: BattleState, source: str) -> None:
+def check_overlaps(state: BattleState, source: str) -> None:
     forms = list(state.formations.values())
     arr = obb_array([f.obb() for f in forms])
     for i, f in enumerate(forms):

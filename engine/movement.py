@@ -84,7 +84,7 @@ class MovePlan:
     """1.1 plan: a direction (6.1), where to head, and why."""
 
     formation: str
-    kind: str  # advance | attack | charge | retreat | rout | pursue | ladder | none
+    kind: str  # advance | attack | charge | retreat | rout | pursue | join | ladder | none
     bearing: float = 0.0
     goal: tuple[float, float] | None = None  # centre to head for (None: as far as allowed)
     facing: float | None = None  # facing at the end (None: keep)

@@ -33,12 +33,15 @@ if TYPE_CHECKING:
 from scenario_builder.paths import data_dir
 
 __all__ = [
+    "LOSS_KINDS",
     "BattlefieldRef",
     "CharacterPlacement",
     "FormationSpec",
+    "HistoricalOutcome",
     "Plan",
     "Position",
     "Scenario",
+    "SideLosses",
     "SideSpec",
     "Victory",
     "load_scenario",
@@ -196,8 +199,11 @@ class FormationSpec(BaseModel):
     target: Position | None = None  # advance/attack toward this point
     target_formation: str | None = None  # attack this enemy formation
     loose: bool = False  # 4.1 skirmishers in Loose Formation
+    brigade: str | None = None  # 5.1 deployed merged into this formation's brigade
     rear_profile: str | None = None  # 11.3 mixed formation: rear ranks of another profile
     rear_ranks: int = Field(default=0, ge=0)
+    flank_profile: str | None = None  # 11.3 Pike & Shot: the outer files of another profile
+    flank_files: int = Field(default=0, ge=0)  # files of flank_profile at each end
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
 
     @property
@@ -265,6 +271,7 @@ class SideSpec(BaseModel):
     plan: Plan | None = None
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
+    men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
 
 
 class WeatherChange(BaseModel):
@@ -276,8 +283,77 @@ class WeatherChange(BaseModel):
 
 
 class Victory(BaseModel):
+    """When a side has lost (``rout_fraction`` of its bases dead or broken) and how long the
+    winner's pursuit runs on after that (issue 12: the ruleset's own pursuit, 11.1 in 2mm
+    Earth, for at most ``pursuit_bounds`` bounds or until no broken troops are left on the
+    field; 0: the battle stops at the break)."""
+
     model_config = _STRICT
     rout_fraction: float = Field(default=0.5, gt=0, le=1)
+    pursuit_bounds: int = Field(default=0, ge=0, le=500)
+
+
+def _band(v: tuple[float, float] | None) -> tuple[float, float] | None:
+    if v is not None and not 0 <= v[0] <= v[1]:
+        raise ValueError(f"expected [low, high] with 0 <= low <= high, got {list(v)}")
+    return v
+
+
+#: a range of men, [low, high] (a point estimate is [n, n])
+Band = Annotated[tuple[float, float] | None, AfterValidator(_band)]
+
+#: the loss categories a historical band may give (issue 12)
+LOSS_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
+
+
+class SideLosses(BaseModel):
+    """One side's losses in men as the sources give them: ranges per category, with sources.
+    A category the sources do not give is left out (null), not guessed."""
+
+    model_config = _STRICT
+    killed: Band = None
+    wounded: Band = None
+    captured: Band = None
+    #: killed, wounded and missing together, where the sources give only the sum
+    total: Band = None
+    note: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _some(self) -> SideLosses:
+        if all(getattr(self, k) is None for k in (*LOSS_KINDS, "total")):
+            raise ValueError("expected at least one of killed, wounded, captured, total as "
+                             "[low, high]")  # fmt: skip
+        return self
+
+    def given(self) -> tuple[str, ...]:
+        """The categories the band covers: all three when the sources give a total."""
+        if self.total is not None:
+            return LOSS_KINDS
+        return tuple(k for k in LOSS_KINDS if getattr(self, k) is not None)
+
+    def band(self) -> tuple[float, float]:
+        """The band of men lost in the given categories together."""
+        if self.total is not None:
+            return self.total
+        bands = [getattr(self, k) for k in self.given()]
+        return (sum(b[0] for b in bands), sum(b[1] for b in bands))
+
+
+class HistoricalOutcome(BaseModel):
+    """What happened (issue 12: outcomes as data): the winner (a side id, or null for a draw)
+    and each side's losses as ranges of men, with sources; ``montecarlo`` compares replays
+    with it (scenario_builder.montecarlo)."""
+
+    model_config = _STRICT
+    winner: str | None
+    losses: dict[str, SideLosses] = Field(default_factory=dict)
+    sources: list[str] = Field(default_factory=list)
+    summary: str = ""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Dict-style read (``hist.get("winner")``), as callers of the free-text form did."""
+        return self.model_dump(mode="json").get(key, default)
 
 
 class Scenario(BaseModel):
@@ -302,7 +378,9 @@ class Scenario(BaseModel):
     max_bounds: int = Field(default=60, ge=1, le=1000)
     sides: list[SideSpec] = Field(min_length=2)
     victory: Victory = Field(default_factory=Victory)
-    historical_outcome: dict[str, Any] | None = None
+    historical_outcome: HistoricalOutcome | None = None
+    #: representation: men one base stands for (data/scenarios/README.md); a side may differ
+    men_per_base: float | None = Field(default=None, gt=0)
     sources: list[str] = Field(default_factory=list)
 
     _path: Path | None = PrivateAttr(default=None)
@@ -351,9 +429,19 @@ class Scenario(BaseModel):
                 if c.formation is not None and c.formation not in own:
                     yield (*at, "characters", ci, "formation"), unknown_name(mine, c.formation, own)
             for fi, f in enumerate(side.formations):
-                if f.target_formation is not None and f.target_formation not in enemy:
-                    loc = (*at, "formations", fi, "target_formation")
+                loc = (*at, "formations", fi, "target_formation")
+                if f.target_formation is None:
+                    pass
+                elif str(f.order) == "advance":
+                    # 2mm Earth 5.1 / 4.2 / 11.2: advancing on a friendly formation joins it
+                    others = [x for x in everyone if x != f.id]
+                    if f.target_formation not in others:
+                        yield loc, unknown_name("another formation", f.target_formation, others)
+                elif f.target_formation not in enemy:
                     yield loc, unknown_name(theirs, f.target_formation, enemy)
+                if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
+                    yield ((*at, "formations", fi, "brigade"),
+                           unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
             if side.plan is None:
                 continue
             at = (*at, "plan")
@@ -385,6 +473,22 @@ class Scenario(BaseModel):
                     kind = f"an objective of side {side.id}"
                     loc = (*tl, "when", "objective_taken")
                     yield loc, unknown_name(kind, w.objective_taken, obj_ids)
+
+        hist = self.historical_outcome
+        if hist is not None:
+            ids = [s.id for s in self.sides]
+            if hist.winner is not None and hist.winner not in ids:
+                loc = ("historical_outcome", "winner")
+                yield loc, unknown_name("a side", hist.winner, ids)
+            for side_id in hist.losses:
+                if side_id not in ids:
+                    loc = ("historical_outcome", "losses", side_id)
+                    yield loc, unknown_name("a side", side_id, ids)
+
+    def representation(self, side_id: str) -> float | None:
+        """Men per base of a side (its own, else the scenario's; None: not stated)."""
+        own = self.side(side_id).men_per_base
+        return own if own is not None else self.men_per_base
 
     def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
         if not isinstance(other, Scenario):
@@ -442,7 +546,7 @@ class Scenario(BaseModel):
             pids = {p.id for p in army.profiles}
             cids = {c.id for c in army.characters}
             for fi, f in enumerate(side.formations):
-                for key in ("profile", "rear_profile"):
+                for key in ("profile", "rear_profile", "flank_profile"):
                     val = getattr(f, key)
                     if val is not None and val not in pids:
                         self._fail(

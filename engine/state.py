@@ -145,8 +145,10 @@ class Formation:
     target_point: tuple[float, float] | None = None
     target_formation: str | None = None
     hold_fire: bool = False  # 9.1: last commanded to Hold
+    held: bool = False  # 9.1: the last order was Hold (melee-only troops carry on, no pursuit)
     loose: bool = False  # 4.1
     wing_of: str | None = None  # 4.2
+    linked: bool = False  # 11.3: a Pike & Shot wing, tested for morale with its sister wings
     brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one
     temperament: str = "normal"  # the ruleset's word (2mm Earth 9.3: normal, rash, reluctant)
     random_troops: bool = False  # 11.3: "Random" troops, currently rash or reluctant
@@ -167,6 +169,7 @@ class Formation:
     front_at_start: tuple[str, ...] = ()
     characters_killed: tuple[str, ...] = ()
     new_contact_sides: tuple[str, ...] = ()  # "front" / "flank" / "rear" contacts new this bound
+    tested: tuple[str, ...] = ()  # 10.2 / 11.1 triggers already acted on this bound
     contacts_prev: tuple[str, ...] = ()  # enemy formations in contact at the previous bound
     # morale bookkeeping
     routed_bound: int | None = None

@@ -163,7 +163,7 @@ def check_battle(battle: Any, max_bounds: int | None = None) -> CheckReport:
             for fid, f in state.formations.items():
                 if f.morale not in Morale:
                     _fail(f"{where}: {fid} has morale {f.morale!r}")
-                old = morale[fid]
+                old = morale.get(fid, f.morale)  # a wing split off this phase starts so
                 if f.morale is not old and f.morale not in MORALE_TRANSITIONS[old]:
                     _fail(f"{where}: {fid} went {old.value} -> {f.morale.value}")
                 morale[fid] = f.morale

@@ -80,8 +80,10 @@ var SBPlayback = (function () {
       Object.keys(acc).forEach(function (k) {
         var a = acc[k], f = D.forms[k], col = f.s >= 0 ? sides[f.s].colour : "#333";
         var at = ll(a[0] / a[2] + P.cx, a[1] / a[2] + P.cy);
-        var text = full ? f.name : (f.short || f.name);
-        var html = '<div class="sb-label sb-form-label" data-prio="3" style="color:' + esc(col) + '">' + esc(text) + "</div>";
+        var book = bookText(b, +k);
+        var text = (full ? f.name : (f.short || f.name)) + (book ? " \u00b7 " + book : "");
+        var html = '<div class="sb-label sb-form-label" data-prio="3" style="color:' + esc(col) + '">' +
+          esc(full ? f.name : (f.short || f.name)) + (book ? '<span class="sb-form-book"> \u00b7 ' + esc(book) + "</span>" : "") + "</div>";
         if (nameMarks[k]) { nameMarks[k].setLatLng(at); if (nameMarks[k]._sbText !== text) { nameMarks[k].setIcon(L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] })); nameMarks[k]._sbText = text; } }
         else {
           nameMarks[k] = L.marker(at, { pane: "sbNames", interactive: false, keyboard: false, icon: L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] }) }).addTo(gNames);
@@ -118,11 +120,20 @@ var SBPlayback = (function () {
       return b.f && b.f[i] !== undefined ? b.f[i] : B.f[i];
     }
 
+    function bookText(b, fi) {
+      // the book's own record of a formation (dark-age: "shieldwall, 2 DP"), "" when it has none
+      var parts = [];
+      if (b.ft && b.ft[fi]) parts.push(b.ft[fi]);
+      if (b.dp && b.dp[fi] !== null && b.dp[fi] !== undefined) parts.push(b.dp[fi] + " DP");
+      return parts.join(", ");
+    }
+
     function popup(i) {
       var b = D.bounds[cur], st = b.s[i], fi = formOf(b, i);
       var f = fi >= 0 ? D.forms[fi] : null;
       return "<b>" + esc(B.id[i]) + "</b> (" + esc(sides[B.s[i]].name) + ")<br>" +
-        (f ? "formation " + esc(f.name) + ": " + esc(MORALE[b.m[fi]] || "?") + "<br>" : "") +
+        (f ? "formation " + esc(f.name) + ": " + esc(MORALE[b.m[fi]] || "?") +
+          (bookText(b, fi) ? " (" + esc(bookText(b, fi)) + ")" : "") + "<br>" : "") +
         esc(B.u[i] || "") + ", " + B.w[i] + " x " + B.d[i] + " m, state " + esc(STATE[st]) +
         (B.c[i] ? "<br>character: " + esc(B.c[i]) : "");
     }

@@ -118,6 +118,7 @@ _SENTENCES: dict[str, str] = {
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
+    "range_halt": "{formation} halts at javelin range of {target} (5.8): {at_m} m left",
     "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
     "\u2192 {outcome}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
@@ -384,6 +385,12 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             MORALE_CODES.get(fsnap[f].get("morale", "steady"), "s") if f in fsnap else "-"
             for f in form_ids
         )
+        # a book's own formation record (dark-age: its formation type and DPs, 5.1-5.4, 5.11)
+        book = {}
+        if any("formation_type" in fsnap.get(f, {}) for f in form_ids):
+            book["ft"] = [fsnap.get(f, {}).get("formation_type") for f in form_ids]
+        if any("dps" in fsnap.get(f, {}) for f in form_ids):
+            book["dp"] = [fsnap.get(f, {}).get("dps") for f in form_ids]
         ends = _Ends(snap, form_of)
         vis: dict[str, list[int]] = {}
         seen_forms: dict[int, set[str]] = {i: set() for i in range(len(sides))}
@@ -487,6 +494,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 "v": vis,
                 **({"h": hidden, "ls": seen_losses} if recorded else {}),
                 **({"f": {str(k): v for k, v in moved_to.items()}} if moved_to else {}),
+                **book,
             }
         )
     return {

@@ -72,7 +72,83 @@ def replay(
     result["strength"] = {
         side: sum(1 for b in log.header["bases"] if b["side"] == side) for side in sides
     }
+    # issue 12: men per base, so losses can be set against the sources' bands in men
+    result["men_per_base"] = {side: scenario.representation(side) for side in sides}
     return result
+
+
+def comparable_bases(run: dict[str, Any], side: str, kinds: Sequence[str]) -> int:
+    """A replay's lost bases of ``side`` in the categories a historical band covers.
+
+    Bases caught in the rout (captured, 11.1) always count: a source that gives only the
+    killed counts the men cut down in the flight among them. Wounded count only where the
+    band includes them (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    cas = (run.get("casualties") or {}).get(side)
+    if cas is None:  # a result from before the split: dead bases are all it has
+        return int(run["losses"].get(side, 0))
+    n = cas["killed"] + cas["captured"]
+    if "wounded" in kinds:
+        n += cas["wounded"]
+    return int(n)
+
+
+def _men(run: dict[str, Any], side: str, kinds: Sequence[str]) -> float | None:
+    rep = (run.get("men_per_base") or {}).get(side)
+    return None if rep is None else comparable_bases(run, side, kinds) * rep
+
+
+def _versus_history(
+    runs: Sequence[dict[str, Any]], sides: Sequence[str], historical: dict[str, Any]
+) -> dict[str, Any]:
+    """Per side the simulated losses in men against the sources' band, and the loser's to the
+    winner's loss ratio against the band the sources allow (low / high and high / low)."""
+    from engine.scenario import SideLosses
+
+    bands: dict[str, SideLosses] = {
+        side: SideLosses.model_validate(v) for side, v in (historical.get("losses") or {}).items()
+    }
+    per_side: dict[str, Any] = {}
+    men: dict[str, np.ndarray] = {}
+    for side in sides:
+        hist = bands.get(side)
+        if hist is None:
+            per_side[side] = {"band": None, "note": "the sources give no figure"}
+            continue
+        kinds = hist.given()
+        vals = [_men(r, side, kinds) for r in runs]
+        if any(v is None for v in vals):
+            per_side[side] = {"band": list(hist.band()), "note": "no men_per_base stated"}
+            continue
+        arr = np.array(vals, dtype=float)
+        men[side] = arr
+        lo, hi = hist.band()
+        inside = (arr >= lo) & (arr <= hi)
+        per_side[side] = {
+            "categories": list(kinds),
+            "band": [lo, hi],
+            "simulated_men": _describe(arr),
+            "share_in_band": round(float(inside.mean()), 4) if arr.size else 0.0,
+        }
+    out: dict[str, Any] = {"losses_in_men": per_side, "loss_ratio": None}
+    winner = historical.get("winner")
+    losers = [s for s in sides if s != winner]
+    if winner in men and len(losers) == 1 and losers[0] in men:
+        loser = losers[0]
+        wl, wh = bands[winner].band()
+        ll, lh = bands[loser].band()
+        band = (ll / wh if wh else math.inf, lh / wl if wl else math.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(men[winner] > 0, men[loser] / np.maximum(men[winner], 1e-9),
+                             np.where(men[loser] > 0, math.inf, math.nan))  # fmt: skip
+        finite = ratio[~np.isnan(ratio)]
+        inside = (finite >= band[0]) & (finite <= band[1])
+        out["loss_ratio"] = {
+            "of": f"{loser}:{winner}",
+            "band": [round(band[0], 3), round(band[1], 3) if math.isfinite(band[1]) else None],
+            "median": float(np.median(finite)) if finite.size else None,
+            "share_in_band": round(float(inside.sum()) / len(runs), 4) if runs else 0.0,
+        }
+    return out
 
 
 @dataclass
@@ -155,6 +231,9 @@ def summarize(
             "simulated_mean_loss_ratio": loss_ratio,
             "sources": historical.get("sources", []),
         }
+        if historical.get("losses") and isinstance(next(iter(historical["losses"].values())),
+                                                    dict):  # fmt: skip
+            out["historical"].update(_versus_history(runs, sides, historical))
     return out
 
 

@@ -164,8 +164,8 @@ def test_9_1_messenger_crosses_woods_when_cheaper_detours_when_triple_is_longer(
         assert triple < 1e-6  # round the wood: 3x through would be longer
         assert length > math.dist(path[0], path[-1]) * 1.02
         assert cost < straight_cost
-    # 9.2: arrival bound = sent + ceil(cost / rate)
-    assert sent.arrival_bound == 2 + math.ceil(sent.cost_m / RATE)
+    # 9.2: arrival bound = sent + ceil(cost / rate) - 1 (continuous in distance)
+    assert sent.arrival_bound == 2 + math.ceil(sent.cost_m / RATE) - 1
     assert sent.arrival_bound == arrival_bound(sent.cost_m, RATE, 2)
 
 
@@ -208,6 +208,55 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
             arrived = [e for e in events if isinstance(e, MessengerArrived)]
             assert arrived[0].arrival_bound == bound and len(arrived[0].route) >= 2
             assert delivery.snapshot() == []
+
+
+def test_9_2_arrival_is_continuous_in_distance_in_a_battle():
+    """9.2 in play: archers 380 m of string from the General act on an order in the bound it is
+    given (reach); archers 603 m away act one bound later, not two: one bound per 500 m."""
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+    from engine.testing import flat_origin
+    from scenario_builder.build import build_site
+
+    bf = build_site("minden").battlefield
+    ox, oy = flat_origin(bf)  # open, level ground: the string is the straight line
+    # the General's one-base retinue faces north; the string runs from his base to the nearest
+    # point of a formation: 380 m to the near archers, 603 m to the far ones (2 bases: 80 m wide)
+    sc = Scenario.model_validate({
+        "id": "msg_reach", "name": "9.2 continuity", "battlefield": {"slug": "minden"},
+        "age": "ancients",
+        "sides": [
+            {"id": "english", "name": "E", "army": "english_1513", "home_edge": "south",
+             "general": "surrey", "characters": [{"id": "surrey", "formation": "en_hq"}],
+             "formations": [
+                 {"id": "en_hq", "profile": "en_bills_retinue", "bases": 1, "frontage": 1,
+                  "position": {"xy": [ox - 340, oy]}},
+                 {"id": "en_near", "profile": "en_archers", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox - 340 + 380 + 40, oy]}},
+                 {"id": "en_far", "profile": "en_archers", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox - 340 + 603 + 40, oy]}}]},
+            {"id": "scots", "name": "S", "army": "scots_1513", "home_edge": "north",
+             "general": "james_iv", "characters": [{"id": "james_iv", "formation": "sc_king"}],
+             "formations": [
+                 {"id": "sc_king", "profile": "sc_pike_nobles", "bases": 2, "frontage": 2,
+                  "position": {"xy": [ox, oy + 1500]}}]},
+        ],
+    })  # fmt: skip
+    script = OrdersScript.from_text('2: ["advance en_near", "advance en_far"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "english", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"english": cmd})
+    near = b.delivery.reach_route(b.state, "english", "en_near").cost_m
+    far = b.delivery.reach_route(b.state, "english", "en_far").cost_m
+    assert near == pytest.approx(380.0, abs=1.0) and far == pytest.approx(603.0, abs=1.0)
+    b.step()  # bound 1: the briefing (no orders to the two)
+    moved: dict[int, set[str]] = {}
+    sent = []
+    for bound in (2, 3, 4):
+        rec = b.step()
+        moved[bound] = {e.formation for e in rec.events if e.type == "moved"}
+        sent += [e for e in rec.events if isinstance(e, MessengerSent)]
+    assert [(e.to, e.sent_bound, e.arrival_bound) for e in sent] == [("en_far", 2, 3)]
+    assert "en_near" in moved[2] and "en_far" not in moved[2]  # 380 m: in reach, at once
+    assert "en_far" in moved[3]  # 603 m: one bound later (it was two before the fix)
 
 
 def test_9_1_order_within_reach_of_a_character_arrives_at_once(bayreuth):

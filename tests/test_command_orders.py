@@ -107,6 +107,13 @@ def test_9_1_no_order_defaults(flodden):
     assert plan_for(battle.ctx, bills).kind == "none"  # in melee: keeps fighting (3.2)
 
 
+def _without_character(battle: Battle, fid: str) -> None:
+    """Take the character out of ``fid`` (his base stays, as an ordinary base): without one
+    present, only the General's order splits it (4.2)."""
+    for b in battle.state.formations[fid].bases:
+        b.character = None
+
+
 def _place_general_near(battle: Battle, fid: str, dist: float) -> None:
     """Put the General's formation east of ``fid`` with his base ``dist`` m from its nearest."""
     import math
@@ -127,6 +134,7 @@ def _place_general_near(battle: Battle, fid: str, dist: float) -> None:
 def test_4_2_wing_order_refused_beyond_200_m(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
     _place_general_near(battle, "sc_errol", 450.0)
     ev = battle.delivery.send(st, "scots", WingOrder("sc_errol"), 3)
     assert len(ev) == 1 and isinstance(ev[0], OrderRefused)
@@ -137,6 +145,7 @@ def test_4_2_wing_order_refused_beyond_200_m(flodden):
 def test_4_2_wing_order_refused_without_line_of_sight(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
     _place_general_near(battle, "sc_errol", 150.0)
 
     class Blind:  # the same ground with every sight line blocked (a wood between them)
@@ -157,6 +166,8 @@ def test_4_2_wing_order_refused_without_line_of_sight(flodden):
 def test_4_2_wing_order_in_reach_and_sight_splits_into_wings(flodden):
     battle = _fresh(flodden, commanders={})
     st = battle.state
+    _without_character(battle, "sc_errol")
+    _without_character(battle, "sc_home")
     _place_general_near(battle, "sc_errol", 150.0)
     before = {b.id: (b.x, b.y) for b in st.formations["sc_errol"].bases}
     ev = battle.delivery.send(st, "scots", WingOrder("sc_errol", 3), 3)
@@ -173,6 +184,34 @@ def test_4_2_wing_order_in_reach_and_sight_splits_into_wings(flodden):
     # 4.2: one formation per turn
     again = battle.delivery.send(st, "scots", WingOrder("sc_home"), 3)
     assert isinstance(again[0], OrderRefused) and "one formation per turn" in again[0].reason
+
+
+def test_4_2_character_led_formation_splits_without_the_general_and_wings_rejoin(flodden):
+    # sc_errol has Crawford with it: it may split into wings with the General 450 m away and out
+    # of sight, and that split is not the General's one a turn. Played: split in bound 2, then
+    # the second wing is ordered to advance on the first and re-joins it (4.2, no character
+    # needed to re-join: they "always recognise their original comrades")
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+
+    bf, sc = flodden
+    script = OrdersScript.from_text('2: ["split sc_errol into 2 wings", "split sc_king"]\n'
+                                    '3: ["advance sc_errol_w2 on sc_errol"]\n')  # fmt: skip
+    cmd = ScriptedCommander.from_scenario(sc, "scots", script, bf.to_xy)
+    battle = Battle(bf, sc, Dice(5), commanders={"scots": cmd})
+    st = battle.state
+    _place_general_near(battle, "sc_errol", 450.0)
+    n = st.formations["sc_errol"].n_alive
+    battle.step()
+    rec = battle.step()
+    splits = [e for e in rec.events if isinstance(e, WingSplit)]
+    assert [e.formation for e in splits] == ["sc_errol", "sc_king"]  # both: Crawford's is his
+    w1, w2 = st.formations["sc_errol"], st.formations["sc_errol_w2"]
+    assert w1.n_alive + w2.n_alive == n and w2.wing_of == "sc_errol"
+    assert not w2.character_ids()  # Crawford rides in the first wing
+    rec = battle.step()
+    merges = [e for e in rec.events if e.type == "brigade_merge"]
+    assert [(e.formation, e.merged) for e in merges] == [("sc_errol", "sc_errol_w2")]
+    assert w2.removed and st.formations["sc_errol"].n_alive == n
 
 
 def test_plan_commander_bound_trigger_fires_once_and_defaults(flodden):

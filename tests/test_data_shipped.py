@@ -95,7 +95,7 @@ def test_scenario_loads_and_references_exist(path: Path) -> None:
     assert scen.id == path.stem
     assert scen.battlefield.slug is not None
     side_ids = {s.id for s in scen.sides}
-    assert scen.historical_outcome is not None and scen.historical_outcome["winner"] in side_ids
+    assert scen.historical_outcome is not None and scen.historical_outcome.winner in side_ids
     assert scen.sources
     for side in scen.sides:
         army = scen.army(side.id)

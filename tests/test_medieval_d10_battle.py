@@ -272,7 +272,7 @@ def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
 def test_towton_1461_is_fought_under_medieval_d10_on_os_terrain_50() -> None:
     # the second battle: its own troop lists, real ground (OS Terrain 50), cited deployment
     sc = load_scenario("towton_1461")
-    assert sc.ruleset == NAME and sc.historical_outcome["winner"] == "yorkists"
+    assert sc.ruleset == NAME and sc.historical_outcome.winner == "yorkists"
     towton = build_site("towton").battlefield
     report = check_ruleset(NAME, sc, seed=1, battlefield=towton)
     assert report.result is not None and report.result["winner"] == "yorkists"

@@ -38,7 +38,9 @@ def _enumerate_attack(n: int, r: int, m: int) -> list[Fraction]:
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
-@pytest.mark.parametrize(("r", "m"), [(1, 0), (3, 0), (4, 0), (4, -1), (6, -2), (7, 0), (2, 1)])
+@pytest.mark.parametrize(
+    ("r", "m"), [(1, 0), (3, 0), (4, 0), (4, -1), (6, -2), (7, 0), (2, 1), (5, -1), (9, 0)]
+)
 def test_2_3_attack_distribution_equals_enumeration(n: int, r: int, m: int) -> None:
     assert attack_distribution_exact(n, r, m) == _enumerate_attack(n, r, m)
 
@@ -47,13 +49,10 @@ def test_2_3_attack_three_dice_need_four() -> None:
     assert attack_distribution_exact(3, 4) == [Fraction(k, 8) for k in (1, 3, 3, 1)]
     assert attack_distribution(3, 4) == [0.125, 0.375, 0.375, 0.125]
     assert expected_hits(attack_distribution_exact(3, 4)) == Fraction(3, 2)
-    assert at_least(attack_distribution_exact(3, 4)) == [
-        1,
-        Fraction(7, 8),
-        Fraction(1, 2),
-        Fraction(1, 8),
-    ]
-    assert hit_chance(8) == Fraction(1, 6)  # a natural 6 always hits
+    assert at_least(attack_distribution_exact(3, 4)) == [1, Fraction(7, 8), Fraction(1, 2),
+                                                         Fraction(1, 8)]  # fmt: skip
+    assert hit_chance(8) == 0  # 2.3: no natural 6, a need of 8 cannot be met
+    assert hit_chance(6, -1) == 0 and hit_chance(6) == Fraction(1, 6)
     assert attack_distribution_exact(0, 4) == [1]
 
 
@@ -144,24 +143,17 @@ def test_cli_attack_melee_with_outnumbering() -> None:
 
 
 def test_cli_attack_ranged_cover_and_penalties() -> None:
-    # infantry in debris: ranged R +1 (chart 7.2) -> R5; half range -1, moving -1 -> need 6+
-    rep = _json(
-        [
-            "--attack",
-            "ranged",
-            "--arming",
-            "2",
-            "-r",
-            "4",
-            "--half-range",
-            "--moving",
-            "--cover",
-            "debris",
-            "--unit-type",
-            "infantry",
-        ]
-    )
-    assert rep["effective_resilience"] == 5 and rep["die_modifier"] == -2 and rep["need"] == 6
+    # infantry in debris: ranged R +1 (chart 7.2) -> R5; half range -1, moving -1 -> need 7+:
+    # 2.3 has no natural 6, so the shot cannot hit
+    rep = _json(["--attack", "ranged", "--arming", "2", "-r", "4", "--half-range", "--moving",
+                 "--cover", "debris", "--unit-type", "infantry"])  # fmt: skip
+    assert rep["effective_resilience"] == 5 and rep["die_modifier"] == -2 and rep["need"] == 7
+    assert rep["p_hit"] == "0" and rep["expected_hits"] == 0
+    assert [row["fraction"] for row in rep["distribution"]] == ["1", "0", "0"]
+    out = CliRunner().invoke(odds, ["--attack", "ranged", "--arming", "2", "-r", "4",
+                                    "--half-range", "--moving", "--cover", "debris",
+                                    "--unit-type", "infantry"])  # fmt: skip
+    assert out.exit_code == 0 and "cannot hit (2.3)" in out.output
     # a skirmisher ignores the moving penalty; --long-range is the same flag as --half-range
     rep = _json(
         [
@@ -361,7 +353,9 @@ def test_2_3_attack_distribution_properties(n: int, r: int, m: int) -> None:
     assert expected_hits(dist) == n * hit_chance(r, m)
     # a tougher target or a worse penalty never helps the attacker
     assert hit_chance(r + 1, m) <= hit_chance(r, m) and hit_chance(r, m - 1) <= hit_chance(r, m)
-    assert Fraction(1, 6) <= hit_chance(r, m) <= 1
+    assert 0 <= hit_chance(r, m) <= 1
+    # 2.3, no natural 6: zero exactly when the face needed is above the die
+    assert (hit_chance(r, m) == 0) == (r - m > 6)
 
 
 @given(st.integers(1, 7), st.integers(0, 3), st.integers(-3, 1), st.booleans())

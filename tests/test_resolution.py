@@ -36,20 +36,24 @@ def test_2_3_r3_means_3_4_5_6_hit() -> None:
         assert roll_attack(ScriptedDice([face]), 1, resilience=3).hits == (face >= 3)
 
 
-@pytest.mark.parametrize("resilience", range(1, 8))
+@pytest.mark.parametrize("resilience", range(1, 9))
 @pytest.mark.parametrize("modifier", [0, -1, -2, -3, 1])
-def test_2_3_a_die_hits_if_face_plus_modifier_reaches_r_or_is_a_six(
-    resilience: int, modifier: int
-) -> None:
+def test_2_3_a_die_hits_if_face_plus_modifier_reaches_r(resilience: int, modifier: int) -> None:
+    # 2.3: "the aggressor must roll a 3, 4, 5 or 6" for R3 - the face plus the die modifiers
+    # must reach R; no face is special
     for face in range(1, 7):
         hit = roll_attack(ScriptedDice([face]), 1, resilience, modifier).hits == 1
-        assert hit == (face + modifier >= resilience or face == 6), (face, resilience, modifier)
+        assert hit == (face + modifier >= resilience), (face, resilience, modifier)
 
 
-def test_2_3_natural_six_always_hits() -> None:
-    assert attack_need(7) == 6  # R6 infantry in overhead cover (+1, chart 7.2)
-    assert attack_need(5, -3) == 6
-    assert roll_attack(ScriptedDice([6, 5]), 2, resilience=6, modifier=-2).hits == 1
+def test_2_3_no_natural_six_a_need_of_seven_cannot_hit() -> None:
+    # R6 infantry in overhead cover (+1, chart 7.2) is R7: nothing on a d6 reaches it
+    assert attack_need(7) == 7
+    assert roll_attack(ScriptedDice([6, 6, 6]), 3, resilience=7).hits == 0
+    # long-range ordnance (-2) into overhead cover (-1) at R5 needs an 8
+    assert attack_need(5, -3) == 8
+    assert roll_attack(ScriptedDice([6, 5]), 2, resilience=6, modifier=-1).hits == 0
+    assert roll_attack(ScriptedDice([6, 5]), 2, resilience=6, modifier=0).hits == 1
 
 
 def test_2_3_need_never_below_one() -> None:

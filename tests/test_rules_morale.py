@@ -10,6 +10,7 @@ import pytest
 from engine.battle import Battle
 from engine.dice import Dice, ScriptedDice
 from engine.orders import InstantDelivery, Order
+from engine.rulesets.two_mm_earth.orders import receive_order
 from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
@@ -39,64 +40,38 @@ def of(rec, type_):
 
 
 def test_10_5_panic_test_in_contact_uses_melee_r_and_leadership(bf, origin):
-    # blue (R4 melee) is charged in the flank by red: 10.2 panic test; blue's captain L1.
-    # Melee dice first (red 3 dice misses, blue 1 die... blue faces its front: no strike at red's
-    # flank-attacker is its opponent anyway), then the panic test: [5, 6] keeps 5, -L1 = 4 = R4
-    b = battle(
-        bf,
-        origin,
-        [
-            {
-                "id": "r",
-                "profile": "inf",
-                "bases": 2,
-                "at": (-61, 80),
-                "facing": 90,
-                "order": "attack",
-                "target_formation": "b",
-            }
-        ],
-        [
-            {
-                "id": "b",
-                "profile": "inf",
-                "bases": 2,
-                "at": (0, 80),
-                "facing": 0,
-                "character": "blue_captain",
-            }
-        ],
-        [1] * 7 + [5, 6],
-    )
+    # blue (R4 melee) is charged in the flank by red: 10.2 panic test, taken at once when the
+    # contact is made (end of the moves), before any melee die; blue's captain L1. [5, 6]
+    # keeps 5, -L1 = 4 = R4: retreat. Then the melee (retreating troops still fight)
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 2, "at": (-61, 80), "facing": 90,
+                 "order": "attack", "target_formation": "b"}],
+               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0,
+                 "character": "blue_captain"}],
+               [5, 6] + [1] * 7)  # fmt: skip
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert pt.formation == "b" and "enemy_contact_flank" in pt.triggers
+    assert pt.phase == "execute_moves" and pt.dice.faces == (5, 6)
     assert pt.resilience == 4 and pt.score == 4 and pt.outcome == "retreat"
+    types = [e.type for e in rec.events]
+    assert types.index("panic_test") < types.index("melee")  # 10.2: not after the melee
     assert b.state.formations["b"].morale is Morale.RETREATING
 
 
 def test_10_2_rear_contact_is_minus_one_r(bf, origin):
-    b = battle(
-        bf,
-        origin,
-        [
-            {
-                "id": "r",
-                "profile": "inf",
-                "bases": 2,
-                "at": (0, 40),
-                "facing": 0,
-                "order": "attack",
-                "target_formation": "b",
-            }
-        ],
-        [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
-        [1] * 6 + [4, 4] + [1] * 4,
-    )
+    # contact on the rear: panic test at once at R4-1; [4, 4] keeps 4 > R3: blue routs before
+    # the melee, and routing troops do not strike (only red's dice are rolled)
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 40), "facing": 0,
+                 "order": "attack", "target_formation": "b"}],
+               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
+               [4, 4] + [1] * 6)  # fmt: skip
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert "enemy_contact_rear" in pt.triggers and pt.resilience == 3
-    assert pt.outcome == "rout"  # 4 > R4-1
+    assert pt.outcome == "rout" and pt.phase == "execute_moves"  # 4 > R4-1
+    assert [m.formation for m in of(rec, "melee")] == ["r"]
 
 
 def test_10_2_more_than_75pct_killed_in_a_bound_routs(bf, origin):
@@ -210,7 +185,6 @@ def test_10_3_retreating_troops_lose_1r_routing_2r(bf, origin):
 
 
 def test_10_4_routing_troops_ignore_orders_and_flee(bf, origin):
-    from engine.rulesets.two_mm_earth.orders import receive_order
 
     b = battle(
         bf,
@@ -518,3 +492,491 @@ def test_8_3_walls_give_debris_cover(walled, origin):
     )
     b = Battle(walled, sc, Dice(1))
     assert CoverClass.DEBRIS in b.ctx.cover_classes(b.state.formations["def"])
+
+
+# -- 10.4 / 11.2 / 5.1 joining formations in play ---------------------------------------------
+
+
+def _rout(b, fid):
+    f = b.state.formations[fid]
+    f.morale = Morale.ROUTING
+    f.routed_bound = f.changed_bound = 0
+    return f
+
+
+def test_10_4_character_joins_routers_and_the_rally_test_stops_the_rout(bf, origin):
+    # red foot rout from blue; the General (L3, one cavalry base) is ordered to advance on them:
+    # he rides after them (joiners move after their target), touches them and joins; the
+    # routers take the 10.4 test: two dice, keep the lower (2), minus the joining L3 = -1 <=
+    # R4 - 2 (routing): they stop routing and retreat
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
+                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [2, 3])  # fmt: skip
+    foot = _rout(b, "foot")
+    rec = b.step()
+    merge = of(rec, "brigade_merge")
+    assert [(e.formation, e.merged) for e in merge] == [("foot", "hq")]
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "foot" and pt.triggers == ("character_joined_routing",)
+    assert (pt.resilience, pt.score, pt.outcome) == (2, -1, "retreat")
+    assert foot.morale is Morale.RETREATING and foot.routed_bound is None
+    assert "red_general" in foot.character_ids() and b.state.formations["hq"].removed
+    # no longer routing: the player has control again (10.4), so an order is obeyed
+    assert receive_order(b.state, Order("hold", "foot"), b.dice, b.ruleset)
+
+
+def test_10_4_failed_rally_test_keeps_routing_with_the_character(bf, origin):
+    # the captain (L1, on foot) waits beside the routers' path and joins them as they pass
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "inf", "bases": 1, "at": (90, -130),
+                 "character": "red_captain", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [6, 6])  # fmt: skip
+    foot = _rout(b, "foot")
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert (pt.score, pt.outcome) == (5, "rout")  # 6 - L1 = 5 > R2
+    assert foot.morale is Morale.ROUTING and "red_captain" in foot.character_ids()
+
+
+def test_11_2_retreating_troops_rally_by_merging_with_a_character(bf, origin):
+    # retreating foot are ordered to advance on the captain's formation: they march into base
+    # contact, merge into it and are rallied at once (11.2), not after a bound inactive
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0),
+                 "order": "advance", "target_formation": "cap"},
+                {"id": "cap", "profile": "inf", "bases": 2, "at": (0, -90),
+                 "character": "red_captain"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+               [])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    rec = b.step()
+    assert [(e.formation, e.merged) for e in of(rec, "brigade_merge")] == [("cap", "foot")]
+    (rally,) = of(rec, "rally")
+    assert rally.formation == "foot" and "11.2" in rally.reason
+    cap = b.state.formations["cap"]
+    assert cap.morale is Morale.STEADY and cap.n_alive == 4 and foot.removed
+    # their 1R is back: the merged bases are steady troops, R4 not R3 (10.3)
+    from engine.rulesets.two_mm_earth.shooting import target_resilience
+
+    assert target_resilience(cap, (0.0, 0.0), "melee", 0, b.ruleset) == 4
+
+
+def test_11_2_character_joining_retreating_troops_rallies_them(bf, origin):
+    b = battle(bf, origin,
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0)},
+                {"id": "hq", "profile": "cav", "bases": 1, "at": (200, 0),
+                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               [])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    rec = b.step()
+    (rally,) = of(rec, "rally")
+    assert rally.formation == "foot" and rally.reason == "11.2 merged with a character"
+    assert foot.morale is Morale.STEADY and "red_general" in foot.character_ids()
+
+
+def test_5_1_brigade_by_order_in_play_and_the_type_limit_refuses(bf, origin):
+    # archers ordered onto the General's foot (L3): they merge into a brigade; archers ordered
+    # onto the captain's foot (L1: identical types only) are refused and hold
+    b = battle(bf, origin,
+               [{"id": "gen", "profile": "inf", "bases": 2, "at": (0, 0),
+                 "character": "red_general"},
+                {"id": "bows", "profile": "archers", "bases": 2, "at": (0, -100),
+                 "order": "advance", "target_formation": "gen"},
+                {"id": "cap", "profile": "inf", "bases": 2, "at": (400, 0),
+                 "character": "red_captain"},
+                {"id": "more", "profile": "archers", "bases": 2, "at": (400, -100),
+                 "order": "advance", "target_formation": "cap"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               [])  # fmt: skip
+    rec = b.step()
+    assert [(e.formation, e.merged) for e in of(rec, "brigade_merge")] == [("gen", "bows")]
+    assert b.state.formations["gen"].brigade == ("bows",) and b.state.formations["gen"].n_alive == 4
+    (ref,) = of(rec, "order_refused")
+    assert ref.formation == "more" and "L1" in ref.reason
+    assert b.state.formations["more"].order == "hold" and not b.state.formations["more"].removed
+
+
+# -- 10.2 / 10.5 / 11.1: tests taken when the event happens -----------------------------------
+
+
+def test_10_2_shooting_losses_tested_at_once_and_the_broken_formation_replans(bf, origin):
+    # blue foot (one file of two) are ordered to charge red archers 80 m away. The archers
+    # shoot first: [6, 6, 1] -> two hits, the front base injured then killed: "entire front rank
+    # killed" (-1R). The panic test is taken in the shooting-damage phase, at ranged R4 - 1:
+    # [3, 5] keeps 3 = R3 -> retreat. So blue retreats in this bound's moves instead of charging
+    b = battle(bf, origin,
+               [{"id": "bows", "profile": "archers", "bases": 2, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 110),
+                 "facing": 180, "order": "attack", "target_formation": "bows"}],
+               [6, 6, 1, 3, 5])  # fmt: skip
+    foot = b.state.formations["foot"]
+    y0 = foot.centre()[1]
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.phase == "shooting_damage" and pt.triggers == ("front_rank_killed_in_bound",)
+    assert (pt.resilience, pt.score, pt.outcome) == (3, 3, "retreat")
+    replanned = [e for e in of(rec, "planned_move") if e.formation == "foot"]
+    assert [e.kind for e in replanned] == ["charge", "retreat"]
+    assert foot.morale is Morale.RETREATING and foot.centre()[1] > y0  # away, north (home)
+    assert not of(rec, "melee")
+
+
+def test_10_2_front_rank_killed_in_melee_tested_before_the_next_strike(bf, origin):
+    # knights (initiative 4) charge foot (initiative 2, one file of two): the knights strike
+    # first, [6, 6, 6] -> the front base injured and killed: the foot test at once (melee R4 -1),
+    # [6, 6] -> rout, so their own strike (later in the order) never comes (10.4)
+    b = battle(bf, origin,
+               [{"id": "kn", "profile": "cav", "bases": 1, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 80),
+                 "facing": 180}],
+               [6, 6, 6, 6, 6])  # fmt: skip
+    rec = b.step()
+    types = [e.type for e in rec.events]
+    (pt,) = of(rec, "panic_test")
+    assert pt.phase == "melee" and pt.triggers == ("front_rank_killed_in_bound",)
+    assert pt.resilience == 3 and pt.outcome == "rout"
+    assert [m.formation for m in of(rec, "melee")] == ["kn"]
+    assert types.index("killed") < types.index("panic_test") < types.index("rout")
+    assert b.state.formations["foot"].morale is Morale.ROUTING
+
+
+def test_11_1_retreating_troops_touched_test_at_once(bf, origin):
+    # blue foot already retreating are caught by red knights (who move first, initiative 4):
+    # 11.1 panic test the moment the knights' move ends in contact, before the foot move on,
+    # melee R4 -1 retreating; [1, 6] keeps 1: the best result is to continue the retreat
+    b = battle(bf, origin,
+               [{"id": "kn", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack",
+                 "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 150), "facing": 180}],
+               [1, 6])  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, -5  # broke long ago, facing the enemy
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "foot" and pt.triggers == ("retreating_touched",)
+    assert (pt.phase, pt.resilience, pt.outcome) == ("execute_moves", 3, "retreat")
+    moves = [e.formation for e in of(rec, "moved")]
+    types = [e.type for e in rec.events]
+    assert moves == ["kn", "foot"] and types.index("panic_test") < len(types) - 1
+    kn_move, foot_move = of(rec, "moved")
+    assert kn_move.halted == "contact_enemy"
+    assert rec.events.index(kn_move) < rec.events.index(pt) < rec.events.index(foot_move)
+    assert foot.morale is Morale.RETREATING
+
+
+# -- 9.1 Hold ---------------------------------------------------------------------------------
+
+
+def test_9_1_hold_keeps_melee_only_troops_doing_what_they_were_doing(bf, origin):
+    # bound 1: foot (melee only) and archers both advance; bound 2: both are told to Hold. The
+    # archers hold (fire, and stand); the foot keep advancing (9.1 "Keep Doing What You're
+    # Already Doing"), and the order they keep is still "advance"
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+
+    sc = make_scenario(
+        [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0), "order": "advance"},
+         {"id": "bows", "profile": "archers", "bases": 2, "at": (200, 0), "order": "advance"}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    script = OrdersScript.from_text('2: ["hold foot", "hold bows"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
+    moved = []
+    for _ in range(3):
+        rec = b.step()
+        moved.append({e.formation for e in of(rec, "moved")})
+    assert moved[0] == {"foot", "bows"}
+    assert moved[1] == moved[2] == {"foot"}  # the archers stopped, the foot carry on
+    foot = b.state.formations["foot"]
+    assert foot.order == "advance" and foot.held
+    assert b.state.formations["bows"].order == "hold"
+
+
+def test_9_1_hold_stops_pursuit_of_melee_only_troops(bf, origin):
+    from engine.rulesets.two_mm_earth.morale import pursuit_phase
+
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack"}],
+               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180}],
+               None)  # fmt: skip
+    st = b.state
+    b.step()
+    assert st.contacts.get("r") == ("b",)
+    receive_order(st, Order("hold", "r"), b.dice, b.ruleset)
+    assert st.formations["r"].order == "attack"  # carries on fighting (9.1)
+    g = st.formations["b"]
+    g.morale, g.changed_bound = Morale.ROUTING, st.bound
+    assert pursuit_phase(b.ctx) == []  # 11.1: no pursuit when commanded to hold
+
+
+def test_9_3_10_2_rash_ordered_to_retreat_holds_on_2_retreats_on_3(bf, origin):
+    # in a battle: rash foot ordered to retreat roll on chart 9.3; a 2 (undefined in the book,
+    # read as "2 or less") holds, a 3 retreats: 4 chances in 6, not 10.2's "50%"
+    for face, outcome, morale in ((2, "hold", Morale.STEADY), (3, "retreat", Morale.RETREATING)):
+        b = battle(bf, origin,
+                   [{"id": "r", "profile": "rash_inf", "bases": 2, "at": (0, 0),
+                     "order": "retreat"}],
+                   [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+                   [face])  # fmt: skip
+        rec = b.step()
+        (roll,) = of(rec, "order_roll")
+        assert roll.dice.faces == (face,) and roll.outcome == outcome
+        assert b.state.formations["r"].morale is morale
+
+
+# -- 4.1 Loose Formation and 5.1 brigades at deployment ----------------------------------------
+
+
+def test_4_1_deployment_refuses_loose_non_skirmishers(bf, origin):
+    from scenario_builder.errors import ScenarioFileError
+
+    with pytest.raises(ScenarioFileError, match=r"formation foot: expected a skirmisher .*4\.1"):
+        battle(
+            bf,
+            origin,
+            [{"id": "foot", "profile": "inf", "bases": 4, "at": (0, 0), "loose": True}],
+            [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+            [],
+        )
+
+
+def test_4_1_skirmishers_go_loose_by_order_in_play_others_are_refused(bf, origin):
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
+
+    sc = make_scenario(
+        [{"id": "sk", "profile": "skirm", "bases": 4, "frontage": 2, "at": (0, 0)},
+         {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (300, 0)}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    script = OrdersScript.from_text('2: ["loose sk", "loose foot"]\n4: ["close sk"]\n')
+    cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
+    b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
+    sk = b.state.formations["sk"]
+    b.step()
+    assert not sk.loose and sk.ranks == 2
+    rec = b.step()
+    assert sk.loose and sk.ranks == 1 and sk.obb().hw > 80  # one rank, bases apart (4.1)
+    (ref,) = of(rec, "order_refused")
+    assert ref.formation == "foot" and "only skirmishers" in ref.reason
+    assert not b.state.formations["foot"].loose
+    assert len(sk.rank_of("front")) == 4  # 4.1: a Loose Formation is one rank for casualties
+    b.step()
+    b.step()
+    assert not sk.loose  # closed up again in bound 4
+
+
+def test_5_1_brigade_deployed_in_a_scenario(bf, origin):
+    from scenario_builder.errors import ScenarioFileError
+
+    b = battle(bf, origin,
+               [{"id": "gen", "profile": "inf", "bases": 4, "frontage": 4, "at": (0, 0),
+                 "character": "red_general"},
+                {"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, -200),
+                 "brigade": "gen"}],
+               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+               None)  # fmt: skip
+    st = b.state
+    assert "bows" not in st.formations and st.formations["gen"].brigade == ("bows",)
+    gen = st.formations["gen"]
+    assert (
+        gen.n_alive == 8
+        and gen.ranks == 2
+        and {p.id for p in gen.profiles} == {"inf", "archers", "cav"}
+    )  # the General's own base is his profile
+    b.step()  # and it fights as one formation
+    with pytest.raises(ScenarioFileError, match="L1 holds at most 1"):
+        battle(
+            bf,
+            origin,
+            [
+                {
+                    "id": "cap",
+                    "profile": "inf",
+                    "bases": 4,
+                    "frontage": 4,
+                    "at": (0, 0),
+                    "character": "red_captain",
+                },
+                {
+                    "id": "bows",
+                    "profile": "archers",
+                    "bases": 4,
+                    "frontage": 4,
+                    "at": (0, -200),
+                    "brigade": "cap",
+                },
+            ],
+            [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+            [],
+        )
+
+
+@pytest.fixture(scope="module")
+def towered(tmp_path_factory, bf, origin):
+    """Minden with a wall (400 x 20 m, east-west) and a 40 m tower at its east end."""
+    from scenario_builder.build import build_from_paths
+    from scenario_builder.paths import data_dir
+
+    x, y = origin
+
+    def box(x0, y0, x1, y1, what):
+        (lo0, la0), (lo1, la1) = bf.to_lonlat(x0, y0), bf.to_lonlat(x1, y1)
+        return {"type": "Feature", "properties": {"feature": what},
+                "geometry": {"type": "Polygon", "coordinates": [[[lo0, la0], [lo1, la0],
+                             [lo1, la1], [lo0, la1], [lo0, la0]]]}}  # fmt: skip
+
+    gj = {"type": "FeatureCollection",
+          "features": [box(x - 200, y + 100, x + 200, y + 120, "wall"),
+                       box(x + 200, y + 90, x + 250, y + 130, "tower")]}  # fmt: skip
+    p = tmp_path_factory.mktemp("tower") / "tower.geojson"
+    p.write_text(json.dumps(gj))
+    return build_from_paths(data_dir() / "battlefields" / "minden" / "dem.tif",
+                            overlays=[p]).battlefield  # fmt: skip
+
+
+def test_8_3_towers_entered_only_from_a_wall(towered, origin):
+    # the defenders hold the walls: one base on the wall walks east into the tower (impractical:
+    # 50 m for foot, 7.3); one base on the ground below the tower advances north and cannot go in
+    from engine.rulesets.two_mm_earth import sieges
+
+    ox, oy = origin
+    sc = make_scenario(
+        [{"id": "walk", "profile": "inf", "bases": 1, "at": (150, 110), "facing": 90,
+          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}},
+         {"id": "ground", "profile": "inf", "bases": 1, "at": (225, 55), "facing": 0,
+          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}}],
+        [{"id": "x", "profile": "inf", "bases": 1, "at": (0, 700), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    sc.sides[0].holds_walls = True
+    b = Battle(towered, sc, Dice(3))
+    walk, ground = b.state.formations["walk"], b.state.formations["ground"]
+    assert sieges.fortification_at(towered, walk) == "wall"
+    assert sieges.fortification_at(towered, ground) is None
+    for _ in range(3):
+        b.step()
+    assert sieges.fortification_at(towered, walk) == "tower"  # from the wall: in
+    assert sieges.fortification_at(towered, ground) is None  # from the ground: never
+    assert ground.obb().cy + ground.obb().hd <= oy + 90 + 1.0  # stopped at the tower's foot
+
+
+def test_3_1_rear_ranks_step_forward_to_replace_casualties(bf, origin):
+    # blue foot (2 files x 2 ranks) hold; their front-left base was killed last bound. In the
+    # movement phase the rear base of that file steps up into the gap and counts as the first
+    # rank (3.1); the file without a casualty is unchanged
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 600),
+                 "facing": 180}],
+               None)  # fmt: skip
+    foot = b.state.formations["foot"]
+    front_left, front_right, rear_left, rear_right = foot.bases
+    front_left.status = BaseStatus.DEAD
+    before = {x.id: (x.x, x.y) for x in foot.bases}
+    assert rear_left not in foot.front_rank()
+    b.step()
+    assert (rear_left.rank, rear_left.file) == (0, front_left.file)
+    assert (rear_left.x, rear_left.y) == pytest.approx(before[front_left.id])  # into the gap
+    assert {x.id for x in foot.front_rank()} == {rear_left.id, front_right.id}
+    assert (rear_right.x, rear_right.y) == pytest.approx(before[rear_right.id])
+
+
+def test_11_1_injured_retreating_bases_are_slowed_the_rest_are_not(bf, origin):
+    # blue foot (2 x 2) retreat from red; their front rank is injured. In the move the unhurt
+    # rear rank retreats 100 m (infantry, plain: no halving for them), the injured front rank
+    # falls out as a group of its own and manages 50 m (11.1 "injured troops DO" suffer)
+    b = battle(bf, origin,
+               [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 140),
+                 "facing": 180}],
+               None)  # fmt: skip
+    foot = b.state.formations["foot"]
+    foot.morale, foot.changed_bound = Morale.RETREATING, 0
+    for x in foot.front_rank():
+        x.status = BaseStatus.INJURED
+    rec = b.step()
+    (split,) = of(rec, "wing_split")
+    assert split.wings == ("foot", "foot_inj")
+    inj = b.state.formations["foot_inj"]
+    assert inj.wing_of == "foot" and inj.morale is Morale.RETREATING
+    assert all(x.status is BaseStatus.INJURED for x in inj.bases)
+    assert all(x.status is BaseStatus.OK for x in foot.alive_bases)
+    moved = {e.formation: e.distance_m for e in of(rec, "moved")}
+    assert moved["foot"] == pytest.approx(100.0) and moved["foot_inj"] == pytest.approx(50.0)
+
+
+def test_10_4_v07_5_5_rally_when_a_character_joins_under_v07(bf, origin):
+    # the same ride under v0.7: its 5.5 rally is one die (the rout test) at the routing R
+    sc = make_scenario(
+        [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+         {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
+          "character": "red_general", "order": "advance", "target_formation": "foot"}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+        armies=ARMIES, origin=origin)  # fmt: skip
+    b = Battle(bf, sc, ScriptedDice([4]), ruleset="2mm-earth-v0.7")
+    foot = _rout(b, "foot")
+    rec = b.step()
+    (pt,) = of(rec, "panic_test")
+    assert pt.triggers == ("character_joined_routing",) and len(pt.dice.faces) == 1
+    assert pt.score == 4 - 3 and pt.outcome == "retreat"  # L3 counts: 1 <= R4-2
+    assert foot.morale is Morale.RETREATING
+
+
+def test_3_2_bases_not_in_contact_assist_by_shooting_at_bases_not_in_contact(bf, origin):
+    # red archers (a line of 4) are in melee with blue foot (2 files x 2 ranks) touching only
+    # their left half. Ordered to attack, the two archers not in contact shoot (3.2: only at
+    # bases not in contact with any friendly base) - so the hits fall on blue's rear rank
+    b = battle(bf, origin,
+               [{"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, 0),
+                 "order": "attack", "target_formation": "foot"}],
+               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (-40, 30),
+                 "facing": 180}],
+               [6, 6, 6] + [1] * 20)  # fmt: skip
+    st = b.state
+    assert st.contacts.get("bows") == ("foot",)
+    rec = b.step()
+    (shot,) = of(rec, "shot")
+    assert (shot.formation, shot.target, shot.mode, shot.hits) == ("bows", "foot", "normal", 3)
+    hit_bases = [e.base for e in rec.events if e.type in ("injured", "killed")
+                 and e.phase == "shooting_damage"]  # fmt: skip
+    foot = st.formations["foot"]
+    rear = {x.id for x in foot.bases if x.rank == 1}
+    assert hit_bases and set(hit_bases) <= rear  # never the front rank in contact
+
+
+def test_11_3_pike_and_shot_split_into_wings_in_combat_and_test_as_one(bf, origin):
+    # a Pike & Shot block: pikes in the middle two files, musketeers on each flank file (set in
+    # the scenario with flank_profile). Knights charge its right flank: on getting into combat
+    # it splits into three wings by kind (11.3); the right-hand musketeers, hit in the flank,
+    # test (melee R3: [3, 6] keeps 3 = R3 -> retreat), and the pike and the left musketeers
+    # retreat with them: "as if they were still in a brigaded formation"
+    b = battle(bf, origin,
+               [{"id": "ps", "profile": "inf", "bases": 8, "frontage": 4, "at": (0, 0),
+                 "flank_profile": "musket", "flank_files": 1}],
+               [{"id": "kn", "profile": "cav", "bases": 2, "at": (120, 0), "facing": 270,
+                 "order": "attack", "target_formation": "ps"}],
+               [3, 6] + [1] * 30)  # fmt: skip
+    st = b.state
+    kinds = sorted((x.file, x.profile.id) for x in st.formations["ps"].bases if x.rank == 0)
+    assert kinds == [(0, "musket"), (1, "inf"), (2, "inf"), (3, "musket")]
+    rec = b.step()
+    (split,) = of(rec, "wing_split")
+    assert split.wings == ("ps", "ps.w2", "ps.w3")
+    wings = [st.formations[w] for w in split.wings]
+    assert [{x.profile.id for x in w.bases} for w in wings] == [{"musket"}, {"inf"}, {"musket"}]
+    assert all(w.linked and w.wing_of == "ps" for w in wings)
+    (pt,) = of(rec, "panic_test")
+    assert pt.formation == "ps.w3" and "enemy_contact_flank" in pt.triggers
+    assert pt.outcome == "retreat"
+    assert all(w.morale is Morale.RETREATING for w in wings)
+    reasons = [e.reason for e in of(rec, "retreat")]
+    assert sum("11.3" in r for r in reasons) == 2

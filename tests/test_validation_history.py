@@ -1,14 +1,22 @@
-"""Issue 6 validation: each shipped battle's historical winner wins most of a modest number of
-replays (seeds 1..15, run on Dask exactly as ``scenario-builder montecarlo --runs 15`` does).
+"""Issue 12 validation over every shipped battle: the historical winner wins most of 20 replays
+(seeds 1..20, on Dask exactly as ``scenario-builder montecarlo --runs 20`` does), and the median
+loss ratio (the historical loser's losses in men over the winner's, docs/rules-interpretations.md
+"Killed, wounded and captured") lies inside the band the sources allow.
 
 This is a check of the whole chain (terrain, troop lists, deployments, plans, rules), not a tuned
-fit: no number in the scenarios was adjusted to make it pass. Measured odds are reported in the
-assertion message so a rules change that shifts them is visible.
+fit: no number in the scenarios was adjusted to make it pass. Where a battle does not pass, the
+case is marked xfail with the rule or mechanism the engine lacks (``MISSING_WINNER`` /
+``MISSING_RATIO``), never a number to tune; ``strict`` so that a case which starts passing is
+noticed. Measured odds and ratios are in the assertion messages.
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,22 +25,97 @@ from scenario_builder.cli.run import build_battlefield
 from scenario_builder.montecarlo import run_replays, summarize
 from scenario_builder.paths import data_dir
 
-RUNS = 15
+RUNS = 20
 SCENARIOS = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
+
+#: battles whose historical winner does not win most replays: the mechanism that is missing
+MISSING_WINNER: dict[str, str] = {
+    "barnet_1471": (
+        "no friendly fire or misidentification: Warwick's army broke when Montagu's men shot "
+        "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "
+        "Arrivall; Warkworth); without it Oxford's rout of Hastings wins the day"
+    ),
+}
+
+#: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing
+MISSING_RATIO: dict[str, str] = {
+    "barnet_1471": (
+        "no friendly fire or misidentification in fog (see MISSING_WINNER): Warwick's army, "
+        "which broke historically, wins or fights even in most replays, so the loser's share of "
+        "the dead is below the chroniclers' band"
+    ),
+    "halidon_hill_1333": (
+        "base granularity: one base of 400 men cannot show the English loss of 14 men; a replay "
+        "with no English base lost has an infinite ratio and one with a base lost a ratio of "
+        "about 28, both outside 143-714 (a limit of the representation, not a rule)"
+    ),
+    "flodden_1513": (
+        "no disorder: the Scottish pike columns lost their order crossing the wet hollow and "
+        "could not use their pikes against the bills (Hall 1548; Barr 2001); 2mm Earth has no "
+        "disordered state, so the pike fight is even and the English lose nearly as many men as "
+        "the Scots (and the battle stops at the break: no pursuit_bounds at dusk)"
+    ),
+    "gettysburg_1863_day2": (
+        "no enfilade: the Union III Corps salient was shot at from two sides and cost the Union "
+        "more men than the attackers; 2mm Earth shooting has no flank-fire modifier, so the "
+        "attacker bleeds more on defended ground"
+    ),
+    "chacabuco_1817": (
+        "reinforcement timing: O'Higgins' frontal fight is decided before Soler's division "
+        "comes up (bound 30, a readiness stand-in for the timed reinforcement of issue 12 item 3), "
+        "so the flank attack that broke the royalists at small cost is seldom fought, and a base "
+        "of 75 men cannot show the patriots' 12 killed"
+    ),
+}
+
+
+@functools.cache
+def _summary(scenario_id: str) -> dict[str, Any]:
+    """The replays of one battle, fought once for both checks."""
+    sc = load_scenario(scenario_id)
+    with tempfile.TemporaryDirectory() as tmp:
+        built_dir = Path(tmp) / "battlefield"
+        build_battlefield(sc).save(built_dir)
+        runs, _, _ = run_replays(sc.path, built_dir, range(1, RUNS + 1), workers=2)
+    hist = sc.historical_outcome.model_dump(mode="json") if sc.historical_outcome else None
+    return summarize(runs, [side.id for side in sc.sides], hist)
+
+
+def _case(scenario_id: str, missing: dict[str, str]) -> Any:
+    if scenario_id in missing:
+        return pytest.param(scenario_id, marks=pytest.mark.xfail(reason=missing[scenario_id],
+                                                                 strict=True))  # fmt: skip
+    return scenario_id
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scenario_id", SCENARIOS)
-def test_historical_winner_wins_most_replays(scenario_id: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("scenario_id", [_case(s, MISSING_WINNER) for s in SCENARIOS])
+def test_historical_winner_wins_most_replays(scenario_id: str) -> None:
     sc = load_scenario(scenario_id)
-    hist = sc.historical_outcome or {}
-    assert hist.get("winner"), f"{scenario_id} has no historical winner to validate against"
-    built_dir = tmp_path / "battlefield"
-    build_battlefield(sc).save(built_dir)
-    runs, _, _ = run_replays(sc.path, built_dir, range(1, RUNS + 1), workers=2)
-    s = summarize(runs, [side.id for side in sc.sides], hist)
+    assert sc.historical_outcome is not None and sc.historical_outcome.winner, (
+        f"{scenario_id} has no historical winner to validate against")  # fmt: skip
+    s = _summary(scenario_id)
+    winner = sc.historical_outcome.winner
     odds = {k: v["wins"] for k, v in s["win_odds"].items()}
-    assert odds[hist["winner"]] > RUNS / 2, (
-        f"{scenario_id}: historical winner {hist['winner']} won {odds[hist['winner']]}/{RUNS} "
-        f"replays; odds {odds}"
+    assert odds["stalled"] == 0, f"{scenario_id}: stalled replays {odds}"
+    assert odds[winner] > RUNS / 2, (
+        f"{scenario_id}: historical winner {winner} won {odds[winner]}/{RUNS} replays; odds {odds}"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario_id", [_case(s, MISSING_RATIO) for s in SCENARIOS])
+def test_median_loss_ratio_inside_the_sources_band(scenario_id: str) -> None:
+    sc = load_scenario(scenario_id)
+    hist = sc.historical_outcome
+    assert hist is not None
+    missing = [s.id for s in sc.sides if s.id not in hist.losses]
+    if missing:
+        pytest.skip(f"{scenario_id}: the sources give no loss figure for {missing}")
+    ratio = _summary(scenario_id)["historical"]["loss_ratio"]
+    lo, hi = ratio["band"][0], ratio["band"][1] if ratio["band"][1] is not None else math.inf
+    med = ratio["median"]
+    assert med is not None and lo <= med <= hi, (
+        f"{scenario_id}: median loss ratio {ratio['of']} {med} outside the sources' {lo}-{hi}; "
+        f"{ratio['share_in_band']:.0%} of replays inside"
     )

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from engine.dice import Dice
     from engine.orders import Commander, Delivery
     from engine.scenario import Scenario
-    from engine.state import BattleState, UnitProfile
+    from engine.state import BattleState, Formation, UnitProfile
 
 __all__ = [
     "DEFAULT_RULESET",
@@ -213,6 +213,30 @@ class Ruleset:
 
     def start_bound(self, ctx: BoundContext) -> None:
         """Before the first phase of every bound (the loop has already advanced the count)."""
+
+    # -- after the break (issue 12: pursuit and aftermath) -------------------------------------
+    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
+        """An army broke (``ctx.aftermath`` names the broken sides): what the book makes its
+        troops and the winner's do now; returns events. The default: nothing."""
+        return []
+
+    def pursuit_over(self, ctx: BoundContext) -> bool:
+        """Whether the pursuit has nothing more to do (the routers have left the field or been
+        caught). The default, for a book with no pursuit: over at once, the battle stops at the
+        break."""
+        return True
+
+    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
+        """Each side's lost bases as killed, wounded and captured, as far as the book tells
+        them apart (docs/rules-interpretations.md, "Killed, wounded and captured"). The
+        default: every dead base killed."""
+        return {s: {"killed": n, "wounded": 0, "captured": 0}
+                for s, n in ctx.state.losses().items()}  # fmt: skip
+
+    def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
+        """What the book adds to a formation's entry in each bound's snapshot (the default:
+        nothing; ``dark-age`` records its formation type and DPs for the playback)."""
+        return {}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""

@@ -160,7 +160,7 @@ def demo(
             "reason": summary["reason"],
             "losses": summary["losses"],
             "bases": summary["bases"],
-            "historical_winner": (sc.historical_outcome or {}).get("winner"),
+            "historical_winner": sc.historical_outcome.winner if sc.historical_outcome else None,
             "sheets": lay.tiling.count,
             "table_m": [round(lay.table_mm[0] / 1000, 2), round(lay.table_mm[1] / 1000, 2)],
             "cut_layers": len(stack.boards),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -105,9 +106,8 @@ def montecarlo(
                 f"and the {cores} CPU cores; give --scheduler for a larger cluster)"
             )
     sides = [s.id for s in sc.sides]
-    historical = sc.historical_outcome
-    if historical is not None and not isinstance(historical, dict):
-        historical = historical.model_dump()
+    outcome = sc.historical_outcome
+    historical: dict[str, Any] | None = None if outcome is None else outcome.model_dump(mode="json")
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         bf_dir = tmp / "battlefield"
         built.save(bf_dir)
@@ -171,11 +171,26 @@ def montecarlo(
     hist = s.get("historical")
     if hist:
         verdict = "reproduces" if hist["reproduces_history"] else "does NOT reproduce"
-        out_console.print(
-            f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
-            f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
-            f"history"
-        )
+        out_console.print(f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
+                          f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
+                          f"history")  # fmt: skip
+        # issue 12: losses in men (bases x men_per_base) against the sources' bands
+        for side, row in (hist.get("losses_in_men") or {}).items():
+            if row.get("simulated_men") is None:
+                out_console.print(f"  {side}: {row.get('note', 'no band')}")
+                continue
+            lo, hi = row["band"]
+            sim = row["simulated_men"]
+            out_console.print(f"  {side} lost {sim['median']:,.0f} men (median; 5-95 %: "
+                              f"{sim['p5']:,.0f}-{sim['p95']:,.0f}) against {lo:,.0f}-{hi:,.0f} "
+                              f"{'+'.join(row['categories'])} in the sources: "
+                              f"{row['share_in_band']:.0%} of replays inside")  # fmt: skip
+        ratio = hist.get("loss_ratio")
+        if ratio:
+            hi = ratio["band"][1]
+            out_console.print(f"  loss ratio {ratio['of']}: median {ratio['median']:.2f} against "
+                              f"{ratio['band'][0]:.2f}-{'inf' if hi is None else f'{hi:.2f}'}: "
+                              f"{ratio['share_in_band']:.0%} of replays inside")  # fmt: skip
     out_console.print(
         f"{s['runs_per_second']:.2f} replays/s on {n_workers} worker(s); "
         f"wrote {Path(out) / 'summary.json'}, {Path(out) / 'montecarlo.png'}"

@@ -86,7 +86,11 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
         "losses": result.get("losses"),
         "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
-        "historical_outcome": scenario.historical_outcome,
+        "historical_outcome": (
+            scenario.historical_outcome.model_dump(mode="json")
+            if scenario.historical_outcome is not None
+            else None
+        ),
     }
 
 

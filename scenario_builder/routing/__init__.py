@@ -2,7 +2,7 @@
 
 >>> from scenario_builder.routing import RouteGraph, Route, arrival_bound
 >>> arrival_bound(1200.0, 500.0, sent_bound=1)
-4
+3
 """
 
 from scenario_builder.routing.costs import TRIPLE, CostGrid, triple_mask, triple_mask_of

@@ -3,7 +3,7 @@
 >>> r = Route(cost_m=1200.0, length_m=800.0, triple_share=0.5,
 ...           path=((0.0, 0.0), (400.0, 0.0), (800.0, 0.0)), stretch_costs=(400.0, 800.0))
 >>> arrival_bound(r.cost_m, 500.0, sent_bound=2)     # ancients: 500 m a bound
-5
+4
 >>> r.position_at(600.0)                             # 600 m of cost: half-way through the wood
 (500.0, 0.0)
 >>> r.to_geojson()["geometry"]["coordinates"][-1]
@@ -23,22 +23,24 @@ Point = tuple[float, float]
 
 
 def arrival_bound(cost_m: float, rate_m: float, sent_bound: int) -> int:
-    """The bound in which a message sent in ``sent_bound`` arrives (9.2).
+    """The bound in which a message sent in ``sent_bound`` arrives and is acted on (9.2).
 
     It travels ``rate_m`` metres of string a bound (200 prehistoric, 500 ancients, 1000 modern;
-    triple stretches already counted in ``cost_m``), so it needs ``ceil(cost / rate)`` bounds: a
-    message whose string is 500 m long at 500 m a bound arrives in the next bound; 501 m takes two.
-    A message to someone at the sender's spot (cost 0) arrives in the bound it is sent.
+    triple stretches already counted in ``cost_m``), starting in the bound it is sent, and the
+    formation acts on it in the bound the string runs out: ``sent + ceil(cost / rate) - 1`` (never
+    before ``sent``). So arrival is continuous in distance, one bound per ``rate_m`` of string:
+    up to 500 m at 500 m a bound acts at once (the 9.1 "reach" of a character), 501-1000 m
+    the next bound, 1001-1500 m the one after (docs/rules-interpretations.md, 9.2).
 
     >>> arrival_bound(500.0, 500.0, 3), arrival_bound(501.0, 500.0, 3), arrival_bound(0.0, 200, 3)
-    (4, 5, 3)
+    (3, 4, 3)
     """
     if rate_m <= 0:
         raise ValueError(f"expected a positive messenger rate, got {rate_m}")
     if cost_m < 0:
         raise ValueError(f"expected a non-negative cost, got {cost_m}")
     # Round off float noise first so a 1000.0000000001 m string does not lose a bound.
-    return int(sent_bound) + math.ceil(round(cost_m / rate_m, 9))
+    return int(sent_bound) + max(0, math.ceil(round(cost_m / rate_m, 9)) - 1)
 
 
 @dataclass(frozen=True)

@@ -53,12 +53,15 @@ from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
 
 __all__ = [
+    "JAVELIN_RANGE_M",
     "Disorder",
+    "RangeHalt",
     "chapter_view",
     "charge_dps",
     "formation_of",
     "grade_of",
     "move_rules_for",
+    "range_halts",
     "roll_moves",
     "troop_of",
 ]
@@ -148,6 +151,65 @@ def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
 
 
 _FAST_PLANS = frozenset({"charge", "rout", "retreat", "pursue"})  # 5.9 fast moves
+
+#: 5.8: the tactical phase's compulsory halt, at javelin range (one javelin throw) of an enemy
+#: to the front; the engine's bound is played as the tactical phase (module docstring)
+JAVELIN_RANGE_M = JAVELIN_THROW_M
+#: "to their front": an enemy whose centre lies within 45 degrees of the way the unit moves
+FRONT_HALF_ARC_DEG = 45.0
+
+
+@dataclass(frozen=True, slots=True)
+class RangeHalt(Event):
+    """Dark Age 5.8: a unit moving without a charge halts at javelin range of an enemy to its
+    front (``at_m``: how far it may still go; 0 when it is there already)."""
+
+    type: ClassVar[str] = "range_halt"
+    formation: str
+    target: str
+    at_m: float
+
+
+def range_halts(ctx: Any) -> list[Event]:
+    """5.8: every formation advancing without a charge (plan ``advance``) is cut short at
+    javelin range of the nearest enemy to its front: "Units need to initiate a charge (see 7.1)
+    in order to move in to contact with enemy". Charges, routs, retreats, pursuits and ranged
+    troops closing to their own range are not advances and are left as planned."""
+    from engine.geometry import bearing, distance, obb_array
+    from engine.movement import MovePlan
+
+    state = ctx.state
+    enemies: dict[str, list[EngineFormation]] = {}
+    events: list[Event] = []
+    for fid, plan in sorted(ctx.plans.items()):
+        if plan.kind != "advance":
+            continue
+        f = state.formations[fid]
+        if f.removed:
+            continue
+        foes = enemies.get(f.side)
+        if foes is None:
+            foes = enemies[f.side] = [g for g in state.active() if g.side != f.side]
+        if not foes:
+            continue
+        fx, fy = f.centre()
+        way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
+        front = [g for g in foes
+                 if abs((bearing(fx, fy, *g.centre()) - way + 180.0) % 360.0 - 180.0)
+                 <= FRONT_HALF_ARC_DEG]  # fmt: skip
+        if not front:
+            continue
+        gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
+        k = int(gaps.argmin())
+        room = max(0.0, float(gaps[k]) - JAVELIN_RANGE_M)
+        if plan.max_m is not None and plan.max_m <= room:
+            continue
+        if room <= 0.0:
+            ctx.plans[fid] = MovePlan(fid, "none")  # at javelin range already: it stays
+        else:
+            plan.max_m = room
+        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2)))
+    return events
 
 
 def roll_moves(ctx: Any) -> list[Event]:

@@ -79,6 +79,7 @@ class DarkAgeContext(TwoMmContext):
 
 def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
+    ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
     da.roll_moves(ctx)
     two_mm.phase_execute_moves(ctx)
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
@@ -133,6 +134,21 @@ class DarkAge(TwoMmEarthGame):
             raise RuntimeError(f"dark-age: {f.id} moved outside a DarkAgeContext's bound")
 
         return MoveRules(unrolled, RULES_M["min_move"], RULES_M["max_turn_deg"])
+
+    #: no silent hooks (engine.testing.check_hooks): another answer changes the log's snapshots
+    hook_checks: ClassVar[dict[str, Any]] = {
+        **TwoMmEarthGame.hook_checks,
+        "formation_record": lambda v: {**v, "dps": v["dps"] + 1},
+    }
+
+    def formation_record(self, ctx: BoundContext, formation: Any) -> dict[str, Any]:
+        """Each formation's chapter formation (5.1-5.4: shieldwall, column, cuneus, unformed,
+        single model) and its DPs so far (5.11-5.28), for the playback."""
+        dps = getattr(ctx, "dps", {}).get(formation.id)
+        if formation.removed:
+            return {"formation_type": None, "dps": dps.total if dps is not None else 0}
+        return {"formation_type": da.chapter_view(formation)[2].value,
+                "dps": dps.total if dps is not None else 0}  # fmt: skip
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()

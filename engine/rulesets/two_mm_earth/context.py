@@ -33,6 +33,14 @@ class TwoMmContext(BoundContext):
     gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
     #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
     near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
+    #: bases destroyed by 11.1 for touching an enemy at the end of their rout bound: caught by
+    #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
+    #: captured")
+    caught: set[str] = field(default_factory=set)
+    #: fid -> the bound in whose melee attacks on it get +1 (War & Conquest: a unit that failed
+    #: its morale test while its combat goes on gives its enemy +1 next round; 2mm Earth sets
+    #: none)
+    melee_bonus_against: dict[str, int] = field(default_factory=dict)
 
     @property
     def move_rules(self) -> MoveRules:

@@ -47,17 +47,26 @@ def allocate_hits(
     by: str,
     phase: str,
     characters: dict | None = None,
+    exclude: set[str] | frozenset[str] = frozenset(),
 ) -> list[Event]:
     """Apply ``hits`` to ``target`` from an aggressor at ``aggressor_xy`` (2.4); return events.
 
     Killing a base that carries a character kills the character (5.1); ``characters`` (the
-    state's) is updated and the formation's ``characters_killed`` grows.
+    state's) is updated and the formation's ``characters_killed`` grows. ``exclude``: bases that
+    cannot be hit (3.2: an assisting shot only hits bases not in contact with the shooter's
+    side); the facing rank's others take the hits, else the nearest of the rest.
     """
     events: list[Event] = []
     for _ in range(hits):
         if target.n_alive == 0:
             break
         rank = target.rank_of(target.side_toward(*aggressor_xy))
+        if exclude:
+            rank = [b for b in rank if b.id not in exclude] or [
+                b for b in target.alive_bases if b.id not in exclude
+            ]
+            if not rank:
+                break
         ok = [b for b in rank if b.status is BaseStatus.OK]
         cands = ok or rank
         random_pick = bool(target.character_ids()) and not target.loose

@@ -12,12 +12,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from engine.geometry import right
-from engine.log import BrigadeMerge, Event, WingSplit
+from engine.log import BrigadeMerge, Event, Rally, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
-__all__ = ["brigade_limit", "go_loose", "merge_formations", "split_into_wings", "troop_types"]
+__all__ = [
+    "LooseOrder",
+    "auto_split",
+    "brigade_limit",
+    "close_up",
+    "go_loose",
+    "join_formation",
+    "merge_formations",
+    "merge_problem",
+    "split_into_wings",
+    "split_off",
+    "troop_types",
+]
 
 
 def troop_types(f: Formation) -> frozenset[str]:
@@ -36,14 +51,17 @@ def split_into_wings(
     files: list[int],
     *,
     phase: str = "plan_moves",
+    linked: bool = False,
 ) -> list[Event]:
-    """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2)."""
+    """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2).
+    ``linked``: 11.3's automatic Pike & Shot split (no character needed, wings of one base
+    allowed, the wings tested for morale together)."""
     f = state.formations[fid]
     if f.loose or f.skirmisher:
         raise IllegalOrderError(None, f"{fid}: skirmishers go Loose (4.1), they do not form wings")
     if f.brigade:
         raise IllegalOrderError(None, f"{fid}: brigades cannot split into wings (5.1)")
-    allowed = bool(f.character_ids()) or f.has_flag("wings")
+    allowed = bool(f.character_ids()) or f.has_flag("wings") or linked
     if not allowed:
         raise IllegalOrderError(
             None, f"{fid}: wings need a character present or the General's order (4.2)"
@@ -54,7 +72,7 @@ def split_into_wings(
     start = 0
     for n in files:
         members = [b for b in f.bases if start <= b.file < start + n]
-        if sum(1 for b in members if b.alive) < 2:
+        if sum(1 for b in members if b.alive) < (1 if linked else 2):
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
@@ -67,28 +85,16 @@ def split_into_wings(
         for b in members:
             b.file -= first
             b.formation = wid
-        w = Formation(
-            wid,
-            f.side,
-            f"{f.name} (wing {k + 1})",
-            f.cx + offset * rx,
-            f.cy + offset * ry,
-            f.facing,
-            n,
-            members,
-            morale=f.morale,
-            order=f.order,
-            target_point=f.target_point,
-            target_formation=f.target_formation,
-            hold_fire=f.hold_fire,
-            wing_of=f.wing_of or fid,
-            temperament=f.temperament,
-            random_troops=f.random_troops,
-            start_bases=len(members),
-            base_w=f.base_w,
-            base_d=f.base_d,
-            loose_gap=f.loose_gap,
-        )
+        w = Formation(wid, f.side, f"{f.name} (wing {k + 1})", f.cx + offset * rx,
+                      f.cy + offset * ry, f.facing, n, members, morale=f.morale, order=f.order,
+                      target_point=f.target_point, target_formation=f.target_formation,
+                      hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
+                      temperament=f.temperament, random_troops=f.random_troops,
+                      start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
+                      loose_gap=f.loose_gap, linked=linked, changed_bound=f.changed_bound,
+                      routed_bound=f.routed_bound, held=f.held)  # fmt: skip
+        w.alive_at_start = w.n_alive
+        w.contacts_prev = f.contacts_prev
         w.place()
         wings.append(w)
     for w in wings:
@@ -101,33 +107,13 @@ def merge_formations(
     state: BattleState, into: str, other: str, *, phase: str = "execute_moves"
 ) -> list[Event]:
     """Merge ``other`` into ``into`` (5.1 brigade, or wings re-joining, 4.2)."""
+    why = merge_problem(state, into, other)
+    if why is not None:
+        raise IllegalOrderError(None, why)
     a, b = state.formations[into], state.formations[other]
-    if a.side != b.side:
-        raise IllegalOrderError(None, f"cannot merge {other} into enemy formation {into}")
-    origin_a = a.wing_of or a.id
-    origin_b = b.wing_of or b.id
-    rejoin = origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None)
-    if not rejoin:
-        chars = [
-            state.characters[c]
-            for c in a.character_ids() + b.character_ids()
-            if c in state.characters
-        ]
-        if not chars:
-            raise IllegalOrderError(
-                None, f"merging {other} into {into}: only characters merge formations (5.1)"
-            )
-        limit = brigade_limit(max(c.leadership for c in chars))
-        types = {troop_types(a), troop_types(b)} | {
-            troop_types(state.formations[x]) for x in a.brigade if x in state.formations
-        }
-        if len(types) > limit:
-            raise IllegalOrderError(
-                None,
-                f"merging {other} into {into}: a brigade under L{limit}"
-                f" holds at most {limit} troop type(s), got "
-                f"{len(types)}",
-            )
+    rejoin = (a.wing_of or a.id) == (b.wing_of or b.id) and (
+        a.wing_of is not None or b.wing_of is not None
+    )
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
     for i, base in enumerate(moved):
@@ -141,11 +127,50 @@ def merge_formations(
     a.start_bases += len(moved)
     from engine.state import Morale
 
-    b.morale = Morale.DESTROYED if not b.bases else b.morale
+    b.morale = Morale.DESTROYED  # gone from the table as a formation of its own
     b.changed_bound = state.bound
     a.place()
     state.version += 1
     return [BrigadeMerge(phase, a.id, b.id)]
+
+
+@dataclass(frozen=True, slots=True)
+class LooseOrder:
+    """4.1: "Skirmisher formations can choose to turn their normal formation into a Loose
+    Formation ... simply by planning to move out of base-to-base contact": ``loose <formation>``;
+    ``close <formation>`` brings them back into base contact (one rank). Carried like any order
+    (a messenger if out of reach, 9.1) and applied when it arrives.
+
+    >>> str(LooseOrder.from_text("loose skirm_1")), LooseOrder.from_text("close s").kind
+    ('loose skirm_1', 'close')
+    """
+
+    kind: str
+    formation: str
+    target_point: None = None
+    target_formation: None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("loose", "close"):
+            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
+                                          f"got {self.kind!r}")  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.formation}"
+
+    @classmethod
+    def from_text(cls, text: str) -> LooseOrder:
+        words = text.split()
+        if len(words) != 2:
+            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
+                                          f"got {text!r}")  # fmt: skip
+        return cls(words[0], words[1])
+
+
+def close_up(f: Formation) -> None:
+    """Skirmishers in a Loose Formation close back into base contact, in one rank."""
+    f.loose = False
+    f.place()
 
 
 def go_loose(f: Formation) -> None:
@@ -158,3 +183,167 @@ def go_loose(f: Formation) -> None:
     f.loose = True
     f.frontage = max(1, len(alive))
     f.place()
+
+
+#: the morale-test trigger of a character joining a routing formation (10.4; v0.7 5.5)
+RALLY_TRIGGER = "character_joined_routing"
+
+
+def merge_problem(state: BattleState, into: str, other: str) -> str | None:
+    """Why ``other`` may not merge into ``into`` (None when it may): 5.1, 4.1, 4.2.
+
+    - wings of one original always re-join (4.2, even with the character dead);
+    - otherwise a living character must be in one of the two ("only Characters can merge
+      formations", 4.2; 5.1 "merge any formation into any other formation which includes a
+      Character");
+    - a character joining alone (every living base of ``other`` carries a character) may join
+      any ordinary formation "regardless of its type" (5.1); otherwise the brigade must stay
+      within the troop-type limit of the best leadership in it (L1 one type, L2 two, L3 three);
+    - nobody joins a Loose Formation except a Skirmisher hero (5.1), nor merges into one.
+    """
+    a, b = state.formations[into], state.formations[other]
+    if a.side != b.side:
+        return f"cannot merge {other} into enemy formation {into}"
+    if a.removed or b.removed:
+        return f"cannot merge {other} into {into}: one has left the field"
+    origin_a, origin_b = a.wing_of or a.id, b.wing_of or b.id
+    if origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None):
+        return None  # 4.2: wings re-join their comrades
+    chars = [state.characters[c] for c in a.character_ids() + b.character_ids()
+             if c in state.characters and state.characters[c].alive]  # fmt: skip
+    if not chars:
+        return f"merging {other} into {into}: only characters merge formations (5.1)"
+    alone = all(x.character for x in b.alive_bases)
+    if a.loose and not (alone and b.skirmisher):
+        return f"merging {other} into {into}: only a Skirmisher hero joins a Loose Formation (5.1)"
+    if b.loose and not alone:
+        return f"merging {other} into {into}: a Loose Formation does not merge (4.1)"
+    if alone:
+        return None  # 5.1: a character joins any ordinary formation, regardless of its type
+    limit = brigade_limit(max(c.leadership for c in chars))
+    types = {troop_types(a), troop_types(b)} | {
+        troop_types(state.formations[x]) for x in a.brigade if x in state.formations
+    }
+    if len(types) > limit:
+        return (f"merging {other} into {into}: a brigade under L{limit} holds at most {limit} "
+                f"troop type(s), got {len(types)}")  # fmt: skip
+    return None
+
+
+def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) -> list[Event]:
+    """``mover`` planned to move into base contact with friendly ``target`` and touches it: it
+    merges into ``target`` (5.1 brigade, 4.2 wings re-joining, a character joining), then:
+
+    - 10.4: a character joining a *routing* formation makes it take the rally test (the joining
+      character's L; one already with them does not count); passing stops the rout: retreat;
+    - 11.2: retreating troops merged with a character's formation (either way round) are rallied
+      at once, "due to the leader's no doubt inspiring presence".
+
+    Refused merges (5.1 type limit, Loose formations) give ``order_refused`` and the mover holds.
+    """
+    from engine.log import OrderRefused, PanicTest
+    from engine.rulesets.two_mm_earth.morale import leadership, set_morale
+    from engine.state import Morale
+
+    state = ctx.state
+    why = merge_problem(state, target.id, mover.id)
+    if why is not None:
+        mover.order, mover.target_formation = "hold", None
+        return [OrderRefused(phase, mover.side, mover.id, f"advance {mover.id} on {target.id}",
+                             why)]  # fmt: skip
+    joining_l = leadership(mover, state.characters)
+    brings_character = bool(mover.character_ids())
+    target_had_character = bool(target.character_ids())
+    mover_broken = mover.morale is Morale.RETREATING
+    events = merge_formations(state, target.id, mover.id, phase=phase)
+    mover.pursuing = None
+    if (target.morale is Morale.ROUTING and brings_character
+            and callable(getattr(ctx.ruleset, "morale_test", None))):  # fmt: skip
+        from engine.rulesets.two_mm_earth.morale import _resilience_pair
+        from engine.rulesets.two_mm_earth.triggers import MoraleSituation
+
+        melee_r, ranged_r = _resilience_pair(target)
+        # the ruleset's morale test, asked for the 10.4 rally (v0.7: its 5.5)
+        situation = MoraleSituation(melee_r, ranged_r, leadership=joining_l, state="routing",
+                                    triggers=(RALLY_TRIGGER,))  # fmt: skip
+        res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"rally {target.id}")
+        events.append(PanicTest(phase, target.id, (RALLY_TRIGGER,),
+                                res.effective_r, res.score, res.outcome, res.dice))  # fmt: skip
+        if res.outcome != "rout":
+            events += set_morale(ctx, target, Morale.RETREATING,
+                                 "10.4 a character joined: stopped routing", phase)  # fmt: skip
+            target.retreat_from = None
+    elif target.morale is Morale.RETREATING and brings_character:
+        events += set_morale(ctx, target, Morale.STEADY, "11.2 merged with a character", phase)
+        target.retreat_from = None
+        if target.order in ("none", "retreat"):
+            target.order = "hold"
+    elif mover_broken and target_had_character and target.morale is Morale.STEADY:
+        # 11.2: the retreating troops are now part of the character's steady formation
+        events.append(Rally(phase, mover.id, "11.2 merged with a character's formation"))
+    return events
+
+
+def split_off(state: BattleState, f: Formation, members: list[Any], tag: str) -> Formation:
+    """Take ``members`` (living bases of ``f``) out as a formation of their own, one rank where
+    they stand (centred on them, same facing), id ``<root>_<tag>`` (numbered if taken), a wing of
+    ``f``'s original (4.2) with ``f``'s morale and orders. Returns the new formation."""
+    root = f.wing_of or f.id
+    gid, k = f"{root}_{tag}", 2
+    while gid in state.formations:
+        gid, k = f"{root}_{tag}{k}", k + 1
+    ids = {b.id for b in members}
+    xs = [b.x for b in members]
+    ys = [b.y for b in members]
+    cx, cy = sum(xs) / len(xs), sum(ys) / len(ys)
+    rx, ry = right(f.facing)
+    # left to right across the facing, as they stood
+    members = sorted(members, key=lambda b: ((b.x - cx) * rx + (b.y - cy) * ry, b.id))
+    for i, b in enumerate(members):
+        b.rank, b.file, b.formation = 0, i, gid
+    f.bases = [b for b in f.bases if b.id not in ids]
+    g = Formation(gid, f.side, f"{f.name} ({tag})", cx, cy, f.facing, len(members), members,
+                  morale=f.morale, order=f.order, target_point=f.target_point,
+                  target_formation=f.target_formation, hold_fire=f.hold_fire, held=f.held,
+                  wing_of=root, temperament=f.temperament, random_troops=f.random_troops,
+                  start_bases=len(members), changed_bound=f.changed_bound,
+                  routed_bound=f.routed_bound, retreat_from=f.retreat_from,
+                  base_w=f.base_w, base_d=f.base_d, loose_gap=f.loose_gap)  # fmt: skip
+    g.alive_at_start = len(members)
+    g.tested = f.tested
+    f.start_bases = max(1, f.start_bases - len(members))
+    g.place()
+    f.place()
+    state.formations[gid] = g
+    state.version += 1
+    return g
+
+
+def auto_split(state: BattleState, f: Formation, phase: str) -> list[Event]:
+    """11.3: "If a formation such as Pike & Shot has different bases to the left and right,
+    rather than different ranks, these formations will always split into wings automatically
+    when getting into combat": runs of files of one profile (read down each file) become wings
+    (``linked``: "they take panic tests and test for retreating/routing as if they were still in
+    a brigaded formation"). Files mixed within themselves (rear ranks of another profile) are
+    the ranks kind of mixed formation and do not split."""
+    if f.loose or f.brigade or f.linked:
+        return []
+    by_file: dict[int, set[str]] = {}
+    for b in f.alive_bases:
+        if not b.character:  # a character's own base does not make a file of another kind
+            by_file.setdefault(b.file, set()).add(b.profile.id)
+    if any(len(p) > 1 for p in by_file.values()) or len({next(iter(p)) for p in
+                                                          by_file.values()}) < 2:  # fmt: skip
+        return []
+    runs: list[int] = []
+    last = None
+    for file in range(f.frontage):
+        kind = next(iter(by_file.get(file, {last})), last)
+        if runs and kind == last:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        last = kind
+    if len(runs) < 2:
+        return []
+    return split_into_wings(state, f.id, runs, phase=phase, linked=True)

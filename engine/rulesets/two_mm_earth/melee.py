@@ -12,6 +12,9 @@
   strike before enemies of the same foot/mounted status or the same initiative. Strikes of equal
   order are simultaneous. Hits are applied after each step of the order, so a base killed before
   its turn does not strike (docs/rules-interpretations.md, 1.1).
+- 10.2 / 10.5: a formation whose front rank or character is killed, or that loses over half its
+  bases, in a step tests at once (:func:`morale.immediate_tests`), before the next step; a
+  formation routing when its turn comes does not strike (it is running, 10.4).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from engine.rulesets.two_mm_earth.damage import allocate_hits
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.resolution import outnumbering_bonus
 from engine.rulesets.two_mm_earth.shooting import target_resilience
-from engine.state import Formation
+from engine.state import Formation, Morale
 
 __all__ = ["melee_arming", "melee_phase", "missile_first", "strike_key"]
 
@@ -115,6 +118,8 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
         for _, _, f, g in group:
             if f.removed or g.removed or not still_touching(ctx, f, g):
                 continue
+            if f.morale is Morale.ROUTING:
+                continue  # 10.4: routing troops run, they do not strike
             a = melee_arming(f)
             if a <= 0:
                 continue
@@ -125,22 +130,21 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             n = a + outnumbering_bonus(own, theirs)
             cover = ctx.cover_class(g, "melee")
             r = target_resilience(g, (fx, fy), "melee", cover, ctx.rs)
-            res = ctx.rs.roll_attack(ctx.dice, n, r, 0, purpose=f"melee {f.id}->{g.id}")
+            # W&C Morale Tests (engaged): +1 against a unit that failed while its combat went on
+            mod = 1 if ctx.melee_bonus_against.get(g.id) == ctx.state.bound else 0
+            res = ctx.rs.roll_attack(ctx.dice, n, r, mod, purpose=f"melee {f.id}->{g.id}")
             events.append(Melee("melee", f.id, g.id, n, res.need, res.hits, step, res.dice))
             results.append((f, g, res.hits))
         for f, g, hits in results:  # simultaneous within one step of the order
             if hits:
                 g.hits_melee += hits
                 events.append(Hit("melee", g.id, f.id, hits, "melee"))
-                events.extend(
-                    allocate_hits(
-                        g,
-                        hits,
-                        f.centre(),
-                        ctx.dice,
-                        by=f.id,
-                        phase="melee",
-                        characters=state.characters,
-                    )
-                )
+                events.extend(allocate_hits(g, hits, f.centre(), ctx.dice, by=f.id, phase="melee",
+                                            characters=state.characters))  # fmt: skip
+        # 10.2 / 10.5: front rank or character killed, heavy losses: tested now, not after
+        hurt = {g.id: g for _, g, hits in results if hits}
+        if hurt:
+            from engine.rulesets.two_mm_earth.morale import immediate_tests
+
+            events.extend(immediate_tests(ctx, list(hurt.values()), "melee"))
     return events

@@ -11,8 +11,10 @@
   highest leadership) along the cheapest route of the routing graph
   (:mod:`scenario_builder.routing`), around enemy formations (their rectangles buffered by
   :data:`ENEMY_BUFFER_M`) and straight through allies. It covers the age's rate each bound,
-  starting in the bound it is sent, and the formation acts on the order at the start of bound
-  ``sent + ceil(cost / rate)`` (:func:`scenario_builder.routing.arrival_bound`).
+  starting in the bound it is sent, and the formation acts on the order in the orders phase of
+  the bound in which the string runs out: ``sent + ceil(cost / rate) - 1``
+  (:func:`scenario_builder.routing.arrival_bound`). The reach above is that rule's first bound,
+  so arrival is continuous in distance (9.2): 380 m acts at once, 603 m one bound later.
 - Each bound, before moving on, a messenger whose remaining string now runs into an enemy, or
   whose formation has moved more than :data:`FOLLOW_M` from the string's end, re-plans from where
   it is (``RouteGraph.route_from``); cost and arrival bound are updated (``messenger_rerouted``).
@@ -244,27 +246,21 @@ class MessengerDelivery:
             if m.sent_bound >= bound:
                 keep.append(m)
                 continue
-            if m.travelled_m >= m.cost_m:
-                events.append(
-                    MessengerArrived(
-                        "orders",
-                        m.side,
-                        m.id,
-                        m.to,
-                        str(m.order),
-                        m.arrival_bound,
-                        m.cost_m,
-                        tuple(tuple(p) for p in m.path),
-                    )
-                )
-                out.append(m.order)
-                continue
+            # re-plan from where the marker stands, then cover this bound's string: the order
+            # is acted on in the bound the string runs out (9.2, continuous in distance)
             if m.side not in blocked_by_side:
                 blocked_by_side[m.side] = enemy_footprints(state, m.side, self.buffer_m)
             ev = self._replan(m, f, blocked_by_side[m.side])
             if ev is not None:
                 events.append(ev)
             m.travelled_m += self.rate_m
+            if bound >= m.arrival_bound:
+                m.travelled_m = min(m.travelled_m, m.cost_m)
+                events.append(MessengerArrived("orders", m.side, m.id, m.to, str(m.order),
+                                               m.arrival_bound, m.cost_m,
+                                               tuple(tuple(p) for p in m.path)))  # fmt: skip
+                out.append(m.order)
+                continue
             keep.append(m)
         self.in_flight = keep
         return out, events

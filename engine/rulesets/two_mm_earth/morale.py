@@ -41,7 +41,17 @@ from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.state import BaseStatus, Formation, Morale
 
-__all__ = ["leadership", "morale_phase", "pursuit_phase", "rally_phase", "set_morale"]
+__all__ = [
+    "begin_aftermath",
+    "casualties",
+    "immediate_tests",
+    "leadership",
+    "morale_phase",
+    "pursuit_over",
+    "pursuit_phase",
+    "rally_phase",
+    "set_morale",
+]
 
 _BROKEN = (Morale.RETREATING, Morale.ROUTING)
 
@@ -208,11 +218,27 @@ def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
     return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
 
 
-def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event]:
+def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
+             in_contact: bool = False) -> list[Event]:  # fmt: skip
+    before = f.morale
+    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    if f.linked and f.morale is not before:
+        # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
+        # were still in a brigaded formation": the sister wings share the outcome
+        for g in ctx.state.active(f.side):
+            if g is not f and g.linked and g.wing_of == f.wing_of and g.morale is before:
+                events += set_morale(ctx, g, f.morale, f"11.3 with {f.id} (one brigade)", phase)
+                g.retreat_from = f.retreat_from
+                g.tested = (*g.tested, *triggers)
+    return events
+
+
+def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
+                 in_contact: bool) -> list[Event]:  # fmt: skip
     effects = {t: _effect(ctx, t, f) for t in triggers}
     reason = ", ".join(triggers)
     if any(e == "rout" for e in effects.values()):
-        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", "morale")
+        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
     events: list[Event] = []
@@ -220,7 +246,8 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
     if tests:
         melee_r, ranged_r = _resilience_pair(f)
         state = ctx.state
-        context = "melee" if state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
+        context = ("melee" if in_contact or state.contacts.get(f.id)
+                   else ("shot" if f.shot_at else "idle"))  # fmt: skip
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
@@ -241,15 +268,58 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str]) -> list[Event
             at_best=at_best,
         )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
-        events.append(
-            PanicTest("morale", f.id, tests, res.effective_r, res.score, res.outcome, res.dice)
-        )
+        events.append(PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome,
+                                res.dice))  # fmt: skip
         outcome = res.outcome
     if outcome == "rout":
-        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", "morale")
+        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", phase)
     elif outcome == "retreat" and f.morale is Morale.STEADY:
-        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", "morale")
+        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
+    return events
+
+
+def plays_own_morale(ctx: TwoMmContext) -> bool:
+    """Whether the ruleset plays 2mm Earth's morale (10.x): a composed ruleset that swaps in
+    another game's morale (e.g. War & Conquest's) has no ``morale_effect`` and runs its own
+    morale phase, so the immediate tests below are not asked."""
+    return callable(getattr(ctx.ruleset, "morale_effect", None))
+
+
+def touched_while_retreating(ctx: TwoMmContext, f: Formation, phase: str) -> list[Event]:
+    """11.1: "Retreating troops who then touch (or are touched by) an enemy base immediately
+    take a panic test, with the best possible result being to continue retreat" - asked the
+    moment a move ends in contact, before either side moves on (once a bound)."""
+    if not plays_own_morale(ctx):
+        return []
+    if f.morale is not Morale.RETREATING or "retreating_touched" in f.tested:
+        return []
+    f.tested = (*f.tested, "retreating_touched")
+    return _resolve(ctx, f, ["retreating_touched"], phase, in_contact=True)
+
+
+def immediate_tests(ctx: TwoMmContext, forms: list[Formation], phase: str) -> list[Event]:
+    """10.2 / 10.5 / 11.1 tests the book makes at once, where the event happens: enemy contact
+    on a flank or the rear and retreating troops touched (end of the moves), losses and a front
+    rank or character killed by shooting (shooting damage) or by a step of the melee's strike
+    order. 10.5: "your formation immediately retreats / you immediately rout"; 11.1 "immediately
+    take a panic test". Each trigger acts once per formation per bound (``Formation.tested``);
+    the morale phase then tests what spreads (friends routing, all seen friends retreating)."""
+    events: list[Event] = []
+    if not plays_own_morale(ctx):
+        return events
+    for f in forms:
+        if f.removed or f.morale in (Morale.ROUTING, Morale.DESTROYED):
+            continue
+        triggers = [t for t in _own_triggers(ctx, f) if t not in f.tested]
+        if f.new_contact_sides and "retreating_touched" not in f.tested:
+            # 11.1 asks whether troops *already* retreating were touched: settled now, so a
+            # formation that breaks at this very contact is not asked again later
+            f.tested = (*f.tested, "retreating_touched")
+        if not triggers:
+            continue
+        f.tested = (*f.tested, *triggers)
+        events += _resolve(ctx, f, triggers, phase)
     return events
 
 
@@ -294,14 +364,15 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
     by_side: dict[str, list[Formation]] = {}
     for f in active:
         by_side.setdefault(f.side, []).append(f)
-    own = {f.id: _own_triggers(ctx, f) for f in active}
+    # own triggers not yet acted on at once (immediate_tests) are tested here
+    own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
-            seen = done.setdefault(f.id, set())
+            seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
             triggers += [
                 t
@@ -356,6 +427,8 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
                     kill_base(f, b, by="rout", phase="morale", characters=state.characters)
                 )
                 killed.append(b.id)
+                if b.id in touching and not on_impractical:
+                    ctx.caught.add(b.id)  # run down by the enemy, not drowned or fallen
         if killed:
             events.append(
                 Destroyed(
@@ -370,11 +443,18 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
 
 def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
-    retreat."""
+    retreat. After an army broke (``ctx.aftermath``, issue 12) the winner's formations that are
+    free to pursue and have no quarry take the nearest broken formation still on the field:
+    "If you are the side NOT retreating/routing, you will automatically pursue"."""
     state = ctx.state
     events: list[Event] = []
     for f in state.active():
-        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat"):
+        if f.morale is not Morale.STEADY or f.order in ("hold", "retreat") or f.held:
+            continue
+        if ctx.aftermath is not None and f.side not in ctx.aftermath:
+            quarry = state.formations.get(f.pursuing or "")
+            if quarry is None or quarry.removed or quarry.morale not in _BROKEN:
+                events += _aftermath_quarry(ctx, f)
             continue
         for eid in f.contacts_prev + state.contacts.get(f.id, ()):
             g = state.formations[eid]
@@ -384,6 +464,82 @@ def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
             events.append(Pursuit("pursuit", f.id, g.id))
             break
     return events
+
+
+def _aftermath_quarry(ctx: TwoMmContext, f: Formation) -> list[Event]:
+    """The nearest broken enemy formation on the field (by centre distance, ties by id)."""
+    fx, fy = f.centre()
+    best: tuple[float, str] | None = None
+    for g in ctx.state.active():
+        if g.side not in (ctx.aftermath or ()) or g.morale not in _BROKEN:
+            continue
+        gx, gy = g.centre()
+        key = (round(math.hypot(gx - fx, gy - fy), 3), g.id)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        f.pursuing = None
+        return []
+    f.pursuing = best[1]
+    return [Pursuit("pursuit", f.id, best[1])]
+
+
+def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
+    """Issue 12: the army broke (the scenario's victory.rout_fraction, not a rule of the book).
+    Its general's last order to every formation still standing is to retreat: 10.2 "must
+    retreat if ordered to retreat", read as carried out at once (no messenger: the army has
+    given up the field, docs/rules-interpretations.md "Pursuit after the break"). The winner's
+    pursuit follows in the pursuit phase (11.1)."""
+    state = ctx.state
+    events: list[Event] = []
+    for f in state.active():
+        if f.side not in (ctx.aftermath or ()):
+            continue
+        f.pursuing = None
+        f.target_point = None
+        f.target_formation = None
+        f.hold_fire = False
+        if f.morale is Morale.ROUTING:
+            continue
+        f.order = "retreat"
+        events += set_morale(ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army "
+                             "broke", "pursuit")  # fmt: skip
+    for f in state.active():
+        if f.side in (ctx.aftermath or ()) or f.morale is not Morale.STEADY:
+            continue
+        if f.order in ("hold", "retreat"):
+            continue
+        events += _aftermath_quarry(ctx, f)
+    return events
+
+
+def pursuit_over(ctx: TwoMmContext) -> bool:
+    """11.1 has nothing more to do when no broken side has a retreating or routing formation
+    left on the field (the rest fled off it or were caught), or the winner has no formation
+    free to pursue."""
+    broken = ctx.aftermath or frozenset()
+    quarry = any(f.side in broken and f.morale in _BROKEN for f in ctx.state.active())
+    hunters = any(f.side not in broken and f.morale is Morale.STEADY
+                  and f.order not in ("hold", "retreat") for f in ctx.state.active())  # fmt: skip
+    return not (quarry and hunters)
+
+
+def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
+    """2mm Earth tells apart only injured (red marker, 2.4) and killed (removed) bases; 11.1
+    removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
+    routing into impractical ground; captured = run down by the enemy at the end of the rout
+    bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
+    the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    out: dict[str, dict[str, int]] = {s: {"killed": 0, "wounded": 0, "captured": 0}
+                                      for s in ctx.state.sides}  # fmt: skip
+    for f in ctx.state.formations.values():
+        row = out[f.side]
+        for b in f.bases:
+            if b.status is BaseStatus.DEAD:
+                row["captured" if b.id in ctx.caught else "killed"] += 1
+            elif b.status is BaseStatus.INJURED:
+                row["wounded"] += 1
+    return out
 
 
 def rally_phase(ctx: TwoMmContext) -> list[Event]:

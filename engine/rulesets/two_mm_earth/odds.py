@@ -49,12 +49,13 @@ _CLEAR_EVERY = 4096
 
 
 def hit_chance(resilience: int, modifier: int = 0) -> Fraction:
-    """2.3: the chance one die hits R with the die ``modifier`` (a natural 6 always hits).
+    """2.3: the chance one die hits R with the die ``modifier`` (no natural 6: a need of 7+
+    cannot be met).
 
-    >>> hit_chance(4), hit_chance(7), hit_chance(3, -1)
-    (Fraction(1, 2), Fraction(1, 6), Fraction(1, 2))
+    >>> hit_chance(4), hit_chance(7), hit_chance(3, -1), hit_chance(6, -1)
+    (Fraction(1, 2), Fraction(0, 1), Fraction(1, 2), Fraction(0, 1))
     """
-    return Fraction(7 - attack_need(resilience, modifier), 6)
+    return Fraction(max(0, 7 - attack_need(resilience, modifier)), 6)
 
 
 def attack_distribution_exact(n_dice: int, resilience: int, modifier: int = 0) -> list[Fraction]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.dice import Dice
-from engine.log import Event, OrderReceived, OrderRoll, Retreat, Rout
+from engine.log import Event, OrderReceived, OrderRefused, OrderRoll, Retreat, Rout
 from engine.orders import Order
 from engine.rulesets.two_mm_earth.charts import Temperament
+from engine.rulesets.two_mm_earth.formations import LooseOrder, close_up, go_loose
 from engine.state import BattleState, Morale
+from scenario_builder.errors import IllegalOrderError
 
 if TYPE_CHECKING:
     from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
@@ -28,6 +30,8 @@ def receive_order(
     f = state.formations.get(order.formation)
     if f is None or f.removed or f.morale is Morale.ROUTING:
         return []
+    if isinstance(order, LooseOrder):
+        return _loose_order(state, f, order, phase)
     events: list[Event] = []
     kind = order.kind
     temperament = f.temperament
@@ -47,9 +51,18 @@ def receive_order(
         f.order = "retreat"
         events.append(Rout(phase, f.id, "9.3 reluctant troops ordered to retreat"))
         return events
-    f.order = outcome
-    f.hold_fire = outcome == "hold"
+    f.hold_fire = f.held = outcome == "hold"
     f.pursuing = None
+    from engine.rulesets.two_mm_earth.shooting import shooting_bases
+
+    melee_only = not shooting_bases(f)  # 9.1: no ranged attack (throwing weapons are melee)
+    if outcome == "hold" and melee_only and f.morale is Morale.STEADY:
+        # 9.1: "Hold means to Hold Fire for ranged troops, but Keep Doing What You're Already
+        # Doing to melee-only troops or troops in close combat": the order in force (and its
+        # target) stays; only pursuit stops (11.1 "unless commanded to retreat or hold").
+        # Retreating troops told to Hold stand to rally (11.2), below.
+        return events
+    f.order = outcome
     if outcome == kind:
         f.target_point = order.target_point
         f.target_formation = order.target_formation
@@ -62,3 +75,18 @@ def receive_order(
         f.retreat_from = None
         events.append(Retreat(phase, f.id, "10.2 ordered to retreat"))
     return events
+
+
+def _loose_order(state: BattleState, f: Any, order: LooseOrder, phase: str) -> list[Event]:
+    """4.1: skirmishers open into (or close from) a Loose Formation; others are refused."""
+    if order.kind == "loose":
+        if f.loose:
+            return []
+        try:
+            go_loose(f)
+        except IllegalOrderError as exc:
+            return [OrderRefused(phase, f.side, f.id, str(order), exc.problem)]
+    elif f.loose:
+        close_up(f)
+    state.version += 1  # the bases moved apart (or together)
+    return [OrderReceived(phase, f.id, str(order), order.kind)]

@@ -17,6 +17,9 @@ How formations follow their orders (9.1) when planning moves:
 - Retreating (10.3) troops move away from the enemy while one is within 150 m or in the bound
   after they broke, then stand to rally (11.2); routing troops always flee (10.4).
 - Pursuers (11.1) charge the broken enemy they fought.
+- Advance on a *friendly* formation: move into base contact with it and merge (5.1 brigades,
+  4.2 wings re-joining, a character joining troops); retreating troops ordered so plan to merge
+  with a character's formation to rally (11.2). Joiners move after the formation they join.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.geometry import CONTACT_M, bearing, obb_array, separation
+from engine.geometry import CONTACT_M, bearing, obb_array, overlaps, separation
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
@@ -39,6 +42,7 @@ from engine.log import (
 )
 from engine.movement import (
     MovePlan,
+    allowance_for,
     execute_move,
     footprint_classes,
     retreat_bearing,
@@ -48,7 +52,13 @@ from engine.orders import CommanderView, check_order
 from engine.rulesets import Phase
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.melee import melee_phase
-from engine.rulesets.two_mm_earth.morale import morale_phase, pursuit_phase, rally_phase, set_morale
+from engine.rulesets.two_mm_earth.morale import (
+    immediate_tests,
+    morale_phase,
+    pursuit_phase,
+    rally_phase,
+    set_morale,
+)
 from engine.rulesets.two_mm_earth.orders import receive_order
 from engine.rulesets.two_mm_earth.profiles import Flag
 from engine.rulesets.two_mm_earth.shooting import (
@@ -61,7 +71,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import Formation, Morale
+from engine.state import BaseStatus, Formation, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -102,6 +112,7 @@ def start_bound(ctx: TwoMmContext) -> None:
         f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
         f.characters_killed = ()
         f.new_contact_sides = ()
+        f.tested = ()
         f.contacts_prev = state.contacts.get(f.id, ())
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
 
@@ -113,8 +124,8 @@ def phase_orders(ctx: TwoMmContext) -> None:
     state = ctx.state
     for side in state.sides:
         commander = ctx.commanders.get(side)
-        if commander is None:
-            continue
+        if commander is None or ctx.aftermath is not None:
+            continue  # issue 12: after the break the generals give no new orders (11.1)
         view = CommanderView(side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees)
         for order in commander.orders(view, state.bound):
             check_order(state, side, order)
@@ -254,12 +265,25 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     return MovePlan(f.id, kind, b)
 
 
+def _join_target(state: Any, f: Formation) -> Formation | None:
+    """The friendly formation ``f`` was ordered to advance on (to merge with it, 5.1), if any."""
+    if f.order != "advance" or not f.target_formation:
+        return None
+    g = state.formations.get(f.target_formation)
+    if g is None or g.removed or g.side != f.side or g is f:
+        return None
+    return g
+
+
 def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
     state = ctx.state
     none = MovePlan(f.id, "none")
     if f.morale is Morale.ROUTING:
         return _retreat_plan(ctx, f, "rout")
+    join = _join_target(state, f)
     if f.morale is Morale.RETREATING:
+        if join is not None and join.character_ids() and not state.contacts.get(f.id):
+            return _charge(f, join, "join")  # 11.2: rally by merging with a character
         if f.order == "retreat":
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
@@ -308,6 +332,8 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
             return MovePlan(f.id, "advance", f.facing)
         return _charge(f, target, "charge")
     if f.order == "advance":
+        if join is not None:
+            return _charge(f, join, "join")  # 5.1 / 4.2: into base contact, then merge
         if f.target_point is not None:
             fx, fy = f.centre()
             tx, ty = f.target_point
@@ -382,10 +408,51 @@ def _may_shoot(f: Formation, moving: bool) -> bool:
     return False
 
 
+def _touching_side(ctx: TwoMmContext, g: Formation, side: str) -> set[str]:
+    """Bases of ``g`` in base contact with any base of ``side``."""
+    out: set[str] = set()
+    for eid in ctx.state.contacts.get(g.id, ()):
+        if ctx.state.formations[eid].side == side:
+            out.update(a for a, _ in ctx.base_pairs.get((g.id, eid), ()))
+    return out
+
+
+def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
+    """3.2 / 3.3: bases of a formation in combat that are not in contact themselves may assist
+    by shooting "but only at those bases not in contact with any friendly bases", when the
+    formation is ordered to attack (3.3: "ordering the formation to attack/shoot"); never as
+    Ordnance (8.1: "Bases assisting a formation cannot fire ordnance")."""
+    if f.morale is not Morale.STEADY or f.order != "attack":
+        return None
+    touching = _touching_side(
+        ctx, f, next((ctx.state.formations[e].side for e in ctx.state.contacts.get(f.id, ())), "")
+    )
+    if not [b for b in shooting_bases(f) if b.id not in touching]:
+        return None
+    rng = range_m(f)
+    cands = []
+    for g in _nearest_enemies(ctx, f, 12):
+        d = _gap(f, g, ctx)
+        if d > rng:
+            continue
+        free = [b for b in g.alive_bases if b.id not in _touching_side(ctx, g, f.side)]
+        if free:
+            cands.append((d, g))
+    if f.target_formation:
+        cands.sort(key=lambda c: c[1].id != f.target_formation)
+    seen = set(ctx.sight.visible(f.id, [g.id for _, g in cands])) if cands else set()
+    for d, g in cands:
+        if g.id in seen or g.id in ctx.state.contacts.get(f.id, ()):
+            return ShotPlan(f.id, g.id, "normal", d, False)
+    return None
+
+
 def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     state = ctx.state
-    if state.contacts.get(f.id) or not shooting_bases(f):
+    if not shooting_bases(f):
         return None
+    if state.contacts.get(f.id):
+        return _assist_shot(ctx, f)
     plan = ctx.plans.get(f.id)
     moving = plan is not None and plan.kind != "none"
     if not _may_shoot(f, moving):
@@ -538,12 +605,24 @@ def phase_shooting_damage(ctx: TwoMmContext) -> None:
         g = state.formations[gid]
         g.hits_ranged += hits
         ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
-        ctx.emit(
-            allocate_hits(
-                g, hits, xy, ctx.dice, by=by, phase="shooting_damage", characters=state.characters
-            )
-        )
+        shooter = state.formations[by]
+        # 3.2: a shot assisting a formation in combat only hits bases not touching its side
+        exclude = (_touching_side(ctx, g, shooter.side) if state.contacts.get(by)
+                   else set())  # fmt: skip
+        ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
+                               characters=state.characters, exclude=exclude))  # fmt: skip
     _destroy_empty(ctx, "shooting_damage")
+    # 10.2 / 10.5: losses to shooting are tested at once; a formation that breaks re-plans its
+    # move (it retreats or routs in this bound's moves instead of doing what it planned)
+    hit = [state.formations[gid] for gid in dict.fromkeys(h[0] for h in ctx.pending_hits)]
+    before = {f.id: f.morale for f in hit}
+    ctx.emit(immediate_tests(ctx, hit, "shooting_damage"))
+    for f in hit:
+        if f.morale is not before[f.id] and not f.removed:
+            plan = ctx.plans[f.id] = plan_for(ctx, f)
+            if plan.kind != "none":
+                ctx.emit(PlannedMove("shooting_damage", f.id, plan.kind, plan.bearing,
+                                     plan.target))  # fmt: skip
 
 
 # -- moving -----------------------------------------------------------------------------------
@@ -573,24 +652,141 @@ def _touching_enemy(
     return bool((gaps <= CONTACT_M).any())
 
 
+def _own_formation_rules(ctx: TwoMmContext) -> bool:
+    """Whether 2mm Earth's movement-and-formations part is played (3.1 step forward, 11.1
+    injured split, 11.3 Pike & Shot): a composed ruleset with another book's formations (the
+    Dark Age chapter) keeps its own."""
+    from engine.rulesets.compose import TWO_MM_EARTH_V09, Part
+
+    comp = getattr(ctx.ruleset, "composition", None)
+    return comp is None or comp.modules.get(Part.MOVEMENT_AND_FORMATIONS) is TWO_MM_EARTH_V09
+
+
+def step_forward(f: Formation) -> bool:
+    """3.1: "soldiers from the other ranks can be moved forward to replace casualties [in the
+    Movement phases], but then they would count as the first rank": in each file the living
+    bases move up into the slots of the dead ahead of them (one base depth, 20 m, within any
+    allowance). True if any base moved."""
+    files: dict[int, list[Any]] = {}
+    for b in f.bases:
+        files.setdefault(b.file, []).append(b)
+    changed = False
+    for bases in files.values():
+        bases.sort(key=lambda b: b.rank)
+        ranks = [b.rank for b in bases]
+        for b, r in zip([b for b in bases if b.alive] + [b for b in bases if not b.alive], ranks,
+                        strict=True):  # fmt: skip
+            if b.rank != r:
+                b.rank, changed = r, True
+    if changed:
+        f.place()
+    return changed
+
+
+def _replace_casualties(ctx: TwoMmContext) -> None:
+    """3.1 in the movement phase: formations that make no move this bound (in combat, holding)
+    bring rear-rank bases forward into the front rank's gaps. A moving formation keeps its
+    ranks (1.1: re-arranging comes out of the move). Loose formations are one rank (4.1)."""
+    state = ctx.state
+    if not _own_formation_rules(ctx):
+        return
+    for f in state.active():
+        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
+            continue
+        plan = ctx.plans.get(f.id)
+        if plan is not None and plan.kind != "none":
+            continue
+        if not any(not b.alive and b.rank == 0 for b in f.bases):
+            continue  # nothing to fill in the first rank (cheap test first)
+        # a step of one base depth must be within the allowance where the formation stands
+        classes, _ = footprint_classes(ctx.bf, f, "move")
+        allowance = allowance_for(f, classes, ctx.move_rules) or 0.0
+        if allowance + 1e-9 < max(b.d for b in f.bases):
+            continue
+        ranks = {b.id: b.rank for b in f.bases}
+        before = {b.id: (b.x, b.y) for b in f.alive_bases}
+        if not step_forward(f):
+            continue
+        moved = [b for b in f.alive_bases
+                 if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6]  # fmt: skip
+        fx, fy = f.centre()
+        others = [x for g in state.active() if g is not f for x in g.alive_bases
+                  if math.hypot(x.x - fx, x.y - fy) < 2000.0]  # fmt: skip
+        arr = obb_array([x.obb() for x in others]) if others else None
+        bad = any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
+                  or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
+                  for b in moved)  # fmt: skip
+        if bad:
+            # a slot is taken (an enemy followed into it) or the ranks would shift: stay put
+            for b in f.bases:
+                b.rank = ranks[b.id]
+            f.place()
+            continue
+        ctx.allowances[f.id] = allowance
+        state.version += 1
+
+
+def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
+    """11.1: "Those bases not injured, but which are retreating from a formation with injured
+    troops in, do not suffer a movement penalty (injured troops DO)": a retreating or routing
+    formation about to move with both injured and unhurt bases leaves its injured behind as a
+    group of their own (``<id>_inj``, a wing of the original: same morale, same kind of move),
+    which moves after it at half speed. The two then act apart (4.2: wings retreat
+    independently) and may re-join by advancing on each other."""
+    from engine.log import WingSplit
+    from engine.rulesets.two_mm_earth.formations import split_off
+
+    if not _own_formation_rules(ctx):
+        return order
+    out: list[Formation] = []
+    for f in order:
+        out.append(f)
+        plan = ctx.plans.get(f.id)
+        if plan is None or plan.kind not in ("retreat", "rout") or f.removed:
+            continue
+        hurt = [b for b in f.alive_bases if b.status is BaseStatus.INJURED]
+        if not hurt or len(hurt) == f.n_alive:
+            continue
+        # the bases must stay where they stand: the split is made only when both groups form
+        # regular blocks of their own (the usual case: the hits fell on the facing rank);
+        # otherwise the formation retreats as one block at its unhurt bases' speed
+        before = {b.id: (b.x, b.y, b.rank, b.file) for b in f.bases}
+        bases, start_bases = list(f.bases), f.start_bases
+        g = split_off(ctx.state, f, hurt, "inj")
+        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+               for b in (*f.alive_bases, *g.alive_bases)):  # fmt: skip
+            for b in bases:
+                b.rank, b.file, b.formation = before[b.id][2], before[b.id][3], f.id
+            f.bases, f.start_bases = bases, start_bases
+            del ctx.state.formations[g.id]
+            f.place()
+            ctx.state.version += 1
+            continue
+        ctx.emit([WingSplit("execute_moves", f.id, (f.id, g.id))])
+        ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
+        out.append(g)
+    return out
+
+
 def phase_execute_moves(ctx: TwoMmContext) -> None:
     from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
+    _replace_casualties(ctx)
     # the rectangles of every formation on the table, kept up to date move by move for the
     # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
     table: tuple[list[Formation], Any, Any] | None = None
     table_key: Any = None
     stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
     moved: set[str] = set()
-    for f in _pursuers_last(ctx, high_initiative_first(ctx)):
+    for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
             continue
         if plan.kind == "ladder":
             _ladder_up(ctx, f)
             continue
-        if plan.kind in ("charge", "pursue", "attack") and plan.target is not None:
+        if plan.kind in ("charge", "pursue", "attack", "join") and plan.target is not None:
             g = state.formations[plan.target]
             if g.removed:
                 continue
@@ -648,19 +844,62 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
             )
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
+        if res.halted == "contact_enemy" and res.contact_with is not None:
+            from engine.rulesets.two_mm_earth.morale import touched_while_retreating
+
+            g = state.formations[res.contact_with]
+            for x in (f, g):  # 11.1: touching or touched, tested the moment it happens
+                ctx.emit(touched_while_retreating(ctx, x, "execute_moves"))
+        if plan.kind == "join" and plan.target is not None:
+            g = state.formations[plan.target]
+            if not g.removed and _gap(f, g) <= CONTACT_M:
+                from engine.rulesets.two_mm_earth.formations import join_formation
+
+                ctx.emit(join_formation(ctx, f, g, "execute_moves"))
+                table = None  # f has left the table (merged into g)
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
+    _pike_and_shot(ctx)
+    # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
+    # before the melee
+    ctx.emit(immediate_tests(ctx, [f for f in state.active() if f.new_contact_sides],
+                             "execute_moves"))  # fmt: skip
     if ctx.has_walls:
         _ladders_at_wall(ctx)
 
 
+def _pike_and_shot(ctx: TwoMmContext) -> None:
+    """11.3: left/right mixed formations (Pike & Shot) split into linked wings on getting
+    into combat; contacts are then worked out for the wings."""
+    from engine.rulesets.two_mm_earth.formations import auto_split
+    from scenario_builder.errors import IllegalOrderError
+
+    state = ctx.state
+    if not _own_formation_rules(ctx):
+        return
+    split = False
+    for f in state.active():
+        if not state.contacts.get(f.id) or f.linked:
+            continue
+        try:
+            ev = auto_split(state, f, "execute_moves")
+        except IllegalOrderError:
+            continue
+        if ev:
+            ctx.emit(ev)
+            split = True
+    if split:
+        ctx.base_pairs = update_contacts(state)
+        _mark_new_contacts(ctx)
+
+
 def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]:
     """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
-    still in place, would block the faster pursuer that moves first by initiative)."""
-    pursuers = [
-        f for f in order if ctx.plans.get(f.id) is not None and ctx.plans[f.id].kind == "pursue"
-    ]
+    still in place, would block the faster pursuer that moves first by initiative); so does a
+    formation joining another (5.1, 10.4): it meets it where it ends its own move."""
+    pursuers = [f for f in order if ctx.plans.get(f.id) is not None
+                and ctx.plans[f.id].kind in ("pursue", "join")]  # fmt: skip
     return [f for f in order if f not in pursuers] + pursuers
 
 

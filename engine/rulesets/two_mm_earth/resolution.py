@@ -7,8 +7,8 @@
 - 11.3 mixed formations: :func:`mean_resilience`
 - 10.5 panic test (v0.9): :func:`panic_test`; v0.7's rout test (5.2, 9.1): :func:`rout_test_v07`
 
-Readings of ambiguous rules (docs/rules-interpretations.md): a natural 6 always hits, so no target
-is out of reach; the number needed is ``R - modifier`` clamped to 1..6.
+Readings of ambiguous rules (docs/rules-interpretations.md): 2.3 has no "natural 6" rule, so the
+face needed is ``R - modifier`` (at least 1); a target needing 7 or more cannot be hit.
 
 >>> from engine.dice import ScriptedDice
 >>> r = roll_attack(ScriptedDice([4, 3, 6]), 3, resilience=4, purpose="shoot a->b")
@@ -73,12 +73,13 @@ def _attack_result(hits: int, dice: DiceResult, need: int) -> AttackResult:
 def attack_need(resilience: int, modifier: int = 0) -> int:
     """2.3: the face a die needs to hit R with the summed die ``modifier`` (<= 0 for penalties).
 
-    A natural 6 always hits (so ``need`` is at most 6); a 1 hits only when R - modifier <= 1.
+    No face is special (2.3 has no "natural 6 always hits"): a ``need`` above the die's sides
+    means the die cannot hit; a 1 hits only when R - modifier <= 1.
 
     >>> attack_need(4), attack_need(4, -1), attack_need(6, -2), attack_need(1)
-    (4, 5, 6, 1)
+    (4, 5, 8, 1)
     """
-    return min(6, max(1, resilience - modifier))
+    return max(1, resilience - modifier)
 
 
 def roll_attack(
@@ -91,7 +92,7 @@ def roll_attack(
     """
     if n_dice < 0:
         raise ValueError(f"expected n_dice >= 0, got {n_dice}")
-    need = min(6, max(1, resilience - modifier))  # attack_need, inlined: the hot path
+    need = max(1, resilience - modifier)  # attack_need, inlined: the hot path
     if n_dice == 0:
         return AttackResult(0, DiceResult((), purpose), need)
     result = dice.roll(n_dice, purpose)

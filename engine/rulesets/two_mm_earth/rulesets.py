@@ -16,14 +16,16 @@ from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
 from engine.orders import Commander, Delivery
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.two_mm_earth import charts, phases
+from engine.rulesets.two_mm_earth import charts, morale, phases
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
-from engine.rulesets.two_mm_earth.profiles import Army, load_army
+from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
 from engine.rulesets.two_mm_earth.resolution import (
     AttackResult,
     PanicResult,
     panic_test,
+    rally_test,
+    rally_test_v07,
     roll_attack,
     rout_test_v07,
     shooting_modifier,
@@ -35,7 +37,7 @@ from engine.rulesets.two_mm_earth.triggers import (
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
-from engine.state import BattleState, Formation, Morale, UnitProfile
+from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -157,11 +159,53 @@ class TwoMmEarthGame(Ruleset):
         return charts.sees_over(observer, blocker)
 
     def prepare(self, state: BattleState, scenario: Scenario) -> None:
-        """11.3: Random troops start Rash."""
+        """11.3: Random troops start Rash. 4.1: only skirmishers may deploy ``loose``. 5.1:
+        "you can deploy Brigades by placing your formations in a single group with the
+        appropriate character": a formation with ``brigade: <id>`` merges into that formation
+        (its bases form the rear ranks) under the rules of a merge in play
+        (:func:`formations.merge_problem`); a broken rule is a ScenarioFileError."""
+        from engine.deploy import check_overlaps
+        from engine.rulesets.two_mm_earth.formations import merge_formations, merge_problem
+        from scenario_builder.errors import ScenarioFileError
+
+        source = str(scenario.path or scenario.id)
         for f in state.formations.values():
             if f.temperament == Temperament.RANDOM:
                 f.random_troops = True
                 f.temperament = Temperament.RASH
+            troops = [b for b in f.bases if not b.character] or f.bases
+            if f.loose and not all(b.profile.has(Flag.SKIRMISHER) for b in troops):
+                raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
+                                                f"profile for loose: true (4.1), got "
+                                                f"{f.profile.id!r}")  # fmt: skip
+        for side in scenario.sides:
+            for fs in side.formations:  # 11.3 Pike & Shot: the outer files of another profile
+                if fs.flank_profile is None or not fs.flank_files:
+                    continue
+                prof = scenario.army(side.id, self).profile(fs.flank_profile)
+                width = min(fs.frontage, fs.bases)
+                for b in state.formations[fs.id].bases:
+                    if not b.character and (b.file < fs.flank_files
+                                            or b.file >= width - fs.flank_files):  # fmt: skip
+                        b.profile = prof
+        merged = False
+        for side in scenario.sides:
+            for fs in side.formations:
+                if fs.brigade is None:
+                    continue
+                lead = state.formations.get(fs.brigade)
+                if lead is None or lead.side != side.id or lead.id == fs.id:
+                    raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to "
+                                                    f"name another formation of {side.id}, got "
+                                                    f"{fs.brigade!r}")  # fmt: skip
+                why = merge_problem(state, lead.id, fs.id)
+                if why is not None:
+                    raise ScenarioFileError(source, f"formation {fs.id}: {why}")
+                merge_formations(state, lead.id, fs.id, phase="deploy")
+                merged = True
+        if merged:
+            state.formations = {k: f for k, f in state.formations.items() if f.bases}
+            check_overlaps(state, source)
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """9.1-9.2: messengers at the age's rate."""
@@ -224,7 +268,11 @@ def _other_outcome(result: PanicResult) -> PanicResult:
 def halved(f: Formation) -> bool:
     """1.1 / 2.4: 50 % or more of the front rank, or of the formation, injured or killed."""
     if f.morale in (Morale.RETREATING, Morale.ROUTING):
-        return False  # 11.1: uninjured retreating bases keep their speed (interpretation)
+        # 11.1: uninjured retreating bases keep their speed, injured ones are slowed; a mixed
+        # formation leaves its injured behind as a group of their own before it moves
+        # (phases._split_injured), so only an all-injured group is halved
+        alive = f.alive_bases
+        return bool(alive) and all(b.status is not BaseStatus.OK for b in alive)
     front, whole = f.injured_share()
     return front >= 0.5 or whole >= 0.5
 
@@ -295,10 +343,26 @@ class TwoMmEarth(TwoMmEarthMoves):
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         "morale_effect": lambda v: None if v is None else "rout",
+        # issue 12, 11.1 after the break: 2mm Earth's morale chapter, so a composition with
+        # another book's morale does not inherit it (it stops at the break)
+        "begin_aftermath": lambda events: [],
+        "pursuit_over": lambda v: not v,
+        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
         "morale_r_modifier": lambda v: v - 3,
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),
     }
+
+    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
+    def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
+        return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
+
+    def pursuit_over(self, ctx: BoundContext) -> bool:
+        return morale.pursuit_over(ctx)  # type: ignore[arg-type]
+
+    def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
+        return morale.casualties(ctx)  # type: ignore[arg-type]
+
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
 
     def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
@@ -387,6 +451,9 @@ class TwoMmEarthV09(TwoMmEarth):
         'retreat'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 10.4: a character joined the routers; his L counts, R is the higher, -2 routing
+            return rally_test(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         if s.context == "melee":
             r = s.melee_r
         elif s.context == "shot":
@@ -464,6 +531,9 @@ class TwoMmEarthV07(TwoMmEarth):
         'none'
         """
         s = situation
+        if "character_joined_routing" in s.triggers:
+            # 5.5: a character joined the routing unit: the rout test at the routing R
+            return rally_test_v07(dice, s.melee_r, s.ranged_r, s.leadership, purpose=purpose)
         return self.panic_test(
             dice,
             s.melee_r,

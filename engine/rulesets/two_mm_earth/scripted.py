@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from engine.orders import CommanderView, Order
+from engine.rulesets.two_mm_earth.formations import LooseOrder
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Scenario
 from engine.state import Morale
@@ -39,7 +40,7 @@ from scenario_builder.errors import DataSourceError, IllegalOrderError, Scenario
 
 __all__ = ["OrdersScript", "ScriptedCommander", "parse_order", "scripted_commanders"]
 
-AnyOrder = Order | WingOrder
+AnyOrder = Order | WingOrder | LooseOrder
 _WING_ID = re.compile(r"^(?P<base>.+)_w\d+$")
 
 
@@ -52,6 +53,8 @@ def parse_order(text: str) -> AnyOrder:
     """An order or a wing order from its text form."""
     if text.split()[:1] == ["split"]:
         return WingOrder.from_text(text)
+    if text.split()[:1] in (["loose"], ["close"]):
+        return LooseOrder.from_text(text)
     return Order.from_text(text)
 
 

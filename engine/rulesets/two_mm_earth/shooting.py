@@ -176,7 +176,7 @@ def choose_mode(
 
     def expected(opt: tuple[str, int, int]) -> float:
         need = attack_need(resilience, opt[2])
-        return opt[1] * (7 - need) / 6.0
+        return opt[1] * max(0, 7 - need) / 6.0  # 2.3: a need of 7+ never hits
 
     return max(options, key=expected)  # first listed (normal) wins ties
 

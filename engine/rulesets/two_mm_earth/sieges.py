@@ -5,7 +5,9 @@ The Battlefield marks wall and tower cells by feature (``bf.feature_at(x, y) == 
 impractical/overhead for everybody else. On top of that this module applies 8.3:
 
 - moving along a wall counts as plain terrain; entering or leaving a wall counts as debris
-  ("via stairs on one side"); a tower likewise plain inside, impractical to enter or leave;
+  ("via stairs on one side"); a tower likewise plain inside, impractical to enter or leave, and
+  entered (or left) only from a wall section ("Troops cannot move into a tower except via a wall
+  section"; the book's "dedicated outside stairs" are not mapped, so none exist);
 - no cavalry or monsters on walls or towers; formations on a wall go Loose, one rank (half-size
   rampart bases 40 x 5 m);
 - walls give debris cover, towers overhead cover (:func:`cover_override`);
@@ -60,6 +62,8 @@ def fortification_at(bf: Ground, f: Formation, pose: Any = None) -> str | None:
     for name in WALL_FEATURES:
         if np.count_nonzero(names == name) * 2 >= len(pts):
             return name
+    if np.isin(names, WALL_FEATURES).sum() * 2 >= len(pts):
+        return "wall"  # astride the junction of a wall and a tower: still on the wall walk
     return None
 
 
@@ -88,6 +92,10 @@ def move_classes(
     if start_fort is None and end_fort == "wall" and not holds_walls:
         return [FORBIDDEN], off  # up the wall only by ladder
     if "tower" in (start_fort, end_fort):
+        if {start_fort, end_fort} != {"tower", "wall"}:
+            # 8.3: "Troops cannot move into a tower except via a wall section" (the internal
+            # stairs lead to the wall walk); leaving it for the ground likewise
+            return [FORBIDDEN], off
         return sorted({*base, int(MoveClass.IMPRACTICAL)}), off
     return sorted({*base, int(MoveClass.DEBRIS)}), off
 

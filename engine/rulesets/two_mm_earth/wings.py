@@ -1,9 +1,13 @@
-"""Wings (4.2): the General's order to split one formation into wings of at least 2 bases.
+"""Wings (4.2): the order to split one formation into wings of at least 2 bases.
 
-"A General can order one formation to split into Wings per turn ... the General must be within
-200m and have a line of sight to their troops." :func:`split_into_wings` checks that and does the
-split; an order that breaks the rule raises :class:`IllegalOrderError` (the delivery logs it as
-refused, docs/rules-interpretations.md 4.2).
+"[Ordinary formations] can usually ONLY do this when a Character is present in the formation OR
+if ordered to by their General. ... A General can order one formation to split into Wings per
+turn ... the General must be within 200m and have a line of sight to their troops."
+:func:`split_into_wings` checks that and does the split: a formation with a living character in it
+splits on its own (no General's reach, sight or one-a-turn limit); otherwise it is the General's
+order. An order that breaks the rule raises :class:`IllegalOrderError` (the delivery logs it as
+refused, docs/rules-interpretations.md 4.2). Wings re-join by advancing on each other (4.2; the
+merge is :func:`engine.rulesets.two_mm_earth.formations.join_formation`).
 
 The formation splits by files, left to right, into wings of as equal a width as possible; the
 first wing keeps the formation's id, the others are ``<id>_w2``, ``<id>_w3`` ... with
@@ -109,10 +113,10 @@ def _check(
 ) -> tuple[Formation, list[list[int]]]:
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
-        raise IllegalOrderError(
-            None, f"'{order}': expected a formation of {side} on the field, got {order.formation!r}"
-        )
-    if (side, bound) in done:
+        raise IllegalOrderError(None, f"'{order}': expected a formation of {side} on the field, "
+                                      f"got {order.formation!r}")  # fmt: skip
+    led = _led_by_character(state, f)
+    if not led and (side, bound) in done:
         first = done[side, bound]
         raise IllegalOrderError(
             None,
@@ -126,9 +130,32 @@ def _check(
             "ordinary formations split into wings)",
         )
     if f.brigade:
-        raise IllegalOrderError(
-            None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot split into wings)"
-        )
+        raise IllegalOrderError(None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot "
+                                      "split into wings)")  # fmt: skip
+    alive = f.alive_bases
+    if not led:
+        _check_general(state, side, order, bf, f)
+    files = sorted({b.file for b in f.bases})
+    if len(files) < order.wings:
+        raise IllegalOrderError(None, f"'{order}': expected at least {order.wings} files in "
+                                      f"{f.id}, got {len(files)}")  # fmt: skip
+    groups = [list(g) for g in _split_even(files, order.wings)]
+    for g in groups:
+        n = sum(1 for b in alive if b.file in g)
+        if n < 2:
+            raise IllegalOrderError(None, f"'{order}': expected wings of at least 2 bases, got "
+                                          f"a wing of {n} (4.2)")  # fmt: skip
+    return f, groups
+
+
+def _led_by_character(state: BattleState, f: Formation) -> bool:
+    """4.2: a living character is present in the formation (it may split without the General)."""
+    return any(c in state.characters and state.characters[c].alive for c in f.character_ids())
+
+
+def _check_general(state: BattleState, side: str, order: WingOrder, bf: Ground,
+                   f: Formation) -> None:  # fmt: skip
+    """4.2: the General within 200 m of the troops, with a line of sight to them."""
     gen = general_of(state, side)
     gxy = character_xy(state, gen) if gen is not None else None
     if gen is None or gxy is None:
@@ -144,24 +171,8 @@ def _check(
         )
     own = any(b.character == gen.id for b in alive)
     if not own and not any(bf.line_of_sight(gxy, (b.x, b.y)) for b in alive):
-        raise IllegalOrderError(
-            None,
-            f"'{order}': the General cannot see {f.id} (4.2: he must "
-            "have a line of sight to the troops)",
-        )
-    files = sorted({b.file for b in f.bases})
-    if len(files) < order.wings:
-        raise IllegalOrderError(
-            None, f"'{order}': expected at least {order.wings} files in {f.id}, got {len(files)}"
-        )
-    groups = [list(g) for g in _split_even(files, order.wings)]
-    for g in groups:
-        n = sum(1 for b in alive if b.file in g)
-        if n < 2:
-            raise IllegalOrderError(
-                None, f"'{order}': expected wings of at least 2 bases, got a wing of {n} (4.2)"
-            )
-    return f, groups
+        raise IllegalOrderError(None, f"'{order}': the General cannot see {f.id} (4.2: he must "
+                                      "have a line of sight to the troops)")  # fmt: skip
 
 
 def _split_even(items: list[int], n: int) -> list[list[int]]:
@@ -188,6 +199,7 @@ def split_into_wings(
     """
     done = {} if done is None else done
     f, groups = _check(state, side, order, bf, bound, done)
+    led = _led_by_character(state, f)  # 4.2: a character's own split is not the General's one
     ranks = f.ranks
     width = max(b.file for b in f.bases) + 1
     pitch = f.pitch_w
@@ -251,7 +263,8 @@ def split_into_wings(
     for w in new:
         state.formations[w.id] = w
     state.version += 1
-    done[side, bound] = f.id
+    if not led:
+        done[side, bound] = f.id
     return [WingSplit("orders", f.id, tuple(ids))]
 
 

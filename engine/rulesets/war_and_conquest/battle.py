@@ -248,6 +248,8 @@ def resolution_phase(
                 if not fail.flees:
                     outcome = "hold"
                     barred.add(f.id)
+                if fail.enemy_bonus_next_round:  # its enemy gets +1 in the next round's melee
+                    ctx.melee_bonus_against[f.id] = ctx.state.bound + 1
             events.append(
                 WCTest(
                     phase, f.id, "morale", names, r.target, r.total, outcome, ctx.dice.history[-1]
