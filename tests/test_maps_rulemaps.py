@@ -147,13 +147,15 @@ def test_print_legend_names_medieval_d10_classes(
     assert code == 0, err
     text = _index_text(out)
     assert "marsh (TERRAIN CHART)" in text and "(7.3)" not in text
+    # the DEM's slope bands at the ruleset's thresholds, hatched and in the legend
+    assert "gentle slope (3-10°) (TERRAIN CHART, from the DEM)" in text
     # as built, the same ground prints 2mm Earth's classes (the marsh is 7.3 Wet)
     plain = tmp_path / "plain.pdf"
     code, _, err = run_cli("print", flodden_dir, "--scale", "2mm", "--paper", "A2", "--bbox",
                            MARSH_BBOX, "--out", plain)  # fmt: skip
     assert code == 0, err
     text = _index_text(plain)
-    assert "wet (7.3)" in text and "TERRAIN CHART" not in text
+    assert "wet (7.3)" in text and "TERRAIN CHART" not in text and "slope" not in text
 
 
 # -- the route ------------------------------------------------------------------------------------
