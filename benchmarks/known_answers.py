@@ -29,7 +29,11 @@ SEEDS = (1, 7)
 BENCH_FORMATIONS = 8  # per side: small, so the case takes about a second
 BENCH_SEED = 3
 #: (scenario, ruleset, seed): shipped scenarios fought under another registered ruleset
-OTHER_RULESETS = (("flodden_1513", "medieval-d10", 1),)
+OTHER_RULESETS = (
+    ("flodden_1513", "medieval-d10", 1),
+    ("flodden_1513", "2mm-earth-v0.7", 1),
+    ("teutoburg_ad9", "2mm-earth-v0.7", 1),
+)
 LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with instant orders
 #: composed rulesets (engine/rulesets/compose.py), each on a shipped scenario: case -> (scenario,
 #: ruleset), fought as ``scenario-builder run SCENARIO --ruleset RULESET --seed 1``

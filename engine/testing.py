@@ -310,6 +310,47 @@ def _hook_names(cls: type) -> list[str]:
     return sorted(names)
 
 
+class _CountingDict(dict[Any, Any]):
+    """A rate table that counts every read (for :func:`_check_absent`)."""
+
+    reads = 0
+
+    def __getitem__(self, key: Any) -> Any:
+        type(self).reads += 1
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        type(self).reads += 1
+        return super().get(key, default)
+
+
+def _check_absent(ruleset_name: str, cls: type, name: str, battlefield: Ground, scenario: Any,
+                  seed: int, bounds: int,
+                  commanders: Callable[[Any, Any], dict[str, Any]] | None) -> str:  # fmt: skip
+    """Fight ``bounds`` bounds with hook ``name`` spied on; fail if anything consults it."""
+    value = getattr(cls, name)
+    calls = [0]
+    if callable(value):
+
+        def spy(self: Any, *a: Any, _o: Any = value, _c: list[int] = calls, **k: Any) -> Any:
+            _c[0] += 1
+            return _o(self, *a, **k)
+
+        attrs: dict[str, Any] = {name: spy}
+        counting = None
+    else:
+        counting = type("Counting", (_CountingDict,), {"reads": 0})(value)
+        attrs = {name: counting}
+    variant = type(f"{cls.__name__}Spy", (cls,), attrs)()
+    for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
+                              bounds + 1):  # fmt: skip
+        pass
+    used = calls[0] + (type(counting).reads if counting is not None else 0)
+    if used:
+        _fail(f"{ruleset_name}: absent hook {name} was consulted {used} time(s)")
+    return "absent"
+
+
 def check_hooks(
     ruleset_name: str,
     scenario: Any,
@@ -325,14 +366,22 @@ def check_hooks(
     other hook (a method, or a dict such as a rate table) must have an entry in the ruleset's
     ``hook_checks`` (hook name -> a function from the hook's usual answer to a different one);
     a ruleset subclass answering that way is fought on the same battle and the log must differ
-    within ``bounds`` bounds. Returns {hook: "called" | "changes bound N"}.
+    within ``bounds`` bounds. A hook that a parent layer defines but this ruleset's book does
+    not have (``absent_hooks``: 2mm Earth v0.7 has no 9.3 order chart and no messengers) must
+    never be consulted: it is spied on over the same bounds and any call fails. Returns
+    {hook: "called" | "changes bound N" | "absent"}.
     """
     from engine.rulesets import get_ruleset
 
     base = get_ruleset(ruleset_name)
     cls = type(base)
     checks: Mapping[str, Callable[[Any], Any]] = getattr(cls, "hook_checks", {})
+    absent = sorted(getattr(cls, "absent_hooks", ()))
     names = _hook_names(cls)
+    stray = [n for n in absent if n not in names or n in STRUCTURAL_HOOKS or n in checks]
+    if stray:
+        _fail(f"{ruleset_name}: absent_hooks name no inherited hook (or one checked): {stray}")
+    names = [n for n in names if n not in absent]
     missing = [n for n in names if n not in STRUCTURAL_HOOKS and n not in checks]
     if missing:
         _fail(f"{ruleset_name}: hooks with no check in hook_checks: {missing}")
@@ -343,6 +392,9 @@ def check_hooks(
         itertools.islice(_bound_logs(battlefield, scenario, base, seed, commanders), bounds + 1)
     )
     out: dict[str, str] = {}
+    for name in absent:
+        out[name] = _check_absent(ruleset_name, cls, name, battlefield, scenario, seed, bounds,
+                                  commanders)  # fmt: skip
     for name in names:
         calls = [0]
         if name in STRUCTURAL_HOOKS:

@@ -922,10 +922,13 @@ def test_10_4_v07_5_5_rally_when_a_character_joins_under_v07(bf, origin):
           "character": "red_general", "order": "advance", "target_formation": "foot"}],
         [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
         armies=ARMIES, origin=origin)  # fmt: skip
-    b = Battle(bf, sc, ScriptedDice([4]), ruleset="2mm-earth-v0.7")
+    # v0.7 9.1: first the General (steady) sees the friend routing and takes the army-morale
+    # test before moving: 1 + 2 (one friend routing) - 2 - L3 = -2 < R4, nothing
+    b = Battle(bf, sc, ScriptedDice([1, 4]), ruleset="2mm-earth-v0.7")
     foot = _rout(b, "foot")
     rec = b.step()
-    (pt,) = of(rec, "panic_test")
+    am, pt = of(rec, "panic_test")
+    assert am.formation == "hq" and am.phase == "army_morale" and am.outcome == "none"
     assert pt.triggers == ("character_joined_routing",) and len(pt.dice.faces) == 1
     assert pt.score == 4 - 3 and pt.outcome == "retreat"  # L3 counts: 1 <= R4-2
     assert foot.morale is Morale.RETREATING

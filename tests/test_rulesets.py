@@ -73,9 +73,13 @@ def test_7_2_7_3_charts_shared_by_both_versions(name: str) -> None:
     rs = get_ruleset(name)
     assert rs.speed_m("cavalry", MoveClass.WOODS) == speed_m("cavalry", MoveClass.WOODS) == 150
     assert rs.cover_modifier("light_infantry", CoverClass.OVERHEAD, "ranged") == 2
-    assert rs.order_outcome("reluctant", "retreat", 1) == "rout"
     assert rs.sight_limit_m("fog", "night", local=False) == 500
-    assert rs.messenger_rate_m["ancients"] == 500
+    if name == "2mm-earth-v0.9":  # 9.2 / 9.3 are v0.9's: v0.7 has no order chart, no messengers
+        assert rs.order_outcome("reluctant", "retreat", 1) == "rout"
+        assert rs.messenger_rate_m["ancients"] == 500
+    else:
+        # inherited from the family's layers, but v0.7 consults neither (check_hooks spies)
+        assert {"order_outcome", "messenger_rate_m"} <= type(rs).absent_hooks
 
 
 def _all_faces(n: int) -> list[tuple[int, ...]]:

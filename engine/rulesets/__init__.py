@@ -23,11 +23,17 @@ Change log (a scenario names its ruleset, so old files keep replaying the same w
 - ``2mm-earth-v0.9`` (default; aliases ``2mm-earth``, ``2mm-earth-0.9``): *Battle for 2mm Earth*
   v0.9. Panic test 10.5 (two dice, keep the lower, -L unless routing; lower than R nothing,
   equal retreat, higher rout); triggers 10.2; charts 7.2 / 7.3; orders 9.3; messengers 9.2.
-- ``2mm-earth-v0.7`` (alias ``2mm-earth-0.7``): v0.7's morale in place of v0.9's - the rout
-  test 5.2 (one die against the lowest R limited to 3..5, +1 per friend seen fleeing, +2 per
-  friend routing, +1 per side in enemy contact, +2 rear, -L; more routs, equal flees) and army
-  morale 9.1 (actual R, -2, equal or one more flees). v0.7's "flee" is the engine's "retreat".
-  Its charts (8.2 / 8.3) are the same as v0.9's 7.2 / 7.3; the rest is shared with v0.9.
+- ``2mm-earth-v0.7`` (alias ``2mm-earth-0.7``): *Battle for 2mm Earth* v0.7 as its own book
+  (``two_mm_earth/v07.py``): its bound adds a 9.1 army-morale phase before the moves are
+  planned (one die on the actual lowest R, -2, equal or one more flees, for each friend first
+  seen fleeing or routing); the rout test 5.2 (one die against the lowest R limited to 3..5,
+  +1 per friend seen fleeing, +2 per friend routing, +1 per side in enemy contact, +2 rear,
+  -L; more routs, equal flees); 5.1 fleeing (by choice, or forced by more than half killed in
+  a bound; a blocked flee routs if forced, tests if by choice); 5.3 routers destroyed at once
+  on touching an enemy or impractical ground; 5.5 a rout stops only when a Character joins.
+  No 10.2 table (its own ``MORALE_TRIGGERS_V07``), no 9.3 order chart, no messengers (orders
+  are the player's plans, obeyed the bound they are made), no automatic pursuit. v0.7's
+  "flee" is the engine's "retreat". Its charts (8.2 / 8.3) are v0.9's 7.2 / 7.3, shared.
 - ``2mm-earth-v0.9+wc-morale`` (alias ``2mm-earth+wc-morale``): composed
   (:mod:`engine.rulesets.compose`): v0.9's bound, movement and combat; War & Conquest's morale
   and command (Resolution and End phases: 2d6 or 3d6 keep the two lowest against MV, Hero of the

@@ -44,8 +44,10 @@ from engine.state import BaseStatus, Formation, Morale
 __all__ = [
     "begin_aftermath",
     "casualties",
+    "enemy_contact_sides",
     "immediate_tests",
     "leadership",
+    "morale_passes",
     "morale_phase",
     "pursuit_over",
     "pursuit_phase",
@@ -212,10 +214,37 @@ def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
 _AT_BEST_RETREAT = {"retreating_touched", "retreating_sees_broken"}
 
 
-def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str:
-    if trigger in _AT_BEST_RETREAT:
+def _effect(ctx: TwoMmContext, trigger: str, f: Formation) -> str | None:
+    """What ``trigger`` does to ``f`` under the ruleset's own table; None: nothing (a trigger
+    another version's table lists, e.g. v0.9's flank contact under v0.7)."""
+    effect = ctx.rs.morale_effect(trigger, str(f.temperament), f.morale.value)
+    if trigger in _AT_BEST_RETREAT and effect is not None:
         return "panic_test"
-    return ctx.rs.morale_effect(trigger, str(f.temperament)) or "panic_test"
+    return effect
+
+
+def enemy_contact_sides(ctx: TwoMmContext, f: Formation) -> tuple[int, bool]:
+    """v0.7 5.2: "+1 for every side of the formation there is an enemy in contact, with a rear
+    enemy giving +2": (how many of front, left flank, right flank are touched by an enemy base,
+    whether the rear is). Every contact now counts, not only the bound's new ones; the two
+    flanks are two sides."""
+    state = ctx.state
+    bases = state.bases
+    sides: set[str] = set()
+    o = None
+    for eid in state.contacts.get(f.id, ()):
+        g = state.formations[eid]
+        if g.side == f.side:
+            continue
+        for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+            side = f.contact_side(bases[b])
+            if side == "flank":
+                from engine.geometry import local
+
+                o = o or f.obb()
+                side = "right" if local(o, bases[b].x, bases[b].y)[0] >= 0 else "left"
+            sides.add(side)
+    return len(sides - {"rear"}), "rear" in sides
 
 
 def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
@@ -235,10 +264,14 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = 
 
 def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
                  in_contact: bool) -> list[Event]:  # fmt: skip
-    effects = {t: _effect(ctx, t, f) for t in triggers}
+    effects = {t: e for t in triggers if (e := _effect(ctx, t, f)) is not None}
+    if not effects:
+        return []
+    triggers = [t for t in triggers if t in effects]  # (a trigger may come twice)
     reason = ", ".join(triggers)
+    cite = ctx.rs.morale_cite
     if any(e == "rout" for e in effects.values()):
-        return set_morale(ctx, f, Morale.ROUTING, f"10.2 {reason}", phase)
+        return set_morale(ctx, f, Morale.ROUTING, f"{cite[0]} {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
     events: list[Event] = []
@@ -251,6 +284,7 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
+        contact_sides, rear_contact = enemy_contact_sides(ctx, f)
         situation = MoraleSituation(
             melee_r,
             ranged_r,
@@ -260,11 +294,11 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
             triggers=tests,
             seen_fleeing=sum(1 for g in seen if g.morale is Morale.RETREATING),
             seen_routing=sum(1 for g in seen if g.morale is Morale.ROUTING),
-            contact_sides=sum(1 for s in f.new_contact_sides if s in ("front", "flank")),
-            rear_contact="rear" in f.new_contact_sides,
-            army_morale=any(
-                t.startswith(("friendly_", "all_seen", "retreating_sees")) for t in tests
-            ),
+            contact_sides=contact_sides,
+            rear_contact=rear_contact,
+            # v0.7 9.1 (a friend seen fleeing or routing); 5.3's fleeing troops seeing broken
+            # friends take the ordinary 5.2 rout test (v0.9 reads neither flag)
+            army_morale=any(t.startswith(("friendly_", "all_seen")) for t in tests),
             at_best=at_best,
         )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
@@ -272,9 +306,9 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
                                 res.dice))  # fmt: skip
         outcome = res.outcome
     if outcome == "rout":
-        events += set_morale(ctx, f, Morale.ROUTING, f"10.5 panic test ({reason})", phase)
+        events += set_morale(ctx, f, Morale.ROUTING, f"{cite[1]} ({reason})", phase)
     elif outcome == "retreat" and f.morale is Morale.STEADY:
-        events += set_morale(ctx, f, Morale.RETREATING, f"10.2/10.5 {reason}", phase)
+        events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
     return events
 
@@ -353,10 +387,19 @@ def random_troops(ctx: TwoMmContext, f: Formation) -> list[Event]:
 
 def morale_phase(ctx: TwoMmContext) -> list[Event]:
     """10.x and 11.1: every formation's triggers, in passes until nothing more breaks."""
+    events: list[Event] = []
+    for f in ctx.state.active():
+        events += random_troops(ctx, f)
+    events += morale_passes(ctx)
+    events += rout_consequences(ctx)
+    return events
+
+
+def morale_passes(ctx: TwoMmContext) -> list[Event]:
+    """Every formation's triggers (its own and its friends'), each asked of the ruleset's table,
+    in passes until nothing more breaks."""
     state = ctx.state
     events: list[Event] = []
-    for f in state.active():
-        events += random_troops(ctx, f)
     done: dict[str, set[str]] = {}
     # Nothing leaves the table during the passes (they only set retreating or routing; 11.1's
     # destructions come after, in rout_consequences), so who is on it is worked out once.
@@ -396,7 +439,6 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
                 )
         if not changed:
             break
-    events += rout_consequences(ctx)
     return events
 
 

@@ -13,13 +13,13 @@ from engine.state import BattleState, Morale
 from scenario_builder.errors import IllegalOrderError
 
 if TYPE_CHECKING:
-    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
+    from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthGame
 
 __all__ = ["receive_order"]
 
 
 def receive_order(
-    state: BattleState, order: Order, dice: Dice, ruleset: TwoMmEarth, phase: str = "orders"
+    state: BattleState, order: Order, dice: Dice, ruleset: TwoMmEarthGame, phase: str = "orders"
 ) -> list[Event]:
     """Apply an order that reached its formation: chart 9.3, then the order itself.
 

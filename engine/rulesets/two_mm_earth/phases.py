@@ -25,7 +25,7 @@ How formations follow their orders (9.1) when planning moves:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -120,7 +120,15 @@ def start_bound(ctx: TwoMmContext) -> None:
 # -- orders -----------------------------------------------------------------------------------
 
 
-def phase_orders(ctx: TwoMmContext) -> None:
+def phase_orders(ctx: TwoMmContext, receive: Any = None) -> None:
+    """9.1-9.2: each side's commander gives orders, the delivery carries them, and those that
+    arrive are received (``receive``: v0.9's chart 9.3 by default; v0.7 has its own)."""
+    if receive is None:
+        from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthGame
+
+        def receive(state: Any, order: Any, dice: Any, rs: Any) -> list[Any]:
+            return receive_order(state, order, dice, cast(TwoMmEarthGame, rs))
+
     state = ctx.state
     for side in state.sides:
         commander = ctx.commanders.get(side)
@@ -134,7 +142,7 @@ def phase_orders(ctx: TwoMmContext) -> None:
     arrived, events = ctx.orders_delivery.arrivals(state, state.bound)
     ctx.emit(events)
     for order in arrived:
-        ctx.emit(receive_order(state, order, ctx.dice, ctx.rs))
+        ctx.emit(receive(state, order, ctx.dice, ctx.rs))
 
 
 # -- planning ---------------------------------------------------------------------------------
@@ -768,7 +776,16 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
     return out
 
 
-def phase_execute_moves(ctx: TwoMmContext) -> None:
+def retreat_blocked_v09(ctx: TwoMmContext, f: Formation) -> None:
+    """10.3: "cannot move away without contacting an enemy base" -> rout (however the
+    retreat came about: v0.9 has no retreat by choice that a block would spare)."""
+    ctx.emit(set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy",
+                        "execute_moves"))  # fmt: skip
+
+
+def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09) -> None:
+    """1.1 moves, fastest initiative first. ``on_blocked(ctx, f)``: what a retreat that cannot
+    get away from the enemy does (v0.9 10.3; v0.7 5.1 has its own)."""
     from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
@@ -823,25 +840,11 @@ def phase_execute_moves(ctx: TwoMmContext) -> None:
         ctx.allowances[f.id] = res.allowance_m
         note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
-            ctx.emit(
-                Moved(
-                    "execute_moves",
-                    f.id,
-                    res.start[:2],
-                    res.end[:2],
-                    res.end[2],
-                    res.distance_m,
-                    res.allowance_m,
-                    res.halted,
-                )
-            )
-        if plan.kind == "retreat" and res.halted == "contact_enemy" and res.distance_m < MIN_MOVE_M:
-            # 10.3: cannot move away without contacting an enemy base -> rout
-            ctx.emit(
-                set_morale(
-                    ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy", "execute_moves"
-                )
-            )
+            ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
+                           res.distance_m, res.allowance_m, res.halted))  # fmt: skip
+        if (plan.kind == "retreat" and res.halted == "contact_enemy"
+                and res.distance_m < MIN_MOVE_M):  # fmt: skip
+            on_blocked(ctx, f)  # cannot move away without contacting an enemy base
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
         if res.halted == "contact_enemy" and res.contact_with is not None:

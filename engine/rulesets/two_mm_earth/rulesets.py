@@ -14,9 +14,9 @@ from typing import Any, ClassVar, cast
 from engine.context import BoundContext
 from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
-from engine.orders import Commander, Delivery
+from engine.orders import Commander, Delivery, InstantDelivery
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.two_mm_earth import charts, morale, phases
+from engine.rulesets.two_mm_earth import charts, morale, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
@@ -31,6 +31,7 @@ from engine.rulesets.two_mm_earth.resolution import (
     shooting_modifier,
 )
 from engine.rulesets.two_mm_earth.triggers import (
+    MORALE_TRIGGERS_V07,
     MORALE_TRIGGERS_V09,
     MoraleSituation,
     MoraleTrigger,
@@ -222,8 +223,6 @@ class TwoMmEarthGame(Ruleset):
         return {side: c for side, c in plan_commanders(scenario, battlefield.to_xy).items()}
 
     def new_context(self, **parts: Any) -> BoundContext:
-        from engine.rulesets.two_mm_earth import sieges
-
         ctx = TwoMmContext(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
         ctx.base_pairs = update_contacts(ctx.state)  # deployed in contact (3.2)
         return ctx
@@ -237,6 +236,7 @@ class TwoMmEarthGame(Ruleset):
         return charts.cover_modifier(unit_type, cover_class, kind)
 
     def order_needs_roll(self, temperament: Temperament | str, order: str) -> bool:
+        """Chart 9.3: whether the order asks for a die."""
         return charts.order_needs_roll(temperament, order)
 
     def order_outcome(self, temperament: Temperament | str, order: str, die: int | None) -> str:
@@ -364,9 +364,16 @@ class TwoMmEarth(TwoMmEarthMoves):
         return morale.casualties(ctx)  # type: ignore[arg-type]
 
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+    #: the sections a morale change cites in the log: (must rout, test's rout, test or must
+    #: retreat)
+    morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
 
-    def morale_effect(self, trigger: str, temperament: Temperament | str = "normal") -> str | None:
-        """The 10.2 effect of ``trigger`` for troops of ``temperament``; None if not a trigger.
+    def morale_effect(
+        self, trigger: str, temperament: Temperament | str = "normal", state: str = "steady"
+    ) -> str | None:
+        """The effect of ``trigger`` (the ruleset's ``morale_triggers``: v0.9's 10.2, v0.7's own
+        5.1/5.3/9.1 rows) for troops of ``temperament`` in morale ``state``; None if the
+        ruleset's table has no row for it (the trigger does nothing under this ruleset).
 
         >>> rs = get_ruleset("2mm-earth")
         >>> rs.morale_effect("friendly_rout_0_100m")
@@ -378,7 +385,7 @@ class TwoMmEarth(TwoMmEarthMoves):
         """
         general = None
         for row in self.morale_triggers:
-            if row.trigger != trigger:
+            if row.trigger != trigger or (row.states and state not in row.states):
                 continue
             if not row.temperaments:
                 general = row.effect
@@ -468,19 +475,50 @@ class TwoMmEarthV09(TwoMmEarth):
         )
 
 
+_V07_ABSENT = frozenset({"order_needs_roll", "order_outcome", "messenger_rate_m"})
+
+
 @register
 class TwoMmEarthV07(TwoMmEarth):
-    """*Battle for 2mm Earth* v0.7's morale (5.2 rout test, 9.1 army morale) on v0.9's rules."""
+    """*Battle for 2mm Earth* v0.7 as its own book (engine/rulesets/two_mm_earth/v07.py).
+
+    Shared with v0.9 (the family's code): units and charts (2.x-4.x, 6.1, 7.x, 8.x; v0.7's
+    7.x/8.x are v0.9's 6.x/7.x), shooting, melee, wings, brigades, sight, movement. Its own:
+    the bound (``v07.SEQUENCE_V07``: orders as planned, 9.1 army morale before the moves are
+    planned, 5.1's blocked flee, 5.3's routers destroyed on contact at once, no automatic
+    pursuit), its morale table (``MORALE_TRIGGERS_V07``: no 10.2 chart), its rout test (5.2,
+    one die) and its command model (no 9.2/9.3 chart, no messengers: a plan reaches its
+    formation at once and is obeyed; docs/rules-interpretations.md).
+    """
 
     name = "2mm-earth-v0.7"
     version = "0.7"
     aliases = ("2mm-earth-0.7",)
     title = "Battle for 2mm Earth v0.7"
+    phases = v07.SEQUENCE_V07
     panic_dice = 1
-    #: v0.7's rout test has no 10.2 "-1R" modifiers (so no morale_r_modifier hook)
+    morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V07
+    morale_cite: ClassVar[tuple[str, str, str]] = ("5.1", "5.2 rout test", "5.1/5.2")
+    #: the 2mm Earth layers' hooks this book does not have: no 9.3 order chart, no 9.2
+    #: messengers (check_hooks proves nothing consults them under v0.7)
+    absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
+    #: no 10.2 "-1R" modifiers (no morale_r_modifier hook)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
-        k: v for k, v in TwoMmEarth.hook_checks.items() if k != "morale_r_modifier"
-    }
+        k: v for k, v in TwoMmEarth.hook_checks.items()
+        if k != "morale_r_modifier" and k not in _V07_ABSENT
+    }  # fmt: skip
+
+    def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
+        """v0.7 has no orders chart and no messengers (1.2-1.3: the player plans each
+        formation's moves and shots himself): a plan reaches its formation the bound it is
+        made."""
+        return InstantDelivery()
+
+    def new_context(self, **parts: Any) -> BoundContext:
+        ctx = v07.V07Context(**parts, has_walls=sieges.has_fortifications(parts["bf"]))
+        ctx.base_pairs = update_contacts(ctx.state)
+        return ctx
+
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "steady",
         Morale.RETREATING: "fleeing",  # 5.1: v0.7's "flee" is the engine's retreat

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MORALE_TRIGGERS_V09", "MoraleSituation", "MoraleTrigger"]
+__all__ = ["MORALE_TRIGGERS_V07", "MORALE_TRIGGERS_V09", "MoraleSituation", "MoraleTrigger"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +15,9 @@ class MoraleTrigger:
     the panic test; ``temperaments`` limits the row to those troops (empty = everyone). A row
     limited to some temperaments replaces, for them, the general row of the same ``trigger``.
     ``at_best`` caps the test's result (11.1: "the best possible result being to continue
-    retreat").
+    retreat"). ``states`` limits the row to formations in those morale states (``"steady"``,
+    ``"retreating"``; empty = any): v0.7 5.3 tests only *fleeing* troops whose character dies.
+    A trigger with no row in a ruleset's table does nothing under that ruleset.
     """
 
     trigger: str
@@ -24,6 +26,7 @@ class MoraleTrigger:
     r_modifier: int = 0
     temperaments: tuple[str, ...] = ()
     at_best: str | None = None
+    states: tuple[str, ...] = ()
 
 
 _RR = ("rash", "reluctant")
@@ -99,6 +102,40 @@ MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
         at_best="retreat",
     ),
 )
+
+
+#: v0.7's own morale table: it has no 10.2 chart. Its tests come from 5.1 (must flee; a blocked
+#: flee), 5.3 (fleeing troops touched, losing their character, seeing broken friends) and 9.1
+#: (seeing a friend flee or rout; v0.7 ruleset's ``army_morale`` phase). Everything else v0.9's
+#: table lists (flank/rear contact, front rank killed, losses over the game, friends routing
+#: near by) calls no test in v0.7: contact only adds to a rout test's die (5.2). v0.7's "flee"
+#: is the engine's retreat; "rout test" its panic test (``TwoMmEarthV07.morale_test``).
+MORALE_TRIGGERS_V07: tuple[MoraleTrigger, ...] = (
+    MoraleTrigger("killed_over_50pct_bound", "retreat",
+                  "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
+                  "in a single bound"),
+    # more than 75 % is more than 50 % (the engine names the larger share only)
+    MoraleTrigger("killed_over_75pct_bound", "retreat",
+                  "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
+                  "in a single bound"),
+    MoraleTrigger("flee_blocked", "rout",
+                  "5.1 Fleeing troops who cannot move away without contacting an enemy base, but "
+                  "are being forced to flee ... will automatically ROUT"),
+    MoraleTrigger("flee_blocked_by_choice", "panic_test",
+                  "5.1 If they were trying to flee as an option, they must take a Rout test"),
+    MoraleTrigger("retreating_touched", "panic_test",
+                  "5.3 Fleeing troops who then touch (or are touched by) an enemy base "
+                  "immediately take a rout test", at_best="retreat"),
+    MoraleTrigger("character_killed", "panic_test",
+                  "5.3 Fleeing troops whose character is killed immediately take a rout test",
+                  at_best="retreat", states=("retreating",)),
+    MoraleTrigger("retreating_sees_broken", "panic_test",
+                  "5.3 Fleeing troops who can see another fleeing (or a routing) friendly unit "
+                  "must immediately take a rout test", at_best="retreat"),
+    MoraleTrigger("friendly_seen_broken", "panic_test",
+                  "9.1 Any Formation who can see a friendly formation fleeing/routing take an "
+                  "ordinary rout test", states=("steady",)),
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
