@@ -175,9 +175,19 @@ _VIEWS: weakref.WeakKeyDictionary[Any, dict[object, Ground]] = weakref.WeakKeyDi
 SlopeHook = Callable[[dict[str, np.ndarray], np.ndarray], dict[str, np.ndarray]]
 
 
-def ruleset_ground(bf: Ground, key: object, table: TerrainTable, slope_hook: SlopeHook) -> Ground:
+def ruleset_ground(
+    bf: Ground,
+    key: object,
+    table: TerrainTable,
+    slope_hook: SlopeHook,
+    info: Mapping[str, Any] | None = None,
+) -> Ground:
     """``bf`` as a ruleset (``key``: its class) sees it: its ``move``/``cover``/``blocks_sight``
-    layers from ``table`` over the feature layer, then ``slope_hook(layers, slope)`` (cached)."""
+    layers from ``table`` over the feature layer, then ``slope_hook(layers, slope)`` (cached).
+
+    The view's ``meta`` names the ruleset's classes (``legend``), the table they come from
+    (``terrain_table``: the CSV's stem, e.g. ``medieval-d10``) and ``info`` (the ruleset's name
+    and what else it tells readers of the ground, such as the maps: ``Ruleset.ground``)."""
     views = _VIEWS.setdefault(bf, {})
     view = views.get(key)
     if view is None:
@@ -187,6 +197,7 @@ def ruleset_ground(bf: Ground, key: object, table: TerrainTable, slope_hook: Slo
         legend = dict(bf.meta.get("legend", {}))
         for role, enum in table.classes.items():
             legend[role] = {int(m): m.name.lower() for m in enum}
-        view.meta = {**bf.meta, "legend": legend}
+        view.meta = {**bf.meta, **(info or {}), "legend": legend,
+                     "terrain_table": Path(table.path).stem}  # fmt: skip
         views[key] = view
     return view

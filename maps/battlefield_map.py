@@ -18,7 +18,7 @@ import numpy as np
 from branca.element import MacroElement
 from jinja2 import Template
 
-from maps.colours import COVER_COLOURS, COVER_NAMES, MOVE_COLOURS, MOVE_NAMES, level_colour
+from maps.colours import level_colour
 from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
 from maps.leaflet_offline import (
     _MapScript,
@@ -28,6 +28,7 @@ from maps.leaflet_offline import (
     make_offline,
     root_figure,
 )
+from maps.palettes import TerrainPalette, terrain_palette
 from maps.reproject import classes_to_rgba, hillshade, png_data_uri, warp_to_web_mercator
 from maps.vectors import level_outlines, outline_contours
 from scenario_builder.atomic import atomic_path
@@ -73,6 +74,15 @@ def _class_rgba(
     w = warp_to_web_mercator(
         bf.layer(layer).astype(np.float32), bf.transform, bf.crs, categorical=True
     )
+    return classes_to_rgba(w.array, colours), w.latlon_bounds
+
+
+def _slopes_rgba(bf: Battlefield, pal: TerrainPalette) -> tuple[np.ndarray, list[list[float]]]:
+    """The ruleset's DEM slope classes (medieval-d10's gentle and steep slopes) as a shade,
+    the steeper the darker (translucent: the terrain classes show through)."""
+    codes = pal.slope_codes(bf.layer("slope")).astype(np.float32)
+    w = warp_to_web_mercator(codes, bf.transform, bf.crs, categorical=True)
+    colours = {k: style.colour for k, (_, style) in enumerate(pal.slopes, start=1)}
     return classes_to_rgba(w.array, colours), w.latlon_bounds
 
 
@@ -144,19 +154,30 @@ def _line_swatch(colour: str, width: float, dash: str | None, label: str) -> str
 
 
 def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
-    """The legend's HTML: movement and cover classes, the level ramp, the step height, and
-    the roads, walls and streams drawn (``kinds``)."""
-    parts = ["<b>Movement (7.3)</b>"]
-    present_move = set(np.unique(bf.layer("move")).tolist())
-    for code, name in MOVE_NAMES.items():
-        if code in present_move:
-            colour = MOVE_COLOURS[code] if code else "#ffffff"
-            parts.append(_swatch(colour, name))
-    parts.append("<b>Cover (7.2)</b>")
-    present_cover = set(np.unique(bf.layer("cover")).tolist())
-    for code, name in COVER_NAMES.items():
-        if code in present_cover:
-            parts.append(_swatch(COVER_COLOURS[code] if code else "#ffffff", name))
+    """The legend's HTML: the ground's terrain classes (its ruleset's own: movement and cover
+    for 2mm Earth, the TERRAIN CHART's terrain and cover for medieval-d10 ...) and slope
+    classes, the level ramp, the step height, and the roads, walls and streams drawn
+    (``kinds``)."""
+    pal = terrain_palette(bf)
+    parts = []
+    if pal.ruleset:
+        parts.append(f'<div class="sb-ruleset"><i>{html.escape(pal.ruleset)}</i></div>')
+    for role in ("move", "cover"):
+        parts.append(f"<b>{html.escape(pal.title(role))}</b>")
+        present = set(np.unique(bf.layer(role)).tolist())
+        for style in pal.classes[role]:
+            if style.code in present:
+                parts.append(_swatch(style.colour if style.drawn else "#ffffff", style.label))
+    if pal.slopes:
+        present = set(np.unique(pal.slope_codes(bf.layer("slope"))).tolist())
+        shown = [k for k in range(1, len(pal.slopes) + 1) if k in present]
+        if shown:
+            parts.append(
+                f"<b>Slopes ({html.escape(pal.cite('move'))}, from the DEM)</b>"
+                '<div style="color:#555;font-size:10px">a layer, off at first</div>'
+            )
+            for k in shown:
+                parts.append(_swatch(pal.slopes[k - 1][1].colour, pal.slope_label(k)))
     cols = level_colours(bf)
     lo, hi = min(cols), max(cols)
     parts.append(f"<b>Height levels (6.2)</b><div>{lo} .. {hi}, step {bf.step:g} m</div>")
@@ -350,10 +371,16 @@ def battlefield_map(
     _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
     rgba, b = _levels_rgba(bf)
     _overlay(m, "Height levels (6.2)", rgba, b, show=True, opacity=0.6)
-    rgba, b = _class_rgba(bf, "move", MOVE_COLOURS)
-    _overlay(m, "Movement classes (7.3)", rgba, b, show=True, opacity=0.75)
-    rgba, b = _class_rgba(bf, "cover", COVER_COLOURS)
-    _overlay(m, "Cover classes (7.2)", rgba, b, show=False, opacity=0.6)
+    pal = terrain_palette(bf)  # the ruleset's own classes (bf may be Ruleset.ground's view)
+    if pal.slopes:
+        rgba, b = _slopes_rgba(bf, pal)
+        # off at first: on a rolling battlefield the hatching would cover the height tints
+        # that already show the hills; the layer control switches it on
+        _overlay(m, f"Slopes ({pal.cite('move')})", rgba, b, show=False)
+    for role, show, opacity in (("move", True, 0.75), ("cover", False, 0.6)):
+        word, cite = pal.headings[role]
+        rgba, b = _class_rgba(bf, role, pal.colours(role))
+        _overlay(m, f"{word} classes ({cite})", rgba, b, show=show, opacity=opacity)
     _add_contours(m, bf)
     kinds = _add_features(m, bf)
     m.add_child(Legend(legend_html(bf, kinds)))

@@ -28,7 +28,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.battlefield_map import source_names
-from maps.colours import MOVE_NAMES, PRINT_MOVE, hex_to_rgb
+from maps.colours import hex_to_rgb
 from maps.deployment import Deployed
 from maps.features import (
     LINE_STYLES,
@@ -38,6 +38,7 @@ from maps.features import (
     label_point,
     short_name,
 )
+from maps.palettes import TerrainPalette, palette_for_table, terrain_palette
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
 from maps.vectors import class_regions, level_outlines, level_range, outline_contours
@@ -191,6 +192,10 @@ class Shapes:
     hi: int
     features: list[GroundFeature] = field(default_factory=list)
     deployed: list[Deployed] = field(default_factory=list)
+    #: the ground's terrain classes as printed (its ruleset's own: ``maps.palettes``)
+    palette: TerrainPalette = field(default_factory=lambda: palette_for_table("2mm-earth", {}))
+    #: the ruleset's DEM slope bands (medieval-d10: gentle, steep): (band, smoothed region)
+    slopes: list[tuple[int, BaseGeometry]] = field(default_factory=list)
 
 
 def window_levels(bf: Battlefield, window: tuple[float, float, float, float]) -> tuple[int, int]:
@@ -214,7 +219,8 @@ def prepare_shapes(
     outlines = level_outlines(bf, window)
     levels = [(k, g) for k, g in sorted(outlines.items()) if not g.is_empty and k > lo]
     # smoothed like the levels (the raw regions print 25 mm cell steps at 2mm scale)
-    smooth = class_regions(bf, "move", sorted(PRINT_MOVE), window)
+    palette = terrain_palette(bf)  # bf may be a ruleset's view: its classes, names and styles
+    smooth = class_regions(bf, "move", sorted(palette.printed()), window)
     classes = [(code, g) for code, g in smooth.items() if not g.is_empty]
     # the contours are the tints' own edges (not the build's cell-edge lines), so they stay
     # smooth and land exactly on the cut layers' outlines
@@ -222,7 +228,14 @@ def prepare_shapes(
     box = shapely.box(*window)
     feats = [f for f in ground_features(bf) if f.geometry.intersects(box)]
     deployed = [d for d in deployed or [] if d.bases.intersects(box)]
-    return Shapes(levels, classes, lines, lo, hi, feats, deployed)
+    slopes = []
+    if palette.slopes:
+        from maps.smoothing import smooth_classes
+
+        bands = palette.slope_codes(bf.layer("slope"))
+        got = smooth_classes(bands, bf.transform, range(1, len(palette.slopes) + 1), window)
+        slopes = [(k, g) for k, g in sorted(got.items()) if not g.is_empty]
+    return Shapes(levels, classes, lines, lo, hi, feats, deployed, palette, slopes)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -276,6 +289,18 @@ def _line_path(c: rl_canvas.Canvas, g: BaseGeometry) -> Any:
         for x, y in xy[1:]:
             p.lineTo(x, y)
     return p
+
+
+#: slope band k's print hatch: dashed lines at 135 degrees, 4 mm apart for the first band, 2 mm
+#: for the next (dashed, so they never read as a terrain class's solid hatch)
+SLOPE_INK = (0.36, 0.25, 0.20)
+
+
+def _slope_hatch(c: rl_canvas.Canvas, g: BaseGeometry, k: int) -> None:
+    c.setStrokeColorRGB(*SLOPE_INK)
+    c.setLineWidth(0.4)
+    c.setDash([2.5, 2.5])
+    _hatch(c, g, 135.0, max(1.0, 4.0 / k) * PT_PER_MM)
 
 
 def _hatch(c: rl_canvas.Canvas, g: BaseGeometry, angle: float, spacing_pt: float) -> None:
@@ -362,11 +387,13 @@ def draw_ground(
             continue
         c.setFillColorRGB(*_tint(k, shapes.lo, shapes.hi))
         c.drawPath(_poly_path(c, shapely.affinity.affine_transform(part, affine)), stroke=0, fill=1)
+    printed = shapes.palette.printed()
     for code, g in shapes.classes:
         part = shapely.clip_by_rect(g, *ground)
         if part.is_empty:
             continue
-        style = PRINT_MOVE[code]
+        style = printed[code].print_style
+        assert style is not None  # printed() holds only classes with a print style
         pg = shapely.affinity.affine_transform(part, affine)
         c.setFillColorRGB(*style.fill)
         c.drawPath(_poly_path(c, pg), stroke=0, fill=1, fillMode=0)
@@ -381,6 +408,15 @@ def draw_ground(
         c.setStrokeColorRGB(*style.stroke)
         c.setLineWidth(0.5)
         c.drawPath(_poly_path(c, pg), stroke=1, fill=0)
+    for k, g in shapes.slopes:  # dashed brown hatching, denser for the steeper band
+        part = shapely.clip_by_rect(g, *ground)
+        if part.is_empty:
+            continue
+        pg = shapely.affinity.affine_transform(part, affine)
+        c.saveState()
+        c.clipPath(_poly_path(c, pg), stroke=0, fill=0, fillMode=0)
+        _slope_hatch(c, pg, k)
+        c.restoreState()
     contour_labels = []
     for k, g in shapes.contours:
         part = shapely.clip_by_rect(g, *ground)
@@ -647,9 +683,22 @@ def _legend_rows(shapes: Shapes, step: float, scale: TableScale) -> list[LegendR
         c.rect(x, y, w, h, stroke=1, fill=0)
 
     present = {code for code, _ in shapes.classes}
-    for code, style in PRINT_MOVE.items():
+    cite = shapes.palette.cite("move")
+    for code, cls in shapes.palette.printed().items():
         if code in present:
-            rows.append((fill(style), f"{MOVE_NAMES[code]} (7.3)"))
+            rows.append((fill(cls.print_style), f"{cls.label} ({cite})"))
+    for k, _ in shapes.slopes:
+
+        def slope(c: rl_canvas.Canvas, x: float, y: float, w: float, h: float, k: int = k) -> None:
+            c.saveState()
+            box = shapely.box(x, y, x + w, y + h)
+            c.clipPath(_poly_path(c, box), stroke=0, fill=0)
+            _slope_hatch(c, box, k)
+            c.restoreState()
+            c.setStrokeColorRGB(0.3, 0.3, 0.3)
+            c.rect(x, y, w, h, stroke=1, fill=0)
+
+        rows.append((slope, f"{shapes.palette.slope_label(k)} ({cite}, from the DEM)"))
     rows.append((ramp, f"height levels {shapes.lo}..{shapes.hi} (6.2), low to high"))
     rows.append(
         (line(CONTOUR_INK, 0.5, None),

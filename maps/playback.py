@@ -636,4 +636,21 @@ def write_playback(
                 run_dir / "battle_log.json",
                 f"expected the battlefield's CRS {bf.crs.to_string()}, got {crs!r}",
             )
-    return write_html(playback_map(bf, log, offline=offline, fog=fog), out)
+    return write_html(playback_map(ruleset_view(bf, log), log, offline=offline, fog=fog), out)
+
+
+def ruleset_view(bf: Battlefield, log: Mapping[str, Any]) -> Any:
+    """The battlefield as the battle's ruleset read it (its terrain classes, names and
+    colours on the page), through the registry only; a log that names no ruleset (or one
+    no longer registered) is drawn as built."""
+    name = log.get("ruleset")
+    if not name:
+        return bf
+    from engine.rulesets import get_ruleset
+    from scenario_builder.errors import RulesetError
+
+    try:
+        rs = get_ruleset(str(name))
+    except RulesetError:
+        return bf
+    return rs.ground(bf)

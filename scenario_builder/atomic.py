@@ -81,7 +81,8 @@ def check_writable(target: str | os.PathLike[str], option: str = "--out") -> Non
     fail later (a full disk); the atomic writers then leave nothing behind.
     """
     target = Path(target)
-    probe = target if target.exists() else target.parent
+    # an existing file is replaced atomically through its folder, so the folder is what counts
+    probe = target if target.is_dir() else target.parent
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():

@@ -317,3 +317,15 @@ def test_ctrl_c_mid_run_is_quiet_and_leaves_nothing(tmp_path, args, after_s):
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["Aborted."], err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_output_file_is_replaced_not_refused(tmp_path):
+    """``map``/``print --out FILE`` twice: the old file is replaced through its folder."""
+    from scenario_builder.atomic import check_writable
+    from scenario_builder.errors import DataSourceError
+
+    out = tmp_path / "m.html"
+    out.write_text("old")
+    check_writable(out)  # the folder is writable: no error
+    with pytest.raises(DataSourceError, match="is a file"):
+        check_writable(out / "x.html")  # a file where a folder must be

@@ -69,3 +69,58 @@ def test_medieval_d10_playback_steps_turn_by_turn(run_cli: Any, tmp_path: Path) 
         assert problems == []
         assert [r for r in requests if not r.startswith(("data:", "file:"))] == []
         browser.close()
+
+
+def test_medieval_d10_playback_legend_shows_its_terrain_classes(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    """The playback draws the ground as the battle's ruleset read it (issue 10 item 4): the
+    legend and the layer control name the TERRAIN CHART's classes and the DEM's slopes, not 2mm
+    Earth's 7.3 classes; the slopes layer switches on from the layer control."""
+    from playwright.sync_api import sync_playwright
+
+    from engine.rulesets import get_ruleset
+    from scenario_builder.battlefield import Battlefield
+
+    run_dir = tmp_path / "flodden_d10"
+    code, _, err = run_cli("run", "flodden_1513", "--ruleset", "medieval-d10", "--seed", "2",
+                           "--max-bounds", "2", "--out", run_dir)  # fmt: skip
+    assert code == 0, err
+    out = tmp_path / "playback.html"
+    assert run_cli("map", run_dir, "--out", out, "--offline")[0] == 0
+    view = get_ruleset("medieval-d10").ground(Battlefield.load(run_dir / "battlefield"))
+    names = view.meta["legend"]["move"]
+    present = sorted(names[int(c)].replace("_", " ") for c in set(view.layer("move").flat) if c)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 850})
+        problems: list[str] = []
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(out.as_uri())
+        page.wait_for_load_state("load")
+        legend = page.locator(".sb-legend")
+        assert legend.is_visible()
+        text = legend.inner_text()
+        assert "medieval-d10" in text and "Terrain (TERRAIN CHART)" in text
+        assert "Movement (7.3)" not in text and "impractical" not in text
+        lines = [ln.strip() for ln in text.splitlines()]
+        for label in present:  # marsh, built up, road track, impassable ... as on the ground
+            assert label in lines, label
+        assert "gentle slope (3-10°)" in lines and "steep slope (10° and over)" in lines
+        # the swatches are painted in the palette's colours (what the overlays are drawn in)
+        marsh = legend.locator("div", has_text="marsh").last.locator("span")
+        assert marsh.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(30, 90, 90)"
+        page.locator(".leaflet-control-layers").hover()
+        control = page.locator(".leaflet-control-layers-overlays")
+        assert "Terrain classes (TERRAIN CHART)" in control.inner_text()
+        slopes = control.locator("label", has_text="Slopes (TERRAIN CHART)").locator("input")
+        assert not slopes.is_checked()
+        before = len(page.locator(".leaflet-image-layer").all())
+        slopes.check()
+        page.wait_for_timeout(300)
+        assert len(page.locator(".leaflet-image-layer").all()) == before + 1
+        page.mouse.move(10, 800)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(tmp_path / "medieval_playback.png"))
+        assert problems == []
+        browser.close()

@@ -133,6 +133,16 @@ class Ruleset:
     scales: ClassVar[Scales]
     #: the terrain classes (per role) and the CSV table mapping features to them
     terrain: ClassVar[TerrainTable]
+    #: 2mm Earth 9.1 read through this ruleset's classes: besides terrain that blocks sight
+    #: (the table's ``blocks_sight``), the classes (role -> names) a messenger's string counts
+    #: triple through, as 9.1's "Impractical" and "Overhead" do. Read by the messenger routing
+    #: graph (2mm Earth's delivery, ``scenario-builder route --ruleset``); docs/
+    #: rules-interpretations.md, "9.1 under other rulesets", gives each ruleset's reading.
+    route_triple: ClassVar[Mapping[str, frozenset[str]]] = {}
+    #: slope classes read from the DEM (not the code table): (lowest degrees, class name) in
+    #: rising order, e.g. medieval-d10's gentle and steep slopes; empty: the ruleset has none.
+    #: The maps draw them (``Ground.meta["slope_bands"]``) beside the table's classes.
+    slope_bands: ClassVar[tuple[tuple[float, str], ...]] = ()
     #: the book's name for each morale state the engine tracks (states it does not use: absent)
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
@@ -157,7 +167,8 @@ class Ruleset:
     def ground(self, battlefield: Ground) -> Ground:
         """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
         ``blocks_sight``), built once per battlefield."""
-        return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope)
+        info = {"ruleset": self.name, "slope_bands": [[deg, n] for deg, n in self.slope_bands]}
+        return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope, info)
 
     def terrain_classes(self) -> dict[str, list[str]]:
         return self.terrain.class_names()
@@ -249,6 +260,8 @@ class Ruleset:
             "phases": [p.name for p in self.phases],
             "terrain_classes": self.terrain_classes(),
             "terrain_table": str(self.terrain.path),
+            "route_triple": {role: sorted(names) for role, names in self.route_triple.items()},
+            "slope_bands": [[deg, name] for deg, name in self.slope_bands],
             "morale_states": {str(k): v for k, v in self.morale_states.items()},
             "orders": list(self.order_kinds),
             "scales": {

@@ -34,21 +34,15 @@ ruleset_option = click.option(
 
 def drawable_ground(bf: Any, ruleset: str | None) -> Any:
     """``bf`` read through ``ruleset``'s terrain table, for ``map`` and ``print`` (None: as
-    built). The maps draw 2mm Earth's classes (7.2 / 7.3 names and colours), so another family's
-    classes are refused in one line rather than drawn under the wrong names."""
+    built, 2mm Earth's classes). The view names the ruleset's own classes and its table
+    (``engine.terrain.ruleset_ground``), so the maps draw medieval-d10's built-up, broken ground,
+    wood, marsh ... under their own names and colours (``maps.palettes``); an unknown name is a
+    one-line error."""
     if ruleset is None:
         return bf
     from engine.rulesets import get_ruleset
-    from scenario_builder.errors import RulesetError
 
-    rs = get_ruleset(ruleset)
-    if rs.family != "2mm-earth":
-        raise RulesetError(
-            None,
-            f"ruleset {rs.name}: maps draw 2mm Earth's terrain classes only "
-            f"(its classes: {rs.terrain_classes()})",
-        )
-    return rs.ground(bf)
+    return get_ruleset(ruleset).ground(bf)
 
 
 def id_column(table: Table, header: str, values: list[str]) -> None:

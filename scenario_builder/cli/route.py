@@ -1,12 +1,16 @@
 """``scenario-builder route``: a messenger's route over a built battlefield (9.1–9.2).
 
 scenario-builder route out/gettysburg --from X,Y --to X,Y [--crs EPSG:4326] [--enemy enemy.geojson]
-                       [--json] [--map route.html]
+                       [--ruleset NAME] [--json] [--map route.html]
 
 Coordinates are in ``--crs`` (default: the battlefield's CRS; with EPSG:4326 give lon,lat).
 ``--enemy`` is a GeoJSON/GPKG of enemy base polygons the string must twist around; allies are
 simply not given. The routing graph is cached per battlefield (``SCENARIO_BUILDER_CACHE``, else
 the user cache directory) so the second route on a battlefield skips the build.
+
+``--ruleset`` reads the ground through that ruleset's terrain table and routes by its own reading
+of 9.1 (``Ruleset.route_triple``: medieval-d10 counts marsh and impassable ground triple, besides
+the woods and built-up areas that block sight); the default is 2mm Earth's classes as built.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from scenario_builder.errors import CRSError, DataSourceError, ScenarioError
 from scenario_builder.routing import Route, RouteGraph
 from scenario_builder.routing.graph import default_cache_dir
 
-from .options import json_option
+from .options import json_option, ruleset_option
 
 
 def parse_xy(text: str, option: str) -> tuple[float, float]:
@@ -152,6 +156,7 @@ def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
 )
 @json_option
 @click.option("--map", "map_path", default=None, help="Also draw the route to this HTML file.")
+@ruleset_option
 def route(
     battlefield_dir: str,
     from_: str,
@@ -160,17 +165,25 @@ def route(
     enemy: str | None,
     as_json: bool,
     map_path: str | None,
+    ruleset: str | None,
 ) -> None:
     """Route a messenger across a built battlefield: cost with woods etc. counted triple (9.1)."""
     from scenario_builder.battlefield import Battlefield
 
     a_in, b_in = parse_xy(from_, "--from"), parse_xy(to, "--to")
+    triple = None
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        rs = get_ruleset(ruleset)  # an unknown name is a one-line error, before any loading
     if map_path:
         check_writable(map_path, "--map")
-    bf = Battlefield.load(battlefield_dir)
+    bf: Any = Battlefield.load(battlefield_dir)  # or a ruleset's view of it (a Ground)
     given_crs = crs_text
     if crs_text is None:
         crs_text = guess_crs(bf, {"--from": a_in, "--to": b_in})
+    if ruleset is not None:
+        bf, triple = rs.ground(bf), rs.route_triple
     crs, fwd, back = _transformers(bf, crs_text)
     read_as = "lon,lat" if crs.is_geographic else f"metres in {crs.to_string()}"
     how = "from --crs" if given_crs is not None else "guessed: --crs to choose"
@@ -180,7 +193,7 @@ def route(
         check_on_battlefield(bf, "--from", a_in, a)
         check_on_battlefield(bf, "--to", b_in, b)
     blocked = read_enemy(enemy, bf, crs) if enemy else []
-    graph = RouteGraph.from_battlefield(bf, cache_dir=default_cache_dir())
+    graph = RouteGraph.from_battlefield(bf, cache_dir=default_cache_dir(), triple=triple)
     r = graph.route(a, b, blocked=blocked)
     shown = [back.transform(x, y) for x, y in r.path] if back else list(r.path)
     if map_path:
@@ -199,12 +212,19 @@ def route(
         "n_vertices": r.n_vertices,
         "path": path_shown,
         "enemy_polygons": len(blocked),
+        "ruleset": bf.meta.get("ruleset"),
+        "triple_terrain": _triple_terrain(triple),
     }
     if as_json:
         click.echo(json.dumps(report, sort_keys=True))
         return
     click.echo(f"Messenger route on {battlefield_dir} ({crs.to_string()})")
     click.echo(f"  read        --from/--to as {read_as} ({how})")
+    if ruleset is not None:
+        click.echo(
+            f"  ruleset     {report['ruleset']}: triple through sight-blocking terrain, "
+            f"{report['triple_terrain']}"
+        )
     click.echo(f"  cost        {r.cost_m:,.1f} m (triple stretches counted x3, 9.1)")
     click.echo(f"  length      {r.length_m:,.1f} m")
     click.echo(f"  at triple   {r.triple_share:.1%} of the length")
@@ -215,6 +235,18 @@ def route(
         click.echo(f"  {i:>3}  {x}, {y}")
     if map_path:
         click.echo(f"  map         {map_path}")
+
+
+def _triple_terrain(triple: Any) -> str:
+    """The triple classes as the report names them (``move: marsh, impassable``).
+
+    >>> _triple_terrain({"move": {"marsh", "impassable"}})
+    'move: impassable, marsh'
+    """
+    from scenario_builder.routing.costs import TWO_MM_EARTH_TRIPLE
+
+    spec = TWO_MM_EARTH_TRIPLE if triple is None else triple
+    return "; ".join(f"{role}: {', '.join(sorted(names))}" for role, names in spec.items())
 
 
 def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:

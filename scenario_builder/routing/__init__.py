@@ -5,7 +5,7 @@
 3
 """
 
-from scenario_builder.routing.costs import TRIPLE, CostGrid, triple_mask
+from scenario_builder.routing.costs import TRIPLE, CostGrid, triple_mask, triple_mask_of
 from scenario_builder.routing.graph import RouteGraph, routes_geojson
 from scenario_builder.routing.route import Route, arrival_bound
 
@@ -17,4 +17,5 @@ __all__ = [
     "arrival_bound",
     "routes_geojson",
     "triple_mask",
+    "triple_mask_of",
 ]

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +51,60 @@ def triple_mask(move: np.ndarray, cover: np.ndarray, blocks_sight: np.ndarray) -
         | (np.asarray(move) == MoveClass.IMPRACTICAL)
         | (np.asarray(cover) == CoverClass.OVERHEAD)
     )
+
+
+#: 9.1 in 2mm Earth's own classes (chart 7.3 Impractical, chart 7.2 Overhead): the default for a
+#: battlefield as built (``Ruleset.route_triple`` gives each ruleset's reading)
+TWO_MM_EARTH_TRIPLE: Mapping[str, frozenset[str]] = {
+    "move": frozenset({"impractical"}),
+    "cover": frozenset({"overhead"}),
+}
+
+
+def triple_mask_of(ground: Any, triple: Mapping[str, Iterable[str]] | None = None) -> np.ndarray:
+    """:func:`triple_mask` through the ground's own classes: cells that block sight, or whose
+    class in a role of ``triple`` (role -> class names; default 2mm Earth's 9.1 classes) is
+    one of the named ones. Names are looked up in ``ground.meta["legend"][role]`` (code ->
+    name), so a ruleset's view of a battlefield (``Ruleset.ground``) routes by its own classes;
+    a name the ground does not have is a one-line error, never a silently cheaper route.
+
+    >>> import numpy as np
+    >>> class G:
+    ...     meta = {"legend": {"move": {0: "open", 6: "marsh", 9: "impassable"}}}
+    ...     def layer(self, name):
+    ...         return {"move": np.array([0, 6, 9, 0]),
+    ...                 "blocks_sight": np.array([0, 0, 0, 1])}[name]
+    >>> triple_mask_of(G(), {"move": ["marsh", "impassable"]}).tolist()
+    [False, True, True, True]
+    >>> try:
+    ...     triple_mask_of(G(), {"move": ["bog"]})
+    ... except Exception as exc:
+    ...     print(exc)
+    9.1 triple terrain: move has no class 'bog' (classes: open, marsh, impassable)
+    """
+    from scenario_builder.errors import RulesetError
+
+    spec = TWO_MM_EARTH_TRIPLE if triple is None else triple
+    legend = ground.meta.get("legend", {})
+    mask = np.asarray(ground.layer("blocks_sight"), dtype=bool).copy()
+    for role, names in spec.items():
+        codes = {str(v).lower(): int(k) for k, v in legend.get(role, {}).items()}
+        if not codes and role == "move" and triple is None:  # a battlefield built before legends
+            from scenario_builder.battlefield import MoveClass
+
+            codes = {m.name.lower(): int(m) for m in MoveClass}
+        if not codes and role == "cover" and triple is None:
+            from scenario_builder.battlefield import CoverClass
+
+            codes = {c.name.lower(): int(c) for c in CoverClass}
+        wanted = []
+        for name in sorted(names):
+            if name not in codes:
+                raise RulesetError(None, f"9.1 triple terrain: {role} has no class {name!r} "
+                                         f"(classes: {', '.join(codes)})")  # fmt: skip
+            wanted.append(codes[name])
+        mask |= np.isin(np.asarray(ground.layer(role)), wanted)
+    return mask
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,7 +32,7 @@ import math
 import pickle
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from scenario_builder.errors import NoRouteError, OffMapError
-from scenario_builder.routing.costs import TRIPLE, CostGrid, triple_mask
+from scenario_builder.routing.costs import TRIPLE, CostGrid, triple_mask_of
 from scenario_builder.routing.landmarks import Landmarks
 from scenario_builder.routing.quadtree import (
     MIDPOINT_SLOTS,
@@ -63,7 +63,7 @@ LANDMARKS = 8  # ALT landmarks round the rim (A* guide; ~6 MB each on a 1.4 M-ce
 _SRC, _DST = -1, -2
 _FACTOR = {NORMAL: 1.0, TRIPLE_CLASS: TRIPLE}
 
-_memory_cache: weakref.WeakKeyDictionary[Any, RouteGraph] = weakref.WeakKeyDictionary()
+_memory_cache: weakref.WeakKeyDictionary[Any, dict[Any, RouteGraph]] = weakref.WeakKeyDictionary()
 
 
 def _slot_pairs() -> list[tuple[int, int, str, int]]:
@@ -120,17 +120,23 @@ class RouteGraph:
         *,
         max_block_m: float = MAX_BLOCK_M,
         cache_dir: str | Path | None = None,
+        triple: Mapping[str, Iterable[str]] | None = None,
     ) -> RouteGraph:
-        """Build (or fetch from the in-memory / on-disk cache) the graph of a Battlefield."""
-        cached = _memory_cache.get(bf)
+        """Build (or fetch from the in-memory / on-disk cache) the graph of a Battlefield.
+        ``triple``: 9.1's triple classes in the battlefield's own vocabulary (role -> names,
+        ``Ruleset.route_triple``); None: 2mm Earth's Impractical and Overhead."""
+        key = (max_block_m, None if triple is None else
+               tuple(sorted((r, tuple(sorted(n))) for r, n in triple.items())))  # fmt: skip
+        per_bf = _memory_cache.setdefault(bf, {})
+        cached = per_bf.get(key)
         if cached is not None:
             return cached
-        mask = triple_mask(bf.layer("move"), bf.layer("cover"), bf.layer("blocks_sight"))
+        mask = triple_mask_of(bf, triple)
         name = str(getattr(bf, "source_dir", None) or bf.meta.get("slug") or "battlefield")
         graph = cls.from_mask(
             mask, bf.transform, max_block_m=max_block_m, cache_dir=cache_dir, name=name
         )
-        _memory_cache[bf] = graph
+        per_bf[key] = graph
         return graph
 
     @classmethod

@@ -25,6 +25,7 @@ do nothing else (docs/rules-interpretations.md).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -108,6 +109,14 @@ class DarkAge(TwoMmEarthGame):
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}
     )
+    #: 2mm Earth 9.1 (the composition's messengers) through the chapter's terrain: a rider may
+    #: not enter difficult ground off a road (5.13) nor impassable ground (5.14), and a major
+    #: obstacle (5.20: rivers, fortifications) costs him half his move and 2 DPs: all three
+    #: stand for 9.1's Impractical; Overhead is 2mm Earth's own cover column
+    route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
+        "move": frozenset({"difficult", "major_obstacle", "impassable"}),
+        "cover": frozenset({"overhead"}),
+    }
     composition: ClassVar[Composition] = Composition(
         "dark-age",
         {

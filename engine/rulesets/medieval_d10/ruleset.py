@@ -349,6 +349,15 @@ class MedievalD10(Ruleset):
     terrain = TerrainTable(
         data_dir() / "codes" / "medieval-d10.csv", {"move": TerrainCode, "cover": CoverCode}
     )
+    #: ``route`` (2mm Earth 9.1's triple cost) read through the TERRAIN CHART: marsh is "only on
+    #: track, road or through a gap" for every mounted column and impassable ground is entered
+    #: by no one, as 9.1's Impractical; woods and built-up areas block sight (the table's
+    #: ``blocks_sight``); the book has no overhead cover (docs/rules-interpretations.md)
+    route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
+        "move": frozenset({"marsh", "impassable"})
+    }
+    #: TERRAIN CHART "Gentle hill slopes" / "Steep hill slopes" from the DEM (terrain.py)
+    slope_bands = ((GENTLE_MIN_DEG, "gentle_slope"), (STEEP_MIN_DEG, "steep_slope"))
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "act as ordered (or half speed / no advance)",
         Morale.RETREATING: "falling back (or rallied)",

@@ -29,6 +29,7 @@ The messengers in flight are in ``snapshot()`` (the BattleLog's ``messengers``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -142,6 +143,8 @@ class MessengerDelivery:
     wing_splits: dict[tuple[str, int], str] = field(default_factory=dict)
     _count: int = 0
     _latest: dict[str, int] = field(default_factory=dict)  # formation -> seq of newest order
+    #: 9.1's triple classes in the ground's own vocabulary (``Ruleset.route_triple``)
+    triple: Mapping[str, frozenset[str]] | None = None
 
     @classmethod
     def for_scenario(cls, battlefield: Ground, scenario: Any) -> MessengerDelivery:
@@ -151,7 +154,7 @@ class MessengerDelivery:
     # -- the routing graph (one per battlefield, cached by identity in routing) ------------
     def _graph(self) -> RouteGraph:
         if self.graph is None:
-            self.graph = RouteGraph.from_battlefield(self.battlefield)
+            self.graph = RouteGraph.from_battlefield(self.battlefield, triple=self.triple)
         return self.graph
 
     def _route(

@@ -99,6 +99,11 @@ class TwoMmEarthGame(Ruleset):
     terrain = TerrainTable(
         data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
     )
+    #: 9.1: "through terrain that blocks line of sight or is Impractical or Overhead"
+    route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
+        "move": frozenset({"impractical"}),
+        "cover": frozenset({"overhead"}),
+    }
     morale_states: ClassVar[Mapping[Morale, str]] = {
         Morale.STEADY: "steady",
         Morale.RETREATING: "retreating",  # 10.3
@@ -207,7 +212,9 @@ class TwoMmEarthGame(Ruleset):
         """9.1-9.2: messengers at the age's rate."""
         from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
 
-        return MessengerDelivery(battlefield, self.messenger_rate_m[scenario.age])
+        return MessengerDelivery(
+            battlefield, self.messenger_rate_m[scenario.age], triple=self.route_triple
+        )
 
     def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
         """Each side's General following the scenario's ``plan`` (commanders.PlanCommander)."""
