@@ -388,7 +388,11 @@ def segment_hits_pairs(
 
 
 def segment_hits_sparse(
-    ps: np.ndarray, qs: np.ndarray, others: np.ndarray, si: np.ndarray, ri: np.ndarray,
+    ps: np.ndarray,
+    qs: np.ndarray,
+    others: np.ndarray,
+    si: np.ndarray,
+    ri: np.ndarray,
     axes: Any = None,
 ) -> np.ndarray:
     """``segment_hits_pairs(ps, qs, others)[si, ri]`` for the pairs (segment ``si[k]``,

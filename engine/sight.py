@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Sight", "SightRules"]
 
+
 @dataclass(frozen=True, slots=True)
 class SightRules:
     """What a ruleset tells the sight mechanics (2mm Earth 6.2-6.3 in brackets).
