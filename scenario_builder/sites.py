@@ -4,7 +4,7 @@
 >>> site.battle, site.year, site.dem.name
 ('Battle of Gettysburg', 1863, 'dem.tif')
 >>> [s.slug for s in list_sites()][:2]
-['beth_horon', 'chacabuco']
+['barnet', 'beth_horon']
 >>> get_site("north_bayreuth_pair").landcover_paths()[0].name
 'landcover_osm.geojson'
 """

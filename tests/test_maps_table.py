@@ -40,10 +40,16 @@ def test_unknown_scale_is_a_one_line_layout_error(text: str) -> None:
     assert "expected 2mm, 6mm or 1:N" in str(e.value)
 
 
-@pytest.mark.parametrize("text", ["A9", "B5", "10x10mm", "297x420", "axbmm"])
+@pytest.mark.parametrize("text", ["A9", "B5", "297x420", "axbmm"])
 def test_unknown_paper_is_a_layout_error(text: str) -> None:
     with pytest.raises(LayoutError, match="expected one of A4"):
         Paper.from_text(text)
+
+
+def test_paper_too_small_says_its_size_not_a_format_problem() -> None:
+    """issue 14: a well-formed but tiny paper names the size limits, not the format."""
+    with pytest.raises(LayoutError, match="expected 50 to 5000 mm a side, got 10 x 10 mm"):
+        Paper.from_text("10x10mm")
 
 
 def test_overlap_as_large_as_the_printable_area_is_refused() -> None:
