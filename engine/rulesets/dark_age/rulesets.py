@@ -41,6 +41,7 @@ from engine.rulesets.compose import (
 )
 from engine.rulesets.dark_age import battle as da
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
+from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
@@ -77,8 +78,22 @@ class DarkAgeContext(TwoMmContext):
         return self.rules
 
 
+def _moving(ctx: Any) -> set[str]:
+    """Formations that will move this bound: a move plan, and no enemy touching them already
+    (2mm Earth 3.2: a formation in contact stays to fight)."""
+    return {
+        fid
+        for fid, plan in ctx.plans.items()
+        if plan.kind != "none"
+        and not ctx.state.formations[fid].removed
+        and not two_mm._touching_enemy(ctx, ctx.state.formations[fid])
+    }
+
+
 def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
+    # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
+    ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
     ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
     da.roll_moves(ctx)
     two_mm.phase_execute_moves(ctx)
