@@ -31,8 +31,8 @@ The reading (docs/rules-interpretations.md, "5.2-5.3 closing the ranks"):
 - cost: none (it is not one of 5.17-5.28's manoeuvres, no time and no DP).
 
 >>> from engine.rulesets.dark_age.ranks import slots_for
->>> slots_for(5, 4)
-[(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)]
+>>> slots_for(5, 4, start=2)
+[(0, 0), (0, 1), (0, 2), (0, 3), (1, 2)]
 >>> slots_for(3, 4)
 [(0, 0), (0, 1), (0, 2)]
 """
@@ -73,15 +73,18 @@ class ClosedRanks(Event):
     moved_m: float
 
 
-def slots_for(n_alive: int, frontage: int) -> list[tuple[int, int]]:
-    """The (rank, file) places a closed-up unit of ``n_alive`` stands ``frontage`` wide may use:
-    every full rank, and the whole width of the last (its stands go where they are nearest).
-    Fewer stands than the frontage stand abreast in one rank."""
+def slots_for(n_alive: int, frontage: int, start: int = 0) -> list[tuple[int, int]]:
+    """The (rank, file) places of a closed-up unit of ``n_alive`` stands ``frontage`` wide:
+    full ranks, and the last rank's stands side by side from file ``start``. Fewer stands than
+    the frontage stand abreast in one rank."""
     if n_alive < 1:
         return []
     width = min(frontage, n_alive)
-    ranks = math.ceil(n_alive / width)
-    return [(r, c) for r in range(ranks) for c in range(width)]
+    full, rest = divmod(n_alive, width)
+    if not 0 <= start <= (width - rest if rest else 0):
+        raise ValueError(f"expected a last rank of {rest} starting in files 0..{width - rest}")
+    out = [(r, c) for r in range(full) for c in range(width)]
+    return out + [(full, start + c) for c in range(rest)]
 
 
 def _ranks_of(f: EngineFormation) -> tuple[int, ...]:
@@ -93,7 +96,9 @@ def _ranks_of(f: EngineFormation) -> tuple[int, ...]:
 
 def has_hole(f: EngineFormation) -> bool:
     """A rank before the last with fewer stands than the frontage, a rank missing in between, or
-    a gap between stands of one rank (5.3: "side by side, in contact with each other").
+    a gap between stands of the front rank (5.3: "side by side, in contact with each other").
+    The stands of a part-filled rear rank behind full ones are not a hole: they close up side
+    by side when that is within a javelin throw, else stand behind the front where they are.
 
     A unit of fewer stands than its frontage has a hole too: they do not stand side by side
     unless they are in adjacent files."""
@@ -108,8 +113,8 @@ def has_hole(f: EngineFormation) -> bool:
         files = sorted(b.file for b in alive if b.rank == r)
         if r != ranks[-1] and len(files) < width:
             return True
-        if files[-1] - files[0] + 1 != len(files):
-            return True
+        if files[-1] - files[0] + 1 != len(files) and (r != ranks[-1] or len(ranks) == 1):
+            return True  # a part-filled rear rank may stand where its stands are
     return len({b.file for b in alive if b.rank == ranks[0]}) < width
 
 
@@ -132,8 +137,8 @@ def _layout(f: EngineFormation) -> _Layout | None:
     alive = f.alive_bases
     n = len(alive)
     width = min(f.frontage, n)
-    places = slots_for(n, width)
-    depth = places[-1][0] + 1
+    rest = n % width
+    depth = math.ceil(n / width)
     o = f.obb()
     fx, fy = forward(f.facing)
     rx, ry = right(f.facing)
@@ -141,45 +146,48 @@ def _layout(f: EngineFormation) -> _Layout | None:
     front_mid = (o.cx + o.hd * fx, o.cy + o.hd * fy)  # the old front edge's middle
     half_w = width * pw / 2.0
     now = np.array([(b.x, b.y) for b in alive])
-    best: _Layout | None = None
-    best_cost = math.inf
-    # the closed-up block centred on the old one, or flush with its left or right end
+    # the closed-up block centred on the old one, or flush with its left or right end; the
+    # last rank's stands side by side where they are nearest, else (a side-step of a base width
+    # is more than a javelin throw) behind the full ranks wherever they are nearest
+    side_by_side: list[tuple[float, _Layout]] = []
+    anywhere: list[tuple[float, _Layout]] = []
     for shift in sorted({0.0, -(o.hw - half_w), o.hw - half_w}, key=abs):
         cx = front_mid[0] + shift * rx - depth * bd / 2.0 * fx
         cy = front_mid[1] + shift * ry - depth * bd / 2.0 * fy
-        pos = np.array(
-            [
-                (
-                    cx + (c - (width - 1) / 2.0) * pw * rx + ((depth - 1) / 2.0 - r) * bd * fx,
-                    cy + (c - (width - 1) / 2.0) * pw * ry + ((depth - 1) / 2.0 - r) * bd * fy,
-                )
-                for r, c in places
-            ]
-        )
-        cost = np.hypot(now[:, None, 0] - pos[None, :, 0], now[:, None, 1] - pos[None, :, 1])
-        # the last rank may be part-filled: its unused places are taken by dummies at no cost,
-        # the full ranks' places never (a full rank before the last is what 5.3 asks)
-        spare = len(places) - n
-        if spare:
-            last = np.array([r == depth - 1 for r, _c in places])
-            cost = np.vstack([cost, np.tile(np.where(last, 0.0, 1e9), (spare, 1))])
-        rows, cols = linear_sum_assignment(cost)
-        keep = rows < n
-        moves = cost[rows[keep], cols[keep]]
-        if float(moves.max()) > CLOSE_UP_MAX_M + 1e-6 or float(moves.sum()) >= best_cost:
-            continue
-        best_cost = float(moves.sum())
-        best = _Layout(
-            width,
-            float(cx),
-            float(cy),
-            {
-                alive[i].id: places[j]
-                for i, j in zip(rows[keep].tolist(), cols[keep].tolist(), strict=True)
-            },
-            float(moves.max()),
-        )
-    return best
+        starts: list[int | None] = list(range(width - rest + 1)) if rest else [0]
+        for start in starts + ([None] if rest else []):
+            if start is None:
+                places = slots_for(n - rest, width) + [(depth - 1, c) for c in range(width)]
+            else:
+                places = slots_for(n, width, start)
+            pos = np.array(
+                [
+                    (
+                        cx + (c - (width - 1) / 2.0) * pw * rx + ((depth - 1) / 2.0 - r) * bd * fx,
+                        cy + (c - (width - 1) / 2.0) * pw * ry + ((depth - 1) / 2.0 - r) * bd * fy,
+                    )
+                    for r, c in places
+                ]
+            )
+            cost = np.hypot(now[:, None, 0] - pos[None, :, 0], now[:, None, 1] - pos[None, :, 1])
+            # every place of a full rank must be taken (5.3): worth far more than any distance
+            full = np.array([r < depth - 1 or not rest for r, _c in places])
+            rows, cols = linear_sum_assignment(cost - np.where(full, 1e6, 0.0)[None, :])
+            moves = cost[rows, cols]
+            if float(moves.max()) > CLOSE_UP_MAX_M + 1e-6 or full[cols].sum() != full.sum():
+                continue
+            lay = _Layout(
+                width,
+                float(cx),
+                float(cy),
+                {alive[i].id: places[j] for i, j in zip(rows.tolist(), cols.tolist(), strict=True)},
+                float(moves.max()),
+            )
+            (side_by_side if start is not None else anywhere).append((float(moves.sum()), lay))
+    for found in (side_by_side, anywhere):
+        if found:
+            return min(found, key=lambda c: c[0])[1]
+    return None
 
 
 def _touching(f: EngineFormation, g: EngineFormation) -> bool:
