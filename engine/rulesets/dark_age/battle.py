@@ -41,6 +41,7 @@ from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
     Allowance,
     DisorderPoints,
+    DPRemoval,
     MoveKind,
     half_move,
     impassable_crossing,
@@ -51,16 +52,19 @@ from engine.rulesets.dark_age.movement import (
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
+from engine.state import Morale
 
 __all__ = [
     "JAVELIN_RANGE_M",
     "Disorder",
+    "DisorderCleared",
     "RangeHalt",
     "chapter_view",
     "charge_dps",
     "formation_of",
     "grade_of",
     "move_rules_for",
+    "rallied_clear_dps",
     "range_halts",
     "roll_moves",
     "troop_of",
@@ -271,6 +275,30 @@ def charge_dps(ctx: Any, phase: str) -> list[Event]:
         ctx.dps[fid] = dp
         if added:
             events.append(Disorder(phase, fid, added, dp.total, ", ".join(reasons), form.value))
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class DisorderCleared(Event):
+    """A unit's DPs removed by the rule that removes them (``rule``: :class:`DPRemoval`)."""
+
+    type: ClassVar[str] = "disorder_cleared"
+    formation: str
+    dps: int
+    rule: str
+
+
+def rallied_clear_dps(ctx: Any, fleeing_before: set[str], phase: str) -> list[Event]:
+    """Units that were fleeing before ``phase`` and no longer are (rallied, W&C's End phase)
+    lose all their DPs (:attr:`DPRemoval.RALLY`)."""
+    events: list[Event] = []
+    for fid in sorted(fleeing_before):
+        f = ctx.state.formations[fid]
+        dp = ctx.dps.get(fid)
+        if f.removed or f.morale is Morale.ROUTING or dp is None or dp.total == 0:
+            continue
+        ctx.dps[fid] = dp.remove(dp.total, DPRemoval.RALLY)
+        events.append(DisorderCleared(phase, fid, dp.total, DPRemoval.RALLY.value))
     return events
 
 
