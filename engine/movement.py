@@ -79,6 +79,10 @@ class MoveRules:
     speed_m: Callable[[Formation], Callable[[int], float | None]]
     min_move_m: float = 0.0
     max_turn_deg: float = 90.0
+    #: ``passes(mover, friend)``: may the mover go through this friend (Dark Age 5.27
+    #: interpenetration)? The sweep ignores such friends but the move may not end on one.
+    #: None (2mm Earth): every other formation stops a move.
+    passes: Callable[[Formation, Formation], bool] | None = None
 
 
 @dataclass(slots=True)
@@ -516,7 +520,14 @@ def execute_move(
         )
         halted = why
     # sweep against every other formation so bases never overlap
+    through: list[Formation] = []
+    if rules.passes is not None:
+        table, through = _without_passable(state, f, table, rules.passes)
     frac, hit = _sweep(state, f, box, start, dx, dy, dth, table)
+    if through and frac > 0:
+        clear = _clear_end(box, start, dx, dy, dth, frac, through)
+        if clear < frac:
+            frac, hit = clear, through[0].id  # halts short of a friend it cannot stop on
     contact_with = None
     if hit is not None:
         g = state.formations[hit]
@@ -539,6 +550,46 @@ def execute_move(
         o = f.obb()
         off_map = not bool(bf.contains(o.cx, o.cy))
     return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+def _without_passable(
+    state: BattleState,
+    f: Formation,
+    table: tuple[list[Formation], np.ndarray] | None,
+    passes: Callable[[Formation, Formation], bool],
+) -> tuple[tuple[list[Formation], np.ndarray], list[Formation]]:
+    """The sweep's table without the friends ``f`` may pass through, and those friends."""
+    forms, arr = table if table is not None else (
+        state.active(), obb_array([g.obb() for g in state.active()])
+    )  # fmt: skip
+    keep = [g is f or g.side != f.side or not passes(f, g) for g in forms]
+    through = [g for g, k in zip(forms, keep, strict=True) if not k]
+    if not through:
+        return (forms, arr), []
+    mask = np.array(keep)
+    return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through
+
+
+def _clear_end(
+    box: Any,
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+    frac: float,
+    through: list[Formation],
+) -> float:
+    """The furthest fraction <= ``frac`` whose pose overlaps none of ``through`` (a move may
+    pass through friends but not stop on them), searched back in sweep steps."""
+    arr = obb_array([g.obb() for g in through])
+    length = max_corner_displacement(box, start[2], dth, (dx, dy)) * frac
+    n = max(1, math.ceil(length / SWEEP_STEP_M))
+    for k in range(n, 0, -1):
+        t = frac * k / n
+        pose = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        if not (separation(pose, arr) < -1e-6).any():
+            return t
+    return 0.0
 
 
 PATH_STEP_M = 20.0

@@ -58,11 +58,14 @@ __all__ = [
     "JAVELIN_RANGE_M",
     "Disorder",
     "DisorderCleared",
+    "Interpenetration",
     "RangeHalt",
     "chapter_view",
     "charge_dps",
     "formation_of",
     "grade_of",
+    "interpenetrations",
+    "may_pass",
     "move_rules_for",
     "rallied_clear_dps",
     "range_halts",
@@ -279,6 +282,83 @@ def charge_dps(ctx: Any, phase: str) -> list[Event]:
 
 
 @dataclass(frozen=True, slots=True)
+class Interpenetration(Event):
+    """Dark Age 5.27: ``formation`` moved through its friend ``through``; the DPs each took
+    (none if one was stationary and one unformed and one stand deep)."""
+
+    type: ClassVar[str] = "interpenetration"
+    formation: str
+    through: str
+    dps: int
+    through_dps: int
+
+
+def may_pass(f: EngineFormation, g: EngineFormation) -> bool:
+    """5.27: a unit may move through a friend (at a price in DPs, :func:`interpenetrations`).
+    Fleeing troops are the morale module's (W&C: "friends flee through them")."""
+    return f.morale is Morale.STEADY and g.side == f.side and not g.removed
+
+
+def _depth_stands(f: EngineFormation) -> int:
+    return 1 if f.loose else len({b.rank for b in f.alive_bases})
+
+
+def _formed(form: Formation) -> bool:
+    return form in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS)
+
+
+def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
+    """After the moves: every ``moved`` event whose path crossed a friend (the swept pose
+    overlapping its rectangle) is an interpenetration; each formed unit involved takes 1 DP
+    unless one of them was stationary and one unformed and one stand deep; formed troops
+    passed through by elephants take 2, the elephants none (5.27, :func:`interpenetration_dps`;
+    once per action, 5.27 second)."""
+    from engine.geometry import obb_array, separation
+    from engine.movement import _local_box, obb_at, signed_turn
+    from engine.rulesets.dark_age.movement import interpenetration_dps
+
+    state = ctx.state
+    events: list[Event] = []
+    for m in moves:
+        f = state.formations[m.formation]
+        if f.removed or f.morale is not Morale.STEADY:
+            continue
+        friends = [g for g in state.active(f.side) if g is not f]
+        if not friends:
+            continue
+        arr = obb_array([g.obb() for g in friends])
+        box = _local_box(f)
+        th0 = ctx.start_facing.get(f.id, f.facing)
+        dth = signed_turn(th0, m.facing)
+        (x0, y0), (x1, y1) = m.from_xy, m.to
+        n = max(2, math.ceil(m.distance_m / 5.0))
+        crossed: set[int] = set()
+        for k in range(1, n):
+            t = k / n
+            pose = obb_at(box, x0 + (x1 - x0) * t, y0 + (y1 - y0) * t, th0 + dth * t)
+            crossed |= set((separation(pose, arr) < -0.5).nonzero()[0].tolist())
+        for k in sorted(crossed):
+            g = friends[k]
+            ft, _fg, fform = chapter_view(f)
+            gt, _gg, gform = chapter_view(g)
+            a, b = interpenetration_dps(
+                _formed(fform), False, _depth_stands(f),
+                _formed(gform), g.moved_m <= 0.0, _depth_stands(g),
+                a_elephants=ft is Troop.ELEPHANTS, b_elephants=gt is Troop.ELEPHANTS,
+            )  # fmt: skip
+            action = f"interpenetrate {f.id}/{g.id} b{state.bound}"
+            events.append(Interpenetration(phase, f.id, g.id, a, b))
+            for unit, form, n_dp in ((f, fform, a), (g, gform, b)):
+                if not n_dp:
+                    continue
+                dp = ctx.dps.get(unit.id, DisorderPoints()).incur(n_dp, action)
+                ctx.dps[unit.id] = dp
+                events.append(Disorder(phase, unit.id, n_dp, dp.total,
+                                       "interpenetration (5.27)", form.value))  # fmt: skip
+    return events
+
+
+@dataclass(frozen=True, slots=True)
 class DisorderCleared(Event):
     """A unit's DPs removed by the rule that removes them (``rule``: :class:`DPRemoval`)."""
 
@@ -329,4 +409,6 @@ def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRule
 
         return speed
 
-    return MoveRules(speed_m=speed_m, min_move_m=min_move_m, max_turn_deg=max_turn_deg)
+    return MoveRules(
+        speed_m=speed_m, min_move_m=min_move_m, max_turn_deg=max_turn_deg, passes=may_pass
+    )

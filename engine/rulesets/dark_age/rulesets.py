@@ -101,7 +101,11 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
     ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
     da.roll_moves(ctx)
+    n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
+    # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
+    ctx.emit(da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"],
+                                  "execute_moves"))  # fmt: skip
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
 
 
