@@ -159,6 +159,7 @@ def test_rulesets_cli_prints_each_part_and_its_book() -> None:
         "dark-age-movement",
         "2mm-earth-v0.9",
         "wc-morale",
+        "2mm-earth-v0.9",  # the DP effects (2mm Earth 11.1), a supplement
     ]
     assert "composition" not in by_name["2mm-earth-v0.9"]  # one complete game
     text = CliRunner().invoke(rulesets, [], terminal_width=240).output

@@ -130,12 +130,13 @@ def test_5_3_closing_up_never_loses_a_contact_nor_overlaps(maldon: tuple[Any, An
     assert overlapping_pairs(state) == []
 
 
-def test_maldon_seed_1_closes_ranks_and_fights_it_out(maldon: tuple[Any, Any]) -> None:
-    """The battle that deadlocked before 5.2-5.3 were played (seed 1: from bound 21 shieldwalls
-    touching corner-on where both had lost the corner stand, no base in contact, nothing moved
-    or fought, no decision after 40 bounds): the holed lines close up and it is decided."""
+def test_maldon_seed_4_closes_ranks_and_fights_it_out(maldon: tuple[Any, Any]) -> None:
+    """Before 5.2-5.3 were played, Maldon seed 1 deadlocked from bound 21: shieldwalls touching
+    corner-on where both had lost the corner stand, no base in contact, nothing moved or
+    fought. Now the holed lines close up as they fight (seed 4: the retinues and the
+    hearth-troop from bound 13) and the battle is decided."""
     sc, ground = maldon
-    battle = _fight(sc, ground, 1)
+    battle = _fight(sc, ground, 4)
     while not battle.finished:
         battle.step()
     closed = [e for r in battle.log.bounds for e in r.events if e.type == "closed_ranks"]
