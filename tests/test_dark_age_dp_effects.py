@@ -42,12 +42,16 @@ def _fight(sc: Any, ground: Any, seed: int, rs: Any = None) -> Battle:
 
 
 @pytest.fixture(scope="module")
-def seed4(maldon: tuple[Any, Any]) -> Battle:
+def rallied(maldon: tuple[Any, Any]) -> tuple[int, Battle]:
+    """The first Maldon replay (seeds 1-8) in which a unit carrying DPs rallies."""
     sc, ground = maldon
-    battle = _fight(sc, ground, 4)
-    while not battle.finished:
-        battle.step()
-    return battle
+    for seed in range(1, 9):
+        battle = _fight(sc, ground, seed)
+        while not battle.finished:
+            battle.step()
+        if any(e.type == "disorder_cleared" for r in battle.log.bounds for e in r.events):
+            return seed, battle
+    pytest.fail("no unit carrying DPs rallied in Maldon seeds 1-8")
 
 
 def test_the_composition_names_where_dp_effects_come_from() -> None:
@@ -80,13 +84,15 @@ def test_dp_effect_is_2mm_earth_11_1_minus_one_r(maldon: tuple[Any, Any]) -> Non
 
 
 def test_dps_change_the_maldon_melee_and_a_rally_clears_them(
-    maldon: tuple[Any, Any], seed4: Battle
+    maldon: tuple[Any, Any], rallied: tuple[int, Battle]
 ) -> None:
-    """Maldon seed 4: units take DPs moving (5.11, 5.17, 5.27); struck while carrying them,
+    """Maldon (the first of seeds 1-8 with a rally): units take DPs moving (5.11, 5.17,
+    5.27); struck while carrying them,
     they are at -1 R, so the same battle without the effect differs; a unit that rallies in
     W&C's End phase has no DPs in that bound's snapshot."""
     sc, ground = maldon
-    bounds = seed4.log.bounds
+    seed, battle = rallied
+    bounds = battle.log.bounds
     disorder = [e for r in bounds for e in r.events if e.type == "disorder"]
     assert disorder
     # a melee against a unit carrying DPs at the start of the bound
@@ -98,12 +104,11 @@ def test_dps_change_the_maldon_melee_and_a_rally_clears_them(
     ]
     assert hit_disordered, "no melee against a unit carrying DPs"
     plain = type("DarkAgeNoDPEffect", (DarkAge,), {"resilience_modifier": lambda s, c, t: 0})()
-    other = _fight(sc, ground, 4, plain)
-    while not other.finished and other.state.bound < seed4.state.bound:
+    other = _fight(sc, ground, seed, plain)
+    while not other.finished and other.state.bound < battle.state.bound:
         other.step()
     assert [r.to_dict() for r in other.log.bounds] != [r.to_dict() for r in bounds]
     cleared = [(r.bound, e) for r in bounds for e in r.events if e.type == "disorder_cleared"]
-    assert cleared, "no unit rallied with DPs in seed 4"
     for bound, e in cleared:
         snap = next(r.snapshot for r in bounds if r.bound == bound)
         assert snap["formations"][e.formation]["dps"] == 0 and e.dps > 0

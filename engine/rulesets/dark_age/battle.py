@@ -410,5 +410,9 @@ def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRule
         return speed
 
     return MoveRules(
-        speed_m=speed_m, min_move_m=min_move_m, max_turn_deg=max_turn_deg, passes=may_pass
+        speed_m=speed_m,
+        min_move_m=min_move_m,
+        max_turn_deg=max_turn_deg,
+        passes=may_pass,
+        pivot_wheels=True,  # 5.17: "The unit then pivots on one end of the line"
     )
