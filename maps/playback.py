@@ -118,7 +118,8 @@ _SENTENCES: dict[str, str] = {
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
-    "range_halt": "{formation} halts at javelin range of {target} (5.8): {at_m} m left",
+    "range_halt": "{formation} ({move_phase} phase) halts {range_m} m from {target} (5.8): "
+    "{at_m} m left",
     "disorder_cleared": "{formation} loses its {dps} DP ({rule})",
     "closed_ranks": "{formation} ({formation_type}) closes its ranks (5.2-5.3): {before} \u2192 "
     "{after} stands a rank, {moved_m} m at most",

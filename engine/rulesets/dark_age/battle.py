@@ -43,6 +43,7 @@ from engine.rulesets.dark_age.movement import (
     DisorderPoints,
     DPRemoval,
     MoveKind,
+    MovePhase,
     half_move,
     impassable_crossing,
     pace_setter,
@@ -60,12 +61,14 @@ __all__ = [
     "DisorderCleared",
     "Interpenetration",
     "RangeHalt",
+    "bow_range_m",
     "chapter_view",
     "charge_dps",
     "formation_of",
     "grade_of",
     "interpenetrations",
     "may_pass",
+    "move_phase_of",
     "move_rules_for",
     "rallied_clear_dps",
     "range_halts",
@@ -160,36 +163,75 @@ def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
 _FAST_PLANS = frozenset({"charge", "rout", "retreat", "pursue"})  # 5.9 fast moves
 
 #: 5.8: the tactical phase's compulsory halt, at javelin range (one javelin throw) of an enemy
-#: to the front; the engine's bound is played as the tactical phase (module docstring)
+#: to the front
 JAVELIN_RANGE_M = JAVELIN_THROW_M
 #: "to their front": an enemy whose centre lies within 45 degrees of the way the unit moves
 FRONT_HALF_ARC_DEG = 45.0
+#: plans that close on the enemy (5.8's halts apply); fleeing, pursuing and retiring moves
+#: have their backs to the enemy or are the morale module's
+_CLOSING = frozenset({"advance", "attack", "charge"})
+
+
+def bow_range_m(state: Any) -> float:
+    """5.8's bow range: the chapter gives none, so the composition's troop lists (2mm Earth
+    profiles, ``range_m``) give it: the longest reach of any bow-armed (ranged, not throwing)
+    troops on the table; 0 (no march-phase halt) if nobody shoots."""
+    reach = [
+        float(cast(Profile, b.profile).range_m)
+        for f in state.formations.values()
+        for b in f.bases
+        if cast(Profile, b.profile).arming.ranged
+    ]
+    return max(reach, default=0.0)
 
 
 @dataclass(frozen=True, slots=True)
 class RangeHalt(Event):
-    """Dark Age 5.8: a unit moving without a charge halts at javelin range of an enemy to its
-    front (``at_m``: how far it may still go; 0 when it is there already)."""
+    """Dark Age 5.8: a unit closing on an enemy to its front halts at bow range in its march
+    phase, at javelin range in its tactical phase unless it charges (``at_m``: how far it may
+    still go; 0 when it is there already; ``move_phase``: march or tactical)."""
 
     type: ClassVar[str] = "range_halt"
     formation: str
     target: str
     at_m: float
+    move_phase: str = "tactical"
+    range_m: float = JAVELIN_RANGE_M
+
+
+def move_phase_of(gap_m: float, bow_m: float) -> MovePhase:
+    """5.8: the march phase and the tactical phase. The turn chapter that orders them is absent
+    and the engine's bound has one movement phase, so a unit's bound is its march phase while
+    no enemy to its front is at bow range at the start of the move, else its tactical phase.
+    The chapter measures in whole javelin throws: within one of bow range is at it (a unit
+    halted at bow range on an oblique approach stops a few metres outside it).
+
+    >>> [move_phase_of(g, 100.0).value for g in (180.0, 110.0, 80.0)]
+    ['march', 'tactical', 'tactical']
+    """
+    at_bow = gap_m <= bow_m + JAVELIN_THROW_M
+    return MovePhase.MARCH if bow_m > 0 and not at_bow else MovePhase.TACTICAL
 
 
 def range_halts(ctx: Any) -> list[Event]:
-    """5.8: every formation advancing without a charge (plan ``advance``) is cut short at
-    javelin range of the nearest enemy to its front: "Units need to initiate a charge (see 7.1)
-    in order to move in to contact with enemy". Charges, routs, retreats, pursuits and ranged
-    troops closing to their own range are not advances and are left as planned."""
+    """5.8: "During the march phase all units must halt at bow range of enemy to their front.
+    In the tactical phase they must halt at javelin range. Units need to initiate a charge
+    (see 7.1) in order to move in to contact with enemy." A unit closing on the nearest enemy
+    to its front (an ``advance``, ``attack`` or ``charge`` plan) whose bound is its march phase
+    (:func:`move_phase_of`) is cut short at bow range, charge or not; in its tactical phase an
+    advance is cut short at javelin range and a charge goes in. Ranged troops closing to their
+    own range (``attack``) are cut only in the march phase."""
     from engine.geometry import bearing, distance, obb_array
     from engine.movement import MovePlan
 
     state = ctx.state
+    bow = getattr(ctx, "bow_range_m", None)
+    if bow is None:
+        bow = ctx.bow_range_m = bow_range_m(state)
     enemies: dict[str, list[EngineFormation]] = {}
     events: list[Event] = []
     for fid, plan in sorted(ctx.plans.items()):
-        if plan.kind != "advance":
+        if plan.kind not in _CLOSING:
             continue
         f = state.formations[fid]
         if f.removed:
@@ -208,14 +250,22 @@ def range_halts(ctx: Any) -> list[Event]:
             continue
         gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
         k = int(gaps.argmin())
-        room = max(0.0, float(gaps[k]) - JAVELIN_RANGE_M)
+        phase = move_phase_of(float(gaps[k]), bow)
+        if phase is MovePhase.MARCH:
+            halt_at = bow
+        elif plan.kind == "advance":
+            halt_at = JAVELIN_RANGE_M
+        else:
+            continue  # tactical phase: a charge goes in, ranged troops close to their range
+        room = max(0.0, float(gaps[k]) - halt_at)
         if plan.max_m is not None and plan.max_m <= room:
             continue
         if room <= 0.0:
-            ctx.plans[fid] = MovePlan(fid, "none")  # at javelin range already: it stays
+            ctx.plans[fid] = MovePlan(fid, "none")  # at the halt already: it stays
         else:
             plan.max_m = room
-        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2)))
+        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2), phase.value,
+                                halt_at))  # fmt: skip
     return events
 
 

@@ -73,6 +73,7 @@ class DarkAgeContext(TwoMmContext):
     move_rolls: dict[str, tuple[Any, Any, MoveRoll]] = field(default_factory=dict)
     dps: dict[str, DisorderPoints] = field(default_factory=dict)
     start_facing: dict[str, float] = field(default_factory=dict)
+    bow_range_m: float | None = None  # 5.8's bow range, from the troop lists (battle.py)
     rules: MoveRules | None = None
 
     @property
@@ -99,7 +100,7 @@ def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
     # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
-    ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
+    ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     da.roll_moves(ctx)
     n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
