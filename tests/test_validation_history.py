@@ -35,13 +35,6 @@ MISSING_WINNER: dict[str, str] = {
         "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "
         "Arrivall; Warkworth); without it Oxford's rout of Hastings wins the day"
     ),
-    "maldon_991": (
-        "no rule lines up a corner contact into a melee: Viking formations that touch the "
-        "English shieldwall corner-on stay 'in contact' without front-to-front base pairs and "
-        "nothing moves or fights (seed 1 from bound 21), so half the replays end undecided; and "
-        "no rule for the lord's fall (Godric fleeing on Byrhtnoth's horse, taken for the ealdorman "
-        "himself, The Battle of Maldon ll. 185-201), which broke the English historically"
-    ),
 }
 
 #: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing
