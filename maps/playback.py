@@ -121,6 +121,8 @@ _SENTENCES: dict[str, str] = {
     "range_halt": "{formation} ({move_phase} phase) halts {range_m} m from {target} (5.8): "
     "{at_m} m left",
     "disorder_cleared": "{formation} loses its {dps} DP ({rule})",
+    "interpenetration": "{formation} passes through {through} (5.27): {dps} DP, {through} "
+    "{through_dps} DP",
     "closed_ranks": "{formation} ({formation_type}) closes its ranks (5.2-5.3): {before} \u2192 "
     "{after} stands a rank, {moved_m} m at most",
     "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
