@@ -1141,6 +1141,8 @@ class MedievalBattle:
                 u.moved = moved > 0
                 self.log("manhandle", u.id, toward=enemy.id, metres=round(moved, 1))
                 return
+            if not self._limbered_can_advance(u, enemy):
+                return  # no going for limbered guns ahead: the battery stays unlimbered
             self._limber(u, True)
             if half:
                 moved = self._toward_range(u, enemy, long_m, self.allowance(u) / 2)
@@ -1149,6 +1151,9 @@ class MedievalBattle:
             return
         # limbered
         if target is None and advancing and enemy is not None:
+            if not self._limbered_can_advance(u, enemy):
+                self._limber(u, False)  # halted by ground it cannot cross: unlimber there
+                return
             moved = self._toward_range(u, enemy, long_m, self.allowance(u))
             u.moved = moved > 0
             if moved:
@@ -1159,6 +1164,31 @@ class MedievalBattle:
             return
         if target is not None:
             self._limber(u, False)
+
+    def _limbered_can_advance(self, u: UnitState, enemy: UnitState) -> bool:
+        """Whether limbered guns can make a tenth of a limbered move toward ``enemy``: the
+        TERRAIN CHART lets limbered artillery into marsh "only on track, road or through a
+        gap" (and into no impassable ground)."""
+        limbered = dc_replace(u.unit, limbered=True)
+        reach = self.m(limbered.march_rate_cm()) / 10
+        d = math.dist((u.x, u.y), (enemy.x, enemy.y)) or 1.0
+        ux, uy = (enemy.x - u.x) / d, (enemy.y - u.y) / d
+        z = self.elevation(u.x, u.y)
+        n = max(1, math.ceil(reach / STEP_M))
+        for i in range(1, n + 1):
+            x, y = u.x + ux * reach * i / n, u.y + uy * reach * i / n
+            if not self.bf.contains(x, y):
+                return False
+            terrain, _ = self.terrain_at(x, y)
+            nz = self.elevation(x, y)
+            slope = slope_class(float(self.bf.slope_at(x, y)))
+            frac = march_fraction(
+                TerrainColumn.LIMBERED_ARTILLERY, terrain, slope, uphill=nz > z, cavalry=False
+            )
+            if frac is None or frac <= 0:
+                return False
+            z = nz
+        return True
 
     def _toward_range(self, u: UnitState, enemy: UnitState, long_m: float, allow: float) -> float:
         """Move ``u`` toward ``enemy`` until it is just within ``long_m`` (ground metres)."""

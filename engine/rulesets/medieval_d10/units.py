@@ -185,6 +185,9 @@ class InspirationalSpec(BaseModel):
 
     id: str = Field(min_length=1)
     name: str = ""
+    #: the scenario formation it stands with when the scenario does not place it (a battle's
+    #: own troop list; a scenario played under other rulesets need not name it)
+    formation: str | None = None
     justification: str = ""
 
 
