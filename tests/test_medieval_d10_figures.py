@@ -422,3 +422,81 @@ def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     game.begin_turn()
     game.phase_morale()  # seen before: no second test
     assert not [e for e in game.events[n:] if e["type"] == "morale" and e["unit"] == "w"]
+
+
+# -- played in whole battles on the ruleset seam -------------------------------------------------
+
+
+def _play(bf: Any, sc: Any, seed: int) -> tuple[Any, list[dict[str, Any]]]:
+    from engine.battle import Battle
+
+    battle = Battle(bf, sc, Dice(seed), ruleset="medieval-d10")
+    battle.run(max_bounds=sc.max_bounds)
+    game = battle.ctx.game
+    assert game is not None
+    return battle, game.events
+
+
+def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -> None:
+    import re
+
+    from engine.scenario import load_scenario
+
+    battle, events = _play(towton, load_scenario("towton_1461"), 4)
+    deaths = [e for e in events if e["type"] == "figure_killed"]
+    assert deaths and all(
+        re.fullmatch(r"(firing|melee): d10 \d+ <= \d+ figures lost", e["reason"])
+        or e["reason"] == "all the unit's figures lost"
+        for e in deaths
+    )
+    assert all(
+        e["phase"] in ("13 Melee Calculations",) or "Firing" in e["phase"] or "Charge" in e["phase"]
+        for e in deaths
+    )
+    # the core's characters die with the figures (a dead base in the playback)
+    for e in deaths:
+        assert not battle.state.characters[e["figure"]].alive
+    reasons = [e["reason"] for e in events if e["type"] == "morale"]
+    assert any(r.startswith("saw Commander figure") for r in reasons)  # reason 5
+    assert any(r.startswith("contingent commander") for r in reasons)  # reason 12
+    assert any(r.startswith("first sight of") for r in reasons)  # reason 7
+    flanks = [e for e in events if e["type"] == "morale" and "insecure_flank" in e["factors"]]
+    assert flanks and all(1 <= e["factors"]["insecure_flank"] <= 3 for e in flanks)
+
+
+def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle() -> None:
+    from engine.scenario import load_scenario
+
+    flodden = build_site("flodden").battlefield
+    battle, events = _play(flodden, load_scenario("flodden_1513"), 3)
+    inspired = [e for e in events if e["type"] == "morale" and e["factors"].get("inspirational")]
+    assert inspired and {e["unit"] for e in inspired} <= {
+        u.id for u in battle.ctx.game.units.values() if u.side == "english"
+    }
+    kinds = [e["type"] for e in events]
+    assert "limber" in kinds and "unlimber" in kinds
+    # a battery never fires while limbered (its state followed through the log)
+    guns = {
+        u.id: u.unit.spec.limbered
+        for u in battle.ctx.game.units.values()
+        if u.unit.arm.value == "artillery"
+    }
+    limbered = {g: False for g in guns}  # both trains start unlimbered (troop lists)
+    for e in events:
+        if e.get("unit") in guns:
+            if e["type"] in ("limber", "unlimber"):
+                limbered[e["unit"]] = e["type"] == "limber"
+            elif e["type"] == "fire":
+                assert not limbered[e["unit"]], e
+
+
+def test_counter_charge_declared_in_a_battle_on_a_shipped_site() -> None:
+    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground
+    from test_medieval_d10_battle import _close_quarters
+
+    minden = build_site("minden").battlefield
+    _, events = _play(minden, _close_quarters(minden), 2)
+    tests = [
+        e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
+    ]
+    assert tests and all(e["phase"] == "5 Charges and Counter-charges to Declare" for e in tests)
