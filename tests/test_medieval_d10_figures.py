@@ -500,3 +500,31 @@ def test_counter_charge_declared_in_a_battle_on_a_shipped_site() -> None:
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
     ]
     assert tests and all(e["phase"] == "5 Charges and Counter-charges to Declare" for e in tests)
+
+
+# -- Weather: the book prints no table; ours is pinned here ---------------------------------------
+
+
+def test_our_weather_table_every_twelfth_turn(towton: Any) -> None:
+    # GAME TURN SEQUENCE CHART phase 2: "At the start of every twelfth Game Turn, roll dice to
+    # determine any changes" -- the quick reference prints no weather table (only the FIRING
+    # CHART's "Light Rain / Snow" +1 and "Heavy Rain / Snow" +2). OUR table
+    # (docs/rules-interpretations.md, "Weather table: ours"): a d10 each for rain, wind strength
+    # and wind direction; 1-3 one step worse / stronger, 8-10 one step better / lighter; the wind
+    # backs a point on 1-2 and veers on 9-10
+    x0, y0 = towton.to_xy(*PLATEAU)
+    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), math.pi)]
+    game = _game(towton, units, [], ScriptedDice([2, 9, 10, 8, 3, 1]))
+    game.phase = Phase.WEATHER
+    for turn in range(1, 12):
+        game.turn = turn
+        game.phase_weather()  # no roll before turn 12
+    assert len(game.dice.history) == 0
+    assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
+    game.turn = 12
+    game.phase_weather()
+    assert (game.weather, game.wind_strength, game.wind_from) == ("light_rain", "calm", "NW")
+    game.turn = 24
+    game.phase_weather()
+    assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
+    assert [e["dice"] for e in game.events if e["type"] == "weather"] == [[2, 9, 10], [8, 3, 1]]

@@ -754,7 +754,9 @@ class MedievalBattle:
     # phase 2
     def phase_weather(self) -> None:
         """ "Weather, Wind Strength and Wind Direction: at the start of every twelfth Game Turn,
-        roll dice to determine any changes." The quick reference prints no table: a d10 each;
+        roll dice to determine any changes." The quick reference prints no table (read again: its
+        only weather lines are the FIRING CHART's rain / snow modifiers), so this table is OURS,
+        not the book's (docs/rules-interpretations.md, "Weather table: ours"): a d10 each;
         rain and wind strength go one step worse on 1-3 and ease on 8-10; the wind backs a point
         on 1-2 and veers on 9-10 (docs/rules-interpretations.md)."""
         if self.turn % 12 != 0:
