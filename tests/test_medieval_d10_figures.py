@@ -26,10 +26,12 @@ from engine.rulesets.medieval_d10.battle import (
 from engine.rulesets.medieval_d10.charts import (
     FIRING_RANGES,
     CommanderKind,
+    MissileWeapon,
     MoraleColumn,
     Phase,
     RangeBand,
 )
+from engine.rulesets.medieval_d10.ruleset import MedievalContext
 from engine.rulesets.medieval_d10.scale import ground_scale
 from engine.rulesets.medieval_d10.units import Unit, UnitSpec
 from scenario_builder.build import build_site
@@ -313,7 +315,7 @@ def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towto
     e = _unit("e", "lanc", (x0, y0 + 720.0), math.pi)
     game = _game(towton, [gun, e], [], Dice(3))
     assert game.fire(gun, e) == 0  # limbered: no shot
-    long_m = game.m(FIRING_RANGES[gun.unit.spec.missile][RangeBand.LONG].cm)
+    long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
     seen: list[tuple[int, str]] = []
     for _ in range(8):
         game.phase = Phase.A_NORMAL_MOVEMENT
@@ -340,7 +342,7 @@ def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) ->
     gun = _gun("g", (x0, y0), "light", limbered=True)
     e = _unit("e", "lanc", (x0, y0), math.pi)
     game = _game(towton, [gun, e], [], Dice(3))
-    long_m = game.m(FIRING_RANGES[gun.unit.spec.missile][RangeBand.LONG].cm)
+    long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
     e.y = y0 + long_m + 20.0 + (game.size(gun)[1] + game.size(e)[1]) / 2
     game.phase = Phase.A_NORMAL_MOVEMENT
     game.phase_normal_a()
@@ -432,8 +434,8 @@ def _play(bf: Any, sc: Any, seed: int) -> tuple[Any, list[dict[str, Any]]]:
 
     battle = Battle(bf, sc, Dice(seed), ruleset="medieval-d10")
     battle.run(max_bounds=sc.max_bounds)
+    assert isinstance(battle.ctx, MedievalContext) and battle.ctx.game is not None
     game = battle.ctx.game
-    assert game is not None
     return battle, game.events
 
 

@@ -264,10 +264,10 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
         # Inspirational Figures the troop list stands with a formation (unless placed above)
         named = {f.id for f in figures}
         fids = {fs.id for fs in side.formations}
-        for spec in army.troops.inspirational:
-            if spec.id not in named and spec.formation in fids:
-                assert spec.formation is not None
-                figures.append(FigureState(spec.id, side.id, spec.formation, None))
+        for insp in army.troops.inspirational:
+            if insp.id not in named and insp.formation in fids:
+                assert insp.formation is not None
+                figures.append(FigureState(insp.id, side.id, insp.formation, None))
         for fs in side.formations:
             f = ctx.state.formations[fs.id]
             spec = army.profile(fs.profile).spec
