@@ -22,6 +22,8 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from engine.dice import Dice
 from engine.rulesets.medieval_d10.charts import (
     ARTILLERY_FALL_BACK_ABANDON_MAX,
@@ -435,6 +437,25 @@ class MedievalBattle:
             self._sight[key] = hit
         return hit
 
+    def _prefetch_sight(self, pairs: list[tuple[UnitState, UnitState]]) -> None:
+        """Fill the turn's sight cache for many pairs in one vectorised line-of-sight call."""
+        todo = []
+        for a, b in pairs:
+            key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
+            if key not in self._sight:
+                todo.append((key, a, b))
+        many = getattr(self.bf, "line_of_sight_many", None)
+        if not todo or many is None:
+            return
+        src = np.asarray([(a.x, a.y) for _, a, _ in todo], float)
+        dst = np.asarray([(b.x, b.y) for _, _, b in todo], float)
+        try:
+            hits = many(src, dst)
+        except (ValueError, KeyError, IndexError):
+            return  # some end off the battlefield: ask pair by pair
+        for (key, _, _), hit in zip(todo, hits, strict=True):
+            self._sight[key] = bool(hit)
+
     def sector(self, u: UnitState, x: float, y: float) -> str:
         """Where a point lies from ``u``: ``front``, ``left``, ``right`` or ``rear`` (beyond
         :data:`FLANK_DEG` off its facing a flank, beyond :data:`REAR_DEG` the rear)."""
@@ -582,9 +603,9 @@ class MedievalBattle:
         """MORALE reason 7, "The testing unit has just seen previously unseen enemy, for the
         first time": each unit notes the enemy units it sees; those it sees at its first look
         (the deployment) are not a surprise."""
-        for u in self.alive():
-            if u.routing:
-                continue
+        lookers = [u for u in self.alive() if not u.routing]
+        self._prefetch_sight([(u, e) for u in lookers for e in self.alive(self.enemy_of(u.side))])
+        for u in lookers:
             now = {e.id for e in self.alive(self.enemy_of(u.side)) if self.sees(u, e)}
             if u.seen is None:
                 u.seen = now
