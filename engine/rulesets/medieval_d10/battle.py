@@ -345,11 +345,16 @@ class MedievalBattle:
             if f.unit not in self.units:
                 raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
+        self._m_cache: dict[float, float] = {}
+        self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def m(self, chart_cm: float) -> float:
-        """Ground metres of a chart distance (cm at 25 mm)."""
-        return self.scale.ground_m(chart_cm)
+        """Ground metres of a chart distance (cm at 25 mm); memoised (exact Fraction sums)."""
+        hit = self._m_cache.get(chart_cm)
+        if hit is None:
+            hit = self._m_cache[chart_cm] = self.scale.ground_m(chart_cm)
+        return hit
 
     def log(self, kind: str, unit: str | None = None, **data: Any) -> None:
         event = {"turn": self.turn, "phase": phase_name(self.phase), "type": kind}
@@ -371,6 +376,10 @@ class MedievalBattle:
 
     def size(self, u: UnitState) -> tuple[float, float]:
         """Frontage and depth (ground metres) of a unit in its formation."""
+        key = (u.unit.arm, u.unit.figures_left, u.unit.formation, u.unit.order)
+        hit = self._size_cache.get(key)
+        if hit is not None:
+            return hit
         w_cm, d_cm = FIGURE_CM[u.unit.arm]
         n = max(1, u.unit.figures_left)  # a gun model is one figure
         if u.unit.arm is Arm.ARTILLERY:
@@ -381,7 +390,8 @@ class MedievalBattle:
         else:
             ranks = min(LINE_RANKS[u.unit.order], n)
             files = math.ceil(n / ranks)
-        return self.m(files * w_cm), self.m(ranks * d_cm)
+        hit = self._size_cache[key] = (self.m(files * w_cm), self.m(ranks * d_cm))
+        return hit
 
     def ranks(self, u: UnitState) -> int:
         _, d = self.size(u)
