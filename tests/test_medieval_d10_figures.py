@@ -530,3 +530,23 @@ def test_our_weather_table_every_twelfth_turn(towton: Any) -> None:
     game.phase_weather()
     assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
     assert [e["dice"] for e in game.events if e["type"] == "weather"] == [[2, 9, 10], [8, 3, 1]]
+
+
+def test_troop_list_inspirational_figures_validated(tmp_path: Any) -> None:
+    # "Inspirational Figures are not simultaneously allowed to be a Commander figure": an id
+    # used for both is refused with the file named
+    from pathlib import Path
+
+    from engine.rulesets.medieval_d10.units import load_troop_list
+    from scenario_builder.errors import ScenarioFileError
+
+    src = Path("data/troops/medieval/english_1513.yaml")
+    tl = load_troop_list(src)
+    assert [(i.id, i.formation) for i in tl.inspirational] == [("st_cuthbert_banner", "en_admiral")]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        src.read_text(encoding="utf-8").replace("id: st_cuthbert_banner", "id: surrey"),
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioFileError, match=r"bad\.yaml.*duplicate ids \['surrey'\]"):
+        load_troop_list(bad)
