@@ -458,6 +458,8 @@ def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -
     # the core's characters die with the figures (a dead base in the playback)
     for e in deaths:
         assert not battle.state.characters[e["figure"]].alive
+        bases = [b for b in battle.state.formations[e["unit"]].bases if b.character == e["figure"]]
+        assert len(bases) == 1 and not bases[0].alive
     reasons = [e["reason"] for e in events if e["type"] == "morale"]
     assert any(r.startswith("saw Commander figure") for r in reasons)  # reason 5
     assert any(r.startswith("contingent commander") for r in reasons)  # reason 12
