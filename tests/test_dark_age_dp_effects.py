@@ -174,3 +174,24 @@ def test_maldon_shows_interpenetration_in_the_log(maldon: tuple[Any, Any]) -> No
         if found:
             break
     assert found
+
+
+def test_maldon_log_shows_march_halts_then_the_charge(maldon: tuple[Any, Any]) -> None:
+    """5.8 in a Maldon replay (seed 1): units closing from the deployment (some 350 m apart)
+    halt at bow range in their march phase ("all units must halt", charging or not); from
+    there, in their tactical phase, their charges go in and they fight."""
+    sc, ground = maldon
+    battle = _fight(sc, ground, 1)
+    while not battle.finished and battle.state.bound < 15:
+        battle.step()
+    events = [(r.bound, e) for r in battle.log.bounds for e in r.events]
+    halts = [(b, e) for b, e in events if e.type == "range_halt"]
+    assert halts and {(e.move_phase, e.range_m) for _b, e in halts} <= {
+        ("march", 100.0),
+        ("tactical", 25.0),
+    }
+    marched = {e.formation: b for b, e in halts if e.move_phase == "march"}
+    fought = {
+        e.formation for b, e in events if e.type == "melee" and b > marched.get(e.formation, 99)
+    }
+    assert marched.keys() & fought, (marched, fought)
