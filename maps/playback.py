@@ -51,6 +51,7 @@ MARK_EVENTS = (
     "ladder",
     "temperament_change",
     "disorder",
+    "manoeuvre",
     "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
@@ -121,6 +122,7 @@ _SENTENCES: dict[str, str] = {
     "range_halt": "{formation} ({move_phase} phase) halts {range_m} m from {target} (5.8): "
     "{at_m} m left",
     "disorder_cleared": "{formation} loses its {dps} DP ({rule})",
+    "manoeuvre": "{formation}: {manoeuvre} ({section}), {time}, {dps} DP",
     "interpenetration": "{formation} passes through {through} (5.27): {dps} DP, {through} "
     "{through_dps} DP",
     "closed_ranks": "{formation} ({formation_type}) closes its ranks (5.2-5.3): {before} \u2192 "

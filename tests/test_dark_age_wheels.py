@@ -79,3 +79,51 @@ def test_dark_age_battles_wheel_on_one_end(maldon: tuple[Any, Any]) -> None:
     wheels = [e for r in battle.log.bounds for e in r.events
               if e.type == "disorder" and "wheel" in e.reason]  # fmt: skip
     assert wheels and all(e.formation_type == "shieldwall" for e in wheels)
+
+
+def test_5_21_about_face_in_a_maldon_battle(maldon: tuple[Any, Any]) -> None:
+    """5.21 About Face, as the automatic commander's move uses it: at Maldon (seed 1, bound 1)
+    the right-hand fyrd (B Grade infantry in shieldwall) is sent back the way it faces from;
+    it turns about where it stands (every stand keeps its place, the old rear rank is the new
+    front), at no DP, then moves on half its rolled allowance (5.28: halved, rounded up); the
+    log has the manoeuvre."""
+    from engine.movement import MovePlan
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind, allowance, half_move
+    from scenario_builder.cli.run import _commanders
+
+    sc, ground = maldon
+    rs = get_ruleset("dark-age")
+    battle = Battle(ground, sc, Dice(1), ruleset=rs,
+                    commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    fyrd = battle.state.formations["en_fyrd_right"]
+    facing = fyrd.facing
+    rear = {b.id for b in fyrd.alive_bases if b.rank == fyrd.ranks - 1}
+    bound = battle.phases()
+    for phase in bound:
+        if phase == "shooting_damage":  # the plans as the moves will find them
+            back = (facing + 180.0) % 360.0
+            battle.ctx.plans["en_fyrd_right"] = MovePlan("en_fyrd_right", "advance", back)
+            places = {b.id: (b.x, b.y) for b in fyrd.alive_bases}
+        if phase == "execute_moves":
+            break
+    (e,) = [e for e in battle.ctx.events if e.type == "manoeuvre"]
+    assert (e.formation, e.manoeuvre, e.section, e.dps) == (
+        "en_fyrd_right",
+        "about face",
+        "5.21",
+        0,
+    )
+    assert abs((fyrd.facing - facing) % 360.0 - 180.0) < 1e-6
+    assert {b.id for b in fyrd.front_rank()} == rear
+    _t, _f, roll = battle.ctx.move_rolls["en_fyrd_right"]
+    moved = next(m for m in battle.ctx.events if m.type == "moved" and m.formation == fyrd.id)
+    assert moved.allowance_m == pytest.approx(roll.allowance.least * JAVELIN_THROW_M)
+    troop, _grade, form = chapter_view(fyrd)
+    full = allowance(troop, roll.face, MoveKind.NORMAL, form)
+    assert roll.allowance == half_move(full)  # 5.21 takes ½ move (5.28: rounded up)
+    assert moved.distance_m > 0 and places  # it went on, backwards from where it stood
+    for _ in bound:  # the rest of the same bound, then it is recorded
+        pass
+    logged = [x for x in battle.log.bounds[-1].events if x.type == "manoeuvre"]
+    assert logged and logged[0].manoeuvre == "about face"

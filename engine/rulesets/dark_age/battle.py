@@ -24,6 +24,7 @@ combat is 2mm Earth's). The chapter's own categories come from them by these rea
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -60,7 +61,9 @@ __all__ = [
     "Disorder",
     "DisorderCleared",
     "Interpenetration",
+    "Manoeuvre",
     "RangeHalt",
+    "about_faces",
     "bow_range_m",
     "chapter_view",
     "charge_dps",
@@ -405,6 +408,82 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
                 ctx.dps[unit.id] = dp
                 events.append(Disorder(phase, unit.id, n_dp, dp.total,
                                        "interpenetration (5.27)", form.value))  # fmt: skip
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class Manoeuvre(Event):
+    """A manoeuvre of 5.17-5.28 made in battle: its name and section, the time it took and the
+    DPs it cost."""
+
+    type: ClassVar[str] = "manoeuvre"
+    formation: str
+    manoeuvre: str
+    section: str
+    time: str
+    dps: int
+
+
+#: 5.21 "This is the only turn allowed by formed units" besides the wheel; the engine wheels at
+#: most 90 degrees a move, so a formed unit whose way lies further round about-faces instead
+ABOUT_FACE_BEYOND_DEG = 90.0
+
+
+def about_faces(ctx: Any, phase: str) -> list[Event]:
+    """5.21 About Face, chosen for the automatic commander's moves: a formed, steady unit whose
+    move (an advance, attack or charge) goes more than :data:`ABOUT_FACE_BEYOND_DEG` off its
+    facing turns about first. Every man turns where he stands (the stands keep their places;
+    the old rear rank is the new front), which takes ½ move (5.28 second: the rolled allowance
+    halved, rounded up) and costs 1 DP for C Grade troops (not elephants) and for mounted troops
+    turning before they move (:func:`about_face_cost`). Run after the move rolls."""
+    from engine.geometry import bearing
+    from engine.rulesets.dark_age.movement import about_face_cost
+
+    state = ctx.state
+    events: list[Event] = []
+    for fid, plan in sorted(ctx.plans.items()):
+        rolled = ctx.move_rolls.get(fid)
+        f = state.formations[fid]
+        if plan.kind not in _CLOSING or rolled is None or f.removed or f.loose:
+            continue
+        if f.morale is not Morale.STEADY:
+            continue
+        troop, grade, form = chapter_view(f)
+        if not _formed(form):
+            continue
+        fx, fy = f.centre()
+        way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
+        if abs((way - f.facing + 180.0) % 360.0 - 180.0) <= ABOUT_FACE_BEYOND_DEG:
+            continue
+        before = {b.id: (b.x, b.y) for b in f.alive_bases}
+        saved = {b.id: (b.rank, b.file) for b in f.bases}
+        depth = f.ranks
+        for b in f.bases:  # the rear rank becomes the front, the left file the right
+            b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
+        f.set_pose(f.cx, f.cy, f.facing + 180.0)
+        f.obb_cache = None
+        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
+               for b in f.alive_bases):  # fmt: skip
+            # a part-filled rank would shift as it came to the front: it wheels instead
+            for b in f.bases:
+                b.rank, b.file = saved[b.id]
+            f.set_pose(f.cx, f.cy, f.facing - 180.0)
+            f.obb_cache = None
+            continue
+        state.version += 1
+        ctx.start_facing[fid] = f.facing  # the turn is the about-face, not a wheel (5.17)
+        _t, _f, roll = rolled
+        ctx.move_rolls[fid] = (
+            _t,
+            _f,
+            dataclasses.replace(roll, allowance=half_move(roll.allowance)),
+        )
+        cost = about_face_cost(troop, grade, form, moved_first=False)
+        events.append(Manoeuvre(phase, fid, "about face", "5.21", cost.time.value, cost.dps))
+        if cost.dps:
+            dp = ctx.dps.get(fid, DisorderPoints()).incur(cost.dps, f"about face b{state.bound}")
+            ctx.dps[fid] = dp
+            events.append(Disorder(phase, fid, cost.dps, dp.total, "about face (5.21)", form.value))
     return events
 
 

@@ -102,6 +102,7 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     da.roll_moves(ctx)
+    ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
