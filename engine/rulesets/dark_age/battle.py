@@ -441,6 +441,7 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
 
     state = ctx.state
     events: list[Event] = []
+    ctx.about_faced = {}
     for fid, plan in sorted(ctx.plans.items()):
         rolled = ctx.move_rolls.get(fid)
         f = state.formations[fid]
@@ -454,6 +455,13 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
         fx, fy = f.centre()
         way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
         if abs((way - f.facing + 180.0) % 360.0 - 180.0) <= ABOUT_FACE_BEYOND_DEG:
+            continue
+        # the engine measures a move by how far any point of a base goes (6.1): turning about,
+        # a stand's corners each go its diagonal, so the whole roll must cover that, and the
+        # half move left is what the roll has over it at most
+        full_m = rolled[2].allowance.least * JAVELIN_THROW_M
+        turn_m = max(math.hypot(b.w, b.d) for b in f.alive_bases)
+        if full_m < turn_m:
             continue
         before = {b.id: (b.x, b.y) for b in f.alive_bases}
         saved = {b.id: (b.rank, b.file) for b in f.bases}
@@ -472,6 +480,8 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
             continue
         state.version += 1
         ctx.start_facing[fid] = f.facing  # the turn is the about-face, not a wheel (5.17)
+        half_m = half_move(rolled[2].allowance).least * JAVELIN_THROW_M
+        ctx.about_faced[fid] = (full_m, min(half_m, full_m - turn_m))
         _t, _f, roll = rolled
         ctx.move_rolls[fid] = (
             _t,
@@ -525,6 +535,8 @@ def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRule
             troop, _form, roll = rolled
             allow = roll.allowance
         full = allow.least * JAVELIN_THROW_M
+        if f.id in ctx.about_faced:  # 5.21: what is left of the roll after turning about
+            full = min(full, ctx.about_faced[f.id][1])
 
         def speed(move_class: int) -> float | None:
             terrain = DarkAgeTerrain(move_class)

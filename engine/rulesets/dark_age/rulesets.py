@@ -74,6 +74,8 @@ class DarkAgeContext(TwoMmContext):
     dps: dict[str, DisorderPoints] = field(default_factory=dict)
     start_facing: dict[str, float] = field(default_factory=dict)
     bow_range_m: float | None = None  # 5.8's bow range, from the troop lists (battle.py)
+    #: 5.21 this bound: (the whole roll, what is left of it after turning about), metres
+    about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
     rules: MoveRules | None = None
 
     @property
@@ -108,6 +110,8 @@ def _execute_moves(ctx: Any) -> None:
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
     ctx.emit(da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"],
                                   "execute_moves"))  # fmt: skip
+    for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
+        ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
 
 
