@@ -22,14 +22,20 @@ in the bound than every enemy it touches; Strategic Advantage is a d6 roll-off e
 
 from __future__ import annotations
 
+import csv
+import functools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import ClassVar, cast
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, cast
+
+import numpy as np
 
 from engine.dice import DiceResult
-from engine.geometry import forward
+from engine.geometry import OBB, forward, obb_array, separation
 from engine.log import Destroyed, Event, Pursuit
+from engine.movement import MoveResult, execute_move
+from engine.rulesets.two_mm_earth.charts import order_outcome
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
@@ -37,6 +43,8 @@ from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
     TWO_MM_EARTH,
+    CommandResult,
+    Discipline,
     FormationKind,
     MoraleEvent,
     RallyEnemy,
@@ -44,6 +52,7 @@ from engine.rulesets.war_and_conquest.morale import (
     Trigger,
     WCUnit,
     alternate,
+    command_test,
     engaged_failure,
     flee_pursuit,
     general_bonus,
@@ -52,15 +61,26 @@ from engine.rulesets.war_and_conquest.morale import (
     rally_test,
     triggered,
 )
-from engine.state import Formation, Morale
+from engine.state import BattleState, Formation, Morale
+from scenario_builder.errors import ScenarioError
+from scenario_builder.paths import data_dir
 
 __all__ = [
+    "FledPath",
+    "StrategyRoll",
+    "WCNotes",
     "WCTest",
+    "command",
+    "discipline_table",
     "end_phase",
+    "flee_move",
     "leader_xy",
     "morale_value",
+    "notes",
+    "receive_order",
     "resolution_phase",
     "start_round",
+    "strategy_roll",
     "wc_unit",
 ]
 
@@ -80,6 +100,58 @@ class WCTest(Event):
     score: int
     outcome: str
     dice: DiceResult | None = None
+    #: a drilled formation's re-roll of a failed Command Test ("Drilled Formations may always
+    #: re-roll failed Command Tests"); ``mv``/``score`` are then the re-roll's
+    reroll: DiceResult | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = Event.to_dict(self)
+        if self.reroll is None:
+            del out["reroll"]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyRoll(Event):
+    """End Phase 4, "Commence next turn by making a Strategy Roll": a d6 roll-off each turn
+    (the Strategy Roll's own chapter is absent), re-rolled on a tie; ``order`` is the sides'
+    order for the turn, the one with Strategic Advantage first."""
+
+    type: ClassVar[str] = "wc_strategy"
+    bound: int
+    order: tuple[str, ...]
+    dice: tuple[DiceResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FledPath:
+    """One flee move (Resolution Summary 2, "Resolve Pursuit & Flee Moves"): where the fleeing
+    formation went and the friendly formations whose ground its path crossed."""
+
+    formation: str
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    through: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class WCNotes:
+    """What W&C keeps across the phases: the table scale, this turn's Strategic Advantage (the
+    sides' order and the bound it is for), and this bound's flee moves through friends."""
+
+    scale: TableScale
+    order: tuple[str, ...] = ()
+    order_bound: int | None = None
+    fled: list[FledPath] = field(default_factory=list)
+
+
+def notes(ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH) -> WCNotes:
+    """The battle's W&C notes (made on first use), and the flee move hooked into the host's
+    move phase: fleeing troops pass through friends (:func:`flee_move`)."""
+    if not isinstance(ctx.morale_notes, WCNotes):
+        ctx.morale_notes = WCNotes(scale)
+        ctx.flee_move = functools.partial(flee_move, ctx.morale_notes)
+    return ctx.morale_notes
 
 
 _MAX_PASSES = 8
@@ -95,11 +167,45 @@ def morale_value(f: Formation) -> int:
     return mv - 1 if str(f.temperament) == "reluctant" else mv
 
 
-def wc_unit(f: Formation) -> WCUnit:
-    """The W&C view of a formation: MV, strength in bases, battle or skirmish formation."""
+@functools.cache
+def discipline_table() -> dict[tuple[str, str], Discipline]:
+    """``data/troops/wc_discipline.csv``: (army, profile) -> drilled or undisciplined, each with
+    its source; a troop type not listed is ordinary (Command Tests' "two exceptions").
+
+    >>> discipline_table()[("roman_ad9", "legionaries")]
+    <Discipline.DRILLED: 'drilled'>
+    """
+    path = data_dir() / "troops" / "wc_discipline.csv"
+    out: dict[tuple[str, str], Discipline] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for n, row in enumerate(csv.DictReader(fh), start=2):
+            try:
+                out[row["army"], row["profile"]] = Discipline(row["discipline"])
+            except (KeyError, ValueError) as exc:
+                raise ScenarioError(f"{path}: line {n}: bad discipline row ({exc})") from None
+    return out
+
+
+def _discipline(scenario: Any, f: Formation) -> Discipline:
+    """The formation's discipline: its front rank's troop type, looked up for its side's army
+    (the scenario names each side's army)."""
+    army = None
+    if scenario is not None:
+        army = next((s.army for s in scenario.sides if s.id == f.side), None)
+    front = f.front_rank() or f.alive_bases
+    if not army or not front:
+        return Discipline.ORDINARY
+    pid = getattr(front[0].profile, "id", "")
+    return discipline_table().get((army, pid), Discipline.ORDINARY)
+
+
+def wc_unit(f: Formation, scenario: Any = None) -> WCUnit:
+    """The W&C view of a formation: MV, strength in bases, battle or skirmish formation, and
+    (given the scenario, whose sides name their armies) drilled or undisciplined."""
     full = max(f.start_bases or len(f.bases), f.n_alive, 1)
     kind = FormationKind.SKIRMISH if (f.loose or f.skirmisher) else FormationKind.BATTLE
-    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, fleeing=f.morale in _FLEEING)
+    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, _discipline(scenario, f),
+                  fleeing=f.morale in _FLEEING)  # fmt: skip
 
 
 def leader_xy(f: Formation) -> tuple[float, float]:
@@ -200,15 +306,56 @@ def _events_for(
     return out
 
 
-def _side_order(ctx: TwoMmContext) -> list[str]:
-    """Strategic Advantage: a d6 roll-off between the sides, re-rolled on a tie."""
+def strategy_roll(ctx: TwoMmContext, bound: int, phase: str) -> list[Event]:
+    """End Phase 4, "Commence next turn by making a Strategy Roll": a d6 roll-off for the
+    turn ``bound`` (re-rolled on a tie); the winner has Strategic Advantage all that turn
+    (Resolution Summary 1 and 2, Rally Troops)."""
+    wc = notes(ctx)
     sides = sorted(ctx.state.sides)
-    if len(sides) < 2:
-        return sides
-    while True:
-        a, b = ctx.dice.roll(2, "strategic advantage " + " v ".join(sides[:2])).faces
-        if a != b:
-            return sides[:2] if a > b else [sides[1], sides[0]]
+    rolls: list[DiceResult] = []
+    order = tuple(sides)
+    if len(sides) >= 2:
+        while True:
+            r = ctx.dice.roll(2, f"strategy roll turn {bound}: " + " v ".join(sides[:2]))
+            rolls.append(r)
+            a, b = r.faces
+            if a != b:
+                order = (sides[0], sides[1]) if a > b else (sides[1], sides[0])
+                break
+    wc.order, wc.order_bound = order, bound
+    return [StrategyRoll(phase, bound, order, tuple(rolls))]
+
+
+def _side_order(ctx: TwoMmContext, events: list[Event], phase: str) -> list[str]:
+    """This turn's Strategic Advantage order; the turn's Strategy Roll is made now if it has
+    not been (the first turn, or a phase played on its own)."""
+    wc = notes(ctx)
+    if wc.order_bound != ctx.state.bound:
+        events += strategy_roll(ctx, ctx.state.bound, phase)
+    return list(wc.order)
+
+
+def command(
+    ctx: TwoMmContext,
+    f: Formation,
+    reason: str,
+    scale: TableScale,
+    phase: str,
+    mv_modifier: int = 0,
+) -> tuple[CommandResult, WCTest]:
+    """Command Tests: "Taken the same way as morale tests & use the unit's morale value",
+    +1 in the Army General's 10" zone of command (to a maximum of 10); drilled formations
+    re-roll a failure. The result and its log line (``reason`` says why it was taken)."""
+    unit = wc_unit(f, ctx.scenario)
+    mod = mv_modifier + general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+    n = len(ctx.dice.history)
+    r = command_test(ctx.dice, unit, mod, f"command {f.id} ({reason})")
+    rolled = ctx.dice.history[n:]
+    last = r.reroll or r.first
+    ev = WCTest(phase, f.id, "command", (reason,), last.target, last.total,
+                "pass" if r.passed else "fail", rolled[0] if rolled else None,
+                rolled[1] if len(rolled) > 1 else None)  # fmt: skip
+    return r, ev
 
 
 def _in_turn(ctx: TwoMmContext, forms: list[Formation], order: list[str]) -> list[Formation]:
@@ -222,17 +369,18 @@ def resolution_phase(
     """Resolution Summary: morale tests (Strategic Advantage first, then alternate; each unit
     at most once; units that fail flee), then pursuit and flee roll-offs."""
     state = ctx.state
-    order = _side_order(ctx)
+    events: list[Event] = []
+    notes(ctx, scale)
+    order = _side_order(ctx, events, phase)
     tested: set[str] = set()
     barred: set[str] = set()  # won, failed: "cannot pursue & stays where it is"
     broke: list[Formation] = []  # fled from combat this phase (10" trigger for friends)
-    events: list[Event] = []
     for _ in range(_MAX_PASSES):
         fresh = False
         steady = [f for f in state.active() if f.morale is Morale.STEADY and f.id not in tested]
         for f in _in_turn(ctx, steady, order):
             result = _combat_result(ctx, f)
-            unit = wc_unit(f)
+            unit = wc_unit(f, ctx.scenario)
             found, mod = triggered(unit, _events_for(ctx, f, broke, scale))
             names = tuple(t.value for t in found)
             if result == "lost":
@@ -263,27 +411,87 @@ def resolution_phase(
                     broke.append(f)
         if not fresh:
             break
-    events += _pursuit(ctx, broke, barred, order, phase)
+    # 2: Resolve Pursuit & Flee Moves, in the order Strategic Advantage selects: formations
+    # that friends fled through this bound take their Command Tests first (their disorder
+    # bars them from pursuing), then the pursuit roll-offs
+    events += _fled_through_tests(ctx, order, scale, phase)
+    events += _pursuit(ctx, broke, barred, order, scale, phase)
     return events
 
 
+def _fled_through_tests(
+    ctx: TwoMmContext, order: list[str], scale: TableScale, phase: str
+) -> list[Event]:
+    """Resolution Summary 2: "A battle formation may become disordered if friends flee through
+    it. It must pass a Command Test." The flee moves are this bound's real ones
+    (:func:`flee_move` records the friends each path crossed); a formation tests once however
+    many friends passed, and one that fails is disordered (``RETREATING``) until the start of
+    its next round, as a rallied unit is (Rally Troops)."""
+    wc = notes(ctx, scale)
+    state = ctx.state
+    by: dict[str, list[str]] = {}
+    for path in wc.fled:
+        for fid in path.through:
+            by.setdefault(fid, []).append(path.formation)
+    wc.fled = []
+    forms = [state.formations[fid] for fid in by]
+    forms = [f for f in forms if not f.removed and f.morale is Morale.STEADY]
+    events: list[Event] = []
+    for f in _in_turn(ctx, forms, order):
+        unit = wc_unit(f, ctx.scenario)
+        if unit.kind is not FormationKind.BATTLE:
+            continue  # the rule names battle formations
+        why = "friends fled through: " + ", ".join(sorted(set(by[f.id])))
+        r, ev = command(ctx, f, why, scale, phase)
+        disordered = not r.passed
+        events.append(ev if not disordered else _with_outcome(ev, "disordered"))
+        if disordered:
+            events += set_morale(ctx, f, Morale.RETREATING, "W&C disordered: " + why, phase)
+    return events
+
+
+def _with_outcome(ev: WCTest, outcome: str) -> WCTest:
+    return WCTest(ev.phase, ev.formation, ev.test, ev.triggers, ev.mv, ev.score, outcome,
+                  ev.dice, ev.reroll)  # fmt: skip
+
+
+def _restrains(g: Formation) -> bool:
+    """The host's "commanded to retreat or hold" (2mm Earth 11.1): the formation would not
+    pursue."""
+    return g.order in ("hold", "retreat") or g.held
+
+
 def _pursuit(
-    ctx: TwoMmContext, broke: list[Formation], barred: set[str], order: list[str], phase: str
+    ctx: TwoMmContext,
+    broke: list[Formation],
+    barred: set[str],
+    order: list[str],
+    scale: TableScale,
+    phase: str,
 ) -> list[Event]:
     """Pursuit & Flee Moves: a fleeing unit that rolls <= its pursuer is destroyed; the
-    engine's pursuit and rout moves carry the survivors."""
+    engine's pursuit and rout moves carry the survivors. A formation in contact that is
+    commanded to hold or retreat restrains its men only if it passes a Command Test ("If
+    successful the unit may perform the maneuver or response"); one that fails pursues."""
     events: list[Event] = []
     for f in _in_turn(ctx, broke, order):
-        pursuers = [
-            g
-            for g in _enemies_in_contact(ctx, f)
-            if g.morale is Morale.STEADY
-            and g.id not in barred
-            and g.order not in ("hold", "retreat")
-        ]
-        if not pursuers:
+        candidates = sorted(
+            (g for g in _enemies_in_contact(ctx, f)
+             if g.morale is Morale.STEADY and g.id not in barred),
+            key=lambda g: g.id,
+        )  # fmt: skip
+        p = None
+        for g in candidates:
+            if not _restrains(g):
+                p = g
+                break
+            r, ev = command(ctx, g, f"restrain pursuit of {f.id}", scale, phase)
+            events.append(_with_outcome(ev, "restrained" if r.passed else "pursues"))
+            if not r.passed:
+                p = g
+                break
+        if p is None:
             continue
-        p = min(pursuers, key=lambda g: g.id)
         p.pursuing = f.id
         events.append(Pursuit(phase, p.id, f.id))
         roll = flee_pursuit(ctx.dice, f.id, p.id)
@@ -331,11 +539,12 @@ def end_phase(
     last chance to stand for those that reached the table edge, and dispersal of fleeing units
     whose leader touches another unit."""
     state = ctx.state
-    order = _side_order(ctx)
     events: list[Event] = []
+    notes(ctx, scale)
+    order = _side_order(ctx, events, phase)
     fleeing = [f for f in state.active() if f.morale in _FLEEING]
     for f in _in_turn(ctx, fleeing, order):
-        unit = wc_unit(f)
+        unit = wc_unit(f, ctx.scenario)
         zone = _general_in_zone(ctx, f, scale)
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
@@ -380,6 +589,8 @@ def end_phase(
     for f in list(state.active()):
         if f.morale in _FLEEING and _touching_any(ctx, f):
             events += _destroy(ctx, f, "W&C dispersed: fleeing into another unit", phase)
+    # 4: "Commence next turn by making a Strategy Roll"
+    events += strategy_roll(ctx, state.bound + 1, phase)
     return events
 
 
@@ -391,3 +602,110 @@ def start_round(ctx: TwoMmContext, phase: str = "orders") -> list[Event]:
         if rallied and f.changed_bound < ctx.state.bound:  # type: ignore[operator]
             events += set_morale(ctx, f, Morale.STEADY, "W&C disorder ends", phase)
     return events
+
+
+# ---------------------------------------------------------------------------------------------
+# Flee moves through friends (Resolution Summary 2)
+
+_PATH_STEP_M = 5.0  # poses sampled along a flee path to find the friends it crossed
+
+
+def _overlapping(box: OBB, forms: list[Formation], arr: np.ndarray) -> list[Formation]:
+    if not forms:
+        return []
+    gaps = separation(box, arr)
+    return [forms[int(k)] for k in (gaps < -1e-6).nonzero()[0]]
+
+
+def flee_move(
+    wc: WCNotes,
+    bf: Any,
+    state: BattleState,
+    f: Formation,
+    plan: Any,
+    *,
+    rules: Any,
+    classes_fn: Any = None,
+    table: tuple[list[Formation], np.ndarray] | None = None,
+) -> MoveResult:
+    """A fleeing formation's move (``engine.movement.execute_move``'s arguments): it flees
+    through friendly formations ("A battle formation may become disordered if friends flee
+    through it"), never through the enemy, and may not end on a friend: a move that would
+    stops at the near side of the friend it would end on, in contact (and so disperses in the
+    End Phase, 3). The friends the path crossed are noted for the Resolution phase's Command
+    Tests (:class:`FledPath`)."""
+    if table is None:
+        forms = [g for g in state.active() if g is not f]
+        arr = obb_array([g.obb() for g in forms])
+    else:
+        forms, arr = table
+    keep = [k for k, g in enumerate(forms) if g.side != f.side or g is f]
+    friends = [g for g in forms if g.side == f.side and g is not f]
+    friend_arr = obb_array([g.obb() for g in friends]) if friends else np.zeros((0, 5))
+    start = (f.cx, f.cy, f.facing)
+
+    def run(rows: list[int]) -> MoveResult:
+        sub = ([forms[k] for k in rows], arr[rows] if rows else np.zeros((0, 5)))
+        return execute_move(bf, state, f, plan, rules=rules, classes_fn=classes_fn, table=sub)
+
+    res = run(keep)
+    landed = _overlapping(f.obb(), friends, friend_arr)
+    if landed:  # may not end on a friend: stop short of the one it would land on
+        f.set_pose(*start)
+        state.version += 1
+        ids = {g.id for g in landed}
+        res = run(sorted(keep + [k for k, g in enumerate(forms) if g.id in ids]))
+    through = _crossed(f, start, (f.cx, f.cy, f.facing), friends, friend_arr)
+    if through:
+        wc.fled.append(FledPath(f.id, start, (f.cx, f.cy, f.facing), through))
+    return res
+
+
+def _crossed(
+    f: Formation,
+    start: tuple[float, float, float],
+    end: tuple[float, float, float],
+    friends: list[Formation],
+    friend_arr: np.ndarray,
+) -> tuple[str, ...]:
+    """The friends whose ground the formation's rectangle overlapped somewhere on its way from
+    ``start`` to ``end`` (poses every few metres; the turn, if any, shared out evenly)."""
+    if not friends:
+        return ()
+    box = f.obb()
+    dist = math.hypot(end[0] - start[0], end[1] - start[1])
+    n = max(1, math.ceil(dist / _PATH_STEP_M))
+    dth = ((end[2] - start[2] + 180.0) % 360.0) - 180.0
+    seen: dict[str, None] = {}
+    for i in range(n + 1):
+        t = i / n
+        pose = OBB(start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t,
+                   box.hw, box.hd, (start[2] + dth * t) % 360.0)  # fmt: skip
+        for g in _overlapping(pose, friends, friend_arr):
+            seen[g.id] = None
+    return tuple(seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# Orders: the host's order response taken as a Command Test
+
+
+def receive_order(ctx: TwoMmContext, scale: TableScale) -> Any:
+    """The orders phase's ``receive`` (2mm Earth 9.1-9.3): where chart 9.3 makes a formation
+    roll to see whether it carries out an order, W&C's Command Test decides instead ("If
+    successful the unit may perform the maneuver or response"): passed, it obeys; failed, it
+    does what the chart's other result says (holds, attacks, or - reluctant troops ordered to
+    retreat - routs)."""
+    from engine.rulesets.two_mm_earth import orders as two_mm_orders
+
+    def respond(f: Formation, temperament: Any, kind: str) -> tuple[str, list[Event]]:
+        outcomes = {order_outcome(temperament, kind, die) for die in range(1, 7)}
+        failed = next((o for o in sorted(outcomes) if o != kind), kind)
+        r, ev = command(ctx, f, f"order {kind} (9.3, {temperament})", scale, "orders")
+        outcome = kind if r.passed else failed
+        return outcome, [_with_outcome(ev, outcome)]
+
+    def receive(state: Any, order: Any, dice: Any, rs: Any) -> list[Event]:
+        return two_mm_orders.receive_order(state, order, dice, rs, respond=respond)
+
+    return receive
