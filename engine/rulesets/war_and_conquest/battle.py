@@ -24,18 +24,19 @@ from __future__ import annotations
 
 import csv
 import functools
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
 import numpy as np
+import shapely
 
 from engine.dice import DiceResult
-from engine.geometry import OBB, forward, obb_array, separation
+from engine.geometry import OBB, corners, forward, obb_array, separation
 from engine.log import Destroyed, Event, Pursuit
 from engine.movement import MoveResult, execute_move
-from engine.rulesets.two_mm_earth.charts import order_outcome
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
@@ -58,6 +59,7 @@ from engine.rulesets.war_and_conquest.morale import (
     general_bonus,
     last_chance_to_stand,
     morale_test,
+    rally_enemies,
     rally_test,
     triggered,
 )
@@ -155,6 +157,8 @@ def notes(ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH) -> WCNotes:
 
 
 _MAX_PASSES = 8
+#: how a test's log line names the Army General's +1 (Army General: "Zone of command of 10"")
+ZONE = "General's zone of command (+1)"
 
 
 def morale_value(f: Formation) -> int:
@@ -347,12 +351,13 @@ def command(
     +1 in the Army General's 10" zone of command (to a maximum of 10); drilled formations
     re-roll a failure. The result and its log line (``reason`` says why it was taken)."""
     unit = wc_unit(f, ctx.scenario)
-    mod = mv_modifier + general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+    zone = general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
     n = len(ctx.dice.history)
-    r = command_test(ctx.dice, unit, mod, f"command {f.id} ({reason})")
+    r = command_test(ctx.dice, unit, mv_modifier + zone, f"command {f.id} ({reason})")
     rolled = ctx.dice.history[n:]
     last = r.reroll or r.first
-    ev = WCTest(phase, f.id, "command", (reason,), last.target, last.total,
+    why = (reason, ZONE) if zone else (reason,)
+    ev = WCTest(phase, f.id, "command", why, last.target, last.total,
                 "pass" if r.passed else "fail", rolled[0] if rolled else None,
                 rolled[1] if len(rolled) > 1 else None)  # fmt: skip
     return r, ev
@@ -388,7 +393,9 @@ def resolution_phase(
             if not names:
                 continue
             tested.add(f.id)
-            mod += general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+            zone = general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+            mod += zone
+            names = (*names, ZONE) if zone else names
             r = morale_test(ctx.dice, unit, mod, combat=result == "lost", purpose=f"morale {f.id}")
             outcome = "pass" if r.passed else "flee"
             if not r.passed and result is not None:
@@ -546,6 +553,7 @@ def end_phase(
     for f in _in_turn(ctx, fleeing, order):
         unit = wc_unit(f, ctx.scenario)
         zone = _general_in_zone(ctx, f, scale)
+        plus = (ZONE,) if general_bonus(unit.morale_value, zone) else ()
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
             events.append(
@@ -553,7 +561,7 @@ def end_phase(
                     phase,
                     f.id,
                     "last chance",
-                    ("reached the table edge",),
+                    ("reached the table edge", *plus),
                     last.test.target,
                     last.test.total,
                     "stand" if last.stands else "fled",
@@ -579,8 +587,10 @@ def end_phase(
         ]
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
+        near = rally_enemies(enemies)
+        why = ((f'{near} enemy within 10" (-{near})',) if near else ()) + plus
         events.append(
-            WCTest(phase, f.id, "rally", (), r.target, r.total, verdict, ctx.dice.history[-1])
+            WCTest(phase, f.id, "rally", why, r.target, r.total, verdict, ctx.dice.history[-1])
         )
         if r.passed:
             events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
@@ -607,7 +617,8 @@ def start_round(ctx: TwoMmContext, phase: str = "orders") -> list[Event]:
 # ---------------------------------------------------------------------------------------------
 # Flee moves through friends (Resolution Summary 2)
 
-_PATH_STEP_M = 5.0  # poses sampled along a flee path to find the friends it crossed
+_PATH_STEP_M = 5.0  # a turning flee move's path is swept in steps of this many metres
+_TOUCH_M2 = 1.0  # overlap below this (m2) is a touch, not a path through
 
 
 def _overlapping(box: OBB, forms: list[Formation], arr: np.ndarray) -> list[Formation]:
@@ -668,22 +679,31 @@ def _crossed(
     friends: list[Formation],
     friend_arr: np.ndarray,
 ) -> tuple[str, ...]:
-    """The friends whose ground the formation's rectangle overlapped somewhere on its way from
-    ``start`` to ``end`` (poses every few metres; the turn, if any, shared out evenly)."""
+    """The friends whose ground the formation's rectangle swept on its way from ``start`` to
+    ``end``: the union of the hulls of its rectangle at successive poses (one hull for a
+    straight move; a turn is shared out over steps of a few metres), overlapping a friend's
+    rectangle by more than a touch."""
     if not friends:
         return ()
     box = f.obb()
     dist = math.hypot(end[0] - start[0], end[1] - start[1])
-    n = max(1, math.ceil(dist / _PATH_STEP_M))
     dth = ((end[2] - start[2] + 180.0) % 360.0) - 180.0
-    seen: dict[str, None] = {}
-    for i in range(n + 1):
-        t = i / n
-        pose = OBB(start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t,
-                   box.hw, box.hd, (start[2] + dth * t) % 360.0)  # fmt: skip
-        for g in _overlapping(pose, friends, friend_arr):
-            seen[g.id] = None
-    return tuple(seen)
+    n = 1 if abs(dth) < 1e-9 else max(1, math.ceil(dist / _PATH_STEP_M))
+    rects = [
+        shapely.Polygon(corners(OBB(start[0] + (end[0] - start[0]) * t,
+                                    start[1] + (end[1] - start[1]) * t,
+                                    box.hw, box.hd, (start[2] + dth * t) % 360.0)))
+        for t in (i / n for i in range(n + 1))
+    ]  # fmt: skip
+    swept = shapely.union_all(
+        [shapely.convex_hull(a.union(b)) for a, b in itertools.pairwise(rects)]
+    )
+    friend_polys = [shapely.Polygon(corners(OBB(*map(float, row)))) for row in friend_arr]
+    return tuple(
+        g.id
+        for g, poly in zip(friends, friend_polys, strict=True)
+        if swept.intersection(poly).area > _TOUCH_M2
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -699,11 +719,11 @@ def receive_order(ctx: TwoMmContext, scale: TableScale) -> Any:
     from engine.rulesets.two_mm_earth import orders as two_mm_orders
 
     def respond(f: Formation, temperament: Any, kind: str) -> tuple[str, list[Event]]:
-        outcomes = {order_outcome(temperament, kind, die) for die in range(1, 7)}
+        outcomes = {ctx.rs.order_outcome(temperament, kind, die) for die in range(1, 7)}
         failed = next((o for o in sorted(outcomes) if o != kind), kind)
         r, ev = command(ctx, f, f"order {kind} (9.3, {temperament})", scale, "orders")
         outcome = kind if r.passed else failed
-        return outcome, [_with_outcome(ev, outcome)]
+        return outcome, [_with_outcome(ev, f"{'pass' if r.passed else 'fail'}: {outcome}")]
 
     def receive(state: Any, order: Any, dice: Any, rs: Any) -> list[Event]:
         return two_mm_orders.receive_order(state, order, dice, rs, respond=respond)
