@@ -123,7 +123,9 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
         tests = {
             e.formation: e
             for e in rec.events
-            if e.type == "wc_test" and e.triggers[0].startswith("friends fled through")
+            if e.type == "wc_test"
+            and e.triggers
+            and e.triggers[0].startswith("friends fled through")
         }
         want = crossed.get(rec.bound, {})
         for fid, e in tests.items():
@@ -157,9 +159,27 @@ def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
     fyrd at bound 16; the fyrd takes the Command Test in that bound's Resolution phase."""
     b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 6, 17)
     assert _check_fled_through(b, spy) >= 1
-    (e,) = [e for e in _tests(b, 16) if e.triggers[0].startswith("friends fled through")]
+    (e,) = [
+        e for e in _tests(b, 16) if e.triggers and e.triggers[0].startswith("friends fled through")
+    ]
     assert (e.formation, e.triggers[0]) == ("en_fyrd_right", "friends fled through: en_hearth")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
+
+
+def test_resolution_2_friends_fled_through_teutoburg_wc_morale_drilled_reroll() -> None:
+    """Teutoburg (Kalkriese) under 2mm-earth-v0.9+wc-morale, seed 2: legio XVII flees through
+    legio XVIII at bounds 22 and 23; XVIII, drilled, re-rolls the failed test at bound 23."""
+    b, spy = _fled_through_battle(load_scenario("teutoburg_ad9"), WC, 2, 23)
+    assert _check_fled_through(b, spy) >= 2
+    tests = [
+        e for e in _tests(b) if e.triggers and e.triggers[0].startswith("friends fled through")
+    ]
+    assert {(e.formation, e.triggers[0]) for e in tests} == {
+        ("rm_leg_xviii", "friends fled through: rm_leg_xvii")
+    }
+    (again,) = [e for e in tests if e.reroll is not None]
+    assert sum(sorted(again.dice.faces)[:2]) > again.mv  # the first throw failed
+    assert again.reroll.purpose.endswith("(drilled re-roll)")
 
 
 # -- Command Tests for chart 9.3's order rolls --------------------------------------------------

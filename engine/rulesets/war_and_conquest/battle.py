@@ -654,6 +654,7 @@ def flee_move(
     friends = [g for g in forms if g.side == f.side and g is not f]
     friend_arr = obb_array([g.obb() for g in friends]) if friends else np.zeros((0, 5))
     start = (f.cx, f.cy, f.facing)
+    before = f.obb()
 
     def run(rows: list[int]) -> MoveResult:
         sub = ([forms[k] for k in rows], arr[rows] if rows else np.zeros((0, 5)))
@@ -666,33 +667,28 @@ def flee_move(
         state.version += 1
         ids = {g.id for g in landed}
         res = run(sorted(keep + [k for k, g in enumerate(forms) if g.id in ids]))
-    through = _crossed(f, start, (f.cx, f.cy, f.facing), friends, friend_arr)
+    through = _crossed(before, f.obb(), friends, friend_arr)
     if through:
         wc.fled.append(FledPath(f.id, start, (f.cx, f.cy, f.facing), through))
     return res
 
 
 def _crossed(
-    f: Formation,
-    start: tuple[float, float, float],
-    end: tuple[float, float, float],
-    friends: list[Formation],
-    friend_arr: np.ndarray,
+    before: OBB, after: OBB, friends: list[Formation], friend_arr: np.ndarray
 ) -> tuple[str, ...]:
-    """The friends whose ground the formation's rectangle swept on its way from ``start`` to
-    ``end``: the union of the hulls of its rectangle at successive poses (one hull for a
-    straight move; a turn is shared out over steps of a few metres), overlapping a friend's
-    rectangle by more than a touch."""
+    """The friends whose ground the formation's rectangle swept from ``before`` to ``after``:
+    the union of the hulls of its rectangle at successive poses (one hull for a straight move;
+    a turn is shared out over steps of a few metres), overlapping a friend's rectangle by more
+    than a touch."""
     if not friends:
         return ()
-    box = f.obb()
-    dist = math.hypot(end[0] - start[0], end[1] - start[1])
-    dth = ((end[2] - start[2] + 180.0) % 360.0) - 180.0
+    dist = math.hypot(after.cx - before.cx, after.cy - before.cy)
+    dth = ((after.facing - before.facing + 180.0) % 360.0) - 180.0
     n = 1 if abs(dth) < 1e-9 else max(1, math.ceil(dist / _PATH_STEP_M))
     rects = [
-        shapely.Polygon(corners(OBB(start[0] + (end[0] - start[0]) * t,
-                                    start[1] + (end[1] - start[1]) * t,
-                                    box.hw, box.hd, (start[2] + dth * t) % 360.0)))
+        shapely.Polygon(corners(OBB(before.cx + (after.cx - before.cx) * t,
+                                    before.cy + (after.cy - before.cy) * t,
+                                    before.hw, before.hd, (before.facing + dth * t) % 360.0)))
         for t in (i / n for i in range(n + 1))
     ]  # fmt: skip
     swept = shapely.union_all(
