@@ -167,19 +167,20 @@ def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
 
 
 def test_resolution_2_friends_fled_through_teutoburg_wc_morale_drilled_reroll() -> None:
-    """Teutoburg (Kalkriese) under 2mm-earth-v0.9+wc-morale, seed 2: legio XVII flees through
-    legio XVIII at bounds 22 and 23; XVIII, drilled, re-rolls the failed test at bound 23."""
-    b, spy = _fled_through_battle(load_scenario("teutoburg_ad9"), WC, 2, 23)
-    assert _check_fled_through(b, spy) >= 2
-    tests = [
-        e for e in _tests(b) if e.triggers and e.triggers[0].startswith("friends fled through")
-    ]
-    assert {(e.formation, e.triggers[0]) for e in tests} == {
-        ("rm_leg_xviii", "friends fled through: rm_leg_xvii")
-    }
-    (again,) = [e for e in tests if e.reroll is not None]
-    assert sum(sorted(again.dice.faces)[:2]) > again.mv  # the first throw failed
-    assert again.reroll.purpose.endswith("(drilled re-roll)")
+    """Teutoburg (Kalkriese) under 2mm-earth-v0.9+wc-morale, seed 4: the first baggage column
+    flees through legio XVIII at bound 10; the legion, drilled and within Varus' zone of
+    command (+1), fails its first throw and passes on the re-roll."""
+    b, spy = _fled_through_battle(load_scenario("teutoburg_ad9"), WC, 4, 10)
+    assert _check_fled_through(b, spy) >= 1
+    (e,) = [e for e in _tests(b, 10) if e.triggers and e.triggers[0].startswith("friends fled")]
+    assert (e.formation, e.triggers) == (
+        "rm_leg_xviii",
+        ("friends fled through: rm_baggage_1", wc.ZONE),
+    )
+    assert sum(sorted(e.dice.faces)[:2]) > e.mv  # the first throw failed
+    assert e.reroll is not None and e.reroll.purpose.endswith("(drilled re-roll)")
+    assert e.outcome == "pass" and e.score == sum(sorted(e.reroll.faces)[:2]) <= e.mv
+    assert b.state.formations["rm_leg_xviii"].morale is Morale.STEADY
 
 
 # -- Command Tests for chart 9.3's order rolls --------------------------------------------------
