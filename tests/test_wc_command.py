@@ -367,3 +367,76 @@ def test_restraining_pursuit_is_a_command_test(minden: Any) -> None:
             [] if restrained else ["pursuit"]
         )
         assert (r.pursuing is None) == restrained
+
+
+# -- Morale Tests in battle: failing while engaged, skirmishers, one test a phase ---------------
+
+
+def test_a_winner_that_fails_holds_and_cannot_pursue(minden: Any) -> None:
+    """Morale Tests (engaged): "If the unit has won the combat, it cannot pursue & stays where it
+    is". r beat x; x fails and flees; r, made to test by a fleeing friend within 5", fails too:
+    it holds, and nobody pursues x."""
+    b = _wc_battle(
+        minden,
+        [
+            {"id": "r", "profile": "inf", "bases": 4, "at": (0, 0)},
+            {"id": "r2", "profile": "inf", "bases": 4, "at": (0, -60)},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 4, "at": (0, 20.5), "facing": 180}],
+    )
+    from engine.movement import update_contacts
+
+    b.ctx.base_pairs = update_contacts(b.state)
+    r, r2, x = (b.state.formations[k] for k in ("r", "r2", "x"))
+    assert b.state.contacts["r"] == ("x",)
+    r2.morale = Morale.ROUTING  # 60 m (2.4") behind r's leader, as strong as r
+    notes = wc.notes(b.ctx)
+    notes.order, notes.order_bound = ("blue", "red"), b.state.bound
+    x.killed_in_bound, x.alive_at_start = 1, 4
+    b.ctx.dice = ScriptedDice([6, 6, 6, 6, 6, 6])  # x fails, then r fails
+    events = wc.resolution_phase(b.ctx, TWO_MM_EARTH, "resolution")
+    tests = {e.formation: e for e in events if e.type == "wc_test"}
+    assert tests["x"].outcome == "flee" and x.morale is Morale.ROUTING
+    assert tests["r"].triggers == ("fleeing friend",) and tests["r"].outcome == "hold"
+    assert r.morale is Morale.STEADY and r.pursuing is None
+    assert not [e for e in events if e.type == "pursuit"]
+
+
+def test_battle_formations_ignore_fleeing_skirmishers(minden: Any) -> None:
+    """Morale Tests: "Battle formations ignore fleeing skirmishers"; a skirmish formation near the
+    same fleeing skirmishers tests."""
+    b = _wc_battle(
+        minden,
+        [
+            {"id": "line", "profile": "inf", "bases": 2, "at": (0, 0)},
+            {"id": "bows", "profile": "skirm", "bases": 2, "at": (0, -100)},
+            {"id": "flee", "profile": "skirm", "bases": 4, "at": (100, -50)},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+    )
+    b.state.formations["flee"].morale = Morale.ROUTING
+    notes = wc.notes(b.ctx)
+    notes.order, notes.order_bound = ("red", "blue"), b.state.bound
+    b.ctx.dice = ScriptedDice([1, 1])
+    events = wc.resolution_phase(b.ctx, TWO_MM_EARTH, "resolution")
+    tested = [(e.formation, e.triggers) for e in events if e.type == "wc_test"]
+    assert tested == [("bows", ("fleeing friend",))]
+
+
+def test_one_morale_test_per_unit_per_resolution_phase_teutoburg() -> None:
+    """ "Units only need to take one Morale test during the Resolution Phase": over a whole
+    Teutoburg battle (wc-morale, seed 4) no formation takes two in one phase, and every
+    Resolution phase runs its tests before its pursuits."""
+    b = _battle(load_scenario("teutoburg_ad9"), WC, 4)
+    b.run(30)
+    n = 0
+    for rec in b.log.bounds:
+        res = [e for e in rec.events if e.phase == "resolution"]
+        morale = [e.formation for e in res if e.type == "wc_test" and e.test == "morale"]
+        assert len(morale) == len(set(morale)), rec.bound
+        firsts = [i for i, e in enumerate(res) if e.type == "pursuit"]
+        if firsts:
+            late = [e for e in res[firsts[0] :] if e.type == "wc_test" and e.test == "morale"]
+            assert not late, rec.bound
+        n += len(morale)
+    assert n > 5
