@@ -214,6 +214,8 @@ def _event_text(ev: Mapping[str, Any]) -> str:
         if text:
             if ev.get("character"):
                 text += f" (character {ev['character']})"
+            if isinstance(ev.get("reroll"), Mapping):  # W&C: a drilled formation's second throw
+                text += f"; drilled re-roll {_dice_text({'dice': ev['reroll']})} (scored)"
             if fields["dice"] and "{dice}" not in template:  # e.g. a die chose the base
                 purpose = ev["dice"].get("purpose") if isinstance(ev["dice"], Mapping) else None
                 text += f"; {fields['dice']}" + (f" ({purpose})" if purpose else "")
