@@ -440,3 +440,44 @@ def test_one_morale_test_per_unit_per_resolution_phase_teutoburg() -> None:
             assert not late, rec.bound
         n += len(morale)
     assert n > 5
+
+
+@pytest.mark.parametrize("gap_m", [60.0, 100.0])
+def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
+    minden: Any, gap_m: float
+) -> None:
+    """Resolution Summary 2 and End Phase 3 on one move: a routing formation flees south through
+    the friend behind it (which takes the Command Test) when it can clear it; when its move would
+    end on the friend it stops at the friend's near side, touching it, and is dispersed in the
+    End phase if it does not rally first ("Fleeing troops that contact friend or foe are
+    dispersed", after "Rally Fleeing Troops")."""
+    b = _wc_battle(
+        minden,
+        [
+            {"id": "front", "profile": "inf", "bases": 4, "at": (0, 0)},
+            {"id": "behind", "profile": "inf", "bases": 4, "at": (0, -gap_m)},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 4, "at": (0, 400), "facing": 180}],
+    )
+    front, behind = b.state.formations["front"], b.state.formations["behind"]
+    front.morale = Morale.ROUTING
+    front.routed_bound = front.changed_bound = 0
+    spy = _Spy(b)
+    rec = b.step()
+    (call,) = [c for c in spy.calls if c["f"] == "front"]
+    moved = call["before"].cy - call["after"].cy
+    far_edge = gap_m + behind.obb().hd + call["after"].hd  # where front's centre clears behind
+    tests = [e for e in rec.events if e.type == "wc_test" and e.test == "command"]
+    assert (moved >= far_edge) == (gap_m == 60.0)  # 100 m behind: the rout move ends on it
+    if moved >= far_edge:  # it fled through
+        (t,) = tests
+        assert (t.formation, t.triggers[0]) == ("behind", "friends fled through: front")
+        assert front.morale is not Morale.DESTROYED or front.removed
+    else:  # it would have ended on "behind": stopped touching it, then dispersed
+        assert not tests
+        gap = gap_m - moved - behind.obb().hd - call["after"].hd
+        assert -0.5 <= gap <= 1.0, gap
+        (rally,) = [e for e in rec.events if e.type == "wc_test" and e.test == "rally"]
+        dispersed = [e for e in rec.events if e.type == "destroyed" and e.formation == "front"]
+        assert bool(dispersed) == (rally.outcome == "flees")  # a rallied unit is not fleeing
+    assert _check_fled_through(b, spy) == len(tests)

@@ -34,7 +34,7 @@ import numpy as np
 import shapely
 
 from engine.dice import DiceResult
-from engine.geometry import OBB, corners, forward, obb_array, separation
+from engine.geometry import OBB, corners, forward, obb_array, right, separation
 from engine.log import Destroyed, Event, Pursuit
 from engine.movement import MoveResult, execute_move
 from engine.rulesets.two_mm_earth.context import TwoMmContext
@@ -76,6 +76,7 @@ __all__ = [
     "discipline_table",
     "end_phase",
     "flee_move",
+    "leader_of",
     "leader_xy",
     "morale_value",
     "notes",
@@ -219,6 +220,23 @@ def leader_xy(f: Formation) -> tuple[float, float]:
     return o.cx + o.hd * fx, o.cy + o.hd * fy
 
 
+def leader_of(ctx: TwoMmContext, f: Formation) -> tuple[float, float]:
+    """Where the unit's leader model stands: the middle of its front edge, or for a fleeing unit
+    the middle of the edge it flees by. Fleeing troops flee "directly toward a designated rally
+    point on their starting table edge" and, rallied, "face the direction they were fleeing":
+    the unit has turned to its flight, so its leader leads toward its home edge (the engine's
+    rout move does not turn the rectangle, so this is the edge nearest that way)."""
+    if f.morale not in _FLEEING or f.side not in ctx.state.sides:
+        return leader_xy(f)
+    o = f.obb()
+    hx, hy = forward(ctx.state.sides[f.side].home_bearing(o.cx, o.cy))
+    fx, fy = forward(o.facing)
+    rx, ry = right(o.facing)
+    edges = ((fx, fy, o.hd), (-fx, -fy, o.hd), (rx, ry, o.hw), (-rx, -ry, o.hw))
+    ux, uy, reach = max(edges, key=lambda e: e[0] * hx + e[1] * hy)
+    return o.cx + reach * ux, o.cy + reach * uy
+
+
 def _inches(a: tuple[float, float], b: tuple[float, float], scale: TableScale) -> float:
     return scale.inches(math.dist(a, b))
 
@@ -254,7 +272,7 @@ def _general_in_zone(ctx: TwoMmContext, f: Formation, scale: TableScale) -> bool
     for g in state.active(f.side):
         for b in g.alive_bases:
             if b.id == ch.base:
-                return _inches(leader_xy(f), (b.x, b.y), scale) <= GENERAL_ZONE_IN
+                return _inches(leader_of(ctx, f), (b.x, b.y), scale) <= GENERAL_ZONE_IN
     return False
 
 
@@ -263,11 +281,11 @@ def _events_for(
 ) -> list[MoraleEvent]:
     """The Morale Tests circumstances around ``f`` this bound, as :class:`MoraleEvent`."""
     state = ctx.state
-    me = leader_xy(f)
+    me = leader_of(ctx, f)
     out: list[MoraleEvent] = []
     for g in broke:
         if g.side == f.side and g.id != f.id:
-            out.append(MoraleEvent(Trigger.FRIEND_BROKE, _inches(me, leader_xy(g), scale)))
+            out.append(MoraleEvent(Trigger.FRIEND_BROKE, _inches(me, leader_of(ctx, g), scale)))
     for g in state.formations.values():
         if g.side != f.side or g.id == f.id:
             continue
@@ -285,7 +303,7 @@ def _events_for(
             kind = FormationKind.SKIRMISH if (g.loose or g.skirmisher) else FormationKind.BATTLE
             out.append(
                 MoraleEvent(
-                    Trigger.FRIEND_FLEEING, _inches(me, leader_xy(g), scale), kind, g.n_alive
+                    Trigger.FRIEND_FLEEING, _inches(me, leader_of(ctx, g), scale), kind, g.n_alive
                 )
             )
     if f.alive_at_start:
@@ -303,7 +321,7 @@ def _events_for(
         if gid and gid in g.characters_killed:
             out.append(MoraleEvent(Trigger.GENERAL_SLAIN, _inches(me, (g.cx, g.cy), scale)))
         if gid and gid in g.character_ids() and g.morale in _FLEEING and g.id != f.id:
-            d = _inches(me, leader_xy(g), scale)
+            d = _inches(me, leader_of(ctx, g), scale)
             out.append(MoraleEvent(Trigger.GENERAL_FLEEING, d))
             if g.changed_bound == state.bound:  # routed this round
                 out.append(MoraleEvent(Trigger.GENERAL_SLAIN, d))
@@ -532,7 +550,7 @@ def _touching_any(ctx: TwoMmContext, f: Formation) -> bool:
     others = [g for g in ctx.state.active() if g.id != f.id]
     if not others:
         return False
-    lx, ly = leader_xy(f)
+    lx, ly = leader_of(ctx, f)
     o = f.obb()
     probe = type(o)(lx, ly, 0.5, 0.5, o.facing)
     gaps = separation(probe, obb_array([g.obb() for g in others]))
@@ -575,10 +593,10 @@ def end_phase(
             else:
                 events += _destroy(ctx, f, "W&C fled off the table", phase)
             continue
-        me = leader_xy(f)
+        me = leader_of(ctx, f)
         enemies = [
             RallyEnemy(
-                _inches(me, leader_xy(g), scale),
+                _inches(me, leader_of(ctx, g), scale),
                 FormationKind.BATTLE,
                 bool(state.contacts.get(g.id)),
                 g.morale in _FLEEING,
@@ -661,11 +679,16 @@ def flee_move(
         return execute_move(bf, state, f, plan, rules=rules, classes_fn=classes_fn, table=sub)
 
     res = run(keep)
-    landed = _overlapping(f.obb(), friends, friend_arr)
-    if landed:  # may not end on a friend: stop short of the one it would land on
+    ids: set[str] = set()
+    for _ in range(len(friends)):
+        landed = _overlapping(f.obb(), friends, friend_arr)
+        if not landed:
+            break
+        # may not end on a friend: stop short of the one it would land on (and of any other
+        # it would land on instead)
         f.set_pose(*start)
         state.version += 1
-        ids = {g.id for g in landed}
+        ids |= {g.id for g in landed}
         res = run(sorted(keep + [k for k, g in enumerate(forms) if g.id in ids]))
     through = _crossed(before, f.obb(), friends, friend_arr)
     if through:
