@@ -138,25 +138,25 @@ def test_wc_enemy_gets_plus_one_after_a_failed_test_in_a_continuing_combat(
     maldon: tuple[Any, Any],
 ) -> None:
     """W&C Morale Tests (engaged): a unit that fails while its combat goes on stays in it, and
-    "the enemy gets +1 next round". Maldon seed 3: a friend breaking in combat makes the left
-    fyrd test at bound 15; it fails in a drawn combat and holds, so bound 16's melee is at +1
+    "the enemy gets +1 next round". Maldon seed 99: Olaf's fall makes the second ship crew test
+    at bound 14 at MV -1; it fails in a drawn combat and holds, so bound 15's melee is at +1
     against it.
     The +1 is 2mm Earth's attack modifier (the need to hit one less, 2.2-2.3)."""
     sc, ground = maldon
-    battle = _fight(sc, ground, 3)
-    while battle.state.bound < 15:
+    battle = _fight(sc, ground, 99)
+    while battle.state.bound < 14:
         battle.step()
     tests = [e for e in battle.log.bounds[-1].events if e.type == "wc_test"]
-    assert ("en_fyrd_left", "hold") in {(e.formation, e.outcome) for e in tests}
-    assert battle.ctx.melee_bonus_against == {"en_fyrd_left": 16}
-    # the +1 itself: bound 16 fought twice from the same state and dice, once with the bonus
+    assert ("vk_lith_2", "hold") in {(e.formation, e.outcome) for e in tests}
+    assert battle.ctx.melee_bonus_against == {"vk_lith_2": 15}
+    # the +1 itself: bound 15 fought twice from the same state and dice, once with the bonus
     # the test gave and once with it taken away
-    plain = _fight(sc, ground, 3)
-    while plain.state.bound < 15:
+    plain = _fight(sc, ground, 99)
+    while plain.state.bound < 14:
         plain.step()
     plain.ctx.melee_bonus_against.clear()
-    got = [e for e in _fight_bound(battle) if e.type == "melee" and e.target == "en_fyrd_left"]
-    want = [e for e in _fight_bound(plain) if e.type == "melee" and e.target == "en_fyrd_left"]
+    got = [e for e in _fight_bound(battle) if e.type == "melee" and e.target == "vk_lith_2"]
+    want = [e for e in _fight_bound(plain) if e.type == "melee" and e.target == "vk_lith_2"]
     assert got and want
     assert got[0].dice == want[0].dice and got[0].need == max(1, want[0].need - 1)
 
