@@ -606,9 +606,18 @@ def end_phase(
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
         near = rally_enemies(enemies)
-        why = ((f'{near} enemy within 10" (-{near})',) if near else ()) + plus
+        counted: tuple[str, ...] = (f'{near} enemy within 10" (-{near})',) if near else ()
         events.append(
-            WCTest(phase, f.id, "rally", why, r.target, r.total, verdict, ctx.dice.history[-1])
+            WCTest(
+                phase,
+                f.id,
+                "rally",
+                counted + plus,
+                r.target,
+                r.total,
+                verdict,
+                ctx.dice.history[-1],
+            )
         )
         if r.passed:
             events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
