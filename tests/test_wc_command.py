@@ -481,3 +481,38 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
         dispersed = [e for e in rec.events if e.type == "destroyed" and e.formation == "front"]
         assert bool(dispersed) == (rally.outcome == "flees")  # a rallied unit is not fleeing
     assert _check_fled_through(b, spy) == len(tests)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
+    [
+        ("teutoburg_ad9", WC, 18, 14, "gm_jav_west", "rm_leg_xviii", "pursues"),
+        ("maldon_991", DA, 20, 17, "en_fyrd_left", "vk_lith_2", "restrained"),
+    ],
+)
+def test_restraining_pursuit_in_battle(
+    scenario: str, ruleset: str, seed: int, bound: int, formation: str, fled: str, outcome: str
+) -> None:
+    """On shipped ground, in both compositions: a formation told to hold whose enemy in contact
+    breaks takes the Command Test to restrain its men (Teutoburg: the German javelin men fail
+    and chase legio XVIII; Maldon: the left fyrd, in Byrhtnoth's zone, holds its ground)."""
+    b = _battle(load_scenario(scenario), ruleset, seed)
+    while b.state.bound < bound:
+        b.step()
+    events = b.log.bounds[-1].events
+    (t,) = [e for e in _tests(b, bound) if e.triggers[:1] == (f"restrain pursuit of {fled}",)]
+    assert (t.formation, t.phase, t.test, t.outcome) == (
+        formation,
+        "resolution",
+        "command",
+        outcome,
+    )
+    _check_score(t)
+    assert (t.score <= t.mv) == (outcome == "restrained")
+    rout = [e for e in events if e.type == "rout" and e.formation == fled]
+    assert rout and events.index(rout[0]) < events.index(t)  # it broke in this phase's tests
+    chase = [e for e in events if e.type == "pursuit" and e.formation == formation]
+    assert bool(chase) == (outcome == "pursues")
+    if chase:  # the flee/pursuit roll-off follows at once
+        rolls = [d.purpose for d in b.ctx.dice.history[-40:]]
+        assert f"pursue {formation} after {fled}" in rolls
