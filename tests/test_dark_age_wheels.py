@@ -117,11 +117,15 @@ def test_5_21_about_face_in_a_maldon_battle(maldon: tuple[Any, Any]) -> None:
     assert abs((fyrd.facing - facing) % 360.0 - 180.0) < 1e-6
     assert {b.id for b in fyrd.front_rank()} == rear
     _t, _f, roll = battle.ctx.move_rolls["en_fyrd_right"]
-    moved = next(m for m in battle.ctx.events if m.type == "moved" and m.formation == fyrd.id)
-    assert moved.allowance_m == pytest.approx(roll.allowance.least * JAVELIN_THROW_M)
     troop, _grade, form = chapter_view(fyrd)
     full = allowance(troop, roll.face, MoveKind.NORMAL, form)
     assert roll.allowance == half_move(full)  # 5.21 takes ½ move (5.28: rounded up)
+    moved = next(m for m in battle.ctx.events if m.type == "moved" and m.formation == fyrd.id)
+    # the move after it: the half move, or what the roll has over the stands' turn (each
+    # stand's corners go its diagonal), whichever is less
+    turn = max(math.hypot(b.w, b.d) for b in fyrd.alive_bases)
+    left = min(roll.allowance.least, full.least - turn / JAVELIN_THROW_M) * JAVELIN_THROW_M
+    assert moved.allowance_m == pytest.approx(left)
     assert moved.distance_m > 0 and places  # it went on, backwards from where it stood
     for _ in bound:  # the rest of the same bound, then it is recorded
         pass
