@@ -593,8 +593,8 @@ def execute_move(
         clear = _clear_end(box, start, dx, dy, dth, frac, through)
         if clear < frac:
             # halts short of a friend it cannot stop on: the one its full move ended on
-            end = obb_at(box, start[0] + dx * frac, start[1] + dy * frac, start[2] + dth * frac)
-            gaps = separation(end, obb_array([g.obb() for g in through]))
+            at = obb_at(box, start[0] + dx * frac, start[1] + dy * frac, start[2] + dth * frac)
+            gaps = separation(at, obb_array([g.obb() for g in through]))
             frac, hit = clear, through[int(gaps.argmin())].id
     contact_with = None
     if hit is not None:
