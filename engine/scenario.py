@@ -256,6 +256,34 @@ class Plan(BaseModel):
     stance: Literal["aggressive", "defensive", "balanced"] = "balanced"
 
 
+class CommandFormationSpec(BaseModel):
+    """Units of one command deployed in base contact as one command formation (Dark Age 5.5:
+    ``battle_line`` or ``march_column``; read by rulesets that have them, ``dark-age``)."""
+
+    model_config = _STRICT
+    id: str = Field(pattern=_ID)
+    kind: Literal["battle_line", "march_column"]
+    units: list[str] = Field(min_length=2)
+
+
+def _command_formation_problems(side: Any, at: Loc, own: list[str]) -> Iterator[tuple[Loc, str]]:
+    """Dark Age 5.5: a command formation's units are formations of its own side, each in at
+    most one command formation."""
+    taken: dict[str, str] = {}
+    for ci, cf in enumerate(side.command_formations):
+        for k, fid in enumerate(cf.units):
+            loc: Loc = (*at, "command_formations", ci, "units", k)
+            if fid not in own:
+                yield loc, unknown_name(f"a formation of side {side.id}", fid, own)
+            elif fid in taken:
+                yield (
+                    loc,
+                    f"expected a unit in one command formation, got {fid!r} in {taken[fid]!r} too",
+                )
+            else:
+                taken[fid] = cf.id
+
+
 class SideSpec(BaseModel):
     """One army on the field."""
 
@@ -272,6 +300,7 @@ class SideSpec(BaseModel):
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
+    command_formations: list[CommandFormationSpec] = Field(default_factory=list)  # Dark Age 5.5
 
 
 class WeatherChange(BaseModel):
@@ -442,6 +471,7 @@ class Scenario(BaseModel):
                 if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
                     yield ((*at, "formations", fi, "brigade"),
                            unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
+            yield from _command_formation_problems(side, at, own)
             if side.plan is None:
                 continue
             at = (*at, "plan")

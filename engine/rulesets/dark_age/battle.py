@@ -33,6 +33,7 @@ from engine.log import Event
 from engine.movement import MoveRules
 from engine.rulesets.dark_age.formations import (
     CUNEUS_TROOPS,
+    CommandFormation,
     Formation,
     Grade,
     Troop,
@@ -58,6 +59,7 @@ from engine.state import Morale
 
 __all__ = [
     "JAVELIN_RANGE_M",
+    "CommandMoveRoll",
     "Disorder",
     "DisorderCleared",
     "Interpenetration",
@@ -226,6 +228,7 @@ def range_halts(ctx: Any) -> list[Event]:
     own range (``attack``) are cut only in the march phase."""
     from engine.geometry import bearing, distance, obb_array
     from engine.movement import MovePlan
+    from engine.rulesets.dark_age.command import member_of
 
     state = ctx.state
     bow = getattr(ctx, "bow_range_m", None)
@@ -254,7 +257,11 @@ def range_halts(ctx: Any) -> list[Event]:
         gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
         k = int(gaps.argmin())
         phase = move_phase_of(float(gaps[k]), bow)
-        if phase is MovePhase.MARCH:
+        cf = member_of(ctx, fid)
+        if phase is MovePhase.MARCH or (
+            # 5.8 "Troops in March Column may not approach closer than bow range to enemy"
+            cf is not None and cf.kind is CommandFormation.MARCH_COLUMN and bow > 0
+        ):
             halt_at = bow
         elif plan.kind == "advance":
             halt_at = JAVELIN_RANGE_M
@@ -272,12 +279,33 @@ def range_halts(ctx: Any) -> list[Event]:
     return events
 
 
+@dataclass(frozen=True, slots=True)
+class CommandMoveRoll(Event):
+    """Dark Age 5.9: the units of a command formation that move this bound used one roll, the
+    pace setter's (``troop`` ``grade``): ``face`` on ``die``, ``allowance`` javelin throws."""
+
+    type: ClassVar[str] = "command_move_roll"
+    command_formation: str
+    units: tuple[str, ...]
+    troop: str
+    grade: str
+    die: str | None
+    face: int | None
+    allowance: int
+    section: str = "5.9"
+
+
 def roll_moves(ctx: Any) -> list[Event]:
     """Before the moves: every formation with a move plan rolls its move die (5.9), fast for a
-    charge, rout, retreat or pursuit; difficult if any of its footprint is (5.13)."""
+    charge, rout, retreat or pursuit; difficult if any of its footprint is (5.13). The moving
+    units of a standing command formation roll once for all (5.9, :mod:`.command`)."""
     from engine.movement import footprint_classes
+    from engine.rulesets.dark_age.command import member_of
+    from engine.rulesets.dark_age.movement import fatigue_dp
 
     ctx.move_rolls = {}
+    events: list[Event] = []
+    views: dict[str, tuple[Troop, Grade, Formation, bool, bool, MoveKind]] = {}
     for fid, plan in ctx.plans.items():
         f = ctx.state.formations[fid]
         if f.removed or plan.kind == "none":
@@ -289,21 +317,45 @@ def roll_moves(ctx: Any) -> list[Event]:
         )
         on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
         kind = MoveKind.FAST if plan.kind in _FAST_PLANS else MoveKind.NORMAL
-        ctx.move_rolls[fid] = (
-            troop,
-            form,
-            roll_move(
-                ctx.dice,
-                troop,
-                grade,
-                form,
-                kind,
-                difficult=difficult,
-                on_road=on_road,
-                purpose=f"{kind.value} move {fid}",
-            ),
-        )
-    return []
+        views[fid] = (troop, grade, form, difficult, on_road, kind)
+    shared: dict[str, tuple[str, ...]] = {}
+    for cf in getattr(ctx, "command_formations", ()):
+        if cf.broken:
+            continue
+        moving = tuple(u for u in cf.units if u in views and member_of(ctx, u) is cf)
+        # 5.9 "use the same die roll in all but rough terrain", for one kind of move
+        if (
+            len(moving) >= 2
+            and len({views[u][5] for u in moving}) == 1
+            and not any(views[u][3] for u in moving)
+        ):
+            for u in moving:
+                shared[u] = moving
+    done: set[str] = set()
+    for fid, (troop, grade, form, difficult, on_road, kind) in views.items():
+        if fid in done:
+            continue
+        if fid not in shared:
+            ctx.move_rolls[fid] = (troop, form, roll_move(
+                ctx.dice, troop, grade, form, kind, difficult=difficult, on_road=on_road,
+                purpose=f"{kind.value} move {fid}"))  # fmt: skip
+            continue
+        units = shared[fid]
+        cf = member_of(ctx, fid)
+        assert cf is not None
+        p_troop, p_grade = pace_setter([(views[u][0], views[u][1]) for u in units])
+        lead_form = Formation.COLUMN if views[fid][2] is Formation.COLUMN else Formation.SHIELDWALL
+        roll = roll_move(ctx.dice, p_troop, p_grade, lead_form, kind,
+                         purpose=f"{kind.value} move {cf.id}")  # fmt: skip
+        for u in units:
+            u_form = views[u][2]
+            dps = fatigue_dp(u_form, roll.face) if roll.face is not None else 0
+            ctx.move_rolls[u] = (views[u][0], u_form, dataclasses.replace(roll, dps=dps))
+            done.add(u)
+        events.append(CommandMoveRoll("execute_moves", cf.id, units, p_troop.value,
+                                      p_grade.value, roll.die, roll.face,
+                                      roll.allowance.least))  # fmt: skip
+    return events
 
 
 def charge_dps(ctx: Any, phase: str) -> list[Event]:

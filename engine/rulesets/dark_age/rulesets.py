@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.context import BoundContext
 from engine.movement import MoveRules
@@ -44,6 +44,11 @@ from engine.rulesets.compose import (
     Part,
 )
 from engine.rulesets.dark_age import battle as da
+from engine.rulesets.dark_age.command import (
+    CommandFormationFormed,
+    break_up,
+    form_at_deployment,
+)
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
@@ -56,6 +61,10 @@ from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_pha
 from engine.state import Morale
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
+
+if TYPE_CHECKING:
+    from engine.scenario import Scenario
+    from engine.state import BattleState
 
 __all__ = ["DARK_AGE_TABLE", "DarkAge", "DarkAgeContext"]
 
@@ -77,6 +86,9 @@ class DarkAgeContext(TwoMmContext):
     #: 5.21 this bound: (the whole roll, what is left of it after turning about), metres
     about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
     rules: MoveRules | None = None
+    #: 5.5 the scenario's command formations (:mod:`.command`), broken ones kept, flagged
+    command_formations: list[Any] = field(default_factory=list)
+    command_formations_logged: bool = False
 
     @property
     def move_rules(self) -> MoveRules:
@@ -100,10 +112,16 @@ def _moving(ctx: Any) -> set[str]:
 
 def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
+    if not ctx.command_formations_logged:  # 5.5: as deployed
+        ctx.command_formations_logged = True
+        ctx.emit([CommandFormationFormed("execute_moves", cf.id, cf.kind.value, cf.units)
+                  for cf in ctx.command_formations])  # fmt: skip
+    # 5.5: one whose units fought, fled or were pushed out of shape since breaks up
+    ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
     # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
-    da.roll_moves(ctx)
+    ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
@@ -113,6 +131,8 @@ def _execute_moves(ctx: Any) -> None:
     for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
+    # 5.5: a command formation that moved or fought out of shape breaks up
+    ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
 
 
 def _rallies_clear_dps(end: Any) -> Any:
@@ -232,7 +252,16 @@ class DarkAge(TwoMmEarthGame):
         # walls are the chapter's major obstacles (5.20), not 2mm Earth's 8.3 sieges
         ctx = DarkAgeContext(**parts, has_walls=False)
         ctx.base_pairs = update_contacts(ctx.state)
+        if ctx.scenario is not None:  # 5.5: formed at deployment (checked in prepare)
+            ctx.command_formations = form_at_deployment(ctx.state, ctx.scenario, da.chapter_view)
         return ctx
+
+    def prepare(self, state: BattleState, scenario: Scenario) -> None:
+        """2mm Earth's deployment checks, then 5.5: the scenario's command formations must
+        stand as one (units of one side in base contact, in the formation's shape); a broken
+        one is a ScenarioFileError naming the file and line."""
+        super().prepare(state, scenario)
+        form_at_deployment(state, scenario, da.chapter_view)
 
     def start_bound(self, ctx: BoundContext) -> None:
         two_mm.start_bound(ctx)  # type: ignore[arg-type]
