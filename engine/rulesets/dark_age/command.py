@@ -6,6 +6,7 @@ Readings (docs/rules-interpretations.md, "Dark Age command formations"):
 - 5.5's "as long as their commander spent 1 CP" is in the absent command chapter: a command
   formation is formed at deployment only (the scenario's ``command_formations`` of a side) and
   costs nothing; once broken up it is not re-formed in battle.
+- facing the same or the opposite way: within 5.15's 22.5 degrees (:data:`FACING_TOLERANCE_DEG`).
 - base contact: each member within :data:`CONTACT_M` of another member, all of them one
   connected chain (the engine's moves leave a metre or two of play between bodies that move
   together).
@@ -83,8 +84,22 @@ class CommandFormationBroken(Event):
     section: str = "5.5"
 
 
+#: "facing the same, or opposite direction": within 5.15's 22.5 degree deviation of the first
+#: unit's facing (or its reverse); the engine's moves turn bodies by a few degrees
+FACING_TOLERANCE_DEG = 22.5
+
+
 def _line_units(fs: list[Any], view: Any) -> list[LineUnit]:
-    return [LineUnit(view(f)[2], f.facing, 0, f.frontage) for f in fs]
+    ref = fs[0].facing
+    out = []
+    for f in fs:
+        off = (f.facing - ref + 180.0) % 360.0 - 180.0
+        facing = f.facing
+        for snap in (0.0, 180.0, -180.0):
+            if abs(off - snap) <= FACING_TOLERANCE_DEG:
+                facing = ref + snap
+        out.append(LineUnit(view(f)[2], facing, 0, f.frontage))
+    return out
 
 
 def problem(cf: Standing, fs: list[Any], view: Any) -> str | None:
