@@ -155,14 +155,15 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 6: the hearth-troop flees through the right
-    fyrd at bound 16; the fyrd takes the Command Test in that bound's Resolution phase."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 6, 17)
+    """Maldon (OS Terrain 50) under dark-age, seed 9: the centre ship crew flees through Olaf's
+    retinue at bound 14; the retinue takes the Command Test in that bound's Resolution phase
+    (seed 6 until Maldon's English closed into one Battle Line, 5.5, which moved the fight)."""
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 9, 15)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
-        e for e in _tests(b, 16) if e.triggers and e.triggers[0].startswith("friends fled through")
+        e for e in _tests(b, 14) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
-    assert (e.formation, e.triggers[0]) == ("en_fyrd_right", "friends fled through: en_hearth")
+    assert (e.formation, e.triggers[0]) == ("vk_hird", "friends fled through: vk_lith_2")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
 
 
