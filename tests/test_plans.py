@@ -335,3 +335,18 @@ def test_plan_schema_is_printed() -> None:
     schema = json.loads(out.stdout)
     assert {"formations", "objectives", "triggers", "points", "stance"} <= set(schema["properties"])
     assert {"Arrival", "Feint", "HoldFire", "PlanStep", "StepEnd"} <= set(schema["$defs"])
+
+
+def test_the_readme_plan_file_example_loads_against_stamford_bridge(tmp_path: Path) -> None:
+    """The README's plan-file example is a real plan: every name in it checks."""
+    text = (ROOT / "README.md").read_text()
+    start = text.index("# data/scenarios/stamford_bridge_1066.yaml:")
+    block = text[start : text.index("```", start)]
+    src = data_dir() / "scenarios" / "stamford_bridge_1066.yaml"
+    (tmp_path / "plans").mkdir()
+    shutil.copy(src, tmp_path / src.name)
+    (tmp_path / "plans" / "stamford_bridge_norwegians.yaml").write_text(block)
+    sc = load_scenario(tmp_path / src.name)
+    plan = sc.plan_of("norwegians")
+    assert plan is not None
+    assert [fp.formation for fp in plan.formations] == ["no_orri", "no_harald", "no_tostig"]
