@@ -350,3 +350,21 @@ def test_the_readme_plan_file_example_loads_against_stamford_bridge(tmp_path: Pa
     plan = sc.plan_of("norwegians")
     assert plan is not None
     assert [fp.formation for fp in plan.formations] == ["no_orri", "no_harald", "no_tostig"]
+
+
+def test_a_battle_with_arrivals_and_plans_keeps_every_engine_invariant(grounds: Any) -> None:
+    """engine.testing.check_battle over Chacabuco (Soler arrives at bound 30) and Halidon Hill
+    with a feint, a route and held archers: phases, legal orders, morale transitions, no
+    overlapping bases (the newcomers included), moves within their allowance, no stall."""
+    from engine.testing import check_battle
+
+    report = check_battle(battle(load_scenario("chacabuco_1817"), grounds["chacabuco_1817"]))
+    assert report.events.get("arrived") == 2
+    sc = with_plan("halidon_hill_1333", "scots", {
+        "points": {"wp1": {"lonlat": [-2.0860, 55.7960]}},
+        "formations": [
+            {"formation": "sc_moray", "waypoints": ["wp1"], "steps": [{"objective": "halidon"}]},
+            {"formation": "sc_ross", "feint": {"point": {"lonlat": [-2.0760, 55.7825]}}},
+        ]})  # fmt: skip
+    report = check_battle(battle(sc, grounds["halidon_hill_1333"]))
+    assert report.result is not None and report.result["winner"] is not None
