@@ -368,3 +368,17 @@ def test_a_battle_with_arrivals_and_plans_keeps_every_engine_invariant(grounds: 
         ]})  # fmt: skip
     report = check_battle(battle(sc, grounds["halidon_hill_1333"]))
     assert report.result is not None and report.result["winner"] is not None
+
+
+def test_trigger_fired_chains_conditions(grounds: Any) -> None:
+    """A trigger with an ``id`` is named by a later condition's ``trigger_fired``: the second
+    trigger (no other condition, so it would fire in bound 1) waits for the first (bound 6)."""
+    sc = with_plan("halidon_hill_1333", "scots", {"triggers": [
+        {"id": "halt", "when": {"bound": 6}, "order": "hold", "formations": ["sc_ross"]},
+        {"when": {"trigger_fired": "halt"}, "order": "hold", "formations": ["sc_douglas"]},
+    ]})  # fmt: skip
+    log = battle(sc, grounds["halidon_hill_1333"]).run()
+    ross = [bd for bd, e in events(log, "order_issued", "sc_ross") if e.order == "hold sc_ross"]
+    douglas = [bd for bd, e in events(log, "order_issued", "sc_douglas")
+               if e.order == "hold sc_douglas"]  # fmt: skip
+    assert ross[0] == 6 and douglas[0] == 6, (ross, douglas)
