@@ -714,7 +714,17 @@ class Scenario(BaseModel):
     def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
         if not isinstance(other, Scenario):
             return NotImplemented
-        return self.model_dump() == other.model_dump()
+        return self._identity() == other._identity()
+
+    def _identity(self) -> dict[str, Any]:
+        """The fields, with plan files as the files they name (a scenario saved elsewhere
+        refers to the same plan file by another relative path)."""
+        data = self.model_dump()
+        for side, spec in zip(data["sides"], self.sides, strict=True):
+            path = self.plan_file(spec.id)
+            if path is not None:
+                side["plan"] = str(path.resolve())
+        return data
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -761,7 +771,14 @@ class Scenario(BaseModel):
 
     def check_armies(self) -> None:
         """Check profiles and characters against the troop lists (errors name the line)."""
+        from engine.rulesets import get_ruleset
+        from scenario_builder.errors import RulesetError
+
         lines = self._lines
+        try:
+            get_ruleset(self.ruleset)
+        except RulesetError as exc:  # the scenario's line, not a bare "unknown ruleset"
+            self._fail(("ruleset",), lines, str(exc.problem))
         for si, side in enumerate(self.sides):
             army = self.army(side.id)
             pids = {p.id for p in army.profiles}
@@ -820,11 +837,26 @@ class Scenario(BaseModel):
         return scen
 
     def save(self, path: str | Path) -> None:
-        """Write the scenario as YAML, atomically."""
+        """Write the scenario as YAML, atomically; relative plan files are written relative to
+        the new file's folder, so they still name the same files."""
+        import os
+
         from scenario_builder.atomic import atomic_path
 
+        out = self
+        rebased = {}
+        for spec in self.sides:
+            plan = self.plan_file(spec.id)
+            if plan is not None and not Path(str(spec.plan)).is_absolute():
+                rel = os.path.relpath(plan.resolve(), Path(path).resolve().parent)
+                rebased[spec.id] = Path(rel).as_posix()
+        if rebased:
+            out = self.model_copy(deep=True)
+            for spec in out.sides:
+                if spec.id in rebased:
+                    spec.plan = rebased[spec.id]
         with atomic_path(path) as tmp:
-            tmp.write_text(self.to_yaml(), encoding="utf-8")
+            tmp.write_text(out.to_yaml(), encoding="utf-8")
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
