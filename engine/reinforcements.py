@@ -16,7 +16,9 @@ If its footprint there would be off the map, on impractical ground (7.1) or on o
 place is slid along the edge (or across its front at a point) a frontage at a time, up to
 :data:`SLIDES` each way; if no place is free it waits for the next bound (``delayed`` in the
 ``arrived`` event). It arrives with the orders it was given before it set out, its scenario
-``order`` and ``target`` (the bound-1 briefing, 9.1): no messenger has to find it.
+``order`` and ``target`` (the bound-1 briefing, 9.1): no messenger has to find it. Once its army
+has broken (``victory.rout_fraction``; the winner's pursuit may run on) it does not come on:
+the battle is decided, and its generals give no more orders.
 
 Reading (docs/rules-interpretations.md, "Reinforcements"): 2mm Earth v0.9 has no rule for
 troops entering during a battle; they are deployed as in 3.1 at the place they enter, and a
@@ -87,6 +89,9 @@ class Arrivals:
             w = self.waiting[fid]
             if n < w.bound:
                 continue
+            broken = getattr(ctx, "aftermath", None)
+            if broken is not None and w.formation.side in broken:
+                continue  # the army has broken (engine.battle): it never comes on
             pose = self._entry(state, w)
             if pose is None:
                 continue  # no free place: it tries again next bound
