@@ -382,3 +382,15 @@ def test_trigger_fired_chains_conditions(grounds: Any) -> None:
     douglas = [bd for bd, e in events(log, "order_issued", "sc_douglas")
                if e.order == "hold sc_douglas"]  # fmt: skip
     assert ross[0] == 6 and douglas[0] == 6, (ross, douglas)
+
+
+def test_a_broken_armys_reinforcement_never_comes_on(grounds: Any) -> None:
+    """Stamford Bridge with Orri due at bound 20: the Norwegians break at bound 12 or 13 and the
+    English pursuit runs on past bound 20, but Orri's men do not come on (engine.reinforcements:
+    the battle is decided)."""
+    fp = {"formation": "no_orri", "arrives": {"bound": 20, "edge": "south"}}
+    sc = with_plan("stamford_bridge_1066", "norwegians", {"formations": [fp]})
+    log = battle(sc, grounds["stamford_bridge_1066"]).run()
+    assert log.result is not None and log.result["winner"] == "english"
+    assert log.result["decided_bound"] < 20 < log.result["bounds"]
+    assert not [e for b in log.bounds for e in b.events if e.type == "arrived"]
