@@ -780,7 +780,11 @@ class Scenario(BaseModel):
         except RulesetError as exc:  # the scenario's line, not a bare "unknown ruleset"
             self._fail(("ruleset",), lines, str(exc.problem))
         for si, side in enumerate(self.sides):
-            army = self.army(side.id)
+            try:
+                army = self.army(side.id)
+            except DataSourceError as exc:  # no such troop list: the scenario's line names it
+                problem = f"expected a troop list, got {side.army!r} ({exc})"
+                self._fail(("sides", si, "army"), lines, problem)
             pids = {p.id for p in army.profiles}
             cids = {c.id for c in army.characters}
             for fi, f in enumerate(side.formations):
