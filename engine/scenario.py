@@ -266,8 +266,9 @@ Place = str | Position
 
 class StepEnd(BaseModel):
     """What ends a step of a formation's plan: the first that happens. With none given, a step
-    on an objective of kind ``take`` ends when it is taken, any other step when its point is
-    reached."""
+    on an objective of kind ``take`` ends when it is taken, an attack on an enemy formation when
+    that is broken, an advance when its point is reached; a hold, or an attack on whatever enemy
+    is near, goes on (the plan's last word)."""
 
     model_config = _STRICT
     reached: bool = False  # the formation is within the commander's REACHED_M of the point

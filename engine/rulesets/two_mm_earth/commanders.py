@@ -304,13 +304,14 @@ class PlanCommander:
                 or (u.taken and step.objective in self.taken)
                 or (u.bound is not None and bound >= u.bound)
             )
-        # the default end: an objective to take is taken, a point is reached, an enemy broken
+        # the default end: an objective to take is taken, an enemy formation attacked is broken,
+        # an advance reaches its point; a hold (or an attack on whatever is near) goes on
         if step.objective is not None and self._kind(step.objective) == "take":
             return step.objective in self.taken
         if step.target_formation is not None:
             g = state.formations.get(step.target_formation)
             return g is None or g.removed or g.morale is not Morale.STEADY
-        return reached and str(step.order) != "hold"
+        return reached and str(step.order) == "advance"
 
     def _kind(self, objective: str) -> str:
         return next((o.kind for o in self._objectives or [] if o.id == objective), "take")
