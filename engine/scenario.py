@@ -702,6 +702,22 @@ class Scenario(BaseModel):
             raise ScenarioFileError(path, f"{where}{'.'.join(str(x) for x in loc)}: {problem}")
         return plan
 
+    def use_plan_files(self, plans: Iterable[tuple[str, str | Path]]) -> None:
+        """Give sides the plan files named (``--plan SIDE=FILE`` of ``run`` and ``montecarlo``),
+        in place of their own plans; each is read and its names checked now."""
+        ids = [s.id for s in self.sides]
+        for side_id, file in plans:
+            if side_id not in ids:
+                raise ScenarioFileError(
+                    f"--plan {side_id}={file}", unknown_name(f"a side of {self.id}", side_id, ids)
+                )
+            path = Path(file).resolve()
+            if not path.is_file():
+                raise DataSourceError(file, "no such plan file")
+            self.side(side_id).plan = str(path)
+            self._plans.pop(side_id, None)
+            self.plan_of(side_id)
+
     def load_plans(self) -> None:
         """Read and check every side's plan file now (load time), not when the battle asks."""
         for side in self.sides:

@@ -394,3 +394,61 @@ def test_a_broken_armys_reinforcement_never_comes_on(grounds: Any) -> None:
     assert log.result is not None and log.result["winner"] == "english"
     assert log.result["decided_bound"] < 20 < log.result["bounds"]
     assert not [e for b in log.bounds for e in b.events if e.type == "arrived"]
+
+
+EVERY = ROOT / "tests" / "data" / "plans" / "chacabuco_every_field.yaml"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scenario_builder", *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)  # fmt: skip
+
+
+def test_run_plan_option_fights_a_human_plan_for_one_side(tmp_path: Path) -> None:
+    """``run --plan patriots=FILE``: the file replaces the patriots' plan (the automatic
+    commander runs the formations it does not name): the guns hold their fire from bound 1, the
+    grenadiers come on at the west edge at bound 30."""
+    import json
+
+    out = _cli("run", "chacabuco_1817", "--plan", f"patriots={EVERY}", "--out", str(tmp_path / "r"))
+    assert out.returncode == 0, out.stderr
+    log = json.loads((tmp_path / "r" / "battle_log.json").read_text())
+    events = [(b["bound"], e) for b in log["bounds"] for e in b["events"]]
+    assert (1, "hold pt_guns") in [(bd, e.get("order")) for bd, e in events
+                                   if e["type"] == "order_issued"]  # fmt: skip
+    arrived = {e["formation"]: (bd, e["edge"]) for bd, e in events if e["type"] == "arrived"}
+    assert arrived["pt_soler_horse"] == (30, "west")
+
+
+def test_plan_option_errors_are_one_line(tmp_path: Path) -> None:
+    for args, want in (
+        (("--plan", f"patriot={EVERY}"), "expected a side of chacabuco_1817, got 'patriot' "
+                                         "(did you mean 'patriots'?)"),
+        (("--plan", "patriots"), "--plan patriots: expected SIDE=FILE"),
+        (("--plan", "patriots=nowhere.yaml"), "nowhere.yaml: no such plan file"),
+    ):  # fmt: skip
+        out = _cli("run", "chacabuco_1817", *args, "--out", str(tmp_path / "x"))
+        lines = [ln for ln in out.stderr.strip().splitlines() if ln.strip()]
+        assert out.returncode != 0 and len(lines) == 1, out.stderr
+        assert want in lines[0] and "Traceback" not in out.stderr, lines[0]
+        assert not (tmp_path / "x").exists()
+
+
+def test_montecarlo_plan_option_reaches_the_workers(tmp_path: Path) -> None:
+    """``montecarlo --plan``: the replays on the Dask workers fight with the plan file (the
+    feinting grenadiers of the file, 2 replays on 1 worker)."""
+    import json
+
+    out = _cli("montecarlo", "chacabuco_1817", "--runs", "2", "--workers", "1", "--json",
+               "--plan", f"patriots={EVERY}", "--out", str(tmp_path / "mc"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "mc" / "summary.json").read_text())
+    assert summary["runs"] == 2 and summary["seeds"] == [1, 2]
+    from scenario_builder.montecarlo import replay
+
+    path, bf_dir = str(load_scenario("chacabuco_1817").path), str(tmp_path / "mc" / "battlefield")
+    plans = (("patriots", str(EVERY)),)
+    with_file = [replay(path, bf_dir, seed, None, plans)["bounds"] for seed in (1, 2)]
+    without = [replay(path, bf_dir, seed)["bounds"] for seed in (1, 2)]
+    assert with_file != without  # the plan file changes these battles
+    assert (summary["bounds"]["min"], summary["bounds"]["max"]) == (min(with_file), max(with_file))
