@@ -594,6 +594,7 @@ class Scenario(BaseModel):
         objectives, triggers, named points, map edges. Key paths are from the plan's root."""
         everyone = [f.id for s in self.sides for f in s.formations]
         own = [f.id for f in self.side(side_id).formations]
+        brigade_of = {f.id: f.brigade for f in self.side(side_id).formations if f.brigade}
         enemy = [f.id for s in self.sides if s.id != side_id for f in s.formations]
         mine = f"a formation of side {side_id}"
         theirs = f"an enemy formation of side {side_id}"
@@ -647,6 +648,14 @@ class Scenario(BaseModel):
                 yield (*fl, "formation"), f"duplicate plan for formation {fp.formation!r}"
             planned.append(fp.formation)
             if fp.arrives is not None:
+                merged = brigade_of.get(fp.formation)
+                if merged is not None:
+                    # 5.1: merged at deployment, it is placed with its brigade; holding it back
+                    # alone would split the brigade, so the arrival belongs to the brigade.
+                    yield (*fl, "arrives"), (
+                        f"formation {fp.formation!r} deploys merged into {merged!r}'s brigade "
+                        f"(5.1); give the arrival to {merged!r}"
+                    )
                 edge = fp.arrives.edge
                 if edge is not None and edge not in EDGES:
                     yield (*fl, "arrives", "edge"), unknown_name("a map edge", edge, EDGES)

@@ -452,3 +452,21 @@ def test_montecarlo_plan_option_reaches_the_workers(tmp_path: Path) -> None:
     without = [replay(path, bf_dir, seed)["bounds"] for seed in (1, 2)]
     assert with_file != without  # the plan file changes these battles
     assert (summary["bounds"]["min"], summary["bounds"]["max"]) == (min(with_file), max(with_file))
+
+
+def test_an_arrival_for_a_formation_merged_into_a_brigade_is_a_load_error(tmp_path: Path) -> None:
+    """5.1: a formation deployed merged into a brigade is placed with it; holding it back alone
+    would split the brigade, so ``arrives`` on it is refused, naming the plan file's line."""
+    scen, plan = _copy_chacabuco(tmp_path)
+    text = scen.read_text()
+    head = '      - {id: pt_soler_horse, name: "Grenadier squadrons with Soler",'
+    assert head in text
+    scen.write_text(text.replace(head, head + " brigade: pt_soler,"))
+    from scenario_builder.errors import ScenarioFileError
+
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario(scen)
+    line = plan.read_text().splitlines().index("    arrives: {bound: 30, point: soler_track_horse}")
+    msg = str(err.value)
+    assert msg.startswith(f"{plan}: line {line + 1}: formations.1.arrives:"), msg
+    assert "merged into 'pt_soler''s brigade (5.1)" in msg and "\n" not in msg
