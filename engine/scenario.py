@@ -652,9 +652,12 @@ class Scenario(BaseModel):
                 if merged is not None:
                     # 5.1: merged at deployment, it is placed with its brigade; holding it back
                     # alone would split the brigade, so the arrival belongs to the brigade.
-                    yield (*fl, "arrives"), (
-                        f"formation {fp.formation!r} deploys merged into {merged!r}'s brigade "
-                        f"(5.1); give the arrival to {merged!r}"
+                    yield (
+                        (*fl, "arrives"),
+                        (
+                            f"formation {fp.formation!r} deploys merged into {merged!r}'s brigade "
+                            f"(5.1); give the arrival to {merged!r}"
+                        ),
                     )
                 edge = fp.arrives.edge
                 if edge is not None and edge not in EDGES:
