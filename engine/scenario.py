@@ -411,6 +411,24 @@ def _command_formation_problems(side: Any, at: Loc, own: list[str]) -> Iterator[
                 )
             else:
                 taken[fid] = cf.id
+    for mi, m in enumerate(side.manoeuvres):
+        for k, fid in enumerate(m.formations):
+            if fid not in own:
+                loc = (*at, "manoeuvres", mi, "formations", k)
+                yield loc, unknown_name(f"a formation of side {side.id}", fid, own)
+
+
+class ManoeuvreSpec(BaseModel):
+    """At bound ``bound`` the ``formations`` make ``manoeuvre`` (Dark Age 5.18, 5.22, 5.23;
+    engine/rulesets/dark_age/manoeuvres.py; read by ``dark-age``)."""
+
+    model_config = _STRICT
+    bound: int = Field(ge=1)
+    formations: list[str] = Field(min_length=1)
+    manoeuvre: Literal[
+        "form_column", "form_shieldwall", "form_cuneus", "double_ranks", "halve_ranks",
+        "side_step_left", "side_step_right", "step_back",
+    ]  # fmt: skip
 
 
 class SideSpec(BaseModel):
@@ -431,6 +449,7 @@ class SideSpec(BaseModel):
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
     command_formations: list[CommandFormationSpec] = Field(default_factory=list)  # Dark Age 5.5
+    manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.18-5.23
 
 
 class WeatherChange(BaseModel):

@@ -49,6 +49,7 @@ from engine.rulesets.dark_age.command import (
     break_up,
     form_at_deployment,
 )
+from engine.rulesets.dark_age.manoeuvres import manoeuvres
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
@@ -122,6 +123,8 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
+    # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
+    ctx.emit(manoeuvres(ctx, "execute_moves"))
     ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
