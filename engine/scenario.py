@@ -427,7 +427,7 @@ class ManoeuvreSpec(BaseModel):
     formations: list[str] = Field(min_length=1)
     manoeuvre: Literal[
         "form_column", "form_shieldwall", "form_cuneus", "double_ranks", "halve_ranks",
-        "side_step_left", "side_step_right", "step_back",
+        "side_step_left", "side_step_right", "step_back", "about_face",
     ]  # fmt: skip
 
 

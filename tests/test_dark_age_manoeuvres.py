@@ -29,7 +29,12 @@ ORDERS = {
         ("en_fyrd_right", "side_step_right"),
         ("en_bowmen", "double_ranks"),
     ],
-    "vikings": [("vk_lith_1", "form_column"), ("vk_hird", "form_cuneus")],
+    "vikings": [
+        ("vk_lith_1", "form_column"),
+        ("vk_hird", "form_cuneus"),
+        ("vk_lith_3", "about_face"),
+        ("vk_archers", "about_face"),
+    ],
 }
 
 
@@ -71,7 +76,11 @@ def test_formation_changes_and_ranks_at_their_cost(fought: tuple[Battle, dict]) 
     and no DP outside bow range; 5.22: Godric's single rank doubles (4 -> 2), ½ move, no DP
     (B Grade). The bowmen are no shieldwall: refused, saying so."""
     b, _pos = fought
-    made = {e.formation: e for bd, e in _events(b, "manoeuvre") if bd == 1 and e.by == "scenario"}
+    made = {
+        e.formation: e
+        for bd, e in _events(b, "manoeuvre")
+        if bd == 1 and getattr(e, "by", "") == "scenario"
+    }
     assert (made["vk_lith_1"].section, made["vk_lith_1"].frontage) == ("5.18", (4, 1))
     assert (made["vk_hird"].section, made["vk_hird"].frontage) == ("5.18", (3, 2))
     assert (made["en_godric"].section, made["en_godric"].frontage) == ("5.22", (4, 2))
@@ -100,7 +109,9 @@ def test_the_commander_forms_a_column_in_bow_range_into_shieldwall(
     """5.18, the automatic commander: the ship crew in column comes within bow range and forms
     shieldwall (1 -> 4 wide), at ½ move and 1 DP (within bow range), as soon as there is room."""
     b, _pos = fought
-    (bd, e) = next((bd, e) for bd, e in _events(b, "manoeuvre") if e.by == "commander")
+    (bd, e) = next(
+        (bd, e) for bd, e in _events(b, "manoeuvre") if getattr(e, "by", "") == "commander"
+    )
     assert e.formation == "vk_lith_1" and e.manoeuvre == "form_shieldwall"
     assert e.frontage == (1, 4) and e.dps == 1 and e.section == "5.18"
     dis = [x for d, x in _events(b, "disorder") if d == bd and x.formation == "vk_lith_1"]
@@ -121,3 +132,14 @@ def test_an_unknown_formation_in_a_manoeuvre_is_a_file_error(tmp_path: Path) -> 
     with pytest.raises(ScenarioFileError) as err:
         load_scenario(p)
     assert "maldon_bad.yaml" in str(err.value) and "en_hearth" in str(err.value)
+
+
+def test_about_face_on_an_order(fought: tuple[Battle, dict]) -> None:
+    """5.21: the second leader's crew (A Grade infantry) turns about on the spot, ½ move, no
+    DP; the bowmen are unformed and face all round already: refused."""
+    b, _pos = fought
+    (e,) = [e for bd, e in _events(b, "manoeuvre") if bd == 1 and e.formation == "vk_lith_3"]
+    assert (e.manoeuvre, e.section, e.time, e.dps) == ("about_face", "5.21", "½ move", 0)
+    assert e.frontage == (3, 3)
+    (ref,) = [e for bd, e in _events(b, "manoeuvre_refused") if e.formation == "vk_archers"]
+    assert ref.section == "5.21" and "face all round" in ref.reason

@@ -481,6 +481,26 @@ class Manoeuvre(Event):
 ABOUT_FACE_BEYOND_DEG = 90.0
 
 
+def turn_about(f: EngineFormation) -> bool:
+    """5.21: every man turns where he stands, the stands keep their places and the old rear
+    rank is the new front; False (nothing changed) if a part-filled rank would shift."""
+    before = {b.id: (b.x, b.y) for b in f.alive_bases}
+    saved = {b.id: (b.rank, b.file) for b in f.bases}
+    depth = f.ranks
+    for b in f.bases:  # the rear rank becomes the front, the left file the right
+        b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
+    f.set_pose(f.cx, f.cy, f.facing + 180.0)
+    f.obb_cache = None
+    if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
+           for b in f.alive_bases):  # fmt: skip
+        for b in f.bases:
+            b.rank, b.file = saved[b.id]
+        f.set_pose(f.cx, f.cy, f.facing - 180.0)
+        f.obb_cache = None
+        return False
+    return True
+
+
 def about_faces(ctx: Any, phase: str) -> list[Event]:
     """5.21 About Face, chosen for the automatic commander's moves: a formed, steady unit whose
     move (an advance, attack or charge) goes more than :data:`ABOUT_FACE_BEYOND_DEG` off its
@@ -493,10 +513,11 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
 
     state = ctx.state
     events: list[Event] = []
-    ctx.about_faced = {}
     for fid, plan in sorted(ctx.plans.items()):
         rolled = ctx.move_rolls.get(fid)
         f = state.formations[fid]
+        if fid in ctx.about_faced:  # turned about on an order this bound (manoeuvres.py)
+            continue
         if plan.kind not in _CLOSING or rolled is None or f.removed or f.loose:
             continue
         if f.morale is not Morale.STEADY:
@@ -515,21 +536,8 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
         turn_m = max(math.hypot(b.w, b.d) for b in f.alive_bases)
         if full_m < turn_m:
             continue
-        before = {b.id: (b.x, b.y) for b in f.alive_bases}
-        saved = {b.id: (b.rank, b.file) for b in f.bases}
-        depth = f.ranks
-        for b in f.bases:  # the rear rank becomes the front, the left file the right
-            b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
-        f.set_pose(f.cx, f.cy, f.facing + 180.0)
-        f.obb_cache = None
-        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
-               for b in f.alive_bases):  # fmt: skip
-            # a part-filled rank would shift as it came to the front: it wheels instead
-            for b in f.bases:
-                b.rank, b.file = saved[b.id]
-            f.set_pose(f.cx, f.cy, f.facing - 180.0)
-            f.obb_cache = None
-            continue
+        if not turn_about(f):
+            continue  # a part-filled rank would shift as it came to the front: it wheels instead
         state.version += 1
         ctx.start_facing[fid] = f.facing  # the turn is the about-face, not a wheel (5.17)
         half_m = half_move(rolled[2].allowance).least * JAVELIN_THROW_M

@@ -11,6 +11,9 @@ Readings (docs/rules-interpretations.md, "Dark Age manoeuvres as orders"):
   second), 1 DP within bow range of an enemy (the nearest enemy's gap <= 5.8's bow range).
 - doubling ranks (5.22) takes a one-rank shieldwall to two, halving takes two to one (5.3: a
   shieldwall is "in one or two ranks"); ½ move, 1 DP for C Grade.
+- about face (5.21) on an order: formed units turn where they stand (the rear rank the new
+  front), ½ move, 1 DP for C Grade (not elephants) and for mounted troops turning before they
+  move; what is left of a rolled move is as in :func:`.battle.about_faces`.
 - side-step / step-back (5.23): A and B Grade infantry in shieldwall move one javelin throw to
   a flank or back instead of their move, no dice, the whole move phase.
 - a manoeuvre the unit may not make (wrong formation, grade or troops), or whose new place
@@ -33,6 +36,7 @@ from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
     Cost,
     TimeCost,
+    about_face_cost,
     double_ranks_cost,
     formation_change_cost,
     half_move,
@@ -54,6 +58,7 @@ class ManoeuvreOrder(enum.StrEnum):
     SIDE_STEP_LEFT = "side_step_left"  # 5.23
     SIDE_STEP_RIGHT = "side_step_right"  # 5.23
     STEP_BACK = "step_back"  # 5.23
+    ABOUT_FACE = "about_face"  # 5.21
 
 
 _SECTION = {
@@ -65,6 +70,7 @@ _SECTION = {
     ManoeuvreOrder.SIDE_STEP_LEFT: "5.23",
     ManoeuvreOrder.SIDE_STEP_RIGHT: "5.23",
     ManoeuvreOrder.STEP_BACK: "5.23",
+    ManoeuvreOrder.ABOUT_FACE: "5.21",
 }
 
 
@@ -231,7 +237,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
     """Make this bound's ordered manoeuvres (after the move rolls, before the moves): each at
     its cost, the rolled allowance halved for ½ move, the move given up for a whole phase."""
     from engine.movement import MovePlan
-    from engine.rulesets.dark_age.battle import Disorder, chapter_view
+    from engine.rulesets.dark_age.battle import Disorder, chapter_view, turn_about
     from engine.rulesets.dark_age.movement import DisorderPoints
 
     events: list[Event] = []
@@ -256,6 +262,23 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                                                "its new place is taken or impassable"))  # fmt: skip
                 continue
             cost = Cost(TimeCost.FULL, 0)
+        elif order is ManoeuvreOrder.ABOUT_FACE:
+            if form not in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS):
+                why = "unformed troops and single models face all round (5.16, 5.21)"
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
+                continue
+            if not turn_about(f):
+                why = "a part-filled rank would shift as it came to the front"
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
+                continue
+            ctx.state.version += 1
+            cost = about_face_cost(troop, grade, form, moved_first=False)
+            rolled = ctx.move_rolls.get(fid)
+            if rolled is not None:  # 5.21 as in battle.about_faces: the turn is in the roll
+                full_m = rolled[2].allowance.least * JAVELIN_THROW_M
+                turn_m = max(math.hypot(x.w, x.d) for x in f.alive_bases)
+                half_m = half_move(rolled[2].allowance).least * JAVELIN_THROW_M
+                ctx.about_faced[fid] = (full_m, max(0.0, min(half_m, full_m - turn_m)))
         else:
             width = _new_frontage(order, troop, form, f)
             if isinstance(width, str):

@@ -124,6 +124,7 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
+    ctx.about_faced = {}
     ctx.emit(manoeuvres(ctx, "execute_moves"))
     ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
