@@ -54,7 +54,19 @@ def test_same_seed_gives_identical_log_bytes(flodden_bf, flodden_attack):
     assert other != one
 
 
-@pytest.mark.parametrize("ruleset", available_rulesets())
+# 2mm Earth's full hook check fights ~25 variant battles, three of them to the end with a pursuit
+# (the after-break hooks): the heavy end-to-end check, run in the full suite; the quick lane keeps
+# their invariants (test_invariants_of_the_heavy_rulesets below).
+HEAVY_HOOK_CHECKS = ("2mm-earth-v0.7", "2mm-earth-v0.9")
+
+
+@pytest.mark.parametrize(
+    "ruleset",
+    [
+        pytest.param(r, marks=pytest.mark.slow) if r in HEAVY_HOOK_CHECKS else r
+        for r in available_rulesets()
+    ],
+)
 def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_attack):
     report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
     # 2mm Earth 11; with W&C's Resolution and End 10; medieval-d10 15 (no phase 14)
@@ -76,6 +88,15 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
             continue
         assert report.hooks[hook].startswith("changes bound"), hook
     assert "rally_test" not in report.hooks  # deleted: nothing asked for it
+
+
+@pytest.mark.parametrize("ruleset", HEAVY_HOOK_CHECKS)
+def test_invariants_of_the_heavy_rulesets(ruleset, flodden_bf, flodden_attack):
+    """The invariants after every phase (engine.testing), without the hook variants."""
+    report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf, hooks=False)
+    assert report.bounds >= 1
+    assert report.phases == report.bounds * len(get_ruleset(ruleset).phases)
+    assert report.result is not None and report.hooks == {}
 
 
 def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_attack):
