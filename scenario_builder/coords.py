@@ -115,7 +115,10 @@ def as_written(given: tuple[float, ...]) -> str:
 
 
 def guess_crs(
-    ground: Any, given: dict[str, tuple[float, ...]], what: str = "the battlefield"
+    ground: Any,
+    given: dict[str, tuple[float, ...]],
+    what: str = "the battlefield",
+    hint: str = "give --crs to say which",
 ) -> str | None:
     """The CRS of the user's points (x, y) or boxes (W, S, E, N) when no ``--crs`` was given:
     the ground's metres if they all lie on it in metres, else EPSG:4326 if they all do as
@@ -133,7 +136,7 @@ def guess_crs(
         option,
         f"{as_written(off)} is off {what}, read as lon,lat or as metres: it spans lon "
         f"{w:.4f}..{e:.4f}, lat {s:.4f}..{n:.4f}, or x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} "
-        f"m in {ground.crs.to_string()} (give --crs to say which)",
+        f"m in {ground.crs.to_string()} ({hint})",
     )
 
 
