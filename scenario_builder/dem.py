@@ -225,8 +225,8 @@ def dem_extent(path: str | os.PathLike[str]) -> Extent:
         bounds = tuple(src.bounds)
     lonlat = rasterio.warp.transform_bounds(crs, "EPSG:4326", *bounds, densify_pts=21)
     utm = utm_crs((lonlat[0] + lonlat[2]) / 2.0, (lonlat[1] + lonlat[3]) / 2.0)
-    x0, y0, x1, y1 = _inner_rect(crs, bounds, utm)  # type: ignore[arg-type]
-    return Extent(utm, (x0, y0, x1, y1), tuple(lonlat))  # type: ignore[arg-type]
+    x0, y0, x1, y1 = _inner_rect(crs, bounds, utm)
+    return Extent(utm, (x0, y0, x1, y1), tuple(lonlat))
 
 
 def sea_voids(data: np.ndarray, valid: np.ndarray, rim_max_m: float = SEA_RIM_MAX_M) -> np.ndarray:

@@ -169,7 +169,9 @@ def build(
     if bbox is not None:
         from scenario_builder.sites import get_site
 
-        bbox_crs, read_line = read_bbox(bbox, crs_text, dem if slug is None else get_site(slug).dem)
+        source = get_site(slug).dem if slug is not None else dem
+        assert source is not None  # checked above: a SLUG or --dem
+        bbox_crs, read_line = read_bbox(bbox, crs_text, source)
     stamp = {"command": "build", "input": slug or str(dem)}
     claim_out_dir(out, stamp, force=force)
     options: dict[str, Any] = dict(
