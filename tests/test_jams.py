@@ -21,7 +21,6 @@ from engine.jams import STALL_BOUNDS, JamWatch, Stall, stuck_cycles
 from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from engine.testing import check_battle, flat_origin, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.cli.run import build_battlefield
 from scenario_builder.montecarlo import summarize
 
@@ -105,8 +104,8 @@ def test_shipped_battles_have_no_stall(scenario_id: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 
