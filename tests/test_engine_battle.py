@@ -58,12 +58,15 @@ def test_same_seed_gives_identical_log_bytes(flodden_bf, flodden_attack):
 # (the after-break hooks): the heavy end-to-end check, run in the full suite; the quick lane keeps
 # their invariants (test_invariants_of_the_heavy_rulesets below).
 HEAVY_HOOK_CHECKS = ("2mm-earth-v0.7", "2mm-earth-v0.9")
+# rulesets whose own module runs the full check (hooks too) on Flodden in the quick lane:
+# tests/test_composed_rulesets.py (wc-morale, seed 4), tests/test_medieval_d10_battle.py (seed 1)
+CHECKED_ELSEWHERE = ("2mm-earth-v0.9+wc-morale", "medieval-d10")
 
 
 @pytest.mark.parametrize(
     "ruleset",
     [
-        pytest.param(r, marks=pytest.mark.slow) if r in HEAVY_HOOK_CHECKS else r
+        pytest.param(r, marks=pytest.mark.slow) if r in HEAVY_HOOK_CHECKS + CHECKED_ELSEWHERE else r
         for r in available_rulesets()
     ],
 )
