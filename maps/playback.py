@@ -121,6 +121,7 @@ _SENTENCES: dict[str, str] = {
     "range_halt": "{formation} halts at javelin range of {target} (5.8): {at_m} m left",
     "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
     "\u2192 {outcome}",
+    "wc_strategy": "W&C Strategy Roll for turn {bound}: Strategic Advantage order {order}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
@@ -213,6 +214,8 @@ def _event_text(ev: Mapping[str, Any]) -> str:
         if text:
             if ev.get("character"):
                 text += f" (character {ev['character']})"
+            if isinstance(ev.get("reroll"), Mapping):  # W&C: a drilled formation's second throw
+                text += f"; drilled re-roll {_dice_text({'dice': ev['reroll']})} (scored)"
             if fields["dice"] and "{dice}" not in template:  # e.g. a die chose the base
                 purpose = ev["dice"].get("purpose") if isinstance(ev["dice"], Mapping) else None
                 text += f"; {fields['dice']}" + (f" ({purpose})" if purpose else "")

@@ -201,10 +201,14 @@ def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden
     ctx = b.ctx
     r = b.state.formations["r"]
     r.morale = Morale.ROUTING
-    ctx.dice = ScriptedDice([1, 2, 3, 3, 3, 3])  # strategic advantage roll-off, then 3+3
+    # this turn's Strategy Roll (none made yet), the rally's 3+3, then End Phase 4's Strategy
+    # Roll for the next turn
+    ctx.dice = ScriptedDice([1, 2, 3, 3, 4, 1])
     events = wc.end_phase(ctx, wc.TWO_MM_EARTH, "end")
     (test,) = [e for e in events if e.type == "wc_test"]
     assert (test.test, test.mv, test.score, test.outcome) == ("rally", 6, 6, "rallied")
+    assert test.triggers == ('1 enemy within 10" (-1)',)
+    assert [e.bound for e in events if e.type == "wc_strategy"] == [b.state.bound, b.state.bound + 1]
     assert r.morale is Morale.RETREATING  # rallied, disordered until its next round
     b.state.bound += 1
     wc.start_round(ctx, "orders")

@@ -138,27 +138,25 @@ def test_wc_enemy_gets_plus_one_after_a_failed_test_in_a_continuing_combat(
     maldon: tuple[Any, Any],
 ) -> None:
     """W&C Morale Tests (engaged): a unit that fails while its combat goes on stays in it, and
-    "the enemy gets +1 next round". Maldon seed 1: Olaf's retinue routing makes the southern
-    crews test at bound 15; they fail in a drawn combat and hold, so bound 16's melee is at +1
-    against them.
+    "the enemy gets +1 next round". Maldon seed 99: Olaf's fall makes the second ship crew test
+    at bound 14 at MV -1; it fails in a drawn combat and holds, so bound 15's melee is at +1
+    against it.
     The +1 is 2mm Earth's attack modifier (the need to hit one less, 2.2-2.3)."""
     sc, ground = maldon
-    battle = _fight(sc, ground, 1)
-    while battle.state.bound < 15:
+    battle = _fight(sc, ground, 99)
+    while battle.state.bound < 14:
         battle.step()
     tests = [e for e in battle.log.bounds[-1].events if e.type == "wc_test"]
-    assert ("vk_lith_1", "hold") in {(e.formation, e.outcome) for e in tests}
-    assert battle.ctx.melee_bonus_against == {"vk_lith_1": 16}
-    # the +1 itself: the same bound fought twice from the same state and dice, once with the
-    # bonus against the first formation struck in it
-    plain, bonus = _fight(sc, ground, 1), _fight(sc, ground, 1)
-    for b in (plain, bonus):
-        while b.state.bound < 5:
-            b.step()
-    struck = next(e.target for e in _fight_bound(plain) if e.type == "melee")
-    bonus.ctx.melee_bonus_against[struck] = 6
-    got = [e for e in _fight_bound(bonus) if e.type == "melee" and e.target == struck]
-    want = [e for e in plain.log.bounds[-1].events if e.type == "melee" and e.target == struck]
+    assert ("vk_lith_2", "hold") in {(e.formation, e.outcome) for e in tests}
+    assert battle.ctx.melee_bonus_against == {"vk_lith_2": 15}
+    # the +1 itself: bound 15 fought twice from the same state and dice, once with the bonus
+    # the test gave and once with it taken away
+    plain = _fight(sc, ground, 99)
+    while plain.state.bound < 14:
+        plain.step()
+    plain.ctx.melee_bonus_against.clear()
+    got = [e for e in _fight_bound(battle) if e.type == "melee" and e.target == "vk_lith_2"]
+    want = [e for e in _fight_bound(plain) if e.type == "melee" and e.target == "vk_lith_2"]
     assert got and want
     assert got[0].dice == want[0].dice and got[0].need == max(1, want[0].need - 1)
 

@@ -852,7 +852,10 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(
+        mover = execute_move
+        if f.morale is Morale.ROUTING and ctx.flee_move is not None:
+            mover = ctx.flee_move  # a composed morale module's flee move (W&C: through friends)
+        res = mover(
             ctx.bf,
             state,
             f,
