@@ -208,7 +208,8 @@ def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden
     (test,) = [e for e in events if e.type == "wc_test"]
     assert (test.test, test.mv, test.score, test.outcome) == ("rally", 6, 6, "rallied")
     assert test.triggers == ('1 enemy within 10" (-1)',)
-    assert [e.bound for e in events if e.type == "wc_strategy"] == [b.state.bound, b.state.bound + 1]
+    strategy = [e.bound for e in events if e.type == "wc_strategy"]
+    assert strategy == [b.state.bound, b.state.bound + 1]
     assert r.morale is Morale.RETREATING  # rallied, disordered until its next round
     b.state.bound += 1
     wc.start_round(ctx, "orders")

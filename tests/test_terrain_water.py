@@ -129,12 +129,12 @@ def test_7_2_osm_river_band_has_no_corner_gaps_and_yields_only_to_woods(
     assert _corner_gaps(band & window) == 0
 
 
-def test_7_2_the_till_is_one_unbroken_band_and_the_pallins_burn_is_wet():
+def test_7_2_the_till_is_one_unbroken_band_and_the_pallins_burn_is_wet(built_flodden):
     """Flodden's overlay: the Till (25 m on 25 m cells) used to be burned by cell centres only
     and met itself corner to corner 109 times; now it is one 4-connected band of every cell its
     line touches. The Pallins Burn is an overlay ``stream``: the overlay says it is wet."""
     site = get_site("flodden")
-    bf = build_site("flodden").battlefield
+    bf = built_flodden.battlefield
     codes = _feature_codes(bf)
     feature = bf.layer("feature")
     path = site.overlay_paths()[0]
