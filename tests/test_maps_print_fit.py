@@ -83,7 +83,16 @@ def _overlapping_chars(page: Any) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize("paper", ["A4", "Letter", "150x150mm"])
+@pytest.mark.parametrize(
+    "paper",
+    # A4 in the quick lane; the other papers (a whole print read back page by page each) in the
+    # full run
+    [
+        "A4",
+        pytest.param("Letter", marks=pytest.mark.slow),
+        pytest.param("150x150mm", marks=pytest.mark.slow),
+    ],
+)
 def test_every_word_inside_the_margins(
     run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path, paper: str
 ) -> None:
