@@ -162,3 +162,26 @@ def test_run_says_how_it_read_the_orders_positions(run_cli, tmp_path):
     )
     assert code == 0, err
     assert f"read --orders positions as lon,lat (1), metres in {UTM} (1)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--crs", UTM], "--crs says what --bbox is in; give --bbox too"),
+        (["--bbox", _text(METRES), "--crs", "EPSG:99999"], "--crs: expected a CRS such as"),
+        (["--bbox", "3,2,1,4"], "expected W < E and S < N, got '3,2,1,4'"),
+    ],
+)
+def test_bad_bbox_or_crs_is_one_line_naming_the_option(
+    run_cli, coarse_flodden, tmp_path, args, message
+):
+    for command in (
+        ["build", "flodden", *args, "--out", tmp_path / "b"],
+        ["print", coarse_flodden, *args, "--out", tmp_path / "p.pdf"],
+    ):
+        code, _, err = run_cli(*command)
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        # one error line (a usage error, exit 2, has click's usage lines above it)
+        assert (code, len(lines)) in ((1, 1), (2, 1), (2, 3)), (command, err)
+        assert lines[-1].startswith("Error: ") and message in lines[-1], (command, err)
+        assert "Traceback" not in err and list(tmp_path.iterdir()) == []
