@@ -113,6 +113,7 @@ def test_every_word_inside_the_margins(
             assert _overlapping_chars(page) == []
 
 
+@pytest.mark.slow  # the battle area printed at 2mm on A3 and read back sheet by sheet
 def test_names_deployments_and_labels_on_the_sheets(
     run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path
 ) -> None:
