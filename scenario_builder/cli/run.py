@@ -17,7 +17,15 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option, ruleset_option, seed_option
+from .options import (
+    force_option,
+    json_option,
+    out_dir_option,
+    parse_plans,
+    plan_option,
+    ruleset_option,
+    seed_option,
+)
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -177,6 +185,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
     "--orders-side",
     help="Only this side follows --orders (default: every side the file gives orders to).",
 )
+@plan_option
 @json_option
 def run(
     scenario: str,
@@ -187,6 +196,7 @@ def run(
     ruleset: str | None,
     orders_file: str | None,
     orders_side: str | None,
+    plans: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
@@ -196,6 +206,7 @@ def run(
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
+    sc.use_plan_files(parse_plans(plans))
     script = load_orders(sc, orders_file, orders_side)  # a bad file fails before the build
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)

@@ -534,6 +534,7 @@ def _mode(
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
     r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+    r += ctx.rs.resilience_modifier(ctx, g)
     from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
@@ -583,6 +584,7 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         facing = len(g.rank_of(g.side_toward(fx, fy)))
         cover = ctx.cover_class(g, "ranged")
         r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+        r += ctx.rs.resilience_modifier(ctx, g)
         bases = shooting_bases(f)
         a = ranged_arming(f)
         half = plan.distance_m >= range_m(f) / 2.0
