@@ -190,7 +190,7 @@ def test_scenario_battlefield_section_carries_step_smoothing_and_streams():
         BattlefieldRef(slug="flodden", step_m=0)
 
 
-def test_scenario_step_and_smoothing_reach_the_build():
+def test_scenario_step_and_smoothing_reach_the_build(built_minden):
     """``battlefield: {slug: .., step_m: 5, smooth_m: 30}`` builds 5 m levels on 30 m smoothing
     (6.2): fewer levels than the 2 m default on the same ground."""
     from types import SimpleNamespace
@@ -200,6 +200,6 @@ def test_scenario_step_and_smoothing_reach_the_build():
     ref = BattlefieldRef(slug="minden", step_m=5, smooth_m=30)
     bf = build_battlefield(SimpleNamespace(battlefield=ref, path=None)).battlefield
     assert bf.step == 5.0 and bf.meta["smooth_m"] == 30.0 and bf.meta["step_m"] == 5.0
-    default = build_site("minden").battlefield
+    default = built_minden.battlefield
     assert default.step == 2.0
     assert bf.n_levels < default.n_levels
