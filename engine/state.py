@@ -265,6 +265,7 @@ class Formation:
 
     def place(self) -> None:
         """Put every base at its slot for the formation's centre and facing."""
+        self.obb_cache = None  # ranks may have changed (3.1 step-up) with the same key
         fx, fy = forward(self.facing)
         rx, ry = right(self.facing)
         ranks = self.ranks

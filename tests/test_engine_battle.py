@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.battle import Battle
@@ -149,6 +149,24 @@ def small_battles(draw):
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(small_battles())
+# Found by this test: archers hold while their front rank is killed; in bound 8 the rear rank
+# steps up (3.1) and the enemy then advanced into the same slots, swept against the formation's
+# stale rectangle (its cache key did not change when the ranks did).
+@example(
+    (
+        [
+            {"id": "r0", "profile": "archers", "bases": 6, "frontage": 3, "at": (-300, -200),
+             "facing": 0, "order": "hold"},
+            {"id": "r1", "profile": "inf", "bases": 3, "frontage": 3, "at": (0, -200),
+             "facing": 0, "order": "advance"},
+        ],
+        [
+            {"id": "b0", "profile": "archers", "bases": 3, "frontage": 3, "at": (-300, 200),
+             "facing": 180, "order": "advance"},
+        ],
+        1132,
+    )
+)  # fmt: skip
 def test_6_1_invariants_hold_in_random_battles(minden, spec):
     """No base beyond its allowance, removed bases never act, casualties only grow, bases never
     overlap (engine.testing.check_battle asserts them after every phase)."""
