@@ -41,7 +41,6 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state = ctx.state
     state.bound += 1
     ctx.events = []
-    ctx.quiet_events = ctx.moved_events = 0
     ctx.ruleset.start_bound(ctx)
     for hook in ctx.on_bound_start:  # light and weather (engine.light), readiness
         hook(ctx)

@@ -221,11 +221,12 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
 
 
 def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
-    """Every active formation's centre, cached while nothing moves, dies or changes morale."""
-    key = ctx.table_key()
-    if ctx.centre_cache is None or ctx.centre_cache[0] != key:
-        ctx.centre_cache = (key, {g.id: g.centre() for g in ctx.state.active()})
-    return ctx.centre_cache[1]
+    """Every active formation's centre, kept for one revision of the state's table."""
+    memo = ctx.state.table().memo
+    hit = memo.get("centres")
+    if hit is None:
+        hit = memo["centres"] = {g.id: g.centre() for g in ctx.state.active()}
+    return hit
 
 
 def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
