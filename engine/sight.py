@@ -100,6 +100,7 @@ class Sight:
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
+        self._corners: np.ndarray | None = None
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
@@ -155,6 +156,33 @@ class Sight:
             row.update(zip(todo, vals, strict=True))
         return [row[j] for j in js]
 
+    def _fill_gaps(self, pairs: list[tuple[int, int]]) -> None:
+        """The gaps of many (observer row, other row) pairs not yet known, in one
+        ``distance_pairs`` call (the same numbers as ``distance`` row by row)."""
+        from engine.geometry import corners, distance_pairs
+
+        todo = [(i, j) for i, j in dict.fromkeys(pairs) if j not in self._gaps.get(i, ())]
+        if not todo:
+            return
+        if self._corners is None:
+            self._corners = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
+        ii = np.fromiter((p[0] for p in todo), dtype=np.intp, count=len(todo))
+        jj = np.fromiter((p[1] for p in todo), dtype=np.intp, count=len(todo))
+        vals = cast(list[float], distance_pairs(self.arr[ii], self.arr[jj],
+                                                self._corners[ii]).tolist())  # fmt: skip
+        gaps = self._gaps
+        for (i, j), v in zip(todo, vals, strict=True):
+            row = gaps.get(i)
+            if row is None:
+                row = gaps[i] = {}
+            row[j] = v
+
+    def prefetch_gaps(self, pairs: list[tuple[str, str]]) -> None:
+        """Work out ``distance(a, b)`` of many pairs at once, for later calls to find."""
+        self._refresh()
+        index = self.index
+        self._fill_gaps([(index[a], index[b]) for a, b in pairs])
+
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
         self._refresh()
@@ -197,10 +225,18 @@ class Sight:
         troops (6.2-6.3); returns the rest by observer, their terrain sight still to check."""
         # targets on the map and within the sight limit; their troop checks in one matrix
         cands: list[tuple[str, int, str, int]] = []
+        asks = []
+        need: list[tuple[int, int]] = []  # the gaps to the sight limit, in one call
         for observer, targets in requests:
             i = self.index[observer]
             limit = self.limit_m(self.forms[i])
             rows = [self.index[t] for t in targets]
+            asks.append((observer, targets, i, limit, rows))
+            if limit is not None:
+                need += [(i, j) for j in rows]
+        if need:
+            self._fill_gaps(need)
+        for observer, targets, i, limit, rows in asks:
             gaps = self._gaps_to(i, rows) if limit is not None and targets else None
             for n, (t, j) in enumerate(zip(targets, rows, strict=True)):
                 far = gaps is not None and limit is not None and gaps[n] > limit
@@ -284,7 +320,7 @@ class Sight:
                     continue
                 return False
             if blocker.skirmisher:
-                to_screened = float(distance(self.obbs[k], self.arr[j : j + 1])[0])
+                to_screened = self._gaps_to(k, [j])[0]  # distance(), kept for the state
                 screen = self.rules.skirmish_screen_m
                 if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
                     continue

@@ -212,6 +212,22 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         ctx.sight.prefetch(requests)
 
 
+def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+    """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
+    tested to every friend that broke this bound, one matrix per side in one call (what
+    :func:`_friend_triggers` asks of ``Sight.distance`` pair by pair)."""
+    bound = ctx.state.bound
+    pairs: list[tuple[str, str]] = []
+    for forms in by_side.values():
+        routs = [g.id for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
+        if not routs:
+            continue
+        pairs += [(f.id, r) for f in forms if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                  for r in routs if r != f.id]  # fmt: skip
+    if pairs:
+        ctx.sight.prefetch_gaps(pairs)
+
+
 def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[Formation]:
     """The formations of ``others`` that ``f`` sees or hears, sight batched."""
     if not others:
@@ -459,6 +475,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
+        _prefetch_rout_gaps(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
