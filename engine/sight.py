@@ -257,6 +257,13 @@ class Sight:
         blockers: dict[int, list[int]] = {}
         for s_, r_ in zip(si[hit].tolist(), ri[hit].tolist(), strict=True):
             blockers.setdefault(s_, []).append(r_)
+        # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
+        # seen through within skirmish_screen_m, _troops_clear), in one call
+        forms = self.forms
+        screens = [(k, cands[n][3]) for n, ks in blockers.items() for k in ks
+                   if forms[k].side != forms[cands[n][1]].side and forms[k].skirmisher]  # fmt: skip
+        if screens:
+            self._fill_gaps(screens)
         pending: dict[str, list[str]] = {}
         for n, (observer, i, t, j) in enumerate(cands):
             ks = blockers.get(n)
