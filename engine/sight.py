@@ -260,8 +260,13 @@ class Sight:
         # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
         # seen through within skirmish_screen_m, _troops_clear), in one call
         forms = self.forms
+        skirm: dict[int, bool] = {}
+        for ks in blockers.values():
+            for k in ks:
+                if k not in skirm:
+                    skirm[k] = forms[k].skirmisher
         screens = [(k, cands[n][3]) for n, ks in blockers.items() for k in ks
-                   if forms[k].side != forms[cands[n][1]].side and forms[k].skirmisher]  # fmt: skip
+                   if skirm[k] and forms[k].side != forms[cands[n][1]].side]  # fmt: skip
         if screens:
             self._fill_gaps(screens)
         pending: dict[str, list[str]] = {}

@@ -235,6 +235,9 @@ class Formation:
     _sole: tuple[int, bool, UnitProfile | None] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    _flags: tuple[int, dict[str, bool]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -443,9 +446,17 @@ class Formation:
         return min(p.initiative for p in ps) if ps else 0
 
     def has_flag(self, flag: str) -> bool:
-        """True when every living base has the flag (a mixed formation has what all share)."""
-        ps = self.profiles
-        return bool(ps) and all(p.has(flag) for p in ps)
+        """True when every living base has the flag (a mixed formation has what all share);
+        kept for the revision (sight asks ``skirmisher`` of every troop in the way)."""
+        c = self._flags
+        if c is None or c[0] != self._rev:
+            c = (self._rev, {})
+            object.__setattr__(self, "_flags", c)
+        hit = c[1].get(flag)
+        if hit is None:
+            ps = self.profiles
+            hit = c[1][flag] = bool(ps) and all(p.has(flag) for p in ps)
+        return hit
 
     @property
     def skirmisher(self) -> bool:
