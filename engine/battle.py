@@ -69,7 +69,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
         enemy = [g.id for g in forms if g.side != side]
         seen: set[str] = set()
         # an enemy seen once needs no second look (most are seen at once): observers in chunks
-        # of 1, 2, 4, ..., each chunk's sight in one batch (Sight.prefetch: the answers
+        # of 1, 2, 4, ... 16, each chunk's sight in one batch (Sight.prefetch: the answers
         # visible() gives), the enemies seen so far left out of the next chunk's
         k, chunk = 0, 1
         while k < len(own):
@@ -80,7 +80,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
             look.prefetch([(f.id, left) for f in part])
             for f in part:
                 seen.update(look.visible(f.id, left))
-            k, chunk = k + chunk, chunk * 2
+            k, chunk = k + chunk, min(16, chunk * 2)  # larger chunks look at more pairs
         out[side] = sorted(seen)
     return out
 

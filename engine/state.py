@@ -117,9 +117,21 @@ CLOCK = _Clock()
 
 #: a base's attributes a formation's rectangle or profiles depend on
 _BASE_WATCH = frozenset({"status", "x", "y", "facing", "rank", "file", "profile", "w", "d"})
-#: a formation's attributes its rectangle, profiles or place on the table depend on
+#: a formation's attributes its rectangle, profiles, place on the table or morale view depend on
 _FORMATION_WATCH = frozenset(
-    {"cx", "cy", "facing", "frontage", "loose", "bases", "morale", "base_w", "base_d", "loose_gap"}
+    {
+        "cx",
+        "cy",
+        "facing",
+        "frontage",
+        "loose",
+        "bases",
+        "morale",
+        "changed_bound",
+        "base_w",
+        "base_d",
+        "loose_gap",
+    }
 )
 
 
