@@ -15,21 +15,28 @@ docs/rules-interpretations.md ("medieval-d10").
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from engine.dice import Dice
 from engine.rulesets.medieval_d10.charts import (
+    ARTILLERY_FALL_BACK_ABANDON_MAX,
+    COMMANDER_KILLED_VALUE,
     FALL_BACK_DISTANCE,
+    FIRING_RANGES,
     GAME_TURN_SEQUENCE,
     ArmourGrade,
     CommanderKind,
     MoraleColumn,
     MoraleResult,
     Phase,
+    RangeBand,
     TerrainColumn,
     range_band,
 )
@@ -64,7 +71,15 @@ from engine.rulesets.medieval_d10.units import (
     Unit,
 )
 
-__all__ = ["PHASES", "MedievalBattle", "Mode", "UnitState"]
+__all__ = [
+    "ARMY_CONTINGENT",
+    "PHASES",
+    "FigureState",
+    "MedievalBattle",
+    "Mode",
+    "UnitState",
+    "assign_contingents",
+]
 
 #: step of the movement sweep along a path (ground metres)
 STEP_M = 5.0
@@ -124,7 +139,11 @@ class UnitState:
     control_reasons: list[str] = field(default_factory=list)
     reactions: set[str] = field(default_factory=set)  # this turn's reaction to a charge
     fall_back_disordered: bool = False
-    commander: CommanderKind | None = None
+    commander: CommanderKind | None = None  # the kind of the Commander figure with the unit
+    contingent: str | None = None  # its "contingent" (a medieval "Battle"): assign_contingents
+    seen: set[str] | None = None  # enemy units it has seen (MORALE reason 7); None: not looked
+    saw_inspirational_lost: bool = False  # "has seen an Inspirational Figure killed or wounded"
+    counter_charge: bool = False  # its charge is a counter-charge (MORALE reason 1)
 
     @property
     def id(self) -> str:
@@ -140,6 +159,63 @@ class UnitState:
 
     def forward(self) -> tuple[float, float]:
         return math.sin(self.facing), math.cos(self.facing)
+
+
+#: the contingent of the army commander's own battle (his troop-list ``contingent`` is None)
+ARMY_CONTINGENT = "army"
+
+
+@dataclass
+class FigureState:
+    """A Commander figure (``kind`` set) or an Inspirational Figure (``kind`` None) standing in
+    the front rank of ``unit`` ("Commander and Inspirational Figures"; the MELEE CHART's "any
+    COMMANDER or INSPIRATIONAL figure in the front rank"). ``seniority`` 0 is the most senior
+    (the army commander, then the troop list's order); ``general`` marks the army commander."""
+
+    id: str
+    side: str
+    unit: str
+    kind: CommanderKind | None
+    contingent: str | None = None
+    seniority: int = 0
+    general: bool = False
+    alive: bool = True
+    killed_turn: int = 0
+
+    @property
+    def inspirational(self) -> bool:
+        return self.kind is None
+
+
+def assign_contingents(units: Iterable[UnitState], figures: Iterable[FigureState]) -> None:
+    """Each unit's contingent ("Each army should be divided into a number of contingents"): that
+    of the Commander figure with it, else its troop list's ``contingent``, else that of the
+    nearest Commander figure of its side at deployment (the "Battle" it stands in; the reading
+    is in docs/rules-interpretations.md)."""
+    units = list(units)
+    by_id = {u.id: u for u in units}
+    cmd = sorted(
+        (f for f in figures if f.kind is not None and f.unit in by_id), key=lambda f: f.seniority
+    )
+    for f in cmd:
+        if by_id[f.unit].contingent is None:
+            by_id[f.unit].contingent = f.contingent
+    for u in units:
+        if u.contingent is not None:
+            continue
+        if u.unit.spec.contingent:
+            u.contingent = u.unit.spec.contingent
+            continue
+        own = [f for f in cmd if f.side == u.side]
+        if own:
+            near = min(
+                own,
+                key=lambda f: (
+                    math.dist((u.x, u.y), (by_id[f.unit].x, by_id[f.unit].y)),
+                    f.seniority,
+                ),
+            )
+            u.contingent = near.contingent
 
 
 # The GAME TURN SEQUENCE CHART as (phase, method name): the log names each phase by its number
@@ -168,7 +244,23 @@ WIND_STRENGTHS = ("calm", "breeze", "strong", "gale")
 WIND_POINTS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # where the wind blows from
 
 # REASONS TO TAKE A MORALE TEST, by priority (1 highest)
-R_DRAWN_LOST, R_SEEN_ROUT, R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF = 4, 6, 8, 9, 10, 11
+R_COUNTER_CHARGE, R_DRAWN_LOST, R_FIGURE_KILLED, R_SEEN_ROUT, R_UNSEEN_ENEMY = 1, 4, 5, 6, 7
+R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF, R_CONTINGENT_LOST = 8, 9, 10, 11, 12
+#: the factors a morale or control event shows (the situation's lines; classes are implied)
+_SHOWN_FACTORS = frozenset(
+    {
+        "commander_seen",
+        "commander_near",
+        "contingent_commander_lost",
+        "inspirational",
+        "inspirational_lost",
+        "insecure_flank",
+        "charge_soft_target",
+    }
+)
+#: the sectors of a unit's flanks and rear (degrees off its facing): beyond 45 deg is a flank,
+#: beyond 135 deg the rear ("Each Insecure unit flank or rear"; docs/rules-interpretations.md)
+FLANK_DEG, REAR_DEG = 45.0, 135.0
 
 
 def _step(i: int, face: int, n: int) -> int:
@@ -216,6 +308,7 @@ class MedievalBattle:
         automatic_kills: bool = False,
         terrain: TerrainTable | None = None,
         header: dict[str, Any] | None = None,
+        figures: Iterable[FigureState] = (),
     ) -> None:
         if weather not in WEATHER_STATES:
             raise ValueError(f"expected weather one of {WEATHER_STATES}, got {weather!r}")
@@ -247,11 +340,21 @@ class MedievalBattle:
         self.result: dict[str, Any] | None = None
         self.moved_m: dict[str, float] = {}
         self.allowance_m: dict[str, float] = {}
+        self.figures: dict[str, FigureState] = {f.id: f for f in figures}
+        for f in self.figures.values():
+            if f.unit not in self.units:
+                raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
+        self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
+        self._m_cache: dict[float, float] = {}
+        self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def m(self, chart_cm: float) -> float:
-        """Ground metres of a chart distance (cm at 25 mm)."""
-        return self.scale.ground_m(chart_cm)
+        """Ground metres of a chart distance (cm at 25 mm); memoised (exact Fraction sums)."""
+        hit = self._m_cache.get(chart_cm)
+        if hit is None:
+            hit = self._m_cache[chart_cm] = self.scale.ground_m(chart_cm)
+        return hit
 
     def log(self, kind: str, unit: str | None = None, **data: Any) -> None:
         event = {"turn": self.turn, "phase": phase_name(self.phase), "type": kind}
@@ -273,6 +376,10 @@ class MedievalBattle:
 
     def size(self, u: UnitState) -> tuple[float, float]:
         """Frontage and depth (ground metres) of a unit in its formation."""
+        key = (u.unit.arm, u.unit.figures_left, u.unit.formation, u.unit.order)
+        hit = self._size_cache.get(key)
+        if hit is not None:
+            return hit
         w_cm, d_cm = FIGURE_CM[u.unit.arm]
         n = max(1, u.unit.figures_left)  # a gun model is one figure
         if u.unit.arm is Arm.ARTILLERY:
@@ -283,7 +390,8 @@ class MedievalBattle:
         else:
             ranks = min(LINE_RANKS[u.unit.order], n)
             files = math.ceil(n / ranks)
-        return self.m(files * w_cm), self.m(ranks * d_cm)
+        hit = self._size_cache[key] = (self.m(files * w_cm), self.m(ranks * d_cm))
+        return hit
 
     def ranks(self, u: UnitState) -> int:
         _, d = self.size(u)
@@ -324,6 +432,198 @@ class MedievalBattle:
 
     def column_of(self, u: UnitState) -> TerrainColumn:
         return u.unit.terrain_column()
+
+    # -- sight, flanks, Commander and Inspirational Figures ----------------------------------
+    def sees(self, a: UnitState, b: UnitState) -> bool:
+        """Whether ``a`` sees ``b`` over the battlefield's ground (its DEM levels, woods and
+        built-up areas: the Battlefield's line of sight). Cached for the turn."""
+        key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
+        hit = self._sight.get(key)
+        if hit is None:
+            try:
+                hit = bool(self.bf.line_of_sight((a.x, a.y), (b.x, b.y)))
+            except (ValueError, KeyError, IndexError):
+                hit = False  # off the battlefield: out of sight
+            self._sight[key] = hit
+        return hit
+
+    def _prefetch_sight(self, pairs: list[tuple[UnitState, UnitState]]) -> None:
+        """Fill the turn's sight cache for many pairs in one vectorised line-of-sight call."""
+        todo = []
+        for a, b in pairs:
+            key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
+            if key not in self._sight:
+                todo.append((key, a, b))
+        many = getattr(self.bf, "line_of_sight_many", None)
+        if not todo or many is None:
+            return
+        src = np.asarray([(a.x, a.y) for _, a, _ in todo], float)
+        dst = np.asarray([(b.x, b.y) for _, _, b in todo], float)
+        try:
+            hits = many(src, dst)
+        except (ValueError, KeyError, IndexError):
+            return  # some end off the battlefield: ask pair by pair
+        for (key, _, _), hit in zip(todo, hits, strict=True):
+            self._sight[key] = bool(hit)
+
+    def sector(self, u: UnitState, x: float, y: float) -> str:
+        """Where a point lies from ``u``: ``front``, ``left``, ``right`` or ``rear`` (beyond
+        :data:`FLANK_DEG` off its facing a flank, beyond :data:`REAR_DEG` the rear)."""
+        dx, dy = x - u.x, y - u.y
+        along = dx * math.sin(u.facing) + dy * math.cos(u.facing)
+        across = dx * math.cos(u.facing) - dy * math.sin(u.facing)
+        off = math.degrees(math.atan2(across, along))
+        if abs(off) <= FLANK_DEG:
+            return "front"
+        if abs(off) > REAR_DEG:
+            return "rear"
+        return "right" if off > 0 else "left"
+
+    def insecure_flanks(self, u: UnitState) -> list[str]:
+        """THE MORALE / CONTROL TEST CHART "Each Insecure unit flank or rear" (the book does not
+        define it; docs/rules-interpretations.md): a flank or the rear is insecure when a formed
+        enemy unit that can charge (not routing or falling back, not artillery) stands within
+        150 yds in that sector, and no formed friendly unit stands within 150 yds in the same
+        sector, nor does the flank rest on ground no formed body crosses (impassable, marsh or
+        the battlefield's edge)."""
+        reach = self.m(30)
+        threatened: set[str] = set()
+        for e in self.alive(self.enemy_of(u.side)):
+            if e.routing or e.mode is Mode.FALL_BACK or e.unit.arm is Arm.ARTILLERY:
+                continue
+            if self.gap(u, e) <= reach:
+                where = self.sector(u, e.x, e.y)
+                if where != "front":
+                    threatened.add(where)
+        out = []
+        for where in ("left", "right", "rear"):
+            if where in threatened and not self._covered(u, where, reach):
+                out.append(where)
+        return out
+
+    def _covered(self, u: UnitState, where: str, reach: float) -> bool:
+        for f in self.alive(u.side):
+            if f is u or f.routing or f.mode is Mode.FALL_BACK:
+                continue
+            if self.gap(u, f) <= reach and self.sector(u, f.x, f.y) == where:
+                return True
+        w, d = self.size(u)
+        step = self.m(FIGURE_CM[u.unit.arm][0])
+        sx, sy = math.sin(u.facing), math.cos(u.facing)  # forward
+        if where == "rear":
+            px, py = u.x - sx * (d / 2 + step), u.y - sy * (d / 2 + step)
+        else:
+            side = 1.0 if where == "right" else -1.0
+            px = u.x + side * math.cos(u.facing) * (w / 2 + step)
+            py = u.y - side * math.sin(u.facing) * (w / 2 + step)
+        terrain, _ = self.terrain_at(px, py)
+        return terrain in (Terrain.IMPASSABLE, Terrain.MARSH)
+
+    def figures_with(self, u: UnitState) -> list[FigureState]:
+        """The living Commander and Inspirational Figures in ``u``'s front rank."""
+        return [f for f in self.figures.values() if f.alive and f.unit == u.id]
+
+    def _present(self, f: FigureState) -> bool:
+        return f.alive and self.units[f.unit].alive
+
+    def commanders_near(self, u: UnitState) -> list[FigureState]:
+        """Friendly Commander figures seen within 150 yds of ``u`` (not with it)."""
+        reach = self.m(30)
+        out = []
+        for f in self.figures.values():
+            if f.side != u.side or f.kind is None or f.unit == u.id or not self._present(f):
+                continue
+            fu = self.units[f.unit]
+            if self.gap(u, fu) <= reach and self.sees(u, fu):
+                out.append(f)
+        return out
+
+    def inspired(self, u: UnitState) -> bool:
+        """ "An Inspirational Figure is either with the testing Unit or seen within 150yds"."""
+        reach = self.m(30)
+        for f in self.figures.values():
+            if f.side != u.side or f.kind is not None or not self._present(f):
+                continue
+            fu = self.units[f.unit]
+            if fu is u or (self.gap(u, fu) <= reach and self.sees(u, fu)):
+                return True
+        return False
+
+    def contingent_commander(self, u: UnitState) -> FigureState | None:
+        """The Commander figure of ``u``'s contingent (its most senior at deployment)."""
+        cands = [
+            f
+            for f in self.figures.values()
+            if f.side == u.side and f.kind is not None and f.contingent == u.contingent
+        ]
+        return min(cands, key=lambda f: f.seniority) if cands else None
+
+    def contingent_lost(self, u: UnitState) -> tuple[bool, FigureState | None]:
+        """ "The testing Unit's contingent Commander figure is either killed, wounded or not in
+        sight": (whether so, the figure). A commander whose unit has left the field is not in
+        sight; with no contingent commander on the table the line never applies."""
+        c = self.contingent_commander(u)
+        if c is None:
+            return False, None
+        if not c.alive:
+            return True, c
+        cu = self.units[c.unit]
+        if not cu.alive:
+            return True, c
+        return (cu is not u and not self.sees(u, cu)), c
+
+    def initiative_commander(self, side: str) -> CommanderKind | None:
+        """Initiative: "If several commanders (players) are present, the most senior will roll":
+        the army commander while his figure lives (or when he has none on the table), else the
+        most senior surviving Commander figure; None (no modifier) when none survives."""
+        figs = [f for f in self.figures.values() if f.side == side and f.kind is not None]
+        general = next((f for f in figs if f.general), None)
+        if general is None or self._present(general):
+            return self.commanders[side]
+        alive = sorted((f for f in figs if self._present(f)), key=lambda f: f.seniority)
+        return alive[0].kind if alive else None
+
+    def figure_falls(self, fig: FigureState, why: str) -> None:
+        """A Commander or Inspirational Figure is killed: its unit loses it, friendly units that
+        see it fall within 150 yds test (MORALE reason 5), and an Inspirational Figure's death
+        stays with those who saw it ("has seen an Inspirational Figure killed or wounded")."""
+        fig.alive, fig.killed_turn = False, self.turn
+        u = self.units[fig.unit]
+        if fig.kind is not None:
+            left = [f.kind for f in self.figures_with(u) if f.kind is not None]
+            u.commander = left[0] if left else None
+        self.log(
+            "figure_killed",
+            u.id,
+            figure=fig.id,
+            role="inspirational" if fig.inspirational else "commander",
+            commander_kind=None if fig.kind is None else fig.kind.value,
+            general=fig.general,
+            reason=why,
+        )
+        reach = self.m(30)
+        what = "Inspirational Figure" if fig.inspirational else "Commander figure"
+        for o in self.alive(fig.side):
+            if o is u or (self.gap(o, u) <= reach and self.sees(o, u)):
+                o.pending.append((R_FIGURE_KILLED, f"saw {what} {fig.id} killed"))
+                if fig.inspirational:
+                    o.saw_inspirational_lost = True
+
+    def look(self) -> None:
+        """MORALE reason 7, "The testing unit has just seen previously unseen enemy, for the
+        first time": each unit notes the enemy units it sees; those it sees at its first look
+        (the deployment) are not a surprise."""
+        lookers = [u for u in self.alive() if not u.routing]
+        self._prefetch_sight([(u, e) for u in lookers for e in self.alive(self.enemy_of(u.side))])
+        for u in lookers:
+            now = {e.id for e in self.alive(self.enemy_of(u.side)) if self.sees(u, e)}
+            if u.seen is None:
+                u.seen = now
+                continue
+            new = sorted(now - u.seen)
+            if new:
+                u.seen |= now
+                u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(new)}"))
 
     # -- movement ----------------------------------------------------------------------------
     def allowance(self, u: UnitState, *, bonus: bool = False) -> float:
@@ -422,6 +722,7 @@ class MedievalBattle:
         self.turn += 1
         self.moved_m = {}
         self.allowance_m = {}
+        self._sight.clear()
         for u in self.alive():
             u.moved = False
             u.charged_this_turn = False
@@ -464,9 +765,10 @@ class MedievalBattle:
     # phase 1
     def phase_initiative(self) -> None:
         first, second = self.sides
-        init = roll_initiative(
-            self.dice, self.commanders[first], self.commanders[second], purpose=f"turn {self.turn}"
-        )
+        if any(u.seen is None for u in self.alive()):
+            self.look()  # what each unit sees as the battle opens (MORALE reason 7)
+        kinds = {s: self.initiative_commander(s) for s in self.sides}
+        init = roll_initiative(self.dice, kinds[first], kinds[second], purpose=f"turn {self.turn}")
         winner = self.sides[init.winner]
         # the winner chooses to be side A: to declare charges first and move first
         self.side_a, self.side_b = winner, self.enemy_of(winner)
@@ -477,12 +779,15 @@ class MedievalBattle:
             totals=list(init.totals),
             side_a=self.side_a,
             side_b=self.side_b,
+            commanders={s: None if k is None else k.value for s, k in kinds.items()},
         )
 
     # phase 2
     def phase_weather(self) -> None:
         """ "Weather, Wind Strength and Wind Direction: at the start of every twelfth Game Turn,
-        roll dice to determine any changes." The quick reference prints no table: a d10 each;
+        roll dice to determine any changes." The quick reference prints no table (read again: its
+        only weather lines are the FIRING CHART's rain / snow modifiers), so this table is OURS,
+        not the book's (docs/rules-interpretations.md, "Weather table: ours"): a d10 each;
         rain and wind strength go one step worse on 1-3 and ease on 8-10; the wind backs a point
         on 1-2 and veers on 9-10 (docs/rules-interpretations.md)."""
         if self.turn % 12 != 0:
@@ -523,6 +828,8 @@ class MedievalBattle:
                 self._move_away(u, enemy, dist)
                 u.moved = True
                 self.log("rout_move", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1), die=face)
+            elif u.mode is Mode.FALL_BACK and u.unit.arm is Arm.ARTILLERY:
+                self._battery_falls_back(u)
             elif u.mode is Mode.FALL_BACK:
                 enemy = self.nearest_enemy(u, routing_ok=True)
                 back = FALL_BACK_DISTANCE["cavalry" if u.unit.arm is Arm.CAVALRY else "infantry"].cm
@@ -544,6 +851,23 @@ class MedievalBattle:
                 self.log("pursue", u.id, target=target.id, metres=round(moved, 1), contact=contact)
                 if contact and not target.routing:
                     u.mode = Mode.OBEY  # followed up into contact: the melee goes on
+
+    def _battery_falls_back(self, u: UnitState) -> None:
+        """MORALE TEST RESULT, Artillery: falling back in disorder, a d10 of 1-5 abandons the
+        guns (the battery is lost), 6-10 manhandles them back; in good order the guns are
+        manhandled back for one Game Turn, facing the enemy (a limbered battery moves back
+        limbered)."""
+        if u.fall_back_disordered:
+            (face,) = self.dice.roll(1, f"{u.id} falls back in disorder", 10).faces
+            if face <= ARTILLERY_FALL_BACK_ABANDON_MAX:
+                self.log("abandon_guns", u.id, die=face)
+                self.destroy(u, f"abandoned its guns (d10 {face})")
+                return
+        enemy = self.nearest_enemy(u, routing_ok=True)
+        self._move_away(u, enemy, self.allowance(u), face_enemy=True)
+        u.mode, u.moved = Mode.OBEY, True
+        how = "limbered" if u.unit.limbered else "manhandled"
+        self.log("fall_back", u.id, metres=round(self.moved_m.get(u.id, 0.0), 1), guns=how)
 
     def _move_away(
         self, u: UnitState, enemy: UnitState | None, dist: float, face_enemy: bool = False
@@ -573,10 +897,12 @@ class MedievalBattle:
                 continue
             if any(self.in_contact(u, e) for e in self.alive(self.enemy_of(side))):
                 continue
+            reach = self.allowance(u, bonus=True)
+            if side == self.side_b and self._counter_charge(u, reach):
+                continue
             enemy = self.nearest_enemy(u)
             if enemy is None:
                 continue
-            reach = self.allowance(u, bonus=True)
             if self.gap(u, enemy) > reach:
                 continue
             soft = (
@@ -592,6 +918,40 @@ class MedievalBattle:
                 self.log("charge_declared", u.id, target=enemy.id)
             else:
                 self.apply_other(u, result)
+
+    def _counter_charge(self, u: UnitState, reach: float) -> bool:
+        """Phase 5: side B may counter-charge an enemy unit charging another friendly unit
+        (MORALE reason 1, "Wishing to Counter-Charge an enemy unit (that is charging another
+        friendly unit)"): the automatic commander does so with an attacking unit that has such
+        a charger within its charge reach. Returns whether it tested."""
+        chargers = [
+            c
+            for c in self.alive(self.enemy_of(u.side))
+            if c.charging and c.target not in (None, u.id) and self.gap(u, c) <= reach
+        ]
+        if not chargers:
+            return False
+        charger = min(chargers, key=lambda c: (self.gap(u, c), c.id))
+        # "Wishing to charge enemy unit's Flank or Rear, or ... Disordered Troops" (+2)
+        soft = self.sector(charger, u.x, u.y) != "front" or charger.unit.disordered
+        result = self.morale(
+            u,
+            MoraleColumn.OTHER,
+            f"counter-charge {charger.id}",
+            extra={"charge_soft_target": int(soft)},
+        )
+        if result is MoraleResult.ACT_AS_ORDERED:
+            u.charging, u.target, u.counter_charge = True, charger.id, True
+            self.log(
+                "charge_declared",
+                u.id,
+                target=charger.id,
+                counter_charge=True,
+                charging_at=charger.target,
+            )
+        else:
+            self.apply_other(u, result)
+        return True
 
     def phase_declare_a(self) -> None:
         self._declare(self.side_a)
@@ -628,7 +988,8 @@ class MedievalBattle:
                 self.apply_other(u, result)
                 self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
                 continue
-            if u.unit.spec.missile is not None and not evade:
+            limbered = u.unit.arm is Arm.ARTILLERY and u.unit.limbered
+            if u.unit.spec.missile is not None and not evade and not limbered:
                 u.reactions.add("fire_at_chargers")
             self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
 
@@ -645,7 +1006,12 @@ class MedievalBattle:
                 continue
             target = self.units[u.target]
             u.charging = False
+            if u.counter_charge:
+                u.counter_charge = False
+                continue  # it moved with the charge it met
             if not target.alive:
+                continue
+            if self._meet_counter_charges(u):
                 continue
             if "evade" in target.reactions and not target.moved:
                 # MOVEMENT CHART: evade at march rate plus bonus, away from the charger;
@@ -683,6 +1049,27 @@ class MedievalBattle:
                 target.reactions.discard("rout_on_contact")
                 self.set_rout(target, "routed on contact")
 
+    def _meet_counter_charges(self, u: UnitState) -> bool:
+        """GAME TURN SEQUENCE phases 8-9: "simultaneously move ... units that are reacting":
+        units counter-charging the charger ``u`` move on it first at their charge rate; if one
+        meets it, ``u``'s charge ends there (it is in contact, charging). Returns whether met."""
+        met = None
+        for c in list(self.alive(self.enemy_of(u.side))):
+            if not (c.charging and c.counter_charge and c.target == u.id) or c.routing:
+                continue
+            c.charging, c.counter_charge = False, False
+            moved = self.move_toward(c, u.x, u.y, self.allowance(c, bonus=True), stop_short_of=u)
+            c.moved, c.charged_this_turn = True, True
+            contact = self.in_contact(c, u)
+            self.log("counter_charge", c.id, target=u.id, metres=round(moved, 1), contact=contact)
+            if contact and met is None:
+                met = c
+        if met is None:
+            return False
+        u.moved, u.charged_this_turn = True, True
+        self.log("charge", u.id, target=u.target, metres=0.0, contact=True, met_by=met.id)
+        return True
+
     def phase_charge_a(self) -> None:
         self._charge_move(self.side_a)
 
@@ -714,6 +1101,9 @@ class MedievalBattle:
             enemy = self.nearest_enemy(u)
             engaged = enemy is not None and self.in_contact(u, enemy)
             if engaged:
+                continue
+            if u.unit.arm is Arm.ARTILLERY:
+                self._artillery(u, enemy)
                 continue
             weapon = u.unit.spec.missile
             if weapon is not None and enemy is not None:
@@ -752,6 +1142,104 @@ class MedievalBattle:
             if moved:
                 self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
 
+    def _artillery(self, u: UnitState, enemy: UnitState | None) -> None:
+        """Normal movement and firing of a battery (MOVEMENT CHART artillery rows): unlimbered
+        guns fire at an enemy in range, or are manhandled forward when it is less than a
+        manhandled move out of range; otherwise a battery ordered to attack limbers, marches
+        limbered to long range and unlimbers there. Limbering or unlimbering takes the chart's
+        "Limber or Unlimber" time: a whole Game Turn (heavy, medium), so no move or shot that
+        turn; half a Game Turn (light, galloper), so the other half may be a half-rate move.
+        Limbered guns cannot fire (docs/rules-interpretations.md)."""
+        weapon = u.unit.spec.missile
+        assert weapon is not None
+        advancing = (
+            u.order == "attack"
+            and self.turn >= u.from_turn
+            and enemy is not None
+            and u.mode is not Mode.NO_ADVANCE
+        )
+        long_m = self.m(FIRING_RANGES[weapon][RangeBand.LONG].cm)
+        target = self.missile_target(u)
+        half = u.unit.limber_turns() < 1
+        if not u.unit.limbered:
+            if target is not None:
+                self.fire(u, target)
+                return
+            if not advancing or enemy is None:
+                return
+            out_of_range = self.gap(u, enemy) - long_m
+            if out_of_range <= self.allowance(u):
+                # manhandle the guns forward, facing the enemy, to bring it into range
+                moved = self._toward_range(u, enemy, long_m, self.allowance(u))
+                u.moved = moved > 0
+                self.log("manhandle", u.id, toward=enemy.id, metres=round(moved, 1))
+                return
+            if not self._limbered_can_advance(u, enemy):
+                return  # no going for limbered guns ahead: the battery stays unlimbered
+            self._limber(u, True)
+            if half:
+                moved = self._toward_range(u, enemy, long_m, self.allowance(u) / 2)
+                if moved:
+                    self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
+            return
+        # limbered
+        if target is None and advancing and enemy is not None:
+            if not self._limbered_can_advance(u, enemy):
+                self._limber(u, False)  # halted by ground it cannot cross: unlimber there
+                return
+            moved = self._toward_range(u, enemy, long_m, self.allowance(u))
+            u.moved = moved > 0
+            if moved:
+                self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
+            within_half = moved <= self.allowance(u) / 2 + 1e-9
+            if half and within_half and self.missile_target(u) is not None:
+                self._limber(u, False)
+            return
+        if target is not None:
+            self._limber(u, False)
+
+    def _limbered_can_advance(self, u: UnitState, enemy: UnitState) -> bool:
+        """Whether limbered guns can make a tenth of a limbered move toward ``enemy``: the
+        TERRAIN CHART lets limbered artillery into marsh "only on track, road or through a
+        gap" (and into no impassable ground)."""
+        limbered = dc_replace(u.unit, limbered=True)
+        reach = self.m(limbered.march_rate_cm()) / 10
+        d = math.dist((u.x, u.y), (enemy.x, enemy.y)) or 1.0
+        ux, uy = (enemy.x - u.x) / d, (enemy.y - u.y) / d
+        z = self.elevation(u.x, u.y)
+        n = max(1, math.ceil(reach / STEP_M))
+        for i in range(1, n + 1):
+            x, y = u.x + ux * reach * i / n, u.y + uy * reach * i / n
+            if not self.bf.contains(x, y):
+                return False
+            terrain, _ = self.terrain_at(x, y)
+            nz = self.elevation(x, y)
+            slope = slope_class(float(self.bf.slope_at(x, y)))
+            frac = march_fraction(
+                TerrainColumn.LIMBERED_ARTILLERY, terrain, slope, uphill=nz > z, cavalry=False
+            )
+            if frac is None or frac <= 0:
+                return False
+            z = nz
+        return True
+
+    def _toward_range(self, u: UnitState, enemy: UnitState, long_m: float, allow: float) -> float:
+        """Move ``u`` toward ``enemy`` until it is just within ``long_m`` (ground metres)."""
+        room = self.gap(u, enemy) - long_m + 1.0
+        if room <= 0:
+            return 0.0
+        d = math.dist((u.x, u.y), (enemy.x, enemy.y)) or 1.0
+        tx = u.x + (enemy.x - u.x) / d * room
+        ty = u.y + (enemy.y - u.y) / d * room
+        return self.move_toward(u, tx, ty, allow)
+
+    def _limber(self, u: UnitState, limber: bool) -> None:
+        """MOVEMENT CHART "Limber or Unlimber": the battery spends the chart's time."""
+        turns = u.unit.limber_turns()
+        u.unit = dc_replace(u.unit, limbered=limber, limber_progress=Fraction(turns))
+        u.moved = True
+        self.log("limber" if limber else "unlimber", u.id, game_turns=str(turns))
+
     def phase_normal_a(self) -> None:
         self._normal(self.side_a)
 
@@ -775,6 +1263,8 @@ class MedievalBattle:
         """FIRING CHART: ``u`` shoots at ``target``; returns figures killed."""
         weapon = u.unit.spec.missile
         assert weapon is not None
+        if u.unit.arm is Arm.ARTILLERY and u.unit.limbered:
+            return 0  # limbered guns cannot fire
         d = max(0.0, self.gap(u, target))
         band = range_band(weapon, self.scale.chart_cm(d))
         if band is None:
@@ -823,7 +1313,7 @@ class MedievalBattle:
         u.volleys = u.volleys + 1 if u.fired_turn >= self.turn - 1 else 1
         u.fired_turn = self.turn
         u.moved = True
-        self.take_losses(target, kills)
+        self.take_losses(target, kills, risk="firing")
         target.under_fire_turn = self.turn
         target.under_fire_by.add(u.id)
         if not target.ever_under_fire:
@@ -843,11 +1333,22 @@ class MedievalBattle:
         )
         return kills
 
-    def take_losses(self, u: UnitState, kills: int) -> None:
+    def take_losses(self, u: UnitState, kills: int, risk: str | None = None) -> None:
+        """``u`` loses ``kills`` figures. With ``risk`` (firing or melee) each Commander or
+        Inspirational Figure in its front rank is at risk: one d10, killed on a score of ``kills``
+        or less (one of the figures lost; docs/rules-interpretations.md). A unit that loses all
+        its figures loses its figures too."""
         if kills <= 0:
             return
         u.unit = u.unit.with_losses(kills)
         u.casualties_turn += kills
+        for fig in self.figures_with(u):
+            if u.unit.figures_left <= 0:
+                self.figure_falls(fig, "all the unit's figures lost")
+            elif risk is not None:
+                (face,) = self.dice.roll(1, f"{fig.id} at risk in {u.id} ({risk})", 10).faces
+                if face <= kills:
+                    self.figure_falls(fig, f"{risk}: d10 {face} <= {kills} figures lost")
         if u.unit.figures_left <= 0:
             self.destroy(u, "all figures lost")
 
@@ -863,8 +1364,8 @@ class MedievalBattle:
                 continue
             ka = self.strike(a, b)
             kb = self.strike(b, a)
-            self.take_losses(b, ka)
-            self.take_losses(a, kb)
+            self.take_losses(b, ka, risk="melee")
+            self.take_losses(a, kb, risk="melee")
             self.log("melee", None, a=a.id, b=b.id, kills_by_a=ka, kills_by_b=kb)
             for loser, winner, lost in ((a, b, ka < kb), (b, a, kb < ka)):
                 if ka == kb or lost:
@@ -913,6 +1414,7 @@ class MedievalBattle:
             "hard_cover_cavalry": int(cover is Cover.HARD and cav),
             "shields": int(foe.unit.spec.shields),
             "free_hack": int(foe.routing),
+            "commander_front_rank": int(bool(self.figures_with(u))),
             "mounted_infantry": int(u.unit.spec.mounted_infantry and cav),
         }
         armour: ArmourGrade = foe.unit.armour
@@ -929,6 +1431,7 @@ class MedievalBattle:
 
     # phase 15
     def phase_morale(self) -> None:
+        self.look()
         for u in list(self.alive()):
             if u.routing:
                 result = self.morale(u, MoraleColumn.RALLY, "rally from a rout")
@@ -942,6 +1445,11 @@ class MedievalBattle:
                 continue
             if u.unit.figures_left * 2 <= u.unit.figures:
                 u.pending.append((R_HALF, "at 50% strength or less"))
+            lost, chief = self.contingent_lost(u)
+            if lost and chief is not None and not chief.alive:
+                # "The unit's contingent Commander figure is either killed or wounded (Test
+                # every Game Turn)"
+                u.pending.append((R_CONTINGENT_LOST, f"contingent commander {chief.id} killed"))
             if not u.pending:
                 if u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED) and self.turn >= u.mode_until:
                     u.mode = Mode.OBEY
@@ -1023,10 +1531,17 @@ class MedievalBattle:
             "downslope": int(
                 any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0 for e in enemies)
             ),
-            "commander_seen": int(any(f.commander is not None for f in friends)),
+            "commander_seen": int(bool(self.commanders_near(u))),
+            "contingent_commander_lost": int(self.contingent_lost(u)[0]),
+            "inspirational": int(self.inspired(u)),
+            "inspirational_lost": int(u.saw_inspirational_lost),
+            "insecure_flank": len(self.insecure_flanks(u)),
         }
         factors.update(extra or {})
         modifier = morale_modifier(u.unit.spec.troop_class, factors, u.commander)
+        shown = {k: v for k, v in factors.items() if v and k in _SHOWN_FACTORS}
+        if u.commander is not None:
+            shown["commander_with"] = 1
         test = morale_test(self.dice, column, modifier, purpose=f"{u.id} {reason}")
         self.log(
             "morale",
@@ -1037,6 +1552,7 @@ class MedievalBattle:
             modifier=modifier,
             total=test.total,
             result=test.result.value,
+            factors=shown,
         )
         return test.result
 
@@ -1060,6 +1576,7 @@ class MedievalBattle:
                 continue  # the foe stands: the melee goes on, no follow-up to control
             enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
             friends = self.within_150yd(u, self.alive(u.side))
+            near = self.commanders_near(u)
             factors = {
                 "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
                 "irregular": int(u.unit.spec.irregular),
@@ -1070,10 +1587,28 @@ class MedievalBattle:
                 "friend_routing": sum(1 for f in friends if f.routing),
                 "enemy_routing": sum(1 for e in enemies if e.routing),
                 "commander_with": int(u.commander is not None),
+                "commander_near": int(u.commander is None and bool(near)),
+                "inspirational": int(self.inspired(u)),
+                "inspirational_lost": int(u.saw_inspirational_lost),
+                "insecure_flank": len(self.insecure_flanks(u)),
             }
-            modifier = control_modifier(
-                u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY, factors, u.commander
+            lost, chief = self.contingent_lost(u)
+            # "If killed, the Commander Figure value is: Cautious -1, Bold -2, Rash -2,
+            # Exceptional -3": the +2 line's value when the contingent commander is dead
+            killed = 0
+            if lost and chief is not None and not chief.alive and chief.kind is not None:
+                killed = COMMANDER_KILLED_VALUE[chief.kind]
+            else:
+                factors["contingent_commander_lost"] = int(lost)
+            present = u.commander or (near[0].kind if near else None)
+            modifier = killed + control_modifier(
+                u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY, factors, present
             )
+            shown = {k: v for k, v in factors.items() if v and k in _SHOWN_FACTORS}
+            if u.commander is not None:
+                shown["commander_with"] = 1
+            if killed:
+                shown["contingent_commander_killed"] = killed
             test = control_test(self.dice, modifier, purpose=f"{u.id} control")
             self.log(
                 "control",
@@ -1083,6 +1618,7 @@ class MedievalBattle:
                 modifier=modifier,
                 total=test.total,
                 passed=test.passed,
+                factors=shown,
             )
             if test.passed:
                 if u.mode is Mode.PURSUING:

@@ -532,8 +532,8 @@ class Initiative:
 
 def roll_initiative(
     dice: Dice,
-    first: CommanderKind,
-    second: CommanderKind,
+    first: CommanderKind | None,
+    second: CommanderKind | None,
     sides: int = INITIATIVE_SIDES,
     purpose: str = "",
 ) -> Initiative:
@@ -548,10 +548,11 @@ def roll_initiative(
     ...                 CommanderKind.CAUTIOUS).rolls         # 1+6 = 5+2: rolled again
     ((1, 5), (6, 2))
     """
-    mods = (INITIATIVE_MODIFIER[CommanderKind(first)], INITIATIVE_MODIFIER[CommanderKind(second)])
+    # a side whose commanders have all fallen rolls with no modifier (None)
+    mods = tuple(0 if k is None else INITIATIVE_MODIFIER[CommanderKind(k)] for k in (first, second))
     rolls: list[tuple[int, int]] = []
     while True:
         a, b = dice.roll(2, f"{purpose} initiative".strip(), sides).faces
         rolls.append((a, b))
         if a + mods[0] != b + mods[1]:
-            return Initiative(tuple(rolls), mods)
+            return Initiative(tuple(rolls), (mods[0], mods[1]))

@@ -20,7 +20,15 @@ from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
 from engine.rulesets import Phase, Ruleset, Scales, register
-from engine.rulesets.medieval_d10.battle import PHASES, MedievalBattle, Mode, UnitState
+from engine.rulesets.medieval_d10.battle import (
+    ARMY_CONTINGENT,
+    PHASES,
+    FigureState,
+    MedievalBattle,
+    Mode,
+    UnitState,
+    assign_contingents,
+)
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
@@ -88,17 +96,24 @@ _COMMANDER_SPEC = UnitSpec.model_validate(
 
 @dataclass(frozen=True)
 class MedievalCharacter:
-    """A commander figure (Commander and Inspirational Figures)."""
+    """A Commander figure or an Inspirational Figure (Commander and Inspirational Figures):
+    ``kind`` is None for an Inspirational Figure ("not simultaneously allowed to be a
+    Commander figure"); ``contingent`` is the commander's contingent (None: the army's)."""
 
     id: str
     name: str
-    kind: CommanderKind
+    kind: CommanderKind | None
     general: bool
     profile: str = "commander"
+    contingent: str | None = None
+
+    @property
+    def inspirational(self) -> bool:
+        return self.kind is None
 
     @property
     def leadership(self) -> int:
-        return COMMANDER_MORALE_VALUE[self.kind]
+        return 0 if self.kind is None else COMMANDER_MORALE_VALUE[self.kind]
 
 
 @dataclass(frozen=True)
@@ -114,8 +129,13 @@ class MedievalArmy:
         profiles = [MedievalProfile(s) for s in troops.profiles]
         profiles.append(MedievalProfile(_COMMANDER_SPEC))
         chars = [
-            MedievalCharacter(c.id, c.name or c.id, c.kind, c.contingent is None)
+            MedievalCharacter(
+                c.id, c.name or c.id, c.kind, c.contingent is None, contingent=c.contingent
+            )
             for c in troops.commanders
+        ]
+        chars += [
+            MedievalCharacter(i.id, i.name or i.id, None, False) for i in troops.inspirational
         ]
         return cls(troops, profiles, chars)
 
@@ -211,14 +231,43 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     units: list[UnitState] = []
     commanders: dict[str, CommanderKind] = {}
     with_unit: dict[str, CommanderKind] = {}
+    figures: list[FigureState] = []
     for side in sc.sides:
         army: MedievalArmy = sc.army(side.id, ctx.ruleset)
         general = side.general or (army.general.id if army.general else None)
         if general is not None:
-            commanders[side.id] = army.character(general).kind
-        for cp in side.characters:
-            if cp.formation is not None and cp.formation not in with_unit:
-                with_unit[cp.formation] = army.character(cp.id).kind
+            kind = army.character(general).kind
+            if kind is not None:
+                commanders[side.id] = kind
+        # seniority: the army commander, then the troop list's order ("the most senior")
+        order = [c.id for c in army.characters]
+        placed = sorted(
+            (cp for cp in side.characters if cp.formation is not None),
+            key=lambda cp: (cp.id != general, order.index(cp.id)),
+        )
+        for rank, cp in enumerate(placed):
+            ch = army.character(cp.id)
+            assert cp.formation is not None
+            if ch.kind is not None and cp.formation not in with_unit:
+                with_unit[cp.formation] = ch.kind
+            figures.append(
+                FigureState(
+                    ch.id,
+                    side.id,
+                    cp.formation,
+                    ch.kind,
+                    contingent=(ch.contingent or ARMY_CONTINGENT) if ch.kind else None,
+                    seniority=rank,
+                    general=ch.id == general,
+                )
+            )
+        # Inspirational Figures the troop list stands with a formation (unless placed above)
+        named = {f.id for f in figures}
+        fids = {fs.id for fs in side.formations}
+        for insp in army.troops.inspirational:
+            if insp.id not in named and insp.formation in fids:
+                assert insp.formation is not None
+                figures.append(FigureState(insp.id, side.id, insp.formation, None))
         for fs in side.formations:
             f = ctx.state.formations[fs.id]
             spec = army.profile(fs.profile).spec
@@ -241,6 +290,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     for side in sc.sides:
         commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
     home = {s.id: math.radians(_home_bearing(ctx.state.sides[s.id], units)) for s in sc.sides}
+    assign_contingents(units, figures)
     ctx.game = MedievalBattle(
         ctx.bf,
         units,
@@ -250,6 +300,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
         weather=_WEATHER.get(sc.weather, "dry"),
         max_turns=sc.max_bounds,
         header={"home_bearing": home},
+        figures=figures,
     )
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
@@ -275,13 +326,17 @@ _MORALE = {
 def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
     """Write the game's units back to the core's state; emit the phase's events."""
     state = ctx.state
+    fallen = {fig.id for fig in game.figures.values() if not fig.alive}
     for u in game.units.values():
         f: Formation = state.formations[u.id]
         lost = u.unit.figures_lost
         dead_now = len(f.bases) - f.n_alive
         if lost > dead_now:
-            # rear ranks fall first: the front keeps fighting
-            alive = sorted(f.alive_bases, key=lambda b: (-b.rank, b.file))
+            # rear ranks fall first: the front keeps fighting; a fallen Commander or
+            # Inspirational Figure is one of the figures lost (its base)
+            alive = sorted(
+                f.alive_bases, key=lambda b: (b.character not in fallen, -b.rank, b.file)
+            )
             for b in alive[: lost - dead_now]:
                 b.status = BaseStatus.DEAD
         facing = math.degrees(u.facing) % 360.0
@@ -300,6 +355,10 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
         if f.morale is Morale.DESTROYED:
             target = Morale.DESTROYED
         f.morale = target
+    for cid in fallen:
+        ch = state.characters.get(cid)
+        if ch is not None and ch.alive:
+            ch.alive = False
     phase = state.phase
     for e in game.events[ctx.emitted :]:
         detail = {k: v for k, v in e.items() if k not in ("turn", "phase", "type", "unit")}

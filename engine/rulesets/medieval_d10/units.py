@@ -45,6 +45,7 @@ __all__ = [
     "Arm",
     "CommanderSpec",
     "Formation",
+    "InspirationalSpec",
     "MeleeWeapon",
     "Order",
     "TroopList",
@@ -176,6 +177,20 @@ class CommanderSpec(BaseModel):
     contingent: str | None = None  # None: the overall Army Commander
 
 
+class InspirationalSpec(BaseModel):
+    """An Inspirational Figure ("Commander and Inspirational Figures": "a religious saint, a
+    group of monks, a portable holy shrine or standard ..."). It is never a Commander figure."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    name: str = ""
+    #: the scenario formation it stands with when the scenario does not place it (a battle's
+    #: own troop list; a scenario played under other rulesets need not name it)
+    formation: str | None = None
+    justification: str = ""
+
+
 class UnitSpec(BaseModel):
     """One unit in a troop list; the validators reject combinations the charts do not print."""
 
@@ -250,13 +265,18 @@ class TroopList(BaseModel):
     name: str = ""
     sources: list[str] = Field(default_factory=list)
     commanders: list[CommanderSpec] = Field(min_length=1)
+    inspirational: list[InspirationalSpec] = Field(default_factory=list)
     profiles: list[UnitSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
         if self.ruleset != "medieval-d10":
             raise ValueError(f"expected ruleset medieval-d10, got {self.ruleset!r}")
-        ids = [u.id for u in self.profiles] + [c.id for c in self.commanders]
+        ids = (
+            [u.id for u in self.profiles]
+            + [c.id for c in self.commanders]
+            + [i.id for i in self.inspirational]
+        )
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             raise ValueError(f"duplicate ids {dupes}")

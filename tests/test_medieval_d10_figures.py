@@ -1,0 +1,554 @@
+"""medieval-d10 in battle: Commander and Inspirational Figures, commander deaths, insecure flanks,
+limbering and unlimbering, and the morale test reasons 1, 5, 7 and 12, each played on real ground
+(the Towton plateau of the OS Terrain 50 DEM, the Flodden overlay) with the game's own phases.
+
+Charts cited by the quick reference's names (``/work/shared/rules/002_ab38124a85c18dc4.txt``);
+readings in docs/rules-interpretations.md ("medieval-d10").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from engine.dice import Dice, ScriptedDice
+from engine.rulesets.medieval_d10.battle import (
+    FigureState,
+    MedievalBattle,
+    Mode,
+    UnitState,
+    assign_contingents,
+    check_invariants,
+)
+from engine.rulesets.medieval_d10.charts import (
+    FIRING_RANGES,
+    CommanderKind,
+    MissileWeapon,
+    MoraleColumn,
+    Phase,
+    RangeBand,
+)
+from engine.rulesets.medieval_d10.ruleset import MedievalContext
+from engine.rulesets.medieval_d10.scale import ground_scale
+from engine.rulesets.medieval_d10.units import Unit, UnitSpec
+from scenario_builder.build import build_site
+
+# Edward IV's battle on the Towton plateau (data/scenarios/towton_1461.yaml)
+PLATEAU = (-1.2744, 53.8338)
+
+
+@pytest.fixture(scope="module")
+def towton() -> Any:
+    return build_site("towton").battlefield
+
+
+def _unit(
+    uid: str, side: str, xy: tuple[float, float], facing: float = 0.0, **kw: Any
+) -> UnitState:
+    spec: dict[str, Any] = {
+        "id": uid,
+        "arm": "infantry",
+        "weight": "medium",
+        "class": "C",
+        "figures": 12,
+        "melee": "bill",
+    }
+    order = kw.pop("order", "hold")
+    spec.update(kw)
+    return UnitState(
+        Unit.from_spec(UnitSpec.model_validate(spec)), side, xy[0], xy[1], facing, order=order
+    )
+
+
+def _game(
+    bf: Any, units: list[UnitState], figures: Sequence[FigureState] = (), dice: Any = None
+) -> MedievalBattle:
+    assign_contingents(units, figures)
+    game = MedievalBattle(
+        bf,
+        units,
+        {"york": CommanderKind.BOLD, "lanc": CommanderKind.BOLD},
+        dice if dice is not None else Dice(1),
+        ground_scale("25mm"),
+        figures=figures,
+    )
+    game.begin_turn()
+    game.side_a, game.side_b = "york", "lanc"
+    return game
+
+
+def _last(game: MedievalBattle, kind: str) -> dict[str, Any]:
+    return next(e for e in reversed(game.events) if e["type"] == kind)
+
+
+# -- Inspirational Figures -------------------------------------------------------------------
+
+
+def test_inspirational_figure_in_morale_control_and_melee(towton: Any) -> None:
+    # THE MORALE TEST CHART "An Inspirational Figure is either with the testing Unit or seen
+    # within 150yds" +2; THE CONTROL TEST CHART the same line +1; MELEE CHART "If your unit has
+    # any COMMANDER or INSPIRATIONAL figure in the front rank" +1 to the score needed
+    x0, y0 = towton.to_xy(*PLATEAU)
+    got: dict[bool, dict[str, Any]] = {}
+    for with_banner in (True, False):
+        a = _unit("a", "york", (x0, y0))
+        f = _unit("f", "york", (x0 + 100.0, y0))  # 100 m to a's right: seen within 150 yds
+        e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+        figs = [FigureState("banner", "york", "f", None)] if with_banner else []
+        game = _game(towton, [a, f, e], figs, ScriptedDice([5] * 20))
+        assert game.sees(a, f)
+        game.phase = Phase.MORALE
+        game.morale(a, MoraleColumn.OTHER, "test")
+        morale = _last(game, "morale")
+        # the control test of a melee winner whose foe routs
+        a.control_reasons, a.target, e.mode = ["won melee against e"], "e", Mode.ROUTING
+        game.phase = Phase.CONTROL
+        game.phase_control()
+        control = _last(game, "control")
+        # the unit with the banner strikes: the kill score it needs is in the die's purpose
+        game.phase = Phase.MELEE
+        e.mode = Mode.OBEY
+        game.strike(f, e)
+        need = int(game.dice.history[-1].purpose.split("kill ")[1].split("+")[0])
+        got[with_banner] = {"morale": morale, "control": control, "need": need}
+    assert got[True]["morale"]["factors"].get("inspirational") == 1
+    assert "inspirational" not in got[False]["morale"]["factors"]
+    assert got[True]["morale"]["modifier"] - got[False]["morale"]["modifier"] == 2
+    assert got[True]["control"]["factors"].get("inspirational") == 1
+    assert got[True]["control"]["modifier"] - got[False]["control"]["modifier"] == 1
+    assert got[True]["need"] - got[False]["need"] == 1
+
+
+def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: Any) -> None:
+    # "The testing Unit has seen an Inspirational Figure killed or wounded" -4 (morale), -2
+    # (control); MORALE reason 5 "Seeing a Commander Figure or Inspirational Figure killed
+    # within 150yds"
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0))
+    f = _unit("f", "york", (x0 + 100.0, y0))
+    far = _unit("far", "york", (x0 + 900.0, y0))  # beyond 150 yds: does not see it fall
+    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    banner = FigureState("banner", "york", "f", None)
+    game = _game(towton, [a, f, far, e], [banner], ScriptedDice([1] + [5] * 20))
+    game.phase = Phase.A_NORMAL_MOVEMENT
+    game.take_losses(f, 1, risk="firing")  # the risk die: 1 <= 1 figure lost: the banner falls
+    ev = _last(game, "figure_killed")
+    assert ev["figure"] == "banner" and ev["role"] == "inspirational"
+    assert ev["reason"] == "firing: d10 1 <= 1 figures lost"
+    assert a.saw_inspirational_lost and f.saw_inspirational_lost and not far.saw_inspirational_lost
+    assert (5, "saw Inspirational Figure banner killed") in a.pending
+    game.phase = Phase.MORALE
+    game.phase_morale()
+    tests = {e["unit"]: e for e in game.events if e["type"] == "morale"}
+    assert tests["a"]["reason"] == "saw Inspirational Figure banner killed"
+    assert tests["a"]["factors"]["inspirational_lost"] == 1 and "far" not in tests
+    # next turn the loss still counts, and the banner no longer inspires
+    game.begin_turn()
+    game.morale(a, MoraleColumn.OTHER, "later")
+    later = _last(game, "morale")["factors"]
+    assert later.get("inspirational_lost") == 1 and "inspirational" not in later
+
+
+# -- Commander deaths --------------------------------------------------------------------------
+
+
+def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
+    # reading: a commander figure stands in the front rank; each time its unit loses figures to
+    # firing or melee one d10 is rolled for it, killed on a score <= the figures lost
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0))
+    b = _unit("b", "york", (x0 + 100.0, y0))  # no commander: its contingent is the nearest's
+    k = _unit("k", "york", (x0 - 400.0, y0))
+    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    lord = FigureState("lord", "york", "a", CommanderKind.BOLD, contingent="van", seniority=1)
+    king = FigureState(
+        "king", "york", "k", CommanderKind.EXCEPTIONAL, contingent="army", general=True
+    )
+    a.commander, k.commander = CommanderKind.BOLD, CommanderKind.EXCEPTIONAL
+    game = _game(towton, [a, b, k, e], [lord, king], ScriptedDice([3, 2] + [5] * 40))
+    assert (a.contingent, b.contingent, k.contingent) == ("van", "van", "army")
+    game.phase = Phase.MELEE
+    game.take_losses(a, 2, risk="melee")  # d10 3 > 2: he lives
+    assert lord.alive and not any(ev["type"] == "figure_killed" for ev in game.events)
+    game.take_losses(a, 2, risk="melee")  # d10 2 <= 2: killed
+    ev = _last(game, "figure_killed")
+    assert ev["figure"] == "lord" and ev["reason"] == "melee: d10 2 <= 2 figures lost"
+    assert a.commander is None and not lord.alive
+    # reason 5 for those who saw it (b, 100 m off), reason 12 for his contingent every turn
+    game.phase = Phase.MORALE
+    game.phase_morale()
+    first = {e["unit"]: e for e in game.events if e["type"] == "morale"}
+    assert first["b"]["reason"] == "saw Commander figure lord killed"  # 5 before 12
+    assert first["b"]["factors"]["contingent_commander_lost"] == 1
+    assert "k" not in first  # the king's battle, 400 m off, neither saw it nor lost its lord
+    game.begin_turn()
+    n = len(game.events)
+    game.phase_morale()
+    again = {e["unit"]: e for e in game.events[n:] if e["type"] == "morale"}
+    assert again["b"]["reason"] == "contingent commander lord killed"
+    # THE CONTROL TEST CHART: "If killed, the Commander Figure value is: ... Bold -2" in place
+    # of the +2 of "contingent Commander figure ... killed, wounded or not in sight"
+    b.mode, b.control_reasons, b.target, e.mode = (
+        Mode.OBEY,
+        ["won melee against e"],
+        "e",
+        Mode.ROUTING,
+    )
+    game.phase = Phase.CONTROL
+    game.phase_control()
+    control = _last(game, "control")
+    assert control["factors"]["contingent_commander_killed"] == -2
+    assert "contingent_commander_lost" not in control["factors"]
+    # Initiative: "the most senior will roll": the king while he lives, then the next senior
+    game.commanders["york"] = CommanderKind.EXCEPTIONAL  # the army commander is the king
+    assert game.initiative_commander("york") is CommanderKind.EXCEPTIONAL
+    game.figure_falls(king, "test")
+    assert game.initiative_commander("york") is None  # no commander figure left: no modifier
+    lord.alive = True
+    assert game.initiative_commander("york") is CommanderKind.BOLD
+
+
+def test_a_unit_losing_all_its_figures_loses_its_commander(towton: Any) -> None:
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0), figures=3)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    lord = FigureState("lord", "york", "a", CommanderKind.CAUTIOUS, contingent="van")
+    game = _game(towton, [a, e], [lord], ScriptedDice([]))
+    game.take_losses(a, 3, risk="melee")  # no die: he falls with the last figures
+    assert not lord.alive and _last(game, "figure_killed")["reason"] == (
+        "all the unit's figures lost"
+    )
+
+
+# -- Insecure flanks ---------------------------------------------------------------------------
+
+
+def test_insecure_flank_from_positions(towton: Any) -> None:
+    # "Each Insecure unit flank or rear" -2 (morale and control): a formed enemy able to charge
+    # within 150 yds off a flank or the rear, no friend covering that side
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0))  # facing north
+    e = _unit("e", "lanc", (x0 + 110.0, y0), -math.pi / 2)  # 110 m to a's right
+    game = _game(towton, [a, e], [], ScriptedDice([5] * 10))
+    assert game.insecure_flanks(a) == ["right"]
+    game.phase = Phase.MORALE
+    game.morale(a, MoraleColumn.OTHER, "test")
+    exposed = _last(game, "morale")
+    assert exposed["factors"]["insecure_flank"] == 1
+    e.x, e.y = x0 - 20.0, y0 - 110.0  # behind
+    assert game.insecure_flanks(a) == ["rear"]
+    e.x, e.y = x0 + 20.0, y0 + 110.0  # in front: no flank is threatened
+    assert game.insecure_flanks(a) == []
+    e.x, e.y = x0 + 110.0, y0
+    e.mode = Mode.ROUTING  # a routing enemy threatens nobody
+    assert game.insecure_flanks(a) == []
+    e.mode = Mode.OBEY
+    e.x, e.y = x0 + 500.0, y0  # beyond 150 yds
+    assert game.insecure_flanks(a) == []
+    # a friend standing on that side within 150 yds covers the flank
+    e.x, e.y = x0 + 110.0, y0
+    f = _unit("f", "york", (x0 + 90.0, y0 + 10.0))
+    game2 = _game(towton, [a, f, e], [], ScriptedDice([5] * 10))
+    assert game2.insecure_flanks(a) == []
+    game2.phase = Phase.MORALE
+    game2.morale(a, MoraleColumn.OTHER, "test")
+    covered = _last(game2, "morale")
+    assert "insecure_flank" not in covered["factors"]
+
+
+def test_a_flank_resting_on_marsh_is_secure() -> None:
+    # Flodden's overlay: the wet hollow is TERRAIN CHART Marsh, closed to formed troops
+    flodden = build_site("flodden").battlefield
+    from engine.rulesets.medieval_d10.terrain import Terrain
+
+    game0 = _game(flodden, [_unit("p", "york", (0.0, 0.0)), _unit("q", "lanc", (0.0, 0.0))])
+    minx, miny, maxx, maxy = flodden.bounds
+    marsh = None
+    for i in range(60, 340, 4):
+        for j in range(60, 340, 4):
+            x, y = minx + (maxx - minx) * i / 400, miny + (maxy - miny) * j / 400
+            if game0.terrain_at(x, y)[0] is Terrain.MARSH:
+                marsh = (x, y)
+                break
+        if marsh:
+            break
+    assert marsh is not None
+    # a unit facing north whose left flank edge touches the marsh: the flank rests on it
+    a = _unit("a", "york", (0.0, 0.0))
+    e = _unit("e", "lanc", (0.0, 0.0), math.pi / 2)
+    game = _game(flodden, [a, e])
+    w, _ = game.size(a)
+    step = game.m(2.0)
+    a.x, a.y = marsh[0] + w / 2 + step, marsh[1]
+    e.x, e.y = a.x - 100.0, a.y + 5.0  # an enemy off the left flank
+    assert game.sector(a, e.x, e.y) == "left"
+    assert game.insecure_flanks(a) == []
+
+
+# -- Limbering and unlimbering -----------------------------------------------------------------
+
+
+def _gun(uid: str, xy: tuple[float, float], carriage: str, limbered: bool) -> UnitState:
+    return _unit(
+        uid,
+        "york",
+        xy,
+        arm="artillery",
+        weight="light",
+        carriage=carriage,
+        missile="light_field_artillery",
+        figures=2,
+        limbered=limbered,
+        melee=None,
+        order="attack",
+    )
+
+
+def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towton: Any) -> None:
+    # MOVEMENT CHART: Medium Artillery limbered 16 cm, manhandled 8 cm, "Limber or Unlimber
+    # 1 Game Turn"; limbered guns cannot fire
+    x0, y0 = towton.to_xy(*PLATEAU)
+    gun = _gun("g", (x0, y0), "medium", limbered=True)
+    e = _unit("e", "lanc", (x0, y0 + 720.0), math.pi)
+    game = _game(towton, [gun, e], [], Dice(3))
+    assert game.fire(gun, e) == 0  # limbered: no shot
+    long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
+    seen: list[tuple[int, str]] = []
+    for _ in range(8):
+        game.phase = Phase.A_NORMAL_MOVEMENT
+        before = len(game.events)
+        game.phase_normal_a()
+        turn = [ev["type"] for ev in game.events[before:] if ev.get("unit") == "g"]
+        seen += [(game.turn, t) for t in turn]
+        if gun.unit.limbered:
+            assert "fire" not in turn
+        check_invariants(game, {})
+        game.begin_turn()
+    kinds = [t for _, t in seen]
+    assert kinds[0] == "advance" and "unlimber" in kinds and "fire" in kinds
+    t_unlimber = next(t for t, k in seen if k == "unlimber")
+    # the turn it unlimbers it neither moves nor fires; it fires from the next
+    assert [k for t, k in seen if t == t_unlimber] == ["unlimber"]
+    assert min(t for t, k in seen if k == "fire") == t_unlimber + 1
+    assert game.gap(gun, e) <= long_m
+
+
+def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) -> None:
+    # Light Artillery: "Limber or Unlimber 0.5 Game Turn": half a move, then unlimber
+    x0, y0 = towton.to_xy(*PLATEAU)
+    gun = _gun("g", (x0, y0), "light", limbered=True)
+    e = _unit("e", "lanc", (x0, y0), math.pi)
+    game = _game(towton, [gun, e], [], Dice(3))
+    long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
+    e.y = y0 + long_m + 20.0 + (game.size(gun)[1] + game.size(e)[1]) / 2
+    game.phase = Phase.A_NORMAL_MOVEMENT
+    game.phase_normal_a()
+    kinds = [ev["type"] for ev in game.events if ev.get("unit") == "g"]
+    assert kinds == ["advance", "unlimber"]
+    assert _last(game, "unlimber")["game_turns"] == "1/2"
+    assert not gun.unit.limbered and game.moved_m["g"] <= game.m(20) / 2 + 1e-6
+
+
+def test_battery_falling_back_in_disorder_may_abandon_its_guns(towton: Any) -> None:
+    # MORALE TEST RESULT, Fall back in disorder, Artillery: d10 1-5 abandon the guns, 6-10
+    # manhandle them back
+    x0, y0 = towton.to_xy(*PLATEAU)
+    for face, abandoned in ((5, True), (6, False)):
+        gun = _gun("g", (x0, y0), "medium", limbered=False)
+        e = _unit("e", "lanc", (x0, y0 + 300.0), math.pi)
+        game = _game(towton, [gun, e], [], ScriptedDice([face]))
+        gun.mode, gun.fall_back_disordered = Mode.FALL_BACK, True
+        game.phase = Phase.COMPULSORY_MOVEMENT
+        game.phase_compulsory()
+        assert (gun.mode is Mode.DESTROYED) is abandoned
+        if not abandoned:
+            # manhandled back: 8 cm of ground at most, facing the enemy
+            assert 0 < game.moved_m["g"] <= game.m(8) + 1e-6
+            assert _last(game, "fall_back")["guns"] == "manhandled"
+
+
+# -- Morale reasons 1 and 7 --------------------------------------------------------------------
+
+
+def test_counter_charge_is_declared_tested_and_meets_the_charger(towton: Any) -> None:
+    # REASONS TO TAKE A MORALE TEST 1: "Wishing to Counter-Charge an enemy unit (that is
+    # charging another friendly unit)"; phase 5 declares it, phase 8 moves it with the charge
+    x0, y0 = towton.to_xy(*PLATEAU)
+    x = _unit("x", "lanc", (x0, y0))  # the charged unit (holds)
+    y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")  # may counter-charge
+    c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+    game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
+    game.side_a, game.side_b = "york", "lanc"
+    c.charging, c.target = True, "x"  # declared in phase 4
+    game.phase = Phase.B_DECLARE_CHARGES
+    game.phase_declare_b()
+    test = _last(game, "morale")
+    assert test["unit"] == "y" and test["reason"] == "counter-charge c"
+    declared = _last(game, "charge_declared")
+    assert declared["unit"] == "y" and declared["counter_charge"] and declared["target"] == "c"
+    game.phase = Phase.B_DECLARE_REACTIONS
+    game.phase_react_b()
+    game.phase = Phase.A_CHARGE_MOVEMENT
+    game.phase_charge_a()
+    met = _last(game, "counter_charge")
+    assert met["unit"] == "y" and met["target"] == "c" and met["contact"]
+    charge = _last(game, "charge")
+    assert charge["unit"] == "c" and charge["met_by"] == "y"
+    assert game.in_contact(y, c) and c.charged_this_turn and y.charged_this_turn
+    check_invariants(game, {})
+
+
+def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
+    # REASONS 7: "The testing unit has just seen previously unseen enemy, for the first time":
+    # Trollope's ambush party in the Cock Beck valley is out of sight of Warwick's battle
+    obs = towton.to_xy(-1.2812, 53.8339)  # Warwick's battle
+    hidden = towton.to_xy(-1.2918, 53.8366)  # the ambush position
+    assert not towton.line_of_sight(obs, hidden)
+    w = _unit("w", "york", obs)
+    amb = _unit("amb", "lanc", hidden, math.pi)
+    game = _game(towton, [w, amb], [], ScriptedDice([5] * 4))
+    game.phase = Phase.INITIATIVE
+    game.look()  # the deployment: nothing seen, no test
+    assert w.seen == set() and not w.pending
+    amb.x, amb.y = obs[0], obs[1] + 250.0  # it comes up onto the plateau
+    game.begin_turn()
+    game.phase = Phase.MORALE
+    game.phase_morale()
+    test = next(e for e in game.events if e["type"] == "morale" and e["unit"] == "w")
+    assert test["reason"] == "first sight of amb"
+    assert w.seen == {"amb"}
+    n = len(game.events)
+    game.begin_turn()
+    game.phase_morale()  # seen before: no second test
+    assert not [e for e in game.events[n:] if e["type"] == "morale" and e["unit"] == "w"]
+
+
+# -- played in whole battles on the ruleset seam -------------------------------------------------
+
+
+def _play(bf: Any, sc: Any, seed: int) -> tuple[Any, list[dict[str, Any]]]:
+    from engine.battle import Battle
+
+    battle = Battle(bf, sc, Dice(seed), ruleset="medieval-d10")
+    battle.run(max_bounds=sc.max_bounds)
+    assert isinstance(battle.ctx, MedievalContext) and battle.ctx.game is not None
+    game = battle.ctx.game
+    return battle, game.events
+
+
+def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -> None:
+    import re
+
+    from engine.scenario import load_scenario
+
+    battle, events = _play(towton, load_scenario("towton_1461"), 4)
+    deaths = [e for e in events if e["type"] == "figure_killed"]
+    assert deaths and all(
+        re.fullmatch(r"(firing|melee): d10 \d+ <= \d+ figures lost", e["reason"])
+        or e["reason"] == "all the unit's figures lost"
+        for e in deaths
+    )
+    assert all(
+        e["phase"] in ("13 Melee Calculations",) or "Firing" in e["phase"] or "Charge" in e["phase"]
+        for e in deaths
+    )
+    # the core's characters die with the figures (a dead base in the playback)
+    for e in deaths:
+        assert not battle.state.characters[e["figure"]].alive
+        bases = [b for b in battle.state.formations[e["unit"]].bases if b.character == e["figure"]]
+        assert len(bases) == 1 and not bases[0].alive
+    reasons = [e["reason"] for e in events if e["type"] == "morale"]
+    assert any(r.startswith("saw Commander figure") for r in reasons)  # reason 5
+    assert any(r.startswith("contingent commander") for r in reasons)  # reason 12
+    assert any(r.startswith("first sight of") for r in reasons)  # reason 7
+    flanks = [e for e in events if e["type"] == "morale" and "insecure_flank" in e["factors"]]
+    assert flanks and all(1 <= e["factors"]["insecure_flank"] <= 3 for e in flanks)
+
+
+def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle() -> None:
+    from engine.scenario import load_scenario
+
+    flodden = build_site("flodden").battlefield
+    battle, events = _play(flodden, load_scenario("flodden_1513"), 3)
+    inspired = [e for e in events if e["type"] == "morale" and e["factors"].get("inspirational")]
+    assert inspired and {e["unit"] for e in inspired} <= {
+        u.id for u in battle.ctx.game.units.values() if u.side == "english"
+    }
+    kinds = [e["type"] for e in events]
+    assert "limber" in kinds and "unlimber" in kinds
+    # a battery never fires while limbered (its state followed through the log)
+    guns = {
+        u.id: u.unit.spec.limbered
+        for u in battle.ctx.game.units.values()
+        if u.unit.arm.value == "artillery"
+    }
+    limbered = {g: False for g in guns}  # both trains start unlimbered (troop lists)
+    for e in events:
+        if e.get("unit") in guns:
+            if e["type"] in ("limber", "unlimber"):
+                limbered[e["unit"]] = e["type"] == "limber"
+            elif e["type"] == "fire":
+                assert not limbered[e["unit"]], e
+
+
+def test_counter_charge_declared_in_a_battle_on_a_shipped_site() -> None:
+    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground
+    from test_medieval_d10_battle import _close_quarters
+
+    minden = build_site("minden").battlefield
+    _, events = _play(minden, _close_quarters(minden), 2)
+    tests = [
+        e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
+    ]
+    assert tests and all(e["phase"] == "5 Charges and Counter-charges to Declare" for e in tests)
+
+
+# -- Weather: the book prints no table; ours is pinned here ---------------------------------------
+
+
+def test_our_weather_table_every_twelfth_turn(towton: Any) -> None:
+    # GAME TURN SEQUENCE CHART phase 2: "At the start of every twelfth Game Turn, roll dice to
+    # determine any changes" -- the quick reference prints no weather table (only the FIRING
+    # CHART's "Light Rain / Snow" +1 and "Heavy Rain / Snow" +2). OUR table
+    # (docs/rules-interpretations.md, "Weather table: ours"): a d10 each for rain, wind strength
+    # and wind direction; 1-3 one step worse / stronger, 8-10 one step better / lighter; the wind
+    # backs a point on 1-2 and veers on 9-10
+    x0, y0 = towton.to_xy(*PLATEAU)
+    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), math.pi)]
+    game = _game(towton, units, [], ScriptedDice([2, 9, 10, 8, 3, 1]))
+    game.phase = Phase.WEATHER
+    for turn in range(1, 12):
+        game.turn = turn
+        game.phase_weather()  # no roll before turn 12
+    assert len(game.dice.history) == 0
+    assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
+    game.turn = 12
+    game.phase_weather()
+    assert (game.weather, game.wind_strength, game.wind_from) == ("light_rain", "calm", "NW")
+    game.turn = 24
+    game.phase_weather()
+    assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
+    assert [e["dice"] for e in game.events if e["type"] == "weather"] == [[2, 9, 10], [8, 3, 1]]
+
+
+def test_troop_list_inspirational_figures_validated(tmp_path: Any) -> None:
+    # "Inspirational Figures are not simultaneously allowed to be a Commander figure": an id
+    # used for both is refused with the file named
+    from pathlib import Path
+
+    from engine.rulesets.medieval_d10.units import load_troop_list
+    from scenario_builder.errors import ScenarioFileError
+
+    src = Path("data/troops/medieval/english_1513.yaml")
+    tl = load_troop_list(src)
+    assert [(i.id, i.formation) for i in tl.inspirational] == [("st_cuthbert_banner", "en_admiral")]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        src.read_text(encoding="utf-8").replace("id: st_cuthbert_banner", "id: surrey"),
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioFileError, match=r"bad\.yaml.*duplicate ids \['surrey'\]"):
+        load_troop_list(bad)
