@@ -119,6 +119,10 @@ class Sight:
         else:
             self.levels = np.zeros(0, dtype=int)
             self.on_map = np.zeros(0, dtype=bool)
+        # the same values as Python objects for the per-pair loops (numpy scalars are slow)
+        self._on: list[bool] = self.on_map.tolist()
+        self._lv: list[int] = self.levels.tolist()
+        self._xy: list[list[float]] = self.arr[:, :2].tolist()
 
     def local(self, f: Formation) -> bool:
         """6.3: troops of the battlefield's locality (or ``locality_bonus``) know the ground."""
@@ -236,11 +240,12 @@ class Sight:
                 need += [(i, j) for j in rows]
         if need:
             self._fill_gaps(need)
+        on = self._on
         for observer, targets, i, limit, rows in asks:
             gaps = self._gaps_to(i, rows) if limit is not None and targets else None
             for n, (t, j) in enumerate(zip(targets, rows, strict=True)):
                 far = gaps is not None and limit is not None and gaps[n] > limit
-                if not (self.on_map[i] and self.on_map[j]) or far:
+                if not (on[i] and on[j]) or far:
                     self._cache[(observer, t)] = False
                 else:
                     cands.append((observer, i, t, j))
@@ -301,7 +306,8 @@ class Sight:
     def _troops_clear(self, i: int, j: int, hits: list[int] | None = None) -> bool:
         """No formation between ``i`` and ``j`` blocks the view (6.2). ``hits``: the formations
         the line crosses (without ``i`` and ``j``), ascending, when the caller has them."""
-        p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
+        xy = self._xy[i]
+        p = (xy[0], xy[1])
         if hits is None:
             q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
             crossed = segment_hits(p, q, self.arr, self.axes)
@@ -310,12 +316,12 @@ class Sight:
         if not hits:
             return True
         o = self.forms[i]
-        levels = self.levels
-        top = max(int(levels[i]), int(levels[j]))
+        levels = self._lv
+        top = max(levels[i], levels[j])
         o_type = see_through = None  # worked out on first need (profiles are loops over bases)
         for k in hits:
             blocker = self.forms[k]
-            if int(levels[k]) < top:
+            if levels[k] < top:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
                 o_type = o.unit_type
