@@ -266,8 +266,8 @@ class Sight:
         # seen through within skirmish_screen_m, _troops_clear), in one call
         forms = self.forms
         skirm: dict[int, bool] = {}
-        for ks in blockers.values():
-            for k in ks:
+        for crossed in blockers.values():
+            for k in crossed:
                 if k not in skirm:
                     skirm[k] = forms[k].skirmisher
         screens = [(k, cands[n][3]) for n, ks in blockers.items() for k in ks

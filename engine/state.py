@@ -627,7 +627,7 @@ class _Formations(dict[str, Formation]):
         super().update(*args, **kwargs)
         CLOCK.tick(None)
 
-    def setdefault(self, key: str, default: Formation) -> Formation:  # type: ignore[override]
+    def setdefault(self, key: str, default: Formation) -> Formation:
         out = super().setdefault(key, default)
         CLOCK.tick(None)
         return out

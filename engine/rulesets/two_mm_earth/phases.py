@@ -868,7 +868,6 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
                 from engine.rulesets.two_mm_earth.formations import join_formation
 
                 ctx.emit(join_formation(ctx, f, g, "execute_moves"))
-                table = None  # f has left the table (merged into g)
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)
