@@ -27,6 +27,7 @@ from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
+from engine.reinforcements import arrivals_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
@@ -41,9 +42,13 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state = ctx.state
     state.bound += 1
     ctx.events = []
+    early = [h for h in ctx.on_bound_start if getattr(h, "before_start", False)]
+    for hook in early:  # reinforcements come on before the bound's notes are taken
+        hook(ctx)
     ctx.ruleset.start_bound(ctx)
     for hook in ctx.on_bound_start:  # light and weather (engine.light), readiness
-        hook(ctx)
+        if hook not in early:
+            hook(ctx)
     for phase in ctx.ruleset.phases:
         state.phase = phase.name
         phase.run(ctx)
@@ -181,6 +186,11 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
+        # issue 12: timed reinforcements leave the table until their bound (engine.reinforcements)
+        # after the header, which lists every formation and base of the battle
+        self.arrivals = arrivals_for(scenario, self.state, ground, ruleset)
+        if self.arrivals is not None:
+            self.ctx.on_bound_start.insert(0, self.arrivals)
         self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it

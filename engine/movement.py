@@ -80,6 +80,13 @@ class MoveRules:
     speed_m: Callable[[Formation], Callable[[int], float | None]]
     min_move_m: float = 0.0
     max_turn_deg: float = 90.0
+    #: ``passes(mover, friend)``: may the mover go through this friend (Dark Age 5.27
+    #: interpenetration)? The sweep ignores such friends but the move may not end on one.
+    #: None (2mm Earth): every other formation stops a move.
+    passes: Callable[[Formation, Formation], bool] | None = None
+    #: Dark Age 5.17: a turn is a wheel pivoting on the front corner of the end turned toward
+    #: (False: 2mm Earth turns a formation about its centre)
+    pivot_wheels: bool = False
 
 
 @dataclass(slots=True)
@@ -263,14 +270,45 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
     return out
 
 
-def max_advance(box: Any, th: float, dth: float, u: tuple[float, float], allowance: float) -> float:
-    """Largest d with every corner's displacement |rotation + d*u| <= allowance (-1 if none).
+def pivot_shift(box: Any, th: float, dth: float) -> tuple[float, float]:
+    """The centre's displacement that keeps the front corner of the end a turn of ``dth`` goes
+    toward where it is (Dark Age 5.17: "pivots on one end of the line"): the right end for a
+    clockwise turn.
+
+    >>> [round(v, 6) for v in pivot_shift((0.0, 0.0, 40.0, 10.0), 0.0, 90.0)]
+    [30.0, 50.0]
+    """
+    if dth == 0:
+        return 0.0, 0.0
+    a, l_, hw, hd = box
+    ca, cl = a + math.copysign(hw, dth), l_ + hd
+    f0, r0 = forward(th), right(th)
+    f1, r1 = forward(th + dth), right(th + dth)
+    return (
+        ca * r0[0] + cl * f0[0] - (ca * r1[0] + cl * f1[0]),
+        ca * r0[1] + cl * f0[1] - (ca * r1[1] + cl * f1[1]),
+    )
+
+
+def max_advance(
+    box: Any,
+    th: float,
+    dth: float,
+    u: tuple[float, float],
+    allowance: float,
+    shift: tuple[float, float] | None = None,
+) -> float:
+    """Largest d with every corner's displacement |rotation (+ shift) + d*u| <= allowance (-1
+    if none).
 
     >>> max_advance((0.0, 0.0, 20.0, 10.0), 0.0, 0.0, (0.0, 1.0), 100.0)
     100.0
     """
     best = math.inf
-    for vx, vy in _disp_vectors(box, th, dth):
+    disp = _disp_vectors(box, th, dth)
+    if shift is not None:
+        disp = [(vx + shift[0], vy + shift[1]) for vx, vy in disp]
+    for vx, vy in disp:
         vu = vx * u[0] + vy * u[1]
         disc = vu * vu - (vx * vx + vy * vy) + allowance * allowance
         if disc < 0:
@@ -409,6 +447,8 @@ def _pose_toward(
         dist = math.inf
     if plan.max_m is not None:
         dist = min(dist, plan.max_m)
+    if rules.pivot_wheels:
+        return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
     # the turn alone must fit the allowance (every corner within it): shrink it if not
     if max_corner_displacement(box, th0, dth, (0.0, 0.0)) > allowance:
         lo, hi = 0.0, dth
@@ -423,6 +463,35 @@ def _pose_toward(
     if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
         d = 0.0  # 6.1: the minimum move (25 m in 2mm Earth); closer than that to the goal, stay
     return u[0] * d, u[1] * d, dth, d
+
+
+def _wheel_toward(
+    box: Any,
+    th0: float,
+    dth: float,
+    u: tuple[float, float],
+    dist: float,
+    allowance: float,
+    plan: MovePlan,
+    rules: MoveRules,
+) -> tuple[float, float, float, float]:
+    """:func:`_pose_toward` for ``pivot_wheels``: the wheel (shrunk to fit the allowance,
+    measured by the corner that goes furthest, the outside one), then the rest straight on."""
+
+    def reach(turn: float) -> float:
+        return max_corner_displacement(box, th0, turn, pivot_shift(box, th0, turn))
+
+    if reach(dth) > allowance:
+        lo, hi = 0.0, dth
+        for _ in range(20):
+            mid = (lo + hi) / 2.0
+            lo, hi = (mid, hi) if reach(mid) <= allowance else (lo, mid)
+        dth = lo
+    px, py = pivot_shift(box, th0, dth)
+    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance, (px, py))))
+    if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+        d = 0.0
+    return px + u[0] * d, py + u[1] * d, dth, d
 
 
 def execute_move(
@@ -517,7 +586,17 @@ def execute_move(
         )
         halted = why
     # sweep against every other formation so bases never overlap
+    through: list[Formation] = []
+    if rules.passes is not None:
+        table, through = _without_passable(state, f, table, rules.passes)
     frac, hit = _sweep(state, f, box, start, dx, dy, dth, table)
+    if through and frac > 0:
+        clear = _clear_end(box, start, dx, dy, dth, frac, through)
+        if clear < frac:
+            # halts short of a friend it cannot stop on: the one its full move ended on
+            at = obb_at(box, start[0] + dx * frac, start[1] + dy * frac, start[2] + dth * frac)
+            gaps = separation(at, obb_array([g.obb() for g in through]))
+            frac, hit = clear, through[int(gaps.argmin())].id
     contact_with = None
     if hit is not None:
         g = state.formations[hit]
@@ -540,6 +619,46 @@ def execute_move(
         o = f.obb()
         off_map = not bool(bf.contains(o.cx, o.cy))
     return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+def _without_passable(
+    state: BattleState,
+    f: Formation,
+    table: tuple[list[Formation], np.ndarray] | None,
+    passes: Callable[[Formation, Formation], bool],
+) -> tuple[tuple[list[Formation], np.ndarray], list[Formation]]:
+    """The sweep's table without the friends ``f`` may pass through, and those friends."""
+    forms, arr = table if table is not None else (
+        state.active(), obb_array([g.obb() for g in state.active()])
+    )  # fmt: skip
+    keep = [g is f or g.side != f.side or not passes(f, g) for g in forms]
+    through = [g for g, k in zip(forms, keep, strict=True) if not k]
+    if not through:
+        return (forms, arr), []
+    mask = np.array(keep)
+    return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through
+
+
+def _clear_end(
+    box: Any,
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+    frac: float,
+    through: list[Formation],
+) -> float:
+    """The furthest fraction <= ``frac`` whose pose overlaps none of ``through`` (a move may
+    pass through friends but not stop on them), searched back in sweep steps."""
+    arr = obb_array([g.obb() for g in through])
+    length = max_corner_displacement(box, start[2], dth, (dx, dy)) * frac
+    n = max(1, math.ceil(length / SWEEP_STEP_M))
+    for k in range(n, 0, -1):
+        t = frac * k / n
+        pose = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        if not (separation(pose, arr) < -1e-6).any():
+            return t
+    return 0.0
 
 
 PATH_STEP_M = 20.0

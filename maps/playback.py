@@ -51,6 +51,7 @@ MARK_EVENTS = (
     "ladder",
     "temperament_change",
     "disorder",
+    "manoeuvre",
     "wc_test",
 )
 #: margin around every base's positions for the page's first view (metres)
@@ -118,14 +119,24 @@ _SENTENCES: dict[str, str] = {
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
-    "range_halt": "{formation} halts at javelin range of {target} (5.8): {at_m} m left",
+    "range_halt": "{formation} ({move_phase} phase) halts {range_m} m from {target} (5.8): "
+    "{at_m} m left",
+    "disorder_cleared": "{formation} loses its {dps} DP ({rule})",
+    "manoeuvre": "{formation}: {manoeuvre} ({section}), {time}, {dps} DP",
+    "interpenetration": "{formation} passes through {through} (5.27): {dps} DP, {through} "
+    "{through_dps} DP",
+    "closed_ranks": "{formation} ({formation_type}) closes its ranks (5.2-5.3): {before} \u2192 "
+    "{after} stands a rank, {moved_m} m at most",
     "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
     "\u2192 {outcome}",
+    "wc_strategy": "W&C Strategy Roll for turn {bound}: Strategic Advantage order {order}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
     "messenger_rerouted": "{side}: messenger {id} to {to} re-routed ({reason}); route now "
     "{cost_m} m, due bound {arrival_bound}",
+    # issue 12: a timed reinforcement comes on (engine.reinforcements)
+    "arrived": "{formation} arrives on the table ({edge}), {delayed} bound(s) late",
 }
 
 
@@ -197,6 +208,9 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3,
     ...              "reason": "move die 5", "formation_type": "shieldwall"})
     'f (shieldwall) takes 1 DP (move die 5): 3 DP in all'
+    >>> _event_text({"type": "arrived", "formation": "f", "edge": "south", "at": [1.0, 2.0],
+    ...              "facing": 0.0, "delayed": 0})
+    'f arrives on the table (south), 0 bound(s) late'
     >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
     'earthquake; f; dice [6]; size 9'
     """
@@ -213,6 +227,8 @@ def _event_text(ev: Mapping[str, Any]) -> str:
         if text:
             if ev.get("character"):
                 text += f" (character {ev['character']})"
+            if isinstance(ev.get("reroll"), Mapping):  # W&C: a drilled formation's second throw
+                text += f"; drilled re-roll {_dice_text({'dice': ev['reroll']})} (scored)"
             if fields["dice"] and "{dice}" not in template:  # e.g. a die chose the base
                 purpose = ev["dice"].get("purpose") if isinstance(ev["dice"], Mapping) else None
                 text += f"; {fields['dice']}" + (f" ({purpose})" if purpose else "")

@@ -112,7 +112,12 @@ def test_dark_age_moves_are_rolled_javelin_throws_and_dps_only_grow(
     events = _events(one)
     moved = [e for e in events if e["type"] == "moved"]
     assert moved
+    # 5.21: a unit that turned about moves on what its roll has left over the turn
+    turned = {(e["bound"], e["formation"]) for e in events if e["type"] == "manoeuvre"}
     for e in moved:
+        if (e["bound"], e["formation"]) in turned:
+            assert e["allowance_m"] <= 3 * JAVELIN_THROW_M, e  # at most half of 5 or 6 jt
+            continue
         jt = e["allowance_m"] / JAVELIN_THROW_M
         assert jt == pytest.approx(round(jt)) and 1 <= round(jt) <= 6, e  # 5.9-5.10
         assert e["distance_m"] <= e["allowance_m"] + 0.05
@@ -159,6 +164,7 @@ def test_rulesets_cli_prints_each_part_and_its_book() -> None:
         "dark-age-movement",
         "2mm-earth-v0.9",
         "wc-morale",
+        "2mm-earth-v0.9",  # the DP effects (2mm Earth 11.1), a supplement
     ]
     assert "composition" not in by_name["2mm-earth-v0.9"]  # one complete game
     text = CliRunner().invoke(rulesets, [], terminal_width=240).output
@@ -202,10 +208,17 @@ def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden
     ctx = b.ctx
     r = b.state.formations["r"]
     r.morale = Morale.ROUTING
-    ctx.dice = ScriptedDice([1, 2, 3, 3, 3, 3])  # strategic advantage roll-off, then 3+3
+    # this turn's Strategy Roll (none made yet), the rally's 3+3, then End Phase 4's Strategy
+    # Roll for the next turn
+    ctx.dice = ScriptedDice([1, 2, 3, 3, 4, 1])
     events = wc.end_phase(ctx, wc.TWO_MM_EARTH, "end")
     (test,) = [e for e in events if e.type == "wc_test"]
     assert (test.test, test.mv, test.score, test.outcome) == ("rally", 6, 6, "rallied")
+    assert test.triggers == ('1 enemy within 10" (-1)',)
+    assert [e.bound for e in events if e.type == "wc_strategy"] == [
+        b.state.bound,
+        b.state.bound + 1,
+    ]
     assert r.morale is Morale.RETREATING  # rallied, disordered until its next round
     b.state.bound += 1
     wc.start_round(ctx, "orders")

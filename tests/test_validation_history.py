@@ -35,13 +35,6 @@ MISSING_WINNER: dict[str, str] = {
         "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "
         "Arrivall; Warkworth); without it Oxford's rout of Hastings wins the day"
     ),
-    "maldon_991": (
-        "no rule lines up a corner contact into a melee: Viking formations that touch the "
-        "English shieldwall corner-on stay 'in contact' without front-to-front base pairs and "
-        "nothing moves or fights (seed 1 from bound 21), so half the replays end undecided; and "
-        "no rule for the lord's fall (Godric fleeing on Byrhtnoth's horse, taken for the ealdorman "
-        "himself, The Battle of Maldon ll. 185-201), which broke the English historically"
-    ),
 }
 
 #: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing
@@ -68,10 +61,12 @@ MISSING_RATIO: dict[str, str] = {
         "attacker bleeds more on defended ground"
     ),
     "chacabuco_1817": (
-        "reinforcement timing: O'Higgins' frontal fight is decided before Soler's division "
-        "comes up (bound 30, a readiness stand-in for the timed reinforcement of issue 12 item 3), "
-        "so the flank attack that broke the royalists at small cost is seldom fought, and a base "
-        "of 75 men cannot show the patriots' 12 killed"
+        "a held attack: O'Higgins' frontal attack was 'held' by the royalist line at small cost "
+        "until Soler's division came in on the flank (now a timed arrival at bound 30, "
+        "engine.reinforcements); the engine has no way for an attack to be held off at a "
+        "distance, so O'Higgins' division fights to contact and the patriots lose a median "
+        "1,350 men (10 replays) against the sources' 132; and a base of 75 men cannot show "
+        "the patriots' 12 killed"
     ),
 }
 

@@ -102,6 +102,9 @@ formations, morale and command; a part a seed lacks must come from a named compl
 
     name: str
     modules: Mapping[Part, Module] = field(default_factory=dict)
+    #: rules a seed refers to but lacks, inside a part it plays, taken from a named complete
+    #: game: what -> (the module that supplies it, which of its rules)
+    supplements: Mapping[str, tuple[Module, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for part, module in self.modules.items():
@@ -116,7 +119,13 @@ formations, morale and command; a part a seed lacks must come from a named compl
                 f"{self.name}: no module for {', '.join(missing)}; a part a seed lacks must "
                 "come from a named complete game"
             )
+        for what, (module, _rule) in self.supplements.items():
+            if not module.complete_game:
+                raise RulesetError(
+                    f"{self.name}: {what} must come from a named complete game, not {module.name}"
+                )
         object.__setattr__(self, "modules", MappingProxyType(dict(self.modules)))
+        object.__setattr__(self, "supplements", MappingProxyType(dict(self.supplements)))
 
     def books(self) -> dict[str, str]:
         """Part -> book, in the order of :class:`Part` (what ``scenario-builder rulesets``
@@ -129,7 +138,8 @@ formations, morale and command; a part a seed lacks must come from a named compl
         return [p.value for p in Part if self.modules[p].complete_game]
 
     def describe(self) -> list[dict[str, str]]:
-        return [
+        """One row per part, then one per supplement (its book names the rule taken)."""
+        rows = [
             {
                 "part": p.value,
                 "module": self.modules[p].name,
@@ -138,4 +148,14 @@ formations, morale and command; a part a seed lacks must come from a named compl
                 "code": self.modules[p].code,
             }
             for p in Part
+        ]
+        return rows + [
+            {
+                "part": what,
+                "module": module.name,
+                "book": f"{module.book}: {rule}",
+                "seed": module.seed,
+                "code": module.code,
+            }
+            for what, (module, rule) in self.supplements.items()
         ]

@@ -17,7 +17,15 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option, ruleset_option, seed_option
+from .options import (
+    force_option,
+    json_option,
+    out_dir_option,
+    parse_plans,
+    plan_option,
+    ruleset_option,
+    seed_option,
+)
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -163,6 +171,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
     "--orders-side",
     help="Only this side follows --orders (default: every side the file gives orders to).",
 )
+@plan_option
 @json_option
 def run(
     scenario: str,
@@ -173,6 +182,7 @@ def run(
     ruleset: str | None,
     orders_file: str | None,
     orders_side: str | None,
+    plans: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
@@ -182,6 +192,7 @@ def run(
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
+    sc.use_plan_files(parse_plans(plans))
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)

@@ -24,6 +24,7 @@ combat is 2mm Earth's). The chapter's own categories come from them by these rea
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -41,7 +42,9 @@ from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
     Allowance,
     DisorderPoints,
+    DPRemoval,
     MoveKind,
+    MovePhase,
     half_move,
     impassable_crossing,
     pace_setter,
@@ -51,16 +54,26 @@ from engine.rulesets.dark_age.movement import (
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
+from engine.state import Morale
 
 __all__ = [
     "JAVELIN_RANGE_M",
     "Disorder",
+    "DisorderCleared",
+    "Interpenetration",
+    "Manoeuvre",
     "RangeHalt",
+    "about_faces",
+    "bow_range_m",
     "chapter_view",
     "charge_dps",
     "formation_of",
     "grade_of",
+    "interpenetrations",
+    "may_pass",
+    "move_phase_of",
     "move_rules_for",
+    "rallied_clear_dps",
     "range_halts",
     "roll_moves",
     "troop_of",
@@ -153,36 +166,75 @@ def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
 _FAST_PLANS = frozenset({"charge", "rout", "retreat", "pursue"})  # 5.9 fast moves
 
 #: 5.8: the tactical phase's compulsory halt, at javelin range (one javelin throw) of an enemy
-#: to the front; the engine's bound is played as the tactical phase (module docstring)
+#: to the front
 JAVELIN_RANGE_M = JAVELIN_THROW_M
 #: "to their front": an enemy whose centre lies within 45 degrees of the way the unit moves
 FRONT_HALF_ARC_DEG = 45.0
+#: plans that close on the enemy (5.8's halts apply); fleeing, pursuing and retiring moves
+#: have their backs to the enemy or are the morale module's
+_CLOSING = frozenset({"advance", "attack", "charge"})
+
+
+def bow_range_m(state: Any) -> float:
+    """5.8's bow range: the chapter gives none, so the composition's troop lists (2mm Earth
+    profiles, ``range_m``) give it: the longest reach of any bow-armed (ranged, not throwing)
+    troops on the table; 0 (no march-phase halt) if nobody shoots."""
+    reach = [
+        float(cast(Profile, b.profile).range_m)
+        for f in state.formations.values()
+        for b in f.bases
+        if cast(Profile, b.profile).arming.ranged
+    ]
+    return max(reach, default=0.0)
 
 
 @dataclass(frozen=True, slots=True)
 class RangeHalt(Event):
-    """Dark Age 5.8: a unit moving without a charge halts at javelin range of an enemy to its
-    front (``at_m``: how far it may still go; 0 when it is there already)."""
+    """Dark Age 5.8: a unit closing on an enemy to its front halts at bow range in its march
+    phase, at javelin range in its tactical phase unless it charges (``at_m``: how far it may
+    still go; 0 when it is there already; ``move_phase``: march or tactical)."""
 
     type: ClassVar[str] = "range_halt"
     formation: str
     target: str
     at_m: float
+    move_phase: str = "tactical"
+    range_m: float = JAVELIN_RANGE_M
+
+
+def move_phase_of(gap_m: float, bow_m: float) -> MovePhase:
+    """5.8: the march phase and the tactical phase. The turn chapter that orders them is absent
+    and the engine's bound has one movement phase, so a unit's bound is its march phase while
+    no enemy to its front is at bow range at the start of the move, else its tactical phase.
+    The chapter measures in whole javelin throws: within one of bow range is at it (a unit
+    halted at bow range on an oblique approach stops a few metres outside it).
+
+    >>> [move_phase_of(g, 100.0).value for g in (180.0, 110.0, 80.0)]
+    ['march', 'tactical', 'tactical']
+    """
+    at_bow = gap_m <= bow_m + JAVELIN_THROW_M
+    return MovePhase.MARCH if bow_m > 0 and not at_bow else MovePhase.TACTICAL
 
 
 def range_halts(ctx: Any) -> list[Event]:
-    """5.8: every formation advancing without a charge (plan ``advance``) is cut short at
-    javelin range of the nearest enemy to its front: "Units need to initiate a charge (see 7.1)
-    in order to move in to contact with enemy". Charges, routs, retreats, pursuits and ranged
-    troops closing to their own range are not advances and are left as planned."""
+    """5.8: "During the march phase all units must halt at bow range of enemy to their front.
+    In the tactical phase they must halt at javelin range. Units need to initiate a charge
+    (see 7.1) in order to move in to contact with enemy." A unit closing on the nearest enemy
+    to its front (an ``advance``, ``attack`` or ``charge`` plan) whose bound is its march phase
+    (:func:`move_phase_of`) is cut short at bow range, charge or not; in its tactical phase an
+    advance is cut short at javelin range and a charge goes in. Ranged troops closing to their
+    own range (``attack``) are cut only in the march phase."""
     from engine.geometry import bearing, distance, obb_array
     from engine.movement import MovePlan
 
     state = ctx.state
+    bow = getattr(ctx, "bow_range_m", None)
+    if bow is None:
+        bow = ctx.bow_range_m = bow_range_m(state)
     enemies: dict[str, list[EngineFormation]] = {}
     events: list[Event] = []
     for fid, plan in sorted(ctx.plans.items()):
-        if plan.kind != "advance":
+        if plan.kind not in _CLOSING:
             continue
         f = state.formations[fid]
         if f.removed:
@@ -201,14 +253,22 @@ def range_halts(ctx: Any) -> list[Event]:
             continue
         gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
         k = int(gaps.argmin())
-        room = max(0.0, float(gaps[k]) - JAVELIN_RANGE_M)
+        phase = move_phase_of(float(gaps[k]), bow)
+        if phase is MovePhase.MARCH:
+            halt_at = bow
+        elif plan.kind == "advance":
+            halt_at = JAVELIN_RANGE_M
+        else:
+            continue  # tactical phase: a charge goes in, ranged troops close to their range
+        room = max(0.0, float(gaps[k]) - halt_at)
         if plan.max_m is not None and plan.max_m <= room:
             continue
         if room <= 0.0:
-            ctx.plans[fid] = MovePlan(fid, "none")  # at javelin range already: it stays
+            ctx.plans[fid] = MovePlan(fid, "none")  # at the halt already: it stays
         else:
             plan.max_m = room
-        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2)))
+        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2), phase.value,
+                                halt_at))  # fmt: skip
     return events
 
 
@@ -274,6 +334,191 @@ def charge_dps(ctx: Any, phase: str) -> list[Event]:
     return events
 
 
+@dataclass(frozen=True, slots=True)
+class Interpenetration(Event):
+    """Dark Age 5.27: ``formation`` moved through its friend ``through``; the DPs each took
+    (none if one was stationary and one unformed and one stand deep)."""
+
+    type: ClassVar[str] = "interpenetration"
+    formation: str
+    through: str
+    dps: int
+    through_dps: int
+
+
+def may_pass(f: EngineFormation, g: EngineFormation) -> bool:
+    """5.27: a unit may move through a friend (at a price in DPs, :func:`interpenetrations`).
+    Fleeing troops are the morale module's (W&C: "friends flee through them")."""
+    return f.morale is Morale.STEADY and g.side == f.side and not g.removed
+
+
+def _depth_stands(f: EngineFormation) -> int:
+    return 1 if f.loose else len({b.rank for b in f.alive_bases})
+
+
+def _formed(form: Formation) -> bool:
+    return form in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS)
+
+
+def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
+    """After the moves: every ``moved`` event whose path crossed a friend (the swept pose
+    overlapping its rectangle) is an interpenetration; each formed unit involved takes 1 DP
+    unless one of them was stationary and one unformed and one stand deep; formed troops
+    passed through by elephants take 2, the elephants none (5.27, :func:`interpenetration_dps`;
+    once per action, 5.27 second)."""
+    from engine.geometry import obb_array, separation
+    from engine.movement import _local_box, obb_at, signed_turn
+    from engine.rulesets.dark_age.movement import interpenetration_dps
+
+    state = ctx.state
+    events: list[Event] = []
+    for m in moves:
+        f = state.formations[m.formation]
+        if f.removed or f.morale is not Morale.STEADY:
+            continue
+        friends = [g for g in state.active(f.side) if g is not f]
+        if not friends:
+            continue
+        arr = obb_array([g.obb() for g in friends])
+        box = _local_box(f)
+        th0 = ctx.start_facing.get(f.id, f.facing)
+        dth = signed_turn(th0, m.facing)
+        (x0, y0), (x1, y1) = m.from_xy, m.to
+        n = max(2, math.ceil(m.distance_m / 5.0))
+        crossed: set[int] = set()
+        for k in range(1, n):
+            t = k / n
+            pose = obb_at(box, x0 + (x1 - x0) * t, y0 + (y1 - y0) * t, th0 + dth * t)
+            crossed |= set((separation(pose, arr) < -0.5).nonzero()[0].tolist())
+        for k in sorted(crossed):
+            g = friends[k]
+            ft, _fg, fform = chapter_view(f)
+            gt, _gg, gform = chapter_view(g)
+            a, b = interpenetration_dps(
+                _formed(fform), False, _depth_stands(f),
+                _formed(gform), g.moved_m <= 0.0, _depth_stands(g),
+                a_elephants=ft is Troop.ELEPHANTS, b_elephants=gt is Troop.ELEPHANTS,
+            )  # fmt: skip
+            action = f"interpenetrate {f.id}/{g.id} b{state.bound}"
+            events.append(Interpenetration(phase, f.id, g.id, a, b))
+            for unit, form, n_dp in ((f, fform, a), (g, gform, b)):
+                if not n_dp:
+                    continue
+                dp = ctx.dps.get(unit.id, DisorderPoints()).incur(n_dp, action)
+                ctx.dps[unit.id] = dp
+                events.append(Disorder(phase, unit.id, n_dp, dp.total,
+                                       "interpenetration (5.27)", form.value))  # fmt: skip
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class Manoeuvre(Event):
+    """A manoeuvre of 5.17-5.28 made in battle: its name and section, the time it took and the
+    DPs it cost."""
+
+    type: ClassVar[str] = "manoeuvre"
+    formation: str
+    manoeuvre: str
+    section: str
+    time: str
+    dps: int
+
+
+#: 5.21 "This is the only turn allowed by formed units" besides the wheel; the engine wheels at
+#: most 90 degrees a move, so a formed unit whose way lies further round about-faces instead
+ABOUT_FACE_BEYOND_DEG = 90.0
+
+
+def about_faces(ctx: Any, phase: str) -> list[Event]:
+    """5.21 About Face, chosen for the automatic commander's moves: a formed, steady unit whose
+    move (an advance, attack or charge) goes more than :data:`ABOUT_FACE_BEYOND_DEG` off its
+    facing turns about first. Every man turns where he stands (the stands keep their places;
+    the old rear rank is the new front), which takes ½ move (5.28 second: the rolled allowance
+    halved, rounded up) and costs 1 DP for C Grade troops (not elephants) and for mounted troops
+    turning before they move (:func:`about_face_cost`). Run after the move rolls."""
+    from engine.geometry import bearing
+    from engine.rulesets.dark_age.movement import about_face_cost
+
+    state = ctx.state
+    events: list[Event] = []
+    ctx.about_faced = {}
+    for fid, plan in sorted(ctx.plans.items()):
+        rolled = ctx.move_rolls.get(fid)
+        f = state.formations[fid]
+        if plan.kind not in _CLOSING or rolled is None or f.removed or f.loose:
+            continue
+        if f.morale is not Morale.STEADY:
+            continue
+        troop, grade, form = chapter_view(f)
+        if not _formed(form):
+            continue
+        fx, fy = f.centre()
+        way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
+        if abs((way - f.facing + 180.0) % 360.0 - 180.0) <= ABOUT_FACE_BEYOND_DEG:
+            continue
+        # the engine measures a move by how far any point of a base goes (6.1): turning about,
+        # a stand's corners each go its diagonal, so the whole roll must cover that, and the
+        # half move left is what the roll has over it at most
+        full_m = rolled[2].allowance.least * JAVELIN_THROW_M
+        turn_m = max(math.hypot(b.w, b.d) for b in f.alive_bases)
+        if full_m < turn_m:
+            continue
+        before = {b.id: (b.x, b.y) for b in f.alive_bases}
+        saved = {b.id: (b.rank, b.file) for b in f.bases}
+        depth = f.ranks
+        for b in f.bases:  # the rear rank becomes the front, the left file the right
+            b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
+        f.set_pose(f.cx, f.cy, f.facing + 180.0)
+        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
+               for b in f.alive_bases):  # fmt: skip
+            # a part-filled rank would shift as it came to the front: it wheels instead
+            for b in f.bases:
+                b.rank, b.file = saved[b.id]
+            f.set_pose(f.cx, f.cy, f.facing - 180.0)
+            continue
+        state.version += 1
+        ctx.start_facing[fid] = f.facing  # the turn is the about-face, not a wheel (5.17)
+        half_m = half_move(rolled[2].allowance).least * JAVELIN_THROW_M
+        ctx.about_faced[fid] = (full_m, min(half_m, full_m - turn_m))
+        _t, _f, roll = rolled
+        ctx.move_rolls[fid] = (
+            _t,
+            _f,
+            dataclasses.replace(roll, allowance=half_move(roll.allowance)),
+        )
+        cost = about_face_cost(troop, grade, form, moved_first=False)
+        events.append(Manoeuvre(phase, fid, "about face", "5.21", cost.time.value, cost.dps))
+        if cost.dps:
+            dp = ctx.dps.get(fid, DisorderPoints()).incur(cost.dps, f"about face b{state.bound}")
+            ctx.dps[fid] = dp
+            events.append(Disorder(phase, fid, cost.dps, dp.total, "about face (5.21)", form.value))
+    return events
+
+
+@dataclass(frozen=True, slots=True)
+class DisorderCleared(Event):
+    """A unit's DPs removed by the rule that removes them (``rule``: :class:`DPRemoval`)."""
+
+    type: ClassVar[str] = "disorder_cleared"
+    formation: str
+    dps: int
+    rule: str
+
+
+def rallied_clear_dps(ctx: Any, fleeing_before: set[str], phase: str) -> list[Event]:
+    """Units that were fleeing before ``phase`` and no longer are (rallied, W&C's End phase)
+    lose all their DPs (:attr:`DPRemoval.RALLY`)."""
+    events: list[Event] = []
+    for fid in sorted(fleeing_before):
+        f = ctx.state.formations[fid]
+        dp = ctx.dps.get(fid)
+        if f.removed or f.morale is Morale.ROUTING or dp is None or dp.total == 0:
+            continue
+        ctx.dps[fid] = dp.remove(dp.total, DPRemoval.RALLY)
+        events.append(DisorderCleared(phase, fid, dp.total, DPRemoval.RALLY.value))
+    return events
+
+
 def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRules:
     """The bound's movement rules: each formation's rolled allowance in javelin throws (5.9),
     halved across a major obstacle (5.20), impassable ground for light infantry only at one
@@ -288,6 +533,8 @@ def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRule
             troop, _form, roll = rolled
             allow = roll.allowance
         full = allow.least * JAVELIN_THROW_M
+        if f.id in ctx.about_faced:  # 5.21: what is left of the roll after turning about
+            full = min(full, ctx.about_faced[f.id][1])
 
         def speed(move_class: int) -> float | None:
             terrain = DarkAgeTerrain(move_class)
@@ -301,4 +548,10 @@ def move_rules_for(ctx: Any, min_move_m: float, max_turn_deg: float) -> MoveRule
 
         return speed
 
-    return MoveRules(speed_m=speed_m, min_move_m=min_move_m, max_turn_deg=max_turn_deg)
+    return MoveRules(
+        speed_m=speed_m,
+        min_move_m=min_move_m,
+        max_turn_deg=max_turn_deg,
+        passes=may_pass,
+        pivot_wheels=True,  # 5.17: "The unit then pivots on one end of the line"
+    )

@@ -12,13 +12,17 @@ absent), so the composition is, part by part (``scenario-builder rulesets`` prin
   table carries 2mm Earth's cover and sight columns);
 - morale and command: War & Conquest, its inches at 25.4 m (the engine's 1 mm = 1 m table).
 
-DPs are counted and shown; what they do is in the absent combat and morale chapters, so here they
-do nothing else (docs/rules-interpretations.md).
+DPs are counted and shown; what they do is in the chapter's absent combat and morale chapters,
+so their effects come from the composition's combat game, 2mm Earth v0.9 (:data:`DP_EFFECTS`:
+11.1's -1 Resilience until a rally), printed as a supplement of the composition
+(docs/rules-interpretations.md).
 
 >>> from engine.rulesets import get_ruleset
 >>> rs = get_ruleset("dark-age")
 >>> [c["module"] for c in rs.describe()["composition"]]
-['2mm-earth-v0.9', 'dark-age-movement', '2mm-earth-v0.9', 'wc-morale']
+['2mm-earth-v0.9', 'dark-age-movement', '2mm-earth-v0.9', 'wc-morale', '2mm-earth-v0.9']
+>>> rs.describe()["composition"][-1]["part"]
+'disorder point effects'
 >>> rs.terrain_classes()["move"][:3]
 ['open', 'light_cover', 'road']
 """
@@ -41,6 +45,7 @@ from engine.rulesets.compose import (
 )
 from engine.rulesets.dark_age import battle as da
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
+from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
@@ -48,6 +53,7 @@ from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
 from engine.rulesets.war_and_conquest.morale import TableScale
 from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
+from engine.state import Morale
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
 
@@ -67,6 +73,9 @@ class DarkAgeContext(TwoMmContext):
     move_rolls: dict[str, tuple[Any, Any, MoveRoll]] = field(default_factory=dict)
     dps: dict[str, DisorderPoints] = field(default_factory=dict)
     start_facing: dict[str, float] = field(default_factory=dict)
+    bow_range_m: float | None = None  # 5.8's bow range, from the troop lists (battle.py)
+    #: 5.21 this bound: (the whole roll, what is left of it after turning about), metres
+    about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
     rules: MoveRules | None = None
 
     @property
@@ -77,19 +86,71 @@ class DarkAgeContext(TwoMmContext):
         return self.rules
 
 
+def _moving(ctx: Any) -> set[str]:
+    """Formations that will move this bound: a move plan, and no enemy touching them already
+    (2mm Earth 3.2: a formation in contact stays to fight)."""
+    return {
+        fid
+        for fid, plan in ctx.plans.items()
+        if plan.kind != "none"
+        and not ctx.state.formations[fid].removed
+        and not two_mm._touching_enemy(ctx, ctx.state.formations[fid])
+    }
+
+
 def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
-    ctx.emit(da.range_halts(ctx))  # 5.8: halt at javelin range unless charging
+    # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
+    ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
+    ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     da.roll_moves(ctx)
+    ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
+    n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
+    # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
+    ctx.emit(da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"],
+                                  "execute_moves"))  # fmt: skip
+    for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
+        ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
 
 
+def _rallies_clear_dps(end: Any) -> Any:
+    """W&C's End phase, then every unit that rallied in it (fleeing -> rallied) loses its DPs:
+    the chapter's DPs are removed by rallying (4.8, absent; :class:`DPRemoval`), as 2mm Earth's
+    11.1 penalty lasts "until they rally"."""
+
+    def run(ctx: Any) -> None:
+        fleeing = {f.id for f in ctx.state.active() if f.morale is Morale.ROUTING}
+        end(ctx)
+        ctx.emit(da.rallied_clear_dps(ctx, fleeing, "end"))
+
+    return run
+
+
 def _phases() -> tuple[Phase, ...]:
-    return tuple(
-        Phase("execute_moves", _execute_moves) if p.name == "execute_moves" else p
-        for p in wc_phases(DARK_AGE_TABLE)
-    )
+    out = []
+    for p in wc_phases(DARK_AGE_TABLE):
+        if p.name == "execute_moves":
+            p = Phase("execute_moves", _execute_moves)
+        elif p.name == "end":
+            p = Phase("end", _rallies_clear_dps(p.run))
+        out.append(p)
+    return tuple(out)
+
+
+#: What DPs do. The chapter counts them; their effects are in its absent chapters (5.5 refers to
+#: 4.5 and 7.13 for DPs taken when charged, 5.19 to rallying, 4.8). They come from the
+#: composition's combat game, 2mm Earth v0.9, whose nearest rule is 11.1's penalty for troops
+#: that have lost their order: "all retreating troops take a -1 Resilience loss, until they
+#: rally" (the W&C module already reads W&C's "disordered" as 2mm Earth's retreating state).
+DP_EFFECTS = (
+    "11.1 -1 Resilience 'until they rally': a steady unit carrying DPs is struck and shot at "
+    "as retreating troops are; a rally (W&C End phase) clears its DPs"
+)
+#: 2mm Earth 11.1: the R a unit carrying DPs loses (not added to a retreating or routing
+#: unit's own -1 / -2)
+DISORDERED_R = -1
 
 
 @register
@@ -125,7 +186,15 @@ class DarkAge(TwoMmEarthGame):
             Part.COMBAT: TWO_MM_EARTH_V09,
             Part.MORALE_AND_COMMAND: WC_MORALE,
         },
+        supplements={"disorder point effects": (TWO_MM_EARTH_V09, DP_EFFECTS)},
     )
+
+    def resilience_modifier(self, ctx: Any, target: Any) -> int:
+        """DP effects (:data:`DP_EFFECTS`): -1 R for a steady unit carrying DPs."""
+        dp = getattr(ctx, "dps", {}).get(target.id)
+        if dp is None or dp.total <= 0 or target.morale is not Morale.STEADY:
+            return 0
+        return DISORDERED_R
 
     def _move_rules(self) -> MoveRules:
         """Moves are rolled each bound: the bound's rules come from :class:`DarkAgeContext`."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.context import BoundContext
 from engine.state import Formation
@@ -35,6 +35,14 @@ class TwoMmContext(BoundContext):
     #: its morale test while its combat goes on gives its enemy +1 next round; 2mm Earth sets
     #: none)
     melee_bonus_against: dict[str, int] = field(default_factory=dict)
+    #: a composed morale module's flee move, called for a ROUTING mover in place of
+    #: ``engine.movement.execute_move`` with the same arguments (War & Conquest: fleeing troops
+    #: pass through friends, ``war_and_conquest.battle.flee_move``); None: 2mm Earth's own
+    #: (a friend blocks the way)
+    flee_move: Any = None
+    #: a composed morale module's notes kept across the battle (War & Conquest:
+    #: ``war_and_conquest.battle.WCNotes``); 2mm Earth keeps none
+    morale_notes: Any = None
 
     @property
     def move_rules(self) -> MoveRules:

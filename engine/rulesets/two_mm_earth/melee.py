@@ -130,6 +130,7 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             n = a + outnumbering_bonus(own, theirs)
             cover = ctx.cover_class(g, "melee")
             r = target_resilience(g, (fx, fy), "melee", cover, ctx.rs)
+            r += ctx.rs.resilience_modifier(ctx, g)
             # W&C Morale Tests (engaged): +1 against a unit that failed while its combat went on
             mod = 1 if ctx.melee_bonus_against.get(g.id) == ctx.state.bound else 0
             res = ctx.rs.roll_attack(ctx.dice, n, r, mod, purpose=f"melee {f.id}->{g.id}")

@@ -375,6 +375,9 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         return set_morale(ctx, f, Morale.ROUTING, f"{cite[0]} {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
+    if tests and _caught_unready(ctx, f):
+        # issue 12, a reading of 10.5 / 10.2: troops not yet formed for battle test at -1R
+        tests = (*tests, "caught_unready")
     events: list[Event] = []
     outcome = "retreat" if must_retreat else "none"
     if tests:
@@ -412,6 +415,14 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
     return events
+
+
+def _caught_unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: ``f`` is still in camp, asleep, on the march or forming up (engine.readiness)
+    and the ruleset's table has a row for it (v0.9's -1R; v0.7 has none)."""
+    if ctx.readiness is None or f.morale is not Morale.STEADY or not ctx.readiness.holds(f.id):
+        return False
+    return any(row.trigger == "caught_unready" for row in ctx.rs.morale_triggers)
 
 
 def plays_own_morale(ctx: TwoMmContext) -> bool:

@@ -19,13 +19,20 @@ __all__ = ["receive_order"]
 
 
 def receive_order(
-    state: BattleState, order: Order, dice: Dice, ruleset: TwoMmEarthGame, phase: str = "orders"
+    state: BattleState,
+    order: Order,
+    dice: Dice,
+    ruleset: TwoMmEarthGame,
+    phase: str = "orders",
+    respond: Any = None,
 ) -> list[Event]:
     """Apply an order that reached its formation: chart 9.3, then the order itself.
 
     Routing formations ignore orders (10.4: "the player has no control over them"). A retreat
     order makes the formation retreat (10.2 "must retreat if ordered to retreat"); chart 9.3 may
-    turn it into holding, or, for reluctant troops, a rout.
+    turn it into holding, or, for reluctant troops, a rout. ``respond(f, temperament, order)
+    -> (outcome, events)``: a composed ruleset's own test where chart 9.3 asks for a die (War &
+    Conquest's Command Test); None: 9.3's die.
     """
     f = state.formations.get(order.formation)
     if f is None or f.removed or f.morale is Morale.ROUTING:
@@ -37,7 +44,10 @@ def receive_order(
     temperament = f.temperament
     if temperament is Temperament.RANDOM:  # pragma: no cover - normalised at deployment
         temperament = Temperament.RASH
-    if ruleset.order_needs_roll(temperament, kind):
+    if ruleset.order_needs_roll(temperament, kind) and respond is not None:
+        outcome, tested = respond(f, temperament, kind)
+        events += tested
+    elif ruleset.order_needs_roll(temperament, kind):
         roll = dice.roll(1, f"order 9.3 {f.id} {kind} ({temperament})")
         outcome = ruleset.order_outcome(temperament, kind, roll.faces[0])
         events.append(OrderRoll(phase, f.id, kind, str(temperament), outcome, roll))

@@ -523,6 +523,7 @@ def _mode(
     facing = len(g.rank_of(g.side_toward(fx, fy)))
     cover = ctx.cover_class(g, "ranged")
     r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+    r += ctx.rs.resilience_modifier(ctx, g)
     from engine.rulesets.two_mm_earth.charts import CoverClass
 
     choice = choose_mode(
@@ -572,6 +573,7 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
         facing = len(g.rank_of(g.side_toward(fx, fy)))
         cover = ctx.cover_class(g, "ranged")
         r = target_resilience(g, (fx, fy), "ranged", cover, ctx.rs)
+        r += ctx.rs.resilience_modifier(ctx, g)
         bases = shooting_bases(f)
         a = ranged_arming(f)
         half = plan.distance_m >= range_m(f) / 2.0
@@ -837,7 +839,10 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             def classes_fn(form, pose, _s=start_fort, _h=holds):
                 return sieges.move_classes(ctx.bf, form, pose, _s, _h)
 
-        res = execute_move(
+        mover = execute_move
+        if f.morale is Morale.ROUTING and ctx.flee_move is not None:
+            mover = ctx.flee_move  # a composed morale module's flee move (W&C: through friends)
+        res = mover(
             ctx.bf,
             state,
             f,

@@ -121,6 +121,7 @@ class TwoMmEarthGame(Ruleset):
         "sees_over": lambda v: not v,
         "roll_attack": lambda r: dataclasses.replace(r, hits=0),
         "shooting_modifier": lambda v: v - 3,
+        "resilience_modifier": lambda v: v - 2,
         "messenger_rate_m": lambda rates: {k: v / 10.0 for k, v in rates.items()},
     }
     messenger_rate_m: ClassVar[dict[str, float]] = charts.MESSENGER_RATE_M
@@ -257,6 +258,12 @@ class TwoMmEarthGame(Ruleset):
     def shooting_modifier(self, **kwargs: bool) -> int:
         """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
         return shooting_modifier(**kwargs)
+
+    def resilience_modifier(self, ctx: Any, target: Formation) -> int:
+        """A change to the R to beat when ``target`` is shot at or struck, beyond its facing
+        rank, cover and 11.1 state (:func:`shooting.target_resilience`): none in 2mm Earth; a
+        composition may add one (``dark-age``: disorder points)."""
+        return 0
 
 
 def _other_outcome(result: PanicResult) -> PanicResult:

@@ -22,14 +22,21 @@ in the bound than every enemy it touches; Strategic Advantage is a d6 roll-off e
 
 from __future__ import annotations
 
+import csv
+import functools
+import itertools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import ClassVar, cast
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, cast
+
+import numpy as np
+import shapely
 
 from engine.dice import DiceResult
-from engine.geometry import forward
+from engine.geometry import OBB, corners, forward, obb_array, right, separation
 from engine.log import Destroyed, Event, Pursuit
+from engine.movement import MoveResult, execute_move
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
@@ -37,6 +44,8 @@ from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
     TWO_MM_EARTH,
+    CommandResult,
+    Discipline,
     FormationKind,
     MoraleEvent,
     RallyEnemy,
@@ -44,23 +53,37 @@ from engine.rulesets.war_and_conquest.morale import (
     Trigger,
     WCUnit,
     alternate,
+    command_test,
     engaged_failure,
     flee_pursuit,
     general_bonus,
     last_chance_to_stand,
     morale_test,
+    rally_enemies,
     rally_test,
     triggered,
 )
-from engine.state import Formation, Morale
+from engine.state import BattleState, Formation, Morale
+from scenario_builder.errors import ScenarioError
+from scenario_builder.paths import data_dir
 
 __all__ = [
+    "FledPath",
+    "StrategyRoll",
+    "WCNotes",
     "WCTest",
+    "command",
+    "discipline_table",
     "end_phase",
+    "flee_move",
+    "leader_of",
     "leader_xy",
     "morale_value",
+    "notes",
+    "receive_order",
     "resolution_phase",
     "start_round",
+    "strategy_roll",
     "wc_unit",
 ]
 
@@ -80,9 +103,63 @@ class WCTest(Event):
     score: int
     outcome: str
     dice: DiceResult | None = None
+    #: a drilled formation's re-roll of a failed Command Test ("Drilled Formations may always
+    #: re-roll failed Command Tests"); ``mv``/``score`` are then the re-roll's
+    reroll: DiceResult | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = Event.to_dict(self)
+        if self.reroll is None:
+            del out["reroll"]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyRoll(Event):
+    """End Phase 4, "Commence next turn by making a Strategy Roll": a d6 roll-off each turn
+    (the Strategy Roll's own chapter is absent), re-rolled on a tie; ``order`` is the sides'
+    order for the turn, the one with Strategic Advantage first."""
+
+    type: ClassVar[str] = "wc_strategy"
+    bound: int
+    order: tuple[str, ...]
+    dice: tuple[DiceResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FledPath:
+    """One flee move (Resolution Summary 2, "Resolve Pursuit & Flee Moves"): where the fleeing
+    formation went and the friendly formations whose ground its path crossed."""
+
+    formation: str
+    start: tuple[float, float, float]
+    end: tuple[float, float, float]
+    through: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class WCNotes:
+    """What W&C keeps across the phases: the table scale, this turn's Strategic Advantage (the
+    sides' order and the bound it is for), and this bound's flee moves through friends."""
+
+    scale: TableScale
+    order: tuple[str, ...] = ()
+    order_bound: int | None = None
+    fled: list[FledPath] = field(default_factory=list)
+
+
+def notes(ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH) -> WCNotes:
+    """The battle's W&C notes (made on first use), and the flee move hooked into the host's
+    move phase: fleeing troops pass through friends (:func:`flee_move`)."""
+    if not isinstance(ctx.morale_notes, WCNotes):
+        ctx.morale_notes = WCNotes(scale)
+        ctx.flee_move = functools.partial(flee_move, ctx.morale_notes)
+    return ctx.morale_notes
 
 
 _MAX_PASSES = 8
+#: how a test's log line names the Army General's +1 (Army General: "Zone of command of 10"")
+ZONE = "General's zone of command (+1)"
 
 
 def morale_value(f: Formation) -> int:
@@ -95,11 +172,45 @@ def morale_value(f: Formation) -> int:
     return mv - 1 if str(f.temperament) == "reluctant" else mv
 
 
-def wc_unit(f: Formation) -> WCUnit:
-    """The W&C view of a formation: MV, strength in bases, battle or skirmish formation."""
+@functools.cache
+def discipline_table() -> dict[tuple[str, str], Discipline]:
+    """``data/troops/wc_discipline.csv``: (army, profile) -> drilled or undisciplined, each with
+    its source; a troop type not listed is ordinary (Command Tests' "two exceptions").
+
+    >>> discipline_table()[("roman_ad9", "legionaries")]
+    <Discipline.DRILLED: 'drilled'>
+    """
+    path = data_dir() / "troops" / "wc_discipline.csv"
+    out: dict[tuple[str, str], Discipline] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for n, row in enumerate(csv.DictReader(fh), start=2):
+            try:
+                out[row["army"], row["profile"]] = Discipline(row["discipline"])
+            except (KeyError, ValueError) as exc:
+                raise ScenarioError(f"{path}: line {n}: bad discipline row ({exc})") from None
+    return out
+
+
+def _discipline(scenario: Any, f: Formation) -> Discipline:
+    """The formation's discipline: its front rank's troop type, looked up for its side's army
+    (the scenario names each side's army)."""
+    army = None
+    if scenario is not None:
+        army = next((s.army for s in scenario.sides if s.id == f.side), None)
+    front = f.front_rank() or f.alive_bases
+    if not army or not front:
+        return Discipline.ORDINARY
+    pid = getattr(front[0].profile, "id", "")
+    return discipline_table().get((army, pid), Discipline.ORDINARY)
+
+
+def wc_unit(f: Formation, scenario: Any = None) -> WCUnit:
+    """The W&C view of a formation: MV, strength in bases, battle or skirmish formation, and
+    (given the scenario, whose sides name their armies) drilled or undisciplined."""
     full = max(f.start_bases or len(f.bases), f.n_alive, 1)
     kind = FormationKind.SKIRMISH if (f.loose or f.skirmisher) else FormationKind.BATTLE
-    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, fleeing=f.morale in _FLEEING)
+    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, _discipline(scenario, f),
+                  fleeing=f.morale in _FLEEING)  # fmt: skip
 
 
 def leader_xy(f: Formation) -> tuple[float, float]:
@@ -107,6 +218,23 @@ def leader_xy(f: Formation) -> tuple[float, float]:
     o = f.obb()
     fx, fy = forward(o.facing)
     return o.cx + o.hd * fx, o.cy + o.hd * fy
+
+
+def leader_of(ctx: TwoMmContext, f: Formation) -> tuple[float, float]:
+    """Where the unit's leader model stands: the middle of its front edge, or for a fleeing unit
+    the middle of the edge it flees by. Fleeing troops flee "directly toward a designated rally
+    point on their starting table edge" and, rallied, "face the direction they were fleeing":
+    the unit has turned to its flight, so its leader leads toward its home edge (the engine's
+    rout move does not turn the rectangle, so this is the edge nearest that way)."""
+    if f.morale not in _FLEEING or f.side not in ctx.state.sides:
+        return leader_xy(f)
+    o = f.obb()
+    hx, hy = forward(ctx.state.sides[f.side].home_bearing(o.cx, o.cy))
+    fx, fy = forward(o.facing)
+    rx, ry = right(o.facing)
+    edges = ((fx, fy, o.hd), (-fx, -fy, o.hd), (rx, ry, o.hw), (-rx, -ry, o.hw))
+    ux, uy, reach = max(edges, key=lambda e: e[0] * hx + e[1] * hy)
+    return o.cx + reach * ux, o.cy + reach * uy
 
 
 def _inches(a: tuple[float, float], b: tuple[float, float], scale: TableScale) -> float:
@@ -144,7 +272,7 @@ def _general_in_zone(ctx: TwoMmContext, f: Formation, scale: TableScale) -> bool
     for g in state.active(f.side):
         for b in g.alive_bases:
             if b.id == ch.base:
-                return _inches(leader_xy(f), (b.x, b.y), scale) <= GENERAL_ZONE_IN
+                return _inches(leader_of(ctx, f), (b.x, b.y), scale) <= GENERAL_ZONE_IN
     return False
 
 
@@ -153,11 +281,11 @@ def _events_for(
 ) -> list[MoraleEvent]:
     """The Morale Tests circumstances around ``f`` this bound, as :class:`MoraleEvent`."""
     state = ctx.state
-    me = leader_xy(f)
+    me = leader_of(ctx, f)
     out: list[MoraleEvent] = []
     for g in broke:
         if g.side == f.side and g.id != f.id:
-            out.append(MoraleEvent(Trigger.FRIEND_BROKE, _inches(me, leader_xy(g), scale)))
+            out.append(MoraleEvent(Trigger.FRIEND_BROKE, _inches(me, leader_of(ctx, g), scale)))
     for g in state.formations.values():
         if g.side != f.side or g.id == f.id:
             continue
@@ -175,7 +303,7 @@ def _events_for(
             kind = FormationKind.SKIRMISH if (g.loose or g.skirmisher) else FormationKind.BATTLE
             out.append(
                 MoraleEvent(
-                    Trigger.FRIEND_FLEEING, _inches(me, leader_xy(g), scale), kind, g.n_alive
+                    Trigger.FRIEND_FLEEING, _inches(me, leader_of(ctx, g), scale), kind, g.n_alive
                 )
             )
     if f.alive_at_start:
@@ -193,22 +321,64 @@ def _events_for(
         if gid and gid in g.characters_killed:
             out.append(MoraleEvent(Trigger.GENERAL_SLAIN, _inches(me, (g.cx, g.cy), scale)))
         if gid and gid in g.character_ids() and g.morale in _FLEEING and g.id != f.id:
-            d = _inches(me, leader_xy(g), scale)
+            d = _inches(me, leader_of(ctx, g), scale)
             out.append(MoraleEvent(Trigger.GENERAL_FLEEING, d))
             if g.changed_bound == state.bound:  # routed this round
                 out.append(MoraleEvent(Trigger.GENERAL_SLAIN, d))
     return out
 
 
-def _side_order(ctx: TwoMmContext) -> list[str]:
-    """Strategic Advantage: a d6 roll-off between the sides, re-rolled on a tie."""
+def strategy_roll(ctx: TwoMmContext, bound: int, phase: str) -> list[Event]:
+    """End Phase 4, "Commence next turn by making a Strategy Roll": a d6 roll-off for the
+    turn ``bound`` (re-rolled on a tie); the winner has Strategic Advantage all that turn
+    (Resolution Summary 1 and 2, Rally Troops)."""
+    wc = notes(ctx)
     sides = sorted(ctx.state.sides)
-    if len(sides) < 2:
-        return sides
-    while True:
-        a, b = ctx.dice.roll(2, "strategic advantage " + " v ".join(sides[:2])).faces
-        if a != b:
-            return sides[:2] if a > b else [sides[1], sides[0]]
+    rolls: list[DiceResult] = []
+    order = tuple(sides)
+    if len(sides) >= 2:
+        while True:
+            r = ctx.dice.roll(2, f"strategy roll turn {bound}: " + " v ".join(sides[:2]))
+            rolls.append(r)
+            a, b = r.faces
+            if a != b:
+                order = (sides[0], sides[1]) if a > b else (sides[1], sides[0])
+                break
+    wc.order, wc.order_bound = order, bound
+    return [StrategyRoll(phase, bound, order, tuple(rolls))]
+
+
+def _side_order(ctx: TwoMmContext, events: list[Event], phase: str) -> list[str]:
+    """This turn's Strategic Advantage order; the turn's Strategy Roll is made now if it has
+    not been (the first turn, or a phase played on its own)."""
+    wc = notes(ctx)
+    if wc.order_bound != ctx.state.bound:
+        events += strategy_roll(ctx, ctx.state.bound, phase)
+    return list(wc.order)
+
+
+def command(
+    ctx: TwoMmContext,
+    f: Formation,
+    reason: str,
+    scale: TableScale,
+    phase: str,
+    mv_modifier: int = 0,
+) -> tuple[CommandResult, WCTest]:
+    """Command Tests: "Taken the same way as morale tests & use the unit's morale value",
+    +1 in the Army General's 10" zone of command (to a maximum of 10); drilled formations
+    re-roll a failure. The result and its log line (``reason`` says why it was taken)."""
+    unit = wc_unit(f, ctx.scenario)
+    zone = general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+    n = len(ctx.dice.history)
+    r = command_test(ctx.dice, unit, mv_modifier + zone, f"command {f.id} ({reason})")
+    rolled = ctx.dice.history[n:]
+    last = r.reroll or r.first
+    why = (reason, ZONE) if zone else (reason,)
+    ev = WCTest(phase, f.id, "command", why, last.target, last.total,
+                "pass" if r.passed else "fail", rolled[0] if rolled else None,
+                rolled[1] if len(rolled) > 1 else None)  # fmt: skip
+    return r, ev
 
 
 def _in_turn(ctx: TwoMmContext, forms: list[Formation], order: list[str]) -> list[Formation]:
@@ -222,17 +392,18 @@ def resolution_phase(
     """Resolution Summary: morale tests (Strategic Advantage first, then alternate; each unit
     at most once; units that fail flee), then pursuit and flee roll-offs."""
     state = ctx.state
-    order = _side_order(ctx)
+    events: list[Event] = []
+    notes(ctx, scale)
+    order = _side_order(ctx, events, phase)
     tested: set[str] = set()
     barred: set[str] = set()  # won, failed: "cannot pursue & stays where it is"
     broke: list[Formation] = []  # fled from combat this phase (10" trigger for friends)
-    events: list[Event] = []
     for _ in range(_MAX_PASSES):
         fresh = False
         steady = [f for f in state.active() if f.morale is Morale.STEADY and f.id not in tested]
         for f in _in_turn(ctx, steady, order):
             result = _combat_result(ctx, f)
-            unit = wc_unit(f)
+            unit = wc_unit(f, ctx.scenario)
             found, mod = triggered(unit, _events_for(ctx, f, broke, scale))
             names = tuple(t.value for t in found)
             if result == "lost":
@@ -240,7 +411,9 @@ def resolution_phase(
             if not names:
                 continue
             tested.add(f.id)
-            mod += general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+            zone = general_bonus(unit.morale_value, _general_in_zone(ctx, f, scale))
+            mod += zone
+            names = (*names, ZONE) if zone else names
             r = morale_test(ctx.dice, unit, mod, combat=result == "lost", purpose=f"morale {f.id}")
             outcome = "pass" if r.passed else "flee"
             if not r.passed and result is not None:
@@ -263,27 +436,87 @@ def resolution_phase(
                     broke.append(f)
         if not fresh:
             break
-    events += _pursuit(ctx, broke, barred, order, phase)
+    # 2: Resolve Pursuit & Flee Moves, in the order Strategic Advantage selects: formations
+    # that friends fled through this bound take their Command Tests first (their disorder
+    # bars them from pursuing), then the pursuit roll-offs
+    events += _fled_through_tests(ctx, order, scale, phase)
+    events += _pursuit(ctx, broke, barred, order, scale, phase)
     return events
 
 
+def _fled_through_tests(
+    ctx: TwoMmContext, order: list[str], scale: TableScale, phase: str
+) -> list[Event]:
+    """Resolution Summary 2: "A battle formation may become disordered if friends flee through
+    it. It must pass a Command Test." The flee moves are this bound's real ones
+    (:func:`flee_move` records the friends each path crossed); a formation tests once however
+    many friends passed, and one that fails is disordered (``RETREATING``) until the start of
+    its next round, as a rallied unit is (Rally Troops)."""
+    wc = notes(ctx, scale)
+    state = ctx.state
+    by: dict[str, list[str]] = {}
+    for path in wc.fled:
+        for fid in path.through:
+            by.setdefault(fid, []).append(path.formation)
+    wc.fled = []
+    forms = [state.formations[fid] for fid in by]
+    forms = [f for f in forms if not f.removed and f.morale is Morale.STEADY]
+    events: list[Event] = []
+    for f in _in_turn(ctx, forms, order):
+        unit = wc_unit(f, ctx.scenario)
+        if unit.kind is not FormationKind.BATTLE:
+            continue  # the rule names battle formations
+        why = "friends fled through: " + ", ".join(sorted(set(by[f.id])))
+        r, ev = command(ctx, f, why, scale, phase)
+        disordered = not r.passed
+        events.append(ev if not disordered else _with_outcome(ev, "disordered"))
+        if disordered:
+            events += set_morale(ctx, f, Morale.RETREATING, "W&C disordered: " + why, phase)
+    return events
+
+
+def _with_outcome(ev: WCTest, outcome: str) -> WCTest:
+    return WCTest(ev.phase, ev.formation, ev.test, ev.triggers, ev.mv, ev.score, outcome,
+                  ev.dice, ev.reroll)  # fmt: skip
+
+
+def _restrains(g: Formation) -> bool:
+    """The host's "commanded to retreat or hold" (2mm Earth 11.1): the formation would not
+    pursue."""
+    return g.order in ("hold", "retreat") or g.held
+
+
 def _pursuit(
-    ctx: TwoMmContext, broke: list[Formation], barred: set[str], order: list[str], phase: str
+    ctx: TwoMmContext,
+    broke: list[Formation],
+    barred: set[str],
+    order: list[str],
+    scale: TableScale,
+    phase: str,
 ) -> list[Event]:
     """Pursuit & Flee Moves: a fleeing unit that rolls <= its pursuer is destroyed; the
-    engine's pursuit and rout moves carry the survivors."""
+    engine's pursuit and rout moves carry the survivors. A formation in contact that is
+    commanded to hold or retreat restrains its men only if it passes a Command Test ("If
+    successful the unit may perform the maneuver or response"); one that fails pursues."""
     events: list[Event] = []
     for f in _in_turn(ctx, broke, order):
-        pursuers = [
-            g
-            for g in _enemies_in_contact(ctx, f)
-            if g.morale is Morale.STEADY
-            and g.id not in barred
-            and g.order not in ("hold", "retreat")
-        ]
-        if not pursuers:
+        candidates = sorted(
+            (g for g in _enemies_in_contact(ctx, f)
+             if g.morale is Morale.STEADY and g.id not in barred),
+            key=lambda g: g.id,
+        )  # fmt: skip
+        p = None
+        for g in candidates:
+            if not _restrains(g):
+                p = g
+                break
+            r, ev = command(ctx, g, f"restrain pursuit of {f.id}", scale, phase)
+            events.append(_with_outcome(ev, "restrained" if r.passed else "pursues"))
+            if not r.passed:
+                p = g
+                break
+        if p is None:
             continue
-        p = min(pursuers, key=lambda g: g.id)
         p.pursuing = f.id
         events.append(Pursuit(phase, p.id, f.id))
         roll = flee_pursuit(ctx.dice, f.id, p.id)
@@ -317,7 +550,7 @@ def _touching_any(ctx: TwoMmContext, f: Formation) -> bool:
     others = [g for g in ctx.state.active() if g.id != f.id]
     if not others:
         return False
-    lx, ly = leader_xy(f)
+    lx, ly = leader_of(ctx, f)
     o = f.obb()
     probe = type(o)(lx, ly, 0.5, 0.5, o.facing)
     gaps = separation(probe, obb_array([g.obb() for g in others]))
@@ -331,12 +564,14 @@ def end_phase(
     last chance to stand for those that reached the table edge, and dispersal of fleeing units
     whose leader touches another unit."""
     state = ctx.state
-    order = _side_order(ctx)
     events: list[Event] = []
+    notes(ctx, scale)
+    order = _side_order(ctx, events, phase)
     fleeing = [f for f in state.active() if f.morale in _FLEEING]
     for f in _in_turn(ctx, fleeing, order):
-        unit = wc_unit(f)
+        unit = wc_unit(f, ctx.scenario)
         zone = _general_in_zone(ctx, f, scale)
+        plus = (ZONE,) if general_bonus(unit.morale_value, zone) else ()
         if _off_table(ctx, f):
             last = last_chance_to_stand(ctx.dice, unit, zone)
             events.append(
@@ -344,7 +579,7 @@ def end_phase(
                     phase,
                     f.id,
                     "last chance",
-                    ("reached the table edge",),
+                    ("reached the table edge", *plus),
                     last.test.target,
                     last.test.total,
                     "stand" if last.stands else "fled",
@@ -358,10 +593,10 @@ def end_phase(
             else:
                 events += _destroy(ctx, f, "W&C fled off the table", phase)
             continue
-        me = leader_xy(f)
+        me = leader_of(ctx, f)
         enemies = [
             RallyEnemy(
-                _inches(me, leader_xy(g), scale),
+                _inches(me, leader_of(ctx, g), scale),
                 FormationKind.BATTLE,
                 bool(state.contacts.get(g.id)),
                 g.morale in _FLEEING,
@@ -370,8 +605,19 @@ def end_phase(
         ]
         r = rally_test(ctx.dice, unit, enemies, zone)
         verdict = "rallied" if r.passed else "flees"
+        near = rally_enemies(enemies)
+        counted: tuple[str, ...] = (f'{near} enemy within 10" (-{near})',) if near else ()
         events.append(
-            WCTest(phase, f.id, "rally", (), r.target, r.total, verdict, ctx.dice.history[-1])
+            WCTest(
+                phase,
+                f.id,
+                "rally",
+                counted + plus,
+                r.target,
+                r.total,
+                verdict,
+                ctx.dice.history[-1],
+            )
         )
         if r.passed:
             events += set_morale(ctx, f, Morale.RETREATING, "W&C rallied (disordered)", phase)
@@ -380,6 +626,8 @@ def end_phase(
     for f in list(state.active()):
         if f.morale in _FLEEING and _touching_any(ctx, f):
             events += _destroy(ctx, f, "W&C dispersed: fleeing into another unit", phase)
+    # 4: "Commence next turn by making a Strategy Roll"
+    events += strategy_roll(ctx, state.bound + 1, phase)
     return events
 
 
@@ -391,3 +639,121 @@ def start_round(ctx: TwoMmContext, phase: str = "orders") -> list[Event]:
         if rallied and f.changed_bound < ctx.state.bound:  # type: ignore[operator]
             events += set_morale(ctx, f, Morale.STEADY, "W&C disorder ends", phase)
     return events
+
+
+# ---------------------------------------------------------------------------------------------
+# Flee moves through friends (Resolution Summary 2)
+
+_PATH_STEP_M = 5.0  # a turning flee move's path is swept in steps of this many metres
+_TOUCH_M2 = 1.0  # overlap below this (m2) is a touch, not a path through
+
+
+def _overlapping(box: OBB, forms: list[Formation], arr: np.ndarray) -> list[Formation]:
+    if not forms:
+        return []
+    gaps = separation(box, arr)
+    return [forms[int(k)] for k in (gaps < -1e-6).nonzero()[0]]
+
+
+def flee_move(
+    wc: WCNotes,
+    bf: Any,
+    state: BattleState,
+    f: Formation,
+    plan: Any,
+    *,
+    rules: Any,
+    classes_fn: Any = None,
+    table: tuple[list[Formation], np.ndarray] | None = None,
+) -> MoveResult:
+    """A fleeing formation's move (``engine.movement.execute_move``'s arguments): it flees
+    through friendly formations ("A battle formation may become disordered if friends flee
+    through it"), never through the enemy, and may not end on a friend: a move that would
+    stops at the near side of the friend it would end on, in contact (and so disperses in the
+    End Phase, 3). The friends the path crossed are noted for the Resolution phase's Command
+    Tests (:class:`FledPath`)."""
+    if table is None:
+        forms = [g for g in state.active() if g is not f]
+        arr = obb_array([g.obb() for g in forms])
+    else:
+        forms, arr = table
+    keep = [k for k, g in enumerate(forms) if g.side != f.side or g is f]
+    friends = [g for g in forms if g.side == f.side and g is not f]
+    friend_arr = obb_array([g.obb() for g in friends]) if friends else np.zeros((0, 5))
+    start = (f.cx, f.cy, f.facing)
+    before = f.obb()
+
+    def run(rows: list[int]) -> MoveResult:
+        sub = ([forms[k] for k in rows], arr[rows] if rows else np.zeros((0, 5)))
+        return execute_move(bf, state, f, plan, rules=rules, classes_fn=classes_fn, table=sub)
+
+    res = run(keep)
+    ids: set[str] = set()
+    for _ in range(len(friends)):
+        landed = _overlapping(f.obb(), friends, friend_arr)
+        if not landed:
+            break
+        # may not end on a friend: stop short of the one it would land on (and of any other
+        # it would land on instead)
+        f.set_pose(*start)
+        state.version += 1
+        ids |= {g.id for g in landed}
+        res = run(sorted(keep + [k for k, g in enumerate(forms) if g.id in ids]))
+    through = _crossed(before, f.obb(), friends, friend_arr)
+    if through:
+        wc.fled.append(FledPath(f.id, start, (f.cx, f.cy, f.facing), through))
+    return res
+
+
+def _crossed(
+    before: OBB, after: OBB, friends: list[Formation], friend_arr: np.ndarray
+) -> tuple[str, ...]:
+    """The friends whose ground the formation's rectangle swept from ``before`` to ``after``:
+    the union of the hulls of its rectangle at successive poses (one hull for a straight move;
+    a turn is shared out over steps of a few metres), overlapping a friend's rectangle by more
+    than a touch."""
+    if not friends:
+        return ()
+    dist = math.hypot(after.cx - before.cx, after.cy - before.cy)
+    dth = ((after.facing - before.facing + 180.0) % 360.0) - 180.0
+    n = 1 if abs(dth) < 1e-9 else max(1, math.ceil(dist / _PATH_STEP_M))
+    rects = [
+        shapely.Polygon(corners(OBB(before.cx + (after.cx - before.cx) * t,
+                                    before.cy + (after.cy - before.cy) * t,
+                                    before.hw, before.hd, (before.facing + dth * t) % 360.0)))
+        for t in (i / n for i in range(n + 1))
+    ]  # fmt: skip
+    swept = shapely.union_all(
+        [shapely.convex_hull(a.union(b)) for a, b in itertools.pairwise(rects)]
+    )
+    friend_polys = [shapely.Polygon(corners(OBB(*map(float, row)))) for row in friend_arr]
+    return tuple(
+        g.id
+        for g, poly in zip(friends, friend_polys, strict=True)
+        if swept.intersection(poly).area > _TOUCH_M2
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Orders: the host's order response taken as a Command Test
+
+
+def receive_order(ctx: TwoMmContext, scale: TableScale) -> Any:
+    """The orders phase's ``receive`` (2mm Earth 9.1-9.3): where chart 9.3 makes a formation
+    roll to see whether it carries out an order, W&C's Command Test decides instead ("If
+    successful the unit may perform the maneuver or response"): passed, it obeys; failed, it
+    does what the chart's other result says (holds, attacks, or - reluctant troops ordered to
+    retreat - routs)."""
+    from engine.rulesets.two_mm_earth import orders as two_mm_orders
+
+    def respond(f: Formation, temperament: Any, kind: str) -> tuple[str, list[Event]]:
+        outcomes = {ctx.rs.order_outcome(temperament, kind, die) for die in range(1, 7)}
+        failed = next((o for o in sorted(outcomes) if o != kind), kind)
+        r, ev = command(ctx, f, f"order {kind} (9.3, {temperament})", scale, "orders")
+        outcome = kind if r.passed else failed
+        return outcome, [_with_outcome(ev, f"{'pass' if r.passed else 'fail'}: {outcome}")]
+
+    def receive(state: Any, order: Any, dice: Any, rs: Any) -> list[Event]:
+        return two_mm_orders.receive_order(state, order, dice, rs, respond=respond)
+
+    return receive

@@ -32,12 +32,19 @@ __all__ = ["TwoMmEarthWCMorale", "wc_phases"]
 def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     """2mm Earth's bound to melee damage, then W&C's Resolution and End phases at ``scale``.
 
-    The orders phase first ends the disorder of units that rallied in the last End phase
-    ("disordered until the start of their next round of play")."""
+    The orders phase first ends the disorder of units that rallied (or that friends fled
+    through) last turn ("disordered until the start of their next round of play"), makes the
+    first turn's Strategy Roll (later ones are End Phase 4's), and takes chart 9.3's order rolls
+    as W&C Command Tests. The host's move phase moves fleeing troops by W&C's flee move
+    (through friends, :func:`.battle.flee_move`)."""
 
     def orders(ctx: Any) -> None:
+        wc.notes(ctx, scale)  # W&C's notes, and its flee move in the host's move phase
         ctx.emit(wc.start_round(ctx, "orders"))
-        two_mm.phase_orders(ctx)
+        if wc.notes(ctx, scale).order_bound != ctx.state.bound:  # the first turn's roll
+            ctx.emit(wc.strategy_roll(ctx, ctx.state.bound, "orders"))
+        # chart 9.3's order rolls taken as W&C Command Tests
+        two_mm.phase_orders(ctx, receive=wc.receive_order(ctx, scale))
 
     def resolution(ctx: Any) -> None:
         ctx.emit(wc.resolution_phase(ctx, scale, "resolution"))
