@@ -154,14 +154,18 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 6: the hearth-troop flees through the right
-    fyrd at bound 16; the fyrd takes the Command Test in that bound's Resolution phase."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 6, 17)
+    """Maldon (OS Terrain 50) under dark-age, seed 10: Godric's men flee through the left fyrd
+    at bound 13; the fyrd, in Byrhtnoth's zone of command, takes the Command Test in that
+    bound's Resolution phase."""
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 10, 14)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
-        e for e in _tests(b, 16) if e.triggers and e.triggers[0].startswith("friends fled through")
+        e for e in _tests(b, 13) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
-    assert (e.formation, e.triggers[0]) == ("en_fyrd_right", "friends fled through: en_hearth")
+    assert (e.formation, e.triggers) == (
+        "en_fyrd_left",
+        ("friends fled through: en_godric", wc.ZONE),
+    )
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
 
 
@@ -486,7 +490,7 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
     ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
     [
         ("teutoburg_ad9", WC, 18, 14, "gm_jav_west", "rm_leg_xviii", "pursues"),
-        ("maldon_991", DA, 20, 17, "en_fyrd_left", "vk_lith_2", "restrained"),
+        ("maldon_991", DA, 21, 16, "en_fyrd_left", "vk_lith_2", "restrained"),
     ],
 )
 def test_restraining_pursuit_in_battle(
