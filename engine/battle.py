@@ -42,7 +42,6 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state = ctx.state
     state.bound += 1
     ctx.events = []
-    ctx.quiet_events = ctx.moved_events = 0
     early = [h for h in ctx.on_bound_start if getattr(h, "before_start", False)]
     for hook in early:  # reinforcements come on before the bound's notes are taken
         hook(ctx)
@@ -74,11 +73,19 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
         own = [f for f in forms if f.side == side]
         enemy = [g.id for g in forms if g.side != side]
         seen: set[str] = set()
-        for f in own:  # an enemy seen once needs no second look: most are seen at once
+        # an enemy seen once needs no second look (most are seen at once): observers in chunks
+        # of 1, 2, 4, ... 16, each chunk's sight in one batch (Sight.prefetch: the answers
+        # visible() gives), the enemies seen so far left out of the next chunk's
+        k, chunk = 0, 1
+        while k < len(own):
             left = [g for g in enemy if g not in seen]
             if not left:
                 break
-            seen.update(look.visible(f.id, left))
+            part = own[k : k + chunk]
+            look.prefetch([(f.id, left) for f in part])
+            for f in part:
+                seen.update(look.visible(f.id, left))
+            k, chunk = k + chunk, min(16, chunk * 2)  # larger chunks look at more pairs
         out[side] = sorted(seen)
     return out
 

@@ -42,7 +42,6 @@ def test_5_17_a_wheel_pivots_on_the_end_it_turns_toward(
     # fyrd's left: it is stood 300 m back so that the fyrd wheels on open ground
     hearth = state.formations["en_hearth"]
     hearth.set_pose(hearth.cx - 300.0, hearth.cy - 300.0, hearth.facing)
-    hearth.obb_cache = None
     state.version += 1
     before = corners(fyrd.obb())  # front-left, front-right, rear-right, rear-left
     centre = (fyrd.cx, fyrd.cy)

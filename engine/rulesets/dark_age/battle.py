@@ -490,13 +490,11 @@ def turn_about(f: EngineFormation) -> bool:
     for b in f.bases:  # the rear rank becomes the front, the left file the right
         b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
     f.set_pose(f.cx, f.cy, f.facing + 180.0)
-    f.obb_cache = None
     if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
            for b in f.alive_bases):  # fmt: skip
         for b in f.bases:
             b.rank, b.file = saved[b.id]
         f.set_pose(f.cx, f.cy, f.facing - 180.0)
-        f.obb_cache = None
         return False
     return True
 

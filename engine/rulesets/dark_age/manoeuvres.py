@@ -158,13 +158,11 @@ def _reform(ctx: Any, f: Any, frontage: int) -> bool:
     f.frontage = frontage
     back = (f.ranks - 1) / 2.0 * f.base_d
     f.cx, f.cy = front_x - fx * back, front_y - fy * back
-    f.obb_cache = None
     f.place()
     if _clash(ctx, f):
         bases, f.frontage, f.cx, f.cy = saved
         for b in f.bases:
             b.x, b.y, b.rank, b.file = bases[b.id]
-        f.obb_cache = None
         return False
     ctx.state.version += 1
     return True
@@ -185,12 +183,10 @@ def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
             dx, dy = -dx, -dy
     cx, cy = f.cx, f.cy
     f.set_pose(cx + dx * JAVELIN_THROW_M, cy + dy * JAVELIN_THROW_M, f.facing)
-    f.obb_cache = None
     classes, off_map = footprint_classes(ctx.bf, f, "move")
     blocked = {int(DarkAgeTerrain.IMPASSABLE), int(DarkAgeTerrain.MAJOR_OBSTACLE)}
     if off_map or _clash(ctx, f) or blocked & set(classes):
         f.set_pose(cx, cy, f.facing)
-        f.obb_cache = None
         return False
     ctx.state.version += 1
     f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
