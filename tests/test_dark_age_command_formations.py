@@ -85,6 +85,13 @@ def test_a_moving_battle_line_rolls_one_die(maldon: tuple[Any, Any]) -> None:
     # all four went forward, none further than the one roll allows (25 m javelin throws)
     assert set(LINE) <= set(moved)
     assert max(moved[u] for u in LINE) <= roll["allowance"] * 25.0 + 1e-6
+    # 5.5 "all movement ... taken collectively": straight ahead, the same distance, unless a
+    # unit is stopped (the hearth-troop by its own bowmen standing before it)
+    free = [d for _b, d in ev if d["type"] == "moved" and d["formation"] in LINE
+            and d["halted"] is None]  # fmt: skip
+    assert len(free) >= 3
+    assert {round(d["distance_m"], 6) for d in free} == {roll["allowance"] * 25.0}
+    assert {d["facing"] for d in free} == {45.0}
 
 
 def _bad(tmp_path: Path, units: str) -> Path:

@@ -295,6 +295,29 @@ class CommandMoveRoll(Event):
     section: str = "5.9"
 
 
+def _dress(ctx: Any, units: tuple[str, ...]) -> None:
+    """5.5 "all movement ... taken collectively": a Battle Line's units making a normal move
+    (advance or attack) whose leading unit's way lies within 5.15's 22.5 degrees of its facing
+    all go straight ahead, as far as the shortest of their limits (5.8's halts), so the line
+    keeps together; a way further round is each unit's own wheel (5.17's single-body wheel is
+    not played)."""
+    from engine.geometry import bearing
+    from engine.rulesets.dark_age.movement import within_deviation
+
+    plans = [ctx.plans[u] for u in units]
+    if any(p.kind not in ("advance", "attack") for p in plans):
+        return
+    lead = ctx.state.formations[units[0]]
+    way = plans[0].bearing if plans[0].goal is None else bearing(*lead.centre(), *plans[0].goal)
+    if not within_deviation(lead.facing, way):
+        return
+    limits = [p.max_m for p in plans if p.max_m is not None]
+    for u, p in zip(units, plans, strict=True):
+        f = ctx.state.formations[u]
+        ctx.plans[u] = dataclasses.replace(p, bearing=f.facing, goal=None, facing=None,
+                                           max_m=min(limits) if limits else None)  # fmt: skip
+
+
 def roll_moves(ctx: Any) -> list[Event]:
     """Before the moves: every formation with a move plan rolls its move die (5.9), fast for a
     charge, rout, retreat or pursuit; difficult if any of its footprint is (5.13). The moving
@@ -331,6 +354,7 @@ def roll_moves(ctx: Any) -> list[Event]:
         ):
             for u in moving:
                 shared[u] = moving
+            _dress(ctx, moving)
     done: set[str] = set()
     for fid, (troop, grade, form, difficult, on_road, kind) in views.items():
         if fid in done:
