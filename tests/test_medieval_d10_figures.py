@@ -8,6 +8,7 @@ readings in docs/rules-interpretations.md ("medieval-d10").
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -401,6 +402,55 @@ def test_counter_charge_is_declared_tested_and_meets_the_charger(towton: Any) ->
     check_invariants(game, {})
 
 
+def test_counter_charge_goes_in_on_act_as_ordered_or_half_speed(towton: Any) -> None:
+    # MORALE TEST RESULT "Half speed advance", Troops wishing to Charge: "may not now declare a
+    # Charge ... but it may React-to-a-charge (including Counter-charging or Evading, at full
+    # speed)"; "No Advance": "may not initiate a Charge or Counter-charge"
+    x0, y0 = towton.to_xy(*PLATEAU)
+    seen: dict[str, bool] = {}
+    for face in range(1, 11):
+        x = _unit("x", "lanc", (x0, y0))
+        y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")
+        # disordered (-2) so that the d10 spans refusals too
+        y.unit = dataclasses.replace(y.unit, disordered=True)
+        c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+        game = _game(towton, [x, y, c], [], ScriptedDice([face]))
+        c.charging, c.target = True, "x"
+        game.phase = Phase.B_DECLARE_CHARGES
+        game.phase_declare_b()
+        result = _last(game, "morale")["result"]
+        seen[result] = y.charging and y.counter_charge
+    assert seen == {
+        **{r: True for r in ("act as ordered", "half speed advance") if r in seen},
+        **{r: False for r in seen if r not in ("act as ordered", "half speed advance")},
+    }
+    assert seen.get("half speed advance") is True and False in seen.values()
+
+
+def test_counter_charge_reaches_the_chargers_path_not_only_its_start(towton: Any) -> None:
+    # GAME TURN SEQUENCE phase 8: the charge and the reactions move "simultaneously": y is out
+    # of its charge reach of c where c stands, but c's charge at x passes within it
+    x0, y0 = towton.to_xy(*PLATEAU)
+    x = _unit("x", "lanc", (x0, y0))
+    y = _unit("y", "lanc", (x0 + 95.0, y0), order="attack")
+    c = _unit("c", "york", (x0, y0 + 100.0), math.pi, order="attack")
+    game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
+    c.charging, c.target = True, "x"
+    reach = game.allowance(y, bonus=True)
+    assert game.gap(y, c) > reach
+    point = game.interception(y, c, reach)
+    assert point is not None and (c.x, c.y) == (x0, y0 + 100.0)  # c is put back
+    game.phase = Phase.B_DECLARE_CHARGES
+    game.phase_declare_b()
+    assert y.counter_charge and y.target == "c"
+    game.phase = Phase.A_CHARGE_MOVEMENT
+    game.phase_charge_a()
+    met = _last(game, "counter_charge")
+    assert met["contact"] and 0 < met["charger_metres"] <= game.allowance(c, bonus=True)
+    assert game.in_contact(y, c) and _last(game, "charge")["met_by"] == "y"
+    check_invariants(game, {})
+
+
 def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     # REASONS 7: "The testing unit has just seen previously unseen enemy, for the first time":
     # Trollope's ambush party in the Cock Beck valley is out of sight of Warwick's battle
@@ -494,16 +544,41 @@ def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle() -> Non
                 assert not limbered[e["unit"]], e
 
 
-def test_counter_charge_declared_in_a_battle_on_a_shipped_site() -> None:
-    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground
+def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden() -> None:
+    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground. REASONS TO
+    # TAKE A MORALE TEST 1 (phase 5), GAME TURN SEQUENCE phase 8 "Move Side A's charging units
+    # and simultaneously move ... Side B's units that are reacting", then phase 13's melee
     from test_medieval_d10_battle import _close_quarters
 
     minden = build_site("minden").battlefield
-    _, events = _play(minden, _close_quarters(minden), 2)
+    battle, events = _play(minden, _close_quarters(minden), 2)
+    game = battle.ctx.game
     tests = [
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
     ]
     assert tests and all(e["phase"] == "5 Charges and Counter-charges to Declare" for e in tests)
+    declared = [e for e in events if e["type"] == "charge_declared" and e.get("counter_charge")]
+    assert declared
+    cc = declared[0]
+    # the charger was charging another friendly unit of the counter-charger's side
+    charger = game.units[cc["target"]]
+    assert charger.side != game.units[cc["unit"]].side
+    assert game.units[cc["charging_at"]].side == game.units[cc["unit"]].side
+    assert cc["charging_at"] != cc["unit"]
+    turn = cc["turn"]
+    same = [e for e in events if e["turn"] == turn]
+    move = next(e for e in same if e["type"] == "counter_charge" and e["unit"] == cc["unit"])
+    assert move["phase"].startswith(("8 ", "9 ")) and move["contact"] and move["metres"] > 0
+    # moved at its charge rate at most (MOVEMENT CHART march rate + bonus)
+    assert move["metres"] <= game.allowance(game.units[cc["unit"]], bonus=True) + 1e-6
+    met = next(e for e in same if e["type"] == "charge" and e["unit"] == cc["target"])
+    assert met["met_by"] == cc["unit"] and met["contact"]
+    assert any(
+        e["type"] == "melee"
+        and {e["a"], e["b"]} == {cc["unit"], cc["target"]}
+        and e["phase"] == "13 Melee Calculations"
+        for e in same
+    )
 
 
 # -- Weather: the book prints no table; ours is pinned here ---------------------------------------

@@ -245,6 +245,9 @@ WIND_POINTS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # where the wind blo
 
 # REASONS TO TAKE A MORALE TEST, by priority (1 highest)
 R_COUNTER_CHARGE, R_DRAWN_LOST, R_FIGURE_KILLED, R_SEEN_ROUT, R_UNSEEN_ENEMY = 1, 4, 5, 6, 7
+#: MORALE TEST RESULT: a counter-charge goes in on "Act as Ordered", and on "Half speed advance"
+#: ("Troops wishing to Charge ... may React-to-a-charge (including Counter-charging ...)")
+COUNTER_CHARGE_GOES_IN = frozenset({MoraleResult.ACT_AS_ORDERED, MoraleResult.HALF_SPEED})
 R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF, R_CONTINGENT_LOST = 8, 9, 10, 11, 12
 #: the factors a morale or control event shows (the situation's lines; classes are implied)
 _SHOWN_FACTORS = frozenset(
@@ -919,15 +922,53 @@ class MedievalBattle:
             else:
                 self.apply_other(u, result)
 
+    def charge_path(self, c: UnitState) -> list[tuple[float, float]]:
+        """The points (every STEP_M) a declared charger ``c`` will pass through in its charge:
+        straight at its target, at most its charge rate, ending where it would meet it."""
+        target = self.units.get(c.target) if c.target is not None else None
+        if target is None:
+            return [(c.x, c.y)]
+        d = math.dist((c.x, c.y), (target.x, target.y))
+        length = min(self.allowance(c, bonus=True), max(0.0, self.gap(c, target)))
+        if d < 1e-6:
+            return [(c.x, c.y)]
+        ux, uy = (target.x - c.x) / d, (target.y - c.y) / d
+        n = int(length // STEP_M)
+        steps = [i * STEP_M for i in range(n + 1)] + ([length] if length > n * STEP_M else [])
+        return [(c.x + ux * t, c.y + uy * t) for t in steps]
+
+    def interception(self, u: UnitState, c: UnitState, reach: float) -> tuple[float, float] | None:
+        """GAME TURN SEQUENCE phase 8: "Move Side A's charging units and simultaneously move ...
+        Side B's units that are reacting": the first point of the charger ``c``'s charge path
+        where the counter-charger ``u`` can meet it within ``reach`` (None: nowhere)."""
+        home = (c.x, c.y)
+        try:
+            for x, y in self.charge_path(c):
+                c.x, c.y = x, y
+                if self.gap(u, c) <= reach:
+                    return x, y
+        finally:
+            c.x, c.y = home
+        return None
+
     def _counter_charge(self, u: UnitState, reach: float) -> bool:
         """Phase 5: side B may counter-charge an enemy unit charging another friendly unit
         (MORALE reason 1, "Wishing to Counter-Charge an enemy unit (that is charging another
-        friendly unit)"): the automatic commander does so with an attacking unit that has such
-        a charger within its charge reach. Returns whether it tested."""
+        friendly unit)"): the automatic commander does so with an attacking unit that can meet
+        such a charger anywhere on its charge path within its own charge reach (the two move
+        simultaneously, phase 8). Returns whether it tested.
+
+        MORALE TEST RESULT "Half speed advance", Troops wishing to Charge: "may not now declare
+        a Charge ... but it may React-to-a-charge (including Counter-charging or Evading, at
+        full speed)": a counter-charge goes in on Act as Ordered or Half speed advance
+        (docs/rules-interpretations.md, "Counter-charges")."""
         chargers = [
             c
             for c in self.alive(self.enemy_of(u.side))
-            if c.charging and c.target not in (None, u.id) and self.gap(u, c) <= reach
+            if c.charging
+            and c.target not in (None, u.id)
+            and not c.counter_charge
+            and self.interception(u, c, reach) is not None
         ]
         if not chargers:
             return False
@@ -940,7 +981,7 @@ class MedievalBattle:
             f"counter-charge {charger.id}",
             extra={"charge_soft_target": int(soft)},
         )
-        if result is MoraleResult.ACT_AS_ORDERED:
+        if result in COUNTER_CHARGE_GOES_IN:
             u.charging, u.target, u.counter_charge = True, charger.id, True
             self.log(
                 "charge_declared",
@@ -949,8 +990,7 @@ class MedievalBattle:
                 counter_charge=True,
                 charging_at=charger.target,
             )
-        else:
-            self.apply_other(u, result)
+        self.apply_other(u, result)
         return True
 
     def phase_declare_a(self) -> None:
@@ -1051,23 +1091,49 @@ class MedievalBattle:
 
     def _meet_counter_charges(self, u: UnitState) -> bool:
         """GAME TURN SEQUENCE phases 8-9: "simultaneously move ... units that are reacting":
-        units counter-charging the charger ``u`` move on it first at their charge rate; if one
-        meets it, ``u``'s charge ends there (it is in contact, charging). Returns whether met."""
+        the charger ``u`` comes on along its charge path to the first point where a unit
+        counter-charging it can meet it, and that unit charges it there; if one meets it, ``u``'s
+        charge ends there (in contact, charging; its target is the unit it met). Returns whether
+        met; if none meets it, ``u`` is back where it started, to make its own charge."""
         met = None
-        for c in list(self.alive(self.enemy_of(u.side))):
+        start = (u.x, u.y, u.facing)
+        for c in sorted(self.alive(self.enemy_of(u.side)), key=lambda v: v.id):
             if not (c.charging and c.counter_charge and c.target == u.id) or c.routing:
                 continue
             c.charging, c.counter_charge = False, False
-            moved = self.move_toward(c, u.x, u.y, self.allowance(c, bonus=True), stop_short_of=u)
+            reach = self.allowance(c, bonus=True)
+            point = self.interception(c, u, reach) if met is None else None
+            if point is not None:
+                self.move_toward(u, point[0], point[1], self.allowance(u, bonus=True))
+            moved = self.move_toward(c, u.x, u.y, reach, stop_short_of=u)
             c.moved, c.charged_this_turn = True, True
             contact = self.in_contact(c, u)
-            self.log("counter_charge", c.id, target=u.id, metres=round(moved, 1), contact=contact)
+            self.log(
+                "counter_charge",
+                c.id,
+                target=u.id,
+                metres=round(moved, 1),
+                contact=contact,
+                charger_metres=round(self.moved_m.get(u.id, 0.0), 1),
+            )
             if contact and met is None:
                 met = c
+            elif met is None:
+                # not met: the charger's partial move is undone, it makes its own charge
+                self.moved_m.pop(u.id, None)
+                self.allowance_m.pop(u.id, None)
+                u.x, u.y, u.facing = start
         if met is None:
             return False
         u.moved, u.charged_this_turn = True, True
-        self.log("charge", u.id, target=u.target, metres=0.0, contact=True, met_by=met.id)
+        self.log(
+            "charge",
+            u.id,
+            target=u.target,
+            metres=round(self.moved_m.get(u.id, 0.0), 1),
+            contact=True,
+            met_by=met.id,
+        )
         return True
 
     def phase_charge_a(self) -> None:
