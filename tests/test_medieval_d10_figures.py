@@ -337,6 +337,55 @@ def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towto
     assert game.gap(gun, e) <= long_m
 
 
+def test_flodden_attacking_battery_fires_from_where_it_stands_when_a_target_is_in_range() -> None:
+    # MOVEMENT CHART artillery rows and the FIRING CHART's ranges: a battery ordered to attack
+    # that has a target within its long range fires from where it stands (no limbering); only
+    # with none in range does it limber and come on to long range. On the shipped ground the
+    # Scots' great guns (medium field artillery, long 180 cm = 823 m at 150 yd = 30 cm) stand
+    # 942 m from Surrey's archers, beyond their long range: so the shipped guns limber and
+    # advance (docs/rules-interpretations.md, "Flodden's guns")
+    flodden = build_site("flodden").battlefield
+    guns = flodden.to_xy(-2.1785, 55.6200)  # sc_guns_centre, data/scenarios/flodden_1513.yaml
+    archers = flodden.to_xy(-2.1755, 55.6285)  # en_surrey_bows
+    kinds: dict[str, list[str]] = {}
+    for case in ("shipped", "in_range", "beyond"):
+        gun = _unit(
+            "g",
+            "lanc",
+            guns,
+            arm="artillery",
+            weight="medium",
+            carriage="medium",
+            missile="medium_field_artillery",
+            figures=2,
+            limbered=False,
+            melee=None,
+            order="attack",
+        )
+        target = _unit("e", "york", archers, math.pi, figures=3, missile="longbow")
+        game = _game(flodden, [gun, target], [], Dice(5))
+        long_m = game.m(FIRING_RANGES[MissileWeapon.MEDIUM_FIELD_ARTILLERY][RangeBand.LONG].cm)
+        if case != "shipped":
+            # the archers brought up the line of fire to 50 m inside / outside long range
+            d = math.dist(guns, archers)
+            ux, uy = (archers[0] - guns[0]) / d, (archers[1] - guns[1]) / d
+            want = long_m - 50.0 if case == "in_range" else long_m + 50.0
+            t = want + (game.size(gun)[1] + game.size(target)[1]) / 2
+            target.x, target.y = guns[0] + ux * t, guns[1] + uy * t
+        game.side_a, game.side_b = "lanc", "york"
+        if case == "shipped":
+            assert game.gap(gun, target) > long_m
+        game.phase = Phase.A_NORMAL_MOVEMENT
+        game.phase_normal_a()
+        kinds[case] = [e["type"] for e in game.events if e.get("unit") == "g"]
+        assert gun.unit.limbered is (case != "in_range")
+        # a medium battery's limbering is its whole phase ("Limber or Unlimber 1 Game Turn")
+        assert game.moved_m.get("g", 0.0) == 0.0
+    assert kinds["in_range"] == ["fire"]
+    assert kinds["beyond"][0] == "limber" and "fire" not in kinds["beyond"]
+    assert kinds["shipped"][0] == "limber"
+
+
 def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) -> None:
     # Light Artillery: "Limber or Unlimber 0.5 Game Turn": half a move, then unlimber
     x0, y0 = towton.to_xy(*PLATEAU)
