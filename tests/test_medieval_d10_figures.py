@@ -600,7 +600,7 @@ def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden()
     from test_medieval_d10_battle import _close_quarters
 
     minden = build_site("minden").battlefield
-    battle, events = _play(minden, _close_quarters(minden), 2)
+    battle, events = _play(minden, _close_quarters(minden), 6)  # seed 6: the border horse
     game = battle.ctx.game
     tests = [
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
@@ -676,3 +676,111 @@ def test_troop_list_inspirational_figures_validated(tmp_path: Any) -> None:
     )
     with pytest.raises(ScenarioFileError, match=r"bad\.yaml.*duplicate ids \['surrey'\]"):
         load_troop_list(bad)
+
+
+def test_inspirational_figure_with_a_formation_not_in_the_scenario_is_a_load_error(
+    tmp_path: Any,
+) -> None:
+    # "Commander and Inspirational Figures": the banner stands with a unit of the battle; a
+    # troop list that stands it with a formation the scenario does not have is refused at load
+    # with the troop list's file, line and the nearest formation id (never silently left out)
+    from pathlib import Path
+
+    from engine.scenario import load_scenario
+    from scenario_builder.errors import ScenarioFileError
+
+    troops = Path("data/troops/medieval")
+    bad = tmp_path / "english_1513.yaml"
+    bad.write_text(
+        (troops / "english_1513.yaml")
+        .read_text(encoding="utf-8")
+        .replace("formation: en_admiral,", "formation: en_admirall,"),
+        encoding="utf-8",
+    )
+    text = Path("data/scenarios/flodden_1513.yaml").read_text(encoding="utf-8")
+    text = text.replace("ruleset: 2mm-earth-v0.9", "ruleset: medieval-d10")
+    text = text.replace("army: english_1513", f"army: {bad}")
+    text = text.replace("army: scots_1513", f"army: {(troops / 'scots_1513.yaml').resolve()}")
+    sc = tmp_path / "flodden_typo.yaml"
+    sc.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario(sc)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert str(bad) in msg and "line 23:" in msg and "'en_admirall'" in msg
+    assert msg.endswith("did you mean en_admiral or en_admiral_bows?")
+    # the shipped troop list, the same scenario otherwise: loads
+    sc.write_text(text.replace(f"army: {bad}", f"army: {(troops / 'english_1513.yaml').resolve()}"))
+    assert load_scenario(sc).ruleset == "medieval-d10"
+
+
+def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
+    towton: Any,
+) -> None:
+    # "An Inspirational Figure is either with the testing Unit or seen within 150yds" (THE
+    # MORALE TEST CHART +2): a banner alone on the field inspires the units that see it within
+    # 150 yds; the MELEE CHART's +1 is only for one "in the front rank", so none until it walks
+    # up (MOVEMENT CHART skirmish-order infantry line rate, 20 cm) and joins the unit
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0))
+    e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+    banner = FigureState("banner", "york", None, None, x=x0 + 120.0, y=y0, join="a")
+    game = _game(towton, [a, e], [banner], ScriptedDice([5] * 40))
+    assert game.inspired(a)
+    game.phase = Phase.MORALE
+    game.morale(a, MoraleColumn.OTHER, "test")
+    assert _last(game, "morale")["factors"].get("inspirational") == 1
+    game.phase = Phase.MELEE
+
+    def need() -> int:
+        game.strike(a, e)
+        return int(game.dice.history[-1].purpose.split("kill ")[1].split("+")[0])
+
+    alone = need()
+    turns = 0
+    while banner.unit is None:
+        turns += 1
+        game.begin_turn()
+        game.phase = Phase.A_NORMAL_MOVEMENT
+        game.move_lone_figures("york")
+        moved = _last(game, "figure_moves")
+        assert moved["figure"] == "banner" and moved["metres"] <= game.m(20) + 1e-6
+        assert turns <= 3
+    assert banner.unit == "a" and _last(game, "figure_moves")["joined"]
+    game.phase = Phase.MELEE
+    assert need() == alone + 1
+    # out of sight and out of 150 yds it inspires no one
+    far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
+    b = _unit("b", "york", (x0 + 300.0, y0))
+    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), math.pi)], [far])
+    assert not game2.inspired(b)
+
+
+def test_flodden_banner_placed_alone_walks_to_the_admiral_in_battle() -> None:
+    # the scenario places St Cuthbert's banner alone 190 m behind the Admiral's vanguard; its
+    # troop list stands it with en_admiral, so it walks there in the normal movement phases
+    from pathlib import Path
+
+    from engine.battle import Battle
+    from engine.scenario import Scenario
+
+    text = Path("data/scenarios/flodden_1513.yaml").read_text(encoding="utf-8")
+    old = "      - {id: admiral, formation: en_admiral}\n"
+    assert old in text
+    text = text.replace(
+        old, old + "      - {id: st_cuthbert_banner, position: {lonlat: [-2.1835, 55.6315]}}\n"
+    )
+    sc = Scenario.from_yaml(text, "flodden_lone.yaml")
+    flodden = build_site("flodden").battlefield
+    battle = Battle(flodden, sc, Dice(3), ruleset="medieval-d10")
+    battle.run(max_bounds=4)
+    game = battle.ctx.game
+    moves = [e for e in game.events if e["type"] == "figure_moves"]
+    assert moves and all(e["phase"].startswith(("11 ", "12 ")) for e in moves)
+    assert all(e["metres"] <= game.m(20) + 1e-6 for e in moves)
+    assert moves[-1]["joined"] and moves[-1]["unit"] == "en_admiral"
+    assert game.figures["st_cuthbert_banner"].unit == "en_admiral"
+    # the playback's base for the banner went with it
+    lone = battle.state.formations["st_cuthbert_banner"]
+    admiral = game.units["en_admiral"]
+    assert (lone.cx, lone.cy) == pytest.approx((admiral.x, admiral.y))

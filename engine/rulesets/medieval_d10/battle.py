@@ -83,6 +83,9 @@ __all__ = [
 
 #: step of the movement sweep along a path (ground metres)
 STEP_M = 5.0
+#: MOVEMENT CHART "Any Skirmish-order Infantry", class A, B, C or M, line: 20 cm; a lone
+#: Inspirational Figure walks at it (docs/rules-interpretations.md, "Inspirational Figures alone")
+LONE_FIGURE_CM = 20
 #: gap under which two units are in base-to-base contact (ground metres)
 CONTACT_M = 1.0
 #: figure frontage and depth in chart cm (25 mm: 20 mm foot figures, horse 25 x 50 mm, guns
@@ -170,17 +173,23 @@ class FigureState:
     """A Commander figure (``kind`` set) or an Inspirational Figure (``kind`` None) standing in
     the front rank of ``unit`` ("Commander and Inspirational Figures"; the MELEE CHART's "any
     COMMANDER or INSPIRATIONAL figure in the front rank"). ``seniority`` 0 is the most senior
-    (the army commander, then the troop list's order); ``general`` marks the army commander."""
+    (the army commander, then the troop list's order); ``general`` marks the army commander.
+    An Inspirational Figure may stand alone on the field (``unit`` None) at ``x``, ``y``: it
+    inspires the units that see it within 150 yds and walks to join a unit (``join``)."""
 
     id: str
     side: str
-    unit: str
+    unit: str | None
     kind: CommanderKind | None
     contingent: str | None = None
     seniority: int = 0
     general: bool = False
     alive: bool = True
     killed_turn: int = 0
+    x: float = 0.0
+    y: float = 0.0
+    #: the unit a lone Inspirational Figure walks to join (None: the nearest friendly unit)
+    join: str | None = None
 
     @property
     def inspirational(self) -> bool:
@@ -345,7 +354,9 @@ class MedievalBattle:
         self.allowance_m: dict[str, float] = {}
         self.figures: dict[str, FigureState] = {f.id: f for f in figures}
         for f in self.figures.values():
-            if f.unit not in self.units:
+            if f.unit is None and f.kind is not None:
+                raise ValueError(f"figure {f.id}: a Commander figure stands with a unit")
+            if f.unit is not None and f.unit not in self.units:
                 raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
@@ -527,7 +538,7 @@ class MedievalBattle:
         return [f for f in self.figures.values() if f.alive and f.unit == u.id]
 
     def _present(self, f: FigureState) -> bool:
-        return f.alive and self.units[f.unit].alive
+        return f.alive and (f.unit is None or self.units[f.unit].alive)
 
     def commanders_near(self, u: UnitState) -> list[FigureState]:
         """Friendly Commander figures seen within 150 yds of ``u`` (not with it)."""
@@ -547,10 +558,71 @@ class MedievalBattle:
         for f in self.figures.values():
             if f.side != u.side or f.kind is not None or not self._present(f):
                 continue
+            if f.unit is None:
+                # alone on the field: seen within 150 yds of the unit's front or rear edge
+                near = math.dist((u.x, u.y), (f.x, f.y)) - self.size(u)[1] / 2 <= reach
+                if near and self._sees_point(u, f.x, f.y):
+                    return True
+                continue
             fu = self.units[f.unit]
             if fu is u or (self.gap(u, fu) <= reach and self.sees(u, fu)):
                 return True
         return False
+
+    def _sees_point(self, u: UnitState, x: float, y: float) -> bool:
+        try:
+            return bool(self.bf.line_of_sight((u.x, u.y), (x, y)))
+        except (ValueError, KeyError, IndexError):
+            return False  # off the battlefield: out of sight
+
+    def move_lone_figures(self, side: str) -> None:
+        """Phases 11-12, normal movement: each Inspirational Figure standing alone walks toward
+        the unit it is to join (else the nearest friendly unit not routing) at the MOVEMENT
+        CHART's "Any Skirmish-order Infantry" class A-C line rate (a lone figure on foot; the
+        chart has no row for one: docs/rules-interpretations.md), paying the TERRAIN CHART as
+        skirmishers do; reaching the unit it joins its front rank ("with the testing Unit"; the
+        MELEE CHART's "in the front rank")."""
+        for f in self.figures.values():
+            if f.side != side or f.unit is not None or not f.alive or f.kind is not None:
+                continue
+            friends = [u for u in self.alive(side) if not u.routing]
+            if f.join is not None:
+                friends = [u for u in friends if u.id == f.join]
+            if not friends:
+                continue
+            goal = min(
+                friends, key=lambda u: (math.dist((u.x, u.y), (f.x, f.y)) - self.size(u)[1], u.id)
+            )
+            rate = self.m(LONE_FIGURE_CM)
+            spent, x0, y0 = 0.0, f.x, f.y
+            while spent < rate - 1e-9:
+                centre = math.dist((goal.x, goal.y), (f.x, f.y))
+                d = centre - self.size(goal)[1] / 2
+                if d <= CONTACT_M or centre < 1e-9:
+                    break
+                ux, uy = (goal.x - f.x) / centre, (goal.y - f.y) / centre
+                step = min(STEP_M, d)
+                nx, ny = f.x + ux * step, f.y + uy * step
+                terrain, _ = self.terrain_at(nx, ny)
+                slope = slope_class(float(self.bf.slope_at(nx, ny)))
+                uphill = self.elevation(nx, ny) > self.elevation(f.x, f.y)
+                frac = march_fraction(
+                    TerrainColumn.SKIRMISH, terrain, slope, uphill=uphill, cavalry=False
+                )
+                if frac is None or frac <= 0:
+                    break
+                if spent + step / float(frac) > rate:
+                    step = (rate - spent) * float(frac)  # the last of the move
+                    nx, ny = f.x + ux * step, f.y + uy * step
+                    spent = rate
+                else:
+                    spent += step / float(frac)
+                f.x, f.y = nx, ny
+            moved = math.dist((x0, y0), (f.x, f.y))
+            joined = math.dist((goal.x, goal.y), (f.x, f.y)) - self.size(goal)[1] / 2 <= CONTACT_M
+            if joined:
+                f.unit, f.join = goal.id, None
+            self.log("figure_moves", goal.id, figure=f.id, metres=round(moved, 1), joined=joined)
 
     def contingent_commander(self, u: UnitState) -> FigureState | None:
         """The Commander figure of ``u``'s contingent (its most senior at deployment)."""
@@ -1161,6 +1233,7 @@ class MedievalBattle:
 
     # phases 11-12: normal movement and firing
     def _normal(self, side: str) -> None:
+        self.move_lone_figures(side)
         for u in list(self.alive(side)):
             if u.moved or u.routing or not u.alive:
                 continue
