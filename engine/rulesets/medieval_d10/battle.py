@@ -203,12 +203,16 @@ def assign_contingents(units: Iterable[UnitState], figures: Iterable[FigureState
     is in docs/rules-interpretations.md)."""
     units = list(units)
     by_id = {u.id: u for u in units}
-    cmd = sorted(
-        (f for f in figures if f.kind is not None and f.unit in by_id), key=lambda f: f.seniority
-    )
+    # Commander figures always stand with a unit (MedievalBattle refuses a lone one)
+    home = {
+        f.id: by_id[f.unit]
+        for f in figures
+        if f.kind is not None and f.unit is not None and f.unit in by_id
+    }
+    cmd = sorted((f for f in figures if f.id in home), key=lambda f: f.seniority)
     for f in cmd:
-        if by_id[f.unit].contingent is None:
-            by_id[f.unit].contingent = f.contingent
+        if home[f.id].contingent is None:
+            home[f.id].contingent = f.contingent
     for u in units:
         if u.contingent is not None:
             continue
@@ -220,7 +224,7 @@ def assign_contingents(units: Iterable[UnitState], figures: Iterable[FigureState
             near = min(
                 own,
                 key=lambda f: (
-                    math.dist((u.x, u.y), (by_id[f.unit].x, by_id[f.unit].y)),
+                    math.dist((u.x, u.y), (home[f.id].x, home[f.id].y)),
                     f.seniority,
                 ),
             )
@@ -537,6 +541,12 @@ class MedievalBattle:
         """The living Commander and Inspirational Figures in ``u``'s front rank."""
         return [f for f in self.figures.values() if f.alive and f.unit == u.id]
 
+    def unit_of(self, f: FigureState) -> UnitState:
+        """The unit a figure stands with (a Commander figure always has one)."""
+        if f.unit is None:
+            raise ValueError(f"figure {f.id} stands alone, with no unit")
+        return self.units[f.unit]
+
     def _present(self, f: FigureState) -> bool:
         return f.alive and (f.unit is None or self.units[f.unit].alive)
 
@@ -547,7 +557,7 @@ class MedievalBattle:
         for f in self.figures.values():
             if f.side != u.side or f.kind is None or f.unit == u.id or not self._present(f):
                 continue
-            fu = self.units[f.unit]
+            fu = self.unit_of(f)
             if self.gap(u, fu) <= reach and self.sees(u, fu):
                 out.append(f)
         return out
@@ -564,7 +574,7 @@ class MedievalBattle:
                 if near and self._sees_point(u, f.x, f.y):
                     return True
                 continue
-            fu = self.units[f.unit]
+            fu = self.unit_of(f)
             if fu is u or (self.gap(u, fu) <= reach and self.sees(u, fu)):
                 return True
         return False
@@ -642,7 +652,7 @@ class MedievalBattle:
             return False, None
         if not c.alive:
             return True, c
-        cu = self.units[c.unit]
+        cu = self.unit_of(c)
         if not cu.alive:
             return True, c
         return (cu is not u and not self.sees(u, cu)), c
@@ -663,7 +673,7 @@ class MedievalBattle:
         see it fall within 150 yds test (MORALE reason 5), and an Inspirational Figure's death
         stays with those who saw it ("has seen an Inspirational Figure killed or wounded")."""
         fig.alive, fig.killed_turn = False, self.turn
-        u = self.units[fig.unit]
+        u = self.unit_of(fig)
         if fig.kind is not None:
             left = [f.kind for f in self.figures_with(u) if f.kind is not None]
             u.commander = left[0] if left else None
