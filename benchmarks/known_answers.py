@@ -65,14 +65,21 @@ def _scenario_case(scenario_id: str, seed: int, ruleset: str | None = None) -> d
     return _answer(log, head)
 
 
+@cache
+def _minden() -> Any:
+    """Minden built once per process (the benchmark's ground for every bench case)."""
+    from scenario_builder.build import build_site
+
+    return build_site("minden").battlefield
+
+
 def _bench_case(seed: int) -> dict[str, Any]:
     import bench_engine  # benchmarks/ is on sys.path when this module is imported from there
 
     from engine.battle import Battle
     from engine.dice import Dice
-    from scenario_builder.build import build_site
 
-    bf = build_site("minden").battlefield
+    bf = _minden()
     sc = bench_engine.scenario(bf, per_side=BENCH_FORMATIONS)
     battle = Battle(bf, sc, Dice(seed))  # messengers, as a scenario without --orders runs
     log = battle.run()
@@ -85,9 +92,8 @@ def _last_stand_case(seed: int) -> dict[str, Any]:
     from engine.battle import Battle
     from engine.dice import Dice
     from engine.orders import InstantDelivery
-    from scenario_builder.build import build_site
 
-    bf = build_site("minden").battlefield
+    bf = _minden()
     sc = bench_engine.last_stand(bench_engine.scenario(bf, per_side=LAST_STAND_FORMATIONS))
     battle = Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
     log = battle.run(bench_engine.BOUNDS)

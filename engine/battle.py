@@ -27,6 +27,7 @@ from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
+from engine.reinforcements import arrivals_for
 from engine.rulesets import Ruleset, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
@@ -41,10 +42,13 @@ def run_bound(ctx: BoundContext) -> Iterator[str]:
     state = ctx.state
     state.bound += 1
     ctx.events = []
-    ctx.quiet_events = ctx.moved_events = 0
+    early = [h for h in ctx.on_bound_start if getattr(h, "before_start", False)]
+    for hook in early:  # reinforcements come on before the bound's notes are taken
+        hook(ctx)
     ctx.ruleset.start_bound(ctx)
     for hook in ctx.on_bound_start:  # light and weather (engine.light), readiness
-        hook(ctx)
+        if hook not in early:
+            hook(ctx)
     for phase in ctx.ruleset.phases:
         state.phase = phase.name
         phase.run(ctx)
@@ -69,11 +73,19 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
         own = [f for f in forms if f.side == side]
         enemy = [g.id for g in forms if g.side != side]
         seen: set[str] = set()
-        for f in own:  # an enemy seen once needs no second look: most are seen at once
+        # an enemy seen once needs no second look (most are seen at once): observers in chunks
+        # of 1, 2, 4, ... 16, each chunk's sight in one batch (Sight.prefetch: the answers
+        # visible() gives), the enemies seen so far left out of the next chunk's
+        k, chunk = 0, 1
+        while k < len(own):
             left = [g for g in enemy if g not in seen]
             if not left:
                 break
-            seen.update(look.visible(f.id, left))
+            part = own[k : k + chunk]
+            look.prefetch([(f.id, left) for f in part])
+            for f in part:
+                seen.update(look.visible(f.id, left))
+            k, chunk = k + chunk, min(16, chunk * 2)  # larger chunks look at more pairs
         out[side] = sorted(seen)
     return out
 
@@ -174,6 +186,11 @@ class Battle:
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
+        # issue 12: timed reinforcements leave the table until their bound (engine.reinforcements)
+        # after the header, which lists every formation and base of the battle
+        self.arrivals = arrivals_for(scenario, self.state, ground, ruleset)
+        if self.arrivals is not None:
+            self.ctx.on_bound_start.insert(0, self.arrivals)
         self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it

@@ -21,10 +21,7 @@ if TYPE_CHECKING:
     from engine.rulesets import Ruleset
     from engine.scenario import Scenario
 
-__all__ = ["QUIET", "BoundContext"]
-
-#: event types that never come with a change of position, losses or morale
-QUIET = frozenset({"planned_move"})
+__all__ = ["BoundContext"]
 
 
 @dataclass(slots=True)
@@ -54,27 +51,12 @@ class BoundContext:
     #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
     #: runs on (issue 12; engine.battle); None while the battle is undecided
     aftermath: frozenset[str] | None = None
-    quiet_events: int = 0  # events of this bound that change nothing on the table (QUIET)
-    moved_events: int = 0  # "moved" events of this bound
 
     def emit(self, events: Event | list[Event]) -> None:
-        for e in events if isinstance(events, list) else (events,):
-            self.events.append(e)
-            if e.type in QUIET:
-                self.quiet_events += 1
-            elif e.type == "moved":
-                self.moved_events += 1
-
-    def table_key(self, moves: bool = True) -> tuple[int, ...] | tuple[Any, ...]:
-        """Changes whenever a formation moves, loses a base or changes morale (for caches of
-        positions and of who is on the table): moves bump ``state.version``; losses and morale
-        changes always come with an event that is not QUIET. ``moves=False``: a key that only
-        changes with losses, morale and the like, for a cache that follows moves itself."""
-        st = self.state
-        n = len(self.events) - self.quiet_events
-        if moves:
-            return (st.bound, st.phase, st.version, n)
-        return (st.bound, st.phase, n - self.moved_events)
+        if isinstance(events, list):
+            self.events.extend(events)
+        else:
+            self.events.append(events)
 
     @property
     def phase(self) -> str:

@@ -313,6 +313,64 @@ class FewSeparation:
                 found, worst = k, best
         return found
 
+    def first_contact(
+        self, a: Any, dx: float, dy: float, tol: float = 1e-6
+    ) -> tuple[float, int] | None:
+        """Exact time of impact of ``a`` moved straight by ``t * (dx, dy)``, ``t`` in [0, 1],
+        without a turn: ``(t, k)`` for the first of the others it would overlap by more than
+        ``tol`` (the earliest; the first in order on ties), ``t`` the fraction at which it
+        comes to touch that one (gap 0), or None when the move overlaps none.
+
+        Separating axes: along each of the four axes the gap is ``|p + v t| - r`` (``p`` the
+        centres' distance along the axis at the start, ``v`` the move's, ``r`` the two
+        extents), so the rectangles overlap for ``t`` in the intersection of four open
+        intervals; the earliest start is the time of impact. No sampling, no bisection.
+
+        >>> few = FewSeparation(obb_array([OBB(0.0, 100.0, 20.0, 10.0, 0.0)]))
+        >>> few.first_contact(OBB(0.0, 0.0, 20.0, 10.0, 0.0), 0.0, 160.0)   # meets at y 80
+        (0.5, 0)
+        >>> few.first_contact(OBB(40.0, 0.0, 20.0, 10.0, 0.0), 0.0, 160.0) is None  # slides by
+        True
+        """
+        cx, cy, ahw, ahd, facing = a
+        afx, afy, arx, ary = _scalar_axes(facing)
+        ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+        ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+        found: tuple[float, int] | None = None
+        for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
+            zip(self._rows, self._rb_along(facing, afx, afy, arx, ary))
+        ):
+            px = ox - cx
+            py = oy - cy
+            rf = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy) + o0
+            rr = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy) + o1
+            lo_tol, hi_tol, lo_touch = -math.inf, math.inf, -math.inf
+            for ux, uy, r in (
+                (afx, afy, ra0 + rb0),
+                (arx, ary, ra1 + rb1),
+                (bfx, bfy, rf),
+                (brx, bry, rr),
+            ):
+                p = ux * px + uy * py
+                v = -(ux * dx + uy * dy)
+                if v == 0.0:
+                    if abs(p) >= r - tol:
+                        lo_tol, hi_tol = math.inf, -math.inf  # apart along this axis for good
+                        break
+                    continue
+                t1, t2 = (-(r - tol) - p) / v, ((r - tol) - p) / v
+                if t1 > t2:
+                    t1, t2 = t2, t1
+                lo_tol = max(lo_tol, t1)
+                hi_tol = min(hi_tol, t2)
+                t1, t2 = (-r - p) / v, (r - p) / v
+                lo_touch = max(lo_touch, min(t1, t2))
+            if lo_tol < hi_tol and hi_tol > 0.0 and lo_tol < 1.0:
+                t = max(0.0, lo_touch)
+                if found is None or t < found[0]:
+                    found = (t, k)
+        return found
+
 
 _SCALAR_AXES: dict[float, tuple[float, float, float, float]] = {}
 

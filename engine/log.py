@@ -355,6 +355,20 @@ class ReadinessEnded(Event):
     cause: str
 
 
+@dataclass(frozen=True, slots=True)
+class Arrived(Event):
+    """Issue 12: a timed reinforcement enters the table as bound ``bound`` begins, at map edge
+    ``edge`` (or at its plan's point: ``edge`` is ``"point"``), centred at ``at``
+    (engine.reinforcements); ``delayed`` bounds late when its entry was blocked."""
+
+    type: ClassVar[str] = "arrived"
+    formation: str
+    edge: str
+    at: tuple[float, float]
+    facing: float
+    delayed: int = 0
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (
@@ -384,6 +398,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         OrderRefused,
         SkyChanged,
         ReadinessEnded,
+        Arrived,
     )
 }
 

@@ -13,9 +13,10 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
   formation may turn (at most ``max_turn_deg``, 6.1) about its centre as long as no point of any
   base moves beyond the allowance (11.3: "as long as no part of the base has moved beyond its
   maximum allowance").
-- Bases never overlap: the move is swept in steps of at most 5 m against every other
-  formation's rectangle and stops at first contact (6.1: a formation "can choose to halt
-  part-way"); enemy contact means combat (3.2).
+- Bases never overlap: a straight move stops at its exact time of impact with the first other
+  formation's rectangle it would enter (separating axes, no sampling); a move with a turn is
+  swept in steps of at most 5 m and the first contact bisected (6.1: a formation "can choose
+  to halt part-way"); enemy contact means combat (3.2).
 - Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
   direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
   home edge (9.1).
@@ -734,23 +735,6 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
-def _straight_poses(
-    box: Any, start: tuple[float, float, float], dx: float, dy: float, dth: float, ts: np.ndarray
-) -> np.ndarray:
-    """The rectangles (n, 5) of a move without a turn (``dth`` 0) at fractions ``ts``: what
-    ``obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)`` gives for each t,
-    by the same float operations, for every step at once."""
-    th = start[2] + dth * ts[0]
-    a_, l_, hw, hd = box
-    fx, fy = forward(th)
-    rx, ry = right(th)
-    poses = np.empty((ts.shape[0], 5))
-    poses[:, 0] = start[0] + dx * ts + a_ * rx + l_ * fx
-    poses[:, 1] = start[1] + dy * ts + a_ * ry + l_ * fy
-    poses[:, 2], poses[:, 3], poses[:, 4] = hw, hd, th % 360.0
-    return poses
-
-
 def _sweep(
     state: BattleState,
     f: Formation,
@@ -795,16 +779,11 @@ def _sweep(
         few = FewSeparation(arr)
     ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
     if dth == 0:
-        # one test against the rectangle swept by a straight move clears most moves at once
-        dist = math.hypot(dx, dy)
-        mb = math.degrees(math.atan2(dx, dy))
-        u, p = forward(mb), right(mb)
-        f0, r0 = forward(o0.facing), right(o0.facing)
-        along = o0.hw * abs(r0[0] * u[0] + r0[1] * u[1]) + o0.hd * abs(f0[0] * u[0] + f0[1] * u[1])
-        across = o0.hw * abs(r0[0] * p[0] + r0[1] * p[1]) + o0.hd * abs(f0[0] * p[0] + f0[1] * p[1])
-        swept = OBB(o0.cx + dx / 2.0, o0.cy + dy / 2.0, across, along + dist / 2.0, mb)
-        if few.first_overlap(swept) is None:
+        # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
+        hit = few.first_contact(o0, dx, dy)
+        if hit is None:
             return 1.0, None
+        return hit[0], ids[hit[1]]
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
@@ -813,26 +792,23 @@ def _sweep(
             obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
         )
 
+    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected
     ts = np.arange(1, n + 1) / n
-    if dth == 0:
-        poses = _straight_poses(box, start, dx, dy, dth, ts)
-        first: Any = poses[0].tolist()
-    else:  # a turn: the other steps' rectangles only if the first step meets nothing
-        first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
+    # the other steps' rectangles only if the first step meets nothing
+    first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
     # a move pressing into a formation it touches meets it on the first step (over half of the
     # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
     # as separation_many's first row), the numpy pass over the rest only when it is clear
     if few.first_overlap(first) is not None:
         bad: int | None = 0
     else:
-        if dth != 0:
-            poses = obb_array(
-                [first]
-                + [
-                    obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                    for t in ts[1:]
-                ]
-            )
+        poses = obb_array(
+            [first]
+            + [
+                obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                for t in ts[1:]
+            ]
+        )
         overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
         rows = overlapping.nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ORDER_WORDS",
+    "BriefedOrder",
     "Commander",
     "CommanderView",
     "Delivery",
@@ -94,6 +95,14 @@ class Order:
         except (IllegalOrderError, ValueError):
             pass
         raise IllegalOrderError(None, f"{_USAGE}, got {text!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class BriefedOrder(Order):
+    """An order a formation carries from its pre-battle plan (issue 12: the next waypoint or
+    step, the end of a feint, fire released on its own condition). Reading of 9.1: the plan was
+    given before the battle with the bound-1 briefing, so no messenger has to carry it; the
+    order is still received as any other (chart 9.3)."""
 
 
 @dataclass(slots=True)

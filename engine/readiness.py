@@ -84,7 +84,9 @@ class ReadinessWatch:
         n = state.bound
         for fid in list(self.statuses):
             st = self.statuses[fid]
-            f = state.formations[fid]
+            f = state.formations.get(fid)
+            if f is None:
+                continue  # a reinforcement not yet on the table (engine.reinforcements)
             if st.ended is not None:
                 if n >= (st.ready_at or 0):
                     del self.statuses[fid]  # formed up: ready from this bound

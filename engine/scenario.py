@@ -33,16 +33,23 @@ if TYPE_CHECKING:
 from scenario_builder.paths import data_dir
 
 __all__ = [
+    "EDGES",
     "LOSS_KINDS",
+    "Arrival",
     "BattlefieldRef",
     "CharacterPlacement",
+    "Feint",
+    "FormationPlan",
     "FormationSpec",
     "HistoricalOutcome",
+    "HoldFire",
     "Plan",
+    "PlanStep",
     "Position",
     "Scenario",
     "SideLosses",
     "SideSpec",
+    "StepEnd",
     "Victory",
     "load_scenario",
     "scenario_path",
@@ -234,12 +241,15 @@ class TriggerCondition(BaseModel):
     losses_fraction: float | None = None
     routs: str | None = None
     objective_taken: str | None = None
+    #: the trigger of this plan with this ``id`` has fired (conditions chain)
+    trigger_fired: str | None = None
 
 
 class Trigger(BaseModel):
     """When ``when`` holds, give ``order`` to ``formations`` (issue 4)."""
 
     model_config = _STRICT
+    id: str | None = Field(default=None, pattern=_ID)  # named by ``trigger_fired``
     when: TriggerCondition
     order: OrderWord
     formations: list[str] = Field(default_factory=list)
@@ -247,13 +257,132 @@ class Trigger(BaseModel):
     target_formation: str | None = None
 
 
-class Plan(BaseModel):
-    """A side's plan for the automatic commander."""
+#: the map edges a side's home or a reinforcement's entry may name
+EDGES: tuple[str, ...] = ("north", "south", "east", "west")
+
+#: a place in a plan: a name from the plan's ``points`` or a position
+Place = str | Position
+
+
+class StepEnd(BaseModel):
+    """What ends a step of a formation's plan: the first that happens. With none given, a step
+    on an objective of kind ``take`` ends when it is taken, an attack on an enemy formation when
+    that is broken, an advance when its point is reached; a hold, or an attack on whatever enemy
+    is near, goes on (the plan's last word)."""
 
     model_config = _STRICT
+    reached: bool = False  # the formation is within the commander's REACHED_M of the point
+    taken: bool = False  # the step's objective is taken (PlanCommander's TAKEN_M rule)
+    bound: int | None = Field(default=None, ge=1)  # as this bound begins
+
+    def given(self) -> bool:
+        return self.reached or self.taken or self.bound is not None
+
+
+class PlanStep(BaseModel):
+    """One step of a formation's sequential objectives: go to (or attack, or hold at) an
+    objective of the plan, a named point or a position, until ``until``."""
+
+    model_config = _STRICT
+    order: OrderWord = "advance"
+    objective: str | None = None  # an objective id of this plan: its point and its taken state
+    point: Place | None = None
+    target_formation: str | None = None  # an attack step's enemy formation
+    until: StepEnd = Field(default_factory=StepEnd)
+
+    @model_validator(mode="after")
+    def _where(self) -> PlanStep:
+        given = [k for k in ("objective", "point", "target_formation") if getattr(self, k)]
+        if len(given) > 1:
+            raise ValueError(f"expected at most one of objective, point, target_formation, "
+                             f"got {given}")  # fmt: skip
+        if not given and str(self.order) != "hold":
+            raise ValueError("expected an objective, a point or a target_formation")
+        return self
+
+
+class HoldFire(BaseModel):
+    """9.1 "Hold means to Hold Fire for ranged troops": the formation is kept on Hold, and the
+    commander does not send it to shoot at enemies in range, until ``until`` holds (all the
+    given conditions, as a trigger's)."""
+
+    model_config = _STRICT
+    until: TriggerCondition
+
+
+class Feint(BaseModel):
+    """A deliberate feint: advance to ``point``, then (on reaching it, or as soon as an enemy is
+    within ``enemy_within_m``) fall back under a Retreat order (9.1, 10.2) for
+    ``fall_back_bounds`` bounds, then Hold to rally (11.2)."""
+
+    model_config = _STRICT
+    point: Place
+    enemy_within_m: float | None = Field(default=None, gt=0)
+    fall_back_bounds: int = Field(default=2, ge=1, le=50)
+
+
+class Arrival(BaseModel):
+    """A timed reinforcement: the formation is off the table until bound ``bound`` begins, then
+    enters at map edge ``edge`` (at the place on that edge nearest ``point``, or its deployed
+    position) or, without an edge, at ``point``."""
+
+    model_config = _STRICT
+    bound: int = Field(ge=2)
+    edge: str | None = None
+    point: Place | None = None
+
+    @model_validator(mode="after")
+    def _where(self) -> Arrival:
+        if self.edge is None and self.point is None:
+            raise ValueError("expected an edge or a point (or both)")
+        return self
+
+
+class FormationPlan(BaseModel):
+    """The plan for one formation (issue 12): when it arrives, the route it takes, the steps it
+    carries out in order, whether it holds its fire, a feint. The side's automatic commander
+    runs it; the formations a plan does not name are the commander's own."""
+
+    model_config = _STRICT
+    formation: str
+    arrives: Arrival | None = None
+    waypoints: list[Place] = Field(default_factory=list)
+    steps: list[PlanStep] = Field(default_factory=list)
+    hold_fire: HoldFire | None = None
+    feint: Feint | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> FormationPlan:
+        if self.feint is not None and (self.steps or self.waypoints):
+            raise ValueError("expected a feint, or waypoints and steps, not both")
+        return self
+
+
+class Plan(BaseModel):
+    """A side's plan for the automatic commander: inline in the scenario or a plan file
+    (``plan: plans/x.yaml``, ``scenario-builder schema --kind plan``)."""
+
+    model_config = _STRICT
+    points: dict[str, Position] = Field(default_factory=dict)  # named places the plan uses
     objectives: list[Objective] = Field(default_factory=list)
     triggers: list[Trigger] = Field(default_factory=list)
     stance: Literal["aggressive", "defensive", "balanced"] = "balanced"
+    formations: list[FormationPlan] = Field(default_factory=list)
+
+    def place(self, p: Place, to_xy: Any) -> tuple[float, float]:
+        """A place as metres in the battlefield CRS (names were checked at load time)."""
+        return (self.points[p] if isinstance(p, str) else p).resolve(to_xy)
+
+    def for_formation(self, fid: str) -> FormationPlan | None:
+        return next((fp for fp in self.formations if fp.formation == fid), None)
+
+    @classmethod
+    def load(cls, path: Path) -> tuple[Plan, dict[Any, int]]:
+        """A plan file, validated (errors name the plan file, the line and the field)."""
+        if not path.exists():
+            raise DataSourceError(path, "no such plan file")
+        data, lines = read_yaml(path)
+        return validate(cls, data, path, lines), lines
 
 
 class SideSpec(BaseModel):
@@ -268,7 +397,8 @@ class SideSpec(BaseModel):
     general: str | None = None
     characters: list[CharacterPlacement] = Field(default_factory=list)
     formations: list[FormationSpec] = Field(default_factory=list)
-    plan: Plan | None = None
+    #: the automatic commander's plan, inline or a plan file relative to the scenario's folder
+    plan: Plan | str | None = None
     holds_walls: bool = False  # 8.3: the side inside the walls uses the stairs, not ladders
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
@@ -386,6 +516,7 @@ class Scenario(BaseModel):
     _path: Path | None = PrivateAttr(default=None)
     _armies: dict[str, Any] = PrivateAttr(default_factory=dict)
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)
+    _plans: dict[str, Plan] = PrivateAttr(default_factory=dict)  # plan files, once read
 
     @model_validator(mode="after")
     def _ids(self) -> Scenario:
@@ -442,37 +573,9 @@ class Scenario(BaseModel):
                 if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
                     yield ((*at, "formations", fi, "brigade"),
                            unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
-            if side.plan is None:
-                continue
-            at = (*at, "plan")
-            obj_ids = [o.id for o in side.plan.objectives]
-            for oi, ob in enumerate(side.plan.objectives):
-                if ob.id in obj_ids[:oi]:
-                    yield (*at, "objectives", oi, "id"), f"duplicate objective id {ob.id!r}"
-                for k, fid in enumerate(ob.formations):
-                    if fid not in own:
-                        yield (*at, "objectives", oi, "formations", k), unknown_name(mine, fid, own)
-            for ti, trig in enumerate(side.plan.triggers):
-                tl: Loc = (*at, "triggers", ti)
-                for k, fid in enumerate(trig.formations):
-                    if fid not in own:
-                        yield (*tl, "formations", k), unknown_name(mine, fid, own)
-                if trig.target_formation is not None and trig.target_formation not in enemy:
-                    yield (
-                        (*tl, "target_formation"),
-                        unknown_name(theirs, trig.target_formation, enemy),
-                    )
-                w = trig.when
-                # with no formations listed the condition's formation is the one ordered: own
-                pool, kind = (everyone, "a formation") if trig.formations else (own, mine)
-                if w.formation is not None and w.formation not in pool:
-                    yield (*tl, "when", "formation"), unknown_name(kind, w.formation, pool)
-                if w.routs is not None and w.routs not in everyone:
-                    yield (*tl, "when", "routs"), unknown_name("a formation", w.routs, everyone)
-                if w.objective_taken is not None and w.objective_taken not in obj_ids:
-                    kind = f"an objective of side {side.id}"
-                    loc = (*tl, "when", "objective_taken")
-                    yield loc, unknown_name(kind, w.objective_taken, obj_ids)
+            if isinstance(side.plan, Plan):
+                yield from (((*at, "plan", *loc), problem)
+                            for loc, problem in self.plan_problems(side.id, side.plan))  # fmt: skip
 
         hist = self.historical_outcome
         if hist is not None:
@@ -485,6 +588,153 @@ class Scenario(BaseModel):
                     loc = ("historical_outcome", "losses", side_id)
                     yield loc, unknown_name("a side", side_id, ids)
 
+    def plan_problems(self, side_id: str, plan: Plan) -> Iterator[tuple[Loc, str]]:
+        """Every name in ``plan`` (side ``side_id``'s, inline or a plan file) checked against
+        what the scenario and the plan define: formations (own, or enemy for targets),
+        objectives, triggers, named points, map edges. Key paths are from the plan's root."""
+        everyone = [f.id for s in self.sides for f in s.formations]
+        own = [f.id for f in self.side(side_id).formations]
+        brigade_of = {f.id: f.brigade for f in self.side(side_id).formations if f.brigade}
+        enemy = [f.id for s in self.sides if s.id != side_id for f in s.formations]
+        mine = f"a formation of side {side_id}"
+        theirs = f"an enemy formation of side {side_id}"
+        obj_ids = [o.id for o in plan.objectives]
+        trig_ids = [t.id for t in plan.triggers if t.id is not None]
+        points = list(plan.points)
+
+        def cond(w: TriggerCondition, loc: Loc, pool: list[str], kind: str) -> Iterator[Any]:
+            if w.formation is not None and w.formation not in pool:
+                yield (*loc, "formation"), unknown_name(kind, w.formation, pool)
+            if w.routs is not None and w.routs not in everyone:
+                yield (*loc, "routs"), unknown_name("a formation", w.routs, everyone)
+            if w.objective_taken is not None and w.objective_taken not in obj_ids:
+                kind_o = f"an objective of side {side_id}"
+                yield (*loc, "objective_taken"), unknown_name(kind_o, w.objective_taken, obj_ids)
+            if w.trigger_fired is not None and w.trigger_fired not in trig_ids:
+                kind_t = f"a trigger id of side {side_id}'s plan"
+                yield (*loc, "trigger_fired"), unknown_name(kind_t, w.trigger_fired, trig_ids)
+
+        def place(p: Place | None, loc: Loc) -> Iterator[Any]:
+            if isinstance(p, str) and p not in points:
+                yield loc, unknown_name(f"a point of side {side_id}'s plan", p, points)
+
+        for oi, ob in enumerate(plan.objectives):
+            if ob.id in obj_ids[:oi]:
+                yield ("objectives", oi, "id"), f"duplicate objective id {ob.id!r}"
+            for k, fid in enumerate(ob.formations):
+                if fid not in own:
+                    yield ("objectives", oi, "formations", k), unknown_name(mine, fid, own)
+        seen_trig: set[str] = set()
+        for ti, trig in enumerate(plan.triggers):
+            tl: Loc = ("triggers", ti)
+            if trig.id is not None:
+                if trig.id in seen_trig:
+                    yield (*tl, "id"), f"duplicate trigger id {trig.id!r}"
+                seen_trig.add(trig.id)
+            for k, fid in enumerate(trig.formations):
+                if fid not in own:
+                    yield (*tl, "formations", k), unknown_name(mine, fid, own)
+            if trig.target_formation is not None and trig.target_formation not in enemy:
+                yield (*tl, "target_formation"), unknown_name(theirs, trig.target_formation, enemy)
+            # with no formations listed the condition's formation is the one ordered: own
+            pool, kind = (everyone, "a formation") if trig.formations else (own, mine)
+            yield from cond(trig.when, (*tl, "when"), pool, kind)
+        planned: list[str] = []
+        for pi, fp in enumerate(plan.formations):
+            fl: Loc = ("formations", pi)
+            if fp.formation not in own:
+                yield (*fl, "formation"), unknown_name(mine, fp.formation, own)
+            elif fp.formation in planned:
+                yield (*fl, "formation"), f"duplicate plan for formation {fp.formation!r}"
+            planned.append(fp.formation)
+            if fp.arrives is not None:
+                merged = brigade_of.get(fp.formation)
+                if merged is not None:
+                    # 5.1: merged at deployment, it is placed with its brigade; holding it back
+                    # alone would split the brigade, so the arrival belongs to the brigade.
+                    yield (
+                        (*fl, "arrives"),
+                        (
+                            f"formation {fp.formation!r} deploys merged into {merged!r}'s brigade "
+                            f"(5.1); give the arrival to {merged!r}"
+                        ),
+                    )
+                edge = fp.arrives.edge
+                if edge is not None and edge not in EDGES:
+                    yield (*fl, "arrives", "edge"), unknown_name("a map edge", edge, EDGES)
+                yield from place(fp.arrives.point, (*fl, "arrives", "point"))
+            for k, wp in enumerate(fp.waypoints):
+                yield from place(wp, (*fl, "waypoints", k))
+            for k, step in enumerate(fp.steps):
+                sl: Loc = (*fl, "steps", k)
+                if step.objective is not None and step.objective not in obj_ids:
+                    kind_o = f"an objective of side {side_id}"
+                    yield (*sl, "objective"), unknown_name(kind_o, step.objective, obj_ids)
+                yield from place(step.point, (*sl, "point"))
+                tf = step.target_formation
+                if tf is not None and tf not in enemy:
+                    yield (*sl, "target_formation"), unknown_name(theirs, tf, enemy)
+            if fp.hold_fire is not None:
+                yield from cond(fp.hold_fire.until, (*fl, "hold_fire", "until"), everyone,
+                                "a formation")  # fmt: skip
+            if fp.feint is not None:
+                yield from place(fp.feint.point, (*fl, "feint", "point"))
+
+    def plan_of(self, side_id: str) -> Plan | None:
+        """A side's plan: inline, or its plan file (read and checked once, relative to the
+        scenario's folder; errors name the plan file and the line)."""
+        side = self.side(side_id)
+        if not isinstance(side.plan, str):
+            return side.plan
+        if side_id not in self._plans:
+            self._plans[side_id] = self._load_plan(side_id, side.plan)
+        return self._plans[side_id]
+
+    def plan_file(self, side_id: str) -> Path | None:
+        """The path of a side's plan file (None: inline or none)."""
+        plan = self.side(side_id).plan
+        if not isinstance(plan, str):
+            return None
+        p = Path(plan)
+        if not p.is_absolute() and self._path is not None:
+            p = self._path.parent / p
+        return p
+
+    def _load_plan(self, side_id: str, text: str) -> Plan:
+        path = self.plan_file(side_id)
+        assert path is not None
+        if not path.exists():
+            si = [s.id for s in self.sides].index(side_id)
+            self._fail(("sides", si, "plan"), self._lines,
+                       f"expected a plan file, got {text!r} (no such file: {path})")  # fmt: skip
+        plan, lines = Plan.load(path)
+        for loc, problem in self.plan_problems(side_id, plan):
+            line = line_for(lines, loc)
+            where = f"line {line}: " if line else ""
+            raise ScenarioFileError(path, f"{where}{'.'.join(str(x) for x in loc)}: {problem}")
+        return plan
+
+    def use_plan_files(self, plans: Iterable[tuple[str, str | Path]]) -> None:
+        """Give sides the plan files named (``--plan SIDE=FILE`` of ``run`` and ``montecarlo``),
+        in place of their own plans; each is read and its names checked now."""
+        ids = [s.id for s in self.sides]
+        for side_id, file in plans:
+            if side_id not in ids:
+                raise ScenarioFileError(
+                    f"--plan {side_id}={file}", unknown_name(f"a side of {self.id}", side_id, ids)
+                )
+            path = Path(file).resolve()
+            if not path.is_file():
+                raise DataSourceError(file, "no such plan file")
+            self.side(side_id).plan = str(path)
+            self._plans.pop(side_id, None)
+            self.plan_of(side_id)
+
+    def load_plans(self) -> None:
+        """Read and check every side's plan file now (load time), not when the battle asks."""
+        for side in self.sides:
+            self.plan_of(side.id)
+
     def representation(self, side_id: str) -> float | None:
         """Men per base of a side (its own, else the scenario's; None: not stated)."""
         own = self.side(side_id).men_per_base
@@ -493,7 +743,17 @@ class Scenario(BaseModel):
     def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
         if not isinstance(other, Scenario):
             return NotImplemented
-        return self.model_dump() == other.model_dump()
+        return self._identity() == other._identity()
+
+    def _identity(self) -> dict[str, Any]:
+        """The fields, with plan files as the files they name (a scenario saved elsewhere
+        refers to the same plan file by another relative path)."""
+        data = self.model_dump()
+        for side, spec in zip(data["sides"], self.sides, strict=True):
+            path = self.plan_file(spec.id)
+            if path is not None:
+                side["plan"] = str(path.resolve())
+        return data
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -540,9 +800,20 @@ class Scenario(BaseModel):
 
     def check_armies(self) -> None:
         """Check profiles and characters against the troop lists (errors name the line)."""
+        from engine.rulesets import get_ruleset
+        from scenario_builder.errors import RulesetError
+
         lines = self._lines
+        try:
+            get_ruleset(self.ruleset)
+        except RulesetError as exc:  # the scenario's line, not a bare "unknown ruleset"
+            self._fail(("ruleset",), lines, str(exc.problem))
         for si, side in enumerate(self.sides):
-            army = self.army(side.id)
+            try:
+                army = self.army(side.id)
+            except DataSourceError as exc:  # no such troop list: the scenario's line names it
+                problem = f"expected a troop list, got {side.army!r} ({exc})"
+                self._fail(("sides", si, "army"), lines, problem)
             pids = {p.id for p in army.profiles}
             cids = {c.id for c in army.characters}
             for fi, f in enumerate(side.formations):
@@ -597,14 +868,32 @@ class Scenario(BaseModel):
             raise ScenarioFileError(source, f"invalid YAML: {exc}") from None
         scen = validate(cls, data, Path(source), lines)
         scen._lines = lines
+        if source != "<string>":
+            scen._path = Path(source)
+        scen.load_plans()
         return scen
 
     def save(self, path: str | Path) -> None:
-        """Write the scenario as YAML, atomically."""
+        """Write the scenario as YAML, atomically; relative plan files are written relative to
+        the new file's folder, so they still name the same files."""
+        import os
+
         from scenario_builder.atomic import atomic_path
 
+        out = self
+        rebased = {}
+        for spec in self.sides:
+            plan = self.plan_file(spec.id)
+            if plan is not None and not Path(str(spec.plan)).is_absolute():
+                rel = os.path.relpath(plan.resolve(), Path(path).resolve().parent)
+                rebased[spec.id] = Path(rel).as_posix()
+        if rebased:
+            out = self.model_copy(deep=True)
+            for spec in out.sides:
+                if spec.id in rebased:
+                    spec.plan = rebased[spec.id]
         with atomic_path(path) as tmp:
-            tmp.write_text(self.to_yaml(), encoding="utf-8")
+            tmp.write_text(out.to_yaml(), encoding="utf-8")
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
@@ -651,6 +940,7 @@ def load_scenario(name_or_path: str | Path, *, check_armies: bool = True) -> Sce
     scen = validate(Scenario, data, path, lines)
     scen._path = path
     scen._lines = lines
+    scen.load_plans()
     if check_armies:
         scen.check_armies()
     return scen

@@ -100,6 +100,7 @@ class Sight:
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
+        self._corners: np.ndarray | None = None
         forms = self.state.active()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
@@ -118,6 +119,10 @@ class Sight:
         else:
             self.levels = np.zeros(0, dtype=int)
             self.on_map = np.zeros(0, dtype=bool)
+        # the same values as Python objects for the per-pair loops (numpy scalars are slow)
+        self._on: list[bool] = self.on_map.tolist()
+        self._lv: list[int] = self.levels.tolist()
+        self._xy: list[list[float]] = self.arr[:, :2].tolist()
 
     def local(self, f: Formation) -> bool:
         """6.3: troops of the battlefield's locality (or ``locality_bonus``) know the ground."""
@@ -154,6 +159,33 @@ class Sight:
             vals = cast(list[float], distance(self.obbs[i], self.arr[todo]).tolist())
             row.update(zip(todo, vals, strict=True))
         return [row[j] for j in js]
+
+    def _fill_gaps(self, pairs: list[tuple[int, int]]) -> None:
+        """The gaps of many (observer row, other row) pairs not yet known, in one
+        ``distance_pairs`` call (the same numbers as ``distance`` row by row)."""
+        from engine.geometry import corners, distance_pairs
+
+        todo = [(i, j) for i, j in dict.fromkeys(pairs) if j not in self._gaps.get(i, ())]
+        if not todo:
+            return
+        if self._corners is None:
+            self._corners = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
+        ii = np.fromiter((p[0] for p in todo), dtype=np.intp, count=len(todo))
+        jj = np.fromiter((p[1] for p in todo), dtype=np.intp, count=len(todo))
+        vals = cast(list[float], distance_pairs(self.arr[ii], self.arr[jj],
+                                                self._corners[ii]).tolist())  # fmt: skip
+        gaps = self._gaps
+        for (i, j), v in zip(todo, vals, strict=True):
+            row = gaps.get(i)
+            if row is None:
+                row = gaps[i] = {}
+            row[j] = v
+
+    def prefetch_gaps(self, pairs: list[tuple[str, str]]) -> None:
+        """Work out ``distance(a, b)`` of many pairs at once, for later calls to find."""
+        self._refresh()
+        index = self.index
+        self._fill_gaps([(index[a], index[b]) for a, b in pairs])
 
     def sees(self, observer: str, target: str) -> bool:
         """6.2-6.3: can ``observer`` see ``target``? (cached per position state)"""
@@ -197,14 +229,23 @@ class Sight:
         troops (6.2-6.3); returns the rest by observer, their terrain sight still to check."""
         # targets on the map and within the sight limit; their troop checks in one matrix
         cands: list[tuple[str, int, str, int]] = []
+        asks = []
+        need: list[tuple[int, int]] = []  # the gaps to the sight limit, in one call
         for observer, targets in requests:
             i = self.index[observer]
             limit = self.limit_m(self.forms[i])
             rows = [self.index[t] for t in targets]
+            asks.append((observer, targets, i, limit, rows))
+            if limit is not None:
+                need += [(i, j) for j in rows]
+        if need:
+            self._fill_gaps(need)
+        on = self._on
+        for observer, targets, i, limit, rows in asks:
             gaps = self._gaps_to(i, rows) if limit is not None and targets else None
             for n, (t, j) in enumerate(zip(targets, rows, strict=True)):
                 far = gaps is not None and limit is not None and gaps[n] > limit
-                if not (self.on_map[i] and self.on_map[j]) or far:
+                if not (on[i] and on[j]) or far:
                     self._cache[(observer, t)] = False
                 else:
                     cands.append((observer, i, t, j))
@@ -221,6 +262,18 @@ class Sight:
         blockers: dict[int, list[int]] = {}
         for s_, r_ in zip(si[hit].tolist(), ri[hit].tolist(), strict=True):
             blockers.setdefault(s_, []).append(r_)
+        # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
+        # seen through within skirmish_screen_m, _troops_clear), in one call
+        forms = self.forms
+        skirm: dict[int, bool] = {}
+        for crossed in blockers.values():
+            for k in crossed:
+                if k not in skirm:
+                    skirm[k] = forms[k].skirmisher
+        screens = [(k, cands[n][3]) for n, ks in blockers.items() for k in ks
+                   if skirm[k] and forms[k].side != forms[cands[n][1]].side]  # fmt: skip
+        if screens:
+            self._fill_gaps(screens)
         pending: dict[str, list[str]] = {}
         for n, (observer, i, t, j) in enumerate(cands):
             ks = blockers.get(n)
@@ -253,7 +306,8 @@ class Sight:
     def _troops_clear(self, i: int, j: int, hits: list[int] | None = None) -> bool:
         """No formation between ``i`` and ``j`` blocks the view (6.2). ``hits``: the formations
         the line crosses (without ``i`` and ``j``), ascending, when the caller has them."""
-        p = (float(self.arr[i, 0]), float(self.arr[i, 1]))
+        xy = self._xy[i]
+        p = (xy[0], xy[1])
         if hits is None:
             q = (float(self.arr[j, 0]), float(self.arr[j, 1]))
             crossed = segment_hits(p, q, self.arr, self.axes)
@@ -262,12 +316,12 @@ class Sight:
         if not hits:
             return True
         o = self.forms[i]
-        levels = self.levels
-        top = max(int(levels[i]), int(levels[j]))
+        levels = self._lv
+        top = max(levels[i], levels[j])
         o_type = see_through = None  # worked out on first need (profiles are loops over bases)
         for k in hits:
             blocker = self.forms[k]
-            if int(levels[k]) < top:
+            if levels[k] < top:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
                 o_type = o.unit_type
@@ -284,7 +338,7 @@ class Sight:
                     continue
                 return False
             if blocker.skirmisher:
-                to_screened = float(distance(self.obbs[k], self.arr[j : j + 1])[0])
+                to_screened = self._gaps_to(k, [j])[0]  # distance(), kept for the state
                 screen = self.rules.skirmish_screen_m
                 if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
                     continue

@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
-from engine.geometry import OBB, forward, local, right
+import numpy as np
+
+from engine.geometry import OBB, forward, local, obb_array, right
 
 __all__ = [
     "Base",
@@ -38,6 +40,7 @@ __all__ = [
     "BattleState",
     "Character",
     "Formation",
+    "FormationTable",
     "Morale",
     "SideState",
     "UnitProfile",
@@ -86,6 +89,52 @@ MORALE_TRANSITIONS: dict[Morale, frozenset[Morale]] = {
 ORDERS = ("attack", "hold", "advance", "retreat", "none")
 
 
+class _Clock:
+    """Counts every change to what a formation's rectangle, profiles or place on the table
+    depend on, and logs which formation changed (None: formations added to or taken from a
+    state), so derived values (a formation's rectangle, a state's :class:`FormationTable`) are
+    kept by comparing a number and replaying the log: the rules write plain attributes and
+    never invalidate anything themselves. One clock for the process: a state's table skips the
+    entries of other states' formations."""
+
+    __slots__ = ("base", "log", "now")
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.log: list[Formation | None] = []
+        self.base = 0  # entries trimmed from the front of the log
+
+    def tick(self, f: Formation | None) -> int:
+        self.now += 1
+        if len(self.log) >= 100_000:
+            self.base += len(self.log)
+            self.log.clear()
+        self.log.append(f)
+        return self.now
+
+
+CLOCK = _Clock()
+
+#: a base's attributes a formation's rectangle or profiles depend on
+_BASE_WATCH = frozenset({"status", "x", "y", "facing", "rank", "file", "profile", "w", "d"})
+#: a formation's attributes its rectangle, profiles, place on the table or morale view depend on
+_FORMATION_WATCH = frozenset(
+    {
+        "cx",
+        "cy",
+        "facing",
+        "frontage",
+        "loose",
+        "bases",
+        "morale",
+        "changed_bound",
+        "base_w",
+        "base_d",
+        "loose_gap",
+    }
+)
+
+
 @dataclass(slots=True)
 class Base:
     """One base of troops."""
@@ -106,6 +155,16 @@ class Base:
     ladder_ready: bool = False  # 8.3: ended a bound in contact with a wall from the bottom
     w: float = 0.0  # frontage and depth on the ground (the ruleset's scales)
     d: float = 0.0
+    #: the formation whose slot the base holds (set when it joins a formation's ``bases`` and
+    #: on every ``Formation.place``): told when the base dies, moves or changes
+    owner: Formation | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in _BASE_WATCH:
+            owner = getattr(self, "owner", None)  # not yet set while __init__ runs
+            if owner is not None:
+                owner._touch()
 
     @property
     def alive(self) -> bool:
@@ -178,7 +237,30 @@ class Formation:
     pursuing: str | None = None
     retreat_from: tuple[float, float] | None = None
     killed_frac_crossed: tuple[str, ...] = ()  # 10.2 "throughout game" thresholds already used
-    obb_cache: Any = field(default=None, repr=False, compare=False)
+    #: the clock (CLOCK.now) at the last change of a watched attribute of the formation or of
+    #: one of its bases; the values below are kept for one revision
+    _rev: int = field(default=0, init=False, repr=False, compare=False)
+    _obb: tuple[int, OBB] | None = field(default=None, init=False, repr=False, compare=False)
+    _alive: tuple[int, list[Base]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _sole: tuple[int, bool, UnitProfile | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _flags: tuple[int, dict[str, bool]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in _FORMATION_WATCH:
+            if name == "bases":
+                for b in value:
+                    object.__setattr__(b, "owner", self)
+            self._touch()
+
+    def _touch(self) -> None:
+        object.__setattr__(self, "_rev", CLOCK.tick(self))
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -272,56 +354,69 @@ class Formation:
         for b in self.bases:
             counts[b.rank] = counts.get(b.rank, 0) + 1
         pw = self.pitch_w
+        set_ = object.__setattr__  # one touch for the whole formation, below
         for b in self.bases:
+            set_(b, "owner", self)  # a base moved in from another formation is ours now
             if b.status is BaseStatus.DEAD:
                 continue  # removed from the table where it fell
             n = counts[b.rank]
             width = self.frontage if b.rank < ranks - 1 or n >= self.frontage else n
             across = (b.file - (width - 1) / 2.0) * pw
             along = ((ranks - 1) / 2.0 - b.rank) * self.base_d
-            b.x = self.cx + across * rx + along * fx
-            b.y = self.cy + across * ry + along * fy
-            b.facing = self.facing
+            set_(b, "x", self.cx + across * rx + along * fx)
+            set_(b, "y", self.cy + across * ry + along * fy)
+            set_(b, "facing", self.facing)
+        self._touch()
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
         self.cx, self.cy, self.facing = cx, cy, facing % 360.0
         self.place()
 
     # -- queries ---------------------------------------------------------------------------
+    def _living(self) -> list[Base]:
+        """The living bases (kept for the revision: do not change the list)."""
+        c = self._alive
+        if c is not None and c[0] == self._rev:
+            return c[1]
+        out = [b for b in self.bases if b.status is not BaseStatus.DEAD]
+        object.__setattr__(self, "_alive", (self._rev, out))
+        return out
+
     @property
     def alive_bases(self) -> list[Base]:
-        return [b for b in self.bases if b.status is not BaseStatus.DEAD]
+        return list(self._living())
 
     @property
     def n_alive(self) -> int:
-        return sum(1 for b in self.bases if b.status is not BaseStatus.DEAD)
+        return len(self._living())
 
     @property
     def removed(self) -> bool:
         """Gone from the table: destroyed, or every base dead."""
-        if self.morale is Morale.DESTROYED:
-            return True
-        for b in self.bases:  # noqa: SIM110 - a plain loop: all() is 3x slower here
-            if b.status is not BaseStatus.DEAD:
-                return False
-        return True
+        return self.morale is Morale.DESTROYED or not self._living()
 
     def _sole_profile(self) -> tuple[bool, UnitProfile | None]:
         """(True, the profile) when every living base shares one profile object ((True, None)
         with no living base); (False, None) for a mixed formation.
 
         Most formations are of one profile, and ``profiles``/``profile`` are asked ~50k times a
-        battle: one plain pass settles that case without building dicts.
+        battle: kept for the revision.
         """
-        dead = BaseStatus.DEAD
+        c = self._sole
+        if c is not None and c[0] == self._rev:
+            return c[1], c[2]
+        out: tuple[bool, UnitProfile | None] = (True, None)
         one: UnitProfile | None = None
-        for b in self.bases:
-            if b.status is not dead:
-                if one is None:
-                    one = b.profile
-                elif b.profile is not one:
-                    return False, None
-        return True, one
+        for b in self._living():
+            if one is None:
+                one = b.profile
+            elif b.profile is not one:
+                out = (False, None)
+                break
+        else:
+            out = (True, one)
+        object.__setattr__(self, "_sole", (self._rev, *out))
+        return out
 
     @property
     def profiles(self) -> list[UnitProfile]:
@@ -363,43 +458,28 @@ class Formation:
         return min(p.initiative for p in ps) if ps else 0
 
     def has_flag(self, flag: str) -> bool:
-        """True when every living base has the flag (a mixed formation has what all share)."""
-        ps = self.profiles
-        return bool(ps) and all(p.has(flag) for p in ps)
+        """True when every living base has the flag (a mixed formation has what all share);
+        kept for the revision (sight asks ``skirmisher`` of every troop in the way)."""
+        c = self._flags
+        if c is None or c[0] != self._rev:
+            c = (self._rev, {})
+            object.__setattr__(self, "_flags", c)
+        hit = c[1].get(flag)
+        if hit is None:
+            ps = self.profiles
+            hit = c[1][flag] = bool(ps) and all(p.has(flag) for p in ps)
+        return hit
 
     @property
     def skirmisher(self) -> bool:
         return self.has_flag("skirmisher")
 
     def obb(self) -> OBB:
-        """The rectangle round the living bases' slots (cached until the formation moves or
-        loses a base)."""
-        # the key without building the list of living bases: this runs ~10^5 times a bound
-        dead = BaseStatus.DEAD
-        first = last = None
-        n = 0
-        for b in self.bases:
-            if b.status is not dead:
-                if first is None:
-                    first = b
-                last = b
-                n += 1
-        if first is None:
-            key = (
-                self.cx,
-                self.cy,
-                self.facing,
-                len(self.bases),
-                self.frontage,
-                self.loose,
-                self.bases[0].id,
-                self.bases[-1].id,
-            )
-        else:
-            assert last is not None  # set with first
-            key = (self.cx, self.cy, self.facing, n, self.frontage, self.loose, first.id, last.id)
-        if self.obb_cache is not None and self.obb_cache[0] == key:
-            return self.obb_cache[1]
+        """The rectangle round the living bases' slots (kept until the formation or one of its
+        bases changes: ``_rev``)."""
+        c = self._obb
+        if c is not None and c[0] == self._rev:
+            return c[1]
         alive = self.alive_bases or self.bases
         xs = [self._local(b) for b in alive]
         gap = self.loose_gap / 2 if self.loose else 0
@@ -417,7 +497,7 @@ class Formation:
             (max_l - min_l) / 2.0,
             self.facing,
         )
-        self.obb_cache = (key, out)
+        object.__setattr__(self, "_obb", (self._rev, out))
         return out
 
     def _local(self, b: Base) -> tuple[float, float]:
@@ -517,6 +597,135 @@ class SideState:
         return math.degrees(math.atan2(hx - x, hy - y)) % 360.0
 
 
+class _Formations(dict[str, Formation]):
+    """A state's formations by id: adding or taking one out ticks the clock (a formation's
+    own changes tick it themselves)."""
+
+    def __setitem__(self, key: str, value: Formation) -> None:
+        super().__setitem__(key, value)
+        CLOCK.tick(None)
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        CLOCK.tick(None)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        out = super().pop(key, *default)
+        CLOCK.tick(None)
+        return out
+
+    def popitem(self) -> tuple[str, Formation]:
+        out = super().popitem()
+        CLOCK.tick(None)
+        return out
+
+    def clear(self) -> None:
+        super().clear()
+        CLOCK.tick(None)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        CLOCK.tick(None)
+
+    def setdefault(self, key: str, default: Formation) -> Formation:
+        out = super().setdefault(key, default)
+        CLOCK.tick(None)
+        return out
+
+
+class FormationTable:
+    """The formations on a state's table as columns (issue 15): ``forms`` in deployment order,
+    ``arr`` their rectangles (N, 5: cx, cy, hw, hd, facing), ``sides`` (N,), ``rows`` id ->
+    row; ``revision`` counts its changes and ``memo`` holds what phases derive from one
+    revision (a spatial index, gaps, nearest enemies; emptied when it changes).
+
+    :meth:`sync` replays the clock's log since the last call: a formation that moved, lost a
+    base or changed gets its row rewritten (the array is copied first: whoever holds the old
+    one keeps a consistent snapshot); one that left or joined the table rebuilds it. Nothing
+    the rules do needs to invalidate it.
+    """
+
+    __slots__ = ("_cursor", "_sides_of", "arr", "forms", "memo", "revision", "rows", "sides",
+                 "state")  # fmt: skip
+
+    def __init__(self, state: BattleState) -> None:
+        self.state = state
+        self.revision = 0
+        self._cursor = -1  # rebuilt at the first sync
+        self.forms: list[Formation] = []
+        self.rows: dict[str, int] = {}
+        self.arr = np.zeros((0, 5))
+        self.sides = np.zeros(0, dtype=object)
+        self.memo: dict[Any, Any] = {}
+        self._sides_of: dict[str, list[Formation]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"state": self.state}  # the clock is the process's: rebuilt after a copy
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__init__(d["state"])  # type: ignore[misc]
+
+    def _rebuild(self) -> None:
+        forms = [f for f in self.state.formations.values() if not f.removed]
+        self.forms = forms
+        self.rows = {f.id: k for k, f in enumerate(forms)}
+        self.arr = obb_array([f.obb() for f in forms])
+        self.sides = np.array([f.side for f in forms])
+        self._changed()
+
+    def _changed(self) -> None:
+        self.revision += 1
+        self.memo = {}
+        self._sides_of = None
+
+    def sync(self) -> FormationTable:
+        """Brought up to date with every change since the last call; returns itself."""
+        clock = CLOCK
+        end = clock.base + len(clock.log)
+        if self._cursor == end:
+            return self
+        if self._cursor < clock.base:
+            self._rebuild()
+            self._cursor = end
+            return self
+        own = self.state.formations
+        rows: set[int] = set()
+        full = False
+        for f in clock.log[self._cursor - clock.base :]:
+            if f is None:
+                full = True  # a formation joined or left some state: perhaps this one
+                break
+            k = self.rows.get(f.id)
+            if k is None or self.forms[k] is not f:
+                if own.get(f.id) is f and not f.removed:
+                    full = True  # one of ours back on the table
+                    break
+                continue  # another state's, or off the table already
+            if f.removed:
+                full = True
+                break
+            rows.add(k)
+        if full:
+            self._rebuild()
+        elif rows:
+            arr = self.arr.copy()
+            for k in rows:
+                arr[k] = self.forms[k].obb()
+            self.arr = arr
+            self._changed()
+        self._cursor = end
+        return self
+
+    def side_forms(self, side: str) -> list[Formation]:
+        """The formations of one side on the table, in deployment order (do not change it)."""
+        by = self._sides_of
+        if by is None:
+            by = self._sides_of = {}
+            for f in self.forms:
+                by.setdefault(f.side, []).append(f)
+        return by.get(side, [])
+
+
 @dataclass(slots=True)
 class BattleState:
     """Everything that changes during a battle."""
@@ -531,6 +740,20 @@ class BattleState:
     # enemy formations in contact with each formation: fid -> sorted enemy fids
     contacts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     version: int = 0  # bumped on every move, for caches keyed on positions
+    _table: FormationTable | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.formations = _Formations(self.formations)
+
+    def table(self) -> FormationTable:
+        """The formations on the table as columns, up to date (:class:`FormationTable`)."""
+        if type(self.formations) is not _Formations:  # replaced by a plain dict
+            self.formations = _Formations(self.formations)
+            self._table = None
+        t = self._table
+        if t is None:
+            t = self._table = FormationTable(self)
+        return t.sync()
 
     @property
     def bases(self) -> dict[str, Base]:
@@ -541,17 +764,8 @@ class BattleState:
 
     def active(self, side: str | None = None) -> list[Formation]:
         """Formations still on the table (optionally of one side), in deployment order."""
-        # Formation.removed inlined: the hottest query of the engine (thousands of calls a bound)
-        out = []
-        destroyed, dead = Morale.DESTROYED, BaseStatus.DEAD
-        for f in self.formations.values():
-            if f.morale is destroyed or (side is not None and f.side != side):
-                continue
-            for b in f.bases:
-                if b.status is not dead:
-                    out.append(f)
-                    break
-        return out
+        t = self.table()
+        return list(t.forms if side is None else t.side_forms(side))
 
     def enemies_of(self, side: str) -> list[Formation]:
         return [f for f in self.formations.values() if f.side != side and not f.removed]

@@ -98,7 +98,7 @@ def _levels_rgba(bf: Battlefield) -> tuple[np.ndarray, list[list[float]]]:
     lo = float(lv.min())
     colours = {int(k - lo): c for k, c in level_colours(bf).items()}
     w = warp_to_web_mercator(lv - lo, bf.transform, bf.crs, categorical=True)
-    rgba = classes_to_rgba(np.where(w.array > 255, 255, w.array), colours)
+    rgba = classes_to_rgba(w.array, colours)
     rgba[..., 3] = np.where(rgba[..., 3] > 0, 150, 0)
     return rgba, w.latlon_bounds
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyproj
 import shapely
 from reportlab.lib.units import mm as PT_PER_MM
 from reportlab.pdfgen import canvas as rl_canvas
@@ -44,6 +45,7 @@ from maps.tiling import Sheet, Tiling, row_name
 from maps.vectors import class_regions, level_outlines, level_range, outline_contours
 from scenario_builder.atomic import atomic_path
 from scenario_builder.battlefield import Battlefield
+from scenario_builder.coords import as_written
 from scenario_builder.errors import LayoutError
 
 MAX_PAGES = 300
@@ -63,6 +65,7 @@ class LayoutOptions:
     margin_mm: float = 10.0
     bbox: tuple[float, float, float, float] | None = None  # W, S, E, N degrees
     max_pages: int = MAX_PAGES
+    bbox_crs: str | None = None  # the CRS of bbox when it is not lon/lat (map metres)
 
 
 @dataclass(frozen=True)
@@ -104,19 +107,13 @@ class Layout:
         return (minx + x0 / s, maxy - y1 / s, minx + x1 / s, maxy - y0 / s)
 
 
-def parse_bbox(text: str) -> tuple[float, float, float, float]:
-    """``W,S,E,N`` in degrees.
+def _extent_in(bf: Battlefield, crs: str | None) -> str:
+    """The battlefield's W,S,E,N in the coordinates the user wrote a bbox in."""
+    if crs is None:
+        return as_written(tuple(round(v, 4) for v in bf.bounds_lonlat()))
+    from rasterio.warp import transform_bounds
 
-    >>> parse_bbox("-2.19,55.60,-2.15,55.62")
-    (-2.19, 55.6, -2.15, 55.62)
-    """
-    try:
-        w, s, e, n = (float(v) for v in text.split(","))
-    except ValueError:
-        raise LayoutError("--bbox", f"expected W,S,E,N in degrees, got {text!r}") from None
-    if not (w < e and s < n and -180 <= w <= 180 and -90 <= s <= 90):
-        raise LayoutError("--bbox", f"expected W < E and S < N in degrees, got {text!r}")
-    return (w, s, e, n)
+    return as_written(tuple(round(v) for v in transform_bounds(bf.crs, crs, *bf.bounds)))
 
 
 def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
@@ -131,7 +128,11 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
     window = bf.bounds
     if opts.bbox is not None:
         w, s, e, n = opts.bbox
-        xs, ys = bf.to_xy([w, w, e, e], [s, n, s, n])
+        if opts.bbox_crs is None:
+            xs, ys = bf.to_xy([w, w, e, e], [s, n, s, n])
+        else:
+            to_map = pyproj.Transformer.from_crs(opts.bbox_crs, bf.crs, always_xy=True)
+            xs, ys = to_map.transform([w, w, e, e], [s, n, s, n])
         want = (min(xs), min(ys), max(xs), max(ys))
         window = (
             max(window[0], want[0]),
@@ -142,8 +143,8 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         if window[0] >= window[2] or window[1] >= window[3]:
             raise LayoutError(
                 "--bbox",
-                f"expected an area overlapping the battlefield "
-                f"{tuple(round(v, 4) for v in bf.bounds_lonlat())}, got {opts.bbox}",
+                f"expected an area overlapping the battlefield {_extent_in(bf, opts.bbox_crs)}, "
+                f"got {as_written(opts.bbox)}",
             )
     width = opts.scale.mm(window[2] - window[0])
     height = opts.scale.mm(window[3] - window[1])

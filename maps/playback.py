@@ -135,6 +135,8 @@ _SENTENCES: dict[str, str] = {
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
     "messenger_rerouted": "{side}: messenger {id} to {to} re-routed ({reason}); route now "
     "{cost_m} m, due bound {arrival_bound}",
+    # issue 12: a timed reinforcement comes on (engine.reinforcements)
+    "arrived": "{formation} arrives on the table ({edge}), {delayed} bound(s) late",
 }
 
 
@@ -206,6 +208,9 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3,
     ...              "reason": "move die 5", "formation_type": "shieldwall"})
     'f (shieldwall) takes 1 DP (move die 5): 3 DP in all'
+    >>> _event_text({"type": "arrived", "formation": "f", "edge": "south", "at": [1.0, 2.0],
+    ...              "facing": 0.0, "delayed": 0})
+    'f arrives on the table (south), 0 bound(s) late'
     >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
     'earthquake; f; dice [6]; size 9'
     """

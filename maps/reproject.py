@@ -161,11 +161,15 @@ def classes_to_rgba(codes: np.ndarray, colours: dict[int, str]) -> np.ndarray:
     """Paint class codes (NaN = outside) with a colour table; unknown codes are transparent."""
     from maps.colours import hex_to_rgba
 
-    lut = np.zeros((256, 4), dtype=np.uint8)
-    for code, colour in colours.items():
-        lut[code] = hex_to_rgba(colour)
+    # Sized to the codes, not 256: a steep SRTM site (Chacabuco) has over 500 height levels.
     valid = np.isfinite(codes)
-    idx = np.where(valid, codes, 0).astype(np.int64).clip(0, 255)
+    top = int(np.nanmax(codes)) if valid.any() else 0
+    size = max(top, *colours, 0) + 1 if colours else top + 1
+    lut = np.zeros((size, 4), dtype=np.uint8)
+    for code, colour in colours.items():
+        if code >= 0:
+            lut[code] = hex_to_rgba(colour)
+    idx = np.where(valid, codes, 0).astype(np.int64).clip(0, size - 1)
     out = lut[idx]
     out[~valid] = 0
     return out

@@ -106,6 +106,7 @@ def build_from_paths(
     overlays: Sequence[PathLike] = (),
     bbox: BBox | None = None,
     *,
+    bbox_crs: str | None = None,
     resolution: float | None = None,
     step: float = STEP_M,
     smooth_m: float | None = None,
@@ -122,8 +123,9 @@ def build_from_paths(
 ) -> BuildResult:
     """Build a Battlefield from files: a DEM, land cover (rasters and/or vector files), overlays.
 
-    ``bbox`` is W,S,E,N in WGS84 degrees; ``resolution`` metres (default from the DEM);
-    ``codes`` are user code tables replacing shipped ones of the same kind (see ``data/codes``).
+    ``bbox`` is W,S,E,N in WGS84 degrees, or in ``bbox_crs`` (map metres); ``resolution``
+    metres (default from the DEM); ``codes`` are user code tables replacing shipped ones of the
+    same kind (see ``data/codes``).
     ``step`` and ``smooth_m`` shape the height levels (6.2); ``smooth_m`` None means
     :func:`default_smooth_m` of the DEM. OSM streams are plain brooks (7.2) unless their name is
     in ``significant_streams`` (then wet). Land-cover raster codes missing from the table are an
@@ -139,8 +141,8 @@ def build_from_paths(
     sources: list[dict[str, Any]] = []
 
     tell("dem")
-    src = read_dem(dem, bbox)
-    grid = target_grid(src, resolution=resolution, bbox=bbox)
+    src = read_dem(dem, bbox, bbox_crs)
+    grid = target_grid(src, resolution=resolution, bbox=bbox, bbox_crs=bbox_crs)
     elevation = reproject_dem(src, grid)
     sources.append(
         {

@@ -40,9 +40,11 @@ from affine import Affine
 from pyproj import CRS, Transformer
 from scipy import ndimage
 
+from scenario_builder.coords import Extent
 from scenario_builder.errors import CRSError, DataSourceError, NoOverlapError
 
-BBox = tuple[float, float, float, float]  # west, south, east, north in WGS84 degrees
+BBox = tuple[float, float, float, float]  # west, south, east, north (WGS84 degrees unless a
+# bbox_crs says otherwise: the user may give map metres, scenario_builder.coords)
 
 # A base is 40 x 20 m (2 mm at 1:900): cells much coarser than half a frontage would make the
 # footprint fractions of 7.1 and the 25 m wood-edge rule of 6.2 meaningless, so a coarse DEM is
@@ -106,21 +108,6 @@ class SourceDEM:
         return rasterio.warp.transform_bounds(self.crs, "EPSG:4326", *self.bounds, densify_pts=21)
 
 
-def parse_bbox(text: str) -> BBox:
-    """``"W,S,E,N"`` in degrees -> tuple (ValueError with the reason if malformed).
-
-    >>> parse_bbox("-77.25,39.78,-77.22,39.80")
-    (-77.25, 39.78, -77.22, 39.8)
-    """
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 4:
-        raise ValueError(f"expected W,S,E,N (4 numbers), got {text!r}")
-    w, s, e, n = (float(p) for p in parts)
-    if not (w < e and s < n and -180 <= w <= 180 and -180 <= e <= 180 and -90 <= s < n <= 90):
-        raise ValueError(f"expected W<E and S<N in degrees, got {text!r}")
-    return (w, s, e, n)
-
-
 def utm_crs(lon: float, lat: float) -> CRS:
     """The WGS84 UTM zone CRS containing (lon, lat): EPSG:326zz north, 327zz south."""
     zone = min(60, math.floor((lon + 180.0) / 6.0) + 1)
@@ -174,8 +161,11 @@ def _short(exc: BaseException) -> str:
     return str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
 
 
-def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDEM:
-    """Read a DEM (band 1), cut to ``bbox`` (WGS84 W,S,E,N) if given, voids filled.
+def read_dem(
+    path: str | os.PathLike[str], bbox: BBox | None = None, bbox_crs: str | None = None
+) -> SourceDEM:
+    """Read a DEM (band 1), cut to ``bbox`` (W,S,E,N in ``bbox_crs``, default WGS84 degrees) if
+    given, voids filled.
 
     Raises DataSourceError (missing, empty, corrupt, not a raster), CRSError (no CRS) or
     NoOverlapError (bbox outside the data, window all nodata).
@@ -189,7 +179,7 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
         crs = CRS.from_user_input(src.crs)
         window = rasterio.windows.Window(0, 0, src.width, src.height)
         if bbox is not None:
-            window = _bbox_window(path, src, crs, bbox)
+            window = _bbox_window(path, src, crs, bbox, bbox_crs or "EPSG:4326")
         try:
             masked = src.read(1, window=window, masked=True, out_dtype="float32")
         except (rasterio.errors.RasterioIOError, rasterio.errors.RasterioError) as exc:
@@ -224,6 +214,21 @@ def read_dem(path: str | os.PathLike[str], bbox: BBox | None = None) -> SourceDE
     )
 
 
+def dem_extent(path: str | os.PathLike[str]) -> Extent:
+    """Where a DEM lies, before it is read: lon/lat, and metres on the local UTM grid a build
+    makes of it (:func:`target_grid`), for reading a user's ``--bbox`` in either."""
+    path = Path(path)
+    with _open_checked(path) as src:
+        if src.crs is None:
+            raise CRSError(path, "expected a coordinate reference system, got none")
+        crs = CRS.from_user_input(src.crs)
+        bounds = tuple(src.bounds)
+    lonlat = rasterio.warp.transform_bounds(crs, "EPSG:4326", *bounds, densify_pts=21)
+    utm = utm_crs((lonlat[0] + lonlat[2]) / 2.0, (lonlat[1] + lonlat[3]) / 2.0)
+    x0, y0, x1, y1 = _inner_rect(crs, bounds, utm)
+    return Extent(utm, (x0, y0, x1, y1), tuple(lonlat))
+
+
 def sea_voids(data: np.ndarray, valid: np.ndarray, rim_max_m: float = SEA_RIM_MAX_M) -> np.ndarray:
     """The void cells that are sea: each 8-connected void region touching the data's edge whose
     rim (the valid cells next to it) has a median height at or below ``rim_max_m``.
@@ -256,11 +261,9 @@ def sea_voids(data: np.ndarray, valid: np.ndarray, rim_max_m: float = SEA_RIM_MA
 
 
 def _bbox_window(
-    path: Path, src: rasterio.DatasetReader, crs: CRS, bbox: BBox
+    path: Path, src: rasterio.DatasetReader, crs: CRS, bbox: BBox, bbox_crs: str
 ) -> rasterio.windows.Window:
-    left, bottom, right, top = rasterio.warp.transform_bounds(
-        "EPSG:4326", crs, *bbox, densify_pts=21
-    )
+    left, bottom, right, top = rasterio.warp.transform_bounds(bbox_crs, crs, *bbox, densify_pts=21)
     sb = src.bounds
     il, ib, ir, it = (
         max(left, sb.left),
@@ -269,8 +272,10 @@ def _bbox_window(
         min(top, sb.top),
     )
     if il >= ir or ib >= it:
-        lon = rasterio.warp.transform_bounds(crs, "EPSG:4326", *sb, densify_pts=21)
-        have = ",".join(f"{v:.4f}" for v in lon)
+        # the data's extent in the coordinates the user wrote the bbox in
+        have_box = rasterio.warp.transform_bounds(crs, bbox_crs, *sb, densify_pts=21)
+        digits = 4 if CRS.from_user_input(bbox_crs).is_geographic else 0
+        have = ",".join(f"{v:.{digits}f}" for v in have_box)
         raise NoOverlapError(path, f"bbox {','.join(map(str, bbox))} is outside the data ({have})")
     win = rasterio.windows.from_bounds(il, ib, ir, it, transform=src.transform)
     win = win.round_offsets(op="floor").round_lengths(op="ceil")
@@ -304,19 +309,31 @@ def _inner_rect(
 
 
 def target_grid(
-    src: SourceDEM, *, resolution: float | None = None, bbox: BBox | None = None
+    src: SourceDEM,
+    *,
+    resolution: float | None = None,
+    bbox: BBox | None = None,
+    bbox_crs: str | None = None,
 ) -> Grid:
-    """The local UTM grid covering the DEM (and the bbox, if given) with square cells."""
+    """The local UTM grid covering the DEM (and the bbox, W,S,E,N in ``bbox_crs``, default WGS84
+    degrees, if given) with square cells."""
     w, s, e, n = src.lonlat_bounds()
+    box_crs = CRS.from_user_input(bbox_crs or "EPSG:4326")
     if bbox is not None:
-        w, s, e, n = max(w, bbox[0]), max(s, bbox[1]), min(e, bbox[2]), min(n, bbox[3])
+        lon_box = (
+            bbox
+            if bbox_crs is None
+            else rasterio.warp.transform_bounds(box_crs, "EPSG:4326", *bbox, densify_pts=21)
+        )
+        w, s = max(w, lon_box[0]), max(s, lon_box[1])
+        e, n = min(e, lon_box[2]), min(n, lon_box[3])
     crs = utm_crs((w + e) / 2.0, (s + n) / 2.0)
     res = float(resolution) if resolution else min(MAX_DEFAULT_RES, nice_resolution(src.ground_res))
     if not res > 0:
         raise ValueError(f"expected a positive resolution, got {resolution}")
     x0, y0, x1, y1 = _inner_rect(src.crs, src.bounds, crs)
     if bbox is not None:
-        bx0, by0, bx1, by1 = _inner_rect(CRS.from_epsg(4326), bbox, crs)
+        bx0, by0, bx1, by1 = _inner_rect(box_crs, bbox, crs)
         x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
     # Snap inward to whole cells so every cell lies on real data.
     left, top = math.ceil(x0 / res) * res, math.floor(y1 / res) * res

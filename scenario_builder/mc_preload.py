@@ -18,8 +18,14 @@ class Preload(WorkerPlugin):
 
     name = "scenario-builder-preload"
 
-    def __init__(self, scenario_path: str, battlefield_dir: str, ruleset: str | None) -> None:
-        self.args = (scenario_path, battlefield_dir, ruleset)
+    def __init__(
+        self,
+        scenario_path: str,
+        battlefield_dir: str,
+        ruleset: str | None,
+        plans: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.args = (scenario_path, battlefield_dir, ruleset, plans)
 
     def setup(self, worker: Any) -> None:
         warm(*self.args)

@@ -52,31 +52,43 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+#: ``--plan SIDE=FILE`` pairs: plan files in place of the scenario's plans for those sides
+Plans = tuple[tuple[str, str], ...]
+
+
 @functools.lru_cache(maxsize=4)
-def _load(scenario_path: str, battlefield_dir: str) -> tuple[Any, Any]:
+def _load(scenario_path: str, battlefield_dir: str, plans: Plans = ()) -> tuple[Any, Any]:
     """Per worker process: load the scenario and battlefield once, reuse for every replay."""
     from engine.scenario import load_scenario
     from scenario_builder.battlefield import Battlefield
 
-    return load_scenario(scenario_path), Battlefield.load(battlefield_dir)
+    scenario = load_scenario(scenario_path)
+    scenario.use_plan_files(plans)
+    return scenario, Battlefield.load(battlefield_dir)
 
 
-def warm(scenario_path: str, battlefield_dir: str, ruleset: str | None = None) -> None:
+def warm(
+    scenario_path: str, battlefield_dir: str, ruleset: str | None = None, plans: Plans = ()
+) -> None:
     """Load what every replay of this process shares (scenario, battlefield, the ruleset's view
     of the ground, the messengers' routing graph, imports): one bound of a battle, thrown away.
     The caches are per process (``_load``; the ground view and the graph are cached by
     battlefield), so the replays that follow start at once."""
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
-    scenario, bf = _load(scenario_path, battlefield_dir)
+    scenario, bf = _load(scenario_path, battlefield_dir, plans)
     fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1)
 
 
 def replay_many(
-    scenario_path: str, battlefield_dir: str, seeds: Sequence[int], ruleset: str | None = None
+    scenario_path: str,
+    battlefield_dir: str,
+    seeds: Sequence[int],
+    ruleset: str | None = None,
+    plans: Plans = (),
 ) -> list[dict[str, Any]]:
     """:func:`replay` of each seed in turn: one Dask task for a run of seeds."""
-    return [replay(scenario_path, battlefield_dir, s, ruleset) for s in seeds]
+    return [replay(scenario_path, battlefield_dir, s, ruleset, plans) for s in seeds]
 
 
 def chunks(seeds: Sequence[int], workers: int, per_worker: int = 4) -> list[list[int]]:
@@ -93,13 +105,17 @@ def chunks(seeds: Sequence[int], workers: int, per_worker: int = 4) -> list[list
 
 
 def replay(
-    scenario_path: str, battlefield_dir: str, seed: int, ruleset: str | None = None
+    scenario_path: str,
+    battlefield_dir: str,
+    seed: int,
+    ruleset: str | None = None,
+    plans: Plans = (),
 ) -> dict[str, Any]:
     """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset R]``
     would."""
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
-    scenario, bf = _load(scenario_path, battlefield_dir)
+    scenario, bf = _load(scenario_path, battlefield_dir, plans)
     start = time.perf_counter()
     log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset)
     result = dict(log.result or {})
@@ -298,6 +314,7 @@ def run_replays(
     progress: Callable[[int, int], None] | None = None,
     ruleset: str | None = None,
     dashboard: Callable[[str], None] | None = None,
+    plans: Plans = (),
 ) -> tuple[list[dict[str, Any]], int, float]:
     """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
 
@@ -337,12 +354,12 @@ def run_replays(
         # every worker, now and joining later, loads the battle's ground once before any task
         from scenario_builder.mc_preload import Preload
 
-        client.register_plugin(Preload(str(scenario_path), str(battlefield_dir), ruleset))
+        client.register_plugin(Preload(str(scenario_path), str(battlefield_dir), ruleset, plans))
         start = time.perf_counter()
         tasks = chunks(seeds, n_workers)
         futures = client.map(
             replay_many, [str(scenario_path)] * len(tasks), [str(battlefield_dir)] * len(tasks),
-            tasks, [ruleset] * len(tasks), pure=False,
+            tasks, [ruleset] * len(tasks), [plans] * len(tasks), pure=False,
         )  # fmt: skip
         results: list[dict[str, Any]] = []
         for fut in as_completed(futures):

@@ -172,6 +172,14 @@ def built_minden():
 
 
 @pytest.fixture(scope="session")
+def flodden_dir(built_flodden, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built Flodden saved once: a battlefield folder for the commands that read one."""
+    out = tmp_path_factory.mktemp("flodden") / "bf"
+    built_flodden.save(out)
+    return out
+
+
+@pytest.fixture(scope="session")
 def built_teutoburg():
     """Kalkriese (SRTM + overlay, ~29 % woods) built once; data/scenarios/teutoburg_ad9.yaml."""
     from scenario_builder.build import build_site

@@ -210,14 +210,13 @@ def test_9_2_messenger_in_flight_in_snapshot_and_arrives_on_its_bound(bayreuth):
             assert delivery.snapshot() == []
 
 
-def test_9_2_arrival_is_continuous_in_distance_in_a_battle():
+def test_9_2_arrival_is_continuous_in_distance_in_a_battle(built_minden):
     """9.2 in play: archers 380 m of string from the General act on an order in the bound it is
     given (reach); archers 603 m away act one bound later, not two: one bound per 500 m."""
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
     from engine.testing import flat_origin
-    from scenario_builder.build import build_site
 
-    bf = build_site("minden").battlefield
+    bf = built_minden.battlefield
     ox, oy = flat_origin(bf)  # open, level ground: the string is the straight line
     # the General's one-base retinue faces north; the string runs from his base to the nearest
     # point of a formation: 380 m to the near archers, 603 m to the far ones (2 bases: 80 m wide)

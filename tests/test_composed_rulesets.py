@@ -18,7 +18,6 @@ from engine.rulesets.compose import Composition, Part
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M
 from engine.scenario import load_scenario
 from engine.testing import attack_everything, check_ruleset
-from scenario_builder.build import build_site
 from scenario_builder.errors import RulesetError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,14 +26,14 @@ DA = "dark-age"
 
 
 @pytest.fixture(scope="module")
-def flodden() -> tuple[Any, Any]:
-    return build_site("flodden").battlefield, attack_everything(load_scenario("flodden_1513"))
+def flodden(built_flodden) -> tuple[Any, Any]:
+    return built_flodden.battlefield, attack_everything(load_scenario("flodden_1513"))
 
 
 @pytest.fixture(scope="module")
-def teutoburg() -> tuple[Any, Any]:
+def teutoburg(built_teutoburg) -> tuple[Any, Any]:
     sc = attack_everything(load_scenario("teutoburg_ad9"))
-    return build_site("teutoburg_kalkriese").battlefield, sc
+    return built_teutoburg.battlefield, sc
 
 
 def _events(log_json: str) -> list[dict[str, Any]]:
@@ -180,8 +179,8 @@ RULES_ARMIES = (
 
 
 @pytest.fixture(scope="module")
-def minden() -> Any:
-    return build_site("minden").battlefield
+def minden(built_minden) -> Any:
+    return built_minden.battlefield
 
 
 def _wc_battle(minden: Any, red: list[dict[str, Any]], blue: list[dict[str, Any]]) -> Battle:
@@ -215,7 +214,10 @@ def test_wc_rally_minus_one_per_enemy_within_10_inches_then_disorder_ends(minden
     (test,) = [e for e in events if e.type == "wc_test"]
     assert (test.test, test.mv, test.score, test.outcome) == ("rally", 6, 6, "rallied")
     assert test.triggers == ('1 enemy within 10" (-1)',)
-    assert [e.bound for e in events if e.type == "wc_strategy"] == [b.state.bound, b.state.bound + 1]
+    assert [e.bound for e in events if e.type == "wc_strategy"] == [
+        b.state.bound,
+        b.state.bound + 1,
+    ]
     assert r.morale is Morale.RETREATING  # rallied, disordered until its next round
     b.state.bound += 1
     wc.start_round(ctx, "orders")

@@ -41,7 +41,6 @@ def _kill(f: Any, *slots: tuple[int, int]) -> None:
     for b in f.bases:
         if (b.rank, b.file) in slots:
             b.status = BaseStatus.DEAD
-    f.obb_cache = None
 
 
 def _front_edge(f: Any) -> tuple[float, float]:

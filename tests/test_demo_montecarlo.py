@@ -9,14 +9,7 @@ import pytest
 
 from scenario_builder.montecarlo import replay, summarize, wilson_interval
 
-
-@pytest.fixture(scope="module")
-def flodden_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from scenario_builder.build import build_site
-
-    d = tmp_path_factory.mktemp("flodden")
-    build_site("flodden").save(d)
-    return d
+# flodden_dir: the built Flodden saved once (tests/conftest.py)
 
 
 def test_wilson_interval_known_values() -> None:

@@ -284,32 +284,50 @@ def test_few_separation_equals_separation(seed: int) -> None:
             assert few.first_overlap(a) == first
 
 
-def test_straight_sweep_poses_equal_obb_at_step_by_step() -> None:
-    # the sweep's vectorised poses for a move without a turn (engine.movement._sweep)
-    from engine.movement import _straight_poses, obb_at
-
-    rng = np.random.default_rng(5)
-    for _ in range(200):
-        box = (
-            float(rng.uniform(-40, 40)),
-            float(rng.uniform(-20, 20)),
-            float(rng.uniform(10, 80)),
-            float(rng.uniform(10, 40)),
-        )
-        start = (
-            float(rng.uniform(-1e5, 1e5)),
-            float(rng.uniform(-1e5, 1e5)),
-            float(rng.choice([0.0, 359.9, 400.0, -30.0, rng.uniform(0, 360)])),
-        )
-        dx, dy = float(rng.uniform(-200, 200)), float(rng.uniform(-200, 200))
-        dth = float(rng.choice([0.0, -0.0]))
-        n = int(rng.integers(1, 60))
-        ts = np.arange(1, n + 1) / n
-        want = obb_array(
-            [obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t in ts]
-        )
-        got = _straight_poses(box, start, dx, dy, dth, ts)
-        assert np.array_equal(got, want)
+@pytest.mark.parametrize("seed", range(4))
+def test_first_contact_is_the_exact_time_of_impact(seed: int) -> None:
+    # engine.movement._sweep stops a straight move at FewSeparation.first_contact: at that
+    # fraction the mover touches what it met (gap 0) and overlaps nothing; sampled finely, no
+    # pose before it overlaps anything; a move it lets through overlaps nothing at any sample
+    rng = np.random.default_rng(90 + seed)
+    for n in range(1, 10):
+        others = _random_boxes(rng, n)
+        others[:, :2] = rng.uniform(-150, 150, (n, 2))
+        few = FewSeparation(others)
+        for _ in range(30):
+            a = OBB(
+                *(float(v) for v in rng.uniform(-200, 200, 2)),
+                float(rng.uniform(5, 60)),
+                float(rng.uniform(5, 30)),
+                float(rng.uniform(0, 360)),
+            )
+            if min(few.gaps(a)) < -1e-6:
+                continue  # _sweep ignores what overlaps at the start
+            dx, dy = (float(v) for v in rng.uniform(-300, 300, 2))
+            ts = np.linspace(0.0, 1.0, 4001)
+            poses = np.column_stack(
+                [
+                    a.cx + dx * ts,
+                    a.cy + dy * ts,
+                    np.full_like(ts, a.hw),
+                    np.full_like(ts, a.hd),
+                    np.full_like(ts, a.facing),
+                ]
+            )
+            over = np.flatnonzero((separation_many(poses, others) < -1e-6).any(axis=1))
+            hit = few.first_contact(a, dx, dy)
+            if hit is None:
+                assert over.size == 0
+                continue
+            t, k = hit
+            assert 0.0 <= t <= 1.0
+            at = OBB(a.cx + dx * t, a.cy + dy * t, a.hw, a.hd, a.facing)
+            gaps = separation(at, others)
+            assert gaps.min() >= -1e-6
+            if t > 0:
+                assert abs(gaps[k]) < 1e-6
+            if over.size:
+                assert t <= ts[over[0]]
 
 
 @pytest.mark.parametrize("seed", range(4))

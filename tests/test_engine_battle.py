@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.battle import Battle
@@ -54,7 +54,22 @@ def test_same_seed_gives_identical_log_bytes(flodden_bf, flodden_attack):
     assert other != one
 
 
-@pytest.mark.parametrize("ruleset", available_rulesets())
+# 2mm Earth's full hook check fights ~25 variant battles, three of them to the end with a pursuit
+# (the after-break hooks): the heavy end-to-end check, run in the full suite; the quick lane keeps
+# their invariants (test_invariants_of_the_heavy_rulesets below).
+HEAVY_HOOK_CHECKS = ("2mm-earth-v0.7", "2mm-earth-v0.9")
+# rulesets whose own module runs the full check (hooks too) on Flodden in the quick lane:
+# tests/test_composed_rulesets.py (wc-morale, seed 4), tests/test_medieval_d10_battle.py (seed 1)
+CHECKED_ELSEWHERE = ("2mm-earth-v0.9+wc-morale", "medieval-d10")
+
+
+@pytest.mark.parametrize(
+    "ruleset",
+    [
+        pytest.param(r, marks=pytest.mark.slow) if r in HEAVY_HOOK_CHECKS + CHECKED_ELSEWHERE else r
+        for r in available_rulesets()
+    ],
+)
 def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_attack):
     report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
     # 2mm Earth 11; with W&C's Resolution and End 10; medieval-d10 15 (no phase 14)
@@ -76,6 +91,15 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
             continue
         assert report.hooks[hook].startswith("changes bound"), hook
     assert "rally_test" not in report.hooks  # deleted: nothing asked for it
+
+
+@pytest.mark.parametrize("ruleset", HEAVY_HOOK_CHECKS)
+def test_invariants_of_the_heavy_rulesets(ruleset, flodden_bf, flodden_attack):
+    """The invariants after every phase (engine.testing), without the hook variants."""
+    report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf, hooks=False)
+    assert report.bounds >= 1
+    assert report.phases == report.bounds * len(get_ruleset(ruleset).phases)
+    assert report.result is not None and report.hooks == {}
 
 
 def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_attack):
@@ -125,6 +149,24 @@ def small_battles(draw):
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(small_battles())
+# Found by this test: archers hold while their front rank is killed; in bound 8 the rear rank
+# steps up (3.1) and the enemy then advanced into the same slots, swept against the formation's
+# stale rectangle (its cache key did not change when the ranks did).
+@example(
+    (
+        [
+            {"id": "r0", "profile": "archers", "bases": 6, "frontage": 3, "at": (-300, -200),
+             "facing": 0, "order": "hold"},
+            {"id": "r1", "profile": "inf", "bases": 3, "frontage": 3, "at": (0, -200),
+             "facing": 0, "order": "advance"},
+        ],
+        [
+            {"id": "b0", "profile": "archers", "bases": 3, "frontage": 3, "at": (-300, 200),
+             "facing": 180, "order": "advance"},
+        ],
+        1132,
+    )
+)  # fmt: skip
 def test_6_1_invariants_hold_in_random_battles(minden, spec):
     """No base beyond its allowance, removed bases never act, casualties only grow, bases never
     overlap (engine.testing.check_battle asserts them after every phase)."""

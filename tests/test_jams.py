@@ -21,7 +21,6 @@ from engine.jams import STALL_BOUNDS, JamWatch, Stall, stuck_cycles
 from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from engine.testing import check_battle, flat_origin, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.cli.run import build_battlefield
 from scenario_builder.montecarlo import summarize
 
@@ -93,7 +92,12 @@ def test_teutoburg_does_not_freeze_with_replanning(teutoburg) -> None:
     assert battle.ctx.jams.stalled is None and "stall" not in report.result
 
 
-@pytest.mark.parametrize("scenario_id", ["flodden_1513", "gettysburg_1863_day2"])
+@pytest.mark.parametrize(
+    "scenario_id",
+    # Gettysburg's two whole battles on its 7.5 m ground: the full run (its known answers pin
+    # the same two battles in the quick lane)
+    ["flodden_1513", pytest.param("gettysburg_1863_day2", marks=pytest.mark.slow)],
+)
 def test_shipped_battles_have_no_stall(scenario_id: str) -> None:
     sc = load_scenario(scenario_id)
     bf = build_battlefield(sc).battlefield
@@ -105,8 +109,8 @@ def test_shipped_battles_have_no_stall(scenario_id: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 

@@ -34,7 +34,15 @@ def test_every_answer_file_has_a_case() -> None:
     assert files == sorted(CASES), "tests/known_answers/ and benchmarks/known_answers.py disagree"
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+# Gettysburg's battles (the largest ground, 7.5 m cells, and the longest fights) are pinned in the
+# full run; every other case runs in the quick lane too.
+HEAVY = ("gettysburg_1863_day2",)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, marks=pytest.mark.slow) if c.startswith(HEAVY) else c for c in sorted(CASES)],
+)
 def test_known_answer(case: str) -> None:
     path = path_of(case)
     assert path.exists(), f"{path} missing: run python benchmarks/regen_known_answers.py {case}"

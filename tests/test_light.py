@@ -26,7 +26,6 @@ from engine.orders import InstantDelivery
 from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from engine.testing import flat_origin, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.errors import ScenarioFileError
 
 ARMIES = (
@@ -96,8 +95,8 @@ def test_6_3_twilight_reading() -> None:
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 

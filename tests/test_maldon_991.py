@@ -161,13 +161,13 @@ def _fight(sc: Any, ground: Any, seed: int) -> Battle:
 def test_wc_enemy_gets_plus_one_after_a_failed_test_in_a_continuing_combat(
     maldon: tuple[Any, Any],
 ) -> None:
-    """W&C Morale Tests (engaged): a unit that fails while its combat goes on stays in it, and
-    "the enemy gets +1 next round" (``ctx.melee_bonus_against``, set by the W&C module from
-    ``engaged_failure``, whose +1 is pinned in tests/test_wc_morale.py). With the chapter's rules now played, no
-    Maldon replay in seeds 1-10 has a unit fail in a drawn combat, so the +1 is shown on the
-    first Maldon melee (seed 1): the same bound fought twice from the same state and dice, once
-    with the bonus against the formation struck, needs one less to hit it (2mm Earth's attack
-    modifier, 2.2-2.3)."""
+    """W&C Morale Tests (engaged): a unit that fails while its combat goes on stays in it, and "the
+    enemy gets +1 next round" (``ctx.melee_bonus_against``, set by the W&C module from
+    ``engaged_failure``, whose +1 is pinned in tests/test_wc_morale.py). With the chapter's
+    rules now played, no Maldon replay in seeds 1-10 has a unit fail in a drawn combat, so the
+    +1 is shown on the first Maldon melee (seed 1): the same bound fought twice from the same
+    state and dice, once with the bonus against the formation struck, needs one less to hit it
+    (2mm Earth's attack modifier, 2.2-2.3)."""
     sc, ground = maldon
     plain, bonus = _fight(sc, ground, 1), _fight(sc, ground, 1)
     while True:

@@ -23,11 +23,7 @@ from scenario_builder.routing import triple_mask_of
 MEDIEVAL = "medieval-d10"
 
 
-@pytest.fixture(scope="module")
-def flodden_dir(tmp_path_factory: pytest.TempPathFactory, built_flodden: Any) -> Path:
-    out = tmp_path_factory.mktemp("rulemaps") / "flodden"
-    built_flodden.battlefield.save(out)
-    return out
+# flodden_dir: the built Flodden saved once (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")

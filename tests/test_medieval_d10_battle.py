@@ -29,8 +29,8 @@ NAME = "medieval-d10"
 
 
 @pytest.fixture(scope="module")
-def flodden() -> Any:
-    return build_site("flodden").battlefield
+def flodden(built_flodden) -> Any:
+    return built_flodden.battlefield
 
 
 @pytest.fixture(scope="module")
@@ -147,13 +147,12 @@ def test_move_allowance_is_the_chart_rate_times_the_terrain_fraction(flodden: An
 
 
 def test_print_lays_the_table_out_at_15mm_and_25mm(
-    run_cli: Any, flodden: Any, tmp_path: Path
+    run_cli: Any, flodden: Any, flodden_dir: Path, tmp_path: Path
 ) -> None:
     from maps.layout import LayoutOptions, plan_layout
     from maps.table import Paper, TableScale
 
-    bf_dir = tmp_path / "bf"
-    build_site("flodden").save(bf_dir)
+    bf_dir = flodden_dir
     bbox = "-2.19,55.618,-2.17,55.63"  # the ground between the armies, ~1.3 x 1.3 km
     sizes = {}
     for scale in ("15mm", "25mm"):
@@ -230,8 +229,8 @@ def _close_quarters(bf: Any) -> Any:
 
 
 @pytest.fixture(scope="module")
-def minden() -> Any:
-    return build_site("minden").battlefield
+def minden(built_minden) -> Any:
+    return built_minden.battlefield
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -252,7 +251,7 @@ def test_melee_morale_and_control_at_close_quarters(minden: Any, seed: int) -> N
     assert melees and all(e["phase"] == "13 Melee Calculations" for e in melees)
 
 
-def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
+def test_montecarlo_replay_under_the_ruleset_is_the_run(flodden_dir: Path) -> None:
     # one Monte Carlo replay under --ruleset medieval-d10 is the known-answer run of that seed
     from scenario_builder.montecarlo import replay
     from scenario_builder.paths import data_dir
@@ -262,8 +261,7 @@ def test_montecarlo_replay_under_the_ruleset_is_the_run(tmp_path: Path) -> None:
             Path(__file__).parent / "known_answers" / "flodden_1513_medieval_d10_seed1.json"
         ).read_text(encoding="utf-8")
     )
-    build_site("flodden").save(tmp_path / "bf")
-    got = replay(str(data_dir() / "scenarios" / "flodden_1513.yaml"), str(tmp_path / "bf"), 1, NAME)
+    got = replay(str(data_dir() / "scenarios" / "flodden_1513.yaml"), str(flodden_dir), 1, NAME)
     assert (got["winner"], got["bounds"], got["losses"]) == (
         known["winner"],
         known["bounds"],

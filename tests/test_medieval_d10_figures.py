@@ -260,9 +260,9 @@ def test_insecure_flank_from_positions(towton: Any) -> None:
     assert "insecure_flank" not in covered["factors"]
 
 
-def test_a_flank_resting_on_marsh_is_secure() -> None:
+def test_a_flank_resting_on_marsh_is_secure(built_flodden) -> None:
     # Flodden's overlay: the wet hollow is TERRAIN CHART Marsh, closed to formed troops
-    flodden = build_site("flodden").battlefield
+    flodden = built_flodden.battlefield
     from engine.rulesets.medieval_d10.terrain import Terrain
 
     game0 = _game(flodden, [_unit("p", "york", (0.0, 0.0)), _unit("q", "lanc", (0.0, 0.0))])
@@ -567,10 +567,10 @@ def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -
     assert flanks and all(1 <= e["factors"]["insecure_flank"] <= 3 for e in flanks)
 
 
-def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle() -> None:
+def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle(built_flodden) -> None:
     from engine.scenario import load_scenario
 
-    flodden = build_site("flodden").battlefield
+    flodden = built_flodden.battlefield
     battle, events = _play(flodden, load_scenario("flodden_1513"), 3)
     inspired = [e for e in events if e["type"] == "morale" and e["factors"].get("inspirational")]
     assert inspired and {e["unit"] for e in inspired} <= {
@@ -593,13 +593,15 @@ def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle() -> Non
                 assert not limbered[e["unit"]], e
 
 
-def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden() -> None:
+def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden(
+    built_minden: Any,
+) -> None:
     # the close-quarters scenario of test_medieval_d10_battle on Minden's ground. REASONS TO
     # TAKE A MORALE TEST 1 (phase 5), GAME TURN SEQUENCE phase 8 "Move Side A's charging units
     # and simultaneously move ... Side B's units that are reacting", then phase 13's melee
     from test_medieval_d10_battle import _close_quarters
 
-    minden = build_site("minden").battlefield
+    minden = built_minden.battlefield
     battle, events = _play(minden, _close_quarters(minden), 6)  # seed 6: the border horse
     game = battle.ctx.game
     tests = [

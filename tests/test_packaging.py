@@ -2,7 +2,8 @@
 
 ``pyproject.toml`` lists its packages (find cannot rename data/ to scenario_builder_data), so a
 new package folder must be added there; these checks fail when one is missing. The wheel itself
-is built, installed into a clean venv and run from an empty folder by ``.ci/run``.
+is built, installed into a fresh venv (which sees the installed dependencies, not the package)
+and run from an empty folder by ``.ci/run``.
 """
 
 from __future__ import annotations
@@ -86,3 +87,19 @@ def test_every_tracked_data_file_of_the_packages_is_package_data():
     ).stdout.split()
     missing = [f for f in tracked if not f.endswith(".py") and ROOT / f not in shipped]
     assert missing == []
+
+
+def test_ci_runs_the_readme_test_command_with_its_parallel_plugin():
+    """.ci/run ends with the README's test command; the plugin that command needs (-n:
+    pytest-xdist) is in the test extra .ci/run installs."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    said = re.search(r"then\s+`python -m pytest ([^`]+)`", readme)
+    assert said, "README: the two commands' paragraph names the test command"
+    last = [ln for ln in ci.splitlines() if ln.strip() and not ln.startswith("#")][-1]
+    assert last == f"python3 -m pytest {said.group(1)}"
+    assert "-n auto" in said.group(1)
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert any(r.startswith("pytest-xdist") for r in extra["optional-dependencies"]["test"])

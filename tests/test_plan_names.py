@@ -4,7 +4,9 @@ Before, a typo in a trigger's or an objective's formation list, or ``objective_t
 loaded and ran with exit 0: the trigger never fired. The fuzz test takes every shipped scenario,
 puts a wrong name into one name slot of its deployment or plans (or adds one to a trigger's
 condition), and requires a one-line ScenarioFileError naming the file, the slot's line and the
-wrong name.
+wrong name. The second does the same to plan files (``plan: plans/x.yaml``): the shipped ones and
+one using every slot a plan has (formation plans' formations, arrival edges and points,
+waypoints, steps, hold-fire and feint names, trigger ids); the error names the plan file.
 """
 
 from __future__ import annotations
@@ -24,8 +26,12 @@ from engine.yamlio import load_yaml_with_lines
 from scenario_builder.errors import ScenarioFileError
 from scenario_builder.paths import data_dir
 
+# libyaml's loader and dumper where PyYAML has them: the fuzz's own cost, not the code's
+LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 SCENARIOS = {
-    p.name: yaml.safe_load(p.read_text()) for p in (data_dir() / "scenarios").glob("*.yaml")
+    p.name: yaml.load(p.read_text(), Loader=LOADER)
+    for p in (data_dir() / "scenarios").glob("*.yaml")
 }
 WHEN_KEYS = ("formation", "routs", "objective_taken")
 
@@ -43,6 +49,8 @@ def _slots(data: dict[str, Any]) -> list[tuple[str | int, ...]]:
             if "target_formation" in f:
                 out.append((*at, "formations", fi, "target_formation"))
         plan = side.get("plan") or {}
+        if isinstance(plan, str):
+            continue  # a plan file: its names are fuzzed by the plan-file test below
         for oi, ob in enumerate(plan.get("objectives", [])):
             out += [
                 (*at, "plan", "objectives", oi, "formations", k)
@@ -62,7 +70,9 @@ def _names(data: dict[str, Any]) -> set[str]:
     for s in data["sides"]:
         names |= {f["id"] for f in s.get("formations", [])}
         names |= {c["id"] for c in s.get("characters", [])}
-        names |= {o["id"] for o in (s.get("plan") or {}).get("objectives", [])}
+        plan = s.get("plan") or {}
+        if isinstance(plan, dict):
+            names |= {o["id"] for o in plan.get("objectives", [])}
     return names
 
 
@@ -105,7 +115,7 @@ def broken(draw: st.DrawFn) -> tuple[str, dict[str, Any], tuple[str | int, ...],
 @given(broken())
 def test_a_wrong_name_in_any_plan_fails_at_load_time_with_one_line(case: Any) -> None:
     name, data, slot, wrong = case
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    text = yaml.dump(data, Dumper=DUMPER, sort_keys=False, allow_unicode=True)
     _, lines = load_yaml_with_lines(text)
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / name
@@ -162,3 +172,108 @@ def test_unknown_name_lists_valid_names_when_nothing_is_close() -> None:
     assert unknown_name("a formation", "zzz", [f"f{i}" for i in range(10)]).endswith(
         "(f0, f1, f2, f3, f4, f5, f6, f7, ...), got 'zzz'"
     )
+
+
+# -- plan files ----------------------------------------------------------------------------------
+
+PLAN_FILES: dict[str, tuple[str, str, dict[str, Any]]] = {}  # name -> (scenario, side, plan)
+for _name, _scen in SCENARIOS.items():
+    for _si, _side in enumerate(_scen["sides"]):
+        if isinstance(_side.get("plan"), str):
+            _p = data_dir() / "scenarios" / _side["plan"]
+            PLAN_FILES[_p.name] = (_name, _side["id"], yaml.safe_load(_p.read_text()))
+_EVERY = Path(__file__).parent / "data" / "plans" / "chacabuco_every_field.yaml"
+PLAN_FILES[_EVERY.name] = ("chacabuco_1817.yaml", "patriots", yaml.safe_load(_EVERY.read_text()))
+COND_KEYS = (*WHEN_KEYS, "trigger_fired")
+
+
+def _plan_slots(plan: dict[str, Any]) -> list[tuple[str | int, ...]]:
+    """Key paths (from the plan's root) of every name a plan file refers to, plus condition
+    keys that could name one (added by the test)."""
+    out: list[tuple[str | int, ...]] = []
+    for oi, ob in enumerate(plan.get("objectives", [])):
+        out += [("objectives", oi, "formations", k) for k in range(len(ob.get("formations", [])))]
+    for ti, trig in enumerate(plan.get("triggers", [])):
+        tl = ("triggers", ti)
+        out += [(*tl, "formations", k) for k in range(len(trig.get("formations", [])))]
+        if "target_formation" in trig:
+            out.append((*tl, "target_formation"))
+        out += [(*tl, "when", key) for key in COND_KEYS]
+    for fi, fp in enumerate(plan.get("formations", [])):
+        fl = ("formations", fi)
+        out.append((*fl, "formation"))
+        if "arrives" in fp:
+            out.append((*fl, "arrives", "edge"))
+            if isinstance(fp["arrives"].get("point"), str):
+                out.append((*fl, "arrives", "point"))
+        out += [(*fl, "waypoints", k) for k, w in enumerate(fp.get("waypoints", []))
+                if isinstance(w, str)]  # fmt: skip
+        for k, step in enumerate(fp.get("steps", [])):
+            for key in ("objective", "target_formation"):
+                if key in step:
+                    out.append((*fl, "steps", k, key))
+            if isinstance(step.get("point"), str):
+                out.append((*fl, "steps", k, "point"))
+        if "hold_fire" in fp:
+            out += [(*fl, "hold_fire", "until", key) for key in COND_KEYS]
+        if isinstance((fp.get("feint") or {}).get("point"), str):
+            out.append((*fl, "feint", "point"))
+    return out
+
+
+def _plan_names(scen: dict[str, Any], plan: dict[str, Any]) -> set[str]:
+    names = _names(scen) | set(plan.get("points", {})) | {"north", "south", "east", "west"}
+    names |= {o["id"] for o in plan.get("objectives", [])}
+    names |= {t["id"] for t in plan.get("triggers", []) if "id" in t}
+    return names
+
+
+@st.composite
+def broken_plan(draw: st.DrawFn) -> tuple[str, str, dict[str, Any], tuple[str | int, ...], str]:
+    plan_name = draw(st.sampled_from(sorted(PLAN_FILES)))
+    scen_name, side, plan0 = PLAN_FILES[plan_name]
+    plan = copy.deepcopy(plan0)
+    slot = draw(st.sampled_from(_plan_slots(plan)))
+    known = _plan_names(SCENARIOS[scen_name], plan)
+    wrong = draw(st.one_of(ID, st.sampled_from(sorted(known)).flatmap(_near_miss)))
+    wrong = wrong.strip("_") or "x"
+    if wrong in known:
+        wrong = wrong + "_typo"
+    _put(plan, slot, wrong)
+    return scen_name, side, plan, slot, wrong
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(broken_plan())
+def test_a_wrong_name_in_a_plan_file_fails_at_load_time_with_one_line(case: Any) -> None:
+    scen_name, side, plan, slot, wrong = case
+    data = copy.deepcopy(SCENARIOS[scen_name])
+    for s in data["sides"]:
+        if s["id"] == side:
+            s["plan"] = "plans/the_plan.yaml"
+    text = yaml.safe_dump(plan, sort_keys=False, allow_unicode=True)
+    _, lines = load_yaml_with_lines(text)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / scen_name
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), "utf-8")
+        (Path(d) / "plans").mkdir()
+        plan_path = Path(d) / "plans" / "the_plan.yaml"
+        plan_path.write_text(text, encoding="utf-8")
+        with pytest.raises(ScenarioFileError) as err:
+            load_scenario(path, check_armies=False)
+    msg = str(err.value)
+    assert "\n" not in msg, msg
+    field = ".".join(str(x) for x in slot)
+    assert msg.startswith(f"{plan_path}: line {lines[slot]}: {field}: "), msg
+    assert f"got {wrong!r}" in msg, msg
+
+
+def test_every_plan_file_used_by_the_fuzz_loads() -> None:
+    """The fuzz starts from plans that load: a failure there is the wrong name's."""
+    for plan_name, (scen_name, side, plan) in PLAN_FILES.items():
+        data = copy.deepcopy(SCENARIOS[scen_name])
+        for s in data["sides"]:
+            if s["id"] == side:
+                s["plan"] = plan
+        sc = Scenario.model_validate(data)
+        assert sc.plan_of(side) is not None, plan_name

@@ -16,7 +16,6 @@ from engine.dice import Dice
 from engine.orders import InstantDelivery
 from engine.readiness import Readiness
 from engine.testing import check_battle, flat_origin, make_scenario
-from scenario_builder.build import build_site
 
 ARMIES = (
     str(Path(__file__).parent / "data" / "troops" / "rules_red.yaml"),
@@ -25,8 +24,8 @@ ARMIES = (
 
 
 @pytest.fixture(scope="module")
-def minden():
-    bf = build_site("minden").battlefield
+def minden(built_minden):
+    bf = built_minden.battlefield
     return bf, flat_origin(bf)
 
 

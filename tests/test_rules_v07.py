@@ -15,7 +15,6 @@ from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.v07 import receive_order_v07, routers_touching
 from engine.state import BaseStatus, Morale
 from engine.testing import flat_origin, make_scenario
-from scenario_builder.build import build_site
 
 DATA = Path(__file__).parent / "data" / "troops"
 ARMIES = (str(DATA / "rules_red.yaml"), str(DATA / "rules_blue.yaml"))
@@ -23,8 +22,8 @@ V07 = "2mm-earth-v0.7"
 
 
 @pytest.fixture(scope="module")
-def bf():
-    return build_site("minden").battlefield
+def bf(built_minden):
+    return built_minden.battlefield
 
 
 @pytest.fixture(scope="module")

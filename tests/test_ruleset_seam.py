@@ -41,7 +41,6 @@ from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale
 from engine.terrain import TerrainTable
 from engine.testing import check_hooks, check_ruleset, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.paths import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -334,8 +333,8 @@ def skirmish(table_path: Path) -> Iterator[type[SkirmishD10]]:
 
 
 @pytest.fixture(scope="module")
-def minden() -> Any:
-    return build_site("minden").battlefield
+def minden(built_minden) -> Any:
+    return built_minden.battlefield
 
 
 def _scenario(bf: Any, order: str = "charge", **fields: Any) -> Any:
@@ -428,8 +427,8 @@ def test_seam_check_hooks_finds_a_silent_hook(skirmish, minden) -> None:
             unregister(cls.name)
 
 
-def test_seam_one_battlefield_two_terrain_vocabularies(skirmish) -> None:
-    kalkriese = build_site("teutoburg_kalkriese").battlefield  # forest, marsh, slopes (SRTM)
+def test_seam_one_battlefield_two_terrain_vocabularies(skirmish, built_teutoburg) -> None:
+    kalkriese = built_teutoburg.battlefield  # forest, marsh, slopes (SRTM)
     mine = get_ruleset(NAME).ground(kalkriese)
     theirs = get_ruleset("2mm-earth").ground(kalkriese)
     feature = kalkriese.layer("feature")

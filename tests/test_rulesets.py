@@ -141,7 +141,7 @@ def test_v07_morale_test_uses_lowest_r_and_die_modifiers() -> None:
 
 
 def test_10_2_trigger_table_every_row() -> None:
-    assert len(MORALE_TRIGGERS_V09) == 18
+    assert len(MORALE_TRIGGERS_V09) == 19
     rs = get_ruleset()
     expected = {
         "front_rank_killed_in_bound": ("panic_test", "panic_test"),
@@ -160,6 +160,8 @@ def test_10_2_trigger_table_every_row() -> None:
         "push_split": ("rout", "rout"),
         "retreating_touched": ("panic_test", "panic_test"),
         "retreating_sees_broken": ("panic_test", "panic_test"),
+        # issue 12's reading of 10.5 / 10.2 (engine.readiness): -1R, never a test by itself
+        "caught_unready": ("panic_test", "panic_test"),
     }
     assert {row.trigger for row in MORALE_TRIGGERS_V09} == set(expected)
     for trigger, (normal, rash_reluctant) in expected.items():
@@ -171,6 +173,7 @@ def test_10_2_trigger_table_every_row() -> None:
     assert capped == {"retreating_touched", "retreating_sees_broken"}  # 11.1
     assert rs.morale_r_modifier(("front_rank_killed_in_bound", "enemy_contact_rear")) == -2
     assert rs.morale_r_modifier(("character_killed",)) == 0
+    assert rs.morale_r_modifier(("enemy_contact_flank", "caught_unready")) == -1
 
 
 def test_attack_through_both_rulesets() -> None:

@@ -69,6 +69,12 @@ def test_load_save_load_round_trips(path: Path, tmp_path: Path) -> None:
     first.save(out)
     second = load_scenario(out)
     assert second == first
+    # a plan file (issue 12) is written relative to the new folder: the same file, another path
+    for side in first.sides:
+        if first.plan_file(side.id) is not None:
+            again = second.plan_file(side.id)
+            assert again is not None and again.resolve() == first.plan_file(side.id).resolve()
+            second.side(side.id).plan = side.plan
     assert second.to_yaml() == first.to_yaml()
 
 

@@ -31,15 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 
 @pytest.fixture(scope="module")
-def battle() -> Any:
+def battle(built_minden) -> Any:
     from bench_engine import BOUNDS, last_stand, scenario
 
     from engine.battle import Battle
     from engine.dice import Dice
     from engine.orders import InstantDelivery
-    from scenario_builder.build import build_site
 
-    bf = build_site("minden").battlefield
+    bf = built_minden.battlefield
     b = Battle(bf, last_stand(scenario(bf, 30)), Dice(3), delivery=InstantDelivery())
     for _ in range(min(6, BOUNDS)):
         b.step()

@@ -98,9 +98,9 @@ def test_unknown_raster_codes_are_an_error_listing_codes_and_counts(
     assert (marsh.feature_at(x, y) == "marsh").all()
 
 
-def test_overlay_is_applied_automatically_and_wins(sites_dir):
+def test_overlay_is_applied_automatically_and_wins(sites_dir, built_flodden):
     """Flodden's historical overlay (River Till, marsh...) is painted over the bare DEM."""
-    bf = build_site("flodden").battlefield
+    bf = built_flodden.battlefield
     assert any(s["kind"] == "overlay" for s in bf.meta["sources"])
     area = bf.area_by_class("feature")
     assert area.get("river", 0) > 0

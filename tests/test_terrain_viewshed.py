@@ -88,7 +88,16 @@ def _line_cells(grid: Grid, a: np.ndarray, b: np.ndarray, res: float):
     return grid.rowcol(xs, ys)
 
 
-@pytest.mark.parametrize("slug", ["flodden", "north_bayreuth_pair", "gettysburg"])
+@pytest.mark.parametrize(
+    "slug",
+    # one site in the quick lane; the other two (GDAL's viewshed from many points over their
+    # larger grids) in the full run
+    [
+        "flodden",
+        pytest.param("north_bayreuth_pair", marks=pytest.mark.slow),
+        pytest.param("gettysburg", marks=pytest.mark.slow),
+    ],
+)
 def test_6_2_sight_on_the_levels_differs_from_gdal_viewshed_only_as_the_rule_says(
     slug: str, tmp_path: Path
 ) -> None:

@@ -129,12 +129,12 @@ def test_7_2_osm_river_band_has_no_corner_gaps_and_yields_only_to_woods(
     assert _corner_gaps(band & window) == 0
 
 
-def test_7_2_the_till_is_one_unbroken_band_and_the_pallins_burn_is_wet():
+def test_7_2_the_till_is_one_unbroken_band_and_the_pallins_burn_is_wet(built_flodden):
     """Flodden's overlay: the Till (25 m on 25 m cells) used to be burned by cell centres only
     and met itself corner to corner 109 times; now it is one 4-connected band of every cell its
     line touches. The Pallins Burn is an overlay ``stream``: the overlay says it is wet."""
     site = get_site("flodden")
-    bf = build_site("flodden").battlefield
+    bf = built_flodden.battlefield
     codes = _feature_codes(bf)
     feature = bf.layer("feature")
     path = site.overlay_paths()[0]
@@ -190,7 +190,7 @@ def test_scenario_battlefield_section_carries_step_smoothing_and_streams():
         BattlefieldRef(slug="flodden", step_m=0)
 
 
-def test_scenario_step_and_smoothing_reach_the_build():
+def test_scenario_step_and_smoothing_reach_the_build(built_minden):
     """``battlefield: {slug: .., step_m: 5, smooth_m: 30}`` builds 5 m levels on 30 m smoothing
     (6.2): fewer levels than the 2 m default on the same ground."""
     from types import SimpleNamespace
@@ -200,6 +200,6 @@ def test_scenario_step_and_smoothing_reach_the_build():
     ref = BattlefieldRef(slug="minden", step_m=5, smooth_m=30)
     bf = build_battlefield(SimpleNamespace(battlefield=ref, path=None)).battlefield
     assert bf.step == 5.0 and bf.meta["smooth_m"] == 30.0 and bf.meta["step_m"] == 5.0
-    default = build_site("minden").battlefield
+    default = built_minden.battlefield
     assert default.step == 2.0
     assert bf.n_levels < default.n_levels

@@ -61,10 +61,12 @@ MISSING_RATIO: dict[str, str] = {
         "attacker bleeds more on defended ground"
     ),
     "chacabuco_1817": (
-        "reinforcement timing: O'Higgins' frontal fight is decided before Soler's division "
-        "comes up (bound 30, a readiness stand-in for the timed reinforcement of issue 12 item 3), "
-        "so the flank attack that broke the royalists at small cost is seldom fought, and a base "
-        "of 75 men cannot show the patriots' 12 killed"
+        "a held attack: O'Higgins' frontal attack was 'held' by the royalist line at small cost "
+        "until Soler's division came in on the flank (now a timed arrival at bound 30, "
+        "engine.reinforcements); the engine has no way for an attack to be held off at a "
+        "distance, so O'Higgins' division fights to contact and the patriots lose a median "
+        "1,350 men (10 replays) against the sources' 132; and a base of 75 men cannot show "
+        "the patriots' 12 killed"
     ),
 }
 

@@ -27,7 +27,6 @@ from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, Discipline
 from engine.scenario import load_scenario
 from engine.state import Morale
 from engine.testing import attack_everything, flat_origin, make_scenario
-from scenario_builder.build import build_site
 from scenario_builder.cli.run import _commanders, build_battlefield
 
 WC = "2mm-earth-v0.9+wc-morale"
@@ -327,8 +326,8 @@ RULES_ARMIES = (
 
 
 @pytest.fixture(scope="module")
-def minden() -> Any:
-    return build_site("minden").battlefield
+def minden(built_minden) -> Any:
+    return built_minden.battlefield
 
 
 def _wc_battle(minden: Any, red: list[dict[str, Any]], blue: list[dict[str, Any]]) -> Battle:

@@ -2,7 +2,7 @@
 
 scenario-builder build gettysburg --out out/gettysburg
 scenario-builder build --dem dem.tif [--landcover lc.tif|osm.geojson ...] [--overlay o.geojson ...]
-                       [--bbox W,S,E,N] [--codes table.csv ...] --out DIR
+                       [--bbox W,S,E,N [--crs CRS]] [--codes table.csv ...] --out DIR
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from rich.table import Table
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 from scenario_builder.build import STAGES, BuildResult, build_from_paths, build_site
 from scenario_builder.classify import CLIFF_DEG
-from scenario_builder.dem import parse_bbox
+from scenario_builder.coords import as_written, describe, guess_box_crs, parse_bbox, parse_crs
 from scenario_builder.errors import ScenarioError
 from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
 
@@ -33,8 +33,32 @@ def _bbox(
         return None
     try:
         return parse_bbox(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from exc
+    except ScenarioError as exc:
+        raise click.BadParameter(exc.problem) from None
+
+
+def read_bbox(
+    bbox: tuple[float, float, float, float], crs_text: str | None, dem: str | Path
+) -> tuple[str | None, str]:
+    """The CRS ``--bbox`` is in (None: WGS84 degrees) and the line saying how it was read.
+
+    With ``--crs`` that CRS; otherwise metres on the UTM grid the build makes of the DEM if the
+    box overlaps it there, else lon,lat (``scenario_builder.coords``).
+    """
+    from scenario_builder.dem import dem_extent
+
+    extent = dem_extent(dem)
+    if crs_text is not None:
+        crs = parse_crs(crs_text)
+        how = "from --crs"
+    else:
+        guessed = guess_box_crs(extent, "--bbox", bbox, what="the DEM")
+        crs = extent.crs if guessed is None else parse_crs(guessed)
+        how = "guessed: --crs to choose"
+    line = f"read --bbox {as_written(bbox)} as {describe(crs, extent.crs)} ({how})"
+    if crs.equals(parse_crs("EPSG:4326")):
+        return None, line
+    return crs.to_string(), line
 
 
 @click.command("build")
@@ -53,7 +77,18 @@ def _bbox(
     type=click.Path(dir_okay=False),
     help="Historical overlay (GeoJSON/GPKG with a 'feature' property); wins over land cover.",
 )
-@click.option("--bbox", callback=_bbox, help="Area to build, W,S,E,N in WGS84 degrees.")
+@click.option(
+    "--bbox",
+    callback=_bbox,
+    help="Area to build, W,S,E,N: lon/lat degrees or map metres (said which; see --crs).",
+)
+@click.option(
+    "--crs",
+    "crs_text",
+    default=None,
+    help="CRS of --bbox (default: lon,lat, or the metres of the UTM grid the build makes, "
+    "whichever overlaps the DEM; EPSG:4326 means lon,lat).",
+)
 @click.option(
     "--codes",
     multiple=True,
@@ -112,6 +147,7 @@ def build(
     landcover: tuple[str, ...],
     overlays: tuple[str, ...],
     bbox: tuple[float, float, float, float] | None,
+    crs_text: str | None,
     codes: tuple[str, ...],
     unknown_as: str | None,
     resolution: float | None,
@@ -127,6 +163,15 @@ def build(
         raise click.UsageError("give either a shipped SLUG or --dem PATH (not both)")
     if slug is not None and (landcover or overlays):
         raise click.UsageError("--landcover/--overlay go with --dem; a shipped SLUG brings its own")
+    if crs_text is not None and bbox is None:
+        raise click.UsageError("--crs says what --bbox is in; give --bbox too")
+    bbox_crs, read_line = None, ""
+    if bbox is not None:
+        from scenario_builder.sites import get_site
+
+        source = get_site(slug).dem if slug is not None else dem
+        assert source is not None  # checked above: a SLUG or --dem
+        bbox_crs, read_line = read_bbox(bbox, crs_text, source)
     stamp = {"command": "build", "input": slug or str(dem)}
     claim_out_dir(out, stamp, force=force)
     options: dict[str, Any] = dict(
@@ -138,7 +183,10 @@ def build(
         codes=codes,
         unknown_as=unknown_as,
         bbox=bbox,
+        bbox_crs=bbox_crs,
     )
+    if read_line:
+        click.echo(read_line)
     err = Console(stderr=True)
     with Progress(
         TextColumn("{task.description}"),

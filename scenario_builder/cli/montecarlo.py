@@ -20,7 +20,14 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option, ruleset_option
+from .options import (
+    force_option,
+    json_option,
+    out_dir_option,
+    parse_plans,
+    plan_option,
+    ruleset_option,
+)
 
 
 @click.command("montecarlo")
@@ -54,6 +61,7 @@ from .options import force_option, json_option, out_dir_option, ruleset_option
     help="Serve the Dask dashboard of the local cluster (on a free port).",
 )
 @ruleset_option
+@plan_option
 @out_dir_option
 @force_option
 @json_option
@@ -65,6 +73,7 @@ def montecarlo(
     seed0: int,
     dashboard: bool,
     ruleset: str | None,
+    plans: tuple[str, ...],
     out: str,
     force: bool,
     as_json: bool,
@@ -87,6 +96,8 @@ def montecarlo(
     # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
     # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
     sc = load_scenario(scenario)
+    plan_files = tuple((side, str(Path(f).resolve())) for side, f in parse_plans(plans))
+    sc.use_plan_files(plan_files)  # read and checked here; every worker reads them again
     if ruleset is not None:
         from engine.rulesets import get_ruleset
 
@@ -134,6 +145,7 @@ def montecarlo(
                     if dashboard
                     else None,
                     ruleset=ruleset,
+                    plans=plan_files,
                 )
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None

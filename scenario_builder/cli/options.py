@@ -31,6 +31,32 @@ ruleset_option = click.option(
     help="Ruleset (see `scenario-builder rulesets`; default: the scenario's, else 2mm-earth-v0.9).",
 )
 
+plan_option = click.option(
+    "--plan",
+    "plans",
+    multiple=True,
+    metavar="SIDE=FILE",
+    help="A plan file for SIDE in place of the scenario's plan for it (repeatable; schema: "
+    "`scenario-builder schema --kind plan`).",
+)
+
+
+def parse_plans(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--plan SIDE=FILE`` values as (side, file) pairs; a malformed one is a one-line error.
+
+    >>> parse_plans(("english=plans/a.yaml",))
+    (('english', 'plans/a.yaml'),)
+    """
+    from scenario_builder.errors import ScenarioFileError
+
+    out = []
+    for v in values:
+        side, sep, file = v.partition("=")
+        if not sep or not side or not file:
+            raise ScenarioFileError(f"--plan {v}", "expected SIDE=FILE")
+        out.append((side, file))
+    return tuple(out)
+
 
 def drawable_ground(bf: Any, ruleset: str | None) -> Any:
     """``bf`` read through ``ruleset``'s terrain table, for ``map`` and ``print`` (None: as

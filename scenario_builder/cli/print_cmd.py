@@ -7,11 +7,13 @@ labels and an index page; ``--layers DIR`` adds one cut layer (SVG and PDF) per 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.cli.options import drawable_ground, ruleset_option
+from scenario_builder.coords import as_written, describe, guess_box_crs, parse_bbox, parse_crs
 from scenario_builder.errors import DataSourceError, ScenarioError
 
 
@@ -51,7 +53,15 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "--bbox",
     "bbox_text",
     default=None,
-    help="Print only this area: W,S,E,N in degrees (default: the whole battlefield).",
+    help="Print only this area: W,S,E,N in lon/lat degrees or map metres (said which; see "
+    "--crs) (default: the whole battlefield).",
+)
+@click.option(
+    "--crs",
+    "crs_text",
+    default=None,
+    help="CRS of --bbox (default: lon,lat or the battlefield's metres, whichever overlaps it; "
+    "EPSG:4326 means lon,lat).",
 )
 @click.option(
     "--max-pages",
@@ -102,6 +112,7 @@ def print_cmd(
     overlap: float,
     margin: float,
     bbox_text: str | None,
+    crs_text: str | None,
     max_pages: int,
     out: Path,
     layers: Path | None,
@@ -112,9 +123,13 @@ def print_cmd(
 ) -> None:
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.cutlayers import CutOptions, parse_bed
-    from maps.layout import LayoutOptions, parse_bbox, plan_layout, write_layout_pdf
+    from maps.layout import LayoutOptions, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
+    if crs_text is not None:
+        if bbox_text is None:
+            raise click.UsageError("--crs says what --bbox is in; give --bbox too")
+        parse_crs(crs_text)  # a bad name fails before anything is read
     if ruleset is not None:
         from engine.rulesets import get_ruleset
 
@@ -150,6 +165,9 @@ def print_cmd(
     from scenario_builder.battlefield import Battlefield
 
     bf = drawable_ground(Battlefield.load(directory), ruleset)
+    read_line = ""
+    if opts.bbox is not None:
+        opts, read_line = read_bbox(bf, opts, crs_text)
     lay = plan_layout(bf, opts)  # every size check before anything is written
     if layers is not None:
         from maps.cutlayers import plan_stack
@@ -165,6 +183,8 @@ def print_cmd(
 
             stack = write_cut_layers(bf, opts, layers, cut)
     t = lay.tiling
+    if read_line:
+        click.echo(read_line)
     click.echo(
         f"wrote {out}: {t.count} sheets ({t.rows} x {t.cols}) of {lay.paper} + index, "
         f"table {lay.table_mm[0] / 1000:.2f} x {lay.table_mm[1] / 1000:.2f} m at "
@@ -174,3 +194,18 @@ def print_cmd(
         from maps.cutlayers import stack_summary
 
         click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")
+
+
+def read_bbox(bf: Any, opts: Any, crs_text: str | None) -> tuple[Any, str]:
+    """``opts`` with the CRS its ``--bbox`` is in (``--crs``, else lon,lat or the battlefield's
+    metres, whichever overlaps it: ``scenario_builder.coords``) and the line saying which."""
+    import dataclasses
+
+    if crs_text is not None:
+        crs, how = parse_crs(crs_text), "from --crs"
+    else:
+        guessed = guess_box_crs(bf, "--bbox", opts.bbox)
+        crs, how = (bf.crs if guessed is None else parse_crs(guessed)), "guessed: --crs to choose"
+    line = f"read --bbox {as_written(opts.bbox)} as {describe(crs, bf.crs)} ({how})"
+    bbox_crs = None if crs.equals(parse_crs("EPSG:4326")) else crs.to_string()
+    return dataclasses.replace(opts, bbox_crs=bbox_crs), line

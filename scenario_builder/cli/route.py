@@ -24,7 +24,8 @@ import click
 import pyproj
 
 from scenario_builder.atomic import atomic_path, check_writable
-from scenario_builder.errors import CRSError, DataSourceError, ScenarioError
+from scenario_builder.coords import as_written, describe, guess_crs, parse_crs
+from scenario_builder.errors import DataSourceError, ScenarioError
 from scenario_builder.routing import Route, RouteGraph
 from scenario_builder.routing.graph import default_cache_dir
 
@@ -91,36 +92,13 @@ def _inside(bounds: tuple[float, ...], x: float, y: float) -> bool:
     return bounds[0] <= x <= bounds[2] and bounds[1] <= y <= bounds[3]
 
 
-def guess_crs(bf: Any, points: dict[str, tuple[float, float]]) -> str | None:
-    """The CRS the user's points are in when no ``--crs`` was given: the battlefield's metres if
-    they all lie on it in metres, else EPSG:4326 if they all do as lon,lat; otherwise an error
-    naming the first point off the battlefield with the battlefield's extent in both.
-
-    ``None`` means the battlefield's own CRS.
-    """
-    metres, lonlat = bf.bounds, bf.bounds_lonlat()
-    if all(_inside(metres, *p) for p in points.values()):
-        return None
-    if all(_inside(lonlat, *p) for p in points.values()):
-        return "EPSG:4326"
-    option, (x, y) = next((o, p) for o, p in points.items() if not _inside(metres, *p))
-    w, s, e, n = lonlat
-    x0, y0, x1, y1 = metres
-    raise ScenarioError(
-        option,
-        f"{x:g},{y:g} is off the battlefield, read as lon,lat or as metres: it spans lon "
-        f"{w:.4f}..{e:.4f}, lat {s:.4f}..{n:.4f}, or x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} "
-        f"m in {bf.crs.to_string()} (give --crs to say which)",
-    )
-
-
 def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: Any) -> None:
     """A point off the battlefield is an error in the coordinates the user wrote."""
     if not _inside(bf.bounds, *xy):
         w, s, e, n = bf.bounds_lonlat()
         raise ScenarioError(
             option,
-            f"{given[0]:g},{given[1]:g} is off the battlefield (lon {w:.4f}..{e:.4f}, lat "
+            f"{as_written(given)} is off the battlefield (lon {w:.4f}..{e:.4f}, lat "
             f"{s:.4f}..{n:.4f})",
         )
 
@@ -128,10 +106,7 @@ def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: A
 def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
     if crs_text is None:
         return bf.crs, None, None
-    try:
-        crs = pyproj.CRS.from_user_input(crs_text)
-    except pyproj.exceptions.CRSError:
-        raise CRSError("--crs", f"expected a CRS such as EPSG:4326, got {crs_text!r}") from None
+    crs = parse_crs(crs_text)
     fwd = pyproj.Transformer.from_crs(crs, bf.crs, always_xy=True)
     back = pyproj.Transformer.from_crs(bf.crs, crs, always_xy=True)
     return crs, fwd, back
@@ -185,7 +160,7 @@ def route(
     if ruleset is not None:
         bf, triple = rs.ground(bf), rs.route_triple
     crs, fwd, back = _transformers(bf, crs_text)
-    read_as = "lon,lat" if crs.is_geographic else f"metres in {crs.to_string()}"
+    read_as = describe(crs, bf.crs)
     how = "from --crs" if given_crs is not None else "guessed: --crs to choose"
     a = fwd.transform(*a_in) if fwd else a_in
     b = fwd.transform(*b_in) if fwd else b_in

@@ -17,7 +17,15 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 
-from .options import force_option, json_option, out_dir_option, ruleset_option, seed_option
+from .options import (
+    force_option,
+    json_option,
+    out_dir_option,
+    parse_plans,
+    plan_option,
+    ruleset_option,
+    seed_option,
+)
 
 __all__ = ["build_battlefield", "fight", "run", "write_run"]
 
@@ -94,18 +102,31 @@ def summarise(log: Any, scenario: Any) -> dict[str, Any]:
     }
 
 
-def _commanders(sc: Any, bf: Any, orders_file: str | None, orders_side: str | None, rs: Any) -> Any:
-    """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script)
-    scripts some of them."""
-    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
+def load_orders(sc: Any, orders: Any, orders_side: str | None) -> Any:
+    """``--orders FILE`` read and checked against the scenario (names, sides) before any ground
+    is built; None without --orders. An OrdersScript is passed through."""
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_sides
     from scenario_builder.errors import ScenarioFileError
 
-    commanders: dict[str, Any] = dict(rs.automatic_commanders(sc, rs.ground(bf)))
-    if orders_file is None:
+    if orders is None:
         if orders_side is not None:
             raise ScenarioFileError(sc.path or sc.id, "--orders-side needs --orders FILE")
+        return None
+    script = orders if isinstance(orders, OrdersScript) else OrdersScript.load(orders)
+    scripted_sides(sc, script, orders_side)  # the checks, on names only
+    return script
+
+
+def _commanders(sc: Any, bf: Any, orders: Any, orders_side: str | None, rs: Any) -> Any:
+    """The ruleset's automatic commanders for every side; --orders (2mm Earth's order script, a
+    path or a loaded OrdersScript) scripts some of them, its positions read on ``bf``."""
+    from engine.rulesets.two_mm_earth.scripted import scripted_commanders
+
+    commanders: dict[str, Any] = dict(rs.automatic_commanders(sc, rs.ground(bf)))
+    script = load_orders(sc, orders, orders_side)
+    if script is None:
         return commanders
-    script = OrdersScript.load(orders_file)
+    script.place(bf)
     commanders.update(scripted_commanders(sc, script, bf.to_xy, orders_side))
     return commanders
 
@@ -117,10 +138,11 @@ def fight(
     *,
     ruleset: str | None = None,
     max_bounds: int | None = None,
-    orders_file: str | None = None,
+    orders_file: Any = None,
     orders_side: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
-    """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``.
+    """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``. ``orders_file``
+    is a path or an OrdersScript (:func:`load_orders`).
 
     The one way a battle is fought from the CLI (``run``, ``demo``), so the same scenario and
     seed give the same log whichever command ran it.
@@ -163,6 +185,7 @@ def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) ->
     "--orders-side",
     help="Only this side follows --orders (default: every side the file gives orders to).",
 )
+@plan_option
 @json_option
 def run(
     scenario: str,
@@ -173,6 +196,7 @@ def run(
     ruleset: str | None,
     orders_file: str | None,
     orders_side: str | None,
+    plans: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Fight SCENARIO (a path or a shipped scenario id) and write its BattleLog to --out."""
@@ -182,6 +206,8 @@ def run(
     from engine.scenario import load_scenario
 
     sc = load_scenario(scenario)
+    sc.use_plan_files(parse_plans(plans))
+    script = load_orders(sc, orders_file, orders_side)  # a bad file fails before the build
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
     built = build_battlefield(sc)
@@ -191,7 +217,7 @@ def run(
         seed,
         ruleset=ruleset,
         max_bounds=max_bounds,
-        orders_file=orders_file,
+        orders_file=script,
         orders_side=orders_side,
     )
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
@@ -200,6 +226,9 @@ def run(
         click.echo(json.dumps(summary, sort_keys=True))
         return
     console = Console()
+    if script is not None and script.read_as:
+        read = ", ".join(f"{how} ({n})" for how, n in script.read_as.items())
+        console.print(f"read --orders positions as {read}", markup=False, highlight=False)
     winner = summary["winner"] or "none"
     console.print(f"[bold]{sc.name}[/bold]  ruleset {summary['ruleset']}, seed {seed}")
     console.print(

@@ -1,4 +1,4 @@
-"""``scenario-builder schema``: print the JSON Schema of scenario files (or troop lists)."""
+"""``scenario-builder schema``: the JSON Schema of scenario files (plan files, troop lists)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,22 @@ __all__ = ["schema"]
 @click.command("schema")
 @click.option(
     "--kind",
-    type=click.Choice(["scenario", "troops"]),
+    type=click.Choice(["scenario", "plan", "troops"]),
     default="scenario",
     show_default=True,
     help="Which file format.",
 )
 def schema(kind: str) -> None:
-    """Print the JSON Schema of scenario files (--kind troops: troop lists)."""
+    """Print the JSON Schema of scenario files (--kind plan: a side's plan file, ``plan:
+    plans/x.yaml`` in a scenario; --kind troops: troop lists)."""
     if kind == "scenario":
         from engine.scenario import Scenario
 
         out = Scenario.json_schema()
+    elif kind == "plan":
+        from engine.scenario import Plan
+
+        out = Plan.model_json_schema()
     else:
         from engine.rulesets.two_mm_earth.profiles import Army
 

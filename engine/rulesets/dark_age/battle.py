@@ -469,14 +469,12 @@ def about_faces(ctx: Any, phase: str) -> list[Event]:
         for b in f.bases:  # the rear rank becomes the front, the left file the right
             b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
         f.set_pose(f.cx, f.cy, f.facing + 180.0)
-        f.obb_cache = None
         if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
                for b in f.alive_bases):  # fmt: skip
             # a part-filled rank would shift as it came to the front: it wheels instead
             for b in f.bases:
                 b.rank, b.file = saved[b.id]
             f.set_pose(f.cx, f.cy, f.facing - 180.0)
-            f.obb_cache = None
             continue
         state.version += 1
         ctx.start_facing[fid] = f.facing  # the turn is the about-face, not a wheel (5.17)

@@ -210,7 +210,6 @@ def _apply(f: EngineFormation, lay: _Layout) -> None:
             b.rank, b.file = last, 0
     f.frontage = lay.frontage
     f.cx, f.cy = lay.cx, lay.cy
-    f.obb_cache = None
     f.place()
 
 
@@ -252,7 +251,6 @@ def close_ranks(ctx: Any, chapter_form: Any, moving: set[str]) -> list[Event]:
             bases, f.frontage, f.cx, f.cy = saved
             for b in f.bases:
                 b.x, b.y, b.rank, b.file = bases[b.id]
-            f.obb_cache = None
             continue
         state.version += 1
         ctx.allowances[f.id] = max(ctx.allowances.get(f.id, 0.0), CLOSE_UP_MAX_M)

@@ -22,6 +22,25 @@ scenario's initial orders (the briefing). Then, in this order of precedence:
    within :data:`RESERVE_M` is a reserve and attacks the nearest enemy when a friendly formation
    within :data:`RESERVE_M` of it routs.
 
+**Formation plans** (``plan.formations``, issue 12) come between the triggers and the
+objectives, for the formations they name; the rest of the side is the commander's own:
+
+- ``hold_fire``: the formation is kept on Hold (9.1 "Hold means to Hold Fire for ranged
+  troops") and is not sent to shoot at enemies in range (the default above, and 9.1's no-order
+  fire) until its ``until`` conditions hold; then it shoots at the nearest enemy in range, or
+  goes on with its plan. It neither moves nor shoots while held.
+- ``feint``: advance to the point; on reaching it (within :data:`REACHED_M`), or when an enemy
+  is within ``enemy_within_m``, Retreat (9.1; 10.2 "must retreat if ordered to", so it is
+  retreating, -1R, 11.1) for ``fall_back_bounds`` bounds, then Hold to rally (11.2).
+- ``waypoints``: advance to each in turn, the next once within :data:`REACHED_M`; then
+- ``steps``: each in turn (advance to, attack, hold at an objective, a point or an enemy
+  formation) until its ``until`` (reached, taken, a bound); then hold.
+
+Orders from a formation's plan are its briefing (``engine.orders.BriefedOrder``: no messenger);
+an order a trigger gives it ends its plan (the General's later word). The defaults (3.) still
+apply to a planned formation on the move (it attacks an enemy within striking distance), but
+not to one holding its fire or feinting.
+
 The General knows where every formation is (no fog of war for the commander). Routing and
 retreating formations get no orders (10.3-10.4, they obey no one).
 
@@ -37,17 +56,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.geometry import obb_array, separation
-from engine.orders import CommanderView, Order
+from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
-from engine.scenario import Plan, Scenario, Trigger
+from engine.scenario import FormationPlan, Plan, PlanStep, Scenario, Trigger, TriggerCondition
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
 if TYPE_CHECKING:
     from engine.terrain import Ground
 
 
-__all__ = ["RESERVE_M", "STATION_M", "STRIKE_M", "TAKEN_M", "PlanCommander", "plan_commanders"]
+__all__ = [
+    "REACHED_M",
+    "RESERVE_M",
+    "STATION_M",
+    "STRIKE_M",
+    "TAKEN_M",
+    "PlanCommander",
+    "plan_commanders",
+]
 
 #: striking distance by stance: an advancing formation attacks an enemy this close
 STRIKE_M = {"aggressive": 400.0, "balanced": 300.0, "defensive": 200.0}
@@ -58,6 +85,9 @@ STATION_M = 150.0
 #: a holding formation with no enemy this close is a reserve; it commits when a friend this close
 #: routs
 RESERVE_M = 500.0
+#: a waypoint, a step's point or a feint's point is reached by a formation whose centre is this
+#: close (a base is 40 m wide, 9.2's slowest messenger covers 200 m a bound)
+REACHED_M = 60.0
 
 _Key = tuple[str, str | None, tuple[float, float] | None]
 
@@ -75,6 +105,19 @@ class _Objective:
 
 
 @dataclass(slots=True)
+class _Run:
+    """Where a formation is in its plan."""
+
+    plan: FormationPlan
+    waypoint: int = 0  # the next waypoint
+    step: int = 0  # the step under way
+    feint: str = "out"  # out (advancing), back (falling back, since ``back_at``), done
+    back_at: int = 0
+    fire_held: bool = False  # hold_fire still in force
+    ended: bool = False  # a trigger gave it an order: the General's word replaces the plan
+
+
+@dataclass(slots=True)
 class PlanCommander:
     """A side's General following ``plan`` (see the module docstring)."""
 
@@ -86,7 +129,16 @@ class PlanCommander:
     taken: set[str] = field(default_factory=set)
     issued: dict[str, _Key] = field(default_factory=dict)
     seen_routs: set[str] = field(default_factory=set)
+    fired_ids: set[str] = field(default_factory=set)
+    runs: dict[str, _Run] = field(default_factory=dict)
     _objectives: list[_Objective] | None = None
+
+    def __post_init__(self) -> None:
+        for fp in self.plan.formations:
+            run = _Run(fp, fire_held=fp.hold_fire is not None)
+            if not (fp.waypoints or fp.steps or fp.feint or fp.hold_fire):
+                run.ended = True  # only an arrival: its scenario order stands
+            self.runs[fp.formation] = run
 
     @classmethod
     def from_scenario(cls, scenario: Scenario, side: str, to_xy: Any) -> PlanCommander:
@@ -95,7 +147,7 @@ class PlanCommander:
         for f in spec.formations:
             point = f.target.resolve(to_xy) if f.target is not None else None
             initial[f.id] = Order(f.order, f.id, point, f.target_formation)
-        return cls(side, spec.plan or Plan(), initial, to_xy)
+        return cls(side, scenario.plan_of(side) or Plan(), initial, to_xy)
 
     @property
     def strike_m(self) -> float:
@@ -117,11 +169,14 @@ class PlanCommander:
         current = {f.id: self._current(f) for f in mine}
         self._update_taken(state, mine, enemies)
         routed_now = self._new_routs(state)
+        triggered: set[str] = set()
         # 1. triggers
         for i, trig in enumerate(self.plan.triggers):
             if i in self.fired or not self._holds(trig, state, bound, enemies):
                 continue
             self.fired.add(i)
+            if trig.id is not None:
+                self.fired_ids.add(trig.id)
             targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
             for fid in targets:
                 tgt = state.formations.get(fid)
@@ -133,10 +188,31 @@ class PlanCommander:
                     near = _nearest(tgt, enemies)
                     tf = near.id if near is not None else None
                 want[fid] = Order(trig.order, fid, point, tf)
-        # 2. objectives and 3. defaults, for formations no trigger just ordered
-        for f in mine:
-            if f.id in want:
+                triggered.add(fid)
+                if fid in self.runs:
+                    self.runs[fid].ended = True
+        # formation plans (issue 12), for formations no trigger just ordered
+        planned: set[str] = set()
+        for f in state.active(self.side):
+            run = self.runs.get(f.id)
+            if run is None or run.ended or f.id in triggered or f.morale is Morale.ROUTING:
                 continue
+            if f.morale is Morale.RETREATING and not (run.plan.feint and run.feint == "back"):
+                continue  # 10.3: broken troops obey no plan (a feint's own fall-back aside)
+            o, own_only = self._plan_order(f, run, state, bound, enemies)
+            if o is None:
+                continue
+            if not own_only:
+                o = self._default_order(f, o, enemies, routed_now) or o
+            want[f.id] = o
+            planned.add(f.id)
+        # 2. objectives and 3. defaults, for formations no trigger or plan just ordered
+        for f in mine:
+            if f.id in want or f.id in planned:
+                continue
+            run = self.runs.get(f.id)
+            if run is not None and not run.ended:
+                continue  # its plan is done for this bound (it holds what it has)
             o = self._objective_order(f, current[f.id], enemies)
             o = self._default_order(f, o or current[f.id], enemies, routed_now) or o
             if o is not None:
@@ -151,6 +227,136 @@ class PlanCommander:
             self.issued[f.id] = _key(o)
             out.append(o)
         return out
+
+    # -- formation plans (issue 12) --------------------------------------------------------
+    def _plan_order(
+        self, f: Formation, run: _Run, state: BattleState, bound: int, enemies: list[Formation]
+    ) -> tuple[Order | None, bool]:
+        """The order ``f``'s plan wants this bound, and whether it is the plan's alone (no
+        defaults on top: holding fire, feinting)."""
+        fp = run.plan
+        if run.fire_held:
+            assert fp.hold_fire is not None
+            if not self._condition(fp.hold_fire.until, [f], state, bound, enemies):
+                return BriefedOrder("hold", f.id), True  # 9.1: Hold Fire
+            run.fire_held = False  # released: shoot at what is in range, or go on with the plan
+            rng = _range(f)
+            near = _nearest(f, enemies)
+            if rng > 0 and near is not None and _gap(f, near) <= rng:
+                return BriefedOrder("attack", f.id, None, near.id), True
+        if fp.feint is not None:
+            return self._feint_order(f, run, bound, enemies), True
+        to_xy = self.to_xy
+        while run.waypoint < len(fp.waypoints):
+            wp = self.plan.place(fp.waypoints[run.waypoint], to_xy)
+            if math.dist(f.centre(), wp) > REACHED_M:
+                return BriefedOrder("advance", f.id, wp), False
+            run.waypoint += 1
+        while run.step < len(fp.steps):
+            step = fp.steps[run.step]
+            point = self._step_point(step)
+            if not self._step_over(f, step, point, bound, state):
+                return self._step_order(f, step, point), False
+            run.step += 1
+        if fp.steps or fp.waypoints:
+            return BriefedOrder("hold", f.id), False  # the route walked, every step done
+        run.ended = True  # fire released and nothing more planned: the commander's own again
+        return None, False
+
+    def _feint_order(self, f: Formation, run: _Run, bound: int, enemies: list[Formation]) -> Order:
+        fe = run.plan.feint
+        assert fe is not None
+        point = self.plan.place(fe.point, self.to_xy)
+        if run.feint == "out":
+            close = fe.enemy_within_m is not None and any(
+                _gap(f, g) <= fe.enemy_within_m for g in enemies
+            )
+            if math.dist(f.centre(), point) > REACHED_M and not close:
+                return BriefedOrder("advance", f.id, point)
+            run.feint, run.back_at = "back", bound
+        if run.feint == "back" and bound < run.back_at + fe.fall_back_bounds:
+            return BriefedOrder("retreat", f.id)  # 9.1 Retreat: straight back toward home
+        run.feint = "done"
+        run.ended = True
+        return BriefedOrder("hold", f.id)  # 11.2: stand, to rally
+
+    def _step_point(self, step: PlanStep) -> tuple[float, float] | None:
+        if step.objective is not None:
+            ob = next(o for o in self._objectives or [] if o.id == step.objective)
+            return ob.point
+        if step.point is not None:
+            return self.plan.place(step.point, self.to_xy)
+        return None
+
+    def _step_over(
+        self,
+        f: Formation,
+        step: PlanStep,
+        point: tuple[float, float] | None,
+        bound: int,
+        state: BattleState,
+    ) -> bool:
+        u = step.until
+        reached = point is not None and math.dist(f.centre(), point) <= REACHED_M
+        if u.given():
+            return (
+                (u.reached and reached)
+                or (u.taken and step.objective in self.taken)
+                or (u.bound is not None and bound >= u.bound)
+            )
+        # the default end: an objective to take is taken, an enemy formation attacked is broken,
+        # an advance reaches its point; a hold (or an attack on whatever is near) goes on
+        if step.objective is not None and self._kind(step.objective) == "take":
+            return step.objective in self.taken
+        if step.target_formation is not None:
+            g = state.formations.get(step.target_formation)
+            return g is None or g.removed or g.morale is not Morale.STEADY
+        return reached and str(step.order) == "advance"
+
+    def _kind(self, objective: str) -> str:
+        return next((o.kind for o in self._objectives or [] if o.id == objective), "take")
+
+    def _step_order(self, f: Formation, step: PlanStep, point: tuple[float, float] | None) -> Order:
+        kind = str(step.order)
+        if step.target_formation is not None:
+            return BriefedOrder(kind, f.id, None, step.target_formation)
+        if point is not None and math.dist(f.centre(), point) > REACHED_M and kind != "retreat":
+            return BriefedOrder("advance", f.id, point)  # to the place first, then the order
+        return BriefedOrder(kind, f.id, point if kind == "advance" else None)
+
+    def _condition(
+        self,
+        w: TriggerCondition,
+        who: list[Formation],
+        state: BattleState,
+        bound: int,
+        enemies: list[Formation],
+    ) -> bool:
+        """A trigger condition (all given parts); ``who`` is whose distance to the enemy counts
+        when the condition names no formation."""
+        if w.bound is not None and bound < w.bound:
+            return False
+        subject = state.formations.get(w.formation) if w.formation else None
+        if w.formation and subject is None:
+            return False
+        if w.enemy_within_m is not None:
+            near = [subject] if subject is not None else who
+            near = [f for f in near if not f.removed]
+            if not any(_gap(f, g) <= w.enemy_within_m for f in near for g in enemies):
+                return False
+        if w.losses_fraction is not None:
+            if subject is None:
+                return False
+            dead = sum(1 for b in subject.bases if b.status is BaseStatus.DEAD)
+            if dead / max(1, subject.start_bases or len(subject.bases)) < w.losses_fraction:
+                return False
+        if w.routs is not None:
+            r = state.formations.get(w.routs)
+            if r is None or r.morale not in (Morale.ROUTING, Morale.DESTROYED):
+                return False
+        if w.trigger_fired is not None and w.trigger_fired not in self.fired_ids:
+            return False
+        return w.objective_taken is None or w.objective_taken in self.taken
 
     # -- pieces ---------------------------------------------------------------------------
     def _resolve_objectives(self, bf: Ground) -> list[_Objective]:
@@ -192,32 +398,8 @@ class PlanCommander:
     def _holds(
         self, trig: Trigger, state: BattleState, bound: int, enemies: list[Formation]
     ) -> bool:
-        w = trig.when
-        if w.bound is not None and bound < w.bound:
-            return False
-        subject = state.formations.get(w.formation) if w.formation else None
-        if w.formation and subject is None:
-            return False
-        if w.enemy_within_m is not None:
-            who = (
-                [subject]
-                if subject is not None
-                else [state.formations[x] for x in trig.formations if x in state.formations]
-            )
-            who = [f for f in who if not f.removed]
-            if not any(_gap(f, g) <= w.enemy_within_m for f in who for g in enemies):
-                return False
-        if w.losses_fraction is not None:
-            if subject is None:
-                return False
-            dead = sum(1 for b in subject.bases if b.status is BaseStatus.DEAD)
-            if dead / max(1, subject.start_bases or len(subject.bases)) < w.losses_fraction:
-                return False
-        if w.routs is not None:
-            r = state.formations.get(w.routs)
-            if r is None or r.morale not in (Morale.ROUTING, Morale.DESTROYED):
-                return False
-        return w.objective_taken is None or w.objective_taken in self.taken
+        who = [state.formations[x] for x in trig.formations if x in state.formations]
+        return self._condition(trig.when, who, state, bound, enemies)
 
     def _objective_order(self, f: Formation, cur: Order, enemies: list[Formation]) -> Order | None:
         if cur.kind in ("attack", "retreat"):

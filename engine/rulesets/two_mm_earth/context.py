@@ -27,13 +27,6 @@ class TwoMmContext(BoundContext):
     start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
     cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     has_walls: bool = False
-    geo_cache: Any = None
-    centre_cache: Any = None  # (table_key, {fid: centre}) for the morale phase
-    spatial_cache: Any = None  # (geo key, (engine.spatial.RectIndex, {fid: row})): phases
-    near_table: Any = None  # [geo key, calls, {row: (enemy rows, gaps)}]: phases
-    gap_cache: dict[tuple[str, str, int], float] = field(default_factory=dict)
-    #: (fid, limit, table_key) -> the nearest enemies (phases._nearest_enemies)
-    near_cache: dict[tuple[Any, ...], list[Any]] = field(default_factory=dict)
     #: bases destroyed by 11.1 for touching an enemy at the end of their rout bound: caught by
     #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
     #: captured")

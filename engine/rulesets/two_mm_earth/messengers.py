@@ -19,7 +19,8 @@
   whose formation has moved more than :data:`FOLLOW_M` from the string's end, re-plans from where
   it is (``RouteGraph.route_from``); cost and arrival bound are updated (``messenger_rerouted``).
 - It is never captured (9.1). If its formation leaves the field the message is dropped.
-- Orders given in the first bound are the pre-battle briefing and arrive at once.
+- Orders given in the first bound are the pre-battle briefing and arrive at once, and so do
+  orders the formation's plan gave it then (``engine.orders.BriefedOrder``, issue 12).
 - A newer order to the same formation supersedes older ones still in flight.
 - :class:`~wings.WingOrder` is carried out at once by the General (4.2), or refused.
 
@@ -40,7 +41,7 @@ from shapely.geometry.base import BaseGeometry
 
 from engine.geometry import corners, point_distance
 from engine.log import Event, MessengerArrived, MessengerRerouted, MessengerSent, OrderRefused
-from engine.orders import Order
+from engine.orders import BriefedOrder, Order
 from engine.rulesets.two_mm_earth.charts import MESSENGER_RATE_M
 from engine.rulesets.two_mm_earth.wings import WingOrder, character_xy, general_of, split_into_wings
 from engine.state import BattleState, Character, Formation
@@ -189,8 +190,8 @@ class MessengerDelivery:
         self._count += 1
         seq = self._count
         self._latest[f.id] = seq
-        if bound <= self.briefing_bound:
-            self.pending.append(order)
+        if bound <= self.briefing_bound or isinstance(order, BriefedOrder):
+            self.pending.append(order)  # the briefing, and what the plan told it then
             return []
         giver, gxy = self._giver(state, side)
         if giver is None or gxy is None:

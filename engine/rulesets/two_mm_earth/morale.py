@@ -109,10 +109,10 @@ def _friend_triggers(
     out: list[str] = []
     if side_forms is None:
         side_forms = state.active(f.side)
-    friends = [g for g in side_forms if g.id != f.id]
-    if not any(g.morale in _BROKEN for g in friends):
-        return out
-    broken_now = [g for g in friends if g.morale in _BROKEN and g.changed_bound == state.bound]
+    side = _side_view(ctx, f.side, side_forms)
+    if side.n_broken - (f.morale in _BROKEN) <= 0:
+        return out  # no friend broken
+    broken_now = [g for g in side.broken_now if g is not f]
     aware_now = sight.aware_many(f.id, [g.id for g in broken_now]) if broken_now else []
     for g, aware in zip(broken_now, aware_now, strict=True):
         if not aware:
@@ -126,14 +126,12 @@ def _friend_triggers(
         if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
-        centres = _centres(ctx)
-        steady = _NearestFirst(centres[f.id], [g.id for g in friends if g.morale is Morale.STEADY],
-                               centres)  # fmt: skip
+        steady = side.nearest_steady(f)
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
         # (sorted only as far as asked: the nearest few usually settle it)
         if sight.aware_of_any(f.id, steady):
             return out
-        seen = _aware_of(ctx, f, [g for g in friends if g.morale in _BROKEN])
+        seen = _aware_of(ctx, f, side.broken)
         if seen and all(g.morale in _BROKEN for g in seen):
             routing = sum(1 for g in seen if g.morale is Morale.ROUTING)
             if routing * 2 >= len(seen):
@@ -141,6 +139,43 @@ def _friend_triggers(
             else:
                 out.append("all_seen_friendlies_retreating")
     return out
+
+
+class _SideView:
+    """One side's formations by morale, for the morale triggers of all its formations: one
+    per side for each revision of the table (a morale change makes a new one), with the
+    distances between the centres of its steady formations as one matrix."""
+
+    def __init__(self, ctx: TwoMmContext, side_forms: list[Formation]) -> None:
+        bound = ctx.state.bound
+        self.broken = [g for g in side_forms if g.morale in _BROKEN]
+        self.n_broken = len(self.broken)
+        self.broken_now = [g for g in self.broken if g.changed_bound == bound]
+        self.steady = [g for g in side_forms if g.morale is Morale.STEADY]
+        self.ids = [g.id for g in self.steady]
+        self.row = {g.id: k for k, g in enumerate(self.steady)}
+        self.centres = _centres(ctx)
+        self._d: np.ndarray | None = None
+
+    def nearest_steady(self, f: Formation) -> _NearestFirst:
+        """``f``'s steady friends (``f`` steady), nearest centre first."""
+        if self._d is None:
+            c = np.array([self.centres[i] for i in self.ids], dtype=float).reshape(-1, 2)
+            # row k: np.hypot(c[:, 0] - c[k, 0], c[:, 1] - c[k, 1]), as _NearestFirst works it
+            self._d = np.hypot(c[None, :, 0] - c[:, None, 0], c[None, :, 1] - c[:, None, 1])
+        k = self.row[f.id]
+        ids = self.ids[:k] + self.ids[k + 1 :]
+        d = np.delete(self._d[k], k)
+        return _NearestFirst(self.centres[f.id], ids, self.centres, d)
+
+
+def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _SideView:
+    memo = ctx.state.table().memo
+    key = ("morale_side", side, id(side_forms))
+    hit = memo.get(key)
+    if hit is None or hit[0] is not side_forms:
+        hit = memo[key] = (side_forms, _SideView(ctx, side_forms))
+    return hit[1]
 
 
 class _NearestFirst(Sequence[str]):
@@ -151,10 +186,13 @@ class _NearestFirst(Sequence[str]):
     the one the full sort gives."""
 
     def __init__(self, point: tuple[float, float], ids: list[str],
-                 centres: dict[str, tuple[float, float]]) -> None:  # fmt: skip
+                 centres: dict[str, tuple[float, float]],
+                 d: np.ndarray | None = None) -> None:  # fmt: skip
         self.point, self.ids, self.centres = point, ids, centres
-        c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
-        self.d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
+        if d is None:
+            c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
+            d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
+        self.d = d  # the centre distances (np.hypot) from point to each of ids
         self.done: list[str] = []
 
     def __len__(self) -> int:
@@ -212,6 +250,22 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         ctx.sight.prefetch(requests)
 
 
+def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+    """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
+    tested to every friend that broke this bound, one matrix per side in one call (what
+    :func:`_friend_triggers` asks of ``Sight.distance`` pair by pair)."""
+    bound = ctx.state.bound
+    pairs: list[tuple[str, str]] = []
+    for forms in by_side.values():
+        routs = [g.id for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
+        if not routs:
+            continue
+        pairs += [(f.id, r) for f in forms if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                  for r in routs if r != f.id]  # fmt: skip
+    if pairs:
+        ctx.sight.prefetch_gaps(pairs)
+
+
 def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[Formation]:
     """The formations of ``others`` that ``f`` sees or hears, sight batched."""
     if not others:
@@ -221,11 +275,12 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
 
 
 def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
-    """Every active formation's centre, cached while nothing moves, dies or changes morale."""
-    key = ctx.table_key()
-    if ctx.centre_cache is None or ctx.centre_cache[0] != key:
-        ctx.centre_cache = (key, {g.id: g.centre() for g in ctx.state.active()})
-    return ctx.centre_cache[1]
+    """Every active formation's centre, kept for one revision of the state's table."""
+    memo = ctx.state.table().memo
+    hit = memo.get("centres")
+    if hit is None:
+        hit = memo["centres"] = {g.id: g.centre() for g in ctx.state.active()}
+    return hit
 
 
 def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
@@ -320,6 +375,9 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         return set_morale(ctx, f, Morale.ROUTING, f"{cite[0]} {reason}", phase)
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
+    if tests and _caught_unready(ctx, f):
+        # issue 12, a reading of 10.5 / 10.2: troops not yet formed for battle test at -1R
+        tests = (*tests, "caught_unready")
     events: list[Event] = []
     outcome = "retreat" if must_retreat else "none"
     if tests:
@@ -357,6 +415,14 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
         events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
     return events
+
+
+def _caught_unready(ctx: TwoMmContext, f: Formation) -> bool:
+    """Issue 12: ``f`` is still in camp, asleep, on the march or forming up (engine.readiness)
+    and the ruleset's table has a row for it (v0.9's -1R; v0.7 has none)."""
+    if ctx.readiness is None or f.morale is not Morale.STEADY or not ctx.readiness.holds(f.id):
+        return False
+    return any(row.trigger == "caught_unready" for row in ctx.rs.morale_triggers)
 
 
 def plays_own_morale(ctx: TwoMmContext) -> bool:
@@ -458,6 +524,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
+        _prefetch_rout_gaps(ctx, by_side)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue

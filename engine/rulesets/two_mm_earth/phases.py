@@ -102,7 +102,6 @@ def start_bound(ctx: TwoMmContext) -> None:
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
     ctx.cover_cache = {}
-    ctx.gap_cache = {}
     ctx.start_poses = {}
     for f in state.formations.values():
         f.moved_m = 0.0
@@ -149,31 +148,22 @@ def phase_orders(ctx: TwoMmContext, receive: Any = None) -> None:
 
 
 def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
-    """Active formations with their rectangles and sides as arrays (cached per positions)."""
-    from engine.geometry import obb_array
-
-    # positions change with state.version; losses and morale changes always come with events
-    key = ctx.table_key()
-    if ctx.geo_cache is not None and ctx.geo_cache[0] == key:
-        return ctx.geo_cache[1]
-    forms = ctx.state.active()
-    arr = obb_array([f.obb() for f in forms])
-    sides = np.array([f.side for f in forms])
-    out = (forms, arr, sides)
-    ctx.geo_cache = (key, out)
-    return out
+    """Active formations with their rectangles and sides as arrays (the state's columns,
+    ``BattleState.table``: always up to date)."""
+    t = ctx.state.table()
+    return t.forms, t.arr, t.sides
 
 
 def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
     """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
-    row, built once per table."""
+    row, built once per revision of the table."""
     from engine.spatial import RectIndex
 
-    forms, arr, _sides = _geo(ctx)
-    key = ctx.geo_cache[0]
-    if ctx.spatial_cache is None or ctx.spatial_cache[0] != key:
-        ctx.spatial_cache = (key, (RectIndex(arr), {g.id: k for k, g in enumerate(forms)}))
-    return ctx.spatial_cache[1]
+    t = ctx.state.table()
+    hit = t.memo.get("spatial")
+    if hit is None:
+        hit = t.memo["spatial"] = (RectIndex(t.arr), t.rows)
+    return hit
 
 
 #: the nearest enemies of every formation are worked out at once (one table of candidates)
@@ -192,14 +182,14 @@ def _near_candidates(ctx: TwoMmContext) -> dict[int, tuple[np.ndarray, np.ndarra
     from engine.geometry import corners, distance_pairs
 
     forms, arr, sides = _geo(ctx)
-    key = ctx.geo_cache[0]
-    hit = ctx.near_table
-    if hit is None or hit[0] != key:
-        hit = ctx.near_table = [key, 0, None]
-    if hit[2] is not None:
-        return hit[2]
-    hit[1] += 1
-    if hit[1] <= _NEAR_BATCH_AFTER or len(forms) < 2:
+    memo = ctx.state.table().memo
+    hit = memo.get("near_table")
+    if hit is None:
+        hit = memo["near_table"] = [0, None]  # [calls, the table]
+    if hit[1] is not None:
+        return hit[1]
+    hit[0] += 1
+    if hit[0] <= _NEAR_BATCH_AFTER or len(forms) < 2:
         return None
     index, _rows = _spatial(ctx)
     lb = index.lower_bound_matrix()
@@ -218,7 +208,7 @@ def _near_candidates(ctx: TwoMmContext) -> dict[int, tuple[np.ndarray, np.ndarra
     gg = distance_pairs(arr[ii], arr[jj], ca[ii])
     starts = np.searchsorted(ii, np.arange(n + 1))
     out = {r: (jj[starts[r] : starts[r + 1]], gg[starts[r] : starts[r + 1]]) for r in range(n)}
-    hit[2] = out
+    hit[1] = out
     return out
 
 
@@ -233,8 +223,9 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     from engine.geometry import distance
 
     forms, arr, sides = _geo(ctx)
-    memo = (f.id, limit, ctx.geo_cache[0])
-    hit = ctx.near_cache.get(memo)
+    kept = ctx.state.table().memo
+    memo = ("near", f.id, limit)
+    hit = kept.get(memo)
     if hit is not None:
         return list(hit)
     mask = sides != f.side
@@ -257,11 +248,9 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     out = []
     for k in order:
         g = forms[int(idx[k])]
-        ctx.gap_cache[(f.id, g.id, ctx.state.version)] = float(gaps[k])
+        kept[("gap", f.id, g.id)] = float(gaps[k])
         out.append(g)
-    if len(ctx.near_cache) > 10_000:
-        ctx.near_cache.clear()
-    ctx.near_cache[memo] = list(out)
+    kept[memo] = list(out)
     return out
 
 
@@ -269,7 +258,7 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
-        hit = ctx.gap_cache.get((f.id, g.id, ctx.state.version))
+        hit = ctx.state.table().memo.get(("gap", f.id, g.id))
         if hit is not None:
             return hit
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
@@ -820,10 +809,6 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
 
     state = ctx.state
     _replace_casualties(ctx)
-    # the rectangles of every formation on the table, kept up to date move by move for the
-    # sweeps (rebuilt when anything but a move happens: a loss, a morale change)
-    table: tuple[list[Formation], Any, Any] | None = None
-    table_key: Any = None
     stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
     moved: set[str] = set()
     for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
@@ -840,10 +825,10 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             fresh = _charge(f, g, plan.kind)  # the target may have moved first: aim anew
             fresh.max_m = plan.max_m
             plan = fresh
-        if table is None or table_key != ctx.table_key(moves=False):
-            table_key = ctx.table_key(moves=False)
-            forms = state.active()
-            table = (forms, obb_array([g.obb() for g in forms]), np.array([g.side for g in forms]))
+        # the rectangles of every formation on the table: the state's columns, which follow
+        # every move, loss and morale change by themselves
+        t = state.table()
+        table = (t.forms, t.arr, t.sides)
         if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f, table):
             continue  # charged before its turn: it stays to fight (3.2)
         classes_fn = None
@@ -866,10 +851,6 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             classes_fn=classes_fn,
             table=(table[0], table[1]),
         )
-        for k, g in enumerate(table[0]):
-            if g is f:
-                table[1][k] = f.obb()  # only the mover's rectangle changed
-                break
         ctx.allowances[f.id] = res.allowance_m
         note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
@@ -892,7 +873,6 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
                 from engine.rulesets.two_mm_earth.formations import join_formation
 
                 ctx.emit(join_formation(ctx, f, g, "execute_moves"))
-                table = None  # f has left the table (merged into g)
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     _mark_new_contacts(ctx)

@@ -1,9 +1,11 @@
 """Scripted orders (issue 4): a human plan read from a file replaces the automatic commander.
 
 The file maps a bound to the orders given in it (9.1), in the text form of
-:class:`engine.orders.Order` or :class:`engine.rulesets.two_mm_earth.wings.WingOrder`::
+:class:`engine.orders.Order` or :class:`engine.rulesets.two_mm_earth.wings.WingOrder`; a position
+is map metres or lon,lat, whichever lies on the battlefield (:meth:`OrdersScript.place`)::
 
     1: ["advance sc_home to 551200,6163400"]
+    2: ["advance sc_king to -2.181,55.626"]
     3: ["attack sc_home on en_edmund", "split sc_king into 2 wings"]
     5: ["hold sc_king_w2"]
 
@@ -24,7 +26,7 @@ scenario_builder.errors.ScenarioFileError: plan.yaml: line 1: expected an order 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +38,20 @@ from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Scenario
 from engine.state import Morale
 from engine.yamlio import load_yaml_with_lines
-from scenario_builder.errors import DataSourceError, IllegalOrderError, ScenarioFileError
+from scenario_builder.errors import (
+    DataSourceError,
+    IllegalOrderError,
+    ScenarioError,
+    ScenarioFileError,
+)
 
-__all__ = ["OrdersScript", "ScriptedCommander", "parse_order", "scripted_commanders"]
+__all__ = [
+    "OrdersScript",
+    "ScriptedCommander",
+    "parse_order",
+    "scripted_commanders",
+    "scripted_sides",
+]
 
 AnyOrder = Order | WingOrder | LooseOrder
 _WING_ID = re.compile(r"^(?P<base>.+)_w\d+$")
@@ -65,6 +78,9 @@ class OrdersScript:
     source: str
     orders: dict[int, list[AnyOrder]]
     lines: dict[tuple[int, int], int] = field(default_factory=dict)
+    #: how :meth:`place` read the positions: ``{"lon,lat": 2, "metres in EPSG:32630": 1}``
+    read_as: dict[str, int] = field(default_factory=dict)
+    _placed: bool = False
 
     @classmethod
     def from_text(cls, text: str, source: str | Path = "<orders>") -> OrdersScript:
@@ -154,6 +170,37 @@ class OrdersScript:
                     )
         return owner
 
+    def place(self, ground: Any) -> None:
+        """Read every ``to X,Y`` position on ``ground`` (a Battlefield): map metres if it lies on
+        the battlefield in metres, lon,lat if it does as degrees (``scenario_builder.coords``,
+        as ``route`` reads --from/--to); the orders then hold metres and :attr:`read_as` counts
+        which was read. A position off the battlefield either way is a ScenarioFileError naming
+        the file, the line, the order and the position as written. Placing twice is a no-op."""
+        from scenario_builder.coords import describe, guess_crs, transformer
+
+        if self._placed:
+            return
+        for bound, orders in self.orders.items():
+            for i, o in enumerate(orders):
+                if not isinstance(o, Order) or o.target_point is None:
+                    continue
+                line = self.lines.get((bound, i), 1)
+                try:
+                    crs = guess_crs(
+                        ground,
+                        {"": o.target_point},
+                        hint="an orders file's positions are lon,lat or these metres",
+                    )
+                except ScenarioError as exc:
+                    raise ScenarioFileError(
+                        self.source, f"line {line}: order {str(o)!r}: {exc.problem}"
+                    ) from None
+                how = describe(crs, ground.crs)
+                self.read_as[how] = self.read_as.get(how, 0) + 1
+                x, y = transformer(crs, ground.crs)(*o.target_point)
+                orders[i] = replace(o, target_point=(float(x), float(y)))
+        self._placed = True
+
     def sides_used(self, owner: dict[str, str]) -> list[str]:
         used = set()
         for orders in self.orders.values():
@@ -210,15 +257,21 @@ class ScriptedCommander:
         return base in self.initial or fid in self.initial
 
 
-def scripted_commanders(
-    scenario: Scenario, script: OrdersScript, to_xy: Any, side: str | None = None
-) -> dict[str, ScriptedCommander]:
-    """Scripted commanders for ``side`` (or every side the file gives orders to)."""
+def scripted_sides(scenario: Scenario, script: OrdersScript, side: str | None = None) -> list[str]:
+    """The sides ``script`` commands (``side``, or every side it gives orders to), after checking
+    its formations and sides against ``scenario`` (no ground needed)."""
     if side is not None and side not in {s.id for s in scenario.sides}:
         sides = ", ".join(s.id for s in scenario.sides)
         raise ScenarioFileError(
             script.source, f"expected --orders-side one of {sides}, got {side!r}"
         )
     owner = script.check(scenario, [side] if side is not None else None)
-    sides_ = [side] if side is not None else script.sides_used(owner)
+    return [side] if side is not None else script.sides_used(owner)
+
+
+def scripted_commanders(
+    scenario: Scenario, script: OrdersScript, to_xy: Any, side: str | None = None
+) -> dict[str, ScriptedCommander]:
+    """Scripted commanders for ``side`` (or every side the file gives orders to)."""
+    sides_ = scripted_sides(scenario, script, side)
     return {s: ScriptedCommander.from_scenario(scenario, s, script, to_xy) for s in sides_}
