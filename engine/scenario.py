@@ -887,6 +887,10 @@ class Scenario(BaseModel):
                     lines,
                     f"expected a character of army {army.army}, got {side.general!r}",
                 )
+            # a ruleset's own cross-file checks (medieval-d10: Inspirational Figures' formations)
+            check_side = getattr(army, "check_side", None)
+            if check_side is not None:
+                check_side(self, side)
 
     def line_of(self, loc: tuple[str | int, ...]) -> int | None:
         """The line in the scenario file of the field at ``loc`` (or of its nearest parent)."""

@@ -201,6 +201,9 @@ def _close_quarters(bf: Any) -> Any:
         }
         for i, p in enumerate(("en_bills", "en_bills_retinue", "en_border_horse", "en_bills"))
     ]
+    # the troop list stands St Cuthbert's banner with en_admiral, not in this scenario: it is
+    # placed here with the retinue (an unplaced one is a load error, MedievalArmy.check_side)
+    red[1]["character"] = "st_cuthbert_banner"
     blue = [
         {
             "id": f"b{i}",

@@ -8,6 +8,7 @@ readings in docs/rules-interpretations.md ("medieval-d10").
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -336,6 +337,55 @@ def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towto
     assert game.gap(gun, e) <= long_m
 
 
+def test_flodden_attacking_battery_fires_from_where_it_stands_when_a_target_is_in_range() -> None:
+    # MOVEMENT CHART artillery rows and the FIRING CHART's ranges: a battery ordered to attack
+    # that has a target within its long range fires from where it stands (no limbering); only
+    # with none in range does it limber and come on to long range. On the shipped ground the
+    # Scots' great guns (medium field artillery, long 180 cm = 823 m at 150 yd = 30 cm) stand
+    # 942 m from Surrey's archers, beyond their long range: so the shipped guns limber and
+    # advance (docs/rules-interpretations.md, "Flodden's guns")
+    flodden = build_site("flodden").battlefield
+    guns = flodden.to_xy(-2.1785, 55.6200)  # sc_guns_centre, data/scenarios/flodden_1513.yaml
+    archers = flodden.to_xy(-2.1755, 55.6285)  # en_surrey_bows
+    kinds: dict[str, list[str]] = {}
+    for case in ("shipped", "in_range", "beyond"):
+        gun = _unit(
+            "g",
+            "lanc",
+            guns,
+            arm="artillery",
+            weight="medium",
+            carriage="medium",
+            missile="medium_field_artillery",
+            figures=2,
+            limbered=False,
+            melee=None,
+            order="attack",
+        )
+        target = _unit("e", "york", archers, math.pi, figures=3, missile="longbow")
+        game = _game(flodden, [gun, target], [], Dice(5))
+        long_m = game.m(FIRING_RANGES[MissileWeapon.MEDIUM_FIELD_ARTILLERY][RangeBand.LONG].cm)
+        if case != "shipped":
+            # the archers brought up the line of fire to 50 m inside / outside long range
+            d = math.dist(guns, archers)
+            ux, uy = (archers[0] - guns[0]) / d, (archers[1] - guns[1]) / d
+            want = long_m - 50.0 if case == "in_range" else long_m + 50.0
+            t = want + (game.size(gun)[1] + game.size(target)[1]) / 2
+            target.x, target.y = guns[0] + ux * t, guns[1] + uy * t
+        game.side_a, game.side_b = "lanc", "york"
+        if case == "shipped":
+            assert game.gap(gun, target) > long_m
+        game.phase = Phase.A_NORMAL_MOVEMENT
+        game.phase_normal_a()
+        kinds[case] = [e["type"] for e in game.events if e.get("unit") == "g"]
+        assert gun.unit.limbered is (case != "in_range")
+        # a medium battery's limbering is its whole phase ("Limber or Unlimber 1 Game Turn")
+        assert game.moved_m.get("g", 0.0) == 0.0
+    assert kinds["in_range"] == ["fire"]
+    assert kinds["beyond"][0] == "limber" and "fire" not in kinds["beyond"]
+    assert kinds["shipped"][0] == "limber"
+
+
 def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) -> None:
     # Light Artillery: "Limber or Unlimber 0.5 Game Turn": half a move, then unlimber
     x0, y0 = towton.to_xy(*PLATEAU)
@@ -398,6 +448,55 @@ def test_counter_charge_is_declared_tested_and_meets_the_charger(towton: Any) ->
     charge = _last(game, "charge")
     assert charge["unit"] == "c" and charge["met_by"] == "y"
     assert game.in_contact(y, c) and c.charged_this_turn and y.charged_this_turn
+    check_invariants(game, {})
+
+
+def test_counter_charge_goes_in_on_act_as_ordered_or_half_speed(towton: Any) -> None:
+    # MORALE TEST RESULT "Half speed advance", Troops wishing to Charge: "may not now declare a
+    # Charge ... but it may React-to-a-charge (including Counter-charging or Evading, at full
+    # speed)"; "No Advance": "may not initiate a Charge or Counter-charge"
+    x0, y0 = towton.to_xy(*PLATEAU)
+    seen: dict[str, bool] = {}
+    for face in range(1, 11):
+        x = _unit("x", "lanc", (x0, y0))
+        y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")
+        # disordered (-2) so that the d10 spans refusals too
+        y.unit = dataclasses.replace(y.unit, disordered=True)
+        c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+        game = _game(towton, [x, y, c], [], ScriptedDice([face]))
+        c.charging, c.target = True, "x"
+        game.phase = Phase.B_DECLARE_CHARGES
+        game.phase_declare_b()
+        result = _last(game, "morale")["result"]
+        seen[result] = y.charging and y.counter_charge
+    assert seen == {
+        **{r: True for r in ("act as ordered", "half speed advance") if r in seen},
+        **{r: False for r in seen if r not in ("act as ordered", "half speed advance")},
+    }
+    assert seen.get("half speed advance") is True and False in seen.values()
+
+
+def test_counter_charge_reaches_the_chargers_path_not_only_its_start(towton: Any) -> None:
+    # GAME TURN SEQUENCE phase 8: the charge and the reactions move "simultaneously": y is out
+    # of its charge reach of c where c stands, but c's charge at x passes within it
+    x0, y0 = towton.to_xy(*PLATEAU)
+    x = _unit("x", "lanc", (x0, y0))
+    y = _unit("y", "lanc", (x0 + 95.0, y0), order="attack")
+    c = _unit("c", "york", (x0, y0 + 100.0), math.pi, order="attack")
+    game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
+    c.charging, c.target = True, "x"
+    reach = game.allowance(y, bonus=True)
+    assert game.gap(y, c) > reach
+    point = game.interception(y, c, reach)
+    assert point is not None and (c.x, c.y) == (x0, y0 + 100.0)  # c is put back
+    game.phase = Phase.B_DECLARE_CHARGES
+    game.phase_declare_b()
+    assert y.counter_charge and y.target == "c"
+    game.phase = Phase.A_CHARGE_MOVEMENT
+    game.phase_charge_a()
+    met = _last(game, "counter_charge")
+    assert met["contact"] and 0 < met["charger_metres"] <= game.allowance(c, bonus=True)
+    assert game.in_contact(y, c) and _last(game, "charge")["met_by"] == "y"
     check_invariants(game, {})
 
 
@@ -494,16 +593,43 @@ def test_flodden_banner_of_st_cuthbert_and_the_guns_limbering_in_battle(built_fl
                 assert not limbered[e["unit"]], e
 
 
-def test_counter_charge_declared_in_a_battle_on_a_shipped_site(built_minden) -> None:
-    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground
+def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden(
+    built_minden: Any,
+) -> None:
+    # the close-quarters scenario of test_medieval_d10_battle on Minden's ground. REASONS TO
+    # TAKE A MORALE TEST 1 (phase 5), GAME TURN SEQUENCE phase 8 "Move Side A's charging units
+    # and simultaneously move ... Side B's units that are reacting", then phase 13's melee
     from test_medieval_d10_battle import _close_quarters
 
     minden = built_minden.battlefield
-    _, events = _play(minden, _close_quarters(minden), 2)
+    battle, events = _play(minden, _close_quarters(minden), 6)  # seed 6: the border horse
+    game = battle.ctx.game
     tests = [
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
     ]
     assert tests and all(e["phase"] == "5 Charges and Counter-charges to Declare" for e in tests)
+    declared = [e for e in events if e["type"] == "charge_declared" and e.get("counter_charge")]
+    assert declared
+    cc = declared[0]
+    # the charger was charging another friendly unit of the counter-charger's side
+    charger = game.units[cc["target"]]
+    assert charger.side != game.units[cc["unit"]].side
+    assert game.units[cc["charging_at"]].side == game.units[cc["unit"]].side
+    assert cc["charging_at"] != cc["unit"]
+    turn = cc["turn"]
+    same = [e for e in events if e["turn"] == turn]
+    move = next(e for e in same if e["type"] == "counter_charge" and e["unit"] == cc["unit"])
+    assert move["phase"].startswith(("8 ", "9 ")) and move["contact"] and move["metres"] > 0
+    # moved at its charge rate at most (MOVEMENT CHART march rate + bonus)
+    assert move["metres"] <= game.allowance(game.units[cc["unit"]], bonus=True) + 1e-6
+    met = next(e for e in same if e["type"] == "charge" and e["unit"] == cc["target"])
+    assert met["met_by"] == cc["unit"] and met["contact"]
+    assert any(
+        e["type"] == "melee"
+        and {e["a"], e["b"]} == {cc["unit"], cc["target"]}
+        and e["phase"] == "13 Melee Calculations"
+        for e in same
+    )
 
 
 # -- Weather: the book prints no table; ours is pinned here ---------------------------------------
@@ -552,3 +678,111 @@ def test_troop_list_inspirational_figures_validated(tmp_path: Any) -> None:
     )
     with pytest.raises(ScenarioFileError, match=r"bad\.yaml.*duplicate ids \['surrey'\]"):
         load_troop_list(bad)
+
+
+def test_inspirational_figure_with_a_formation_not_in_the_scenario_is_a_load_error(
+    tmp_path: Any,
+) -> None:
+    # "Commander and Inspirational Figures": the banner stands with a unit of the battle; a
+    # troop list that stands it with a formation the scenario does not have is refused at load
+    # with the troop list's file, line and the nearest formation id (never silently left out)
+    from pathlib import Path
+
+    from engine.scenario import load_scenario
+    from scenario_builder.errors import ScenarioFileError
+
+    troops = Path("data/troops/medieval")
+    bad = tmp_path / "english_1513.yaml"
+    bad.write_text(
+        (troops / "english_1513.yaml")
+        .read_text(encoding="utf-8")
+        .replace("formation: en_admiral,", "formation: en_admirall,"),
+        encoding="utf-8",
+    )
+    text = Path("data/scenarios/flodden_1513.yaml").read_text(encoding="utf-8")
+    text = text.replace("ruleset: 2mm-earth-v0.9", "ruleset: medieval-d10")
+    text = text.replace("army: english_1513", f"army: {bad}")
+    text = text.replace("army: scots_1513", f"army: {(troops / 'scots_1513.yaml').resolve()}")
+    sc = tmp_path / "flodden_typo.yaml"
+    sc.write_text(text, encoding="utf-8")
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario(sc)
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert str(bad) in msg and "line 23:" in msg and "'en_admirall'" in msg
+    assert msg.endswith("did you mean en_admiral or en_admiral_bows?")
+    # the shipped troop list, the same scenario otherwise: loads
+    sc.write_text(text.replace(f"army: {bad}", f"army: {(troops / 'english_1513.yaml').resolve()}"))
+    assert load_scenario(sc).ruleset == "medieval-d10"
+
+
+def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
+    towton: Any,
+) -> None:
+    # "An Inspirational Figure is either with the testing Unit or seen within 150yds" (THE
+    # MORALE TEST CHART +2): a banner alone on the field inspires the units that see it within
+    # 150 yds; the MELEE CHART's +1 is only for one "in the front rank", so none until it walks
+    # up (MOVEMENT CHART skirmish-order infantry line rate, 20 cm) and joins the unit
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0))
+    e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+    banner = FigureState("banner", "york", None, None, x=x0 + 120.0, y=y0, join="a")
+    game = _game(towton, [a, e], [banner], ScriptedDice([5] * 40))
+    assert game.inspired(a)
+    game.phase = Phase.MORALE
+    game.morale(a, MoraleColumn.OTHER, "test")
+    assert _last(game, "morale")["factors"].get("inspirational") == 1
+    game.phase = Phase.MELEE
+
+    def need() -> int:
+        game.strike(a, e)
+        return int(game.dice.history[-1].purpose.split("kill ")[1].split("+")[0])
+
+    alone = need()
+    turns = 0
+    while banner.unit is None:
+        turns += 1
+        game.begin_turn()
+        game.phase = Phase.A_NORMAL_MOVEMENT
+        game.move_lone_figures("york")
+        moved = _last(game, "figure_moves")
+        assert moved["figure"] == "banner" and moved["metres"] <= game.m(20) + 1e-6
+        assert turns <= 3
+    assert banner.unit == "a" and _last(game, "figure_moves")["joined"]
+    game.phase = Phase.MELEE
+    assert need() == alone + 1
+    # out of sight and out of 150 yds it inspires no one
+    far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
+    b = _unit("b", "york", (x0 + 300.0, y0))
+    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), math.pi)], [far])
+    assert not game2.inspired(b)
+
+
+def test_flodden_banner_placed_alone_walks_to_the_admiral_in_battle() -> None:
+    # the scenario places St Cuthbert's banner alone 190 m behind the Admiral's vanguard; its
+    # troop list stands it with en_admiral, so it walks there in the normal movement phases
+    from pathlib import Path
+
+    from engine.battle import Battle
+    from engine.scenario import Scenario
+
+    text = Path("data/scenarios/flodden_1513.yaml").read_text(encoding="utf-8")
+    old = "      - {id: admiral, formation: en_admiral}\n"
+    assert old in text
+    text = text.replace(
+        old, old + "      - {id: st_cuthbert_banner, position: {lonlat: [-2.1835, 55.6315]}}\n"
+    )
+    sc = Scenario.from_yaml(text, "flodden_lone.yaml")
+    flodden = build_site("flodden").battlefield
+    battle = Battle(flodden, sc, Dice(3), ruleset="medieval-d10")
+    battle.run(max_bounds=4)
+    game = battle.ctx.game
+    moves = [e for e in game.events if e["type"] == "figure_moves"]
+    assert moves and all(e["phase"].startswith(("11 ", "12 ")) for e in moves)
+    assert all(e["metres"] <= game.m(20) + 1e-6 for e in moves)
+    assert moves[-1]["joined"] and moves[-1]["unit"] == "en_admiral"
+    assert game.figures["st_cuthbert_banner"].unit == "en_admiral"
+    # the playback's base for the banner went with it
+    lone = battle.state.formations["st_cuthbert_banner"]
+    admiral = game.units["en_admiral"]
+    assert (lone.cx, lone.cy) == pytest.approx((admiral.x, admiral.y))

@@ -83,6 +83,9 @@ __all__ = [
 
 #: step of the movement sweep along a path (ground metres)
 STEP_M = 5.0
+#: MOVEMENT CHART "Any Skirmish-order Infantry", class A, B, C or M, line: 20 cm; a lone
+#: Inspirational Figure walks at it (docs/rules-interpretations.md, "Inspirational Figures alone")
+LONE_FIGURE_CM = 20
 #: gap under which two units are in base-to-base contact (ground metres)
 CONTACT_M = 1.0
 #: figure frontage and depth in chart cm (25 mm: 20 mm foot figures, horse 25 x 50 mm, guns
@@ -170,17 +173,23 @@ class FigureState:
     """A Commander figure (``kind`` set) or an Inspirational Figure (``kind`` None) standing in
     the front rank of ``unit`` ("Commander and Inspirational Figures"; the MELEE CHART's "any
     COMMANDER or INSPIRATIONAL figure in the front rank"). ``seniority`` 0 is the most senior
-    (the army commander, then the troop list's order); ``general`` marks the army commander."""
+    (the army commander, then the troop list's order); ``general`` marks the army commander.
+    An Inspirational Figure may stand alone on the field (``unit`` None) at ``x``, ``y``: it
+    inspires the units that see it within 150 yds and walks to join a unit (``join``)."""
 
     id: str
     side: str
-    unit: str
+    unit: str | None
     kind: CommanderKind | None
     contingent: str | None = None
     seniority: int = 0
     general: bool = False
     alive: bool = True
     killed_turn: int = 0
+    x: float = 0.0
+    y: float = 0.0
+    #: the unit a lone Inspirational Figure walks to join (None: the nearest friendly unit)
+    join: str | None = None
 
     @property
     def inspirational(self) -> bool:
@@ -194,12 +203,16 @@ def assign_contingents(units: Iterable[UnitState], figures: Iterable[FigureState
     is in docs/rules-interpretations.md)."""
     units = list(units)
     by_id = {u.id: u for u in units}
-    cmd = sorted(
-        (f for f in figures if f.kind is not None and f.unit in by_id), key=lambda f: f.seniority
-    )
+    # Commander figures always stand with a unit (MedievalBattle refuses a lone one)
+    home = {
+        f.id: by_id[f.unit]
+        for f in figures
+        if f.kind is not None and f.unit is not None and f.unit in by_id
+    }
+    cmd = sorted((f for f in figures if f.id in home), key=lambda f: f.seniority)
     for f in cmd:
-        if by_id[f.unit].contingent is None:
-            by_id[f.unit].contingent = f.contingent
+        if home[f.id].contingent is None:
+            home[f.id].contingent = f.contingent
     for u in units:
         if u.contingent is not None:
             continue
@@ -211,7 +224,7 @@ def assign_contingents(units: Iterable[UnitState], figures: Iterable[FigureState
             near = min(
                 own,
                 key=lambda f: (
-                    math.dist((u.x, u.y), (by_id[f.unit].x, by_id[f.unit].y)),
+                    math.dist((u.x, u.y), (home[f.id].x, home[f.id].y)),
                     f.seniority,
                 ),
             )
@@ -245,6 +258,9 @@ WIND_POINTS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")  # where the wind blo
 
 # REASONS TO TAKE A MORALE TEST, by priority (1 highest)
 R_COUNTER_CHARGE, R_DRAWN_LOST, R_FIGURE_KILLED, R_SEEN_ROUT, R_UNSEEN_ENEMY = 1, 4, 5, 6, 7
+#: MORALE TEST RESULT: a counter-charge goes in on "Act as Ordered", and on "Half speed advance"
+#: ("Troops wishing to Charge ... may React-to-a-charge (including Counter-charging ...)")
+COUNTER_CHARGE_GOES_IN = frozenset({MoraleResult.ACT_AS_ORDERED, MoraleResult.HALF_SPEED})
 R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF, R_CONTINGENT_LOST = 8, 9, 10, 11, 12
 #: the factors a morale or control event shows (the situation's lines; classes are implied)
 _SHOWN_FACTORS = frozenset(
@@ -342,7 +358,9 @@ class MedievalBattle:
         self.allowance_m: dict[str, float] = {}
         self.figures: dict[str, FigureState] = {f.id: f for f in figures}
         for f in self.figures.values():
-            if f.unit not in self.units:
+            if f.unit is None and f.kind is not None:
+                raise ValueError(f"figure {f.id}: a Commander figure stands with a unit")
+            if f.unit is not None and f.unit not in self.units:
                 raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
@@ -523,8 +541,14 @@ class MedievalBattle:
         """The living Commander and Inspirational Figures in ``u``'s front rank."""
         return [f for f in self.figures.values() if f.alive and f.unit == u.id]
 
+    def unit_of(self, f: FigureState) -> UnitState:
+        """The unit a figure stands with (a Commander figure always has one)."""
+        if f.unit is None:
+            raise ValueError(f"figure {f.id} stands alone, with no unit")
+        return self.units[f.unit]
+
     def _present(self, f: FigureState) -> bool:
-        return f.alive and self.units[f.unit].alive
+        return f.alive and (f.unit is None or self.units[f.unit].alive)
 
     def commanders_near(self, u: UnitState) -> list[FigureState]:
         """Friendly Commander figures seen within 150 yds of ``u`` (not with it)."""
@@ -533,7 +557,7 @@ class MedievalBattle:
         for f in self.figures.values():
             if f.side != u.side or f.kind is None or f.unit == u.id or not self._present(f):
                 continue
-            fu = self.units[f.unit]
+            fu = self.unit_of(f)
             if self.gap(u, fu) <= reach and self.sees(u, fu):
                 out.append(f)
         return out
@@ -544,10 +568,71 @@ class MedievalBattle:
         for f in self.figures.values():
             if f.side != u.side or f.kind is not None or not self._present(f):
                 continue
-            fu = self.units[f.unit]
+            if f.unit is None:
+                # alone on the field: seen within 150 yds of the unit's front or rear edge
+                near = math.dist((u.x, u.y), (f.x, f.y)) - self.size(u)[1] / 2 <= reach
+                if near and self._sees_point(u, f.x, f.y):
+                    return True
+                continue
+            fu = self.unit_of(f)
             if fu is u or (self.gap(u, fu) <= reach and self.sees(u, fu)):
                 return True
         return False
+
+    def _sees_point(self, u: UnitState, x: float, y: float) -> bool:
+        try:
+            return bool(self.bf.line_of_sight((u.x, u.y), (x, y)))
+        except (ValueError, KeyError, IndexError):
+            return False  # off the battlefield: out of sight
+
+    def move_lone_figures(self, side: str) -> None:
+        """Phases 11-12, normal movement: each Inspirational Figure standing alone walks toward
+        the unit it is to join (else the nearest friendly unit not routing) at the MOVEMENT
+        CHART's "Any Skirmish-order Infantry" class A-C line rate (a lone figure on foot; the
+        chart has no row for one: docs/rules-interpretations.md), paying the TERRAIN CHART as
+        skirmishers do; reaching the unit it joins its front rank ("with the testing Unit"; the
+        MELEE CHART's "in the front rank")."""
+        for f in self.figures.values():
+            if f.side != side or f.unit is not None or not f.alive or f.kind is not None:
+                continue
+            friends = [u for u in self.alive(side) if not u.routing]
+            if f.join is not None:
+                friends = [u for u in friends if u.id == f.join]
+            if not friends:
+                continue
+            goal = min(
+                friends, key=lambda u: (math.dist((u.x, u.y), (f.x, f.y)) - self.size(u)[1], u.id)
+            )
+            rate = self.m(LONE_FIGURE_CM)
+            spent, x0, y0 = 0.0, f.x, f.y
+            while spent < rate - 1e-9:
+                centre = math.dist((goal.x, goal.y), (f.x, f.y))
+                d = centre - self.size(goal)[1] / 2
+                if d <= CONTACT_M or centre < 1e-9:
+                    break
+                ux, uy = (goal.x - f.x) / centre, (goal.y - f.y) / centre
+                step = min(STEP_M, d)
+                nx, ny = f.x + ux * step, f.y + uy * step
+                terrain, _ = self.terrain_at(nx, ny)
+                slope = slope_class(float(self.bf.slope_at(nx, ny)))
+                uphill = self.elevation(nx, ny) > self.elevation(f.x, f.y)
+                frac = march_fraction(
+                    TerrainColumn.SKIRMISH, terrain, slope, uphill=uphill, cavalry=False
+                )
+                if frac is None or frac <= 0:
+                    break
+                if spent + step / float(frac) > rate:
+                    step = (rate - spent) * float(frac)  # the last of the move
+                    nx, ny = f.x + ux * step, f.y + uy * step
+                    spent = rate
+                else:
+                    spent += step / float(frac)
+                f.x, f.y = nx, ny
+            moved = math.dist((x0, y0), (f.x, f.y))
+            joined = math.dist((goal.x, goal.y), (f.x, f.y)) - self.size(goal)[1] / 2 <= CONTACT_M
+            if joined:
+                f.unit, f.join = goal.id, None
+            self.log("figure_moves", goal.id, figure=f.id, metres=round(moved, 1), joined=joined)
 
     def contingent_commander(self, u: UnitState) -> FigureState | None:
         """The Commander figure of ``u``'s contingent (its most senior at deployment)."""
@@ -567,7 +652,7 @@ class MedievalBattle:
             return False, None
         if not c.alive:
             return True, c
-        cu = self.units[c.unit]
+        cu = self.unit_of(c)
         if not cu.alive:
             return True, c
         return (cu is not u and not self.sees(u, cu)), c
@@ -588,7 +673,7 @@ class MedievalBattle:
         see it fall within 150 yds test (MORALE reason 5), and an Inspirational Figure's death
         stays with those who saw it ("has seen an Inspirational Figure killed or wounded")."""
         fig.alive, fig.killed_turn = False, self.turn
-        u = self.units[fig.unit]
+        u = self.unit_of(fig)
         if fig.kind is not None:
             left = [f.kind for f in self.figures_with(u) if f.kind is not None]
             u.commander = left[0] if left else None
@@ -919,15 +1004,53 @@ class MedievalBattle:
             else:
                 self.apply_other(u, result)
 
+    def charge_path(self, c: UnitState) -> list[tuple[float, float]]:
+        """The points (every STEP_M) a declared charger ``c`` will pass through in its charge:
+        straight at its target, at most its charge rate, ending where it would meet it."""
+        target = self.units.get(c.target) if c.target is not None else None
+        if target is None:
+            return [(c.x, c.y)]
+        d = math.dist((c.x, c.y), (target.x, target.y))
+        length = min(self.allowance(c, bonus=True), max(0.0, self.gap(c, target)))
+        if d < 1e-6:
+            return [(c.x, c.y)]
+        ux, uy = (target.x - c.x) / d, (target.y - c.y) / d
+        n = int(length // STEP_M)
+        steps = [i * STEP_M for i in range(n + 1)] + ([length] if length > n * STEP_M else [])
+        return [(c.x + ux * t, c.y + uy * t) for t in steps]
+
+    def interception(self, u: UnitState, c: UnitState, reach: float) -> tuple[float, float] | None:
+        """GAME TURN SEQUENCE phase 8: "Move Side A's charging units and simultaneously move ...
+        Side B's units that are reacting": the first point of the charger ``c``'s charge path
+        where the counter-charger ``u`` can meet it within ``reach`` (None: nowhere)."""
+        home = (c.x, c.y)
+        try:
+            for x, y in self.charge_path(c):
+                c.x, c.y = x, y
+                if self.gap(u, c) <= reach:
+                    return x, y
+        finally:
+            c.x, c.y = home
+        return None
+
     def _counter_charge(self, u: UnitState, reach: float) -> bool:
         """Phase 5: side B may counter-charge an enemy unit charging another friendly unit
         (MORALE reason 1, "Wishing to Counter-Charge an enemy unit (that is charging another
-        friendly unit)"): the automatic commander does so with an attacking unit that has such
-        a charger within its charge reach. Returns whether it tested."""
+        friendly unit)"): the automatic commander does so with an attacking unit that can meet
+        such a charger anywhere on its charge path within its own charge reach (the two move
+        simultaneously, phase 8). Returns whether it tested.
+
+        MORALE TEST RESULT "Half speed advance", Troops wishing to Charge: "may not now declare
+        a Charge ... but it may React-to-a-charge (including Counter-charging or Evading, at
+        full speed)": a counter-charge goes in on Act as Ordered or Half speed advance
+        (docs/rules-interpretations.md, "Counter-charges")."""
         chargers = [
             c
             for c in self.alive(self.enemy_of(u.side))
-            if c.charging and c.target not in (None, u.id) and self.gap(u, c) <= reach
+            if c.charging
+            and c.target not in (None, u.id)
+            and not c.counter_charge
+            and self.interception(u, c, reach) is not None
         ]
         if not chargers:
             return False
@@ -940,7 +1063,7 @@ class MedievalBattle:
             f"counter-charge {charger.id}",
             extra={"charge_soft_target": int(soft)},
         )
-        if result is MoraleResult.ACT_AS_ORDERED:
+        if result in COUNTER_CHARGE_GOES_IN:
             u.charging, u.target, u.counter_charge = True, charger.id, True
             self.log(
                 "charge_declared",
@@ -949,8 +1072,7 @@ class MedievalBattle:
                 counter_charge=True,
                 charging_at=charger.target,
             )
-        else:
-            self.apply_other(u, result)
+        self.apply_other(u, result)
         return True
 
     def phase_declare_a(self) -> None:
@@ -1051,23 +1173,49 @@ class MedievalBattle:
 
     def _meet_counter_charges(self, u: UnitState) -> bool:
         """GAME TURN SEQUENCE phases 8-9: "simultaneously move ... units that are reacting":
-        units counter-charging the charger ``u`` move on it first at their charge rate; if one
-        meets it, ``u``'s charge ends there (it is in contact, charging). Returns whether met."""
+        the charger ``u`` comes on along its charge path to the first point where a unit
+        counter-charging it can meet it, and that unit charges it there; if one meets it, ``u``'s
+        charge ends there (in contact, charging; its target is the unit it met). Returns whether
+        met; if none meets it, ``u`` is back where it started, to make its own charge."""
         met = None
-        for c in list(self.alive(self.enemy_of(u.side))):
+        start = (u.x, u.y, u.facing)
+        for c in sorted(self.alive(self.enemy_of(u.side)), key=lambda v: v.id):
             if not (c.charging and c.counter_charge and c.target == u.id) or c.routing:
                 continue
             c.charging, c.counter_charge = False, False
-            moved = self.move_toward(c, u.x, u.y, self.allowance(c, bonus=True), stop_short_of=u)
+            reach = self.allowance(c, bonus=True)
+            point = self.interception(c, u, reach) if met is None else None
+            if point is not None:
+                self.move_toward(u, point[0], point[1], self.allowance(u, bonus=True))
+            moved = self.move_toward(c, u.x, u.y, reach, stop_short_of=u)
             c.moved, c.charged_this_turn = True, True
             contact = self.in_contact(c, u)
-            self.log("counter_charge", c.id, target=u.id, metres=round(moved, 1), contact=contact)
+            self.log(
+                "counter_charge",
+                c.id,
+                target=u.id,
+                metres=round(moved, 1),
+                contact=contact,
+                charger_metres=round(self.moved_m.get(u.id, 0.0), 1),
+            )
             if contact and met is None:
                 met = c
+            elif met is None:
+                # not met: the charger's partial move is undone, it makes its own charge
+                self.moved_m.pop(u.id, None)
+                self.allowance_m.pop(u.id, None)
+                u.x, u.y, u.facing = start
         if met is None:
             return False
         u.moved, u.charged_this_turn = True, True
-        self.log("charge", u.id, target=u.target, metres=0.0, contact=True, met_by=met.id)
+        self.log(
+            "charge",
+            u.id,
+            target=u.target,
+            metres=round(self.moved_m.get(u.id, 0.0), 1),
+            contact=True,
+            met_by=met.id,
+        )
         return True
 
     def phase_charge_a(self) -> None:
@@ -1095,6 +1243,7 @@ class MedievalBattle:
 
     # phases 11-12: normal movement and firing
     def _normal(self, side: str) -> None:
+        self.move_lone_figures(side)
         for u in list(self.alive(side)):
             if u.moved or u.routing or not u.alive:
                 continue

@@ -39,11 +39,14 @@ from engine.rulesets.medieval_d10.terrain import (
     TerrainCode,
     march_fraction,
 )
-from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec, load_troop_list
+from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
 from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
+from engine.yamlio import line_for, read_yaml, validate
+from scenario_builder.errors import ScenarioFileError
 from scenario_builder.paths import data_dir
+from scenario_builder.suggest import did_you_mean
 
 __all__ = ["MedievalArmy", "MedievalContext", "MedievalD10", "MedievalEvent", "MedievalProfile"]
 
@@ -123,9 +126,34 @@ class MedievalArmy:
     troops: TroopList
     profiles: list[MedievalProfile] = field(default_factory=list)
     characters: list[MedievalCharacter] = field(default_factory=list)
+    #: the troop list's file and its fields' lines (for errors that name them)
+    path: Path | None = None
+    lines: dict[Any, int] = field(default_factory=dict)
+
+    def check_side(self, scenario: Any, side: Any) -> None:
+        """ "Commander and Inspirational Figures": an Inspirational Figure the troop list stands
+        with a formation must find that formation in the scenario's side (unless the scenario
+        places the figure itself); otherwise a one-line error naming the troop list's file,
+        line and the nearest formation ids (never silently left off the field)."""
+        fids = [f.id for f in side.formations]
+        placed = {c.id for c in side.characters}
+        for i, insp in enumerate(self.troops.inspirational):
+            if insp.formation is None or insp.id in placed or insp.formation in fids:
+                continue
+            line = line_for(self.lines, ("inspirational", i, "formation")) if self.lines else None
+            hint = did_you_mean(insp.formation, fids)
+            where = f"line {line}: " if line else ""
+            raise ScenarioFileError(
+                self.path or self.troops.army,
+                f"{where}inspirational.{i}.formation: {insp.id} stands with "
+                f"{insp.formation!r}, not a formation of side {side.id} in scenario "
+                f"{scenario.id}" + (f"; {hint}" if hint else ""),
+            )
 
     @classmethod
-    def from_list(cls, troops: TroopList) -> MedievalArmy:
+    def from_list(
+        cls, troops: TroopList, path: Path | None = None, lines: dict[Any, int] | None = None
+    ) -> MedievalArmy:
         profiles = [MedievalProfile(s) for s in troops.profiles]
         profiles.append(MedievalProfile(_COMMANDER_SPEC))
         chars = [
@@ -137,7 +165,7 @@ class MedievalArmy:
         chars += [
             MedievalCharacter(i.id, i.name or i.id, None, False) for i in troops.inspirational
         ]
-        return cls(troops, profiles, chars)
+        return cls(troops, profiles, chars, path, dict(lines or {}))
 
     @property
     def army(self) -> str:
@@ -234,6 +262,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     figures: list[FigureState] = []
     for side in sc.sides:
         army: MedievalArmy = sc.army(side.id, ctx.ruleset)
+        army.check_side(sc, side)
         general = side.general or (army.general.id if army.general else None)
         if general is not None:
             kind = army.character(general).kind
@@ -261,6 +290,17 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     general=ch.id == general,
                 )
             )
+        # Inspirational Figures the scenario places alone on the field: they walk to join the
+        # formation their troop list names (else the nearest friendly unit)
+        fids_all = {fs.id for fs in side.formations}
+        for cp in side.characters:
+            ch = army.character(cp.id)
+            if cp.formation is not None or ch.kind is not None:
+                continue
+            lone = ctx.state.formations[cp.id]  # the core's one-base formation for it
+            insp = next(i for i in army.troops.inspirational if i.id == cp.id)
+            join = insp.formation if insp.formation in fids_all else None
+            figures.append(FigureState(ch.id, side.id, None, None, x=lone.cx, y=lone.cy, join=join))
         # Inspirational Figures the troop list stands with a formation (unless placed above)
         named = {f.id for f in figures}
         fids = {fs.id for fs in side.formations}
@@ -355,6 +395,18 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
         if f.morale is Morale.DESTROYED:
             target = Morale.DESTROYED
         f.morale = target
+    # Inspirational Figures placed alone: the core's one-base formation follows the figure
+    # (alone where it walks; with the unit it joined, at that unit's place)
+    for fig in game.figures.values():
+        lone = state.formations.get(fig.id)
+        if lone is None or fig.id in game.units:
+            continue
+        x, y = (
+            (fig.x, fig.y) if fig.unit is None else (game.units[fig.unit].x, game.units[fig.unit].y)
+        )
+        if abs(lone.cx - x) > 1e-9 or abs(lone.cy - y) > 1e-9:
+            lone.set_pose(x, y, lone.facing)
+            state.version = getattr(state, "version", 0) + 1
     for cid in fallen:
         ch = state.characters.get(cid)
         if ch is not None and ch.alive:
@@ -436,7 +488,8 @@ class MedievalD10(Ruleset):
         p = Path(name_or_path)
         if p.suffix not in (".yaml", ".yml"):
             p = data_dir() / "troops" / "medieval" / f"{name_or_path}.yaml"
-        return MedievalArmy.from_list(load_troop_list(p))
+        data, lines = read_yaml(p)
+        return MedievalArmy.from_list(validate(TroopList, data, p, lines), p, lines)
 
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)
