@@ -35,6 +35,12 @@ MISSING_WINNER: dict[str, str] = {
         "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "
         "Arrivall; Warkworth); without it Oxford's rout of Hastings wins the day"
     ),
+    "maldon_991": (
+        "no misidentification: the English shieldwall broke when Godric fled on Byrhtnoth's own "
+        "horse and many took him for their lord (The Battle of Maldon ll. 185-197); W&C's "
+        "'general slain or routed' trigger fires only on the general's real fate, so the English "
+        "Battle Line (wihaga, ll. 17-21, 100-103) holds as often as it breaks"
+    ),
 }
 
 #: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing
