@@ -786,3 +786,44 @@ def test_flodden_banner_placed_alone_walks_to_the_admiral_in_battle() -> None:
     lone = battle.state.formations["st_cuthbert_banner"]
     admiral = game.units["en_admiral"]
     assert (lone.cx, lone.cy) == pytest.approx((admiral.x, admiral.y))
+
+
+def test_a_commander_figure_placed_alone_is_a_load_error_naming_the_scenario_line(
+    tmp_path: Any,
+) -> None:
+    # "Commander and Inspirational Figures": a Commander figure is played with a unit (its
+    # front rank, the control test's "Commander with Unit"); the book prints no move, sight or
+    # death for one alone, so a scenario placing the Lord Admiral at a position is refused at
+    # load with the scenario's file and line and what to write instead (never silently ignored)
+    from pathlib import Path
+
+    from engine.battle import Battle
+    from engine.scenario import Scenario, load_scenario
+    from scenario_builder.errors import ScenarioFileError
+
+    troops = Path("data/troops/medieval").resolve()
+    text = Path("data/scenarios/flodden_1513.yaml").read_text(encoding="utf-8")
+    old = "      - {id: admiral, formation: en_admiral}\n"
+    assert old in text
+    alone = "      - {id: admiral, position: {lonlat: [-2.1835, 55.6315]}}\n"
+    text = text.replace("army: english_1513", f"army: {troops / 'english_1513.yaml'}")
+    text = text.replace("army: scots_1513", f"army: {troops / 'scots_1513.yaml'}")
+    medieval = text.replace("ruleset: 2mm-earth-v0.9", "ruleset: medieval-d10")
+    sc = tmp_path / "flodden_lone_admiral.yaml"
+    sc.write_text(medieval.replace(old, alone), encoding="utf-8")
+    line = medieval.splitlines().index(old.rstrip("\n")) + 1
+    with pytest.raises(ScenarioFileError) as err:
+        load_scenario(sc)
+    msg = str(err.value)
+    assert "\n" not in msg
+    head = f"{sc}: line {line}: sides.1.characters.1.position: admiral is a Commander figure"
+    assert msg.startswith(head + ", which medieval-d10 plays with a unit"), msg
+    assert "give it formation: <a formation of side english: en_edmund, " in msg
+    # placed with its formation, the same file loads
+    sc.write_text(medieval, encoding="utf-8")
+    assert load_scenario(sc).ruleset == "medieval-d10"
+    # a 2mm Earth scenario fought with --ruleset medieval-d10 is refused as the battle starts
+    lone = Scenario.from_yaml(text.replace(old, alone), "flodden_lone.yaml")
+    battle = Battle(build_site("flodden").battlefield, lone, Dice(3), ruleset="medieval-d10")
+    with pytest.raises(ScenarioFileError, match="admiral is a Commander figure"):
+        battle.run(max_bounds=1)

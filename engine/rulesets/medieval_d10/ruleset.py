@@ -134,7 +134,9 @@ class MedievalArmy:
         """ "Commander and Inspirational Figures": an Inspirational Figure the troop list stands
         with a formation must find that formation in the scenario's side (unless the scenario
         places the figure itself); otherwise a one-line error naming the troop list's file,
-        line and the nearest formation ids (never silently left off the field)."""
+        line and the nearest formation ids (never silently left off the field). A Commander
+        figure the scenario places alone (at a position) is a one-line error naming the
+        scenario's file and line."""
         fids = [f.id for f in side.formations]
         placed = {c.id for c in side.characters}
         for i, insp in enumerate(self.troops.inspirational):
@@ -148,6 +150,26 @@ class MedievalArmy:
                 f"{where}inspirational.{i}.formation: {insp.id} stands with "
                 f"{insp.formation!r}, not a formation of side {side.id} in scenario "
                 f"{scenario.id}" + (f"; {hint}" if hint else ""),
+            )
+        # "Commander and Inspirational Figures": a Commander figure is played with a unit (its
+        # front rank, the control test's "Commander with Unit", its contingent's "Battle"); the
+        # book prints no move, sight or death for one alone, so one placed at a position is a
+        # one-line error naming the scenario's line, never silently left off the field
+        # (docs/rules-interpretations.md, "Inspirational Figures alone")
+        si = scenario.sides.index(side)
+        for ci, cp in enumerate(side.characters):
+            ch = next((c for c in self.characters if c.id == cp.id), None)
+            if cp.formation is not None or ch is None or ch.kind is None:
+                continue
+            loc = ("sides", si, "characters", ci, "position")
+            line = scenario.line_of(loc)
+            where = f"line {line}: " if line else ""
+            some = ", ".join(fids[:4]) + (", ..." if len(fids) > 4 else "")
+            raise ScenarioFileError(
+                scenario.path or scenario.id,
+                f"{where}{'.'.join(map(str, loc))}: {cp.id} is a Commander figure, which "
+                f"medieval-d10 plays with a unit; give it formation: <a formation of side "
+                f"{side.id}: {some}> instead of a position",
             )
 
     @classmethod
