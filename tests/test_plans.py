@@ -194,6 +194,33 @@ def test_a_feint_advances_to_its_point_then_falls_back_and_rallies(grounds: Any)
     assert any(bd >= back + 2 for bd, _ in events(log, "rally", "sc_ross"))
 
 
+def test_a_feint_turns_back_when_an_enemy_comes_within_its_distance(grounds: Any) -> None:
+    """Halidon Hill: Ross's schiltron feints toward the English archers of the left (its point
+    is their own position, so it cannot reach it) with ``enemy_within_m: 300``: it advances
+    while the nearest enemy is farther than 300 m and Retreats (9.1, 10.2) in the first bound
+    whose General sees one within 300 m, short of its point; then Holds after two bounds."""
+    point = {"lonlat": [-2.0610, 55.7825]}  # en_bows_far_left's deployed position
+    sc = with_plan("halidon_hill_1333", "scots", {"formations": [
+        {"formation": "sc_ross",
+         "feint": {"point": point, "enemy_within_m": 300, "fall_back_bounds": 2}}]})  # fmt: skip
+    b = battle(sc, grounds["halidon_hill_1333"])
+    target = sc.plan_of("scots").place(point_of(point), b.bf.to_xy)  # type: ignore[union-attr]
+    seen: dict[int, tuple[float, float]] = {}  # bound -> (nearest enemy gap, distance to point)
+    while not b.finished:
+        f = b.state.formations["sc_ross"]
+        gap = min(_gap(f, g) for g in b.state.enemies_of("scots"))
+        seen[b.state.bound + 1] = (gap, math.dist(f.centre(), target))
+        b.step()
+    orders = [(bd, e.order.split()[0]) for bd, e in events(b.log, "order_issued", "sc_ross")]
+    assert [k for _, k in orders[:3]] == ["advance", "retreat", "hold"], orders
+    back = orders[1][0]
+    gap, dist = seen[back]
+    assert gap <= 300 and dist > REACHED_M, (back, gap, dist)  # turned by the enemy, not the point
+    assert all(seen[bd][0] > 300 for bd in range(1, back)), seen  # and not a bound earlier
+    assert orders[2][0] == back + 2  # fall_back_bounds
+    assert any(bd == back for bd, _ in events(b.log, "retreat", "sc_ross"))
+
+
 def point_of(p: dict[str, Any]) -> Any:
     from engine.scenario import Position
 
