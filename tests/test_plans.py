@@ -3,9 +3,11 @@
 Each field of a formation's plan (``engine.scenario.FormationPlan``) is shown by its effect in
 the battle log: a reinforcement arrives on its bound at its edge or point (off the table until
 then); a hold-fire formation does not shoot until released (9.1 "Hold means to Hold Fire");
-a feint advances, then falls back under a Retreat order (9.1, 10.2) and rallies (11.2);
-waypoints are visited in order, then the steps. Plus the surprise morale modifier (a reading of
-10.5 / 10.2, engine.readiness) and plan files through the CLI.
+a feint advances, then falls back under a Retreat order (9.1, 10.2) and rallies (11.2), on
+reaching its point or when an enemy comes within its distance; waypoints are visited in order,
+then the steps, each until its default end or the ``reached`` or ``taken`` its ``until`` gives.
+Plus the surprise morale modifier (a reading of 10.5 / 10.2, engine.readiness) and plan files
+through the CLI.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from engine.battle import Battle
 from engine.dice import Dice
 from engine.log import BattleLog
 from engine.rulesets import get_ruleset
-from engine.rulesets.two_mm_earth.commanders import REACHED_M, _gap
+from engine.rulesets.two_mm_earth.commanders import REACHED_M, TAKEN_M, _gap
 from engine.scenario import Scenario, load_scenario
+from engine.state import Morale
 from scenario_builder.cli.run import build_battlefield
 from scenario_builder.paths import data_dir
 
@@ -266,6 +269,75 @@ def test_waypoints_are_visited_in_order_then_the_steps(grounds: Any) -> None:
     douglas = [(bd, _to(e.order)) for bd, e in events(log, "order_issued", "sc_douglas")]
     assert douglas[0][0] == 1 and math.dist(douglas[0][1], xy["a"]) < 1
     assert douglas[1][0] == 4 and math.dist(douglas[1][1], xy["b"]) < 1
+
+
+_A = {"lonlat": [-2.0800, 55.7860]}  # 375 m east of Douglas's deployment, short of the English
+_B = {"lonlat": [-2.0800, 55.7800]}
+
+
+def _douglas_steps(grounds: Any, steps: list[dict[str, Any]], objectives: list[Any]) -> Any:
+    """Halidon Hill with the Guardian's division on ``steps``: its orders (bound, order) and,
+    per bound, its distance to point A and whether A is taken by PlanCommander's rule (a Scots
+    formation not broken within TAKEN_M, no enemy as close) as that bound's orders are made."""
+    extra: dict[str, Any] = {"points": {"a": _A, "b": _B}, "formations": [
+        {"formation": "sc_douglas", "steps": steps}]}  # fmt: skip
+    if objectives:
+        plan = load_scenario("halidon_hill_1333").plan_of("scots")
+        assert plan is not None
+        extra["objectives"] = [o.model_dump(mode="json") for o in plan.objectives] + objectives
+    sc = with_plan("halidon_hill_1333", "scots", extra)
+    b = battle(sc, grounds["halidon_hill_1333"])
+    a = sc.plan_of("scots").place("a", b.bf.to_xy)  # type: ignore[union-attr]
+    seen: dict[int, tuple[float, bool]] = {}
+    while not b.finished:
+        mine = [f for f in b.state.active("scots") if f.morale is Morale.STEADY]
+        d_mine = min((math.dist(f.centre(), a) for f in mine), default=math.inf)
+        d_enemy = min(math.dist(g.centre(), a) for g in b.state.enemies_of("scots"))
+        d = math.dist(b.state.formations["sc_douglas"].centre(), a)
+        seen[b.state.bound + 1] = (d, d_mine <= TAKEN_M and d_enemy > d_mine)
+        b.step()
+    orders = [(bd, e.order) for bd, e in events(b.log, "order_issued", "sc_douglas")]
+    xy = {k: sc.plan_of("scots").place(k, b.bf.to_xy) for k in "ab"}  # type: ignore[union-attr]
+    return orders, seen, xy
+
+
+def _first_to(orders: list[tuple[int, str]], xy: tuple[float, float]) -> int | None:
+    return next((bd for bd, o in orders if " to " in o and math.dist(_to(o), xy) < 1), None)
+
+
+def test_a_hold_step_ended_by_reached_goes_on_to_the_next(grounds: Any) -> None:
+    """A step ``{point: a, order: hold, until: {reached: true}}`` ends in the first bound the
+    division is within REACHED_M of A (then B); without ``until`` the hold goes on (the
+    default end of a hold step: never), so B is never ordered."""
+    steps = [{"point": "a", "order": "hold", "until": {"reached": True}}, {"point": "b"}]
+    orders, seen, xy = _douglas_steps(grounds, steps, [])
+    assert orders[0][0] == 1 and math.dist(_to(orders[0][1]), xy["a"]) < 1, orders
+    to_b = _first_to(orders, xy["b"])
+    assert to_b is not None, orders
+    assert seen[to_b][0] <= REACHED_M, (to_b, seen[to_b])
+    assert all(seen[bd][0] > REACHED_M for bd in range(1, to_b)), seen
+    held, _, _ = _douglas_steps(grounds, [{"point": "a", "order": "hold"}, {"point": "b"}], [])
+    assert _first_to(held, xy["b"]) is None, held
+    assert any(o == "hold sc_douglas" for _, o in held), held
+
+
+def test_a_step_on_a_hold_objective_ended_by_taken(grounds: Any) -> None:
+    """A step ``{objective: fold, order: hold, until: {taken: true}}`` on an objective of kind
+    ``hold`` at A ends in the first bound the objective is taken (a Scots formation within
+    TAKEN_M, no enemy as close: PlanCommander's rule), then B; without ``until`` (a hold
+    objective has no default end) it goes on and B is never ordered."""
+    fold = [{"id": "fold", "point": _A, "formations": [], "kind": "hold"}]
+    steps = [{"objective": "fold", "order": "hold", "until": {"taken": True}}, {"point": "b"}]
+    orders, seen, xy = _douglas_steps(grounds, steps, fold)
+    to_b = _first_to(orders, xy["b"])
+    assert to_b is not None, orders
+    assert seen[to_b][1], (to_b, seen[to_b])
+    # on this ground it is taken (within 100 m) a bound before it would be reached (60 m)
+    assert seen[to_b][0] > REACHED_M, (to_b, seen[to_b])
+    assert not any(seen[bd][1] for bd in range(1, to_b)), seen
+    held, _, _ = _douglas_steps(grounds, [{"objective": "fold", "order": "hold"},
+                                          {"point": "b"}], fold)  # fmt: skip
+    assert _first_to(held, xy["b"]) is None, held
 
 
 def _to(order: str) -> tuple[float, float]:
