@@ -191,6 +191,8 @@ class Battle:
         self.arrivals = arrivals_for(scenario, self.state, ground, ruleset)
         if self.arrivals is not None:
             self.ctx.on_bound_start.insert(0, self.arrivals)
+            # off the table in the bound-0 snapshot: the header says when and where they come
+            self.log.header["arrivals"] = self.arrivals.schedule(self.state.bounds_xy)
         self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it

@@ -82,6 +82,26 @@ class Arrivals:
         """Formations not yet arrived."""
         return list(self.waiting)
 
+    def schedule(self, bounds_xy: tuple[float, float, float, float]) -> list[dict[str, Any]]:
+        """Who arrives when and where, for the log header (the deployment preview marks them
+        there): formation, side, bound, edge (None at a point) and ``at``, the entry point (on
+        the edge itself for an edge entry; the slide a blocked entry may need is not known
+        before the bound)."""
+        minx, miny, maxx, maxy = bounds_xy
+        out = []
+        for fid, w in self.waiting.items():
+            px, py = w.point
+            at = {
+                None: (px, py),
+                "north": (px, maxy),
+                "south": (px, miny),
+                "east": (maxx, py),
+                "west": (minx, py),
+            }[w.edge]
+            out.append({"formation": fid, "side": w.formation.side, "bound": w.bound,
+                        "edge": w.edge, "at": [at[0], at[1]]})  # fmt: skip
+        return out
+
     def __call__(self, ctx: Any) -> None:
         state: BattleState = ctx.state
         n = state.bound

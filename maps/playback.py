@@ -513,6 +513,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 **book,
             }
         )
+    arrivals = _arrivals(bf, log, formations)
     return {
         "proj": fit.to_json(),
         "title": str(log.get("scenario", "battle")),
@@ -539,7 +540,8 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "bounds": out_bounds,
         "fit": _fit(xs, ys, cx, cy, bf.bounds),
         "result": log.get("result"),
-        "resultText": result_text(log.get("result"), [b["b"] for b in out_bounds]),
+        "resultText": result_text(log.get("result"), [b["b"] for b in out_bounds], arrivals),
+        "arrivals": arrivals,
         "fog": fog,
         "fogSource": "engine" if recorded else ("recomputed" if fog else None),
     }
@@ -556,9 +558,50 @@ def _short_label(name: str) -> str:
     return f"{head} w{m.group(1)}" if m else head
 
 
-def result_text(result: Mapping[str, Any] | None, bounds: list[int]) -> str:
+def arrival_words(a: Mapping[str, Any]) -> str:
+    """When and where a reinforcement comes on, in words.
+
+    >>> arrival_words({"bound": 40, "edge": "south"})
+    'bound 40, at the south edge'
+    """
+    where = f"at the {a['edge']} edge" if a.get("edge") else "at its point"
+    return f"bound {a['bound']}, {where}"
+
+
+def _arrivals(
+    bf: Battlefield, log: Mapping[str, Any], formations: Mapping[str, Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The log header's timed reinforcements (engine.reinforcements), with names and lon/lat:
+    they are in no bound-0 snapshot, so the preview names and marks them instead."""
+    items = [a for a in log.get("arrivals") or [] if isinstance(a, Mapping)]
+    if not items:
+        return []
+    import pyproj
+
+    to_geo = pyproj.Transformer.from_crs(bf.crs, "EPSG:4326", always_xy=True)
+    out = []
+    for a in items:
+        lon, lat = to_geo.transform(float(a["at"][0]), float(a["at"][1]))
+        fid = str(a["formation"])
+        out.append({
+            "id": fid,
+            "name": str(formations.get(fid, {}).get("name", fid)),
+            "side": a.get("side"),
+            "bound": int(a["bound"]),
+            "edge": a.get("edge"),
+            "lonlat": [round(float(lon), 6), round(float(lat), 6)],
+        })  # fmt: skip
+    return out
+
+
+def result_text(
+    result: Mapping[str, Any] | None,
+    bounds: list[int],
+    arrivals: Sequence[Mapping[str, Any]] = (),
+) -> str:
     """What the panel says at the last bound: the result, or that the log is only the
-    deployment (``scenario-builder map SCENARIO`` draws bound 0 without fighting).
+    deployment (``scenario-builder map SCENARIO`` draws bound 0 without fighting), naming the
+    formations that are not on the table yet (a plan's timed ``arrives``, issue 12).
 
     >>> result_text({"winner": "english", "reason": "scots army routed"}, list(range(15)))
     'result: english (scots army routed)'
@@ -566,6 +609,8 @@ def result_text(result: Mapping[str, Any] | None, bounds: list[int]) -> str:
     'result: no winner (no decision after 30 bounds)'
     >>> result_text({"winner": None, "reason": "no decision after 0 bounds"}, [0])
     'deployment (bound 0): not fought'
+    >>> result_text({"winner": None}, [0], [{"name": "Soler", "bound": 30, "edge": None}])
+    'deployment (bound 0): not fought; arriving later: Soler (bound 30, at its point)'
     >>> result_text(None, [0, 1])
     ''
     """
@@ -573,7 +618,8 @@ def result_text(result: Mapping[str, Any] | None, bounds: list[int]) -> str:
         return ""
     winner, reason = result.get("winner"), result.get("reason")
     if not winner and all(b == 0 for b in bounds):
-        return "deployment (bound 0): not fought"
+        later = "; ".join(f"{a['name']} ({arrival_words(a)})" for a in arrivals)
+        return "deployment (bound 0): not fought" + (f"; arriving later: {later}" if later else "")
     return f"result: {winner or 'no winner'}" + (f" ({reason})" if reason else "")
 
 
@@ -621,6 +667,19 @@ def playback_map(
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     m.add_child(_DataBlock(payload))
+    if data["arrivals"] and all(b["b"] == 0 for b in data["bounds"]):
+        # a deployment preview: reinforcements are off the table, marked where they enter
+        colours = {s["id"]: s["colour"] for s in data["sides"]}
+        group = folium.FeatureGroup(name="Arriving later (plan arrives)", show=True)
+        for a in data["arrivals"]:
+            text = f"{a['name']}: arrives {arrival_words(a)}"
+            folium.CircleMarker(
+                location=(a["lonlat"][1], a["lonlat"][0]),
+                radius=9, color=colours.get(a["side"], "#555555"), weight=3,
+                dash_array="4 3", fill=False,
+                tooltip=folium.Tooltip(text, permanent=True),
+            ).add_to(group)  # fmt: skip
+        group.add_to(m)
     root = root_figure(m)
     root.header.add_child(Element(inline_style(asset("playback.css"))), name="sb_playback_css")
     root.header.add_child(Element(inline_script(asset("playback.js"))), name="sb_playback_js")

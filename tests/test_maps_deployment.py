@@ -80,3 +80,45 @@ def test_preview_panel_says_deployment_in_a_browser(run_cli, tmp_path: Path) -> 
         browser.close()
     assert text == "deployment (bound 0): not fought"
     assert not errors
+
+
+def test_preview_names_and_marks_the_formations_that_arrive_later(run_cli, tmp_path: Path) -> None:
+    """Chacabuco's plan file holds Soler's division and its grenadiers off the table until
+    bound 30 (issue 12 ``arrives``): the preview draws none of their bases at bound 0 (they are
+    not there), says in the panel when and where they come on, and marks their entry points."""
+    import math
+
+    import pyproj
+
+    from scenario_builder.cli.run import build_battlefield
+
+    out = tmp_path / "deploy.html"
+    code, _, err = run_cli("map", "chacabuco_1817", "--out", out, "--offline", "--no-fog")
+    assert code == 0, err
+    html = out.read_text()
+    data = _playback_data(html)
+    sc = load_scenario("chacabuco_1817")
+    plan = sc.plan_of("patriots")
+    assert plan is not None
+    due = {fp.formation: fp.arrives for fp in plan.formations if fp.arrives is not None}
+    assert set(due) == {"pt_soler", "pt_soler_horse"}
+    got = {a["id"]: a for a in data["arrivals"]}
+    assert set(got) == set(due)
+    bf = build_battlefield(sc).battlefield
+    to_xy = pyproj.Transformer.from_crs("EPSG:4326", bf.crs, always_xy=True)
+    names = {f.id: f.name for s in sc.sides for f in s.formations}
+    for fid, arr in due.items():
+        a = got[fid]
+        assert (a["bound"], a["edge"], a["side"]) == (arr.bound, arr.edge, "patriots")
+        # marked at the plan's entry point (its lon/lat, back in the battlefield's metres)
+        want = plan.place(arr.point, bf.to_xy)
+        assert math.dist(to_xy.transform(*a["lonlat"]), want) < 1.0
+        assert f"{names[fid]} (bound 30, at its point)" in data["resultText"]
+        assert f"{names[fid]}: arrives bound 30, at its point" in html  # the marker's label
+    assert data["resultText"].startswith("deployment (bound 0): not fought; arriving later: ")
+    # and none of their bases stands on the table at bound 0
+    ids = data["bases"]["id"]
+    [bound0] = data["bounds"]
+    on_table = {ids[i] for i, st in enumerate(bound0["s"]) if st != "-"}  # "-": not in the snapshot
+    soler = {b for b in ids if b.startswith(("pt_soler.", "pt_soler_horse."))}
+    assert soler and not soler & on_table
