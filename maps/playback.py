@@ -514,6 +514,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             }
         )
     arrivals = _arrivals(bf, log, formations)
+    for a in log.get("arrivals") or []:  # the first view shows where they will enter too
+        xs.append(float(a["at"][0]))
+        ys.append(float(a["at"][1]))
     return {
         "proj": fit.to_json(),
         "title": str(log.get("scenario", "battle")),
@@ -670,7 +673,9 @@ def playback_map(
     if data["arrivals"] and all(b["b"] == 0 for b in data["bounds"]):
         # a deployment preview: reinforcements are off the table, marked where they enter
         colours = {s["id"]: s["colour"] for s in data["sides"]}
-        group = folium.FeatureGroup(name="Arriving later (plan arrives)", show=True)
+        # control=False: the layer control is written before this group is declared, so a
+        # listed group would be undefined there (and stop the page)
+        group = folium.FeatureGroup(name="Arriving later (plan arrives)", control=False)
         for a in data["arrivals"]:
             text = f"{a['name']}: arrives {arrival_words(a)}"
             folium.CircleMarker(

@@ -122,3 +122,39 @@ def test_preview_names_and_marks_the_formations_that_arrive_later(run_cli, tmp_p
     on_table = {ids[i] for i, st in enumerate(bound0["s"]) if st != "-"}  # "-": not in the snapshot
     soler = {b for b in ids if b.startswith(("pt_soler.", "pt_soler_horse."))}
     assert soler and not soler & on_table
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed")
+def test_preview_arrival_markers_show_in_a_browser(run_cli, tmp_path: Path) -> None:
+    """The arrival markers are drawn in a real browser without breaking the page (a marker
+    group listed in the layer control before it is declared stops the page's script)."""
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "deploy.html"
+    code, _, err = run_cli("map", "chacabuco_1817", "--out", out, "--offline", "--no-fog")
+    assert code == 0, err
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page(viewport={"width": 1200, "height": 850})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(out.as_uri())
+        page.wait_for_load_state("load")
+        result = page.locator("#sb-result").inner_text(timeout=20_000)
+        labels = page.locator(".leaflet-tooltip").all_inner_texts()
+        in_view = page.evaluate(
+            "() => [...document.querySelectorAll('.leaflet-tooltip')].filter(t => {"
+            " const r = t.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth"
+            " && r.top >= 0 && r.bottom <= innerHeight; }).length"
+        )
+        browser.close()
+    assert not errors, errors
+    assert "arriving later: Soler's division" in result
+    assert sorted(t for t in labels if "arrives bound 30" in t) == [
+        "Grenadier squadrons with Soler: arrives bound 30, at its point",
+        "Soler's division: 1st Cazadores, battalion 11: arrives bound 30, at its point",
+    ]
+    assert in_view >= 2  # the first view takes in the entry points
