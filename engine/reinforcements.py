@@ -98,8 +98,15 @@ class Arrivals:
                 "east": (maxx, py),
                 "west": (minx, py),
             }[w.edge]
-            out.append({"formation": fid, "side": w.formation.side, "bound": w.bound,
-                        "edge": w.edge, "at": [at[0], at[1]]})  # fmt: skip
+            out.append(
+                {
+                    "formation": fid,
+                    "side": w.formation.side,
+                    "bound": w.bound,
+                    "edge": w.edge,
+                    "at": [at[0], at[1]],
+                }
+            )
         return out
 
     def __call__(self, ctx: Any) -> None:

@@ -586,14 +586,16 @@ def _arrivals(
     for a in items:
         lon, lat = to_geo.transform(float(a["at"][0]), float(a["at"][1]))
         fid = str(a["formation"])
-        out.append({
-            "id": fid,
-            "name": str(formations.get(fid, {}).get("name", fid)),
-            "side": a.get("side"),
-            "bound": int(a["bound"]),
-            "edge": a.get("edge"),
-            "lonlat": [round(float(lon), 6), round(float(lat), 6)],
-        })  # fmt: skip
+        out.append(
+            {
+                "id": fid,
+                "name": str(formations.get(fid, {}).get("name", fid)),
+                "side": a.get("side"),
+                "bound": int(a["bound"]),
+                "edge": a.get("edge"),
+                "lonlat": [round(float(lon), 6), round(float(lat), 6)],
+            }
+        )
     return out
 
 
@@ -680,10 +682,13 @@ def playback_map(
             text = f"{a['name']}: arrives {arrival_words(a)}"
             folium.CircleMarker(
                 location=(a["lonlat"][1], a["lonlat"][0]),
-                radius=9, color=colours.get(a["side"], "#555555"), weight=3,
-                dash_array="4 3", fill=False,
+                radius=9,
+                color=colours.get(a["side"], "#555555"),
+                weight=3,
+                dash_array="4 3",
+                fill=False,
                 tooltip=folium.Tooltip(text, permanent=True),
-            ).add_to(group)  # fmt: skip
+            ).add_to(group)
         group.add_to(m)
     root = root_figure(m)
     root.header.add_child(Element(inline_style(asset("playback.css"))), name="sb_playback_css")

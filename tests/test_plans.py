@@ -203,9 +203,10 @@ def test_a_feint_turns_back_when_an_enemy_comes_within_its_distance(grounds: Any
     while the nearest enemy is farther than 300 m and Retreats (9.1, 10.2) in the first bound
     whose General sees one within 300 m, short of its point; then Holds after two bounds."""
     point = {"lonlat": [-2.0610, 55.7825]}  # en_bows_far_left's deployed position
-    sc = with_plan("halidon_hill_1333", "scots", {"formations": [
-        {"formation": "sc_ross",
-         "feint": {"point": point, "enemy_within_m": 300, "fall_back_bounds": 2}}]})  # fmt: skip
+    feint = {"point": point, "enemy_within_m": 300, "fall_back_bounds": 2}
+    sc = with_plan(
+        "halidon_hill_1333", "scots", {"formations": [{"formation": "sc_ross", "feint": feint}]}
+    )
     b = battle(sc, grounds["halidon_hill_1333"])
     target = sc.plan_of("scots").place(point_of(point), b.bf.to_xy)  # type: ignore[union-attr]
     seen: dict[int, tuple[float, float]] = {}  # bound -> (nearest enemy gap, distance to point)
@@ -279,8 +280,10 @@ def _douglas_steps(grounds: Any, steps: list[dict[str, Any]], objectives: list[A
     """Halidon Hill with the Guardian's division on ``steps``: its orders (bound, order) and,
     per bound, its distance to point A and whether A is taken by PlanCommander's rule (a Scots
     formation not broken within TAKEN_M, no enemy as close) as that bound's orders are made."""
-    extra: dict[str, Any] = {"points": {"a": _A, "b": _B}, "formations": [
-        {"formation": "sc_douglas", "steps": steps}]}  # fmt: skip
+    extra: dict[str, Any] = {
+        "points": {"a": _A, "b": _B},
+        "formations": [{"formation": "sc_douglas", "steps": steps}],
+    }
     if objectives:
         plan = load_scenario("halidon_hill_1333").plan_of("scots")
         assert plan is not None
@@ -335,8 +338,8 @@ def test_a_step_on_a_hold_objective_ended_by_taken(grounds: Any) -> None:
     # on this ground it is taken (within 100 m) a bound before it would be reached (60 m)
     assert seen[to_b][0] > REACHED_M, (to_b, seen[to_b])
     assert not any(seen[bd][1] for bd in range(1, to_b)), seen
-    held, _, _ = _douglas_steps(grounds, [{"objective": "fold", "order": "hold"},
-                                          {"point": "b"}], fold)  # fmt: skip
+    plain = [{"objective": "fold", "order": "hold"}, {"point": "b"}]
+    held, _, _ = _douglas_steps(grounds, plain, fold)
     assert _first_to(held, xy["b"]) is None, held
 
 
