@@ -34,17 +34,29 @@ from engine.log import Event
 from engine.rulesets.dark_age.formations import CUNEUS_TROOPS, CommandFormation, Formation
 from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
+    Allowance,
     Cost,
+    MoveRoll,
     TimeCost,
     about_face_cost,
     double_ranks_cost,
     formation_change_cost,
     half_move,
+    may_incline,
     may_side_step,
+    may_slow_walk,
+    pass_gap_cost,
+    wheel_cost,
 )
 from engine.state import Morale
 
-__all__ = ["ManoeuvreOrder", "ManoeuvreRefused", "OrderedManoeuvre", "manoeuvres"]
+__all__ = [
+    "ManoeuvreOrder",
+    "ManoeuvreRefused",
+    "OrderedManoeuvre",
+    "expand_after_gaps",
+    "manoeuvres",
+]
 
 
 class ManoeuvreOrder(enum.StrEnum):
@@ -59,6 +71,12 @@ class ManoeuvreOrder(enum.StrEnum):
     SIDE_STEP_RIGHT = "side_step_right"  # 5.23
     STEP_BACK = "step_back"  # 5.23
     ABOUT_FACE = "about_face"  # 5.21
+    WHEEL_LEFT = "wheel_left"  # 5.17
+    WHEEL_RIGHT = "wheel_right"  # 5.17
+    INCLINE_LEFT = "incline_left"  # 5.26
+    INCLINE_RIGHT = "incline_right"  # 5.26
+    SLOW_WALK = "slow_walk"  # 5.24
+    PASS_GAP = "pass_gap"  # 5.28 (first)
 
 
 _SECTION = {
@@ -71,7 +89,15 @@ _SECTION = {
     ManoeuvreOrder.SIDE_STEP_RIGHT: "5.23",
     ManoeuvreOrder.STEP_BACK: "5.23",
     ManoeuvreOrder.ABOUT_FACE: "5.21",
+    ManoeuvreOrder.WHEEL_LEFT: "5.17",
+    ManoeuvreOrder.WHEEL_RIGHT: "5.17",
+    ManoeuvreOrder.INCLINE_LEFT: "5.26",
+    ManoeuvreOrder.INCLINE_RIGHT: "5.26",
+    ManoeuvreOrder.SLOW_WALK: "5.24",
+    ManoeuvreOrder.PASS_GAP: "5.28",
 }
+#: 5.17: a wheel ordered without ``degrees`` turns this far (as far as the roll allows)
+DEFAULT_WHEEL_DEG = 45.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +113,7 @@ class OrderedManoeuvre(Event):
     dps: int
     by: str
     frontage: tuple[int, int] = (0, 0)
+    detail: str = ""  # what the move-manoeuvres did (5.17 degrees, 5.26 throws, metres)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +195,33 @@ def _reform(ctx: Any, f: Any, frontage: int) -> bool:
     return True
 
 
+def _try_pose(ctx: Any, f: Any, cx: float, cy: float, facing: float) -> bool:
+    """Put ``f`` at the pose if its footprint is on the table, clear of other bodies and on
+    ground its troops may enter (5.13, 5.14; a major obstacle is 5.20's own crossing); else
+    leave it where it was and answer False."""
+    from engine.movement import footprint_classes
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+
+    troop = chapter_view(f)[0]
+    before = (f.cx, f.cy, f.facing)
+    f.set_pose(cx, cy, facing)
+    classes, off_map = footprint_classes(ctx.bf, f, "move")
+    bad = any(
+        DarkAgeTerrain(c) is DarkAgeTerrain.MAJOR_OBSTACLE
+        or not passable(DarkAgeTerrain(c), troop, on_road=False)
+        for c in classes
+    )
+    if off_map or bad or _clash(ctx, f):
+        f.set_pose(*before)
+        return False
+    ctx.state.version += 1
+    return True
+
+
 def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
     """5.23: one javelin throw to the left or right, or back, the facing kept."""
     from engine.geometry import forward, right
-    from engine.movement import footprint_classes
-    from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 
     if order is ManoeuvreOrder.STEP_BACK:
         dx, dy = forward(f.facing)
@@ -181,16 +230,93 @@ def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
         dx, dy = right(f.facing)
         if order is ManoeuvreOrder.SIDE_STEP_LEFT:
             dx, dy = -dx, -dy
-    cx, cy = f.cx, f.cy
-    f.set_pose(cx + dx * JAVELIN_THROW_M, cy + dy * JAVELIN_THROW_M, f.facing)
-    classes, off_map = footprint_classes(ctx.bf, f, "move")
-    blocked = {int(DarkAgeTerrain.IMPASSABLE), int(DarkAgeTerrain.MAJOR_OBSTACLE)}
-    if off_map or _clash(ctx, f) or blocked & set(classes):
-        f.set_pose(cx, cy, f.facing)
+    if not _try_pose(ctx, f, f.cx + dx * JAVELIN_THROW_M, f.cy + dy * JAVELIN_THROW_M, f.facing):
         return False
-    ctx.state.version += 1
     f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
     return True
+
+
+def _roll(ctx: Any, f: Any) -> MoveRoll:
+    """5.17, 5.26 "conducted as a normal move": this bound's roll, or a normal move rolled now
+    for a unit that had no move planned (5.9; difficult if any of its footprint is, 5.13)."""
+    from engine.movement import footprint_classes
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.movement import MoveKind, roll_move
+    from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+
+    got = ctx.move_rolls.get(f.id)
+    if got is not None:
+        return got[2]
+    troop, grade, form = chapter_view(f)
+    classes, _ = footprint_classes(ctx.bf, f, "move")
+    rough = {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
+    difficult = bool(rough & set(classes))
+    roll = roll_move(ctx.dice, troop, grade, form, MoveKind.NORMAL, difficult=difficult,
+                     purpose=f"normal move {f.id}")  # fmt: skip
+    ctx.move_rolls[f.id] = (troop, form, roll)
+    return roll
+
+
+def _wheel(
+    ctx: Any, f: Any, order: ManoeuvreOrder, degrees: float, allow_m: float
+) -> tuple[float, float] | str:
+    """5.17: pivot on the front corner of the end turned toward, by ``degrees`` or as far as the
+    roll carries the furthest-going point (the outside rear corner: the engine measures a move
+    by any point of a base, 6.1); the degrees turned and metres used, or why it cannot."""
+    from engine.rulesets.dark_age.movement import Pivot, _pivot_point, _rotate
+
+    o = f.obb()
+    reach = math.hypot(2.0 * o.hw, 2.0 * o.hd)
+    deg = min(degrees, math.degrees(allow_m / reach))
+    if deg < 1.0:
+        return "its roll does not carry the outside end round"
+    pivot = Pivot.LEFT if order is ManoeuvreOrder.WHEEL_LEFT else Pivot.RIGHT
+    turn = deg if pivot is Pivot.RIGHT else -deg
+    px, py = _pivot_point(o, pivot)
+    cx, cy = _rotate(f.cx, f.cy, px, py, turn)
+    if not _try_pose(ctx, f, cx, cy, f.facing + turn):
+        return "the ground it wheels onto is taken or impassable"
+    used = reach * math.radians(deg)
+    f.moved_m = max(f.moved_m, used)
+    return deg, used
+
+
+def _incline(ctx: Any, f: Any, order: ManoeuvreOrder, allow_jt: int) -> float | str:
+    """5.26: half the allowance (whole javelin throws, as the book's example) to the side and as
+    much forwards; the metres used, or why it cannot."""
+    from engine.rulesets.dark_age.movement import incline
+
+    side_jt = allow_jt // 2
+    if side_jt < 1:
+        return "an allowance of 1 javelin throw leaves no half to incline with"
+    side_m = side_jt * JAVELIN_THROW_M * (-1.0 if order is ManoeuvreOrder.INCLINE_LEFT else 1.0)
+    o = f.obb()
+    new = incline(o, side_m, abs(side_m), allow_jt * JAVELIN_THROW_M)
+    if not _try_pose(ctx, f, f.cx + new.cx - o.cx, f.cy + new.cy - o.cy, f.facing):
+        return "the ground it inclines onto is taken or impassable"
+    f.moved_m = max(f.moved_m, math.hypot(side_m, side_m))
+    return 2.0 * abs(side_m)
+
+
+def _halt_room(ctx: Any, fid: str) -> float | None:
+    """5.8: how far the unit may still close this bound (its ``range_halt``), None if no halt."""
+    rooms = [e.at_m for e in ctx.events if e.type == "range_halt" and e.formation == fid]
+    return min(rooms) if rooms else None
+
+
+def _then_ahead(ctx: Any, f: Any, rest_m: float) -> float:
+    """After a wheel or incline, the rest of the roll straight ahead (5.17, 5.26), short of
+    5.8's halt; the metres left to go."""
+    from engine.movement import MovePlan
+
+    room = _halt_room(ctx, f.id)
+    if room is not None:
+        rest_m = min(rest_m, room)
+    if rest_m <= 1e-6:
+        ctx.plans[f.id] = MovePlan(f.id, "none")
+        return 0.0
+    ctx.plans[f.id] = MovePlan(f.id, "advance", bearing=f.facing, max_m=rest_m)
+    return rest_m
 
 
 def _within_bow(ctx: Any, f: Any, bow_m: float) -> bool:
@@ -202,12 +328,12 @@ def _within_bow(ctx: Any, f: Any, bow_m: float) -> bool:
     return float(distance(f.obb(), obb_array([g.obb() for g in foes])).min()) <= bow_m
 
 
-def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
+def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str, float | None]]:
     """This bound's manoeuvres: the scenario's, then the commander's own (:mod:`.manoeuvres`)."""
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.command import member_of
 
-    out: list[tuple[str, ManoeuvreOrder, str]] = []
+    out: list[tuple[str, ManoeuvreOrder, str, float | None]] = []
     sc = ctx.scenario
     given: set[str] = set()
     if sc is not None:
@@ -215,7 +341,7 @@ def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
             for m in side.manoeuvres:
                 if m.bound == ctx.state.bound:
                     for fid in m.formations:
-                        out.append((fid, ManoeuvreOrder(m.manoeuvre), "scenario"))
+                        out.append((fid, ManoeuvreOrder(m.manoeuvre), "scenario", m.degrees))
                         given.add(fid)
     bow = ctx.bow_range_m or 0.0
     for f in ctx.state.active():
@@ -225,8 +351,81 @@ def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
         if cf is not None and cf.kind is CommandFormation.MARCH_COLUMN:
             continue
         if f.n_alive >= 2 and chapter_view(f)[2] is Formation.COLUMN and _within_bow(ctx, f, bow):
-            out.append((f.id, ManoeuvreOrder.FORM_SHIELDWALL, "commander"))
+            out.append((f.id, ManoeuvreOrder.FORM_SHIELDWALL, "commander", None))
     return out
+
+
+_MOVES = frozenset({
+    ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT, ManoeuvreOrder.INCLINE_LEFT,
+    ManoeuvreOrder.INCLINE_RIGHT, ManoeuvreOrder.SLOW_WALK,
+})  # fmt: skip
+
+
+def _move_manoeuvre(
+    ctx: Any, f: Any, order: ManoeuvreOrder, degrees: float | None
+) -> tuple[Cost, str] | str:
+    """5.17 wheel, 5.26 incline, 5.24 slow walk: made as (part of) the unit's move; its cost,
+    or why the unit may not make it (nothing changed)."""
+    from engine.movement import MovePlan
+    from engine.rulesets.dark_age.battle import chapter_view
+
+    troop, grade, form = chapter_view(f)
+    if order is ManoeuvreOrder.SLOW_WALK:
+        if not may_slow_walk(grade, form):
+            return "only A and B Grade formed troops walk without dice (5.24)"
+        room = _halt_room(ctx, f.id)
+        if room is not None and room <= 1e-6:
+            return "it is at its halt at bow or javelin range (5.8)"
+        ctx.move_rolls[f.id] = (troop, form, MoveRoll(None, None, Allowance(1, 1), 0))
+        walk = JAVELIN_THROW_M if room is None else min(JAVELIN_THROW_M, room)
+        ctx.plans[f.id] = MovePlan(f.id, "advance", bearing=f.facing, max_m=walk)
+        return Cost(TimeCost.NONE, 0), f"{walk:.0f} m ahead without dice"
+    if order in (ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT):
+        if form not in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS):
+            return "unformed troops and single models face all round (5.16)"
+        allow_m = _roll(ctx, f).allowance.least * JAVELIN_THROW_M
+        got = _wheel(ctx, f, order, degrees or DEFAULT_WHEEL_DEG, allow_m)
+        if isinstance(got, str):
+            return got
+        deg, used = got
+        cost = wheel_cost(form)
+        what = f"wheeled {deg:.1f} degrees ({used:.0f} m of {allow_m:.0f} m)"
+    else:
+        if not may_incline(troop, grade, form):
+            return "only A Grade infantry in shieldwall incline (5.26)"
+        allow_jt = _roll(ctx, f).allowance.least
+        allow_m = allow_jt * JAVELIN_THROW_M
+        inclined = _incline(ctx, f, order, allow_jt)
+        if isinstance(inclined, str):
+            return inclined
+        used = inclined
+        cost = Cost(TimeCost.NONE, 0)  # the chapter gives an incline no DP of its own
+        half = allow_jt // 2
+        what = f"inclined {half} jt aside and {half} jt forwards of {allow_jt} jt"
+    ctx.manoeuvre_allowance[f.id] = allow_m
+    rest = _then_ahead(ctx, f, allow_m - used)
+    return cost, f"{what}, then {rest:.0f} m ahead"
+
+
+def expand_after_gaps(ctx: Any, phase: str) -> list[Event]:
+    """5.28 (first): after its move a unit that reduced its frontage to pass a gap "expand[s]
+    immediately back to original formation" (on the spot, the front rank's centre kept); while
+    the ground is taken it stays narrow and tries again after its next move."""
+    events: list[Event] = []
+    for fid, wide in sorted(ctx.gap_passing.items()):
+        f = ctx.state.formations[fid]
+        if f.removed or f.morale is not Morale.STEADY:
+            del ctx.gap_passing[fid]
+            continue
+        narrow = f.frontage
+        if _reform(ctx, f, min(wide, f.n_alive)):
+            del ctx.gap_passing[fid]
+            events.append(OrderedManoeuvre(phase, fid, "expand after gap", "5.28", "none", 0,
+                                           "ruleset", (narrow, f.frontage)))  # fmt: skip
+        else:
+            events.append(ManoeuvreRefused(phase, fid, "expand after gap", "5.28",
+                                           "no room to expand yet: it stays narrow"))  # fmt: skip
+    return events
 
 
 def manoeuvres(ctx: Any, phase: str) -> list[Event]:
@@ -238,7 +437,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
 
     events: list[Event] = []
     bow = ctx.bow_range_m or 0.0
-    for fid, order, by in _ordered(ctx):
+    for fid, order, by, degrees in _ordered(ctx):
         f = ctx.state.formations[fid]
         section = _SECTION[order]
         if f.removed or f.morale is not Morale.STEADY or ctx.state.contacts.get(fid):
@@ -248,7 +447,28 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
         troop, grade, form = chapter_view(f)
         before = f.frontage
         cost: Cost
-        if section == "5.23":
+        detail = ""
+        if order in _MOVES:
+            got = _move_manoeuvre(ctx, f, order, degrees)
+            if isinstance(got, str):
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, got))
+                continue
+            cost, detail = got
+        elif order is ManoeuvreOrder.PASS_GAP:
+            if form is not Formation.SHIELDWALL or f.frontage < 2:
+                why = ("a column or cuneus passes as it is, unformed troops move freely; "
+                       "only a shieldwall two or more wide narrows (5.16, 5.28)")  # fmt: skip
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
+                continue
+            wide = f.frontage
+            if not _reform(ctx, f, math.ceil(wide / 2)):
+                events.append(ManoeuvreRefused(phase, fid, order.value, section,
+                                               "its new place is taken"))  # fmt: skip
+                continue
+            ctx.gap_passing[fid] = wide
+            cost = pass_gap_cost(troop)
+            detail = f"frontage {wide} -> {f.frontage} to pass, expands after the move"
+        elif section == "5.23":
             if not may_side_step(troop, grade, form):
                 why = "only A and B Grade infantry in shieldwall"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
@@ -297,7 +517,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
             halved = dataclasses.replace(roll, allowance=half_move(roll.allowance))
             ctx.move_rolls[fid] = (t, chapter_view(f)[2], halved)
         events.append(OrderedManoeuvre(phase, fid, order.value, section, cost.time.value,
-                                       cost.dps, by, (before, f.frontage)))  # fmt: skip
+                                       cost.dps, by, (before, f.frontage), detail))  # fmt: skip
         if cost.dps:
             dp = ctx.dps.get(fid, DisorderPoints()).incur(
                 cost.dps, f"{order.value} b{ctx.state.bound}"
