@@ -56,6 +56,7 @@ __all__ = [
     "OrderedManoeuvre",
     "expand_after_gaps",
     "manoeuvres",
+    "moving_by_order",
 ]
 
 
@@ -359,6 +360,18 @@ _MOVES = frozenset({
     ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT, ManoeuvreOrder.INCLINE_LEFT,
     ManoeuvreOrder.INCLINE_RIGHT, ManoeuvreOrder.SLOW_WALK,
 })  # fmt: skip
+
+
+def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:
+    """The formations ordered this bound to wheel, incline or slow walk: each makes a normal
+    move of its own (5.17, 5.26 "conducted as a normal move"; 5.24 no dice), not a charge and
+    not a Battle Line's shared roll (5.17 "Individual units wheel individually")."""
+    sc = ctx.scenario
+    if sc is None:
+        return {}
+    return {fid: ManoeuvreOrder(m.manoeuvre) for side in sc.sides for m in side.manoeuvres
+            if m.bound == ctx.state.bound and ManoeuvreOrder(m.manoeuvre) in _MOVES
+            for fid in m.formations}  # fmt: skip
 
 
 def _move_manoeuvre(
