@@ -165,3 +165,40 @@ def test_degrees_are_for_wheels_only(tmp_path: Path) -> None:
     with pytest.raises(ScenarioFileError) as err:
         load_scenario(p)
     assert "maldon_bad.yaml" in str(err.value) and "degrees" in str(err.value)
+
+
+def test_5_29_no_unit_moves_off_the_table_voluntarily() -> None:
+    """5.29 "Once on the table, units may not normally move off voluntarily": the right fyrd,
+    placed facing east with its back 5 m from Maldon's western table edge (its battle line
+    dropped so it may stand alone), is ordered to step back (5.23): refused, saying so, and it
+    stays on the table where it was; its side-step along the edge is made."""
+    from engine.geometry import corners
+    from engine.rulesets.dark_age.manoeuvres import OFF_TABLE
+    from scenario_builder.cli.run import _commanders, build_battlefield
+
+    sc = load_scenario("maldon_991").model_copy(deep=True)
+    rs = get_ruleset("dark-age")
+    ground = rs.ground(build_battlefield(sc).battlefield)
+    minx, _miny, _maxx, _maxy = ground.bounds
+    english = sc.side("english")
+    english.command_formations = []
+    spec = next(f for f in english.formations if f.id == "en_fyrd_right")
+    y = spec.position.xy[1] if spec.position.xy else 5731636.0
+    spec.position = spec.position.model_copy(update={"lonlat": None, "xy": (minx + 25.0, y)})
+    spec.facing = 90.0
+    english.manoeuvres = [
+        ManoeuvreSpec(bound=1, formations=["en_fyrd_right"], manoeuvre="step_back"),
+        ManoeuvreSpec(bound=2, formations=["en_fyrd_right"], manoeuvre="side_step_left"),
+    ]
+    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
+    f = b.state.formations["en_fyrd_right"]
+    start = (f.cx, f.cy)
+    b.step()
+    (ref,) = [e for bd, e in _events(b, "manoeuvre_refused") if e.formation == "en_fyrd_right"]
+    assert (ref.manoeuvre, ref.section, ref.reason) == ("step_back", "5.23", OFF_TABLE)
+    assert (f.cx, f.cy) == start
+    b.step()
+    made = _made(b, "en_fyrd_right", 2)
+    assert made.manoeuvre == "side_step_left"
+    assert math.hypot(f.cx - start[0], f.cy - start[1]) == pytest.approx(25.0, abs=1e-6)
+    assert bool(ground.contains(corners(f.obb())[:, 0], corners(f.obb())[:, 1]).all())

@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from engine.log import Event
 from engine.rulesets.dark_age.formations import CUNEUS_TROOPS, CommandFormation, Formation
 from engine.rulesets.dark_age.movement import (
@@ -196,10 +198,15 @@ def _reform(ctx: Any, f: Any, frontage: int) -> bool:
     return True
 
 
-def _try_pose(ctx: Any, f: Any, cx: float, cy: float, facing: float) -> bool:
-    """Put ``f`` at the pose if its footprint is on the table, clear of other bodies and on
-    ground its troops may enter (5.13, 5.14; a major obstacle is 5.20's own crossing); else
-    leave it where it was and answer False."""
+#: 5.29 "Once on the table, units may not normally move off voluntarily"
+OFF_TABLE = "it would leave the table (5.29: units may not move off voluntarily)"
+
+
+def _try_pose(ctx: Any, f: Any, cx: float, cy: float, facing: float) -> str | None:
+    """Put ``f`` at the pose if its footprint is on the table (5.29), clear of other bodies and
+    on ground its troops may enter (5.13, 5.14; a major obstacle is 5.20's own crossing);
+    else leave it where it was and say why."""
+    from engine.geometry import corners
     from engine.movement import footprint_classes
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
@@ -208,20 +215,29 @@ def _try_pose(ctx: Any, f: Any, cx: float, cy: float, facing: float) -> bool:
     before = (f.cx, f.cy, f.facing)
     f.set_pose(cx, cy, facing)
     classes, off_map = footprint_classes(ctx.bf, f, "move")
-    bad = any(
+    box = corners(f.obb())
+    off_map = off_map or not bool(np.all(ctx.bf.contains(box[:, 0], box[:, 1])))
+    why = None
+    if off_map:
+        why = OFF_TABLE
+    elif any(
         DarkAgeTerrain(c) is DarkAgeTerrain.MAJOR_OBSTACLE
         or not passable(DarkAgeTerrain(c), troop, on_road=False)
         for c in classes
-    )
-    if off_map or bad or _clash(ctx, f):
+    ):
+        why = "the ground is impassable to it (5.13, 5.14, 5.20)"
+    elif _clash(ctx, f):
+        why = "its new place is taken"
+    if why is not None:
         f.set_pose(*before)
-        return False
+        return why
     ctx.state.version += 1
-    return True
+    return None
 
 
-def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
-    """5.23: one javelin throw to the left or right, or back, the facing kept."""
+def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> str | None:
+    """5.23: one javelin throw to the left or right, or back, the facing kept; why not, if
+    it cannot."""
     from engine.geometry import forward, right
 
     if order is ManoeuvreOrder.STEP_BACK:
@@ -231,10 +247,10 @@ def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
         dx, dy = right(f.facing)
         if order is ManoeuvreOrder.SIDE_STEP_LEFT:
             dx, dy = -dx, -dy
-    if not _try_pose(ctx, f, f.cx + dx * JAVELIN_THROW_M, f.cy + dy * JAVELIN_THROW_M, f.facing):
-        return False
-    f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
-    return True
+    why = _try_pose(ctx, f, f.cx + dx * JAVELIN_THROW_M, f.cy + dy * JAVELIN_THROW_M, f.facing)
+    if why is None:
+        f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
+    return why
 
 
 def _roll(ctx: Any, f: Any) -> MoveRoll:
@@ -275,8 +291,9 @@ def _wheel(
     turn = deg if pivot is Pivot.RIGHT else -deg
     px, py = _pivot_point(o, pivot)
     cx, cy = _rotate(f.cx, f.cy, px, py, turn)
-    if not _try_pose(ctx, f, cx, cy, f.facing + turn):
-        return "the ground it wheels onto is taken or impassable"
+    why = _try_pose(ctx, f, cx, cy, f.facing + turn)
+    if why is not None:
+        return why
     used = reach * math.radians(deg)
     f.moved_m = max(f.moved_m, used)
     return deg, used
@@ -293,8 +310,9 @@ def _incline(ctx: Any, f: Any, order: ManoeuvreOrder, allow_jt: int) -> float | 
     side_m = side_jt * JAVELIN_THROW_M * (-1.0 if order is ManoeuvreOrder.INCLINE_LEFT else 1.0)
     o = f.obb()
     new = incline(o, side_m, abs(side_m), allow_jt * JAVELIN_THROW_M)
-    if not _try_pose(ctx, f, f.cx + new.cx - o.cx, f.cy + new.cy - o.cy, f.facing):
-        return "the ground it inclines onto is taken or impassable"
+    why = _try_pose(ctx, f, f.cx + new.cx - o.cx, f.cy + new.cy - o.cy, f.facing)
+    if why is not None:
+        return why
     f.moved_m = max(f.moved_m, math.hypot(side_m, side_m))
     return 2.0 * abs(side_m)
 
@@ -486,9 +504,9 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 why = "only A and B Grade infantry in shieldwall"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
-            if not _step(ctx, f, order):
-                events.append(ManoeuvreRefused(phase, fid, order.value, section,
-                                               "its new place is taken or impassable"))  # fmt: skip
+            why = _step(ctx, f, order)
+            if why is not None:
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
             cost = Cost(TimeCost.FULL, 0)
         elif order is ManoeuvreOrder.ABOUT_FACE:
