@@ -458,7 +458,7 @@ class SideSpec(BaseModel):
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
     command_formations: list[CommandFormationSpec] = Field(default_factory=list)  # Dark Age 5.5
-    manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.18-5.23
+    manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.17-5.29
 
 
 class WeatherChange(BaseModel):

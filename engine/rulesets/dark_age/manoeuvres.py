@@ -1,4 +1,4 @@
-"""Dark Age 5.18, 5.22, 5.23 manoeuvres as orders: a side's ``manoeuvres`` in the scenario (a
+"""Dark Age 5.17-5.29 manoeuvres as orders: a side's ``manoeuvres`` in the scenario (a
 bound, its formations, the manoeuvre) and the automatic commander's own choice, each made in
 the movement phase at the chapter's cost in move and DPs and logged as a ``manoeuvre`` event
 with its section.
@@ -16,8 +16,17 @@ Readings (docs/rules-interpretations.md, "Dark Age manoeuvres as orders"):
   move; what is left of a rolled move is as in :func:`.battle.about_faces`.
 - side-step / step-back (5.23): A and B Grade infantry in shieldwall move one javelin throw to
   a flank or back instead of their move, no dice, the whole move phase.
+- wheel (5.17), incline (5.26), slow walk (5.24): the unit's own normal move (not a charge, not
+  its Battle Line's shared roll); a wheel pivots on the front corner of the end it turns toward,
+  by the ordered degrees or as far as the roll carries the outside rear corner, 1 DP in
+  shieldwall; an incline (A Grade infantry in shieldwall) goes half the roll in whole javelin
+  throws aside and as much forwards; the rest of the roll goes straight ahead, short of 5.8's
+  halt. A slow walk (A and B Grade formed) is 1 jt ahead without dice.
+- passing a gap (5.28 first): a shieldwall halves its frontage, 1 DP, infantry at ½ move, and
+  expands back after its move (:func:`expand_after_gaps`).
 - a manoeuvre the unit may not make (wrong formation, grade or troops), or whose new place
-  overlaps another body, is not made: ``manoeuvre_refused`` says why.
+  overlaps another body, is impassable to it or off the table (5.29: no unit moves off
+  voluntarily), is not made: ``manoeuvre_refused`` says why.
 - the automatic commander: a steady unit in column (not in a March Column) with an enemy
   within bow range forms shieldwall (5.18; 5.3 "Column: a marching formation ... not combat").
 """
