@@ -202,3 +202,28 @@ def test_5_29_no_unit_moves_off_the_table_voluntarily() -> None:
     assert made.manoeuvre == "side_step_left"
     assert math.hypot(f.cx - start[0], f.cy - start[1]) == pytest.approx(25.0, abs=1e-6)
     assert bool(ground.contains(corners(f.obb())[:, 0], corners(f.obb())[:, 1]).all())
+
+
+def test_check_ruleset_with_every_move_manoeuvre_ordered_on_maldon() -> None:
+    """The engine's invariants after every phase (no overlaps, no base beyond its allowance,
+    losses only grow, ...) hold with the wheels, slow walk, incline and gap above ordered: a
+    wheel's or incline's geometry is inside the roll (engine.testing.check_ruleset)."""
+    from engine.testing import check_ruleset
+    from scenario_builder.cli.run import _commanders, build_battlefield
+
+    sc = load_scenario("maldon_991").model_copy(deep=True)
+    rs = get_ruleset("dark-age")
+    ground = rs.ground(build_battlefield(sc).battlefield)
+    for side in sc.sides:
+        side.manoeuvres = [ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
+                           for bd, f, m, d in ORDERS[side.id]]  # fmt: skip
+    report = check_ruleset(
+        "dark-age",
+        sc,
+        seed=1,
+        battlefield=ground,
+        max_bounds=6,
+        hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
+        commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
+    )
+    assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 5

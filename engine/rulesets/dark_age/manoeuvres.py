@@ -204,7 +204,22 @@ def _reform(ctx: Any, f: Any, frontage: int) -> bool:
             b.x, b.y, b.rank, b.file = bases[b.id]
         return False
     ctx.state.version += 1
+    _on_the_spot(ctx, f, {bid: (x, y, f.facing) for bid, (x, y, _r, _c) in saved[0].items()})
     return True
+
+
+def _on_the_spot(ctx: Any, f: Any, before: dict[str, tuple[float, float, float]]) -> None:
+    """5.18 "re-arranging the unit's stands, on the spot", 5.21 turning about where it stands,
+    5.22, 5.28 narrowing and expanding: the chapter prices these in time (½ move), not distance,
+    so the bound's move is measured from the re-arranged stands (the allowance check in
+    engine.testing reads ``start_poses``)."""
+    starts = getattr(ctx, "start_poses", {}).get(f.id)
+    if not starts:
+        return
+    for b in f.bases:
+        x0, y0, th0 = before[b.id]
+        sx, sy, sf = starts[b.id]
+        starts[b.id] = (sx + b.x - x0, sy + b.y - y0, (sf + b.facing - th0) % 360.0)
 
 
 #: 5.29 "Once on the table, units may not normally move off voluntarily"
@@ -259,6 +274,7 @@ def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> str | None:
     why = _try_pose(ctx, f, f.cx + dx * JAVELIN_THROW_M, f.cy + dy * JAVELIN_THROW_M, f.facing)
     if why is None:
         f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
+        ctx.manoeuvre_allowance[f.id] = JAVELIN_THROW_M  # 5.23: its whole move, no dice
     return why
 
 
@@ -523,11 +539,13 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 why = "unformed troops and single models face all round (5.16, 5.21)"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
+            at = {b.id: (b.x, b.y, b.facing) for b in f.bases}
             if not turn_about(f):
                 why = "a part-filled rank would shift as it came to the front"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
             ctx.state.version += 1
+            _on_the_spot(ctx, f, at)
             cost = about_face_cost(troop, grade, form, moved_first=False)
             rolled = ctx.move_rolls.get(fid)
             if rolled is not None:  # 5.21 as in battle.about_faces: the turn is in the roll

@@ -86,7 +86,7 @@ class DarkAgeContext(TwoMmContext):
     bow_range_m: float | None = None  # 5.8's bow range, from the troop lists (battle.py)
     #: 5.21 this bound: (the whole roll, what is left of it after turning about), metres
     about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
-    #: 5.17, 5.26 ordered wheels and inclines this bound: the whole roll, metres
+    #: 5.17, 5.23, 5.26 ordered wheels, side-steps and inclines this bound: the move, metres
     manoeuvre_allowance: dict[str, float] = field(default_factory=dict)
     #: 5.28 units narrowed to pass a gap, and the frontage they expand back to
     gap_passing: dict[str, int] = field(default_factory=dict)
@@ -139,7 +139,7 @@ def _execute_moves(ctx: Any) -> None:
                                   "execute_moves"))  # fmt: skip
     for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
-    for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.26: the wheel is in the roll
+    for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     ctx.emit(expand_after_gaps(ctx, "execute_moves"))  # 5.28: back to its frontage
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
