@@ -120,8 +120,7 @@ def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]
     if prof is not None and profile:
         prof.dump_stats(profile)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
-    return {"per_side": per_side, "bases": n_bases, "bounds": b.state.bound,
-            "cpu_s": round(cpu, 3)}  # fmt: skip
+    return {"per_side": per_side, "bases": n_bases, "bounds": b.state.bound, "cpu_s": round(cpu, 3)}
 
 
 def main() -> None:

@@ -62,8 +62,10 @@ def main() -> None:
         inside = sum(r["seconds"] for r in results[:n_serial])
         alone = sum(r["seconds"] for r in serial)
         busy = sum(r["seconds"] for r in results) / (n * wall)
-        print(f"  replay time in workers / in process (seeds 1-{n_serial}): {inside / alone:.2f}; "
-              f"workers busy in replays {busy:.0%} of the wall")  # fmt: skip
+        print(
+            f"  replay time in workers / in process (seeds 1-{n_serial}): {inside / alone:.2f}; "
+            f"workers busy in replays {busy:.0%} of the wall"
+        )
         print(f"  load average after : {os.getloadavg()[0]:.1f}")
 
 

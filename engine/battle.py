@@ -198,8 +198,9 @@ class Battle:
 
     def _snapshot(self) -> dict[str, Any]:
         ctx, rs = self.ctx, self.ruleset
-        return snapshot(self.state, self.delivery, self.sight,
-                        lambda f: rs.formation_record(ctx, f))  # fmt: skip
+        return snapshot(
+            self.state, self.delivery, self.sight, lambda f: rs.formation_record(ctx, f)
+        )
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -330,10 +331,13 @@ class Battle:
             self._finish(winner, reason)
 
     def _finish(self, winner: str | None, reason: str) -> None:
-        self.result = {"winner": winner, "bounds": self.state.bound, "reason": reason,
-                       "losses": self.state.losses(),
-                       "broken": {s: round(self.state.broken_fraction(s), 3)
-                                  for s in self.state.sides}}  # fmt: skip
+        self.result = {
+            "winner": winner,
+            "bounds": self.state.bound,
+            "reason": reason,
+            "losses": self.state.losses(),
+            "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
+        }
         # issue 12: the losses split as the book tells them apart, and what the pursuit added
         self.result["casualties"] = self.ruleset.casualties(self.ctx)
         if self.decision is not None:

@@ -616,8 +616,10 @@ def distance_pairs(a: np.ndarray, b: np.ndarray, ca: np.ndarray | None = None) -
     fx, fy, rx, ry = _axes(b[:, 4])
     dx = ca[:, :, 0].T - b[None, :, 0]  # (4, P)
     dy = ca[:, :, 1].T - b[None, :, 1]
-    d1 = np.hypot(np.maximum(np.abs(dx * rx + dy * ry) - b[:, 2], 0.0),
-                  np.maximum(np.abs(dx * fx + dy * fy) - b[:, 3], 0.0))  # fmt: skip
+    d1 = np.hypot(
+        np.maximum(np.abs(dx * rx + dy * ry) - b[:, 2], 0.0),
+        np.maximum(np.abs(dx * fx + dy * fy) - b[:, 3], 0.0),
+    )
     sa = np.array([[-1], [1], [1], [-1]])
     sb = np.array([[1], [1], [-1], [-1]])
     px = b[:, 0] + sa * b[:, 2] * rx + sb * b[:, 3] * fx  # (4, P)
@@ -625,8 +627,10 @@ def distance_pairs(a: np.ndarray, b: np.ndarray, ca: np.ndarray | None = None) -
     afx, afy, arx, ary = _axes(a[:, 4])
     ex = px - a[:, 0]
     ey = py - a[:, 1]
-    d2 = np.hypot(np.maximum(np.abs(ex * arx + ey * ary) - a[:, 2], 0.0),
-                  np.maximum(np.abs(ex * afx + ey * afy) - a[:, 3], 0.0))  # fmt: skip
+    d2 = np.hypot(
+        np.maximum(np.abs(ex * arx + ey * ary) - a[:, 2], 0.0),
+        np.maximum(np.abs(ex * afx + ey * afy) - a[:, 3], 0.0),
+    )
     best = np.minimum(d1.min(axis=0), d2.min(axis=0))
     best[separation_pairs(a, b) < 0] = 0.0
     return best

@@ -628,9 +628,11 @@ def _without_passable(
     passes: Callable[[Formation, Formation], bool],
 ) -> tuple[tuple[list[Formation], np.ndarray], list[Formation]]:
     """The sweep's table without the friends ``f`` may pass through, and those friends."""
-    forms, arr = table if table is not None else (
-        state.active(), obb_array([g.obb() for g in state.active()])
-    )  # fmt: skip
+    forms, arr = (
+        table
+        if table is not None
+        else (state.active(), obb_array([g.obb() for g in state.active()]))
+    )
     keep = [g is f or g.side != f.side or not passes(f, g) for g in forms]
     through = [g for g, k in zip(forms, keep, strict=True) if not k]
     if not through:

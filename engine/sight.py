@@ -172,8 +172,9 @@ class Sight:
             self._corners = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
         ii = np.fromiter((p[0] for p in todo), dtype=np.intp, count=len(todo))
         jj = np.fromiter((p[1] for p in todo), dtype=np.intp, count=len(todo))
-        vals = cast(list[float], distance_pairs(self.arr[ii], self.arr[jj],
-                                                self._corners[ii]).tolist())  # fmt: skip
+        vals = cast(
+            list[float], distance_pairs(self.arr[ii], self.arr[jj], self._corners[ii]).tolist()
+        )
         gaps = self._gaps
         for (i, j), v in zip(todo, vals, strict=True):
             row = gaps.get(i)
@@ -270,8 +271,12 @@ class Sight:
             for k in crossed:
                 if k not in skirm:
                     skirm[k] = forms[k].skirmisher
-        screens = [(k, cands[n][3]) for n, ks in blockers.items() for k in ks
-                   if skirm[k] and forms[k].side != forms[cands[n][1]].side]  # fmt: skip
+        screens = [
+            (k, cands[n][3])
+            for n, ks in blockers.items()
+            for k in ks
+            if skirm[k] and forms[k].side != forms[cands[n][1]].side
+        ]
         if screens:
             self._fill_gaps(screens)
         pending: dict[str, list[str]] = {}

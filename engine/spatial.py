@@ -47,8 +47,7 @@ class RectIndex:
         ex = np.abs(rx) * hw + np.abs(fx) * hd + _PAD_M
         ey = np.abs(ry) * hw + np.abs(fy) * hd + _PAD_M
         #: (N, 4) minx, miny, maxx, maxy
-        self.box = np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex,
-                                    arr[:, 1] + ey])  # fmt: skip
+        self.box = np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex, arr[:, 1] + ey])
         self._boxes = shapely.box(*self.box.T) if self.n else np.zeros(0, dtype=object)
         self._tree = shapely.STRtree(self._boxes)
 
@@ -65,10 +64,12 @@ class RectIndex:
         """:meth:`lower_bounds` of every rectangle at once: (N, N), cheap sums only (the exact
         gaps are then measured for the few pairs each row needs)."""
         b = self.box
-        gx = np.maximum(np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2]),
-                        0.0)  # fmt: skip
-        gy = np.maximum(np.maximum(b[None, :, 1] - b[:, None, 3], b[:, None, 1] - b[None, :, 3]),
-                        0.0)  # fmt: skip
+        gx = np.maximum(
+            np.maximum(b[None, :, 0] - b[:, None, 2], b[:, None, 0] - b[None, :, 2]), 0.0
+        )
+        gy = np.maximum(
+            np.maximum(b[None, :, 1] - b[:, None, 3], b[:, None, 1] - b[None, :, 3]), 0.0
+        )
         return np.hypot(gx, gy)
 
     def within(self, i: int, gap: float) -> np.ndarray:

@@ -645,8 +645,17 @@ class FormationTable:
     the rules do needs to invalidate it.
     """
 
-    __slots__ = ("_cursor", "_sides_of", "arr", "forms", "memo", "revision", "rows", "sides",
-                 "state")  # fmt: skip
+    __slots__ = (
+        "_cursor",
+        "_sides_of",
+        "arr",
+        "forms",
+        "memo",
+        "revision",
+        "rows",
+        "sides",
+        "state",
+    )
 
     def __init__(self, state: BattleState) -> None:
         self.state = state

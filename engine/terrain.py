@@ -197,7 +197,11 @@ def ruleset_ground(
         legend = dict(bf.meta.get("legend", {}))
         for role, enum in table.classes.items():
             legend[role] = {int(m): m.name.lower() for m in enum}
-        view.meta = {**bf.meta, **(info or {}), "legend": legend,
-                     "terrain_table": Path(table.path).stem}  # fmt: skip
+        view.meta = {
+            **bf.meta,
+            **(info or {}),
+            "legend": legend,
+            "terrain_table": Path(table.path).stem,
+        }
         views[key] = view
     return view

@@ -336,9 +336,16 @@ class _CountingDict(dict[Any, Any]):
         return super().get(key, default)
 
 
-def _check_absent(ruleset_name: str, cls: type, name: str, battlefield: Ground, scenario: Any,
-                  seed: int, bounds: int,
-                  commanders: Callable[[Any, Any], dict[str, Any]] | None) -> str:  # fmt: skip
+def _check_absent(
+    ruleset_name: str,
+    cls: type,
+    name: str,
+    battlefield: Ground,
+    scenario: Any,
+    seed: int,
+    bounds: int,
+    commanders: Callable[[Any, Any], dict[str, Any]] | None,
+) -> str:
     """Fight ``bounds`` bounds with hook ``name`` spied on; fail if anything consults it."""
     value = getattr(cls, name)
     calls = [0]
@@ -354,8 +361,9 @@ def _check_absent(ruleset_name: str, cls: type, name: str, battlefield: Ground, 
         counting = type("Counting", (_CountingDict,), {"reads": 0})(value)
         attrs = {name: counting}
     variant = type(f"{cls.__name__}Spy", (cls,), attrs)()
-    for _ in itertools.islice(_bound_logs(battlefield, scenario, variant, seed, commanders),
-                              bounds + 1):  # fmt: skip
+    for _ in itertools.islice(
+        _bound_logs(battlefield, scenario, variant, seed, commanders), bounds + 1
+    ):
         pass
     used = calls[0] + (type(counting).reads if counting is not None else 0)
     if used:
@@ -407,8 +415,9 @@ def check_hooks(
     chase: Any = None  # the after-break hooks' battle, played once on first need
     chase_baseline: list[str] = []
     for name in absent:
-        out[name] = _check_absent(ruleset_name, cls, name, battlefield, scenario, seed, bounds,
-                                  commanders)  # fmt: skip
+        out[name] = _check_absent(
+            ruleset_name, cls, name, battlefield, scenario, seed, bounds, commanders
+        )
     for name in names:
         calls = [0]
         if name in STRUCTURAL_HOOKS:
@@ -447,8 +456,10 @@ def check_hooks(
                 )
                 if not result.get("decided_bound"):
                     hooks = sorted(AFTER_BREAK_HOOKS)
-                    _fail(f"{ruleset_name}: the hook battle never breaks, so the after-break "
-                          f"hooks {hooks} cannot be shown consulted")  # fmt: skip
+                    _fail(
+                        f"{ruleset_name}: the hook battle never breaks, so the after-break "
+                        f"hooks {hooks} cannot be shown consulted"
+                    )
             ref, logs = chase_baseline, _bound_logs(battlefield, chase, variant, seed, commanders)
             where = "the whole battle with a pursuit"
         else:

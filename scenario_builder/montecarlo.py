@@ -191,8 +191,11 @@ def _versus_history(
         ll, lh = bands[loser].band()
         band = (ll / wh if wh else math.inf, lh / wl if wl else math.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(men[winner] > 0, men[loser] / np.maximum(men[winner], 1e-9),
-                             np.where(men[loser] > 0, math.inf, math.nan))  # fmt: skip
+            ratio = np.where(
+                men[winner] > 0,
+                men[loser] / np.maximum(men[winner], 1e-9),
+                np.where(men[loser] > 0, math.inf, math.nan),
+            )
         finite = ratio[~np.isnan(ratio)]
         inside = (finite >= band[0]) & (finite <= band[1])
         out["loss_ratio"] = {
@@ -284,8 +287,7 @@ def summarize(
             "simulated_mean_loss_ratio": loss_ratio,
             "sources": historical.get("sources", []),
         }
-        if historical.get("losses") and isinstance(next(iter(historical["losses"].values())),
-                                                    dict):  # fmt: skip
+        if historical.get("losses") and isinstance(next(iter(historical["losses"].values())), dict):
             out["historical"].update(_versus_history(runs, sides, historical))
     return out
 
@@ -358,9 +360,14 @@ def run_replays(
         start = time.perf_counter()
         tasks = chunks(seeds, n_workers)
         futures = client.map(
-            replay_many, [str(scenario_path)] * len(tasks), [str(battlefield_dir)] * len(tasks),
-            tasks, [ruleset] * len(tasks), [plans] * len(tasks), pure=False,
-        )  # fmt: skip
+            replay_many,
+            [str(scenario_path)] * len(tasks),
+            [str(battlefield_dir)] * len(tasks),
+            tasks,
+            [ruleset] * len(tasks),
+            [plans] * len(tasks),
+            pure=False,
+        )
         results: list[dict[str, Any]] = []
         for fut in as_completed(futures):
             results += fut.result()

@@ -220,26 +220,64 @@ def test_9_2_arrival_is_continuous_in_distance_in_a_battle(built_minden):
     ox, oy = flat_origin(bf)  # open, level ground: the string is the straight line
     # the General's one-base retinue faces north; the string runs from his base to the nearest
     # point of a formation: 380 m to the near archers, 603 m to the far ones (2 bases: 80 m wide)
-    sc = Scenario.model_validate({
-        "id": "msg_reach", "name": "9.2 continuity", "battlefield": {"slug": "minden"},
-        "age": "ancients",
-        "sides": [
-            {"id": "english", "name": "E", "army": "english_1513", "home_edge": "south",
-             "general": "surrey", "characters": [{"id": "surrey", "formation": "en_hq"}],
-             "formations": [
-                 {"id": "en_hq", "profile": "en_bills_retinue", "bases": 1, "frontage": 1,
-                  "position": {"xy": [ox - 340, oy]}},
-                 {"id": "en_near", "profile": "en_archers", "bases": 2, "frontage": 2,
-                  "position": {"xy": [ox - 340 + 380 + 40, oy]}},
-                 {"id": "en_far", "profile": "en_archers", "bases": 2, "frontage": 2,
-                  "position": {"xy": [ox - 340 + 603 + 40, oy]}}]},
-            {"id": "scots", "name": "S", "army": "scots_1513", "home_edge": "north",
-             "general": "james_iv", "characters": [{"id": "james_iv", "formation": "sc_king"}],
-             "formations": [
-                 {"id": "sc_king", "profile": "sc_pike_nobles", "bases": 2, "frontage": 2,
-                  "position": {"xy": [ox, oy + 1500]}}]},
-        ],
-    })  # fmt: skip
+    sc = Scenario.model_validate(
+        {
+            "id": "msg_reach",
+            "name": "9.2 continuity",
+            "battlefield": {"slug": "minden"},
+            "age": "ancients",
+            "sides": [
+                {
+                    "id": "english",
+                    "name": "E",
+                    "army": "english_1513",
+                    "home_edge": "south",
+                    "general": "surrey",
+                    "characters": [{"id": "surrey", "formation": "en_hq"}],
+                    "formations": [
+                        {
+                            "id": "en_hq",
+                            "profile": "en_bills_retinue",
+                            "bases": 1,
+                            "frontage": 1,
+                            "position": {"xy": [ox - 340, oy]},
+                        },
+                        {
+                            "id": "en_near",
+                            "profile": "en_archers",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": [ox - 340 + 380 + 40, oy]},
+                        },
+                        {
+                            "id": "en_far",
+                            "profile": "en_archers",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": [ox - 340 + 603 + 40, oy]},
+                        },
+                    ],
+                },
+                {
+                    "id": "scots",
+                    "name": "S",
+                    "army": "scots_1513",
+                    "home_edge": "north",
+                    "general": "james_iv",
+                    "characters": [{"id": "james_iv", "formation": "sc_king"}],
+                    "formations": [
+                        {
+                            "id": "sc_king",
+                            "profile": "sc_pike_nobles",
+                            "bases": 2,
+                            "frontage": 2,
+                            "position": {"xy": [ox, oy + 1500]},
+                        }
+                    ],
+                },
+            ],
+        }
+    )
     script = OrdersScript.from_text('2: ["advance en_near", "advance en_far"]\n')
     cmd = ScriptedCommander.from_scenario(sc, "english", script, bf.to_xy)
     b = Battle(bf, sc, Dice(1), commanders={"english": cmd})

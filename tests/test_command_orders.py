@@ -194,8 +194,10 @@ def test_4_2_character_led_formation_splits_without_the_general_and_wings_rejoin
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     bf, sc = flodden
-    script = OrdersScript.from_text('2: ["split sc_errol into 2 wings", "split sc_king"]\n'
-                                    '3: ["advance sc_errol_w2 on sc_errol"]\n')  # fmt: skip
+    script = OrdersScript.from_text(
+        '2: ["split sc_errol into 2 wings", "split sc_king"]\n'
+        '3: ["advance sc_errol_w2 on sc_errol"]\n'
+    )
     cmd = ScriptedCommander.from_scenario(sc, "scots", script, bf.to_xy)
     battle = Battle(bf, sc, Dice(5), commanders={"scots": cmd})
     st = battle.state

@@ -69,9 +69,17 @@ def test_build_bbox_in_metres_or_degrees_builds_that_ground_and_says_which(run_c
 
 def test_build_bbox_with_crs_and_off_the_dem(run_cli, tmp_path):
     code, out, err = run_cli(
-        "build", "flodden", "--bbox", _text(METRES), "--crs", UTM, "--resolution", "100",
-        "--out", tmp_path / "c",
-    )  # fmt: skip
+        "build",
+        "flodden",
+        "--bbox",
+        _text(METRES),
+        "--crs",
+        UTM,
+        "--resolution",
+        "100",
+        "--out",
+        tmp_path / "c",
+    )
     assert code == 0, err
     assert f"as metres in {UTM} (from --crs)" in out
     # metres of a box 30 km away: neither on the DEM in metres nor degrees-sized numbers

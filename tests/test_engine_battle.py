@@ -112,8 +112,11 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
     assert data["format"] == "battlelog/1" and data["crs"].startswith("EPSG:")
     b0 = data["bounds"][0]["snapshot"]
     assert set(b0) == {"bases", "formations", "messengers", "losses", "seen"}  # 6.2 fog record
-    assert all(e.get("dice", {"faces": []})["faces"] is not None
-               for bd in data["bounds"] for e in bd["events"])  # fmt: skip
+    assert all(
+        e.get("dice", {"faces": []})["faces"] is not None
+        for bd in data["bounds"]
+        for e in bd["events"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -155,18 +158,39 @@ def small_battles(draw):
 @example(
     (
         [
-            {"id": "r0", "profile": "archers", "bases": 6, "frontage": 3, "at": (-300, -200),
-             "facing": 0, "order": "hold"},
-            {"id": "r1", "profile": "inf", "bases": 3, "frontage": 3, "at": (0, -200),
-             "facing": 0, "order": "advance"},
+            {
+                "id": "r0",
+                "profile": "archers",
+                "bases": 6,
+                "frontage": 3,
+                "at": (-300, -200),
+                "facing": 0,
+                "order": "hold",
+            },
+            {
+                "id": "r1",
+                "profile": "inf",
+                "bases": 3,
+                "frontage": 3,
+                "at": (0, -200),
+                "facing": 0,
+                "order": "advance",
+            },
         ],
         [
-            {"id": "b0", "profile": "archers", "bases": 3, "frontage": 3, "at": (-300, 200),
-             "facing": 180, "order": "advance"},
+            {
+                "id": "b0",
+                "profile": "archers",
+                "bases": 3,
+                "frontage": 3,
+                "at": (-300, 200),
+                "facing": 180,
+                "order": "advance",
+            },
         ],
         1132,
     )
-)  # fmt: skip
+)
 def test_6_1_invariants_hold_in_random_battles(minden, spec):
     """No base beyond its allowance, removed bases never act, casualties only grow, bases never
     overlap (engine.testing.check_battle asserts them after every phase)."""

@@ -49,8 +49,12 @@ def test_2_3_attack_three_dice_need_four() -> None:
     assert attack_distribution_exact(3, 4) == [Fraction(k, 8) for k in (1, 3, 3, 1)]
     assert attack_distribution(3, 4) == [0.125, 0.375, 0.375, 0.125]
     assert expected_hits(attack_distribution_exact(3, 4)) == Fraction(3, 2)
-    assert at_least(attack_distribution_exact(3, 4)) == [1, Fraction(7, 8), Fraction(1, 2),
-                                                         Fraction(1, 8)]  # fmt: skip
+    assert at_least(attack_distribution_exact(3, 4)) == [
+        1,
+        Fraction(7, 8),
+        Fraction(1, 2),
+        Fraction(1, 8),
+    ]
     assert hit_chance(8) == 0  # 2.3: no natural 6, a need of 8 cannot be met
     assert hit_chance(6, -1) == 0 and hit_chance(6) == Fraction(1, 6)
     assert attack_distribution_exact(0, 4) == [1]
@@ -145,14 +149,42 @@ def test_cli_attack_melee_with_outnumbering() -> None:
 def test_cli_attack_ranged_cover_and_penalties() -> None:
     # infantry in debris: ranged R +1 (chart 7.2) -> R5; half range -1, moving -1 -> need 7+:
     # 2.3 has no natural 6, so the shot cannot hit
-    rep = _json(["--attack", "ranged", "--arming", "2", "-r", "4", "--half-range", "--moving",
-                 "--cover", "debris", "--unit-type", "infantry"])  # fmt: skip
+    rep = _json(
+        [
+            "--attack",
+            "ranged",
+            "--arming",
+            "2",
+            "-r",
+            "4",
+            "--half-range",
+            "--moving",
+            "--cover",
+            "debris",
+            "--unit-type",
+            "infantry",
+        ]
+    )
     assert rep["effective_resilience"] == 5 and rep["die_modifier"] == -2 and rep["need"] == 7
     assert rep["p_hit"] == "0" and rep["expected_hits"] == 0
     assert [row["fraction"] for row in rep["distribution"]] == ["1", "0", "0"]
-    out = CliRunner().invoke(odds, ["--attack", "ranged", "--arming", "2", "-r", "4",
-                                    "--half-range", "--moving", "--cover", "debris",
-                                    "--unit-type", "infantry"])  # fmt: skip
+    out = CliRunner().invoke(
+        odds,
+        [
+            "--attack",
+            "ranged",
+            "--arming",
+            "2",
+            "-r",
+            "4",
+            "--half-range",
+            "--moving",
+            "--cover",
+            "debris",
+            "--unit-type",
+            "infantry",
+        ],
+    )
     assert out.exit_code == 0 and "cannot hit (2.3)" in out.output
     # a skirmisher ignores the moving penalty; --long-range is the same flag as --half-range
     rep = _json(

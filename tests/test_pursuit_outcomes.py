@@ -51,8 +51,12 @@ def test_11_1_pursuit_adds_losses_after_the_break(halidon) -> None:
     assert 0 < r1["pursuit_bounds"] <= sc.victory.pursuit_bounds
     assert r1["bounds"] == r1["decided_bound"] + r1["pursuit_bounds"]
     assert r1["losses"]["scots"] > r1["losses_at_break"]["scots"], r1
-    pursuers = {e.formation for rec in chase.log.bounds[r1["decided_bound"]:]
-                for e in rec.events if e.type == "pursuit"}  # fmt: skip
+    pursuers = {
+        e.formation
+        for rec in chase.log.bounds[r1["decided_bound"] :]
+        for e in rec.events
+        if e.type == "pursuit"
+    }
     assert pursuers and all(f.startswith("en_") for f in pursuers)
     # without pursuit_bounds nothing of this is in the result
     assert "decided_bound" not in r0 and "pursuit_bounds" not in r0
@@ -75,13 +79,21 @@ def test_casualties_split_killed_wounded_captured(halidon) -> None:
     battle = _fight(sc, bf, sc.victory.pursuit_bounds)
     res = battle.log.result
     last = battle.log.bounds[-1].snapshot["bases"]
-    caught = {b for rec in battle.log.bounds for e in rec.events if isinstance(e, Destroyed)
-              and e.reason.startswith("11.1 routed into enemy") for b in e.bases}  # fmt: skip
+    caught = {
+        b
+        for rec in battle.log.bounds
+        for e in rec.events
+        if isinstance(e, Destroyed) and e.reason.startswith("11.1 routed into enemy")
+        for b in e.bases
+    }
     for side, cas in res["casualties"].items():
         # killed + captured are the dead bases; wounded the injured ones still on the table
         assert cas["killed"] + cas["captured"] == res["losses"][side]
-        injured = sum(1 for bid, b in last.items() if b["state"] == "injured"
-                      and bid.startswith("sc_" if side == "scots" else "en_"))  # fmt: skip
+        injured = sum(
+            1
+            for bid, b in last.items()
+            if b["state"] == "injured" and bid.startswith("sc_" if side == "scots" else "en_")
+        )
         assert cas["wounded"] == injured
         assert cas["captured"] <= len(caught)
 
@@ -133,9 +145,15 @@ def test_montecarlo_losses_in_men_against_the_band() -> None:
         cas = {
             s: {"killed": k, "wounded": w, "captured": c} for s, (k, w, c) in (("a", a), ("b", b))
         }
-        return {"seed": seed, "winner": winner, "bounds": 10, "strength": {"a": 20, "b": 20},
-                "losses": {"a": a[0] + a[2], "b": b[0] + b[2]}, "casualties": cas,
-                "men_per_base": {"a": 100.0, "b": 100.0}}  # fmt: skip
+        return {
+            "seed": seed,
+            "winner": winner,
+            "bounds": 10,
+            "strength": {"a": 20, "b": 20},
+            "losses": {"a": a[0] + a[2], "b": b[0] + b[2]},
+            "casualties": cas,
+            "men_per_base": {"a": 100.0, "b": 100.0},
+        }
 
     runs = [
         row(1, "a", (1, 5, 0), (10, 0, 5)),  # a 100 men, b 1500: ratio 15 (band 5-30)

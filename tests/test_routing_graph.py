@@ -241,8 +241,9 @@ def test_9_2_arrival_bound_is_continuous_one_bound_per_rate(bayreuth) -> None:
         assert arrival_bound(r.cost_m, rate, sent_bound=4) == 4 + math.ceil(r.cost_m / rate) - 1
     # 9.2 continuity: within the rate acts at once (a character's reach), just beyond it one
     # bound later, never two
-    assert [arrival_bound(c, 500.0, 0) for c in (0.0, 380.0, 500.0, 501.0, 603.0, 1000.0,
-                                                  1001.0)] == [0, 0, 0, 1, 1, 1, 2]  # fmt: skip
+    assert [
+        arrival_bound(c, 500.0, 0) for c in (0.0, 380.0, 500.0, 501.0, 603.0, 1000.0, 1001.0)
+    ] == [0, 0, 0, 1, 1, 1, 2]
     assert arrival_bound(1000.0000000001, 500.0, 0) == 1  # float noise does not cost a bound
     with pytest.raises(ValueError, match="positive"):
         arrival_bound(10.0, 0.0, 1)

@@ -175,11 +175,22 @@ def test_2_3_in_battle_a_need_of_seven_never_hits(bf, origin):
     # guns (ordnance only, A2, range 800 m) at armoured foot (ranged R5) 500 m away: long-range
     # ordnance is -2 (8.1), so the face needed is 7. 2.3 has no natural 6: three sixes, no hit,
     # and the target is unhurt after the bound
-    b = battle(bf, origin,
-               [{"id": "guns", "profile": "guns", "bases": 2, "at": (0, 0), "order": "attack",
-                 "target_formation": "foot"}],
-               [{"id": "foot", "profile": "inf_r5", "bases": 2, "at": (0, 530), "facing": 180}],
-               [6] * 12)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "guns",
+                "profile": "guns",
+                "bases": 2,
+                "at": (0, 0),
+                "order": "attack",
+                "target_formation": "foot",
+            }
+        ],
+        [{"id": "foot", "profile": "inf_r5", "bases": 2, "at": (0, 530), "facing": 180}],
+        [6] * 12,
+    )
     rec = b.step()
     (shot,) = events(rec, "shot")
     assert shot.mode == "ordnance" and shot.need == 7

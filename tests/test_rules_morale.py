@@ -43,12 +43,32 @@ def test_10_5_panic_test_in_contact_uses_melee_r_and_leadership(bf, origin):
     # blue (R4 melee) is charged in the flank by red: 10.2 panic test, taken at once when the
     # contact is made (end of the moves), before any melee die; blue's captain L1. [5, 6]
     # keeps 5, -L1 = 4 = R4: retreat. Then the melee (retreating troops still fight)
-    b = battle(bf, origin,
-               [{"id": "r", "profile": "inf", "bases": 2, "at": (-61, 80), "facing": 90,
-                 "order": "attack", "target_formation": "b"}],
-               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0,
-                 "character": "blue_captain"}],
-               [5, 6] + [1] * 7)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "r",
+                "profile": "inf",
+                "bases": 2,
+                "at": (-61, 80),
+                "facing": 90,
+                "order": "attack",
+                "target_formation": "b",
+            }
+        ],
+        [
+            {
+                "id": "b",
+                "profile": "inf",
+                "bases": 2,
+                "at": (0, 80),
+                "facing": 0,
+                "character": "blue_captain",
+            }
+        ],
+        [5, 6] + [1] * 7,
+    )
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert pt.formation == "b" and "enemy_contact_flank" in pt.triggers
@@ -62,11 +82,23 @@ def test_10_5_panic_test_in_contact_uses_melee_r_and_leadership(bf, origin):
 def test_10_2_rear_contact_is_minus_one_r(bf, origin):
     # contact on the rear: panic test at once at R4-1; [4, 4] keeps 4 > R3: blue routs before
     # the melee, and routing troops do not strike (only red's dice are rolled)
-    b = battle(bf, origin,
-               [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 40), "facing": 0,
-                 "order": "attack", "target_formation": "b"}],
-               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
-               [4, 4] + [1] * 6)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "r",
+                "profile": "inf",
+                "bases": 2,
+                "at": (0, 40),
+                "facing": 0,
+                "order": "attack",
+                "target_formation": "b",
+            }
+        ],
+        [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
+        [4, 4] + [1] * 6,
+    )
     rec = b.step()
     (pt,) = of(rec, "panic_test")
     assert "enemy_contact_rear" in pt.triggers and pt.resilience == 3
@@ -509,12 +541,24 @@ def test_10_4_character_joins_routers_and_the_rally_test_stops_the_rout(bf, orig
     # he rides after them (joiners move after their target), touches them and joins; the
     # routers take the 10.4 test: two dice, keep the lower (2), minus the joining L3 = -1 <=
     # R4 - 2 (routing): they stop routing and retreat
-    b = battle(bf, origin,
-               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
-                {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
-                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
-               [2, 3])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+            {
+                "id": "hq",
+                "profile": "cav",
+                "bases": 1,
+                "at": (150, -120),
+                "character": "red_general",
+                "order": "advance",
+                "target_formation": "foot",
+            },
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+        [2, 3],
+    )
     foot = _rout(b, "foot")
     rec = b.step()
     merge = of(rec, "brigade_merge")
@@ -530,12 +574,24 @@ def test_10_4_character_joins_routers_and_the_rally_test_stops_the_rout(bf, orig
 
 def test_10_4_failed_rally_test_keeps_routing_with_the_character(bf, origin):
     # the captain (L1, on foot) waits beside the routers' path and joins them as they pass
-    b = battle(bf, origin,
-               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
-                {"id": "hq", "profile": "inf", "bases": 1, "at": (90, -130),
-                 "character": "red_captain", "order": "advance", "target_formation": "foot"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
-               [6, 6])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+            {
+                "id": "hq",
+                "profile": "inf",
+                "bases": 1,
+                "at": (90, -130),
+                "character": "red_captain",
+                "order": "advance",
+                "target_formation": "foot",
+            },
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+        [6, 6],
+    )
     foot = _rout(b, "foot")
     rec = b.step()
     (pt,) = of(rec, "panic_test")
@@ -546,13 +602,23 @@ def test_10_4_failed_rally_test_keeps_routing_with_the_character(bf, origin):
 def test_11_2_retreating_troops_rally_by_merging_with_a_character(bf, origin):
     # retreating foot are ordered to advance on the captain's formation: they march into base
     # contact, merge into it and are rallied at once (11.2), not after a bound inactive
-    b = battle(bf, origin,
-               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0),
-                 "order": "advance", "target_formation": "cap"},
-                {"id": "cap", "profile": "inf", "bases": 2, "at": (0, -90),
-                 "character": "red_captain"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
-               [])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "foot",
+                "profile": "inf",
+                "bases": 2,
+                "at": (0, 0),
+                "order": "advance",
+                "target_formation": "cap",
+            },
+            {"id": "cap", "profile": "inf", "bases": 2, "at": (0, -90), "character": "red_captain"},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
+        [],
+    )
     foot = b.state.formations["foot"]
     foot.morale, foot.changed_bound = Morale.RETREATING, 0
     rec = b.step()
@@ -568,12 +634,24 @@ def test_11_2_retreating_troops_rally_by_merging_with_a_character(bf, origin):
 
 
 def test_11_2_character_joining_retreating_troops_rallies_them(bf, origin):
-    b = battle(bf, origin,
-               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0)},
-                {"id": "hq", "profile": "cav", "bases": 1, "at": (200, 0),
-                 "character": "red_general", "order": "advance", "target_formation": "foot"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
-               [])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0)},
+            {
+                "id": "hq",
+                "profile": "cav",
+                "bases": 1,
+                "at": (200, 0),
+                "character": "red_general",
+                "order": "advance",
+                "target_formation": "foot",
+            },
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+        [],
+    )
     foot = b.state.formations["foot"]
     foot.morale, foot.changed_bound = Morale.RETREATING, 0
     rec = b.step()
@@ -585,17 +663,32 @@ def test_11_2_character_joining_retreating_troops_rallies_them(bf, origin):
 def test_5_1_brigade_by_order_in_play_and_the_type_limit_refuses(bf, origin):
     # archers ordered onto the General's foot (L3): they merge into a brigade; archers ordered
     # onto the captain's foot (L1: identical types only) are refused and hold
-    b = battle(bf, origin,
-               [{"id": "gen", "profile": "inf", "bases": 2, "at": (0, 0),
-                 "character": "red_general"},
-                {"id": "bows", "profile": "archers", "bases": 2, "at": (0, -100),
-                 "order": "advance", "target_formation": "gen"},
-                {"id": "cap", "profile": "inf", "bases": 2, "at": (400, 0),
-                 "character": "red_captain"},
-                {"id": "more", "profile": "archers", "bases": 2, "at": (400, -100),
-                 "order": "advance", "target_formation": "cap"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
-               [])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {"id": "gen", "profile": "inf", "bases": 2, "at": (0, 0), "character": "red_general"},
+            {
+                "id": "bows",
+                "profile": "archers",
+                "bases": 2,
+                "at": (0, -100),
+                "order": "advance",
+                "target_formation": "gen",
+            },
+            {"id": "cap", "profile": "inf", "bases": 2, "at": (400, 0), "character": "red_captain"},
+            {
+                "id": "more",
+                "profile": "archers",
+                "bases": 2,
+                "at": (400, -100),
+                "order": "advance",
+                "target_formation": "cap",
+            },
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+        [],
+    )
     rec = b.step()
     assert [(e.formation, e.merged) for e in of(rec, "brigade_merge")] == [("gen", "bows")]
     assert b.state.formations["gen"].brigade == ("bows",) and b.state.formations["gen"].n_alive == 4
@@ -612,12 +705,33 @@ def test_10_2_shooting_losses_tested_at_once_and_the_broken_formation_replans(bf
     # shoot first: [6, 6, 1] -> two hits, the front base injured then killed: "entire front rank
     # killed" (-1R). The panic test is taken in the shooting-damage phase, at ranged R4 - 1:
     # [3, 5] keeps 3 = R3 -> retreat. So blue retreats in this bound's moves instead of charging
-    b = battle(bf, origin,
-               [{"id": "bows", "profile": "archers", "bases": 2, "at": (0, 0), "order": "attack",
-                 "target_formation": "foot"}],
-               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 110),
-                 "facing": 180, "order": "attack", "target_formation": "bows"}],
-               [6, 6, 1, 3, 5])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "bows",
+                "profile": "archers",
+                "bases": 2,
+                "at": (0, 0),
+                "order": "attack",
+                "target_formation": "foot",
+            }
+        ],
+        [
+            {
+                "id": "foot",
+                "profile": "inf",
+                "bases": 2,
+                "frontage": 1,
+                "at": (0, 110),
+                "facing": 180,
+                "order": "attack",
+                "target_formation": "bows",
+            }
+        ],
+        [6, 6, 1, 3, 5],
+    )
     foot = b.state.formations["foot"]
     y0 = foot.centre()[1]
     rec = b.step()
@@ -634,12 +748,22 @@ def test_10_2_front_rank_killed_in_melee_tested_before_the_next_strike(bf, origi
     # knights (initiative 4) charge foot (initiative 2, one file of two): the knights strike
     # first, [6, 6, 6] -> the front base injured and killed: the foot test at once (melee R4 -1),
     # [6, 6] -> rout, so their own strike (later in the order) never comes (10.4)
-    b = battle(bf, origin,
-               [{"id": "kn", "profile": "cav", "bases": 1, "at": (0, 0), "order": "attack",
-                 "target_formation": "foot"}],
-               [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 80),
-                 "facing": 180}],
-               [6, 6, 6, 6, 6])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "kn",
+                "profile": "cav",
+                "bases": 1,
+                "at": (0, 0),
+                "order": "attack",
+                "target_formation": "foot",
+            }
+        ],
+        [{"id": "foot", "profile": "inf", "bases": 2, "frontage": 1, "at": (0, 80), "facing": 180}],
+        [6, 6, 6, 6, 6],
+    )
     rec = b.step()
     types = [e.type for e in rec.events]
     (pt,) = of(rec, "panic_test")
@@ -654,11 +778,22 @@ def test_11_1_retreating_troops_touched_test_at_once(bf, origin):
     # blue foot already retreating are caught by red knights (who move first, initiative 4):
     # 11.1 panic test the moment the knights' move ends in contact, before the foot move on,
     # melee R4 -1 retreating; [1, 6] keeps 1: the best result is to continue the retreat
-    b = battle(bf, origin,
-               [{"id": "kn", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack",
-                 "target_formation": "foot"}],
-               [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 150), "facing": 180}],
-               [1, 6])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "kn",
+                "profile": "cav",
+                "bases": 2,
+                "at": (0, 0),
+                "order": "attack",
+                "target_formation": "foot",
+            }
+        ],
+        [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 150), "facing": 180}],
+        [1, 6],
+    )
     foot = b.state.formations["foot"]
     foot.morale, foot.changed_bound = Morale.RETREATING, -5  # broke long ago, facing the enemy
     rec = b.step()
@@ -684,10 +819,14 @@ def test_9_1_hold_keeps_melee_only_troops_doing_what_they_were_doing(bf, origin)
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     sc = make_scenario(
-        [{"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0), "order": "advance"},
-         {"id": "bows", "profile": "archers", "bases": 2, "at": (200, 0), "order": "advance"}],
+        [
+            {"id": "foot", "profile": "inf", "bases": 2, "at": (0, 0), "order": "advance"},
+            {"id": "bows", "profile": "archers", "bases": 2, "at": (200, 0), "order": "advance"},
+        ],
         [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
-        armies=ARMIES, origin=origin)  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+    )
     script = OrdersScript.from_text('2: ["hold foot", "hold bows"]\n')
     cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
     b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
@@ -705,10 +844,13 @@ def test_9_1_hold_keeps_melee_only_troops_doing_what_they_were_doing(bf, origin)
 def test_9_1_hold_stops_pursuit_of_melee_only_troops(bf, origin):
     from engine.rulesets.two_mm_earth.morale import pursuit_phase
 
-    b = battle(bf, origin,
-               [{"id": "r", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack"}],
-               [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180}],
-               None)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "cav", "bases": 2, "at": (0, 0), "order": "attack"}],
+        [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 200), "facing": 180}],
+        None,
+    )
     st = b.state
     b.step()
     assert st.contacts.get("r") == ("b",)
@@ -723,11 +865,13 @@ def test_9_3_10_2_rash_ordered_to_retreat_holds_on_2_retreats_on_3(bf, origin):
     # in a battle: rash foot ordered to retreat roll on chart 9.3; a 2 (undefined in the book,
     # read as "2 or less") holds, a 3 retreats: 4 chances in 6, not 10.2's "50%"
     for face, outcome, morale in ((2, "hold", Morale.STEADY), (3, "retreat", Morale.RETREATING)):
-        b = battle(bf, origin,
-                   [{"id": "r", "profile": "rash_inf", "bases": 2, "at": (0, 0),
-                     "order": "retreat"}],
-                   [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
-                   [face])  # fmt: skip
+        b = battle(
+            bf,
+            origin,
+            [{"id": "r", "profile": "rash_inf", "bases": 2, "at": (0, 0), "order": "retreat"}],
+            [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+            [face],
+        )
         rec = b.step()
         (roll,) = of(rec, "order_roll")
         assert roll.dice.faces == (face,) and roll.outcome == outcome
@@ -754,10 +898,14 @@ def test_4_1_skirmishers_go_loose_by_order_in_play_others_are_refused(bf, origin
     from engine.rulesets.two_mm_earth.scripted import OrdersScript, ScriptedCommander
 
     sc = make_scenario(
-        [{"id": "sk", "profile": "skirm", "bases": 4, "frontage": 2, "at": (0, 0)},
-         {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (300, 0)}],
+        [
+            {"id": "sk", "profile": "skirm", "bases": 4, "frontage": 2, "at": (0, 0)},
+            {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (300, 0)},
+        ],
         [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
-        armies=ARMIES, origin=origin)  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+    )
     script = OrdersScript.from_text('2: ["loose sk", "loose foot"]\n4: ["close sk"]\n')
     cmd = ScriptedCommander.from_scenario(sc, "red", script, bf.to_xy)
     b = Battle(bf, sc, Dice(1), commanders={"red": cmd}, delivery=InstantDelivery())
@@ -778,13 +926,30 @@ def test_4_1_skirmishers_go_loose_by_order_in_play_others_are_refused(bf, origin
 def test_5_1_brigade_deployed_in_a_scenario(bf, origin):
     from scenario_builder.errors import ScenarioFileError
 
-    b = battle(bf, origin,
-               [{"id": "gen", "profile": "inf", "bases": 4, "frontage": 4, "at": (0, 0),
-                 "character": "red_general"},
-                {"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, -200),
-                 "brigade": "gen"}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
-               None)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "gen",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 4,
+                "at": (0, 0),
+                "character": "red_general",
+            },
+            {
+                "id": "bows",
+                "profile": "archers",
+                "bases": 4,
+                "frontage": 4,
+                "at": (0, -200),
+                "brigade": "gen",
+            },
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 900), "facing": 180}],
+        None,
+    )
     st = b.state
     assert "bows" not in st.formations and st.formations["gen"].brigade == ("bows",)
     gen = st.formations["gen"]
@@ -831,17 +996,27 @@ def towered(tmp_path_factory, bf, origin):
 
     def box(x0, y0, x1, y1, what):
         (lo0, la0), (lo1, la1) = bf.to_lonlat(x0, y0), bf.to_lonlat(x1, y1)
-        return {"type": "Feature", "properties": {"feature": what},
-                "geometry": {"type": "Polygon", "coordinates": [[[lo0, la0], [lo1, la0],
-                             [lo1, la1], [lo0, la1], [lo0, la0]]]}}  # fmt: skip
+        return {
+            "type": "Feature",
+            "properties": {"feature": what},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[lo0, la0], [lo1, la0], [lo1, la1], [lo0, la1], [lo0, la0]]],
+            },
+        }
 
-    gj = {"type": "FeatureCollection",
-          "features": [box(x - 200, y + 100, x + 200, y + 120, "wall"),
-                       box(x + 200, y + 90, x + 250, y + 130, "tower")]}  # fmt: skip
+    gj = {
+        "type": "FeatureCollection",
+        "features": [
+            box(x - 200, y + 100, x + 200, y + 120, "wall"),
+            box(x + 200, y + 90, x + 250, y + 130, "tower"),
+        ],
+    }
     p = tmp_path_factory.mktemp("tower") / "tower.geojson"
     p.write_text(json.dumps(gj))
-    return build_from_paths(data_dir() / "battlefields" / "minden" / "dem.tif",
-                            overlays=[p]).battlefield  # fmt: skip
+    return build_from_paths(
+        data_dir() / "battlefields" / "minden" / "dem.tif", overlays=[p]
+    ).battlefield
 
 
 def test_8_3_towers_entered_only_from_a_wall(towered, origin):
@@ -851,12 +1026,30 @@ def test_8_3_towers_entered_only_from_a_wall(towered, origin):
 
     ox, oy = origin
     sc = make_scenario(
-        [{"id": "walk", "profile": "inf", "bases": 1, "at": (150, 110), "facing": 90,
-          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}},
-         {"id": "ground", "profile": "inf", "bases": 1, "at": (225, 55), "facing": 0,
-          "order": "advance", "target": {"xy": [ox + 225, oy + 110]}}],
+        [
+            {
+                "id": "walk",
+                "profile": "inf",
+                "bases": 1,
+                "at": (150, 110),
+                "facing": 90,
+                "order": "advance",
+                "target": {"xy": [ox + 225, oy + 110]},
+            },
+            {
+                "id": "ground",
+                "profile": "inf",
+                "bases": 1,
+                "at": (225, 55),
+                "facing": 0,
+                "order": "advance",
+                "target": {"xy": [ox + 225, oy + 110]},
+            },
+        ],
         [{"id": "x", "profile": "inf", "bases": 1, "at": (0, 700), "facing": 180}],
-        armies=ARMIES, origin=origin)  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+    )
     sc.sides[0].holds_walls = True
     b = Battle(towered, sc, Dice(3))
     walk, ground = b.state.formations["walk"], b.state.formations["ground"]
@@ -873,11 +1066,22 @@ def test_3_1_rear_ranks_step_forward_to_replace_casualties(bf, origin):
     # blue foot (2 files x 2 ranks) hold; their front-left base was killed last bound. In the
     # movement phase the rear base of that file steps up into the gap and counts as the first
     # rank (3.1); the file without a casualty is unchanged
-    b = battle(bf, origin,
-               [{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
-               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 600),
-                 "facing": 180}],
-               None)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
+        [
+            {
+                "id": "foot",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 2,
+                "at": (0, 600),
+                "facing": 180,
+            }
+        ],
+        None,
+    )
     foot = b.state.formations["foot"]
     front_left, front_right, rear_left, rear_right = foot.bases
     front_left.status = BaseStatus.DEAD
@@ -894,11 +1098,22 @@ def test_11_1_injured_retreating_bases_are_slowed_the_rest_are_not(bf, origin):
     # blue foot (2 x 2) retreat from red; their front rank is injured. In the move the unhurt
     # rear rank retreats 100 m (infantry, plain: no halving for them), the injured front rank
     # falls out as a group of its own and manages 50 m (11.1 "injured troops DO" suffer)
-    b = battle(bf, origin,
-               [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
-               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 140),
-                 "facing": 180}],
-               None)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+        [
+            {
+                "id": "foot",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 2,
+                "at": (0, 140),
+                "facing": 180,
+            }
+        ],
+        None,
+    )
     foot = b.state.formations["foot"]
     foot.morale, foot.changed_bound = Morale.RETREATING, 0
     for x in foot.front_rank():
@@ -917,11 +1132,22 @@ def test_11_1_injured_retreating_bases_are_slowed_the_rest_are_not(bf, origin):
 def test_10_4_v07_5_5_rally_when_a_character_joins_under_v07(bf, origin):
     # the same ride under v0.7: its 5.5 rally is one die (the rout test) at the routing R
     sc = make_scenario(
-        [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
-         {"id": "hq", "profile": "cav", "bases": 1, "at": (150, -120),
-          "character": "red_general", "order": "advance", "target_formation": "foot"}],
+        [
+            {"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (0, 0)},
+            {
+                "id": "hq",
+                "profile": "cav",
+                "bases": 1,
+                "at": (150, -120),
+                "character": "red_general",
+                "order": "advance",
+                "target_formation": "foot",
+            },
+        ],
         [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 700), "facing": 180}],
-        armies=ARMIES, origin=origin)  # fmt: skip
+        armies=ARMIES,
+        origin=origin,
+    )
     # v0.7 9.1: first the General (steady) sees the friend routing and takes the army-morale
     # test before moving: 1 + 2 (one friend routing) - 2 - L3 = -2 < R4, nothing
     b = Battle(bf, sc, ScriptedDice([1, 4]), ruleset="2mm-earth-v0.7")
@@ -938,19 +1164,42 @@ def test_3_2_bases_not_in_contact_assist_by_shooting_at_bases_not_in_contact(bf,
     # red archers (a line of 4) are in melee with blue foot (2 files x 2 ranks) touching only
     # their left half. Ordered to attack, the two archers not in contact shoot (3.2: only at
     # bases not in contact with any friendly base) - so the hits fall on blue's rear rank
-    b = battle(bf, origin,
-               [{"id": "bows", "profile": "archers", "bases": 4, "frontage": 4, "at": (0, 0),
-                 "order": "attack", "target_formation": "foot"}],
-               [{"id": "foot", "profile": "inf", "bases": 4, "frontage": 2, "at": (-40, 30),
-                 "facing": 180}],
-               [6, 6, 6] + [1] * 20)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "bows",
+                "profile": "archers",
+                "bases": 4,
+                "frontage": 4,
+                "at": (0, 0),
+                "order": "attack",
+                "target_formation": "foot",
+            }
+        ],
+        [
+            {
+                "id": "foot",
+                "profile": "inf",
+                "bases": 4,
+                "frontage": 2,
+                "at": (-40, 30),
+                "facing": 180,
+            }
+        ],
+        [6, 6, 6] + [1] * 20,
+    )
     st = b.state
     assert st.contacts.get("bows") == ("foot",)
     rec = b.step()
     (shot,) = of(rec, "shot")
     assert (shot.formation, shot.target, shot.mode, shot.hits) == ("bows", "foot", "normal", 3)
-    hit_bases = [e.base for e in rec.events if e.type in ("injured", "killed")
-                 and e.phase == "shooting_damage"]  # fmt: skip
+    hit_bases = [
+        e.base
+        for e in rec.events
+        if e.type in ("injured", "killed") and e.phase == "shooting_damage"
+    ]
     foot = st.formations["foot"]
     rear = {x.id for x in foot.bases if x.rank == 1}
     assert hit_bases and set(hit_bases) <= rear  # never the front rank in contact
@@ -962,12 +1211,33 @@ def test_11_3_pike_and_shot_split_into_wings_in_combat_and_test_as_one(bf, origi
     # it splits into three wings by kind (11.3); the right-hand musketeers, hit in the flank,
     # test (melee R3: [3, 6] keeps 3 = R3 -> retreat), and the pike and the left musketeers
     # retreat with them: "as if they were still in a brigaded formation"
-    b = battle(bf, origin,
-               [{"id": "ps", "profile": "inf", "bases": 8, "frontage": 4, "at": (0, 0),
-                 "flank_profile": "musket", "flank_files": 1}],
-               [{"id": "kn", "profile": "cav", "bases": 2, "at": (120, 0), "facing": 270,
-                 "order": "attack", "target_formation": "ps"}],
-               [3, 6] + [1] * 30)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {
+                "id": "ps",
+                "profile": "inf",
+                "bases": 8,
+                "frontage": 4,
+                "at": (0, 0),
+                "flank_profile": "musket",
+                "flank_files": 1,
+            }
+        ],
+        [
+            {
+                "id": "kn",
+                "profile": "cav",
+                "bases": 2,
+                "at": (120, 0),
+                "facing": 270,
+                "order": "attack",
+                "target_formation": "ps",
+            }
+        ],
+        [3, 6] + [1] * 30,
+    )
     st = b.state
     kinds = sorted((x.file, x.profile.id) for x in st.formations["ps"].bases if x.rank == 0)
     assert kinds == [(0, "musket"), (1, "inf"), (2, "inf"), (3, "musket")]

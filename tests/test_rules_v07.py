@@ -89,8 +89,7 @@ def test_v07_1_2_flodden_orders_obeyed_the_bound_they_are_given():
         issued = [e["formation"] for e in bd["events"] if e["type"] == "order_issued"]
         got = [e["formation"] for e in bd["events"] if e["type"] == "order_received"]
         assert issued == got  # every order received in the bound it was issued
-    assert [p.name for p in get_ruleset(V07).phases][:3] == ["orders", "army_morale",
-                                                             "plan_moves"]  # fmt: skip
+    assert [p.name for p in get_ruleset(V07).phases][:3] == ["orders", "army_morale", "plan_moves"]
 
 
 # -- 5.1 fleeing ------------------------------------------------------------------------------
@@ -125,10 +124,16 @@ def _boxed(bf, origin, faces, character=None, order=None):
         red["order"] = order
     if character:
         red["character"] = character
-    return battle(bf, origin, [red],
-                  [{"id": "n", "profile": "inf", "bases": 2, "at": (0, 20), "facing": 180},
-                   {"id": "s", "profile": "inf", "bases": 2, "at": (0, -30), "facing": 0}],
-                  faces)  # fmt: skip
+    return battle(
+        bf,
+        origin,
+        [red],
+        [
+            {"id": "n", "profile": "inf", "bases": 2, "at": (0, 20), "facing": 180},
+            {"id": "s", "profile": "inf", "bases": 2, "at": (0, -30), "facing": 0},
+        ],
+        faces,
+    )
 
 
 def test_v07_5_1_forced_flee_blocked_routs_automatically(bf, origin):
@@ -173,12 +178,18 @@ def test_v07_5_1_voluntary_flee_blocked_passing_keeps_fleeing(bf, origin):
 def test_v07_5_2_contact_sides_counted_per_side(bf, origin):
     from engine.rulesets.two_mm_earth.morale import enemy_contact_sides
 
-    b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
-               [{"id": "front", "profile": "inf", "bases": 2, "at": (0, 20), "facing": 180},
-                {"id": "left", "profile": "inf", "bases": 1, "at": (-50, 0), "facing": 90},
-                {"id": "right", "profile": "inf", "bases": 1, "at": (50, 0), "facing": 270},
-                {"id": "rear", "profile": "inf", "bases": 2, "at": (0, -20), "facing": 0}],
-               [])  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+        [
+            {"id": "front", "profile": "inf", "bases": 2, "at": (0, 20), "facing": 180},
+            {"id": "left", "profile": "inf", "bases": 1, "at": (-50, 0), "facing": 90},
+            {"id": "right", "profile": "inf", "bases": 1, "at": (50, 0), "facing": 270},
+            {"id": "rear", "profile": "inf", "bases": 2, "at": (0, -20), "facing": 0},
+        ],
+        [],
+    )
     assert set(b.state.contacts["r"]) == {"front", "left", "right", "rear"}
     # front, left flank, right flank: +1 each; the rear +2 (a flag)
     assert enemy_contact_sides(b.ctx, b.state.formations["r"]) == (3, True)
@@ -195,10 +206,16 @@ def test_v07_5_3_routers_touching_an_enemy_are_destroyed_at_once(bf, origin):
     # red foot routed last bound flee south from blue "n" and run into blue "s" standing in
     # their way: the bases that touch are destroyed in the move phase, before any melee (v0.9
     # 11.1 waits for the end of their next bound)
-    b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
-               [{"id": "n", "profile": "inf", "bases": 2, "at": (0, 120), "facing": 180},
-                {"id": "s", "profile": "inf", "bases": 6, "at": (0, -70), "facing": 0}],
-               [1] * 40)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+        [
+            {"id": "n", "profile": "inf", "bases": 2, "at": (0, 120), "facing": 180},
+            {"id": "s", "profile": "inf", "bases": 6, "at": (0, -70), "facing": 0},
+        ],
+        [1] * 40,
+    )
     f = _rout(b.state.formations["r"])
     rec = b.step()
     d = [e for e in of(rec, "destroyed") if e.formation == "r"]
@@ -242,10 +259,13 @@ def test_v07_5_3_routers_on_impractical_ground_are_destroyed():
     flodden = load_scenario("flodden_1513")
     raw = build_battlefield(flodden).battlefield
     origin = flat_origin(raw, 250.0)
-    sc = make_scenario([{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
-                       [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1200),
-                         "facing": 180}],
-                       armies=ARMIES, origin=origin, slug=flodden.battlefield.slug)  # fmt: skip
+    sc = make_scenario(
+        [{"id": "r", "profile": "inf", "bases": 1, "at": (0, 0)}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1200), "facing": 180}],
+        armies=ARMIES,
+        origin=origin,
+        slug=flodden.battlefield.slug,
+    )
     b = Battle(raw, sc, Dice(1), ruleset=V07)
     f = _rout(b.state.formations["r"], bound=-1)
     assert MoveClass.IMPRACTICAL not in footprint_classes(b.bf, f, "move")[0]
@@ -269,9 +289,13 @@ def test_v07_5_3_routers_on_impractical_ground_are_destroyed():
 
 def test_v07_5_5_routers_keep_routing_without_a_character(bf, origin):
     # no character joins: the rout never stops on its own (no rally test, no standing rally)
-    b = battle(bf, origin, [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 400), "facing": 180}],
-               [1] * 200)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [{"id": "r", "profile": "inf", "bases": 2, "at": (0, 0)}],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 400), "facing": 180}],
+        [1] * 200,
+    )
     f = _rout(b.state.formations["r"])
     for _ in range(3):
         rec = b.step()
@@ -288,12 +312,17 @@ def test_v07_9_1_seeing_a_friend_flee_is_tested_before_moves_are_planned(bf, ori
     # "broken" flees; "guard" (R6) and "foot" (R4) see it. 9.1: actual R (no 3..5 limit), -2 on
     # the die, +1 for the one friend seen fleeing. guard: 6 + 1 - 2 = 5 < R6 (under 5.2's limit
     # R5 it would rout); foot: 6 + 1 - 2 = 5 = R4 + 1: flees (equal or one more flees)
-    b = battle(bf, origin,
-               [{"id": "broken", "profile": "inf", "bases": 2, "at": (0, 0)},
-                {"id": "guard", "profile": "guard", "bases": 2, "at": (150, 0)},
-                {"id": "foot", "profile": "inf", "bases": 2, "at": (-150, 0)}],
-               [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
-               [6, 6] + [1] * 40)  # fmt: skip
+    b = battle(
+        bf,
+        origin,
+        [
+            {"id": "broken", "profile": "inf", "bases": 2, "at": (0, 0)},
+            {"id": "guard", "profile": "guard", "bases": 2, "at": (150, 0)},
+            {"id": "foot", "profile": "inf", "bases": 2, "at": (-150, 0)},
+        ],
+        [{"id": "x", "profile": "inf", "bases": 2, "at": (0, 1500), "facing": 180}],
+        [6, 6] + [1] * 40,
+    )
     _flee(b.state.formations["broken"])
     rec = b.step()
     tests = {p.formation: p for p in of(rec, "panic_test")}
@@ -303,7 +332,8 @@ def test_v07_9_1_seeing_a_friend_flee_is_tested_before_moves_are_planned(bf, ori
     assert (f.resilience, f.score, f.outcome) == (4, 5, "retreat")
     types = [(e.type, e.phase) for e in rec.events]
     assert types.index(("panic_test", "army_morale")) < min(
-        k for k, (_t, p) in enumerate(types) if p == "plan_moves")  # fmt: skip
+        k for k, (_t, p) in enumerate(types) if p == "plan_moves"
+    )
     assert b.state.formations["foot"].morale is Morale.RETREATING
     # once per friend seen: the guard does not test again for the same fleeing friend, but does
     # for the new one ("foot" fled this bound)
@@ -318,17 +348,33 @@ def test_v07_9_1_seeing_a_friend_flee_is_tested_before_moves_are_planned(bf, ori
 def test_v07_no_10_2_table_flank_contact_calls_no_test(bf, origin):
     # v0.9 10.2 tests a formation charged in the flank at once; v0.7 has no such row (contact
     # only adds to a rout test's die, 5.2)
-    spec = ([{"id": "r", "profile": "inf", "bases": 2, "at": (-61, 80), "facing": 90,
-              "order": "attack", "target_formation": "b"}],
-            [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}])  # fmt: skip
+    spec = (
+        [
+            {
+                "id": "r",
+                "profile": "inf",
+                "bases": 2,
+                "at": (-61, 80),
+                "facing": 90,
+                "order": "attack",
+                "target_formation": "b",
+            }
+        ],
+        [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 80), "facing": 0}],
+    )
     v9 = battle(bf, origin, *spec, [5, 6] + [1] * 20, ruleset="2mm-earth-v0.9").step()
     assert [p.triggers for p in of(v9, "panic_test")] == [("enemy_contact_flank",)]
     v7 = battle(bf, origin, *spec, [1] * 20).step()
     assert not of(v7, "panic_test") and of(v7, "melee")
     rs = get_ruleset(V07)
-    for trigger in ("enemy_contact_flank", "enemy_contact_rear", "front_rank_killed_in_bound",
-                    "friendly_rout_0_100m", "killed_over_50pct_game",
-                    "all_seen_friendlies_retreating"):  # fmt: skip
+    for trigger in (
+        "enemy_contact_flank",
+        "enemy_contact_rear",
+        "front_rank_killed_in_bound",
+        "friendly_rout_0_100m",
+        "killed_over_50pct_game",
+        "all_seen_friendlies_retreating",
+    ):
         assert rs.morale_effect(trigger) is None, trigger
     # 5.3: a character killed tests fleeing troops only
     assert rs.morale_effect("character_killed", state="steady") is None

@@ -91,8 +91,9 @@ def _summary(scenario_id: str) -> dict[str, Any]:
 
 def _case(scenario_id: str, missing: dict[str, str]) -> Any:
     if scenario_id in missing:
-        return pytest.param(scenario_id, marks=pytest.mark.xfail(reason=missing[scenario_id],
-                                                                 strict=True))  # fmt: skip
+        return pytest.param(
+            scenario_id, marks=pytest.mark.xfail(reason=missing[scenario_id], strict=True)
+        )
     return scenario_id
 
 
@@ -101,7 +102,8 @@ def _case(scenario_id: str, missing: dict[str, str]) -> Any:
 def test_historical_winner_wins_most_replays(scenario_id: str) -> None:
     sc = load_scenario(scenario_id)
     assert sc.historical_outcome is not None and sc.historical_outcome.winner, (
-        f"{scenario_id} has no historical winner to validate against")  # fmt: skip
+        f"{scenario_id} has no historical winner to validate against"
+    )
     s = _summary(scenario_id)
     winner = sc.historical_outcome.winner
     odds = {k: v["wins"] for k, v in s["win_odds"].items()}

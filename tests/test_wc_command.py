@@ -141,9 +141,10 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
         # was destroyed earlier in the bound
         for fid in want:
             _box, morale, loose = next(
-                c["friends"][fid] for c in spy.calls if c["bound"] == rec.bound
-                and fid in c["friends"]
-            )  # fmt: skip
+                c["friends"][fid]
+                for c in spy.calls
+                if c["bound"] == rec.bound and fid in c["friends"]
+            )
             broke = any(
                 x.type in ("rout", "retreat", "destroyed") and x.formation == fid
                 for x in rec.events

@@ -236,8 +236,9 @@ class Ruleset:
         """Each side's lost bases as killed, wounded and captured, as far as the book tells
         them apart (docs/rules-interpretations.md, "Killed, wounded and captured"). The
         default: every dead base killed."""
-        return {s: {"killed": n, "wounded": 0, "captured": 0}
-                for s, n in ctx.state.losses().items()}  # fmt: skip
+        return {
+            s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()
+        }
 
     def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
         """What the book adds to a formation's entry in each bound's snapshot (the default:

@@ -141,14 +141,15 @@ def demo(
             # one Battlefield object for both pages: its smoothed contours are traced once
             bf = built.battlefield
             slug = bf.meta.get("slug") or "battlefield"
-            write_html(battlefield_map(bf, offline=not online, title=f"{slug} battlefield"),
-                       tmp / "battlefield.html")  # fmt: skip
+            write_html(
+                battlefield_map(bf, offline=not online, title=f"{slug} battlefield"),
+                tmp / "battlefield.html",
+            )
             write_html(playback_map(bf, log.to_dict(), offline=not online), tmp / "playback.html")
         t = lap("maps", t)
         with console.status("Laying out the table..."):
             bf = built.battlefield
-            opts = LayoutOptions(scale=opts_scale, paper=opts_paper,
-                                 bbox=battle_bbox(log, bf))  # fmt: skip
+            opts = LayoutOptions(scale=opts_scale, paper=opts_paper, bbox=battle_bbox(log, bf))
             lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log.to_dict()))
             stack = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)

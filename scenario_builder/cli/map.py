@@ -56,8 +56,10 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     if _is_scenario(directory):
         check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
-        click.echo(f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
-                   f"{'' if offline else ', with online tiles'})")  # fmt: skip
+        click.echo(
+            f"wrote deployment preview {path} ({path.stat().st_size / 1e6:.1f} MB"
+            f"{'' if offline else ', with online tiles'})"
+        )
         return
     if not directory.exists():
         raise DataSourceError(

@@ -183,9 +183,11 @@ def montecarlo(
     hist = s.get("historical")
     if hist:
         verdict = "reproduces" if hist["reproduces_history"] else "does NOT reproduce"
-        out_console.print(f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
-                          f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
-                          f"history")  # fmt: skip
+        out_console.print(
+            f"Historical winner: {hist['winner']} — won {hist['ci95'][0]:.0%}–"
+            f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
+            f"history"
+        )
         # issue 12: losses in men (bases x men_per_base) against the sources' bands
         for side, row in (hist.get("losses_in_men") or {}).items():
             if row.get("simulated_men") is None:
@@ -193,16 +195,20 @@ def montecarlo(
                 continue
             lo, hi = row["band"]
             sim = row["simulated_men"]
-            out_console.print(f"  {side} lost {sim['median']:,.0f} men (median; 5-95 %: "
-                              f"{sim['p5']:,.0f}-{sim['p95']:,.0f}) against {lo:,.0f}-{hi:,.0f} "
-                              f"{'+'.join(row['categories'])} in the sources: "
-                              f"{row['share_in_band']:.0%} of replays inside")  # fmt: skip
+            out_console.print(
+                f"  {side} lost {sim['median']:,.0f} men (median; 5-95 %: "
+                f"{sim['p5']:,.0f}-{sim['p95']:,.0f}) against {lo:,.0f}-{hi:,.0f} "
+                f"{'+'.join(row['categories'])} in the sources: "
+                f"{row['share_in_band']:.0%} of replays inside"
+            )
         ratio = hist.get("loss_ratio")
         if ratio:
             hi = ratio["band"][1]
-            out_console.print(f"  loss ratio {ratio['of']}: median {ratio['median']:.2f} against "
-                              f"{ratio['band'][0]:.2f}-{'inf' if hi is None else f'{hi:.2f}'}: "
-                              f"{ratio['share_in_band']:.0%} of replays inside")  # fmt: skip
+            out_console.print(
+                f"  loss ratio {ratio['of']}: median {ratio['median']:.2f} against "
+                f"{ratio['band'][0]:.2f}-{'inf' if hi is None else f'{hi:.2f}'}: "
+                f"{ratio['share_in_band']:.0%} of replays inside"
+            )
     out_console.print(
         f"{s['runs_per_second']:.2f} replays/s on {n_workers} worker(s); "
         f"wrote {Path(out) / 'summary.json'}, {Path(out) / 'montecarlo.png'}"

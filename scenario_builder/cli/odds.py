@@ -447,8 +447,11 @@ def _print_attack(rep: dict[str, Any]) -> None:
     bonus = f" + {rep['bonus_dice']} bonus" if rep["bonus_dice"] else ""
     cover = f", {rep['cover']} cover {rep['cover_modifier']:+d}" if rep["unit_type"] else ""
     # 2.3: no natural 6, so a need above 6 means the attack cannot hit at all
-    hits_on = (f"each die hits on {rep['need']}+" if rep["need"] <= 6
-               else f"needs {rep['need']}+ on a d6: cannot hit (2.3)")  # fmt: skip
+    hits_on = (
+        f"each die hits on {rep['need']}+"
+        if rep["need"] <= 6
+        else f"needs {rep['need']}+ on a d6: cannot hit (2.3)"
+    )
     title = (
         f"{rep['attack']} attack: {rep['dice']} dice (A{rep['arming']}{bonus}) vs "
         f"R{rep['resilience']}{cover} -> R{rep['effective_resilience']}, die modifier "

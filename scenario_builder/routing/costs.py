@@ -100,8 +100,11 @@ def triple_mask_of(ground: Any, triple: Mapping[str, Iterable[str]] | None = Non
         wanted = []
         for name in sorted(names):
             if name not in codes:
-                raise RulesetError(None, f"9.1 triple terrain: {role} has no class {name!r} "
-                                         f"(classes: {', '.join(codes)})")  # fmt: skip
+                raise RulesetError(
+                    None,
+                    f"9.1 triple terrain: {role} has no class {name!r} "
+                    f"(classes: {', '.join(codes)})",
+                )
             wanted.append(codes[name])
         mask |= np.isin(np.asarray(ground.layer(role)), wanted)
     return mask

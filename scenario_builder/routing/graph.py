@@ -125,8 +125,12 @@ class RouteGraph:
         """Build (or fetch from the in-memory / on-disk cache) the graph of a Battlefield.
         ``triple``: 9.1's triple classes in the battlefield's own vocabulary (role -> names,
         ``Ruleset.route_triple``); None: 2mm Earth's Impractical and Overhead."""
-        key = (max_block_m, None if triple is None else
-               tuple(sorted((r, tuple(sorted(n))) for r, n in triple.items())))  # fmt: skip
+        key = (
+            max_block_m,
+            None
+            if triple is None
+            else tuple(sorted((r, tuple(sorted(n))) for r, n in triple.items())),
+        )
         per_bf = _memory_cache.setdefault(bf, {})
         cached = per_bf.get(key)
         if cached is not None:

@@ -64,16 +64,27 @@ def main() -> None:
 
     feats = []
     for value, feature, name, uncertainty in (
-        (1, "water", "Blackwater channel at low water (Pante)",
-         "traced from today's 50 m DTM below 0 m ODN: +-50 m; the 991 channel has moved and "
-         "sea level has risen about 1 m since (Petty and Petty 1976)"),
-        (2, "marsh", "Intertidal mud of the Blackwater",
-         "traced from today's 50 m DTM between 0 and 1 m ODN: +-50 m; the 991 salt-marsh edge "
-         "is unknown and today's sea walls have reclaimed land behind it"),
-    ):  # fmt: skip
+        (
+            1,
+            "water",
+            "Blackwater channel at low water (Pante)",
+            "traced from today's 50 m DTM below 0 m ODN: +-50 m; the 991 channel has moved and "
+            "sea level has risen about 1 m since (Petty and Petty 1976)",
+        ),
+        (
+            2,
+            "marsh",
+            "Intertidal mud of the Blackwater",
+            "traced from today's 50 m DTM between 0 and 1 m ODN: +-50 m; the 991 salt-marsh edge "
+            "is unknown and today's sea walls have reclaimed land behind it",
+        ),
+    ):
         mask = (a < CHANNEL_M) if value == 1 else ((a >= CHANNEL_M) & (a < MUD_M))
-        polys = [shape(g) for g, v in rasterio.features.shapes(mask.astype("uint8"), mask=mask,
-                 transform=tr) if v == 1]  # fmt: skip
+        polys = [
+            shape(g)
+            for g, v in rasterio.features.shapes(mask.astype("uint8"), mask=mask, transform=tr)
+            if v == 1
+        ]
         geom = unary_union([p for p in polys if p.area >= MIN_AREA_M2]).difference(gap)
         geom = geom.simplify(25.0).buffer(0)
         feats.append(
@@ -105,9 +116,12 @@ def main() -> None:
             "geometry": mapping(to_ll(causeway)),
         }
     )
-    fc = {"type": "FeatureCollection", "name": "maldon_991_overlay",
-          "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:OGC:1.3:CRS84"}},
-          "features": feats}  # fmt: skip
+    fc = {
+        "type": "FeatureCollection",
+        "name": "maldon_991_overlay",
+        "crs": {"type": "name", "properties": {"name": "urn:ogc:def:crs:OGC:1.3:CRS84"}},
+        "features": feats,
+    }
     text = json.dumps(fc, indent=1)
     (HERE / "overlay.geojson").write_text(text + "\n", encoding="utf-8")
     print(f"{len(feats)} features, {len(text)} bytes; causeway {causeway.length:.0f} m at {ends}")

@@ -85,14 +85,32 @@ def split_into_wings(
         for b in members:
             b.file -= first
             b.formation = wid
-        w = Formation(wid, f.side, f"{f.name} (wing {k + 1})", f.cx + offset * rx,
-                      f.cy + offset * ry, f.facing, n, members, morale=f.morale, order=f.order,
-                      target_point=f.target_point, target_formation=f.target_formation,
-                      hold_fire=f.hold_fire, wing_of=f.wing_of or fid,
-                      temperament=f.temperament, random_troops=f.random_troops,
-                      start_bases=len(members), base_w=f.base_w, base_d=f.base_d,
-                      loose_gap=f.loose_gap, linked=linked, changed_bound=f.changed_bound,
-                      routed_bound=f.routed_bound, held=f.held)  # fmt: skip
+        w = Formation(
+            wid,
+            f.side,
+            f"{f.name} (wing {k + 1})",
+            f.cx + offset * rx,
+            f.cy + offset * ry,
+            f.facing,
+            n,
+            members,
+            morale=f.morale,
+            order=f.order,
+            target_point=f.target_point,
+            target_formation=f.target_formation,
+            hold_fire=f.hold_fire,
+            wing_of=f.wing_of or fid,
+            temperament=f.temperament,
+            random_troops=f.random_troops,
+            start_bases=len(members),
+            base_w=f.base_w,
+            base_d=f.base_d,
+            loose_gap=f.loose_gap,
+            linked=linked,
+            changed_bound=f.changed_bound,
+            routed_bound=f.routed_bound,
+            held=f.held,
+        )
         w.alive_at_start = w.n_alive
         w.contacts_prev = f.contacts_prev
         w.place()
@@ -152,8 +170,9 @@ class LooseOrder:
 
     def __post_init__(self) -> None:
         if self.kind not in ("loose", "close"):
-            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
-                                          f"got {self.kind!r}")  # fmt: skip
+            raise IllegalOrderError(
+                None, f"expected 'loose <formation>' or 'close <formation>', got {self.kind!r}"
+            )
 
     def __str__(self) -> str:
         return f"{self.kind} {self.formation}"
@@ -162,8 +181,9 @@ class LooseOrder:
     def from_text(cls, text: str) -> LooseOrder:
         words = text.split()
         if len(words) != 2:
-            raise IllegalOrderError(None, f"expected 'loose <formation>' or 'close <formation>', "
-                                          f"got {text!r}")  # fmt: skip
+            raise IllegalOrderError(
+                None, f"expected 'loose <formation>' or 'close <formation>', got {text!r}"
+            )
         return cls(words[0], words[1])
 
 
@@ -209,8 +229,11 @@ def merge_problem(state: BattleState, into: str, other: str) -> str | None:
     origin_a, origin_b = a.wing_of or a.id, b.wing_of or b.id
     if origin_a == origin_b and (a.wing_of is not None or b.wing_of is not None):
         return None  # 4.2: wings re-join their comrades
-    chars = [state.characters[c] for c in a.character_ids() + b.character_ids()
-             if c in state.characters and state.characters[c].alive]  # fmt: skip
+    chars = [
+        state.characters[c]
+        for c in a.character_ids() + b.character_ids()
+        if c in state.characters and state.characters[c].alive
+    ]
     if not chars:
         return f"merging {other} into {into}: only characters merge formations (5.1)"
     alone = all(x.character for x in b.alive_bases)
@@ -225,8 +248,10 @@ def merge_problem(state: BattleState, into: str, other: str) -> str | None:
         troop_types(state.formations[x]) for x in a.brigade if x in state.formations
     }
     if len(types) > limit:
-        return (f"merging {other} into {into}: a brigade under L{limit} holds at most {limit} "
-                f"troop type(s), got {len(types)}")  # fmt: skip
+        return (
+            f"merging {other} into {into}: a brigade under L{limit} holds at most {limit} "
+            f"troop type(s), got {len(types)}"
+        )
     return None
 
 
@@ -249,29 +274,44 @@ def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) ->
     why = merge_problem(state, target.id, mover.id)
     if why is not None:
         mover.order, mover.target_formation = "hold", None
-        return [OrderRefused(phase, mover.side, mover.id, f"advance {mover.id} on {target.id}",
-                             why)]  # fmt: skip
+        return [
+            OrderRefused(phase, mover.side, mover.id, f"advance {mover.id} on {target.id}", why)
+        ]
     joining_l = leadership(mover, state.characters)
     brings_character = bool(mover.character_ids())
     target_had_character = bool(target.character_ids())
     mover_broken = mover.morale is Morale.RETREATING
     events = merge_formations(state, target.id, mover.id, phase=phase)
     mover.pursuing = None
-    if (target.morale is Morale.ROUTING and brings_character
-            and callable(getattr(ctx.ruleset, "morale_test", None))):  # fmt: skip
+    if (
+        target.morale is Morale.ROUTING
+        and brings_character
+        and callable(getattr(ctx.ruleset, "morale_test", None))
+    ):
         from engine.rulesets.two_mm_earth.morale import _resilience_pair
         from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 
         melee_r, ranged_r = _resilience_pair(target)
         # the ruleset's morale test, asked for the 10.4 rally (v0.7: its 5.5)
-        situation = MoraleSituation(melee_r, ranged_r, leadership=joining_l, state="routing",
-                                    triggers=(RALLY_TRIGGER,))  # fmt: skip
+        situation = MoraleSituation(
+            melee_r, ranged_r, leadership=joining_l, state="routing", triggers=(RALLY_TRIGGER,)
+        )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"rally {target.id}")
-        events.append(PanicTest(phase, target.id, (RALLY_TRIGGER,),
-                                res.effective_r, res.score, res.outcome, res.dice))  # fmt: skip
+        events.append(
+            PanicTest(
+                phase,
+                target.id,
+                (RALLY_TRIGGER,),
+                res.effective_r,
+                res.score,
+                res.outcome,
+                res.dice,
+            )
+        )
         if res.outcome != "rout":
-            events += set_morale(ctx, target, Morale.RETREATING,
-                                 "10.4 a character joined: stopped routing", phase)  # fmt: skip
+            events += set_morale(
+                ctx, target, Morale.RETREATING, "10.4 a character joined: stopped routing", phase
+            )
             target.retreat_from = None
     elif target.morale is Morale.RETREATING and brings_character:
         events += set_morale(ctx, target, Morale.STEADY, "11.2 merged with a character", phase)
@@ -302,13 +342,32 @@ def split_off(state: BattleState, f: Formation, members: list[Any], tag: str) ->
     for i, b in enumerate(members):
         b.rank, b.file, b.formation = 0, i, gid
     f.bases = [b for b in f.bases if b.id not in ids]
-    g = Formation(gid, f.side, f"{f.name} ({tag})", cx, cy, f.facing, len(members), members,
-                  morale=f.morale, order=f.order, target_point=f.target_point,
-                  target_formation=f.target_formation, hold_fire=f.hold_fire, held=f.held,
-                  wing_of=root, temperament=f.temperament, random_troops=f.random_troops,
-                  start_bases=len(members), changed_bound=f.changed_bound,
-                  routed_bound=f.routed_bound, retreat_from=f.retreat_from,
-                  base_w=f.base_w, base_d=f.base_d, loose_gap=f.loose_gap)  # fmt: skip
+    g = Formation(
+        gid,
+        f.side,
+        f"{f.name} ({tag})",
+        cx,
+        cy,
+        f.facing,
+        len(members),
+        members,
+        morale=f.morale,
+        order=f.order,
+        target_point=f.target_point,
+        target_formation=f.target_formation,
+        hold_fire=f.hold_fire,
+        held=f.held,
+        wing_of=root,
+        temperament=f.temperament,
+        random_troops=f.random_troops,
+        start_bases=len(members),
+        changed_bound=f.changed_bound,
+        routed_bound=f.routed_bound,
+        retreat_from=f.retreat_from,
+        base_w=f.base_w,
+        base_d=f.base_d,
+        loose_gap=f.loose_gap,
+    )
     g.alive_at_start = len(members)
     g.tested = f.tested
     f.start_bases = max(1, f.start_bases - len(members))
@@ -332,8 +391,10 @@ def auto_split(state: BattleState, f: Formation, phase: str) -> list[Event]:
     for b in f.alive_bases:
         if not b.character:  # a character's own base does not make a file of another kind
             by_file.setdefault(b.file, set()).add(b.profile.id)
-    if any(len(p) > 1 for p in by_file.values()) or len({next(iter(p)) for p in
-                                                          by_file.values()}) < 2:  # fmt: skip
+    if (
+        any(len(p) > 1 for p in by_file.values())
+        or len({next(iter(p)) for p in by_file.values()}) < 2
+    ):
         return []
     runs: list[int] = []
     last = None

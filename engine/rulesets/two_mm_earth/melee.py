@@ -140,8 +140,17 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             if hits:
                 g.hits_melee += hits
                 events.append(Hit("melee", g.id, f.id, hits, "melee"))
-                events.extend(allocate_hits(g, hits, f.centre(), ctx.dice, by=f.id, phase="melee",
-                                            characters=state.characters))  # fmt: skip
+                events.extend(
+                    allocate_hits(
+                        g,
+                        hits,
+                        f.centre(),
+                        ctx.dice,
+                        by=f.id,
+                        phase="melee",
+                        characters=state.characters,
+                    )
+                )
         # 10.2 / 10.5: front rank or character killed, heavy losses: tested now, not after
         hurt = {g.id: g for _, g, hits in results if hits}
         if hurt:

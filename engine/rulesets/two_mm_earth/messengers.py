@@ -257,9 +257,18 @@ class MessengerDelivery:
             m.travelled_m += self.rate_m
             if bound >= m.arrival_bound:
                 m.travelled_m = min(m.travelled_m, m.cost_m)
-                events.append(MessengerArrived("orders", m.side, m.id, m.to, str(m.order),
-                                               m.arrival_bound, m.cost_m,
-                                               tuple(tuple(p) for p in m.path)))  # fmt: skip
+                events.append(
+                    MessengerArrived(
+                        "orders",
+                        m.side,
+                        m.id,
+                        m.to,
+                        str(m.order),
+                        m.arrival_bound,
+                        m.cost_m,
+                        tuple(tuple(p) for p in m.path),
+                    )
+                )
                 out.append(m.order)
                 continue
             keep.append(m)

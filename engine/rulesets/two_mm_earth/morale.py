@@ -185,9 +185,13 @@ class _NearestFirst(Sequence[str]):
     above the rounding difference between ``np.hypot`` and ``math.dist``, so the prefix is
     the one the full sort gives."""
 
-    def __init__(self, point: tuple[float, float], ids: list[str],
-                 centres: dict[str, tuple[float, float]],
-                 d: np.ndarray | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        point: tuple[float, float],
+        ids: list[str],
+        centres: dict[str, tuple[float, float]],
+        d: np.ndarray | None = None,
+    ) -> None:
         self.point, self.ids, self.centres = point, ids, centres
         if d is None:
             c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
@@ -208,8 +212,9 @@ class _NearestFirst(Sequence[str]):
         else:
             thr = float(np.partition(self.d, want - 1)[want - 1])
             cand = np.flatnonzero(self.d <= thr * (1 + 1e-9) + 1e-9).tolist()
-        keyed = sorted((math.dist(self.point, self.centres[self.ids[k]]), self.ids[k])
-                       for k in cand)  # fmt: skip
+        keyed = sorted(
+            (math.dist(self.point, self.centres[self.ids[k]]), self.ids[k]) for k in cand
+        )
         self.done = [i for _, i in keyed[:want]]
 
     @overload
@@ -260,8 +265,13 @@ def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) 
         routs = [g.id for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
         if not routs:
             continue
-        pairs += [(f.id, r) for f in forms if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
-                  for r in routs if r != f.id]  # fmt: skip
+        pairs += [
+            (f.id, r)
+            for f in forms
+            if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
+            for r in routs
+            if r != f.id
+        ]
     if pairs:
         ctx.sight.prefetch_gaps(pairs)
 
@@ -348,8 +358,13 @@ def enemy_contact_sides(ctx: TwoMmContext, f: Formation) -> tuple[int, bool]:
     return len(sides - {"rear"}), "rear" in sides
 
 
-def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = "morale",
-             in_contact: bool = False) -> list[Event]:  # fmt: skip
+def _resolve(
+    ctx: TwoMmContext,
+    f: Formation,
+    triggers: list[str],
+    phase: str = "morale",
+    in_contact: bool = False,
+) -> list[Event]:
     before = f.morale
     events = _resolve_one(ctx, f, triggers, phase, in_contact)
     if f.linked and f.morale is not before:
@@ -363,8 +378,9 @@ def _resolve(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str = 
     return events
 
 
-def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str,
-                 in_contact: bool) -> list[Event]:  # fmt: skip
+def _resolve_one(
+    ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str, in_contact: bool
+) -> list[Event]:
     effects = {t: e for t in triggers if (e := _effect(ctx, t, f)) is not None}
     if not effects:
         return []
@@ -383,8 +399,9 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
     if tests:
         melee_r, ranged_r = _resilience_pair(f)
         state = ctx.state
-        context = ("melee" if in_contact or state.contacts.get(f.id)
-                   else ("shot" if f.shot_at else "idle"))  # fmt: skip
+        context = (
+            "melee" if in_contact or state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
+        )
         friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
         seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
@@ -406,8 +423,9 @@ def _resolve_one(ctx: TwoMmContext, f: Formation, triggers: list[str], phase: st
             at_best=at_best,
         )
         res = ctx.rs.morale_test(ctx.dice, situation, purpose=f"panic {f.id}")
-        events.append(PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome,
-                                res.dice))  # fmt: skip
+        events.append(
+            PanicTest(phase, f.id, tests, res.effective_r, res.score, res.outcome, res.dice)
+        )
         outcome = res.outcome
     if outcome == "rout":
         events += set_morale(ctx, f, Morale.ROUTING, f"{cite[1]} ({reason})", phase)
@@ -657,8 +675,9 @@ def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
         if f.morale is Morale.ROUTING:
             continue
         f.order = "retreat"
-        events += set_morale(ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army "
-                             "broke", "pursuit")  # fmt: skip
+        events += set_morale(
+            ctx, f, Morale.RETREATING, "10.2 ordered to retreat: the army broke", "pursuit"
+        )
     for f in state.active():
         if f.side in (ctx.aftermath or ()) or f.morale is not Morale.STEADY:
             continue
@@ -674,8 +693,10 @@ def pursuit_over(ctx: TwoMmContext) -> bool:
     free to pursue."""
     broken = ctx.aftermath or frozenset()
     quarry = any(f.side in broken and f.morale in _BROKEN for f in ctx.state.active())
-    hunters = any(f.side not in broken and f.morale is Morale.STEADY
-                  and f.order not in ("hold", "retreat") for f in ctx.state.active())  # fmt: skip
+    hunters = any(
+        f.side not in broken and f.morale is Morale.STEADY and f.order not in ("hold", "retreat")
+        for f in ctx.state.active()
+    )
     return not (quarry and hunters)
 
 
@@ -685,8 +706,9 @@ def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
     routing into impractical ground; captured = run down by the enemy at the end of the rout
     bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
     the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
-    out: dict[str, dict[str, int]] = {s: {"killed": 0, "wounded": 0, "captured": 0}
-                                      for s in ctx.state.sides}  # fmt: skip
+    out: dict[str, dict[str, int]] = {
+        s: {"killed": 0, "wounded": 0, "captured": 0} for s in ctx.state.sides
+    }
     for f in ctx.state.formations.values():
         row = out[f.side]
         for b in f.bases:

@@ -634,10 +634,19 @@ def phase_shooting_damage(ctx: TwoMmContext) -> None:
         ctx.emit(Hit("shooting_damage", gid, by, hits, "ranged"))
         shooter = state.formations[by]
         # 3.2: a shot assisting a formation in combat only hits bases not touching its side
-        exclude = (_touching_side(ctx, g, shooter.side) if state.contacts.get(by)
-                   else set())  # fmt: skip
-        ctx.emit(allocate_hits(g, hits, xy, ctx.dice, by=by, phase="shooting_damage",
-                               characters=state.characters, exclude=exclude))  # fmt: skip
+        exclude = _touching_side(ctx, g, shooter.side) if state.contacts.get(by) else set()
+        ctx.emit(
+            allocate_hits(
+                g,
+                hits,
+                xy,
+                ctx.dice,
+                by=by,
+                phase="shooting_damage",
+                characters=state.characters,
+                exclude=exclude,
+            )
+        )
     _destroy_empty(ctx, "shooting_damage")
     # 10.2 / 10.5: losses to shooting are tested at once; a formation that breaks re-plans its
     # move (it retreats or routs in this bound's moves instead of doing what it planned)
@@ -648,8 +657,7 @@ def phase_shooting_damage(ctx: TwoMmContext) -> None:
         if f.morale is not before[f.id] and not f.removed:
             plan = ctx.plans[f.id] = plan_for(ctx, f)
             if plan.kind != "none":
-                ctx.emit(PlannedMove("shooting_damage", f.id, plan.kind, plan.bearing,
-                                     plan.target))  # fmt: skip
+                ctx.emit(PlannedMove("shooting_damage", f.id, plan.kind, plan.bearing, plan.target))
 
 
 # -- moving -----------------------------------------------------------------------------------
@@ -701,8 +709,9 @@ def step_forward(f: Formation) -> bool:
     for bases in files.values():
         bases.sort(key=lambda b: b.rank)
         ranks = [b.rank for b in bases]
-        for b, r in zip([b for b in bases if b.alive] + [b for b in bases if not b.alive], ranks,
-                        strict=True):  # fmt: skip
+        for b, r in zip(
+            [b for b in bases if b.alive] + [b for b in bases if not b.alive], ranks, strict=True
+        ):
             if b.rank != r:
                 b.rank, changed = r, True
     if changed:
@@ -734,15 +743,25 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
         before = {b.id: (b.x, b.y) for b in f.alive_bases}
         if not step_forward(f):
             continue
-        moved = [b for b in f.alive_bases
-                 if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6]  # fmt: skip
+        moved = [
+            b
+            for b in f.alive_bases
+            if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
+        ]
         fx, fy = f.centre()
-        others = [x for g in state.active() if g is not f for x in g.alive_bases
-                  if math.hypot(x.x - fx, x.y - fy) < 2000.0]  # fmt: skip
+        others = [
+            x
+            for g in state.active()
+            if g is not f
+            for x in g.alive_bases
+            if math.hypot(x.x - fx, x.y - fy) < 2000.0
+        ]
         arr = obb_array([x.obb() for x in others]) if others else None
-        bad = any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
-                  or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
-                  for b in moved)  # fmt: skip
+        bad = any(
+            math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
+            or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
+            for b in moved
+        )
         if bad:
             # a slot is taken (an enemy followed into it) or the ranks would shift: stay put
             for b in f.bases:
@@ -780,8 +799,10 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         before = {b.id: (b.x, b.y, b.rank, b.file) for b in f.bases}
         bases, start_bases = list(f.bases), f.start_bases
         g = split_off(ctx.state, f, hurt, "inj")
-        if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
-               for b in (*f.alive_bases, *g.alive_bases)):  # fmt: skip
+        if any(
+            math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+            for b in (*f.alive_bases, *g.alive_bases)
+        ):
             for b in bases:
                 b.rank, b.file, b.formation = before[b.id][2], before[b.id][3], f.id
             f.bases, f.start_bases = bases, start_bases
@@ -798,8 +819,9 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
 def retreat_blocked_v09(ctx: TwoMmContext, f: Formation) -> None:
     """10.3: "cannot move away without contacting an enemy base" -> rout (however the
     retreat came about: v0.9 has no retreat by choice that a block would spare)."""
-    ctx.emit(set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy",
-                        "execute_moves"))  # fmt: skip
+    ctx.emit(
+        set_morale(ctx, f, Morale.ROUTING, "10.3 retreat blocked by the enemy", "execute_moves")
+    )
 
 
 def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09) -> None:
@@ -854,10 +876,19 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
         ctx.allowances[f.id] = res.allowance_m
         note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:
-            ctx.emit(Moved("execute_moves", f.id, res.start[:2], res.end[:2], res.end[2],
-                           res.distance_m, res.allowance_m, res.halted))  # fmt: skip
-        if (plan.kind == "retreat" and res.halted == "contact_enemy"
-                and res.distance_m < MIN_MOVE_M):  # fmt: skip
+            ctx.emit(
+                Moved(
+                    "execute_moves",
+                    f.id,
+                    res.start[:2],
+                    res.end[:2],
+                    res.end[2],
+                    res.distance_m,
+                    res.allowance_m,
+                    res.halted,
+                )
+            )
+        if plan.kind == "retreat" and res.halted == "contact_enemy" and res.distance_m < MIN_MOVE_M:
             on_blocked(ctx, f)  # cannot move away without contacting an enemy base
         if f.morale is Morale.ROUTING and res.off_map:
             pass  # handled by 11.1 in the morale phase
@@ -879,8 +910,9 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
     _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
     # before the melee
-    ctx.emit(immediate_tests(ctx, [f for f in state.active() if f.new_contact_sides],
-                             "execute_moves"))  # fmt: skip
+    ctx.emit(
+        immediate_tests(ctx, [f for f in state.active() if f.new_contact_sides], "execute_moves")
+    )
     if ctx.has_walls:
         _ladders_at_wall(ctx)
 
@@ -914,8 +946,11 @@ def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
     """11.1: a pursuer moves after the broken formation it follows (else the fleeing troops,
     still in place, would block the faster pursuer that moves first by initiative); so does a
     formation joining another (5.1, 10.4): it meets it where it ends its own move."""
-    pursuers = [f for f in order if ctx.plans.get(f.id) is not None
-                and ctx.plans[f.id].kind in ("pursue", "join")]  # fmt: skip
+    pursuers = [
+        f
+        for f in order
+        if ctx.plans.get(f.id) is not None and ctx.plans[f.id].kind in ("pursue", "join")
+    ]
     return [f for f in order if f not in pursuers] + pursuers
 
 

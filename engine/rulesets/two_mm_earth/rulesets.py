@@ -177,9 +177,12 @@ class TwoMmEarthGame(Ruleset):
                 f.temperament = Temperament.RASH
             troops = [b for b in f.bases if not b.character] or f.bases
             if f.loose and not all(b.profile.has(Flag.SKIRMISHER) for b in troops):
-                raise ScenarioFileError(source, f"formation {f.id}: expected a skirmisher "
-                                                f"profile for loose: true (4.1), got "
-                                                f"{f.profile.id!r}")  # fmt: skip
+                raise ScenarioFileError(
+                    source,
+                    f"formation {f.id}: expected a skirmisher "
+                    f"profile for loose: true (4.1), got "
+                    f"{f.profile.id!r}",
+                )
         for side in scenario.sides:
             for fs in side.formations:  # 11.3 Pike & Shot: the outer files of another profile
                 if fs.flank_profile is None or not fs.flank_files:
@@ -187,8 +190,9 @@ class TwoMmEarthGame(Ruleset):
                 prof = scenario.army(side.id, self).profile(fs.flank_profile)
                 width = min(fs.frontage, fs.bases)
                 for b in state.formations[fs.id].bases:
-                    if not b.character and (b.file < fs.flank_files
-                                            or b.file >= width - fs.flank_files):  # fmt: skip
+                    if not b.character and (
+                        b.file < fs.flank_files or b.file >= width - fs.flank_files
+                    ):
                         b.profile = prof
         merged = False
         for side in scenario.sides:
@@ -197,9 +201,12 @@ class TwoMmEarthGame(Ruleset):
                     continue
                 lead = state.formations.get(fs.brigade)
                 if lead is None or lead.side != side.id or lead.id == fs.id:
-                    raise ScenarioFileError(source, f"formation {fs.id}: expected brigade to "
-                                                    f"name another formation of {side.id}, got "
-                                                    f"{fs.brigade!r}")  # fmt: skip
+                    raise ScenarioFileError(
+                        source,
+                        f"formation {fs.id}: expected brigade to "
+                        f"name another formation of {side.id}, got "
+                        f"{fs.brigade!r}",
+                    )
                 why = merge_problem(state, lead.id, fs.id)
                 if why is not None:
                     raise ScenarioFileError(source, f"formation {fs.id}: {why}")
@@ -511,9 +518,10 @@ class TwoMmEarthV07(TwoMmEarth):
     absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
     #: no 10.2 "-1R" modifiers (no morale_r_modifier hook)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
-        k: v for k, v in TwoMmEarth.hook_checks.items()
+        k: v
+        for k, v in TwoMmEarth.hook_checks.items()
         if k != "morale_r_modifier" and k not in _V07_ABSENT
-    }  # fmt: skip
+    }
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """v0.7 has no orders chart and no messengers (1.2-1.3: the player plans each

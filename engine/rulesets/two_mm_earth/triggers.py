@@ -122,31 +122,59 @@ MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
 #: near by) calls no test in v0.7: contact only adds to a rout test's die (5.2). v0.7's "flee"
 #: is the engine's retreat; "rout test" its panic test (``TwoMmEarthV07.morale_test``).
 MORALE_TRIGGERS_V07: tuple[MoraleTrigger, ...] = (
-    MoraleTrigger("killed_over_50pct_bound", "retreat",
-                  "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
-                  "in a single bound"),
+    MoraleTrigger(
+        "killed_over_50pct_bound",
+        "retreat",
+        "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
+        "in a single bound",
+    ),
     # more than 75 % is more than 50 % (the engine names the larger share only)
-    MoraleTrigger("killed_over_75pct_bound", "retreat",
-                  "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
-                  "in a single bound"),
-    MoraleTrigger("flee_blocked", "rout",
-                  "5.1 Fleeing troops who cannot move away without contacting an enemy base, but "
-                  "are being forced to flee ... will automatically ROUT"),
-    MoraleTrigger("flee_blocked_by_choice", "panic_test",
-                  "5.1 If they were trying to flee as an option, they must take a Rout test"),
-    MoraleTrigger("retreating_touched", "panic_test",
-                  "5.3 Fleeing troops who then touch (or are touched by) an enemy base "
-                  "immediately take a rout test", at_best="retreat"),
-    MoraleTrigger("character_killed", "panic_test",
-                  "5.3 Fleeing troops whose character is killed immediately take a rout test",
-                  at_best="retreat", states=("retreating",)),
-    MoraleTrigger("retreating_sees_broken", "panic_test",
-                  "5.3 Fleeing troops who can see another fleeing (or a routing) friendly unit "
-                  "must immediately take a rout test", at_best="retreat"),
-    MoraleTrigger("friendly_seen_broken", "panic_test",
-                  "9.1 Any Formation who can see a friendly formation fleeing/routing take an "
-                  "ordinary rout test", states=("steady",)),
-)  # fmt: skip
+    MoraleTrigger(
+        "killed_over_75pct_bound",
+        "retreat",
+        "5.1 fleeing MUST be planned if MORE than 50% of their bases have been killed "
+        "in a single bound",
+    ),
+    MoraleTrigger(
+        "flee_blocked",
+        "rout",
+        "5.1 Fleeing troops who cannot move away without contacting an enemy base, but "
+        "are being forced to flee ... will automatically ROUT",
+    ),
+    MoraleTrigger(
+        "flee_blocked_by_choice",
+        "panic_test",
+        "5.1 If they were trying to flee as an option, they must take a Rout test",
+    ),
+    MoraleTrigger(
+        "retreating_touched",
+        "panic_test",
+        "5.3 Fleeing troops who then touch (or are touched by) an enemy base "
+        "immediately take a rout test",
+        at_best="retreat",
+    ),
+    MoraleTrigger(
+        "character_killed",
+        "panic_test",
+        "5.3 Fleeing troops whose character is killed immediately take a rout test",
+        at_best="retreat",
+        states=("retreating",),
+    ),
+    MoraleTrigger(
+        "retreating_sees_broken",
+        "panic_test",
+        "5.3 Fleeing troops who can see another fleeing (or a routing) friendly unit "
+        "must immediately take a rout test",
+        at_best="retreat",
+    ),
+    MoraleTrigger(
+        "friendly_seen_broken",
+        "panic_test",
+        "9.1 Any Formation who can see a friendly formation fleeing/routing take an "
+        "ordinary rout test",
+        states=("steady",),
+    ),
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,8 +109,13 @@ def phase_army_morale(ctx: TwoMmContext) -> None:
     for f in steady:
         if f.morale is not Morale.STEADY:
             continue
-        broken = [g for g in state.active(f.side) if g is not f and g.morale in _BROKEN
-                  and (f.id, g.id, g.morale.value) not in ctx.seen_broken]  # fmt: skip
+        broken = [
+            g
+            for g in state.active(f.side)
+            if g is not f
+            and g.morale in _BROKEN
+            and (f.id, g.id, g.morale.value) not in ctx.seen_broken
+        ]
         seen = _aware_of(ctx, f, broken)
         if not seen:
             continue
@@ -142,8 +147,9 @@ def routers_touching(ctx: TwoMmContext, phase: str) -> list[Event]:
     state = ctx.state
     events: list[Event] = []
     in_place = ("execute_moves", "melee", "melee_damage", "morale")
-    routed_in_place = {e.formation for e in ctx.events
-                       if isinstance(e, Rout) and e.phase in in_place}  # fmt: skip
+    routed_in_place = {
+        e.formation for e in ctx.events if isinstance(e, Rout) and e.phase in in_place
+    }
     for f in state.active():
         if f.morale is not Morale.ROUTING:
             continue
@@ -156,8 +162,7 @@ def routers_touching(ctx: TwoMmContext, phase: str) -> list[Event]:
             continue
         if f.routed_bound == state.bound and (f.id in routed_in_place or f.contacts_prev):
             continue  # routed in contact: destroyed next bound if still touching
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id
-                    for a, _ in pairs}  # fmt: skip
+        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = MoveClass.IMPRACTICAL in classes
         killed = []
@@ -165,8 +170,7 @@ def routers_touching(ctx: TwoMmContext, phase: str) -> list[Event]:
             if on_impractical or b.id in touching:
                 if b.id in touching and not on_impractical:
                     ctx.caught.add(b.id)  # run down by the enemy (casualties: captured)
-                events.append(kill_base(f, b, by="rout", phase=phase,
-                                        characters=state.characters))  # fmt: skip
+                events.append(kill_base(f, b, by="rout", phase=phase, characters=state.characters))
                 killed.append(b.id)
         if killed:
             why = "impractical ground" if on_impractical else "an enemy base"

@@ -113,8 +113,9 @@ def _check(
 ) -> tuple[Formation, list[list[int]]]:
     f = state.formations.get(order.formation)
     if f is None or f.side != side or f.removed:
-        raise IllegalOrderError(None, f"'{order}': expected a formation of {side} on the field, "
-                                      f"got {order.formation!r}")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': expected a formation of {side} on the field, got {order.formation!r}"
+        )
     led = _led_by_character(state, f)
     if not led and (side, bound) in done:
         first = done[side, bound]
@@ -130,21 +131,24 @@ def _check(
             "ordinary formations split into wings)",
         )
     if f.brigade:
-        raise IllegalOrderError(None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot "
-                                      "split into wings)")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': {f.id} is a brigade (5.1: brigades cannot split into wings)"
+        )
     alive = f.alive_bases
     if not led:
         _check_general(state, side, order, bf, f)
     files = sorted({b.file for b in f.bases})
     if len(files) < order.wings:
-        raise IllegalOrderError(None, f"'{order}': expected at least {order.wings} files in "
-                                      f"{f.id}, got {len(files)}")  # fmt: skip
+        raise IllegalOrderError(
+            None, f"'{order}': expected at least {order.wings} files in {f.id}, got {len(files)}"
+        )
     groups = [list(g) for g in _split_even(files, order.wings)]
     for g in groups:
         n = sum(1 for b in alive if b.file in g)
         if n < 2:
-            raise IllegalOrderError(None, f"'{order}': expected wings of at least 2 bases, got "
-                                          f"a wing of {n} (4.2)")  # fmt: skip
+            raise IllegalOrderError(
+                None, f"'{order}': expected wings of at least 2 bases, got a wing of {n} (4.2)"
+            )
     return f, groups
 
 
@@ -153,8 +157,9 @@ def _led_by_character(state: BattleState, f: Formation) -> bool:
     return any(c in state.characters and state.characters[c].alive for c in f.character_ids())
 
 
-def _check_general(state: BattleState, side: str, order: WingOrder, bf: Ground,
-                   f: Formation) -> None:  # fmt: skip
+def _check_general(
+    state: BattleState, side: str, order: WingOrder, bf: Ground, f: Formation
+) -> None:
     """4.2: the General within 200 m of the troops, with a line of sight to them."""
     gen = general_of(state, side)
     gxy = character_xy(state, gen) if gen is not None else None
@@ -171,8 +176,11 @@ def _check_general(state: BattleState, side: str, order: WingOrder, bf: Ground,
         )
     own = any(b.character == gen.id for b in alive)
     if not own and not any(bf.line_of_sight(gxy, (b.x, b.y)) for b in alive):
-        raise IllegalOrderError(None, f"'{order}': the General cannot see {f.id} (4.2: he must "
-                                      "have a line of sight to the troops)")  # fmt: skip
+        raise IllegalOrderError(
+            None,
+            f"'{order}': the General cannot see {f.id} (4.2: he must "
+            "have a line of sight to the troops)",
+        )
 
 
 def _split_even(items: list[int], n: int) -> list[list[int]]:

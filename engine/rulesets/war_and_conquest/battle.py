@@ -209,8 +209,15 @@ def wc_unit(f: Formation, scenario: Any = None) -> WCUnit:
     (given the scenario, whose sides name their armies) drilled or undisciplined."""
     full = max(f.start_bases or len(f.bases), f.n_alive, 1)
     kind = FormationKind.SKIRMISH if (f.loose or f.skirmisher) else FormationKind.BATTLE
-    return WCUnit(f.id, morale_value(f), f.n_alive, full, kind, _discipline(scenario, f),
-                  fleeing=f.morale in _FLEEING)  # fmt: skip
+    return WCUnit(
+        f.id,
+        morale_value(f),
+        f.n_alive,
+        full,
+        kind,
+        _discipline(scenario, f),
+        fleeing=f.morale in _FLEEING,
+    )
 
 
 def leader_xy(f: Formation) -> tuple[float, float]:
@@ -375,9 +382,17 @@ def command(
     rolled = ctx.dice.history[n:]
     last = r.reroll or r.first
     why = (reason, ZONE) if zone else (reason,)
-    ev = WCTest(phase, f.id, "command", why, last.target, last.total,
-                "pass" if r.passed else "fail", rolled[0] if rolled else None,
-                rolled[1] if len(rolled) > 1 else None)  # fmt: skip
+    ev = WCTest(
+        phase,
+        f.id,
+        "command",
+        why,
+        last.target,
+        last.total,
+        "pass" if r.passed else "fail",
+        rolled[0] if rolled else None,
+        rolled[1] if len(rolled) > 1 else None,
+    )
     return r, ev
 
 
@@ -476,8 +491,9 @@ def _fled_through_tests(
 
 
 def _with_outcome(ev: WCTest, outcome: str) -> WCTest:
-    return WCTest(ev.phase, ev.formation, ev.test, ev.triggers, ev.mv, ev.score, outcome,
-                  ev.dice, ev.reroll)  # fmt: skip
+    return WCTest(
+        ev.phase, ev.formation, ev.test, ev.triggers, ev.mv, ev.score, outcome, ev.dice, ev.reroll
+    )
 
 
 def _restrains(g: Formation) -> bool:
@@ -501,10 +517,13 @@ def _pursuit(
     events: list[Event] = []
     for f in _in_turn(ctx, broke, order):
         candidates = sorted(
-            (g for g in _enemies_in_contact(ctx, f)
-             if g.morale is Morale.STEADY and g.id not in barred),
+            (
+                g
+                for g in _enemies_in_contact(ctx, f)
+                if g.morale is Morale.STEADY and g.id not in barred
+            ),
             key=lambda g: g.id,
-        )  # fmt: skip
+        )
         p = None
         for g in candidates:
             if not _restrains(g):
@@ -718,11 +737,19 @@ def _crossed(
     dth = ((after.facing - before.facing + 180.0) % 360.0) - 180.0
     n = 1 if abs(dth) < 1e-9 else max(1, math.ceil(dist / _PATH_STEP_M))
     rects = [
-        shapely.Polygon(corners(OBB(before.cx + (after.cx - before.cx) * t,
-                                    before.cy + (after.cy - before.cy) * t,
-                                    before.hw, before.hd, (before.facing + dth * t) % 360.0)))
+        shapely.Polygon(
+            corners(
+                OBB(
+                    before.cx + (after.cx - before.cx) * t,
+                    before.cy + (after.cy - before.cy) * t,
+                    before.hw,
+                    before.hd,
+                    (before.facing + dth * t) % 360.0,
+                )
+            )
+        )
         for t in (i / n for i in range(n + 1))
-    ]  # fmt: skip
+    ]
     swept = shapely.union_all(
         [shapely.convex_hull(a.union(b)) for a, b in itertools.pairwise(rects)]
     )
