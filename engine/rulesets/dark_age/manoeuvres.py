@@ -529,9 +529,9 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 why = "only A and B Grade infantry in shieldwall"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
-            why = _step(ctx, f, order)
-            if why is not None:
-                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
+            stepped = _step(ctx, f, order)
+            if stepped is not None:
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, stepped))
                 continue
             cost = Cost(TimeCost.FULL, 0)
         elif order is ManoeuvreOrder.ABOUT_FACE:
