@@ -227,3 +227,33 @@ def test_check_ruleset_with_every_move_manoeuvre_ordered_on_maldon() -> None:
         commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
     )
     assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 5
+
+
+def test_5_28_a_unit_still_in_the_gap_pays_its_dp_once() -> None:
+    """5.28 with 5.27 (second) "DPs are incurred only once for each action": the left fyrd
+    narrows 4 -> 2 to pass a gap (1 DP); the hearth-troop side-steps into the ground it left
+    (5.23), so it cannot expand after its move and stays narrow; ordered through the gap again
+    next bound it goes on at its time, with no second DP, and tries to expand after each move."""
+    from scenario_builder.cli.run import _commanders, build_battlefield
+
+    sc = load_scenario("maldon_991").model_copy(deep=True)
+    rs = get_ruleset("dark-age")
+    ground = rs.ground(build_battlefield(sc).battlefield)
+    sc.side("english").manoeuvres = [
+        ManoeuvreSpec(bound=1, formations=["en_fyrd_left"], manoeuvre="pass_gap"),
+        ManoeuvreSpec(bound=1, formations=["en_hearth"], manoeuvre="side_step_left"),
+        ManoeuvreSpec(bound=2, formations=["en_fyrd_left"], manoeuvre="pass_gap"),
+    ]
+    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
+    b.step()
+    b.step()
+    first, again = _made(b, "en_fyrd_left", 1), _made(b, "en_fyrd_left", 2)
+    assert (first.dps, first.frontage) == (1, (4, 2))
+    assert (again.dps, again.frontage, again.section) == (0, (2, 2), "5.28")
+    assert again.detail == "still narrow (2 of 4) from bound 1: no second DP"
+    stays = [(bd, e.reason) for bd, e in _events(b, "manoeuvre_refused")
+             if e.formation == "en_fyrd_left"]  # fmt: skip
+    assert stays == [(bd, "no room to expand yet: it stays narrow") for bd in (1, 2)]
+    dps = [e for _bd, e in _events(b, "disorder") if e.formation == "en_fyrd_left"]
+    assert [e.reason for e in dps] == ["pass_gap (5.28)"]
+    assert b.state.formations["en_fyrd_left"].frontage == 2

@@ -468,7 +468,7 @@ def expand_after_gaps(ctx: Any, phase: str) -> list[Event]:
     immediately back to original formation" (on the spot, the front rank's centre kept); while
     the ground is taken it stays narrow and tries again after its next move."""
     events: list[Event] = []
-    for fid, wide in sorted(ctx.gap_passing.items()):
+    for fid, (wide, _since) in sorted(ctx.gap_passing.items()):
         f = ctx.state.formations[fid]
         if f.removed or f.morale is not Morale.STEADY:
             del ctx.gap_passing[fid]
@@ -510,6 +510,13 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, got))
                 continue
             cost, detail = got
+        elif order is ManoeuvreOrder.PASS_GAP and fid in ctx.gap_passing:
+            # still narrow from a gap it could not yet expand after: the same action goes on,
+            # at its time and without a second DP (5.27 second: "DPs are incurred only once
+            # for each action")
+            wide, since = ctx.gap_passing[fid]
+            cost = Cost(pass_gap_cost(troop).time, 0)
+            detail = f"still narrow ({f.frontage} of {wide}) from bound {since}: no second DP"
         elif order is ManoeuvreOrder.PASS_GAP:
             if form is not Formation.SHIELDWALL or f.frontage < 2:
                 why = ("a column or cuneus passes as it is, unformed troops move freely; "
@@ -521,7 +528,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 events.append(ManoeuvreRefused(phase, fid, order.value, section,
                                                "its new place is taken"))  # fmt: skip
                 continue
-            ctx.gap_passing[fid] = wide
+            ctx.gap_passing[fid] = (wide, ctx.state.bound)
             cost = pass_gap_cost(troop)
             detail = f"frontage {wide} -> {f.frontage} to pass, expands after the move"
         elif section == "5.23":

@@ -88,8 +88,8 @@ class DarkAgeContext(TwoMmContext):
     about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: 5.17, 5.23, 5.26 ordered wheels, side-steps and inclines this bound: the move, metres
     manoeuvre_allowance: dict[str, float] = field(default_factory=dict)
-    #: 5.28 units narrowed to pass a gap, and the frontage they expand back to
-    gap_passing: dict[str, int] = field(default_factory=dict)
+    #: 5.28 units narrowed to pass a gap: the frontage they expand back to, the bound they began
+    gap_passing: dict[str, tuple[int, int]] = field(default_factory=dict)
     rules: MoveRules | None = None
     #: 5.5 the scenario's command formations (:mod:`.command`), broken ones kept, flagged
     command_formations: list[Any] = field(default_factory=list)
