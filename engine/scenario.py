@@ -419,8 +419,9 @@ def _command_formation_problems(side: Any, at: Loc, own: list[str]) -> Iterator[
 
 
 class ManoeuvreSpec(BaseModel):
-    """At bound ``bound`` the ``formations`` make ``manoeuvre`` (Dark Age 5.18, 5.22, 5.23;
-    engine/rulesets/dark_age/manoeuvres.py; read by ``dark-age``)."""
+    """At bound ``bound`` the ``formations`` make ``manoeuvre`` (Dark Age 5.17-5.28;
+    engine/rulesets/dark_age/manoeuvres.py; read by ``dark-age``); ``degrees``: how far a
+    wheel turns (5.17; default 45, as far as the roll allows)."""
 
     model_config = _STRICT
     bound: int = Field(ge=1)
@@ -428,7 +429,15 @@ class ManoeuvreSpec(BaseModel):
     manoeuvre: Literal[
         "form_column", "form_shieldwall", "form_cuneus", "double_ranks", "halve_ranks",
         "side_step_left", "side_step_right", "step_back", "about_face",
+        "wheel_left", "wheel_right", "incline_left", "incline_right", "slow_walk", "pass_gap",
     ]  # fmt: skip
+    degrees: float | None = Field(default=None, gt=0, le=90)
+
+    @model_validator(mode="after")
+    def _degrees_for_wheels(self) -> ManoeuvreSpec:
+        if self.degrees is not None and not self.manoeuvre.startswith("wheel_"):
+            raise ValueError(f"degrees is for wheel_left and wheel_right, not {self.manoeuvre}")
+        return self
 
 
 class SideSpec(BaseModel):
@@ -449,7 +458,7 @@ class SideSpec(BaseModel):
     readiness: ReadinessSpec | None = None  # every formation's state at the start, unless its own
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
     command_formations: list[CommandFormationSpec] = Field(default_factory=list)  # Dark Age 5.5
-    manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.18-5.23
+    manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.17-5.29
 
 
 class WeatherChange(BaseModel):

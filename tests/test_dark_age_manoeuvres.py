@@ -143,3 +143,28 @@ def test_about_face_on_an_order(fought: tuple[Battle, dict]) -> None:
     assert e.frontage == (3, 3)
     (ref,) = [e for bd, e in _events(b, "manoeuvre_refused") if e.formation == "vk_archers"]
     assert ref.section == "5.21" and "face all round" in ref.reason
+
+
+def test_check_ruleset_with_the_orders_above_on_maldon() -> None:
+    """The engine's invariants after every phase hold with the orders above: the stands
+    re-arranged or turned on the spot (5.18, 5.21, 5.22) are priced in time, not distance, and a
+    side-step's javelin throw is its move (5.23) (engine.testing.check_ruleset)."""
+    from engine.testing import check_ruleset
+    from scenario_builder.cli.run import _commanders, build_battlefield
+
+    sc = load_scenario("maldon_991").model_copy(deep=True)
+    rs = get_ruleset("dark-age")
+    ground = rs.ground(build_battlefield(sc).battlefield)
+    for side in sc.sides:
+        side.manoeuvres = [ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m)
+                           for f, m in ORDERS[side.id]]  # fmt: skip
+    report = check_ruleset(
+        "dark-age",
+        sc,
+        seed=1,
+        battlefield=ground,
+        max_bounds=8,
+        hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
+        commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
+    )
+    assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 6

@@ -324,9 +324,11 @@ def roll_moves(ctx: Any) -> list[Event]:
     units of a standing command formation roll once for all (5.9, :mod:`.command`)."""
     from engine.movement import footprint_classes
     from engine.rulesets.dark_age.command import member_of
-    from engine.rulesets.dark_age.movement import fatigue_dp
+    from engine.rulesets.dark_age.manoeuvres import ManoeuvreOrder, moving_by_order
+    from engine.rulesets.dark_age.movement import fatigue_dp, may_slow_walk
 
     ctx.move_rolls = {}
+    ordered = moving_by_order(ctx)  # 5.17, 5.24, 5.26: a normal move of its own
     events: list[Event] = []
     views: dict[str, tuple[Troop, Grade, Formation, bool, bool, MoveKind]] = {}
     for fid, plan in ctx.plans.items():
@@ -339,13 +341,22 @@ def roll_moves(ctx: Any) -> list[Event]:
             {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)} & set(classes)
         )
         on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
-        kind = MoveKind.FAST if plan.kind in _FAST_PLANS else MoveKind.NORMAL
+        if (
+            ordered.get(fid) is ManoeuvreOrder.SLOW_WALK
+            and may_slow_walk(grade, form)
+            and f.morale is Morale.STEADY
+        ):
+            continue  # 5.24: "without having to dice for movement"
+        # an ordered wheel or incline is a normal move (5.17, 5.26), not a charge
+        fast = plan.kind in _FAST_PLANS and not (fid in ordered and plan.kind == "charge")
+        kind = MoveKind.FAST if fast else MoveKind.NORMAL
         views[fid] = (troop, grade, form, difficult, on_road, kind)
     shared: dict[str, tuple[str, ...]] = {}
     for cf in getattr(ctx, "command_formations", ()):
         if cf.broken:
             continue
-        moving = tuple(u for u in cf.units if u in views and member_of(ctx, u) is cf)
+        moving = tuple(u for u in cf.units
+                       if u in views and u not in ordered and member_of(ctx, u) is cf)  # fmt: skip
         # 5.9 "use the same die roll in all but rough terrain", for one kind of move
         if (
             len(moving) >= 2

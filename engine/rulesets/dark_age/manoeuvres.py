@@ -1,4 +1,4 @@
-"""Dark Age 5.18, 5.22, 5.23 manoeuvres as orders: a side's ``manoeuvres`` in the scenario (a
+"""Dark Age 5.17-5.29 manoeuvres as orders: a side's ``manoeuvres`` in the scenario (a
 bound, its formations, the manoeuvre) and the automatic commander's own choice, each made in
 the movement phase at the chapter's cost in move and DPs and logged as a ``manoeuvre`` event
 with its section.
@@ -16,8 +16,17 @@ Readings (docs/rules-interpretations.md, "Dark Age manoeuvres as orders"):
   move; what is left of a rolled move is as in :func:`.battle.about_faces`.
 - side-step / step-back (5.23): A and B Grade infantry in shieldwall move one javelin throw to
   a flank or back instead of their move, no dice, the whole move phase.
+- wheel (5.17), incline (5.26), slow walk (5.24): the unit's own normal move (not a charge, not
+  its Battle Line's shared roll); a wheel pivots on the front corner of the end it turns toward,
+  by the ordered degrees or as far as the roll carries the outside rear corner, 1 DP in
+  shieldwall; an incline (A Grade infantry in shieldwall) goes half the roll in whole javelin
+  throws aside and as much forwards; the rest of the roll goes straight ahead, short of 5.8's
+  halt. A slow walk (A and B Grade formed) is 1 jt ahead without dice.
+- passing a gap (5.28 first): a shieldwall halves its frontage, 1 DP, infantry at ½ move, and
+  expands back after its move (:func:`expand_after_gaps`).
 - a manoeuvre the unit may not make (wrong formation, grade or troops), or whose new place
-  overlaps another body, is not made: ``manoeuvre_refused`` says why.
+  overlaps another body, is impassable to it or off the table (5.29: no unit moves off
+  voluntarily), is not made: ``manoeuvre_refused`` says why.
 - the automatic commander: a steady unit in column (not in a March Column) with an enemy
   within bow range forms shieldwall (5.18; 5.3 "Column: a marching formation ... not combat").
 """
@@ -30,21 +39,36 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from engine.log import Event
 from engine.rulesets.dark_age.formations import CUNEUS_TROOPS, CommandFormation, Formation
 from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
+    Allowance,
     Cost,
+    MoveRoll,
     TimeCost,
     about_face_cost,
     double_ranks_cost,
     formation_change_cost,
     half_move,
+    may_incline,
     may_side_step,
+    may_slow_walk,
+    pass_gap_cost,
+    wheel_cost,
 )
 from engine.state import Morale
 
-__all__ = ["ManoeuvreOrder", "ManoeuvreRefused", "OrderedManoeuvre", "manoeuvres"]
+__all__ = [
+    "ManoeuvreOrder",
+    "ManoeuvreRefused",
+    "OrderedManoeuvre",
+    "expand_after_gaps",
+    "manoeuvres",
+    "moving_by_order",
+]
 
 
 class ManoeuvreOrder(enum.StrEnum):
@@ -59,6 +83,12 @@ class ManoeuvreOrder(enum.StrEnum):
     SIDE_STEP_RIGHT = "side_step_right"  # 5.23
     STEP_BACK = "step_back"  # 5.23
     ABOUT_FACE = "about_face"  # 5.21
+    WHEEL_LEFT = "wheel_left"  # 5.17
+    WHEEL_RIGHT = "wheel_right"  # 5.17
+    INCLINE_LEFT = "incline_left"  # 5.26
+    INCLINE_RIGHT = "incline_right"  # 5.26
+    SLOW_WALK = "slow_walk"  # 5.24
+    PASS_GAP = "pass_gap"  # 5.28 (first)
 
 
 _SECTION = {
@@ -71,7 +101,15 @@ _SECTION = {
     ManoeuvreOrder.SIDE_STEP_RIGHT: "5.23",
     ManoeuvreOrder.STEP_BACK: "5.23",
     ManoeuvreOrder.ABOUT_FACE: "5.21",
+    ManoeuvreOrder.WHEEL_LEFT: "5.17",
+    ManoeuvreOrder.WHEEL_RIGHT: "5.17",
+    ManoeuvreOrder.INCLINE_LEFT: "5.26",
+    ManoeuvreOrder.INCLINE_RIGHT: "5.26",
+    ManoeuvreOrder.SLOW_WALK: "5.24",
+    ManoeuvreOrder.PASS_GAP: "5.28",
 }
+#: 5.17: a wheel ordered without ``degrees`` turns this far (as far as the roll allows)
+DEFAULT_WHEEL_DEG = 45.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +125,7 @@ class OrderedManoeuvre(Event):
     dps: int
     by: str
     frontage: tuple[int, int] = (0, 0)
+    detail: str = ""  # what the move-manoeuvres did (5.17 degrees, 5.26 throws, metres)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,14 +204,65 @@ def _reform(ctx: Any, f: Any, frontage: int) -> bool:
             b.x, b.y, b.rank, b.file = bases[b.id]
         return False
     ctx.state.version += 1
+    _on_the_spot(ctx, f, {bid: (x, y, f.facing) for bid, (x, y, _r, _c) in saved[0].items()})
     return True
 
 
-def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
-    """5.23: one javelin throw to the left or right, or back, the facing kept."""
-    from engine.geometry import forward, right
+def _on_the_spot(ctx: Any, f: Any, before: dict[str, tuple[float, float, float]]) -> None:
+    """5.18 "re-arranging the unit's stands, on the spot", 5.21 turning about where it stands,
+    5.22, 5.28 narrowing and expanding: the chapter prices these in time (½ move), not distance,
+    so the bound's move is measured from the re-arranged stands (the allowance check in
+    engine.testing reads ``start_poses``)."""
+    starts = getattr(ctx, "start_poses", {}).get(f.id)
+    if not starts:
+        return
+    for b in f.bases:
+        x0, y0, th0 = before[b.id]
+        sx, sy, sf = starts[b.id]
+        starts[b.id] = (sx + b.x - x0, sy + b.y - y0, (sf + b.facing - th0) % 360.0)
+
+
+#: 5.29 "Once on the table, units may not normally move off voluntarily"
+OFF_TABLE = "it would leave the table (5.29: units may not move off voluntarily)"
+
+
+def _try_pose(ctx: Any, f: Any, cx: float, cy: float, facing: float) -> str | None:
+    """Put ``f`` at the pose if its footprint is on the table (5.29), clear of other bodies and
+    on ground its troops may enter (5.13, 5.14; a major obstacle is 5.20's own crossing);
+    else leave it where it was and say why."""
+    from engine.geometry import corners
     from engine.movement import footprint_classes
-    from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+
+    troop = chapter_view(f)[0]
+    before = (f.cx, f.cy, f.facing)
+    f.set_pose(cx, cy, facing)
+    classes, off_map = footprint_classes(ctx.bf, f, "move")
+    box = corners(f.obb())
+    off_map = off_map or not bool(np.all(ctx.bf.contains(box[:, 0], box[:, 1])))
+    why = None
+    if off_map:
+        why = OFF_TABLE
+    elif any(
+        DarkAgeTerrain(c) is DarkAgeTerrain.MAJOR_OBSTACLE
+        or not passable(DarkAgeTerrain(c), troop, on_road=False)
+        for c in classes
+    ):
+        why = "the ground is impassable to it (5.13, 5.14, 5.20)"
+    elif _clash(ctx, f):
+        why = "its new place is taken"
+    if why is not None:
+        f.set_pose(*before)
+        return why
+    ctx.state.version += 1
+    return None
+
+
+def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> str | None:
+    """5.23: one javelin throw to the left or right, or back, the facing kept; why not, if
+    it cannot."""
+    from engine.geometry import forward, right
 
     if order is ManoeuvreOrder.STEP_BACK:
         dx, dy = forward(f.facing)
@@ -181,16 +271,96 @@ def _step(ctx: Any, f: Any, order: ManoeuvreOrder) -> bool:
         dx, dy = right(f.facing)
         if order is ManoeuvreOrder.SIDE_STEP_LEFT:
             dx, dy = -dx, -dy
-    cx, cy = f.cx, f.cy
-    f.set_pose(cx + dx * JAVELIN_THROW_M, cy + dy * JAVELIN_THROW_M, f.facing)
-    classes, off_map = footprint_classes(ctx.bf, f, "move")
-    blocked = {int(DarkAgeTerrain.IMPASSABLE), int(DarkAgeTerrain.MAJOR_OBSTACLE)}
-    if off_map or _clash(ctx, f) or blocked & set(classes):
-        f.set_pose(cx, cy, f.facing)
-        return False
-    ctx.state.version += 1
-    f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
-    return True
+    why = _try_pose(ctx, f, f.cx + dx * JAVELIN_THROW_M, f.cy + dy * JAVELIN_THROW_M, f.facing)
+    if why is None:
+        f.moved_m = max(f.moved_m, JAVELIN_THROW_M)
+        ctx.manoeuvre_allowance[f.id] = JAVELIN_THROW_M  # 5.23: its whole move, no dice
+    return why
+
+
+def _roll(ctx: Any, f: Any) -> MoveRoll:
+    """5.17, 5.26 "conducted as a normal move": this bound's roll, or a normal move rolled now
+    for a unit that had no move planned (5.9; difficult if any of its footprint is, 5.13)."""
+    from engine.movement import footprint_classes
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.movement import MoveKind, roll_move
+    from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+
+    got = ctx.move_rolls.get(f.id)
+    if got is not None:
+        return got[2]
+    troop, grade, form = chapter_view(f)
+    classes, _ = footprint_classes(ctx.bf, f, "move")
+    rough = {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
+    difficult = bool(rough & set(classes))
+    roll = roll_move(ctx.dice, troop, grade, form, MoveKind.NORMAL, difficult=difficult,
+                     purpose=f"normal move {f.id}")  # fmt: skip
+    ctx.move_rolls[f.id] = (troop, form, roll)
+    return roll
+
+
+def _wheel(
+    ctx: Any, f: Any, order: ManoeuvreOrder, degrees: float, allow_m: float
+) -> tuple[float, float] | str:
+    """5.17: pivot on the front corner of the end turned toward, by ``degrees`` or as far as the
+    roll carries the furthest-going point (the outside rear corner: the engine measures a move
+    by any point of a base, 6.1); the degrees turned and metres used, or why it cannot."""
+    from engine.rulesets.dark_age.movement import Pivot, _pivot_point, _rotate
+
+    o = f.obb()
+    reach = math.hypot(2.0 * o.hw, 2.0 * o.hd)
+    deg = min(degrees, math.degrees(allow_m / reach))
+    if deg < 1.0:
+        return "its roll does not carry the outside end round"
+    pivot = Pivot.LEFT if order is ManoeuvreOrder.WHEEL_LEFT else Pivot.RIGHT
+    turn = deg if pivot is Pivot.RIGHT else -deg
+    px, py = _pivot_point(o, pivot)
+    cx, cy = _rotate(f.cx, f.cy, px, py, turn)
+    why = _try_pose(ctx, f, cx, cy, f.facing + turn)
+    if why is not None:
+        return why
+    used = reach * math.radians(deg)
+    f.moved_m = max(f.moved_m, used)
+    return deg, used
+
+
+def _incline(ctx: Any, f: Any, order: ManoeuvreOrder, allow_jt: int) -> float | str:
+    """5.26: half the allowance (whole javelin throws, as the book's example) to the side and as
+    much forwards; the metres used, or why it cannot."""
+    from engine.rulesets.dark_age.movement import incline
+
+    side_jt = allow_jt // 2
+    if side_jt < 1:
+        return "an allowance of 1 javelin throw leaves no half to incline with"
+    side_m = side_jt * JAVELIN_THROW_M * (-1.0 if order is ManoeuvreOrder.INCLINE_LEFT else 1.0)
+    o = f.obb()
+    new = incline(o, side_m, abs(side_m), allow_jt * JAVELIN_THROW_M)
+    why = _try_pose(ctx, f, f.cx + new.cx - o.cx, f.cy + new.cy - o.cy, f.facing)
+    if why is not None:
+        return why
+    f.moved_m = max(f.moved_m, math.hypot(side_m, side_m))
+    return 2.0 * abs(side_m)
+
+
+def _halt_room(ctx: Any, fid: str) -> float | None:
+    """5.8: how far the unit may still close this bound (its ``range_halt``), None if no halt."""
+    rooms = [e.at_m for e in ctx.events if e.type == "range_halt" and e.formation == fid]
+    return min(rooms) if rooms else None
+
+
+def _then_ahead(ctx: Any, f: Any, rest_m: float) -> float:
+    """After a wheel or incline, the rest of the roll straight ahead (5.17, 5.26), short of
+    5.8's halt; the metres left to go."""
+    from engine.movement import MovePlan
+
+    room = _halt_room(ctx, f.id)
+    if room is not None:
+        rest_m = min(rest_m, room)
+    if rest_m <= 1e-6:
+        ctx.plans[f.id] = MovePlan(f.id, "none")
+        return 0.0
+    ctx.plans[f.id] = MovePlan(f.id, "advance", bearing=f.facing, max_m=rest_m)
+    return rest_m
 
 
 def _within_bow(ctx: Any, f: Any, bow_m: float) -> bool:
@@ -202,12 +372,12 @@ def _within_bow(ctx: Any, f: Any, bow_m: float) -> bool:
     return float(distance(f.obb(), obb_array([g.obb() for g in foes])).min()) <= bow_m
 
 
-def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
+def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str, float | None]]:
     """This bound's manoeuvres: the scenario's, then the commander's own (:mod:`.manoeuvres`)."""
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.command import member_of
 
-    out: list[tuple[str, ManoeuvreOrder, str]] = []
+    out: list[tuple[str, ManoeuvreOrder, str, float | None]] = []
     sc = ctx.scenario
     given: set[str] = set()
     if sc is not None:
@@ -215,7 +385,7 @@ def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
             for m in side.manoeuvres:
                 if m.bound == ctx.state.bound:
                     for fid in m.formations:
-                        out.append((fid, ManoeuvreOrder(m.manoeuvre), "scenario"))
+                        out.append((fid, ManoeuvreOrder(m.manoeuvre), "scenario", m.degrees))
                         given.add(fid)
     bow = ctx.bow_range_m or 0.0
     for f in ctx.state.active():
@@ -225,8 +395,93 @@ def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str]]:
         if cf is not None and cf.kind is CommandFormation.MARCH_COLUMN:
             continue
         if f.n_alive >= 2 and chapter_view(f)[2] is Formation.COLUMN and _within_bow(ctx, f, bow):
-            out.append((f.id, ManoeuvreOrder.FORM_SHIELDWALL, "commander"))
+            out.append((f.id, ManoeuvreOrder.FORM_SHIELDWALL, "commander", None))
     return out
+
+
+_MOVES = frozenset({
+    ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT, ManoeuvreOrder.INCLINE_LEFT,
+    ManoeuvreOrder.INCLINE_RIGHT, ManoeuvreOrder.SLOW_WALK,
+})  # fmt: skip
+
+
+def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:
+    """The formations ordered this bound to wheel, incline or slow walk: each makes a normal
+    move of its own (5.17, 5.26 "conducted as a normal move"; 5.24 no dice), not a charge and
+    not a Battle Line's shared roll (5.17 "Individual units wheel individually")."""
+    sc = ctx.scenario
+    if sc is None:
+        return {}
+    return {fid: ManoeuvreOrder(m.manoeuvre) for side in sc.sides for m in side.manoeuvres
+            if m.bound == ctx.state.bound and ManoeuvreOrder(m.manoeuvre) in _MOVES
+            for fid in m.formations}  # fmt: skip
+
+
+def _move_manoeuvre(
+    ctx: Any, f: Any, order: ManoeuvreOrder, degrees: float | None
+) -> tuple[Cost, str] | str:
+    """5.17 wheel, 5.26 incline, 5.24 slow walk: made as (part of) the unit's move; its cost,
+    or why the unit may not make it (nothing changed)."""
+    from engine.movement import MovePlan
+    from engine.rulesets.dark_age.battle import chapter_view
+
+    troop, grade, form = chapter_view(f)
+    if order is ManoeuvreOrder.SLOW_WALK:
+        if not may_slow_walk(grade, form):
+            return "only A and B Grade formed troops walk without dice (5.24)"
+        room = _halt_room(ctx, f.id)
+        if room is not None and room <= 1e-6:
+            return "it is at its halt at bow or javelin range (5.8)"
+        ctx.move_rolls[f.id] = (troop, form, MoveRoll(None, None, Allowance(1, 1), 0))
+        walk = JAVELIN_THROW_M if room is None else min(JAVELIN_THROW_M, room)
+        ctx.plans[f.id] = MovePlan(f.id, "advance", bearing=f.facing, max_m=walk)
+        return Cost(TimeCost.NONE, 0), f"{walk:.0f} m ahead without dice"
+    if order in (ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT):
+        if form not in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS):
+            return "unformed troops and single models face all round (5.16)"
+        allow_m = _roll(ctx, f).allowance.least * JAVELIN_THROW_M
+        got = _wheel(ctx, f, order, degrees or DEFAULT_WHEEL_DEG, allow_m)
+        if isinstance(got, str):
+            return got
+        deg, used = got
+        cost = wheel_cost(form)
+        what = f"wheeled {deg:.1f} degrees ({used:.0f} m of {allow_m:.0f} m)"
+    else:
+        if not may_incline(troop, grade, form):
+            return "only A Grade infantry in shieldwall incline (5.26)"
+        allow_jt = _roll(ctx, f).allowance.least
+        allow_m = allow_jt * JAVELIN_THROW_M
+        inclined = _incline(ctx, f, order, allow_jt)
+        if isinstance(inclined, str):
+            return inclined
+        used = inclined
+        cost = Cost(TimeCost.NONE, 0)  # the chapter gives an incline no DP of its own
+        half = allow_jt // 2
+        what = f"inclined {half} jt aside and {half} jt forwards of {allow_jt} jt"
+    ctx.manoeuvre_allowance[f.id] = allow_m
+    rest = _then_ahead(ctx, f, allow_m - used)
+    return cost, f"{what}, then {rest:.0f} m ahead"
+
+
+def expand_after_gaps(ctx: Any, phase: str) -> list[Event]:
+    """5.28 (first): after its move a unit that reduced its frontage to pass a gap "expand[s]
+    immediately back to original formation" (on the spot, the front rank's centre kept); while
+    the ground is taken it stays narrow and tries again after its next move."""
+    events: list[Event] = []
+    for fid, (wide, _since) in sorted(ctx.gap_passing.items()):
+        f = ctx.state.formations[fid]
+        if f.removed or f.morale is not Morale.STEADY:
+            del ctx.gap_passing[fid]
+            continue
+        narrow = f.frontage
+        if _reform(ctx, f, min(wide, f.n_alive)):
+            del ctx.gap_passing[fid]
+            events.append(OrderedManoeuvre(phase, fid, "expand after gap", "5.28", "none", 0,
+                                           "ruleset", (narrow, f.frontage)))  # fmt: skip
+        else:
+            events.append(ManoeuvreRefused(phase, fid, "expand after gap", "5.28",
+                                           "no room to expand yet: it stays narrow"))  # fmt: skip
+    return events
 
 
 def manoeuvres(ctx: Any, phase: str) -> list[Event]:
@@ -238,7 +493,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
 
     events: list[Event] = []
     bow = ctx.bow_range_m or 0.0
-    for fid, order, by in _ordered(ctx):
+    for fid, order, by, degrees in _ordered(ctx):
         f = ctx.state.formations[fid]
         section = _SECTION[order]
         if f.removed or f.morale is not Morale.STEADY or ctx.state.contacts.get(fid):
@@ -248,14 +503,42 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
         troop, grade, form = chapter_view(f)
         before = f.frontage
         cost: Cost
-        if section == "5.23":
+        detail = ""
+        if order in _MOVES:
+            got = _move_manoeuvre(ctx, f, order, degrees)
+            if isinstance(got, str):
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, got))
+                continue
+            cost, detail = got
+        elif order is ManoeuvreOrder.PASS_GAP and fid in ctx.gap_passing:
+            # still narrow from a gap it could not yet expand after: the same action goes on,
+            # at its time and without a second DP (5.27 second: "DPs are incurred only once
+            # for each action")
+            wide, since = ctx.gap_passing[fid]
+            cost = Cost(pass_gap_cost(troop).time, 0)
+            detail = f"still narrow ({f.frontage} of {wide}) from bound {since}: no second DP"
+        elif order is ManoeuvreOrder.PASS_GAP:
+            if form is not Formation.SHIELDWALL or f.frontage < 2:
+                why = ("a column or cuneus passes as it is, unformed troops move freely; "
+                       "only a shieldwall two or more wide narrows (5.16, 5.28)")  # fmt: skip
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
+                continue
+            wide = f.frontage
+            if not _reform(ctx, f, math.ceil(wide / 2)):
+                events.append(ManoeuvreRefused(phase, fid, order.value, section,
+                                               "its new place is taken"))  # fmt: skip
+                continue
+            ctx.gap_passing[fid] = (wide, ctx.state.bound)
+            cost = pass_gap_cost(troop)
+            detail = f"frontage {wide} -> {f.frontage} to pass, expands after the move"
+        elif section == "5.23":
             if not may_side_step(troop, grade, form):
                 why = "only A and B Grade infantry in shieldwall"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
-            if not _step(ctx, f, order):
-                events.append(ManoeuvreRefused(phase, fid, order.value, section,
-                                               "its new place is taken or impassable"))  # fmt: skip
+            stepped = _step(ctx, f, order)
+            if stepped is not None:
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, stepped))
                 continue
             cost = Cost(TimeCost.FULL, 0)
         elif order is ManoeuvreOrder.ABOUT_FACE:
@@ -263,11 +546,13 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 why = "unformed troops and single models face all round (5.16, 5.21)"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
+            at = {b.id: (b.x, b.y, b.facing) for b in f.bases}
             if not turn_about(f):
                 why = "a part-filled rank would shift as it came to the front"
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
             ctx.state.version += 1
+            _on_the_spot(ctx, f, at)
             cost = about_face_cost(troop, grade, form, moved_first=False)
             rolled = ctx.move_rolls.get(fid)
             if rolled is not None:  # 5.21 as in battle.about_faces: the turn is in the roll
@@ -297,7 +582,7 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
             halved = dataclasses.replace(roll, allowance=half_move(roll.allowance))
             ctx.move_rolls[fid] = (t, chapter_view(f)[2], halved)
         events.append(OrderedManoeuvre(phase, fid, order.value, section, cost.time.value,
-                                       cost.dps, by, (before, f.frontage)))  # fmt: skip
+                                       cost.dps, by, (before, f.frontage), detail))  # fmt: skip
         if cost.dps:
             dp = ctx.dps.get(fid, DisorderPoints()).incur(
                 cost.dps, f"{order.value} b{ctx.state.bound}"

@@ -49,7 +49,7 @@ from engine.rulesets.dark_age.command import (
     break_up,
     form_at_deployment,
 )
-from engine.rulesets.dark_age.manoeuvres import manoeuvres
+from engine.rulesets.dark_age.manoeuvres import expand_after_gaps, manoeuvres
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
@@ -86,6 +86,10 @@ class DarkAgeContext(TwoMmContext):
     bow_range_m: float | None = None  # 5.8's bow range, from the troop lists (battle.py)
     #: 5.21 this bound: (the whole roll, what is left of it after turning about), metres
     about_faced: dict[str, tuple[float, float]] = field(default_factory=dict)
+    #: 5.17, 5.23, 5.26 ordered wheels, side-steps and inclines this bound: the move, metres
+    manoeuvre_allowance: dict[str, float] = field(default_factory=dict)
+    #: 5.28 units narrowed to pass a gap: the frontage they expand back to, the bound they began
+    gap_passing: dict[str, tuple[int, int]] = field(default_factory=dict)
     rules: MoveRules | None = None
     #: 5.5 the scenario's command formations (:mod:`.command`), broken ones kept, flagged
     command_formations: list[Any] = field(default_factory=list)
@@ -125,6 +129,7 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
     ctx.about_faced = {}
+    ctx.manoeuvre_allowance = {}
     ctx.emit(manoeuvres(ctx, "execute_moves"))
     ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
@@ -134,6 +139,9 @@ def _execute_moves(ctx: Any) -> None:
                                   "execute_moves"))  # fmt: skip
     for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
+    for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
+        ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
+    ctx.emit(expand_after_gaps(ctx, "execute_moves"))  # 5.28: back to its frontage
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
     # 5.5: a command formation that moved or fought out of shape breaks up
     ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
