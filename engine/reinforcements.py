@@ -130,8 +130,7 @@ class Arrivals:
             state.formations[fid] = f
             state.version += 1
             del self.waiting[fid]
-            ctx.emit(Arrived("orders", fid, w.edge or "point", (f.cx, f.cy), f.facing,
-                             n - w.bound))  # fmt: skip
+            ctx.emit(Arrived("orders", fid, w.edge or "point", (f.cx, f.cy), f.facing, n - w.bound))
 
     # -- where it enters --------------------------------------------------------------------
     def _entry(self, state: BattleState, w: _Waiting) -> tuple[float, float, float] | None:
@@ -205,8 +204,9 @@ def arrivals_for(
             f = state.formations.pop(fp.formation)
             point = plan.place(a.point, ground.to_xy) if a.point is not None else (f.cx, f.cy)
             target = spec.target.resolve(ground.to_xy) if spec.target is not None else None
-            waiting[f.id] = _Waiting(f, a.bound, a.edge, point, str(spec.order), target,
-                                     spec.target_formation)  # fmt: skip
+            waiting[f.id] = _Waiting(
+                f, a.bound, a.edge, point, str(spec.order), target, spec.target_formation
+            )
     if not waiting:
         return None
     names = ruleset.terrain.class_names().get("move", [])

@@ -294,8 +294,9 @@ class PlanStep(BaseModel):
     def _where(self) -> PlanStep:
         given = [k for k in ("objective", "point", "target_formation") if getattr(self, k)]
         if len(given) > 1:
-            raise ValueError(f"expected at most one of objective, point, target_formation, "
-                             f"got {given}")  # fmt: skip
+            raise ValueError(
+                f"expected at most one of objective, point, target_formation, got {given}"
+            )
         if not given and str(self.order) != "hold":
             raise ValueError("expected an objective, a point or a target_formation")
         return self
@@ -427,10 +428,22 @@ class ManoeuvreSpec(BaseModel):
     bound: int = Field(ge=1)
     formations: list[str] = Field(min_length=1)
     manoeuvre: Literal[
-        "form_column", "form_shieldwall", "form_cuneus", "double_ranks", "halve_ranks",
-        "side_step_left", "side_step_right", "step_back", "about_face",
-        "wheel_left", "wheel_right", "incline_left", "incline_right", "slow_walk", "pass_gap",
-    ]  # fmt: skip
+        "form_column",
+        "form_shieldwall",
+        "form_cuneus",
+        "double_ranks",
+        "halve_ranks",
+        "side_step_left",
+        "side_step_right",
+        "step_back",
+        "about_face",
+        "wheel_left",
+        "wheel_right",
+        "incline_left",
+        "incline_right",
+        "slow_walk",
+        "pass_gap",
+    ]
     degrees: float | None = Field(default=None, gt=0, le=90)
 
     @model_validator(mode="after")
@@ -509,8 +522,9 @@ class SideLosses(BaseModel):
     @model_validator(mode="after")
     def _some(self) -> SideLosses:
         if all(getattr(self, k) is None for k in (*LOSS_KINDS, "total")):
-            raise ValueError("expected at least one of killed, wounded, captured, total as "
-                             "[low, high]")  # fmt: skip
+            raise ValueError(
+                "expected at least one of killed, wounded, captured, total as [low, high]"
+            )
         return self
 
     def given(self) -> tuple[str, ...]:
@@ -628,12 +642,16 @@ class Scenario(BaseModel):
                 elif f.target_formation not in enemy:
                     yield loc, unknown_name(theirs, f.target_formation, enemy)
                 if f.brigade is not None and (f.brigade not in own or f.brigade == f.id):
-                    yield ((*at, "formations", fi, "brigade"),
-                           unknown_name(f"another {mine}", f.brigade, own))  # fmt: skip
+                    yield (
+                        (*at, "formations", fi, "brigade"),
+                        unknown_name(f"another {mine}", f.brigade, own),
+                    )
             yield from _command_formation_problems(side, at, own)
             if isinstance(side.plan, Plan):
-                yield from (((*at, "plan", *loc), problem)
-                            for loc, problem in self.plan_problems(side.id, side.plan))  # fmt: skip
+                yield from (
+                    ((*at, "plan", *loc), problem)
+                    for loc, problem in self.plan_problems(side.id, side.plan)
+                )
 
         hist = self.historical_outcome
         if hist is not None:
@@ -733,8 +751,9 @@ class Scenario(BaseModel):
                 if tf is not None and tf not in enemy:
                     yield (*sl, "target_formation"), unknown_name(theirs, tf, enemy)
             if fp.hold_fire is not None:
-                yield from cond(fp.hold_fire.until, (*fl, "hold_fire", "until"), everyone,
-                                "a formation")  # fmt: skip
+                yield from cond(
+                    fp.hold_fire.until, (*fl, "hold_fire", "until"), everyone, "a formation"
+                )
             if fp.feint is not None:
                 yield from place(fp.feint.point, (*fl, "feint", "point"))
 
@@ -763,8 +782,11 @@ class Scenario(BaseModel):
         assert path is not None
         if not path.exists():
             si = [s.id for s in self.sides].index(side_id)
-            self._fail(("sides", si, "plan"), self._lines,
-                       f"expected a plan file, got {text!r} (no such file: {path})")  # fmt: skip
+            self._fail(
+                ("sides", si, "plan"),
+                self._lines,
+                f"expected a plan file, got {text!r} (no such file: {path})",
+            )
         plan, lines = Plan.load(path)
         for loc, problem in self.plan_problems(side_id, plan):
             line = line_for(lines, loc)

@@ -316,8 +316,15 @@ def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
         seen.add(name)
         p = label_point(f.geometry)
         place = f.kind is FeatureKind.PLACE
-        _label(labels, bf, p.x, p.y, name, "sb-place-label" if place else "sb-road-label",
-               2.0 if place else 1.5)  # fmt: skip
+        _label(
+            labels,
+            bf,
+            p.x,
+            p.y,
+            name,
+            "sb-place-label" if place else "sb-road-label",
+            2.0 if place else 1.5,
+        )
     group.add_to(m)
     _emit_labels(m, group, labels)
     return kinds

@@ -351,9 +351,14 @@ def layer_pdf(
         )
         c.setFillColorRGB(0, 0, 0)
         _fit_string(
-            c, m + 10 * PT_PER_MM + used, bar_y + 0.3, pw - m - 7 * PT_PER_MM,
-            "neighbours: " + _neighbours(sheet, present, lay.tiling), 6, right=True,
-        )  # fmt: skip
+            c,
+            m + 10 * PT_PER_MM + used,
+            bar_y + 0.3,
+            pw - m - 7 * PT_PER_MM,
+            "neighbours: " + _neighbours(sheet, present, lay.tiling),
+            6,
+            right=True,
+        )
         c.showPage()
     c.save()
     return [s.label for s, _ in sheets]
@@ -389,9 +394,12 @@ def write_cut_layers(
                 for piece, _ in bed_pieces(lay, cut.bed, b.outline):
                     name = f"{stem}_{piece.label}.svg"
                     text = layer_svg(
-                        lay, b.outline, ghost or shapely.Polygon(),
-                        f"{note} - bed piece {piece.label}", piece.window,
-                    )  # fmt: skip
+                        lay,
+                        b.outline,
+                        ghost or shapely.Polygon(),
+                        f"{note} - bed piece {piece.label}",
+                        piece.window,
+                    )
                     (tmp / name).write_text(text, encoding="utf-8")
                     svgs.append(name)
             entry = {

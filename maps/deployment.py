@@ -65,9 +65,12 @@ def deployment(log: Mapping[str, Any], bound: int = 0) -> list[Deployed]:
         h = header.get(bid, {})
         f = s.get("formation") or h.get("formation") or bid
         rect = base_rectangle(
-            float(s["x"]), float(s["y"]), float(s.get("facing", 0.0)),
-            float(h.get("w", 40.0)), float(h.get("d", 20.0)),
-        )  # fmt: skip
+            float(s["x"]),
+            float(s["y"]),
+            float(s.get("facing", 0.0)),
+            float(h.get("w", 40.0)),
+            float(h.get("d", 20.0)),
+        )
         per.setdefault(f, []).append((rect, h.get("side", "")))
     out = []
     for f, items in sorted(per.items()):

@@ -466,15 +466,21 @@ def draw_ground(
                 for t in () if page_line is None else (0.3, 0.7, 0.15, 0.85, 0.4, 0.6):
                     q = page_line.interpolate(t, normalized=True)  # type: ignore[union-attr]
                     pts += [(q.x, q.y + 6), (q.x, q.y - 6)]
-            if labels.place(c, pts, name,
-                            size=7.0 if f.kind is FeatureKind.PLACE else 6.0, colour=ink,
-                            bold=f.kind is FeatureKind.PLACE):  # fmt: skip
+            if labels.place(
+                c,
+                pts,
+                name,
+                size=7.0 if f.kind is FeatureKind.PLACE else 6.0,
+                colour=ink,
+                bold=f.kind is FeatureKind.PLACE,
+            ):
                 seen.add(name)
         contour_labels.sort(key=lambda t: -t[0].length)
         for line, k in contour_labels[:80]:
             marks = [line.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75, 0.1, 0.9)]
-            labels.place(c, [(p.x, p.y) for p in marks], str(k), size=6.5, colour=CONTOUR_INK,
-                         bold=True)  # fmt: skip
+            labels.place(
+                c, [(p.x, p.y) for p in marks], str(k), size=6.5, colour=CONTOUR_INK, bold=True
+            )
 
 
 def _rgb(colour: str) -> tuple[float, float, float]:
@@ -702,9 +708,11 @@ def _legend_rows(shapes: Shapes, step: float, scale: TableScale) -> list[LegendR
         rows.append((slope, f"{shapes.palette.slope_label(k)} ({cite}, from the DEM)"))
     rows.append((ramp, f"height levels {shapes.lo}..{shapes.hi} (6.2), low to high"))
     rows.append(
-        (line(CONTOUR_INK, 0.5, None),
-         f"contour per level: {step:g} m = {scale.mm(step):g} mm of table; every 5th bold")
-    )  # fmt: skip
+        (
+            line(CONTOUR_INK, 0.5, None),
+            f"contour per level: {step:g} m = {scale.mm(step):g} mm of table; every 5th bold",
+        )
+    )
     kinds = {f.kind for f in shapes.features if f.kind is not FeatureKind.PLACE}
     for kind in FeatureKind:
         if kind in kinds:
@@ -775,14 +783,18 @@ def _index_page(
     tw_mm, th_mm = lay.table_mm
     title = simpleSplit(
         f"{slug}: table layout at {lay.scale} (1 m of ground = {lay.scale.mm_per_m:g} mm)",
-        "Helvetica-Bold", 12.0, width,
-    )  # fmt: skip
+        "Helvetica-Bold",
+        12.0,
+        width,
+    )
     info = simpleSplit(
         f"{t.rows} rows x {t.cols} columns = {t.count} sheets of {lay.paper} "
         f"({lay.paper.width_mm:g} x {lay.paper.height_mm:g} mm); table {tw_mm / 1000:.3f} x "
         f"{th_mm / 1000:.3f} m; overlap {t.overlap:g} mm; margin {lay.margin_mm:g} mm",
-        "Helvetica", body, width,
-    )  # fmt: skip
+        "Helvetica",
+        body,
+        width,
+    )
     words = [
         f"Rows {row_name(0)}..{row_name(t.rows - 1)} run north to south, columns 1..{t.cols} "
         "west to east; each sheet names itself and its neighbours in its margins.",
@@ -908,10 +920,14 @@ def _sheet_page(
     arrow = 3.5 * PT_PER_MM
     _north_arrow(c, x1 - 7 * PT_PER_MM, y1 + 1.2 * PT_PER_MM, arrow, convergence)
     _fit_string(
-        c, x0 + 16 * PT_PER_MM, y1 + 2.2 * PT_PER_MM, x1 - 40 * PT_PER_MM,
+        c,
+        x0 + 16 * PT_PER_MM,
+        y1 + 2.2 * PT_PER_MM,
+        x1 - 40 * PT_PER_MM,
         f"{slug} at {lay.scale} - sheet {sheet.row * t.cols + sheet.col + 1} of "
-        f"{t.count} ({t.rows} x {t.cols})", 6.5,
-    )  # fmt: skip
+        f"{t.count} ({t.rows} x {t.cols})",
+        6.5,
+    )
     neighbours = []
     for dr, dc, word in ((-1, 0, "north"), (1, 0, "south"), (0, -1, "west"), (0, 1, "east")):
         r, col = sheet.row + dr, sheet.col + dc
@@ -922,7 +938,12 @@ def _sheet_page(
     used = _scale_bar(c, x0 + 6 * PT_PER_MM, bar_y, pt_per_m, min(60 * PT_PER_MM, (x1 - x0) / 3))
     c.setFillColorRGB(0, 0, 0)
     _fit_string(
-        c, x0 + 10 * PT_PER_MM + used, bar_y + 0.3, x1 - 7 * PT_PER_MM,
-        "neighbours: " + ", ".join(neighbours), 6, right=True,
-    )  # fmt: skip
+        c,
+        x0 + 10 * PT_PER_MM + used,
+        bar_y + 0.3,
+        x1 - 7 * PT_PER_MM,
+        "neighbours: " + ", ".join(neighbours),
+        6,
+        right=True,
+    )
     c.showPage()

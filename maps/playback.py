@@ -416,16 +416,18 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             seen_now = {sid: set(snap["seen"].get(sid, [])) for sid in side_index}
             sets = {
                 sid: [
-                    b for b, st in snap["bases"].items()
+                    b
+                    for b, st in snap["bases"].items()
                     if side_of.get(b) != sid and (st.get("formation") or form_of.get(b)) in seen
                 ]
                 for sid, seen in seen_now.items()
-            }  # fmt: skip
+            }
             for sid, seen in seen_now.items():
                 active = {
-                    f for f, st in fsnap.items()
+                    f
+                    for f, st in fsnap.items()
                     if form_side.get(f) not in (sid, None) and st.get("morale") != "destroyed"
-                }  # fmt: skip
+                }
                 hidden[side_index[sid]] = len(active - seen)
                 # losses a side knows of: bases that fell in enemy formations it saw then
                 for b, st in snap["bases"].items():

@@ -18,8 +18,14 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium not installed"),
 ]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 BOUNDS = 6
 
 
@@ -27,8 +33,9 @@ def test_dark_age_playback_shows_formation_types_and_dps(run_cli: Any, tmp_path:
     from playwright.sync_api import sync_playwright
 
     run_dir = tmp_path / "maldon"
-    code, _, err = run_cli("run", "maldon_991", "--seed", "1", "--max-bounds", str(BOUNDS),
-                           "--out", run_dir)  # fmt: skip
+    code, _, err = run_cli(
+        "run", "maldon_991", "--seed", "1", "--max-bounds", str(BOUNDS), "--out", run_dir
+    )
     assert code == 0, err
     log = json.loads((run_dir / "battle_log.json").read_text())
     assert log["ruleset"] == "dark-age"
@@ -75,9 +82,14 @@ def test_dark_age_playback_shows_formation_types_and_dps(run_cli: Any, tmp_path:
         assert len(shown) >= len(short) // 2
         # a base's popup carries the same record
         bases = page.locator("path.sb-base")
-        inside = [i for i in range(bases.count())
-                  if (bb := bases.nth(i).bounding_box()) and 0 < bb["x"] < 1100
-                  and 0 < bb["y"] < 800 and bb["width"] > 3]  # fmt: skip
+        inside = [
+            i
+            for i in range(bases.count())
+            if (bb := bases.nth(i).bounding_box())
+            and 0 < bb["x"] < 1100
+            and 0 < bb["y"] < 800
+            and bb["width"] > 3
+        ]
         assert inside, "no base on screen"
         bases.nth(inside[0]).click(force=True)
         popup = page.locator(".leaflet-popup-content").inner_text()

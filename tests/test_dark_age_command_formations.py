@@ -32,15 +32,19 @@ def _fight(sc: Any, ground: Any, seed: int, bounds: int) -> list[tuple[int, dict
     from scenario_builder.cli.run import _commanders
 
     rs = get_ruleset("dark-age")
-    battle = Battle(ground, sc, Dice(seed), ruleset=rs,
-                    commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    battle = Battle(
+        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
+    )
     for _ in range(bounds):
         for _phase in battle.phases():
             pass
         if battle.finished:
             break
-    return [(b.bound, e.to_dict() if hasattr(e, "to_dict") else e)
-            for b in battle.log.bounds for e in b.events]  # fmt: skip
+    return [
+        (b.bound, e.to_dict() if hasattr(e, "to_dict") else e)
+        for b in battle.log.bounds
+        for e in b.events
+    ]
 
 
 def _events(sc: Any, ground: Any, seed: int, bounds: int, *types: str) -> list[Any]:
@@ -87,8 +91,9 @@ def test_a_moving_battle_line_rolls_one_die(maldon: tuple[Any, Any]) -> None:
     assert max(moved[u] for u in LINE) <= roll["allowance"] * 25.0 + 1e-6
     # 5.5 "all movement ... taken collectively": straight ahead, the same distance, unless a
     # unit is stopped (the hearth-troop by its own bowmen standing before it)
-    free = [d for _b, d in ev if d["type"] == "moved" and d["formation"] in LINE
-            and d["halted"] is None]  # fmt: skip
+    free = [
+        d for _b, d in ev if d["type"] == "moved" and d["formation"] in LINE and d["halted"] is None
+    ]
     assert len(free) >= 3
     assert {round(d["distance_m"], 6) for d in free} == {roll["allowance"] * 25.0}
     assert {d["facing"] for d in free} == {45.0}

@@ -37,8 +37,9 @@ def _fight(sc: Any, ground: Any, seed: int, rs: Any = None) -> Battle:
     from scenario_builder.cli.run import _commanders
 
     rs = rs or get_ruleset("dark-age")
-    return Battle(ground, sc, Dice(seed), ruleset=rs,
-                  commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    return Battle(
+        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +66,11 @@ def test_the_composition_names_where_dp_effects_come_from() -> None:
     out = CliRunner(env={"COLUMNS": "400"}).invoke(rulesets, []).output
     assert "disorder point effects" in out
     with pytest.raises(RulesetError, match="named complete game"):
-        Composition("x", {p: TWO_MM_EARTH_V09 for p in Part},
-                    supplements={"dp": (DARK_AGE_MOVEMENT, "5.11")})  # fmt: skip
+        Composition(
+            "x",
+            {p: TWO_MM_EARTH_V09 for p in Part},
+            supplements={"dp": (DARK_AGE_MOVEMENT, "5.11")},
+        )
 
 
 def test_dp_effect_is_2mm_earth_11_1_minus_one_r(maldon: tuple[Any, Any]) -> None:
@@ -130,16 +134,28 @@ def test_5_27_a_shieldwall_passes_through_its_bowmen(maldon: tuple[Any, Any]) ->
     assert blocked.halted == "blocked" and blocked.contact_with == "en_bowmen"
     hearth.set_pose(*start)
     ctx.start_facing = {"en_hearth": hearth.facing}
-    res = execute_move(battle.bf, state, hearth,
-                       MovePlan("en_hearth", "advance", bearing=hearth.facing),
-                       rules=dataclasses.replace(rules, passes=may_pass))  # fmt: skip
+    res = execute_move(
+        battle.bf,
+        state,
+        hearth,
+        MovePlan("en_hearth", "advance", bearing=hearth.facing),
+        rules=dataclasses.replace(rules, passes=may_pass),
+    )
     assert res.distance_m > blocked.distance_m
     gaps = separation(hearth.obb(), obb_array([b.obb() for b in bowmen.alive_bases]))
     assert gaps.min() >= -0.5  # it may pass through them, never stop on them
     from engine.log import Moved
 
-    moved = Moved("execute_moves", "en_hearth", res.start[:2], res.end[:2], res.end[2],
-                  res.distance_m, res.allowance_m, res.halted)  # fmt: skip
+    moved = Moved(
+        "execute_moves",
+        "en_hearth",
+        res.start[:2],
+        res.end[:2],
+        res.end[2],
+        res.distance_m,
+        res.allowance_m,
+        res.halted,
+    )
     (e,) = interpenetrations(ctx, [moved], "execute_moves")
     assert (e.formation, e.through, e.dps, e.through_dps) == ("en_hearth", "en_bowmen", 0, 0)
     # a formed friend in the way: Godric's men put in front of the left-hand fyrd
@@ -151,8 +167,16 @@ def test_5_27_a_shieldwall_passes_through_its_bowmen(maldon: tuple[Any, Any]) ->
     plan = MovePlan("en_fyrd_left", "advance", bearing=fyrd.facing)
     far = MoveRules(lambda f: lambda c: 125.0, 25.0, 90.0, passes=may_pass)
     res = execute_move(battle.bf, state, fyrd, plan, rules=far)
-    moved = Moved("execute_moves", "en_fyrd_left", res.start[:2], res.end[:2], res.end[2],
-                  res.distance_m, res.allowance_m, res.halted)  # fmt: skip
+    moved = Moved(
+        "execute_moves",
+        "en_fyrd_left",
+        res.start[:2],
+        res.end[:2],
+        res.end[2],
+        res.distance_m,
+        res.allowance_m,
+        res.halted,
+    )
     events = interpenetrations(ctx, [moved], "execute_moves")
     (ip,) = [e for e in events if e.type == "interpenetration"]
     assert (ip.through, ip.dps, ip.through_dps) == ("en_godric", 1, 1)

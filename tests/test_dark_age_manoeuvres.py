@@ -49,8 +49,9 @@ def fought() -> tuple[Battle, dict[str, Any]]:
     ground = rs.ground(build_battlefield(sc).battlefield)
     sc = sc.model_copy(deep=True)
     for side in sc.sides:
-        side.manoeuvres = [ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m)
-                           for f, m in ORDERS[side.id]]  # fmt: skip
+        side.manoeuvres = [
+            ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m) for f, m in ORDERS[side.id]
+        ]
     b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
     start = {f.id: (f.cx, f.cy) for f in b.state.formations.values()}
     b.step()
@@ -116,8 +117,10 @@ def test_the_commander_forms_a_column_in_bow_range_into_shieldwall(
     assert e.frontage == (1, 4) and e.dps == 1 and e.section == "5.18"
     dis = [x for d, x in _events(b, "disorder") if d == bd and x.formation == "vk_lith_1"]
     assert any(x.reason == "form_shieldwall (5.18)" for x in dis)
-    assert chapter_view(b.state.formations["vk_lith_1"])[2] in (Formation.SHIELDWALL,
-                                                                Formation.COLUMN)  # fmt: skip
+    assert chapter_view(b.state.formations["vk_lith_1"])[2] in (
+        Formation.SHIELDWALL,
+        Formation.COLUMN,
+    )
 
 
 def test_an_unknown_formation_in_a_manoeuvre_is_a_file_error(tmp_path: Path) -> None:
@@ -156,8 +159,9 @@ def test_check_ruleset_with_the_orders_above_on_maldon() -> None:
     rs = get_ruleset("dark-age")
     ground = rs.ground(build_battlefield(sc).battlefield)
     for side in sc.sides:
-        side.manoeuvres = [ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m)
-                           for f, m in ORDERS[side.id]]  # fmt: skip
+        side.manoeuvres = [
+            ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m) for f, m in ORDERS[side.id]
+        ]
     report = check_ruleset(
         "dark-age",
         sc,

@@ -46,13 +46,16 @@ def fought() -> tuple[Battle, dict[int, dict[str, Any]]]:
     ground = rs.ground(build_battlefield(sc).battlefield)
     sc = sc.model_copy(deep=True)
     for side in sc.sides:
-        side.manoeuvres = [ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
-                           for bd, f, m, d in ORDERS[side.id]]  # fmt: skip
+        side.manoeuvres = [
+            ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
+            for bd, f, m, d in ORDERS[side.id]
+        ]
     b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
     poses: dict[int, dict[str, Any]] = {}
     for bound in range(1, 5):
-        poses[bound] = {f.id: (f.cx, f.cy, f.facing, f.frontage)
-                        for f in b.state.formations.values()}  # fmt: skip
+        poses[bound] = {
+            f.id: (f.cx, f.cy, f.facing, f.frontage) for f in b.state.formations.values()
+        }
         n = len(b.dice.history)
         b.step()
         poses[bound]["dice"] = b.dice.history[n:]
@@ -64,8 +67,11 @@ def _events(b: Battle, *types: str) -> list[tuple[int, Any]]:
 
 
 def _made(b: Battle, fid: str, bound: int) -> Any:
-    (e,) = [e for bd, e in _events(b, "manoeuvre") if bd == bound and e.formation == fid
-            and getattr(e, "by", "") == "scenario"]  # fmt: skip
+    (e,) = [
+        e
+        for bd, e in _events(b, "manoeuvre")
+        if bd == bound and e.formation == fid and getattr(e, "by", "") == "scenario"
+    ]
     return e
 
 
@@ -92,8 +98,9 @@ def test_5_17_an_ordered_wheel_pivots_on_its_right_end_and_costs_a_dp(fought: An
     p1 = (x1 + hw * rx + hd * fx, y1 + hw * ry + hd * fy)
     dx, dy = p1[0] - p0[0], p1[1] - p0[1]
     assert dx * rx + dy * ry == pytest.approx(0.0, abs=1e-6)  # no sideways slip
-    assert dx * fx + dy * fy == pytest.approx(float(e.detail.split("then ")[1].split(" m")[0]),
-                                              abs=0.5)  # fmt: skip
+    assert dx * fx + dy * fy == pytest.approx(
+        float(e.detail.split("then ")[1].split(" m")[0]), abs=0.5
+    )
 
 
 def test_5_24_slow_walk_one_javelin_throw_without_dice(fought: Any) -> None:
@@ -137,8 +144,11 @@ def test_5_28_passing_a_gap_narrows_moves_at_half_and_expands(fought: Any) -> No
     b, poses = fought
     e = _made(b, "vk_lith_2", 1)
     assert (e.section, e.time, e.dps, e.frontage) == ("5.28", "½ move", 1, (4, 2))
-    (back,) = [x for bd, x in _events(b, "manoeuvre") if bd == 1 and x.formation == "vk_lith_2"
-               and x.manoeuvre == "expand after gap"]  # fmt: skip
+    (back,) = [
+        x
+        for bd, x in _events(b, "manoeuvre")
+        if bd == 1 and x.formation == "vk_lith_2" and x.manoeuvre == "expand after gap"
+    ]
     assert back.frontage == (2, 4) and back.dps == 0
     assert poses[2]["vk_lith_2"][3] == 4
     (mv,) = [x for bd, x in _events(b, "moved") if bd == 1 and x.formation == "vk_lith_2"]
@@ -215,8 +225,10 @@ def test_check_ruleset_with_every_move_manoeuvre_ordered_on_maldon() -> None:
     rs = get_ruleset("dark-age")
     ground = rs.ground(build_battlefield(sc).battlefield)
     for side in sc.sides:
-        side.manoeuvres = [ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
-                           for bd, f, m, d in ORDERS[side.id]]  # fmt: skip
+        side.manoeuvres = [
+            ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
+            for bd, f, m, d in ORDERS[side.id]
+        ]
     report = check_ruleset(
         "dark-age",
         sc,
@@ -251,8 +263,9 @@ def test_5_28_a_unit_still_in_the_gap_pays_its_dp_once() -> None:
     assert (first.dps, first.frontage) == (1, (4, 2))
     assert (again.dps, again.frontage, again.section) == (0, (2, 2), "5.28")
     assert again.detail == "still narrow (2 of 4) from bound 1: no second DP"
-    stays = [(bd, e.reason) for bd, e in _events(b, "manoeuvre_refused")
-             if e.formation == "en_fyrd_left"]  # fmt: skip
+    stays = [
+        (bd, e.reason) for bd, e in _events(b, "manoeuvre_refused") if e.formation == "en_fyrd_left"
+    ]
     assert stays == [(bd, "no room to expand yet: it stays narrow") for bd in (1, 2)]
     dps = [e for _bd, e in _events(b, "disorder") if e.formation == "en_fyrd_left"]
     assert [e.reason for e in dps] == ["pass_gap (5.28)"]

@@ -33,8 +33,9 @@ def _fight(sc: Any, ground: Any, seed: int) -> Battle:
     from scenario_builder.cli.run import _commanders
 
     rs = get_ruleset("dark-age")
-    return Battle(ground, sc, Dice(seed), ruleset=rs,
-                  commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    return Battle(
+        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
+    )
 
 
 def _kill(f: Any, *slots: tuple[int, int]) -> None:

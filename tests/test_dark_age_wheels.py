@@ -74,15 +74,20 @@ def test_dark_age_battles_wheel_on_one_end(maldon: tuple[Any, Any]) -> None:
 
     sc, ground = maldon
     rs = get_ruleset("dark-age")
-    battle = Battle(ground, sc, Dice(4), ruleset=rs,
-                    commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    battle = Battle(
+        ground, sc, Dice(4), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
+    )
     battle.step()
     assert battle.ctx.move_rules.pivot_wheels
     assert not get_ruleset("2mm-earth-v0.9")._move_rules().pivot_wheels
     while not battle.finished and battle.state.bound < 10:
         battle.step()
-    wheels = [e for r in battle.log.bounds for e in r.events
-              if e.type == "disorder" and "wheel" in e.reason]  # fmt: skip
+    wheels = [
+        e
+        for r in battle.log.bounds
+        for e in r.events
+        if e.type == "disorder" and "wheel" in e.reason
+    ]
     assert wheels and all(e.formation_type == "shieldwall" for e in wheels)
 
 
@@ -99,8 +104,9 @@ def test_5_21_about_face_in_a_maldon_battle(maldon: tuple[Any, Any]) -> None:
 
     sc, ground = maldon
     rs = get_ruleset("dark-age")
-    battle = Battle(ground, sc, Dice(1), ruleset=rs,
-                    commanders=_commanders(sc, ground, None, None, rs))  # fmt: skip
+    battle = Battle(
+        ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
+    )
     fyrd = battle.state.formations["en_fyrd_right"]
     facing = fyrd.facing
     rear = {b.id for b in fyrd.alive_bases if b.rank == fyrd.ranks - 1}

@@ -186,9 +186,12 @@ def test_playback_keyboard_toggles_and_collapsible_panel(browser, pages: dict) -
         )
         counts[k] = c
     for i, (toggle, selector) in enumerate(
-        [("shooting", "path.sb-event-shot"), ("events", "div.sb-event"),
-         ("messengers", "path.sb-messenger")]
-    ):  # fmt: skip
+        [
+            ("shooting", "path.sb-event-shot"),
+            ("events", "div.sb-event"),
+            ("messengers", "path.sb-messenger"),
+        ]
+    ):
         k = max(counts, key=lambda b: counts[b][i])
         assert counts[k][i] > 0, (toggle, counts)
         page.evaluate(f"window.sbPlayback.draw({k})")

@@ -38,10 +38,12 @@ def test_engine_records_what_each_side_sees_every_bound(real) -> None:
                 assert side_of.get(f, snap["formations"].get(f, {}).get("wing_of")) != side
                 assert snap["formations"][f]["morale"] != "destroyed"
             enemies = {
-                f for f, st in snap["formations"].items()
-                if st["morale"] != "destroyed" and f not in ids
+                f
+                for f, st in snap["formations"].items()
+                if st["morale"] != "destroyed"
+                and f not in ids
                 and (side_of.get(f) or side_of.get(st.get("wing_of"))) not in (side, None)
-            }  # fmt: skip
+            }
             hidden_somewhere |= bool(enemies)
     assert hidden_somewhere  # woods and the wall hide someone at some bound
 
@@ -55,10 +57,12 @@ def test_playback_shows_exactly_the_recorded_fog(real) -> None:
         snap = bound["snapshot"]
         for side, seen in snap["seen"].items():
             want = sorted(
-                i for i, b in enumerate(bases)
-                if b["id"] in snap["bases"] and b["side"] != side
+                i
+                for i, b in enumerate(bases)
+                if b["id"] in snap["bases"]
+                and b["side"] != side
                 and (snap["bases"][b["id"]].get("formation") or b["formation"]) in seen
-            )  # fmt: skip
+            )
             assert out["v"][side] == want
             k = str(side_index[side]) if str(side_index[side]) in out["h"] else side_index[side]
             assert out["h"][k] >= 0
@@ -84,9 +88,10 @@ def test_a_side_never_counts_losses_it_did_not_see(teutoburg_run: Path) -> None:
     for b, out in zip(blind["bounds"][3:], data["bounds"][3:], strict=True):
         assert out["ls"][0][germans] <= before  # nothing new counted while blind
         on_table = {
-            f for f, st in b["snapshot"]["formations"].items()
+            f
+            for f, st in b["snapshot"]["formations"].items()
             if f in german_forms and st["morale"] != "destroyed"
-        }  # fmt: skip
+        }
         assert out["h"][0] == len(on_table)  # every German formation counted as hidden
     assert blind["bounds"][-1]["snapshot"]["losses"][germans] > before
 
@@ -127,9 +132,10 @@ def test_side_view_is_unmistakable_in_a_browser(
     assert hidden > 0
     st, prev = data["bounds"][k]["s"], data["bounds"][k - 1]["s"] if k else ""
     drawn = [  # the page draws living bases, and the dead only in the bound they fall
-        i for i in data["bounds"][k]["v"][log["sides"][0]["id"]]
+        i
+        for i in data["bounds"][k]["v"][log["sides"][0]["id"]]
         if st[i] not in "d-" or (st[i] == "d" and prev and prev[i] not in "d-")
-    ]  # fmt: skip
+    ]
     assert shown == len(drawn) < umpire
     assert f"{hidden} enemy formation" in fogline and "what the battle saw" in fogline
     assert "sb-fog" in cls  # the ground shaded

@@ -143,8 +143,13 @@ def test_4_2_wings_split_in_battle_are_drawn_as_formations(real) -> None:
     # not in the header's formations list: the General's wing order, a character-led split
     # (4.2) and injured bases falling out of a retreat (11.1)
     assert "rm_leg_xviii_w2" in wings
-    split = {w for b in log["bounds"] for e in b["events"] if e["type"] == "wing_split"
-             for w in e["wings"]}  # fmt: skip
+    split = {
+        w
+        for b in log["bounds"]
+        for e in b["events"]
+        if e["type"] == "wing_split"
+        for w in e["wings"]
+    }
     assert wings <= split
     forms = {f["id"]: f for f in data["forms"]}
     sides = [s["id"] for s in data["sides"]]
@@ -195,8 +200,16 @@ def test_every_event_of_a_real_log_reads_with_its_dice(real) -> None:
     base_form = {b["id"]: b["formation"] for b in log["bases"]}
     kinds = {e["type"] for b in log["bounds"] for e in b["events"]}
     # (no order is refused in this run since a character-led formation may split, 4.2)
-    assert {"wing_split", "order_received", "messenger_rerouted",
-            "panic_test", "rout", "destroyed", "melee", "killed"} <= kinds  # fmt: skip
+    assert {
+        "wing_split",
+        "order_received",
+        "messenger_rerouted",
+        "panic_test",
+        "rout",
+        "destroyed",
+        "melee",
+        "killed",
+    } <= kinds
     for b, src in zip(data["bounds"], log["bounds"]):
         assert [e["t"] for e in b["e"]] == [e["type"] for e in src["events"]]
         for item, ev in zip(b["e"], src["events"]):

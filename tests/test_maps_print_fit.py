@@ -102,9 +102,17 @@ def test_every_word_inside_the_margins(
 
     out = tmp_path / "layout.pdf"
     code, _, err = run_cli(
-        "print", flodden_run, "--scale", "1:10000", "--paper", paper, "--bbox", battle_bbox,
-        "--out", out,
-    )  # fmt: skip
+        "print",
+        flodden_run,
+        "--scale",
+        "1:10000",
+        "--paper",
+        paper,
+        "--bbox",
+        battle_bbox,
+        "--out",
+        out,
+    )
     assert code == 0, err
     with pdfplumber.open(out) as doc:  # parsed once: pdfminer reads each page's paths slowly
         assert len(doc.pages) >= 2
@@ -123,9 +131,17 @@ def test_names_deployments_and_labels_on_the_sheets(
 
     out = tmp_path / "layout.pdf"
     code, _, err = run_cli(
-        "print", flodden_run, "--scale", "2mm", "--paper", "A3", "--bbox", battle_bbox,
-        "--out", out,
-    )  # fmt: skip
+        "print",
+        flodden_run,
+        "--scale",
+        "2mm",
+        "--paper",
+        "A3",
+        "--bbox",
+        battle_bbox,
+        "--out",
+        out,
+    )
     assert code == 0, err
     log = json.loads((flodden_run / "battle_log.json").read_text())
     lv = Battlefield.load(flodden_run / "battlefield").layer("level")
@@ -152,11 +168,13 @@ def test_names_deployments_and_labels_on_the_sheets(
 
     bf = Battlefield.load(flodden_run / "battlefield")
     bbox = tuple(float(v) for v in battle_bbox.split(","))
-    lay = plan_layout(bf, LayoutOptions(TableScale.from_text("2mm"), Paper.from_text("A3"),
-                                        bbox=bbox))  # fmt: skip
+    lay = plan_layout(
+        bf, LayoutOptions(TableScale.from_text("2mm"), Paper.from_text("A3"), bbox=bbox)
+    )
     window = shapely.box(*lay.window)
-    named = {short_name(f.name) for f in ground_features(bf) if f.name and
-             f.geometry.intersects(window)}  # fmt: skip
+    named = {
+        short_name(f.name) for f in ground_features(bf) if f.name and f.geometry.intersects(window)
+    }
     assert {"Branxton Hill", "Piper Hill"} <= named  # the overlay's names in the battle area
     assert all(name in every for name in named), [n for n in named if n not in every]
     names = [f["name"] for f in log["formations"]]
@@ -181,9 +199,21 @@ def test_flodden_battle_area_cut_stack_is_buildable(
     one below and never identical to it, totals that add up, marks on every sheet."""
     layers = tmp_path / "layers"
     code, stdout, err = run_cli(
-        "print", flodden_run, "--scale", "2mm", "--paper", "A3", "--bbox", battle_bbox,
-        "--out", tmp_path / "l.pdf", "--layers", layers, "--levels-per-board", "2",
-    )  # fmt: skip
+        "print",
+        flodden_run,
+        "--scale",
+        "2mm",
+        "--paper",
+        "A3",
+        "--bbox",
+        battle_bbox,
+        "--out",
+        tmp_path / "l.pdf",
+        "--layers",
+        layers,
+        "--levels-per-board",
+        "2",
+    )
     assert code == 0, err
     idx = json.loads((layers / "layers.json").read_text())
     boards = idx["layers"]
@@ -219,9 +249,21 @@ def test_layers_split_to_a_cutter_bed(run_cli, flodden_run: Path, tmp_path: Path
     bbox = f"{cx - 0.004},{cy - 0.003},{cx + 0.004},{cy + 0.003}"  # ~500 x 670 m
     layers = tmp_path / "layers"
     code, _, err = run_cli(
-        "print", flodden_run, "--scale", "1:1000", "--paper", "A4", "--bbox", bbox,
-        "--out", tmp_path / "l.pdf", "--layers", layers, "--bed", "300x200mm",
-    )  # fmt: skip
+        "print",
+        flodden_run,
+        "--scale",
+        "1:1000",
+        "--paper",
+        "A4",
+        "--bbox",
+        bbox,
+        "--out",
+        tmp_path / "l.pdf",
+        "--layers",
+        layers,
+        "--bed",
+        "300x200mm",
+    )
     assert code == 0, err
     idx = json.loads((layers / "layers.json").read_text())
     assert idx["bed"] == "300x200mm"
@@ -245,19 +287,29 @@ def _svg_area(root: Any) -> float:
     return ground.area
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--levels-per-board", "0"], "--levels-per-board: expected 1 or more"),
-    (["--board-mm", "-2"], "--board-mm: expected a thickness above 0 mm"),
-    (["--bed", "big"], "--bed: expected WxHmm"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--levels-per-board", "0"], "--levels-per-board: expected 1 or more"),
+        (["--board-mm", "-2"], "--board-mm: expected a thickness above 0 mm"),
+        (["--bed", "big"], "--bed: expected WxHmm"),
+    ],
+)
 def test_bad_board_options_fail_in_one_line_writing_nothing(
     run_cli, flodden_run: Path, tmp_path: Path, args: list[str], message: str
 ) -> None:
     out = tmp_path / "x.pdf"
     code, _, err = run_cli(
-        "print", flodden_run / "battlefield", "--scale", "1:25000", "--out", out,
-        "--layers", tmp_path / "L", *args,
-    )  # fmt: skip
+        "print",
+        flodden_run / "battlefield",
+        "--scale",
+        "1:25000",
+        "--out",
+        out,
+        "--layers",
+        tmp_path / "L",
+        *args,
+    )
     assert code == 1
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists() and not (tmp_path / "L").exists()

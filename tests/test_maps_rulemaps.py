@@ -147,8 +147,18 @@ def test_print_legend_names_medieval_d10_classes(
     assert "gentle slope (3-10°) (TERRAIN CHART, from the DEM)" in text
     # as built, the same ground prints 2mm Earth's classes (the marsh is 7.3 Wet)
     plain = tmp_path / "plain.pdf"
-    code, _, err = run_cli("print", flodden_dir, "--scale", "2mm", "--paper", "A2", "--bbox",
-                           MARSH_BBOX, "--out", plain)  # fmt: skip
+    code, _, err = run_cli(
+        "print",
+        flodden_dir,
+        "--scale",
+        "2mm",
+        "--paper",
+        "A2",
+        "--bbox",
+        MARSH_BBOX,
+        "--out",
+        plain,
+    )
     assert code == 0, err
     text = _index_text(plain)
     assert "wet (7.3)" in text and "TERRAIN CHART" not in text and "slope" not in text
@@ -223,8 +233,9 @@ def test_9_1_medieval_route_goes_round_the_marsh_as_its_table_says(
 
 
 def test_route_unknown_ruleset_is_one_line(run_cli: Any, flodden_dir: Path) -> None:
-    code, _, err = run_cli("route", flodden_dir, "--from", "0,0", "--to", "1,1",
-                           "--ruleset", "nonesuch")  # fmt: skip
+    code, _, err = run_cli(
+        "route", flodden_dir, "--from", "0,0", "--to", "1,1", "--ruleset", "nonesuch"
+    )
     assert code != 0 and "unknown ruleset 'nonesuch'" in err and "Traceback" not in err
 
 

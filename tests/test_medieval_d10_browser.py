@@ -83,8 +83,18 @@ def test_medieval_d10_playback_legend_shows_its_terrain_classes(
     from scenario_builder.battlefield import Battlefield
 
     run_dir = tmp_path / "flodden_d10"
-    code, _, err = run_cli("run", "flodden_1513", "--ruleset", "medieval-d10", "--seed", "2",
-                           "--max-bounds", "2", "--out", run_dir)  # fmt: skip
+    code, _, err = run_cli(
+        "run",
+        "flodden_1513",
+        "--ruleset",
+        "medieval-d10",
+        "--seed",
+        "2",
+        "--max-bounds",
+        "2",
+        "--out",
+        run_dir,
+    )
     assert code == 0, err
     out = tmp_path / "playback.html"
     assert run_cli("map", run_dir, "--out", out, "--offline")[0] == 0

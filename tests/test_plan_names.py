@@ -206,8 +206,11 @@ def _plan_slots(plan: dict[str, Any]) -> list[tuple[str | int, ...]]:
             out.append((*fl, "arrives", "edge"))
             if isinstance(fp["arrives"].get("point"), str):
                 out.append((*fl, "arrives", "point"))
-        out += [(*fl, "waypoints", k) for k, w in enumerate(fp.get("waypoints", []))
-                if isinstance(w, str)]  # fmt: skip
+        out += [
+            (*fl, "waypoints", k)
+            for k, w in enumerate(fp.get("waypoints", []))
+            if isinstance(w, str)
+        ]
         for k, step in enumerate(fp.get("steps", [])):
             for key in ("objective", "target_formation"):
                 if key in step:

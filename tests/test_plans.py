@@ -161,8 +161,11 @@ def test_hold_fire_archers_do_not_shoot_until_an_enemy_is_within_200m(grounds: A
 
 
 def test_hold_fire_until_a_bound(grounds: Any) -> None:
-    sc = with_plan("halidon_hill_1333", "english", {"formations": [
-        {"formation": "en_bows_centre", "hold_fire": {"until": {"bound": 11}}}]})  # fmt: skip
+    sc = with_plan(
+        "halidon_hill_1333",
+        "english",
+        {"formations": [{"formation": "en_bows_centre", "hold_fire": {"until": {"bound": 11}}}]},
+    )
     log = battle(sc, grounds["halidon_hill_1333"]).run()
     orders = [(bd, e.order) for bd, e in events(log, "order_issued", "en_bows_centre")]
     assert orders[0] == (1, "hold en_bows_centre")
@@ -179,8 +182,15 @@ def test_a_feint_advances_to_its_point_then_falls_back_and_rallies(grounds: Any)
     10.2 "must retreat if ordered to") for two bounds toward its home edge (west), then Holds
     and rallies after a whole bound inactive (11.2)."""
     point = {"lonlat": [-2.0760, 55.7825]}
-    sc = with_plan("halidon_hill_1333", "scots", {"formations": [
-        {"formation": "sc_ross", "feint": {"point": point, "fall_back_bounds": 2}}]})  # fmt: skip
+    sc = with_plan(
+        "halidon_hill_1333",
+        "scots",
+        {
+            "formations": [
+                {"formation": "sc_ross", "feint": {"point": point, "fall_back_bounds": 2}}
+            ]
+        },
+    )
     b = battle(sc, grounds["halidon_hill_1333"])
     target = sc.plan_of("scots").place(point_of(point), b.bf.to_xy)  # type: ignore[union-attr]
     log = b.run()
@@ -248,11 +258,24 @@ def test_waypoints_are_visited_in_order_then_the_steps(grounds: Any) -> None:
         "a": {"lonlat": [-2.0820, 55.7860]},
         "b": {"lonlat": [-2.0800, 55.7800]},
     }
-    sc = with_plan("halidon_hill_1333", "scots", {"points": pts, "formations": [
-        {"formation": "sc_moray", "waypoints": ["wp1", "wp2"], "steps": [{"objective": "halidon"}]},
-        {"formation": "sc_douglas", "steps": [{"point": "a", "until": {"bound": 4}},
-                                              {"point": "b"}]},
-    ]})  # fmt: skip
+    sc = with_plan(
+        "halidon_hill_1333",
+        "scots",
+        {
+            "points": pts,
+            "formations": [
+                {
+                    "formation": "sc_moray",
+                    "waypoints": ["wp1", "wp2"],
+                    "steps": [{"objective": "halidon"}],
+                },
+                {
+                    "formation": "sc_douglas",
+                    "steps": [{"point": "a", "until": {"bound": 4}}, {"point": "b"}],
+                },
+            ],
+        },
+    )
     b = battle(sc, grounds["halidon_hill_1333"])
     plan = sc.plan_of("scots")
     assert plan is not None
@@ -367,16 +390,26 @@ def test_caught_unready_tests_panic_at_one_less_resilience(
     asleep._path = sc.path
     bf = grounds["stamford_bridge_1066"]
     log = battle(asleep, bf).run()
-    tests = [(bd, e) for b in log.bounds for e in b.events if e.type == "panic_test"
-             for bd in [b.bound] if e.formation.startswith("no_")]  # fmt: skip
+    tests = [
+        (bd, e)
+        for b in log.bounds
+        for e in b.events
+        if e.type == "panic_test"
+        for bd in [b.bound]
+        if e.formation.startswith("no_")
+    ]
     assert tests, "expected the sleeping Norwegians to take a panic test"
     bound, first = tests[0]
     assert "caught_unready" in first.triggers and bound < 30
     rows = tuple(r for r in TwoMmEarthV09.morale_triggers if r.trigger != "caught_unready")
     monkeypatch.setattr(TwoMmEarthV09, "morale_triggers", rows)
     log2 = battle(asleep, bf).run()
-    again = [e for b in log2.bounds for e in b.events if e.type == "panic_test"
-             and e.formation == first.formation and b.bound == bound]  # fmt: skip
+    again = [
+        e
+        for b in log2.bounds
+        for e in b.events
+        if e.type == "panic_test" and e.formation == first.formation and b.bound == bound
+    ]
     assert again and "caught_unready" not in again[0].triggers
     assert again[0].resilience == first.resilience + 1
 
@@ -403,8 +436,11 @@ def test_cli_a_wrong_name_in_a_plan_file_is_one_line_with_file_line_and_nearest(
     line = text.splitlines().index("  - formation: pt_solr_horse") + 1
     out = subprocess.run(
         [sys.executable, "-m", "scenario_builder", "run", str(scen), "--out", str(tmp_path / "o")],
-        capture_output=True, text=True, cwd=ROOT, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode != 0
     lines = [ln for ln in out.stderr.strip().splitlines() if ln.strip()]
     assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
@@ -432,8 +468,12 @@ def test_plan_schema_is_printed() -> None:
 
     out = subprocess.run(
         [sys.executable, "-m", "scenario_builder", "schema", "--kind", "plan"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     schema = json.loads(out.stdout)
     assert {"formations", "objectives", "triggers", "points", "stance"} <= set(schema["properties"])
     assert {"Arrival", "Feint", "HoldFire", "PlanStep", "StepEnd"} <= set(schema["$defs"])
@@ -462,12 +502,21 @@ def test_a_battle_with_arrivals_and_plans_keeps_every_engine_invariant(grounds: 
 
     report = check_battle(battle(load_scenario("chacabuco_1817"), grounds["chacabuco_1817"]))
     assert report.events.get("arrived") == 2
-    sc = with_plan("halidon_hill_1333", "scots", {
-        "points": {"wp1": {"lonlat": [-2.0860, 55.7960]}},
-        "formations": [
-            {"formation": "sc_moray", "waypoints": ["wp1"], "steps": [{"objective": "halidon"}]},
-            {"formation": "sc_ross", "feint": {"point": {"lonlat": [-2.0760, 55.7825]}}},
-        ]})  # fmt: skip
+    sc = with_plan(
+        "halidon_hill_1333",
+        "scots",
+        {
+            "points": {"wp1": {"lonlat": [-2.0860, 55.7960]}},
+            "formations": [
+                {
+                    "formation": "sc_moray",
+                    "waypoints": ["wp1"],
+                    "steps": [{"objective": "halidon"}],
+                },
+                {"formation": "sc_ross", "feint": {"point": {"lonlat": [-2.0760, 55.7825]}}},
+            ],
+        },
+    )
     report = check_battle(battle(sc, grounds["halidon_hill_1333"]))
     assert report.result is not None and report.result["winner"] is not None
 
@@ -475,14 +524,21 @@ def test_a_battle_with_arrivals_and_plans_keeps_every_engine_invariant(grounds: 
 def test_trigger_fired_chains_conditions(grounds: Any) -> None:
     """A trigger with an ``id`` is named by a later condition's ``trigger_fired``: the second
     trigger (no other condition, so it would fire in bound 1) waits for the first (bound 6)."""
-    sc = with_plan("halidon_hill_1333", "scots", {"triggers": [
-        {"id": "halt", "when": {"bound": 6}, "order": "hold", "formations": ["sc_ross"]},
-        {"when": {"trigger_fired": "halt"}, "order": "hold", "formations": ["sc_douglas"]},
-    ]})  # fmt: skip
+    sc = with_plan(
+        "halidon_hill_1333",
+        "scots",
+        {
+            "triggers": [
+                {"id": "halt", "when": {"bound": 6}, "order": "hold", "formations": ["sc_ross"]},
+                {"when": {"trigger_fired": "halt"}, "order": "hold", "formations": ["sc_douglas"]},
+            ]
+        },
+    )
     log = battle(sc, grounds["halidon_hill_1333"]).run()
     ross = [bd for bd, e in events(log, "order_issued", "sc_ross") if e.order == "hold sc_ross"]
-    douglas = [bd for bd, e in events(log, "order_issued", "sc_douglas")
-               if e.order == "hold sc_douglas"]  # fmt: skip
+    douglas = [
+        bd for bd, e in events(log, "order_issued", "sc_douglas") if e.order == "hold sc_douglas"
+    ]
     assert ross[0] == 6 and douglas[0] == 6, (ross, douglas)
 
 
@@ -502,8 +558,13 @@ EVERY = ROOT / "tests" / "data" / "plans" / "chacabuco_every_field.yaml"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "scenario_builder", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "scenario_builder", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
 
 
 def test_run_plan_option_fights_a_human_plan_for_one_side(tmp_path: Path) -> None:
@@ -516,19 +577,22 @@ def test_run_plan_option_fights_a_human_plan_for_one_side(tmp_path: Path) -> Non
     assert out.returncode == 0, out.stderr
     log = json.loads((tmp_path / "r" / "battle_log.json").read_text())
     events = [(b["bound"], e) for b in log["bounds"] for e in b["events"]]
-    assert (1, "hold pt_guns") in [(bd, e.get("order")) for bd, e in events
-                                   if e["type"] == "order_issued"]  # fmt: skip
+    assert (1, "hold pt_guns") in [
+        (bd, e.get("order")) for bd, e in events if e["type"] == "order_issued"
+    ]
     arrived = {e["formation"]: (bd, e["edge"]) for bd, e in events if e["type"] == "arrived"}
     assert arrived["pt_soler_horse"] == (30, "west")
 
 
 def test_plan_option_errors_are_one_line(tmp_path: Path) -> None:
     for args, want in (
-        (("--plan", f"patriot={EVERY}"), "expected a side of chacabuco_1817, got 'patriot' "
-                                         "(did you mean 'patriots'?)"),
+        (
+            ("--plan", f"patriot={EVERY}"),
+            "expected a side of chacabuco_1817, got 'patriot' (did you mean 'patriots'?)",
+        ),
         (("--plan", "patriots"), "--plan patriots: expected SIDE=FILE"),
         (("--plan", "patriots=nowhere.yaml"), "nowhere.yaml: no such plan file"),
-    ):  # fmt: skip
+    ):
         out = _cli("run", "chacabuco_1817", *args, "--out", str(tmp_path / "x"))
         lines = [ln for ln in out.stderr.strip().splitlines() if ln.strip()]
         assert out.returncode != 0 and len(lines) == 1, out.stderr
@@ -541,8 +605,19 @@ def test_montecarlo_plan_option_reaches_the_workers(tmp_path: Path) -> None:
     feinting grenadiers of the file, 2 replays on 1 worker)."""
     import json
 
-    out = _cli("montecarlo", "chacabuco_1817", "--runs", "2", "--workers", "1", "--json",
-               "--plan", f"patriots={EVERY}", "--out", str(tmp_path / "mc"))  # fmt: skip
+    out = _cli(
+        "montecarlo",
+        "chacabuco_1817",
+        "--runs",
+        "2",
+        "--workers",
+        "1",
+        "--json",
+        "--plan",
+        f"patriots={EVERY}",
+        "--out",
+        str(tmp_path / "mc"),
+    )
     assert out.returncode == 0, out.stderr
     summary = json.loads((tmp_path / "mc" / "summary.json").read_text())
     assert summary["runs"] == 2 and summary["seeds"] == [1, 2]

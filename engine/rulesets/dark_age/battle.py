@@ -249,9 +249,12 @@ def range_halts(ctx: Any) -> list[Event]:
             continue
         fx, fy = f.centre()
         way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
-        front = [g for g in foes
-                 if abs((bearing(fx, fy, *g.centre()) - way + 180.0) % 360.0 - 180.0)
-                 <= FRONT_HALF_ARC_DEG]  # fmt: skip
+        front = [
+            g
+            for g in foes
+            if abs((bearing(fx, fy, *g.centre()) - way + 180.0) % 360.0 - 180.0)
+            <= FRONT_HALF_ARC_DEG
+        ]
         if not front:
             continue
         gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
@@ -274,8 +277,9 @@ def range_halts(ctx: Any) -> list[Event]:
             ctx.plans[fid] = MovePlan(fid, "none")  # at the halt already: it stays
         else:
             plan.max_m = room
-        events.append(RangeHalt("execute_moves", fid, front[k].id, round(room, 2), phase.value,
-                                halt_at))  # fmt: skip
+        events.append(
+            RangeHalt("execute_moves", fid, front[k].id, round(room, 2), phase.value, halt_at)
+        )
     return events
 
 
@@ -314,8 +318,9 @@ def _dress(ctx: Any, units: tuple[str, ...]) -> None:
     limits = [p.max_m for p in plans if p.max_m is not None]
     for u, p in zip(units, plans, strict=True):
         f = ctx.state.formations[u]
-        ctx.plans[u] = dataclasses.replace(p, bearing=f.facing, goal=None, facing=None,
-                                           max_m=min(limits) if limits else None)  # fmt: skip
+        ctx.plans[u] = dataclasses.replace(
+            p, bearing=f.facing, goal=None, facing=None, max_m=min(limits) if limits else None
+        )
 
 
 def roll_moves(ctx: Any) -> list[Event]:
@@ -355,8 +360,9 @@ def roll_moves(ctx: Any) -> list[Event]:
     for cf in getattr(ctx, "command_formations", ()):
         if cf.broken:
             continue
-        moving = tuple(u for u in cf.units
-                       if u in views and u not in ordered and member_of(ctx, u) is cf)  # fmt: skip
+        moving = tuple(
+            u for u in cf.units if u in views and u not in ordered and member_of(ctx, u) is cf
+        )
         # 5.9 "use the same die roll in all but rough terrain", for one kind of move
         if (
             len(moving) >= 2
@@ -371,25 +377,46 @@ def roll_moves(ctx: Any) -> list[Event]:
         if fid in done:
             continue
         if fid not in shared:
-            ctx.move_rolls[fid] = (troop, form, roll_move(
-                ctx.dice, troop, grade, form, kind, difficult=difficult, on_road=on_road,
-                purpose=f"{kind.value} move {fid}"))  # fmt: skip
+            ctx.move_rolls[fid] = (
+                troop,
+                form,
+                roll_move(
+                    ctx.dice,
+                    troop,
+                    grade,
+                    form,
+                    kind,
+                    difficult=difficult,
+                    on_road=on_road,
+                    purpose=f"{kind.value} move {fid}",
+                ),
+            )
             continue
         units = shared[fid]
         cf = member_of(ctx, fid)
         assert cf is not None
         p_troop, p_grade = pace_setter([(views[u][0], views[u][1]) for u in units])
         lead_form = Formation.COLUMN if views[fid][2] is Formation.COLUMN else Formation.SHIELDWALL
-        roll = roll_move(ctx.dice, p_troop, p_grade, lead_form, kind,
-                         purpose=f"{kind.value} move {cf.id}")  # fmt: skip
+        roll = roll_move(
+            ctx.dice, p_troop, p_grade, lead_form, kind, purpose=f"{kind.value} move {cf.id}"
+        )
         for u in units:
             u_form = views[u][2]
             dps = fatigue_dp(u_form, roll.face) if roll.face is not None else 0
             ctx.move_rolls[u] = (views[u][0], u_form, dataclasses.replace(roll, dps=dps))
             done.add(u)
-        events.append(CommandMoveRoll("execute_moves", cf.id, units, p_troop.value,
-                                      p_grade.value, roll.die, roll.face,
-                                      roll.allowance.least))  # fmt: skip
+        events.append(
+            CommandMoveRoll(
+                "execute_moves",
+                cf.id,
+                units,
+                p_troop.value,
+                p_grade.value,
+                roll.die,
+                roll.face,
+                roll.allowance.least,
+            )
+        )
     return events
 
 
@@ -482,10 +509,15 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
             ft, _fg, fform = chapter_view(f)
             gt, _gg, gform = chapter_view(g)
             a, b = interpenetration_dps(
-                _formed(fform), False, _depth_stands(f),
-                _formed(gform), g.moved_m <= 0.0, _depth_stands(g),
-                a_elephants=ft is Troop.ELEPHANTS, b_elephants=gt is Troop.ELEPHANTS,
-            )  # fmt: skip
+                _formed(fform),
+                False,
+                _depth_stands(f),
+                _formed(gform),
+                g.moved_m <= 0.0,
+                _depth_stands(g),
+                a_elephants=ft is Troop.ELEPHANTS,
+                b_elephants=gt is Troop.ELEPHANTS,
+            )
             action = f"interpenetrate {f.id}/{g.id} b{state.bound}"
             events.append(Interpenetration(phase, f.id, g.id, a, b))
             for unit, form, n_dp in ((f, fform, a), (g, gform, b)):
@@ -493,8 +525,9 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
                     continue
                 dp = ctx.dps.get(unit.id, DisorderPoints()).incur(n_dp, action)
                 ctx.dps[unit.id] = dp
-                events.append(Disorder(phase, unit.id, n_dp, dp.total,
-                                       "interpenetration (5.27)", form.value))  # fmt: skip
+                events.append(
+                    Disorder(phase, unit.id, n_dp, dp.total, "interpenetration (5.27)", form.value)
+                )
     return events
 
 
@@ -525,8 +558,7 @@ def turn_about(f: EngineFormation) -> bool:
     for b in f.bases:  # the rear rank becomes the front, the left file the right
         b.rank, b.file = depth - 1 - b.rank, f.frontage - 1 - b.file
     f.set_pose(f.cx, f.cy, f.facing + 180.0)
-    if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
-           for b in f.alive_bases):  # fmt: skip
+    if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6 for b in f.alive_bases):
         for b in f.bases:
             b.rank, b.file = saved[b.id]
         f.set_pose(f.cx, f.cy, f.facing - 180.0)

@@ -168,8 +168,13 @@ def _new_frontage(order: ManoeuvreOrder, troop: Any, form: Formation, f: Any) ->
 def _clash(ctx: Any, f: Any) -> bool:
     from engine.geometry import obb_array, overlaps
 
-    others = [x.obb() for g in ctx.state.active() if g is not f for x in g.alive_bases
-              if math.hypot(x.x - f.cx, x.y - f.cy) < 500.0]  # fmt: skip
+    others = [
+        x.obb()
+        for g in ctx.state.active()
+        if g is not f
+        for x in g.alive_bases
+        if math.hypot(x.x - f.cx, x.y - f.cy) < 500.0
+    ]
     if not others:
         return False
     arr = obb_array(others)
@@ -293,8 +298,15 @@ def _roll(ctx: Any, f: Any) -> MoveRoll:
     classes, _ = footprint_classes(ctx.bf, f, "move")
     rough = {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
     difficult = bool(rough & set(classes))
-    roll = roll_move(ctx.dice, troop, grade, form, MoveKind.NORMAL, difficult=difficult,
-                     purpose=f"normal move {f.id}")  # fmt: skip
+    roll = roll_move(
+        ctx.dice,
+        troop,
+        grade,
+        form,
+        MoveKind.NORMAL,
+        difficult=difficult,
+        purpose=f"normal move {f.id}",
+    )
     ctx.move_rolls[f.id] = (troop, form, roll)
     return roll
 
@@ -399,10 +411,15 @@ def _ordered(ctx: Any) -> list[tuple[str, ManoeuvreOrder, str, float | None]]:
     return out
 
 
-_MOVES = frozenset({
-    ManoeuvreOrder.WHEEL_LEFT, ManoeuvreOrder.WHEEL_RIGHT, ManoeuvreOrder.INCLINE_LEFT,
-    ManoeuvreOrder.INCLINE_RIGHT, ManoeuvreOrder.SLOW_WALK,
-})  # fmt: skip
+_MOVES = frozenset(
+    {
+        ManoeuvreOrder.WHEEL_LEFT,
+        ManoeuvreOrder.WHEEL_RIGHT,
+        ManoeuvreOrder.INCLINE_LEFT,
+        ManoeuvreOrder.INCLINE_RIGHT,
+        ManoeuvreOrder.SLOW_WALK,
+    }
+)
 
 
 def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:
@@ -412,9 +429,13 @@ def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:
     sc = ctx.scenario
     if sc is None:
         return {}
-    return {fid: ManoeuvreOrder(m.manoeuvre) for side in sc.sides for m in side.manoeuvres
-            if m.bound == ctx.state.bound and ManoeuvreOrder(m.manoeuvre) in _MOVES
-            for fid in m.formations}  # fmt: skip
+    return {
+        fid: ManoeuvreOrder(m.manoeuvre)
+        for side in sc.sides
+        for m in side.manoeuvres
+        if m.bound == ctx.state.bound and ManoeuvreOrder(m.manoeuvre) in _MOVES
+        for fid in m.formations
+    }
 
 
 def _move_manoeuvre(
@@ -476,11 +497,24 @@ def expand_after_gaps(ctx: Any, phase: str) -> list[Event]:
         narrow = f.frontage
         if _reform(ctx, f, min(wide, f.n_alive)):
             del ctx.gap_passing[fid]
-            events.append(OrderedManoeuvre(phase, fid, "expand after gap", "5.28", "none", 0,
-                                           "ruleset", (narrow, f.frontage)))  # fmt: skip
+            events.append(
+                OrderedManoeuvre(
+                    phase,
+                    fid,
+                    "expand after gap",
+                    "5.28",
+                    "none",
+                    0,
+                    "ruleset",
+                    (narrow, f.frontage),
+                )
+            )
         else:
-            events.append(ManoeuvreRefused(phase, fid, "expand after gap", "5.28",
-                                           "no room to expand yet: it stays narrow"))  # fmt: skip
+            events.append(
+                ManoeuvreRefused(
+                    phase, fid, "expand after gap", "5.28", "no room to expand yet: it stays narrow"
+                )
+            )
     return events
 
 
@@ -497,8 +531,9 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
         f = ctx.state.formations[fid]
         section = _SECTION[order]
         if f.removed or f.morale is not Morale.STEADY or ctx.state.contacts.get(fid):
-            events.append(ManoeuvreRefused(phase, fid, order.value, section,
-                                           "not steady and out of contact"))  # fmt: skip
+            events.append(
+                ManoeuvreRefused(phase, fid, order.value, section, "not steady and out of contact")
+            )
             continue
         troop, grade, form = chapter_view(f)
         before = f.frontage
@@ -519,14 +554,17 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
             detail = f"still narrow ({f.frontage} of {wide}) from bound {since}: no second DP"
         elif order is ManoeuvreOrder.PASS_GAP:
             if form is not Formation.SHIELDWALL or f.frontage < 2:
-                why = ("a column or cuneus passes as it is, unformed troops move freely; "
-                       "only a shieldwall two or more wide narrows (5.16, 5.28)")  # fmt: skip
+                why = (
+                    "a column or cuneus passes as it is, unformed troops move freely; "
+                    "only a shieldwall two or more wide narrows (5.16, 5.28)"
+                )
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, why))
                 continue
             wide = f.frontage
             if not _reform(ctx, f, math.ceil(wide / 2)):
-                events.append(ManoeuvreRefused(phase, fid, order.value, section,
-                                               "its new place is taken"))  # fmt: skip
+                events.append(
+                    ManoeuvreRefused(phase, fid, order.value, section, "its new place is taken")
+                )
                 continue
             ctx.gap_passing[fid] = (wide, ctx.state.bound)
             cost = pass_gap_cost(troop)
@@ -566,8 +604,9 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, width))
                 continue
             if not _reform(ctx, f, width):
-                events.append(ManoeuvreRefused(phase, fid, order.value, section,
-                                               "its new place is taken"))  # fmt: skip
+                events.append(
+                    ManoeuvreRefused(phase, fid, order.value, section, "its new place is taken")
+                )
                 continue
             if section == "5.22":
                 cost = double_ranks_cost(grade, form)
@@ -581,13 +620,32 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
             t, _form, roll = ctx.move_rolls[fid]
             halved = dataclasses.replace(roll, allowance=half_move(roll.allowance))
             ctx.move_rolls[fid] = (t, chapter_view(f)[2], halved)
-        events.append(OrderedManoeuvre(phase, fid, order.value, section, cost.time.value,
-                                       cost.dps, by, (before, f.frontage), detail))  # fmt: skip
+        events.append(
+            OrderedManoeuvre(
+                phase,
+                fid,
+                order.value,
+                section,
+                cost.time.value,
+                cost.dps,
+                by,
+                (before, f.frontage),
+                detail,
+            )
+        )
         if cost.dps:
             dp = ctx.dps.get(fid, DisorderPoints()).incur(
                 cost.dps, f"{order.value} b{ctx.state.bound}"
             )
             ctx.dps[fid] = dp
-            events.append(Disorder(phase, fid, cost.dps, dp.total, f"{order.value} ({section})",
-                                   chapter_view(f)[2].value))  # fmt: skip
+            events.append(
+                Disorder(
+                    phase,
+                    fid,
+                    cost.dps,
+                    dp.total,
+                    f"{order.value} ({section})",
+                    chapter_view(f)[2].value,
+                )
+            )
     return events

@@ -119,8 +119,12 @@ def _execute_moves(ctx: Any) -> None:
     ctx.start_facing = {f.id: f.facing for f in ctx.state.active()}
     if not ctx.command_formations_logged:  # 5.5: as deployed
         ctx.command_formations_logged = True
-        ctx.emit([CommandFormationFormed("execute_moves", cf.id, cf.kind.value, cf.units)
-                  for cf in ctx.command_formations])  # fmt: skip
+        ctx.emit(
+            [
+                CommandFormationFormed("execute_moves", cf.id, cf.kind.value, cf.units)
+                for cf in ctx.command_formations
+            ]
+        )
     # 5.5: one whose units fought, fled or were pushed out of shape since breaks up
     ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
     # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
@@ -135,8 +139,9 @@ def _execute_moves(ctx: Any) -> None:
     n = len(ctx.events)
     two_mm.phase_execute_moves(ctx)
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
-    ctx.emit(da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"],
-                                  "execute_moves"))  # fmt: skip
+    ctx.emit(
+        da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"], "execute_moves")
+    )
     for fid, (full_m, _left) in ctx.about_faced.items():  # 5.21: turning about is in the roll
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
@@ -248,8 +253,10 @@ class DarkAge(TwoMmEarthGame):
         dps = getattr(ctx, "dps", {}).get(formation.id)
         if formation.removed:
             return {"formation_type": None, "dps": dps.total if dps is not None else 0}
-        return {"formation_type": da.chapter_view(formation)[2].value,
-                "dps": dps.total if dps is not None else 0}  # fmt: skip
+        return {
+            "formation_type": da.chapter_view(formation)[2].value,
+            "dps": dps.total if dps is not None else 0,
+        }
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()
