@@ -36,6 +36,7 @@ def test_preview_of_a_shipped_scenario_shows_every_base_at_bound_0(run_cli, tmp_
     assert len(data["bases"]["id"]) == n_bases
 
 
+@pytest.mark.slow  # the CLI end to end; the quick lane keeps the shipped-scenario preview
 def test_preview_of_a_scenario_file(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "deploy.html"
     path = data_dir() / "scenarios" / "flodden_1513.yaml"
@@ -82,6 +83,7 @@ def test_preview_panel_says_deployment_in_a_browser(run_cli, tmp_path: Path) -> 
     assert not errors
 
 
+@pytest.mark.slow  # Chacabuco's 576 levels make an 11 MB page: the full run keeps it
 def test_preview_names_and_marks_the_formations_that_arrive_later(run_cli, tmp_path: Path) -> None:
     """Chacabuco's plan file holds Soler's division and its grenadiers off the table until
     bound 30 (issue 12 ``arrives``): the preview draws none of their bases at bound 0 (they are

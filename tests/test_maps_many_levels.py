@@ -20,11 +20,13 @@ def chacabuco():
     return build_site("chacabuco").battlefield
 
 
+@pytest.mark.slow  # builds Chacabuco; the lookup-table test below stays quick
 def test_chacabuco_has_more_levels_than_a_byte(chacabuco) -> None:
     lv = chacabuco.layer("level")
     assert int(lv.max()) - int(lv.min()) > 255
 
 
+@pytest.mark.slow
 def test_levels_above_255_keep_their_own_colour(chacabuco) -> None:
     rgba, _ = _levels_rgba(chacabuco)
     colours = level_colours(chacabuco)

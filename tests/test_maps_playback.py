@@ -258,6 +258,7 @@ def test_first_view_fits_the_armies(real) -> None:
     assert (x1 - x0) * (y1 - y0) < 0.5 * (maxx - minx) * (maxy - miny)
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 @pytest.mark.parametrize("offline", [True, False])
 def test_map_command_writes_battlefield_map(
     run_cli, bf_dir: Path, tmp_path: Path, offline: bool

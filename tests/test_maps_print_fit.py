@@ -192,6 +192,7 @@ def _circles(page: Any) -> list[tuple[float, float]]:
     return out
 
 
+@pytest.mark.slow  # every level of Flodden cut and nested: the full run keeps it
 def test_flodden_battle_area_cut_stack_is_buildable(
     run_cli, flodden_run: Path, battle_bbox: str, tmp_path: Path
 ) -> None:

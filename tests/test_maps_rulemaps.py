@@ -44,6 +44,7 @@ def _legend_text(page: str) -> str:
 # -- the map --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 def test_map_legend_names_medieval_d10_classes(
     run_cli: Any, flodden_dir: Path, medieval_view: Any, tmp_path: Path
 ) -> None:
@@ -70,6 +71,7 @@ def test_map_legend_names_medieval_d10_classes(
     assert "marsh" not in legend and "Slopes" not in legend
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 def test_map_legend_names_dark_age_classes(run_cli: Any, flodden_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "map.html"
     assert run_cli("map", flodden_dir, "--ruleset", "dark-age", "--out", out)[0] == 0

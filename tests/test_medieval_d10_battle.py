@@ -106,6 +106,7 @@ def test_same_seed_same_battle(flodden: Any, scenario: Any) -> None:
     assert a.to_json() == b.to_json()
 
 
+@pytest.mark.slow  # six whole battles; the quick lane keeps the fixed-seed battle tests
 @settings(
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -567,6 +567,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 def test_run_plan_option_fights_a_human_plan_for_one_side(tmp_path: Path) -> None:
     """``run --plan patriots=FILE``: the file replaces the patriots' plan (the automatic
     commander runs the formations it does not name): the guns hold their fire from bound 1, the
@@ -584,6 +585,7 @@ def test_run_plan_option_fights_a_human_plan_for_one_side(tmp_path: Path) -> Non
     assert arrived["pt_soler_horse"] == (30, "west")
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 def test_plan_option_errors_are_one_line(tmp_path: Path) -> None:
     for args, want in (
         (
@@ -600,6 +602,7 @@ def test_plan_option_errors_are_one_line(tmp_path: Path) -> None:
         assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow  # a CLI subprocess end to end: the full run keeps it, the quick lane not
 def test_montecarlo_plan_option_reaches_the_workers(tmp_path: Path) -> None:
     """``montecarlo --plan``: the replays on the Dask workers fight with the plan file (the
     feinting grenadiers of the file, 2 replays on 1 worker)."""
