@@ -48,7 +48,7 @@ from shapely.geometry.base import BaseGeometry
 
 from scenario_builder.atomic import atomic_path
 from scenario_builder.errors import CRSError, DataSourceError, OffMapError
-from scenario_builder.los import EDGE_M, Grid, visible_many
+from scenario_builder.los import EDGE_M, Grid, SightCells, visible_many
 
 
 class MoveClass(IntEnum):
@@ -135,6 +135,12 @@ class Battlefield:
         legend.setdefault("cover", {int(c): c.name.lower() for c in CoverClass})
         self.source_dir: Path | None = None
         self._grid = Grid(transform.c, transform.f, self.res, self.shape)
+        self._sight_cells: SightCells | None = None  # built on the first line of sight
+        self._flat_layers: dict[str, np.ndarray] = {}  # layers raveled, for codes_on_map
+
+    def __getstate__(self) -> dict[str, Any]:
+        # what is derived from the layers is rebuilt where the copy is used (workers)
+        return {**self.__dict__, "_sight_cells": None, "_flat_layers": {}}
 
     # -- geometry -----------------------------------------------------------------------------
     @functools.cached_property
@@ -179,8 +185,13 @@ class Battlefield:
         xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         minx, miny, maxx, maxy = self.bounds
         inside = (xa >= minx) & (xa < maxx) & (ya > miny) & (ya <= maxy)
-        row, col = self._grid.rowcol(xa, ya)  # clipped onto the grid: off-map points index safely
-        values = np.where(inside, self._layers[layer][row, col].astype(int), -1)
+        flat = self._flat_layers.get(layer)
+        if flat is None:
+            flat = self._flat_layers[layer] = self._layers[layer].ravel()
+        # the cells of rowcol, clipped onto the grid: off-map points index safely
+        values = np.take(flat, self._grid.cells(xa, ya)).astype(int)
+        if values.ndim == 0 or not inside.all():
+            values = np.where(inside, values, -1)
         return values, inside
 
     def _name(self) -> str:
@@ -320,15 +331,19 @@ class Battlefield:
         ):
             self._index(a[:, 0], a[:, 1])
             self._index(b[:, 0], b[:, 1])
+        level, blocks = self._layers["level"], self._layers["blocks_sight"]
+        if self._sight_cells is None:
+            self._sight_cells = SightCells.of(level, blocks)
         return visible_many(
             self._grid,
-            self._layers["level"],
-            self._layers["blocks_sight"],
+            level,
+            blocks,
             a,
             b,
             eye_a=eye_a,
             eye_b=eye_b,
             edge_m=edge_m,
+            cells=self._sight_cells,
         )
 
     # -- coordinates ---------------------------------------------------------------------------
@@ -368,6 +383,8 @@ class Battlefield:
         (:mod:`engine.terrain`). Arrays are shared read-only, not copied."""
         view = copy.copy(self)
         view._layers = dict(self._layers)
+        view._sight_cells = None  # derived from the layers: rebuilt from the view's own
+        view._flat_layers = {}
         for name, arr in layers.items():
             if name not in _DTYPES:
                 raise ValueError(f"expected one of {list(LAYERS)}, got {name!r}")

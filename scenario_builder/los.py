@@ -51,6 +51,62 @@ class Grid:
         col = np.minimum(np.maximum(col, 0), self.shape[1] - 1)
         return row, col
 
+    def cells(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Flat indices ``row * width + col`` of :meth:`rowcol`'s cells, in fewer numpy passes
+        (truncation then clipping gives floor then clipping's cells: every negative value clips
+        to 0 either way)."""
+        col = ((np.asarray(x, dtype=float) - self.x0) / self.res).astype(np.intp)
+        row = ((self.y0 - np.asarray(y, dtype=float)) / self.res).astype(np.intp)
+        return _flat(row, col, self.shape)
+
+
+def _flat(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``row * width + col`` of cell indices clipped onto a grid of ``shape`` (``row`` is
+    overwritten)."""
+    rows, cols = shape
+    if np.ndim(row) == 0:  # one point
+        r = min(max(int(row), 0), rows - 1)
+        return np.asarray(r * cols + min(max(int(col), 0), cols - 1), dtype=np.intp)
+    for v, hi in ((row, rows - 1), (col, cols - 1)):
+        if v.size and (v.min() < 0 or v.max() > hi):
+            np.clip(v, 0, hi, out=v)
+    row *= cols
+    row += col
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class SightCells:
+    """A grid's sight layers as flat arrays for one gather per sample (kept by the caller, e.g.
+    the Battlefield, as long as its layers): ``level`` (6.2 height step), ``blocks``
+    (sight-blocking terrain) and ``wood_top`` = level + blocks.
+
+    For integer levels, a sample more than ``edge_m`` from both ends blocks exactly when its
+    ``wood_top`` is above the higher end's level ("higher than both ends", or blocking terrain
+    "at or above" the higher end: level + 1 > top), so the middle of a line needs one gather and
+    one comparison; only the few samples near the ends read ``level`` and ``blocks`` apart.
+    """
+
+    level: np.ndarray
+    blocks: np.ndarray
+    wood_top: np.ndarray
+    any_blocks: bool
+
+    @classmethod
+    def of(cls, level: np.ndarray, blocks_sight: np.ndarray) -> SightCells:
+        lv = np.ascontiguousarray(level).ravel()
+        bs = np.ascontiguousarray(blocks_sight, dtype=bool).ravel()
+        any_blocks = bool(bs.any())
+        if any_blocks:
+            # one step wider than the level's type when level + 1 could overflow it
+            kind = np.result_type(lv.dtype, np.int16)
+            if lv.size and int(lv.max()) >= np.iinfo(kind).max:
+                kind = np.dtype(np.int64)
+            top = lv.astype(kind) + bs
+        else:
+            top = lv
+        return cls(lv, bs, top, any_blocks)
+
 
 def visible_many(
     grid: Grid,
@@ -63,14 +119,15 @@ def visible_many(
     eye_b: np.ndarray | int = 0,
     edge_m: float = EDGE_M,
     max_samples: int = 4096,
+    cells: SightCells | None = None,
 ) -> np.ndarray:
     """Whether each pair ``a[i] -> b[i]`` has line of sight (6.2). ``a``, ``b``: (N, 2) arrays.
 
     ``eye_a``/``eye_b`` add levels to the ends (e.g. a tower). Samples are at most half a cell
     apart; each pair is sampled at a power-of-two count of points (so a pair's answer does not
     depend on the other pairs in the batch), and pairs are processed in chunks to bound memory.
-    The engine calls this many times a bound with a handful of pairs, so the per-call overhead
-    is kept low (no per-call ``np.unique`` for small batches).
+    ``cells``: :meth:`SightCells.of` ``(level, blocks_sight)``, when the caller keeps it (the
+    engine asks thousands of times a battle; built here otherwise).
     """
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
@@ -80,37 +137,127 @@ def visible_many(
     out = np.ones(n_pairs, dtype=bool)
     if n_pairs == 0:
         return out
-    ra, ca = grid.rowcol(a[:, 0], a[:, 1])
-    rb, cb = grid.rowcol(b[:, 0], b[:, 1])
-    top = np.maximum(level[ra, ca] + eye_a, level[rb, cb] + eye_b)
+    if cells is None:
+        cells = SightCells.of(level, blocks_sight)
+    r, c = grid.rowcol(np.concatenate([a[:, 0], b[:, 0]]), np.concatenate([a[:, 1], b[:, 1]]))
+    ends = level[r, c]
+    top = np.maximum(ends[:n_pairs] + eye_a, ends[n_pairs:] + eye_b)
+    exact = top.dtype.kind not in "iu"  # a fractional eye: no wood_top shortcut
     dx = b[:, 0] - a[:, 0]
     dy = b[:, 1] - a[:, 1]
     dist = np.hypot(dx, dy)
     spacing = grid.res / 2.0
     n_samples = np.minimum(np.maximum(np.ceil(dist / spacing).astype(np.intp) + 1, 2), max_samples)
-    # A pair's sample count, rounded up to a power of two, groups pairs into few shapes.
+    # A pair's sample count, rounded up to a power of two (so its samples do not depend on the
+    # other pairs in the batch); pairs in order of count, in groups of about _CHUNK samples that
+    # stay in the CPU cache. A group of mixed counts (few pairs: one numpy pass each instead of
+    # one per count) pads the shorter lines with copies of their last sample, which adds nothing.
     buckets = np.left_shift(1, np.ceil(np.log2(n_samples)).astype(np.intp))
-    if n_pairs <= 16:
-        sizes = sorted({int(v) for v in buckets})
-    else:
-        sizes = [int(v) for v in np.unique(buckets)]
-    for n in sizes:
-        idx = np.flatnonzero(buckets == n) if len(sizes) > 1 else np.arange(n_pairs)
-        chunk = max(1, 2_000_000 // n)
-        t = _unit_steps(n)
-        for start in range(0, idx.size, chunk):
-            sel = idx[start : start + chunk]
-            xs = a[sel, 0, None] + dx[sel, None] * t
-            ys = a[sel, 1, None] + dy[sel, None] * t
-            r, c = grid.rowcol(xs, ys)
-            lv = level[r, c]
-            tp = top[sel, None]
-            blocked = lv > tp
-            along = dist[sel, None] * t
-            away = (along > edge_m) & ((dist[sel, None] - along) > edge_m)
-            blocked |= blocks_sight[r, c] & (lv >= tp) & away
-            out[sel] = ~blocked.any(axis=1)
+    order = np.argsort(buckets, kind="stable")
+    sizes = buckets[order].tolist()
+    start = 0
+    while start < n_pairs:
+        stop, real = start + 1, sizes[start]
+        while stop < n_pairs:
+            n = sizes[stop]
+            wide = (stop + 1 - start) * n  # the samples once padded to this line's count
+            if wide > _CHUNK or (n != sizes[start] and wide > 2 * (real + n) + _PAD):
+                break
+            stop, real = stop + 1, real + n
+        sel = order[start:stop]
+        lo, hi = sizes[start], sizes[stop - 1]
+        if lo == hi:
+            t = _unit_steps(hi)
+        else:  # each line's own steps, then 1.0: its last sample again
+            t = np.ones((stop - start, hi))
+            for k, n in enumerate(sizes[start:stop]):
+                t[k, :n] = _unit_steps(n)
+        flat = _sample_cells(grid, a[sel], dx[sel], dy[sel], t)
+        out[sel] = ~_blocked(cells, flat, top[sel], dist[sel], t, edge_m, exact)
+        start = stop
     return out
+
+
+#: samples worked on at once (a few arrays of this many numbers stay in the CPU's cache)
+_CHUNK = 16384
+#: padding a group may carry beyond twice its samples (cheaper than a numpy pass per count)
+_PAD = 8192
+
+
+def _sample_cells(
+    grid: Grid, a: np.ndarray, dx: np.ndarray, dy: np.ndarray, t: np.ndarray
+) -> np.ndarray:
+    """Flat cell indices (k, n) of the samples ``a + (dx, dy) * t`` of k lines: the cells of
+    :meth:`Grid.rowcol` (the same arithmetic, done in place; truncation then clipping gives
+    floor then clipping's cells, as every negative value clips to 0 either way)."""
+    xs = a[:, 0, None] + dx[:, None] * t  # t: (n,) steps, or (k, n) one row a line
+    xs -= grid.x0
+    xs /= grid.res
+    col = xs.astype(np.intp)
+    ys = a[:, 1, None] + dy[:, None] * t
+    np.subtract(grid.y0, ys, out=ys)
+    ys /= grid.res
+    return _flat(ys.astype(np.intp), col, grid.shape)
+
+
+def _blocked(
+    cells: SightCells,
+    flat: np.ndarray,
+    top: np.ndarray,
+    dist: np.ndarray,
+    t: np.ndarray,
+    edge_m: float,
+    exact: bool,
+) -> np.ndarray:
+    """Whether some sample (cells ``flat``, (k, n)) blocks each of k lines (6.2)."""
+    n = flat.shape[1]
+    if not cells.any_blocks:  # only ground higher than both ends blocks
+        return np.take(cells.level, flat).max(axis=1) > top
+    m = None if exact or t.ndim > 1 else _near_end_columns(dist, t, edge_m)
+    if m is None or 2 * m >= n:  # every column may be near an end: read each sample whole
+        return _blocked_exact(cells, flat, top, dist, t, edge_m)
+    mid = np.take(cells.wood_top, flat[:, m : n - m]).max(axis=1) > top
+    cols = np.r_[0:m, n - m : n]
+    near = _blocked_exact(cells, flat[:, cols], top, dist, t[cols], edge_m)
+    return mid | near
+
+
+def _blocked_exact(
+    cells: SightCells,
+    flat: np.ndarray,
+    top: np.ndarray,
+    dist: np.ndarray,
+    t: np.ndarray,
+    edge_m: float,
+) -> np.ndarray:
+    """6.2 sample by sample: ground above the higher end, or blocking terrain at or above it
+    more than ``edge_m`` from both ends."""
+    lv = np.take(cells.level, flat)
+    tp = top[:, None]
+    blocked = lv > tp
+    along = dist[:, None] * t  # t: (n,) or (k, n), as the samples were taken
+    away = (along > edge_m) & ((dist[:, None] - along) > edge_m)
+    blocked |= np.take(cells.blocks, flat) & (lv >= tp) & away
+    return np.asarray(blocked.any(axis=1))
+
+
+def _near_end_columns(dist: np.ndarray, t: np.ndarray, edge_m: float) -> int | None:
+    """A count ``m`` of columns such that every sample from column ``m`` to ``n - 1 - m`` is
+    more than ``edge_m`` from both ends of its line (None when no such count is found). Checked
+    with the arithmetic of :func:`_blocked_exact` on columns ``m`` and ``n - 1 - m``: the
+    distance along a line grows with the column, so those two bound the ones between."""
+    n = t.size
+    least = float(dist.min())
+    if least <= 0.0:
+        return None
+    m = min(n, int(edge_m * (n - 1) / least) + 2)
+    while 2 * m < n:
+        lo = dist * t[m]
+        hi = dist * t[n - 1 - m]
+        if bool(np.all(lo > edge_m)) and bool(np.all((dist - hi) > edge_m)):
+            return m
+        m += 1 + m // 2
+    return None
 
 
 @functools.lru_cache(maxsize=32)
