@@ -60,34 +60,10 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     """6.2: the enemy formations each side sees at the end of a bound (any formation of the
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
-    import copy
-
-    # a copy with its own caches: the battle's Sight stays exactly as the bound left it (a
-    # warmed cache would carry answers into the next bound, e.g. across a change of light)
-    look = copy.copy(sight)
-    look._cache = {}
-    look._version = -1
-    forms = state.active()
-    out: dict[str, list[str]] = {}
-    for side in state.sides:
-        own = [f for f in forms if f.side == side]
-        enemy = [g.id for g in forms if g.side != side]
-        seen: set[str] = set()
-        # an enemy seen once needs no second look (most are seen at once): observers in chunks
-        # of 1, 2, 4, ... 16, each chunk's sight in one batch (Sight.prefetch: the answers
-        # visible() gives), the enemies seen so far left out of the next chunk's
-        k, chunk = 0, 1
-        while k < len(own):
-            left = [g for g in enemy if g not in seen]
-            if not left:
-                break
-            part = own[k : k + chunk]
-            look.prefetch([(f.id, left) for f in part])
-            for f in part:
-                seen.update(look.visible(f.id, left))
-            k, chunk = k + chunk, min(16, chunk * 2)  # larger chunks look at more pairs
-        out[side] = sorted(seen)
-    return out
+    # a copy with its own caches: the battle's Sight stays exactly as the bound left it; the
+    # answers the phases worked out for this very position state come along (Sight.fresh_copy)
+    look = sight.fresh_copy()
+    return {side: look.seen_by(side) for side in state.sides}
 
 
 def snapshot(

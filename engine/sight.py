@@ -19,6 +19,7 @@ morale (:meth:`Sight.aware`). Answers are cached until any formation moves (``st
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -86,6 +87,8 @@ class Sight:
         self._version = -1
         self._cache: dict[tuple[str, str], bool] = {}
         self.los_calls = 0
+        #: the state's table (its id) and revision when the arrays were last built
+        self._stamp: tuple[int, int] = (0, -1)
 
     # -- per-bound arrays ------------------------------------------------------------------
     def _refresh(self) -> None:
@@ -102,6 +105,7 @@ class Sight:
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
         self._corners: np.ndarray | None = None
         forms = self.state.active()
+        self._stamp = self._table_stamp()
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
@@ -123,6 +127,77 @@ class Sight:
         self._on: list[bool] = self.on_map.tolist()
         self._lv: list[int] = self.levels.tolist()
         self._xy: list[list[float]] = self.arr[:, :2].tolist()
+
+    def _table_stamp(self) -> tuple[int, int]:
+        table = self.state.table()
+        return (id(table), table.revision)
+
+    def current(self) -> bool:
+        """Whether the answers held are those of the state as it is now: nothing on the table
+        has changed since they were worked out (the state's revision clock, engine.state), no
+        move since (``state.version``) and no change of light (which resets ``_version``)."""
+        return self._version == self.state.version and self._stamp == self._table_stamp()
+
+    def fresh_copy(self) -> Sight:
+        """A copy with caches of its own, for a look at the state as it is now that leaves this
+        Sight as it was (a warmed cache would carry answers into the next bound, e.g. across a
+        change of light); the answers this Sight holds come along when :meth:`current` (they
+        are the ones the copy would work out)."""
+        look = copy.copy(self)
+        look._cache = {}  # before _refresh clears it: not this Sight's
+        look._version = -1
+        look._refresh()
+        if self.current():
+            look._cache.update(self._cache)
+        return look
+
+    def seen_by(self, side: str) -> list[str]:
+        """6.2: the enemy formations on the table that some formation of ``side`` sees, sorted.
+
+        An enemy seen once needs no second look: each enemy is looked at from its nearest
+        observers first (short lines, few troops in the way: most are seen at once), then from
+        the next 1, 2, 4, ... by centre distance, each round's pairs in one batch
+        (:meth:`prefetch`). Every pair's answer is its own, so the set is the one every pair
+        would give.
+        """
+        self._refresh()
+        forms = self.forms
+        own = [i for i, f in enumerate(forms) if f.side == side]
+        enemy = [j for j, f in enumerate(forms) if f.side != side]
+        if not own or not enemy:
+            return []
+        ids, cache = self.ids, self._cache
+        xy = self.arr[:, :2]
+        d = np.hypot(xy[own, None, 0] - xy[None, enemy, 0], xy[own, None, 1] - xy[None, enemy, 1])
+        ranked = np.argsort(d, axis=0, kind="stable").T.tolist()  # enemy -> own, nearest first
+        own_ids = [ids[i] for i in own]
+        seen: set[str] = set()
+        left: list[tuple[str, list[str]]] = []
+        for e, order in zip(enemy, ranked, strict=True):
+            t = ids[e]
+            obs = [own_ids[k] for k in order]
+            if any(cache.get((o, t)) for o in obs):
+                seen.add(t)
+            else:
+                left.append((t, [o for o in obs if (o, t) not in cache]))
+        lo, width = 0, 1
+        while left:
+            by: dict[str, list[str]] = {}
+            for t, obs in left:
+                for o in obs[lo : lo + width]:
+                    by.setdefault(o, []).append(t)
+            if not by:
+                break
+            self.prefetch(list(by.items()))
+            rest = []
+            for t, obs in left:
+                if any(cache[(o, t)] for o in obs[lo : lo + width]):
+                    seen.add(t)
+                elif len(obs) > lo + width:
+                    rest.append((t, obs))
+            left = rest
+            lo, width = lo + width, width * 2
+        return sorted(seen)
 
     def local(self, f: Formation) -> bool:
         """6.3: troops of the battlefield's locality (or ``locality_bonus``) know the ground."""

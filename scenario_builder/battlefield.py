@@ -48,7 +48,7 @@ from shapely.geometry.base import BaseGeometry
 
 from scenario_builder.atomic import atomic_path
 from scenario_builder.errors import CRSError, DataSourceError, OffMapError
-from scenario_builder.los import EDGE_M, Grid, SightCells, visible_many
+from scenario_builder.los import EDGE_M, Grid, SightCells, padded, visible_many
 
 
 class MoveClass(IntEnum):
@@ -136,7 +136,7 @@ class Battlefield:
         self.source_dir: Path | None = None
         self._grid = Grid(transform.c, transform.f, self.res, self.shape)
         self._sight_cells: SightCells | None = None  # built on the first line of sight
-        self._flat_layers: dict[str, np.ndarray] = {}  # layers raveled, for codes_on_map
+        self._flat_layers: dict[str, np.ndarray] = {}  # layers padded, for codes_on_map
 
     def __getstate__(self) -> dict[str, Any]:
         # what is derived from the layers is rebuilt where the copy is used (workers)
@@ -187,9 +187,9 @@ class Battlefield:
         inside = (xa >= minx) & (xa < maxx) & (ya > miny) & (ya <= maxy)
         flat = self._flat_layers.get(layer)
         if flat is None:
-            flat = self._flat_layers[layer] = self._layers[layer].ravel()
-        # the cells of rowcol, clipped onto the grid: off-map points index safely
-        values = np.take(flat, self._grid.cells(xa, ya)).astype(int)
+            flat = self._flat_layers[layer] = padded(self._layers[layer])
+        # the cells of rowcol on the map; off it some cell, read safely and masked
+        values = flat.take(self._grid.cells(xa, ya), mode="clip").astype(int)
         if values.ndim == 0 or not inside.all():
             values = np.where(inside, values, -1)
         return values, inside

@@ -51,34 +51,35 @@ class Grid:
         col = np.minimum(np.maximum(col, 0), self.shape[1] - 1)
         return row, col
 
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Whether points lie on the grid (the Battlefield's ``contains``)."""
+        rows, cols = self.shape
+        maxx, miny = self.x0 + cols * self.res, self.y0 - rows * self.res
+        return (x >= self.x0) & (x < maxx) & (y > miny) & (y <= self.y0)
+
     def cells(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Flat indices ``row * width + col`` of :meth:`rowcol`'s cells, in fewer numpy passes
-        (truncation then clipping gives floor then clipping's cells: every negative value clips
-        to 0 either way)."""
+        """Indices into a :func:`padded` layer of the cells of points: for a point on the grid
+        (:meth:`contains`) the cell :meth:`rowcol` gives, with no clipping (a point on the far
+        edge may round onto the padding, which repeats the edge); for a point off it, some
+        index (read with ``np.take(..., mode="clip")``: safe, and not the point's cell)."""
         col = ((np.asarray(x, dtype=float) - self.x0) / self.res).astype(np.intp)
         row = ((self.y0 - np.asarray(y, dtype=float)) / self.res).astype(np.intp)
-        return _flat(row, col, self.shape)
+        row *= self.shape[1] + 1
+        row += col
+        return row
 
 
-def _flat(row: np.ndarray, col: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
-    """``row * width + col`` of cell indices clipped onto a grid of ``shape`` (``row`` is
-    overwritten)."""
-    rows, cols = shape
-    if np.ndim(row) == 0:  # one point
-        r = min(max(int(row), 0), rows - 1)
-        return np.asarray(r * cols + min(max(int(col), 0), cols - 1), dtype=np.intp)
-    for v, hi in ((row, rows - 1), (col, cols - 1)):
-        if v.size and (v.min() < 0 or v.max() > hi):
-            np.clip(v, 0, hi, out=v)
-    row *= cols
-    row += col
-    return row
+def padded(layer: np.ndarray) -> np.ndarray:
+    """A (rows, cols) layer with its last row and column repeated once, raveled: cell (r, c) at
+    ``r * (cols + 1) + c``. A point on the grid's far edge can round onto row ``rows`` or column
+    ``cols``: there it reads the edge, as :meth:`Grid.rowcol`'s clipping does."""
+    return np.pad(np.asarray(layer), ((0, 1), (0, 1)), mode="edge").ravel()
 
 
 @dataclass(frozen=True, slots=True)
 class SightCells:
-    """A grid's sight layers as flat arrays for one gather per sample (kept by the caller, e.g.
-    the Battlefield, as long as its layers): ``level`` (6.2 height step), ``blocks``
+    """A grid's sight layers, :func:`padded`, for one gather per sample (kept by the caller,
+    e.g. the Battlefield, as long as its layers): ``level`` (6.2 height step), ``blocks``
     (sight-blocking terrain) and ``wood_top`` = level + blocks.
 
     For integer levels, a sample more than ``edge_m`` from both ends blocks exactly when its
@@ -94,8 +95,8 @@ class SightCells:
 
     @classmethod
     def of(cls, level: np.ndarray, blocks_sight: np.ndarray) -> SightCells:
-        lv = np.ascontiguousarray(level).ravel()
-        bs = np.ascontiguousarray(blocks_sight, dtype=bool).ravel()
+        lv = padded(level)
+        bs = padded(np.asarray(blocks_sight, dtype=bool))
         any_blocks = bool(bs.any())
         if any_blocks:
             # one step wider than the level's type when level + 1 could overflow it
@@ -139,8 +140,12 @@ def visible_many(
         return out
     if cells is None:
         cells = SightCells.of(level, blocks_sight)
-    r, c = grid.rowcol(np.concatenate([a[:, 0], b[:, 0]]), np.concatenate([a[:, 1], b[:, 1]]))
+    xe, ye = np.concatenate([a[:, 0], b[:, 0]]), np.concatenate([a[:, 1], b[:, 1]])
+    r, c = grid.rowcol(xe, ye)
     ends = level[r, c]
+    # every sample between two points on the grid is on it (or rounds onto the padding): no
+    # clipping then, one index per sample
+    clip = not bool(grid.contains(xe, ye).all())
     top = np.maximum(ends[:n_pairs] + eye_a, ends[n_pairs:] + eye_b)
     exact = top.dtype.kind not in "iu"  # a fractional eye: no wood_top shortcut
     dx = b[:, 0] - a[:, 0]
@@ -172,7 +177,7 @@ def visible_many(
             t = np.ones((stop - start, hi))
             for k, n in enumerate(sizes[start:stop]):
                 t[k, :n] = _unit_steps(n)
-        flat = _sample_cells(grid, a[sel], dx[sel], dy[sel], t)
+        flat = _sample_cells(grid, a[sel], dx[sel], dy[sel], t, clip)
         out[sel] = ~_blocked(cells, flat, top[sel], dist[sel], t, edge_m, exact)
         start = stop
     return out
@@ -185,11 +190,12 @@ _PAD = 8192
 
 
 def _sample_cells(
-    grid: Grid, a: np.ndarray, dx: np.ndarray, dy: np.ndarray, t: np.ndarray
+    grid: Grid, a: np.ndarray, dx: np.ndarray, dy: np.ndarray, t: np.ndarray, clip: bool
 ) -> np.ndarray:
-    """Flat cell indices (k, n) of the samples ``a + (dx, dy) * t`` of k lines: the cells of
-    :meth:`Grid.rowcol` (the same arithmetic, done in place; truncation then clipping gives
-    floor then clipping's cells, as every negative value clips to 0 either way)."""
+    """Indices (k, n) into :func:`padded` layers of the cells of the samples ``a + (dx, dy) *
+    t`` of k lines: :meth:`Grid.rowcol`'s cells (the same arithmetic, done in place; truncation
+    gives floor's cells as every negative value clips to 0 either way), clipped onto the grid
+    when some end is off it."""
     xs = a[:, 0, None] + dx[:, None] * t  # t: (n,) steps, or (k, n) one row a line
     xs -= grid.x0
     xs /= grid.res
@@ -197,7 +203,14 @@ def _sample_cells(
     ys = a[:, 1, None] + dy[:, None] * t
     np.subtract(grid.y0, ys, out=ys)
     ys /= grid.res
-    return _flat(ys.astype(np.intp), col, grid.shape)
+    row = ys.astype(np.intp)
+    rows, cols = grid.shape
+    if clip:
+        np.clip(row, 0, rows - 1, out=row)
+        np.clip(col, 0, cols - 1, out=col)
+    row *= cols + 1
+    row += col
+    return row
 
 
 def _blocked(
@@ -212,11 +225,11 @@ def _blocked(
     """Whether some sample (cells ``flat``, (k, n)) blocks each of k lines (6.2)."""
     n = flat.shape[1]
     if not cells.any_blocks:  # only ground higher than both ends blocks
-        return np.take(cells.level, flat).max(axis=1) > top
+        return cells.level.take(flat).max(axis=1) > top
     m = None if exact or t.ndim > 1 else _near_end_columns(dist, t, edge_m)
     if m is None or 2 * m >= n:  # every column may be near an end: read each sample whole
         return _blocked_exact(cells, flat, top, dist, t, edge_m)
-    mid = np.take(cells.wood_top, flat[:, m : n - m]).max(axis=1) > top
+    mid = cells.wood_top.take(flat[:, m : n - m]).max(axis=1) > top
     cols = np.r_[0:m, n - m : n]
     near = _blocked_exact(cells, flat[:, cols], top, dist, t[cols], edge_m)
     return mid | near
@@ -232,12 +245,12 @@ def _blocked_exact(
 ) -> np.ndarray:
     """6.2 sample by sample: ground above the higher end, or blocking terrain at or above it
     more than ``edge_m`` from both ends."""
-    lv = np.take(cells.level, flat)
+    lv = cells.level.take(flat)
     tp = top[:, None]
     blocked = lv > tp
     along = dist[:, None] * t  # t: (n,) or (k, n), as the samples were taken
     away = (along > edge_m) & ((dist[:, None] - along) > edge_m)
-    blocked |= np.take(cells.blocks, flat) & (lv >= tp) & away
+    blocked |= cells.blocks.take(flat) & (lv >= tp) & away
     return np.asarray(blocked.any(axis=1))
 
 
