@@ -104,6 +104,7 @@ class Sight:
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
         self._corners: np.ndarray | None = None
+        self._sides: np.ndarray | None = None
         forms = self.state.active()
         self._stamp = self._table_stamp()
         self.ids = [f.id for f in forms]
@@ -303,65 +304,145 @@ class Sight:
     def _screen(self, requests: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
         """Caches False for the targets off the map, beyond the sight limit or hidden by
         troops (6.2-6.3); returns the rest by observer, their terrain sight still to check."""
-        # targets on the map and within the sight limit; their troop checks in one matrix
-        cands: list[tuple[str, int, str, int]] = []
-        asks = []
-        need: list[tuple[int, int]] = []  # the gaps to the sight limit, in one call
+        index, forms, cache = self.index, self.forms, self._cache
+        obs: list[str] = []
+        tgs: list[str] = []
+        ii: list[int] = []
+        jj: list[int] = []
+        limited: list[tuple[int, float, int, int]] = []  # observer row, limit, its pairs
         for observer, targets in requests:
-            i = self.index[observer]
-            limit = self.limit_m(self.forms[i])
-            rows = [self.index[t] for t in targets]
-            asks.append((observer, targets, i, limit, rows))
+            if not targets:
+                continue
+            i = index[observer]
+            limit = self.limit_m(forms[i])
+            start = len(jj)
+            obs += [observer] * len(targets)
+            tgs += targets
+            ii += [i] * len(targets)
+            jj += [index[t] for t in targets]
             if limit is not None:
-                need += [(i, j) for j in rows]
-        if need:
-            self._fill_gaps(need)
-        on = self._on
-        for observer, targets, i, limit, rows in asks:
-            gaps = self._gaps_to(i, rows) if limit is not None and targets else None
-            for n, (t, j) in enumerate(zip(targets, rows, strict=True)):
-                far = gaps is not None and limit is not None and gaps[n] > limit
-                if not (on[i] and on[j]) or far:
-                    self._cache[(observer, t)] = False
-                else:
-                    cands.append((observer, i, t, j))
-        if not cands:
+                limited.append((i, limit, start, len(jj)))
+        if not jj:
             return []
-        ii = np.fromiter((c[1] for c in cands), dtype=np.intp, count=len(cands))
-        js = np.fromiter((c[3] for c in cands), dtype=np.intp, count=len(cands))
-        ps, qs = self.arr[ii, :2], self.arr[js, :2]
+        ia = np.array(ii, dtype=np.intp)
+        ja = np.array(jj, dtype=np.intp)
+        ok = self.on_map[ia] & self.on_map[ja]
+        if limited:  # the gaps to the sight limit, in one call
+            self._fill_gaps([(i, j) for i, _, a, b in limited for j in jj[a:b]])
+            for i, limit, a, b in limited:
+                row = self._gaps[i]
+                ok[a:b] &= np.array([not row[j] > limit for j in jj[a:b]], dtype=bool)
+        cand = np.flatnonzero(ok)
+        clear = np.zeros(len(jj), dtype=bool)
+        if cand.size:
+            clear[cand] = self._clear_of_troops(ia[cand], ja[cand])
+        pending: dict[str, list[str]] = {}
+        for o, t, c in zip(obs, tgs, clear.tolist(), strict=True):
+            if c:
+                pending.setdefault(o, []).append(t)
+            else:
+                cache[(o, t)] = False
+        return list(pending.items())
+
+    def _clear_of_troops(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
+        """For each pair (observer row ``ia[n]``, target row ``ja[n]``), whether no formation
+        in between blocks the view (6.2): :meth:`_troops_clear` of every pair at once. The
+        lines crossed come from the spatial index and the slab test; each crossing is then
+        judged by the same tests in arrays (a point distance near a threshold measured again
+        as ``_troops_clear`` measures it)."""
+        n_pairs = ia.size
+        ps, qs = self.arr[ia, :2], self.arr[ja, :2]
         # the slab test on the (line, formation) pairs whose boxes meet only (engine.spatial)
         si, ri = self.spatial.crossing(ps, qs)
-        keep = (ri != ii[si]) & (ri != js[si])
+        keep = (ri != ia[si]) & (ri != ja[si])
         si, ri = si[keep], ri[keep]
         hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
-        blockers: dict[int, list[int]] = {}
-        for s_, r_ in zip(si[hit].tolist(), ri[hit].tolist(), strict=True):
-            blockers.setdefault(s_, []).append(r_)
-        # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
-        # seen through within skirmish_screen_m, _troops_clear), in one call
+        si, ri = si[hit], ri[hit]
+        clear = np.ones(n_pairs, dtype=bool)
+        if not si.size:
+            return clear
         forms = self.forms
-        skirm: dict[int, bool] = {}
-        for crossed in blockers.values():
-            for k in crossed:
-                if k not in skirm:
-                    skirm[k] = forms[k].skirmisher
-        screens = [
-            (k, cands[n][3])
-            for n, ks in blockers.items()
-            for k in ks
-            if skirm[k] and forms[k].side != forms[cands[n][1]].side
-        ]
+        side = self._side_codes()
+        oi, tj = ia[si], ja[si]
+        enemy = side[ri] != side[oi]
+        # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
+        # seen through within skirmish_screen_m), in one call, as _troops_clear keeps them
+        skirm_of = {k: forms[k].skirmisher for k in set(ri[enemy].tolist())}
+        skirm = np.array([enemy[n] and skirm_of[k] for n, k in enumerate(ri.tolist())], bool)
+        screens = list(zip(ri[skirm].tolist(), tj[skirm].tolist(), strict=True))
         if screens:
             self._fill_gaps(screens)
-        pending: dict[str, list[str]] = {}
-        for n, (observer, i, t, j) in enumerate(cands):
-            ks = blockers.get(n)
-            if ks and not self._troops_clear(i, j, ks):
-                self._cache[(observer, t)] = False
-            else:
-                pending.setdefault(observer, []).append(t)
-        return list(pending.items())
+        # anything on a lower level than the higher end is seen over
+        lv = self.levels
+        up = lv[ri] >= np.maximum(lv[oi], lv[tj])
+        si, ri, oi, tj, enemy, skirm = si[up], ri[up], oi[up], tj[up], enemy[up], skirm[up]
+        if not si.size:
+            return clear
+        # troops the observer sees over (6.2: monsters over anything, ...)
+        types = {r: forms[r].unit_type for r in set(ri.tolist()) | set(oi.tolist())}
+        over_of: dict[tuple[str, str], bool] = {}
+        sees_over = self.rules.sees_over
+        over = np.zeros(si.size, dtype=bool)
+        for n, (o, k) in enumerate(zip(oi.tolist(), ri.tolist(), strict=True)):
+            key = (types[o], types[k])
+            v = over_of.get(key)
+            if v is None:
+                v = over_of[key] = sees_over(*key)
+            over[n] = v
+        # friends within see_through of the observer, enemy screens within skirmish_screen_m
+        # of it and of the troops they screen: seen through
+        rules = self.rules
+        see = {
+            o: (
+                rules.character_see_through_m
+                if forms[o].character_ids()
+                else rules.friend_see_through_m
+            )
+            for o in set(oi[~over & ~enemy].tolist())
+        }
+        thr = np.full(si.size, rules.skirmish_screen_m)
+        friend = ~enemy
+        if see:
+            thr[friend] = [see.get(o, 0.0) for o in oi[friend].tolist()]
+        near = self._point_gaps(ri, oi, thr) <= thr
+        through = friend & near
+        if skirm.any():
+            gaps = self._gaps
+            to_screened = np.array(
+                [
+                    gaps[k][j] if s else np.inf
+                    for k, j, s in zip(ri.tolist(), tj.tolist(), skirm.tolist(), strict=True)
+                ]
+            )
+            through |= skirm & near & (to_screened <= rules.skirmish_screen_m)
+        blocks = ~(over | through)
+        clear[si[blocks]] = False
+        return clear
+
+    def _point_gaps(self, ks: np.ndarray, os: np.ndarray, thr: np.ndarray) -> np.ndarray:
+        """``point_distance(obbs[k], *centre of o)`` for each (k, o), as arrays; where one is
+        within a micrometre of its threshold ``thr`` it is measured again by ``point_distance``
+        itself, so comparisons with the threshold come out as _troops_clear's."""
+        arr = self.arr
+        fx, fy, rx, ry = (v[ks] for v in self.axes)
+        dx = arr[os, 0] - arr[ks, 0]
+        dy = arr[os, 1] - arr[ks, 1]
+        a = np.maximum(np.abs(dx * rx + dy * ry) - arr[ks, 2], 0.0)
+        b = np.maximum(np.abs(dx * fx + dy * fy) - arr[ks, 3], 0.0)
+        out = np.hypot(a, b)
+        for n in np.flatnonzero(np.abs(out - thr) <= 1e-6).tolist():
+            k, o = int(ks[n]), int(os[n])
+            out[n] = point_distance(self.obbs[k], *self._xy[o])
+        return out
+
+    def _side_codes(self) -> np.ndarray:
+        """Each formation's side as a small integer (rows of this position state)."""
+        if self._sides is None:
+            codes: dict[str, int] = {}
+            self._sides = np.array(
+                [codes.setdefault(f.side, len(codes)) for f in self.forms], dtype=np.intp
+            )
+        return self._sides
 
     def _terrain(self, groups: list[tuple[str, list[str]]]) -> None:
         """Terrain sight (6.2) of every (observer, pending targets) group, in one call."""
