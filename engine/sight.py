@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Sight", "SightRules"]
 
+_FIRST_LOOK = 2
+_GROW = 2
+
 
 @dataclass(frozen=True, slots=True)
 class SightRules:
@@ -103,8 +106,9 @@ class Sight:
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
-        self._corners: np.ndarray | None = None
+        self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
+        self._side_names: dict[str, int] = {}
         forms = self.state.active()
         self._stamp = self._table_stamp()
         self.ids = [f.id for f in forms]
@@ -157,48 +161,41 @@ class Sight:
 
         An enemy seen once needs no second look: each enemy is looked at from its nearest
         observers first (short lines, few troops in the way: most are seen at once), then from
-        the next 1, 2, 4, ... by centre distance, each round's pairs in one batch
-        (:meth:`prefetch`). Every pair's answer is its own, so the set is the one every pair
-        would give.
+        the next ones by centre distance in growing rounds, each round's pairs in one batch
+        (:meth:`_answers`). Every pair's answer is its own, so the set is the one every pair
+        would give; answers already held (:meth:`fresh_copy`) are used first.
         """
         self._refresh()
-        forms = self.forms
-        own = [i for i, f in enumerate(forms) if f.side == side]
-        enemy = [j for j, f in enumerate(forms) if f.side != side]
-        if not own or not enemy:
+        sides = self._side_codes()
+        if side not in self._side_names:
             return []
-        ids, cache = self.ids, self._cache
+        mine = sides == self._side_names[side]
+        own, enemy = np.flatnonzero(mine), np.flatnonzero(~mine)
+        if not own.size or not enemy.size:
+            return []
+        ids = self.ids
+        seen = np.zeros(enemy.size, dtype=bool)
+        if self._cache:  # a pair known to see settles its enemy
+            row_of = {ids[j]: n for n, j in enumerate(enemy.tolist())}
+            own_ids = {ids[i] for i in own.tolist()}
+            for (o, t), v in self._cache.items():
+                if v and o in own_ids:
+                    n = row_of.get(t)
+                    if n is not None:
+                        seen[n] = True
         xy = self.arr[:, :2]
         d = np.hypot(xy[own, None, 0] - xy[None, enemy, 0], xy[own, None, 1] - xy[None, enemy, 1])
-        ranked = np.argsort(d, axis=0, kind="stable").T.tolist()  # enemy -> own, nearest first
-        own_ids = [ids[i] for i in own]
-        seen: set[str] = set()
-        left: list[tuple[str, list[str]]] = []
-        for e, order in zip(enemy, ranked, strict=True):
-            t = ids[e]
-            obs = [own_ids[k] for k in order]
-            if any(cache.get((o, t)) for o in obs):
-                seen.add(t)
-            else:
-                left.append((t, [o for o in obs if (o, t) not in cache]))
-        lo, width = 0, 1
-        while left:
-            by: dict[str, list[str]] = {}
-            for t, obs in left:
-                for o in obs[lo : lo + width]:
-                    by.setdefault(o, []).append(t)
-            if not by:
+        ranked = own[np.argsort(d, axis=0, kind="stable")]  # (rank, enemy): nearest first
+        lo, width = 0, _FIRST_LOOK
+        while lo < own.size:
+            left = np.flatnonzero(~seen)
+            if not left.size:
                 break
-            self.prefetch(list(by.items()))
-            rest = []
-            for t, obs in left:
-                if any(cache[(o, t)] for o in obs[lo : lo + width]):
-                    seen.add(t)
-                elif len(obs) > lo + width:
-                    rest.append((t, obs))
-            left = rest
-            lo, width = lo + width, width * 2
-        return sorted(seen)
+            obs = ranked[lo : lo + width, left]  # (width, left)
+            ok = self._answers(obs.ravel(), np.broadcast_to(enemy[left], obs.shape).ravel())
+            seen[left] = ok.reshape(obs.shape).any(axis=0)
+            lo, width = lo + width, width * _GROW
+        return sorted(ids[j] for j in enemy[seen].tolist())
 
     def local(self, f: Formation) -> bool:
         """6.3: troops of the battlefield's locality (or ``locality_bonus``) know the ground."""
@@ -244,13 +241,14 @@ class Sight:
         todo = [(i, j) for i, j in dict.fromkeys(pairs) if j not in self._gaps.get(i, ())]
         if not todo:
             return
-        if self._corners is None:
-            self._corners = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
+        have = self._corners  # corners() of the rows asked so far (the same numbers)
+        for i in dict.fromkeys(p[0] for p in todo):
+            if i not in have:
+                have[i] = corners(self.obbs[i])
         ii = np.fromiter((p[0] for p in todo), dtype=np.intp, count=len(todo))
         jj = np.fromiter((p[1] for p in todo), dtype=np.intp, count=len(todo))
-        vals = cast(
-            list[float], distance_pairs(self.arr[ii], self.arr[jj], self._corners[ii]).tolist()
-        )
+        ca = np.array([have[p[0]] for p in todo]).reshape(-1, 4, 2)
+        vals = cast(list[float], distance_pairs(self.arr[ii], self.arr[jj], ca).tolist())
         gaps = self._gaps
         for (i, j), v in zip(todo, vals, strict=True):
             row = gaps.get(i)
@@ -278,71 +276,91 @@ class Sight:
     def visible(self, observer: str, targets: list[str]) -> list[str]:
         """The targets ``observer`` sees, terrain sight batched in one call."""
         self._refresh()
-        todo = [t for t in targets if (observer, t) not in self._cache]
-        if todo:
-            self._batch(observer, todo)
-        return [t for t in targets if self._cache[(observer, t)]]
-
-    def _batch(self, observer: str, targets: list[str]) -> None:
-        groups = self._screen([(observer, targets)])
-        if groups:
-            self._terrain(groups)
+        cache = self._cache
+        if any((observer, t) not in cache for t in targets):
+            i, index = self.index[observer], self.index
+            self._work_out([(i, index[t]) for t in targets])
+        return [t for t in targets if cache[(observer, t)]]
 
     def prefetch(self, requests: list[tuple[str, list[str]]]) -> None:
         """Work out ``visible(observer, targets)`` for many observers at once, for later calls
-        to find in the cache: the troops in the way of every line in one matrix, then the
+        to find in the cache: the troops in the way of every line in one batch, then the
         terrain sight of every pair left in one call (the answer of a pair does not depend on
         the others in a batch, so these are the answers ``visible`` would give)."""
         self._refresh()
-        todo = [
-            (o, [t for t in dict.fromkeys(ts) if (o, t) not in self._cache]) for o, ts in requests
-        ]
-        groups = self._screen([(o, ts) for o, ts in todo if ts])
-        if groups:
-            self._terrain(groups)
+        index = self.index
+        self._work_out([(index[o], index[t]) for o, ts in requests for t in ts])
 
-    def _screen(self, requests: list[tuple[str, list[str]]]) -> list[tuple[str, list[str]]]:
-        """Caches False for the targets off the map, beyond the sight limit or hidden by
-        troops (6.2-6.3); returns the rest by observer, their terrain sight still to check."""
-        index, forms, cache = self.index, self.forms, self._cache
-        obs: list[str] = []
-        tgs: list[str] = []
-        ii: list[int] = []
-        jj: list[int] = []
-        limited: list[tuple[int, float, int, int]] = []  # observer row, limit, its pairs
-        for observer, targets in requests:
-            if not targets:
-                continue
-            i = index[observer]
-            limit = self.limit_m(forms[i])
-            start = len(jj)
-            obs += [observer] * len(targets)
-            tgs += targets
-            ii += [i] * len(targets)
-            jj += [index[t] for t in targets]
-            if limit is not None:
-                limited.append((i, limit, start, len(jj)))
-        if not jj:
-            return []
-        ia = np.array(ii, dtype=np.intp)
-        ja = np.array(jj, dtype=np.intp)
+    def _answers(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
+        """The answers (bool array) of the pairs (observer row ``ia[n]``, target row
+        ``ja[n]``): from the cache, the rest worked out in one batch and cached."""
+        pairs = list(zip(ia.tolist(), ja.tolist(), strict=True))
+        self._work_out(pairs)
+        ids, cache = self.ids, self._cache
+        return np.array([cache[(ids[i], ids[j])] for i, j in pairs], dtype=bool)
+
+    def _work_out(self, pairs: list[tuple[int, int]]) -> None:
+        """Caches the answers (6.2-6.3) of the pairs (observer row, target row) not cached:
+        off the map or beyond the sight limit, hidden by troops (every pair in one batch,
+        :meth:`_clear_of_troops`), then the terrain sight of the rest in one call."""
+        ids, cache = self.ids, self._cache
+        todo: dict[tuple[str, str], tuple[int, int]] = {}
+        for i, j in pairs:
+            key = (ids[i], ids[j])
+            if key not in cache:
+                todo.setdefault(key, (i, j))
+        if not todo:
+            return
+        keys = list(todo)
+        ia = np.fromiter((p[0] for p in todo.values()), dtype=np.intp, count=len(keys))
+        ja = np.fromiter((p[1] for p in todo.values()), dtype=np.intp, count=len(keys))
         ok = self.on_map[ia] & self.on_map[ja]
-        if limited:  # the gaps to the sight limit, in one call
-            self._fill_gaps([(i, j) for i, _, a, b in limited for j in jj[a:b]])
-            for i, limit, a, b in limited:
-                row = self._gaps[i]
-                ok[a:b] &= np.array([not row[j] > limit for j in jj[a:b]], dtype=bool)
-        cand = np.flatnonzero(ok)
-        clear = np.zeros(len(jj), dtype=bool)
-        if cand.size:
-            clear[cand] = self._clear_of_troops(ia[cand], ja[cand])
-        pending: dict[str, list[str]] = {}
-        for o, t, c in zip(obs, tgs, clear.tolist(), strict=True):
-            if c:
-                pending.setdefault(o, []).append(t)
-            else:
-                cache[(o, t)] = False
-        return list(pending.items())
+        limit = self._limits(ia)
+        if limit is not None:
+            ok &= ~self._beyond(ia, ja, limit)
+        go = np.flatnonzero(ok)
+        if go.size:
+            go = go[self._clear_of_troops(ia[go], ja[go])]
+        seen = np.zeros(len(keys), dtype=bool)
+        if go.size:
+            seen[go] = self._terrain(ia[go], ja[go])
+        for key, v in zip(keys, seen.tolist(), strict=True):
+            cache[key] = v
+
+    def _limits(self, ia: np.ndarray) -> np.ndarray | None:
+        """6.3: each observer's sight limit (inf: none), or None when no observer has one."""
+        forms, fn = self.forms, self._limit_fn
+        by_local: dict[bool, float | None] = {}
+        rows = dict.fromkeys(ia.tolist())
+        for i in rows:
+            local = self.local(forms[i])
+            if local not in by_local:
+                by_local[local] = fn(self.weather, self.time, local)
+            rows[i] = by_local[local]
+        if all(v is None for v in by_local.values()):
+            return None
+        inf = float("inf")
+        return np.array([inf if (v := rows[i]) is None else v for i in ia.tolist()])
+
+    def _beyond(self, ia: np.ndarray, ja: np.ndarray, limit: np.ndarray) -> np.ndarray:
+        """Whether the gap between each pair of rectangles is more than ``limit`` (the gaps of
+        ``distance``): the boxes round them farther apart settle it, and so do centres nearer
+        (by more than a micrometre: the gap is never more than the centres' distance); the
+        rest are measured (:meth:`_fill_gaps`)."""
+        box = self.spatial.box
+        a, b = box[ia], box[ja]
+        gx = np.maximum(np.maximum(b[:, 0] - a[:, 2], a[:, 0] - b[:, 2]), 0.0)
+        gy = np.maximum(np.maximum(b[:, 1] - a[:, 3], a[:, 1] - b[:, 3]), 0.0)
+        out = np.hypot(gx, gy) > limit
+        xy = self.arr
+        near = np.hypot(xy[ia, 0] - xy[ja, 0], xy[ia, 1] - xy[ja, 1]) < limit - 1e-6
+        ask = np.flatnonzero(~out & ~near & np.isfinite(limit))
+        if ask.size:
+            pairs = list(zip(ia[ask].tolist(), ja[ask].tolist(), strict=True))
+            self._fill_gaps(pairs)
+            gaps = self._gaps
+            out[ask] = np.array([gaps[i][j] for i, j in pairs]) > limit[ask]
+        return out
 
     def _clear_of_troops(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
         """For each pair (observer row ``ia[n]``, target row ``ja[n]``), whether no formation
@@ -436,32 +454,32 @@ class Sight:
         return out
 
     def _side_codes(self) -> np.ndarray:
-        """Each formation's side as a small integer (rows of this position state)."""
+        """Each formation's side as a small integer (rows of this position state; the codes
+        in ``_side_names``)."""
         if self._sides is None:
-            codes: dict[str, int] = {}
+            codes = self._side_names = {}
             self._sides = np.array(
                 [codes.setdefault(f.side, len(codes)) for f in self.forms], dtype=np.intp
             )
         return self._sides
 
-    def _terrain(self, groups: list[tuple[str, list[str]]]) -> None:
-        """Terrain sight (6.2) of every (observer, pending targets) group, in one call."""
-        ia = [self.index[o] for o, ts in groups for _ in ts]
-        ib = [self.index[t] for _, ts in groups for t in ts]
-        self.los_calls += len(ib)
+    def _terrain(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
+        """Terrain sight (6.2) of the pairs (observer row, target row), in one call."""
+        self.los_calls += ia.size
         try:
-            ok = np.atleast_1d(self.bf.line_of_sight_many(self.arr[ia, :2], self.arr[ib, :2]))
+            return np.atleast_1d(self.bf.line_of_sight_many(self.arr[ia, :2], self.arr[ja, :2]))
         except OffMapError:
-            if len(groups) > 1:  # one group at a time, as visible() would have asked them
-                for g in groups:
-                    self._terrain([g])
-                return
-            ok = np.zeros(len(ib), dtype=bool)
-        for (o, t), v in zip(((o, t) for o, ts in groups for t in ts), ok.tolist(), strict=True):
-            self._cache[(o, t)] = bool(v)
+            out = np.zeros(ia.size, dtype=bool)
+            observers = np.unique(ia)
+            if observers.size > 1:  # one observer at a time, as visible() would have asked
+                for i in observers.tolist():
+                    at = np.flatnonzero(ia == i)
+                    out[at] = self._terrain(ia[at], ja[at])
+            return out
 
     def _compute(self, observer: str, target: str) -> bool:
-        self._batch(observer, [target])
+        self._refresh()
+        self._work_out([(self.index[observer], self.index[target])])
         return self._cache[(observer, target)]
 
     def _troops_clear(self, i: int, j: int, hits: list[int] | None = None) -> bool:
