@@ -185,15 +185,31 @@ class Sight:
                         seen[n] = True
         xy = self.arr[:, :2]
         d = np.hypot(xy[own, None, 0] - xy[None, enemy, 0], xy[own, None, 1] - xy[None, enemy, 1])
+        # pairs that cannot see (an end off the map; 6.3: the boxes round the two farther
+        # apart than the observer's limit, so the gap is too) are not asked: they are last in
+        # each enemy's order and cut off by its count of possible observers
+        possible = self.on_map[own, None] & self.on_map[None, enemy]
+        limit = self._limits(own)
+        if limit is not None:
+            box = self.spatial.box
+            a, b = box[own, None, :], box[None, enemy, :]
+            gx = np.maximum(np.maximum(b[..., 0] - a[..., 2], a[..., 0] - b[..., 2]), 0.0)
+            gy = np.maximum(np.maximum(b[..., 1] - a[..., 3], a[..., 1] - b[..., 3]), 0.0)
+            possible &= ~(np.hypot(gx, gy) > limit[:, None])
+        d[~possible] = np.inf
         ranked = own[np.argsort(d, axis=0, kind="stable")]  # (rank, enemy): nearest first
+        count = possible.sum(axis=0)
         lo, width = 0, _FIRST_LOOK
-        while lo < own.size:
-            left = np.flatnonzero(~seen)
+        while True:
+            left = np.flatnonzero(~seen & (count > lo))
             if not left.size:
                 break
             obs = ranked[lo : lo + width, left]  # (width, left)
-            ok = self._answers(obs.ravel(), np.broadcast_to(enemy[left], obs.shape).ravel())
-            seen[left] = ok.reshape(obs.shape).any(axis=0)
+            valid = np.arange(lo, lo + obs.shape[0])[:, None] < count[None, left]
+            tgt = np.broadcast_to(enemy[left], obs.shape)
+            ok = np.zeros(obs.shape, dtype=bool)
+            ok[valid] = self._answers(obs[valid], tgt[valid])
+            seen[left] = ok.any(axis=0)
             lo, width = lo + width, width * _GROW
         return sorted(ids[j] for j in enemy[seen].tolist())
 
