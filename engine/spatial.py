@@ -87,6 +87,20 @@ class RectIndex:
         order = np.lexsort((t, q))
         return np.asarray(rows)[q[order]], t[order]
 
+    def crossing_few(self, ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`crossing`'s candidates for a few segments, without the tree: every segment's
+        box against every rectangle's box in numpy (cheaper than building the segments and
+        querying when segments x rectangles is small). A superset of the rectangles a segment
+        crosses, as the tree's (the padded boxes meet the segment's box wherever it touches a
+        rectangle), ordered by segment then rectangle."""
+        if self.n == 0 or len(ps) == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        lo, hi, b = np.minimum(ps, qs), np.maximum(ps, qs), self.box
+        meet = (lo[:, None, 0] <= b[None, :, 2]) & (hi[:, None, 0] >= b[None, :, 0])
+        meet &= (lo[:, None, 1] <= b[None, :, 3]) & (hi[:, None, 1] >= b[None, :, 1])
+        si, ri = np.nonzero(meet)
+        return si, ri
+
     def crossing(self, ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidate pairs (segment, rectangle) for segments ``ps[k] -> qs[k]`` crossing a
         rectangle (their boxes meet), ordered by segment then rectangle."""

@@ -322,15 +322,13 @@ class Battlefield:
         b = np.atleast_2d(np.asarray(b, dtype=float))
         # One cheap bounds test on the hot path (the engine calls this thousands of times a
         # battle); only when it fails is the offending point looked up for the error message.
-        minx, miny, maxx, maxy = self.bounds
-        if a.size and not (
-            minx <= min(a[:, 0].min(), b[:, 0].min())
-            and max(a[:, 0].max(), b[:, 0].max()) < maxx
-            and miny < min(a[:, 1].min(), b[:, 1].min())
-            and max(a[:, 1].max(), b[:, 1].max()) <= maxy
-        ):
-            self._index(a[:, 0], a[:, 1])
-            self._index(b[:, 0], b[:, 1])
+        if a.size:
+            inside = self._grid.contains(
+                np.concatenate([a[:, 0], b[:, 0]]), np.concatenate([a[:, 1], b[:, 1]])
+            )
+            if not inside.all():
+                self._index(a[:, 0], a[:, 1])
+                self._index(b[:, 0], b[:, 1])
         level, blocks = self._layers["level"], self._layers["blocks_sight"]
         if self._sight_cells is None:
             self._sight_cells = SightCells.of(level, blocks)
@@ -344,6 +342,7 @@ class Battlefield:
             eye_b=eye_b,
             edge_m=edge_m,
             cells=self._sight_cells,
+            on_grid=True,  # every end is on the map (checked above)
         )
 
     # -- coordinates ---------------------------------------------------------------------------

@@ -121,6 +121,7 @@ def visible_many(
     edge_m: float = EDGE_M,
     max_samples: int = 4096,
     cells: SightCells | None = None,
+    on_grid: bool = False,
 ) -> np.ndarray:
     """Whether each pair ``a[i] -> b[i]`` has line of sight (6.2). ``a``, ``b``: (N, 2) arrays.
 
@@ -128,7 +129,8 @@ def visible_many(
     apart; each pair is sampled at a power-of-two count of points (so a pair's answer does not
     depend on the other pairs in the batch), and pairs are processed in chunks to bound memory.
     ``cells``: :meth:`SightCells.of` ``(level, blocks_sight)``, when the caller keeps it (the
-    engine asks thousands of times a battle; built here otherwise).
+    engine asks thousands of times a battle; built here otherwise). ``on_grid``: the caller
+    has checked that every end is on the grid (:meth:`Grid.contains`).
     """
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
@@ -145,7 +147,7 @@ def visible_many(
     ends = level[r, c]
     # every sample between two points on the grid is on it (or rounds onto the padding): no
     # clipping then, one index per sample
-    clip = not bool(grid.contains(xe, ye).all())
+    clip = not on_grid and not bool(grid.contains(xe, ye).all())
     top = np.maximum(ends[:n_pairs] + eye_a, ends[n_pairs:] + eye_b)
     exact = top.dtype.kind not in "iu"  # a fractional eye: no wood_top shortcut
     dx = b[:, 0] - a[:, 0]
