@@ -422,19 +422,15 @@ class Sight:
         side = self._side_codes()
         oi, tj = ia[si], ja[si]
         enemy = side[ri] != side[oi]
-        # the gaps from enemy skirmishers in the way to the troops behind them (a screen is
-        # seen through within skirmish_screen_m), in one call, as _troops_clear keeps them
-        skirm = enemy.copy()
-        if enemy.any():
-            skirm[enemy] = _per_row(ri[enemy], lambda k: forms[k].skirmisher)
-        if skirm.any():
-            self._fill_gaps(list(zip(ri[skirm].tolist(), tj[skirm].tolist(), strict=True)))
         # anything on a lower level than the higher end is seen over
         lv = self.levels
         up = lv[ri] >= np.maximum(lv[oi], lv[tj])
-        si, ri, oi, tj, enemy, skirm = si[up], ri[up], oi[up], tj[up], enemy[up], skirm[up]
+        si, ri, oi, tj, enemy = si[up], ri[up], oi[up], tj[up], enemy[up]
         if not si.size:
             return clear
+        skirm = enemy.copy()  # enemy skirmishers in the way: perhaps a screen
+        if enemy.any():
+            skirm[enemy] = _per_row(ri[enemy], lambda k: forms[k].skirmisher)
         # troops the observer sees over (6.2: monsters over anything, ...)
         types: dict[int, str] = {}
         for r in (*oi.tolist(), *ri.tolist()):
@@ -465,12 +461,12 @@ class Sight:
         if judge.size:
             near = self._point_gaps(ri[judge], oi[judge], thr[judge]) <= thr[judge]
             screen = skirm[judge]
-            if screen.any():
-                gaps = self._gaps
+            if screen.any():  # and within skirmish_screen_m of the troops they screen
                 n_ = judge[screen]
-                to_screened = np.array(
-                    [gaps[k][j] for k, j in zip(ri[n_].tolist(), tj[n_].tolist(), strict=True)]
-                )
+                pairs = list(zip(ri[n_].tolist(), tj[n_].tolist(), strict=True))
+                self._fill_gaps(pairs)  # in one call (kept: the numbers of distance())
+                gaps = self._gaps
+                to_screened = np.array([gaps[k][j] for k, j in pairs])
                 near[screen] &= to_screened <= rules.skirmish_screen_m
             through[judge] = near
         blocks = ~(over | through)
