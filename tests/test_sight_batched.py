@@ -1,0 +1,198 @@
+"""6.2-6.3 sight worked out in batches (issue 15) gives the answers of the plain rule.
+
+The engine asks line of sight thousands of times a bound, so ``los.visible_many`` samples many
+lines at once from flat padded layers, ``Sight`` judges the troops in the way of every line of a
+batch in numpy and the bound's record (``seen_by_side``) looks at each enemy from its nearest
+observers first. None of that may change an answer: each is pinned here against the rule read
+sample by sample, crossing by crossing and pair by pair, on real ground (Teutoburg's woods,
+Minden's hills) and on a real battle's positions.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.battle import Battle, seen_by_side
+from engine.dice import Dice
+from engine.geometry import _axes, segment_hits_pairs, segment_hits_sparse
+from engine.orders import InstantDelivery
+from engine.rulesets import get_ruleset
+from engine.sight import Sight
+from engine.spatial import RectIndex
+from engine.state import BaseStatus
+from scenario_builder.build import build_site
+from scenario_builder.los import EDGE_M, Grid, _unit_steps, visible_many
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_engine import last_stand, scenario  # the engine benchmark's armies
+
+
+def rule_6_2(
+    grid: Grid,
+    level: np.ndarray,
+    blocks: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    eye_a: int = 0,
+    max_samples: int = 4096,
+) -> list[bool]:
+    """6.2 read one line and one sample at a time (docs/rules-interpretations.md, 6.2): ground
+    higher than both ends blocks; woods at or above the higher end block more than 25 m from
+    both ends. The samples are visible_many's: a power-of-two count at most half a cell apart."""
+    out = []
+    for (ax, ay), (bx, by) in zip(a.tolist(), b.tolist(), strict=True):
+        r, c = grid.rowcol(np.array([ax, bx]), np.array([ay, by]))
+        top = max(int(level[r[0], c[0]]) + eye_a, int(level[r[1], c[1]]))
+        dist = float(np.hypot(bx - ax, by - ay))
+        n = min(max(int(np.ceil(dist / (grid.res / 2.0))) + 1, 2), max_samples)
+        n = 1 << int(np.ceil(np.log2(n)))
+        seen = True
+        for t in _unit_steps(n).tolist():
+            rr, cc = grid.rowcol(np.array(ax + (bx - ax) * t), np.array(ay + (by - ay) * t))
+            lv = int(level[rr, cc])
+            along = dist * t
+            away = along > EDGE_M and dist - along > EDGE_M
+            if lv > top or (blocks[rr, cc] and lv >= top and away):
+                seen = False
+                break
+        out.append(seen)
+    return out
+
+
+@pytest.fixture(scope="module")
+def teutoburg():  # real ground with woods (29 % of it blocks sight under 2mm Earth)
+    bf = build_site("teutoburg_kalkriese").battlefield
+    return get_ruleset("2mm-earth").ground(bf)
+
+
+@pytest.fixture(scope="module")
+def minden_battle():
+    """A 2 x 30 battle on Minden's hills (the engine benchmark's armies), 8 bounds in."""
+    bf = build_site("minden").battlefield
+    sc = last_stand(scenario(bf, 30))
+    battle = Battle(bf, sc, Dice(1), delivery=InstantDelivery())
+    for _ in range(8):
+        battle.step()
+    return battle
+
+
+def _points(bf, n: int, rng: np.random.Generator) -> np.ndarray:
+    minx, miny, maxx, maxy = bf.bounds
+    return np.column_stack([rng.uniform(minx, maxx, n), rng.uniform(miny, maxy, n)])
+
+
+def test_6_2_batched_lines_match_the_rule_sample_by_sample_in_woods(teutoburg) -> None:
+    bf, rng = teutoburg, np.random.default_rng(62)
+    a = _points(bf, 300, rng)
+    # long lines, short ones (inside the 25 m of the ends), and lines of no length
+    b = np.concatenate([_points(bf, 200, rng), a[200:290] + rng.normal(0, 30, (90, 2)), a[290:]])
+    b = np.clip(b, [bf.bounds[0] + 1, bf.bounds[1] + 1], [bf.bounds[2] - 1, bf.bounds[3] - 1])
+    level, blocks = bf.layer("level"), bf.layer("blocks_sight")
+    want = rule_6_2(bf._grid, level, blocks, a, b)
+    assert 0 < sum(want) < len(want), "the sample holds both answers"
+    assert bf.line_of_sight_many(a, b).tolist() == want
+    # the same answers one line at a time and in batches of any size
+    assert [bf.line_of_sight(tuple(p), tuple(q)) for p, q in zip(a[:40], b[:40])] == want[:40]
+    assert visible_many(bf._grid, level, blocks, a[::7], b[::7]).tolist() == want[::7]
+    eye: np.ndarray = np.asarray(rng.integers(0, 2, size=a.shape[0]))
+    raised = visible_many(bf._grid, level, blocks, a, b, eye_a=eye)
+    assert raised.tolist() == [
+        rule_6_2(bf._grid, level, blocks, a[k : k + 1], b[k : k + 1], int(e))[0]
+        for k, e in enumerate(eye.tolist())
+    ]
+
+
+def test_6_2_lines_with_an_end_off_the_grid_are_clipped_onto_it(teutoburg) -> None:
+    # visible_many (not the Battlefield, which refuses) clips samples off the grid onto its edge
+    bf, rng = teutoburg, np.random.default_rng(7)
+    minx, _, maxx, maxy = bf.bounds
+    a = _points(bf, 60, rng)
+    b = np.column_stack([rng.uniform(minx - 400, maxx + 400, 60), np.full(60, maxy + 30.0)])
+    level, blocks = bf.layer("level"), bf.layer("blocks_sight")
+    got = visible_many(bf._grid, level, blocks, a, b).tolist()
+    assert got == rule_6_2(bf._grid, level, blocks, a, b)
+
+
+def test_codes_on_map_read_the_point_queries_and_minus_one_off_the_map(teutoburg) -> None:
+    bf, rng = teutoburg, np.random.default_rng(3)
+    minx, miny, maxx, maxy = bf.bounds
+    x = rng.uniform(minx - 200, maxx + 200, 400)
+    y = rng.uniform(miny - 200, maxy + 200, 400)
+    x[:40] = rng.choice([minx, np.nextafter(maxx, minx), maxx], 40)  # the edges, both sides
+    y[40:80] = rng.choice([np.nextafter(miny, maxy), miny, maxy], 40)
+    for layer, query in (("move", bf.category_at), ("cover", bf.cover_at), ("level", bf.level_at)):
+        values, inside = bf.codes_on_map(layer, x, y)
+        assert inside.tolist() == bf.contains(x, y).tolist()
+        assert (values[~inside] == -1).all()
+        assert values[inside].tolist() == [int(query(p, q)) for p, q in zip(x[inside], y[inside])]
+
+
+def test_6_2_troops_in_the_way_judged_in_arrays_as_one_by_one(minden_battle) -> None:
+    look = minden_battle.sight.fresh_copy()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    want = [look._troops_clear(i, j) for i, j in zip(ia.tolist(), ja.tolist(), strict=True)]
+    assert 0 < sum(want) < len(want)
+    assert look._clear_of_troops(ia, ja).tolist() == want  # one batch (the tree)
+    few = [look._clear_of_troops(ia[k : k + 3], ja[k : k + 3]) for k in range(0, ia.size, 3)]
+    assert np.concatenate(few).tolist() == want  # batches of three (boxes in numpy)
+
+
+def test_6_2_each_sides_record_is_every_enemy_some_formation_sees(minden_battle) -> None:
+    state, sight = minden_battle.state, minden_battle.sight
+    record = seen_by_side(state, sight)
+    plain = Sight(
+        sight.bf, state, rules=sight.rules, weather=sight.weather, time=sight.time, locality=None
+    )
+    for side in state.sides:
+        own = [f.id for f in state.active(side)]
+        enemy = [g.id for g in state.active() if g.side != side]
+        want = sorted(g for g in enemy if any(plain.sees(f, g) for f in own))
+        assert record[side] == want
+    assert 0 < len(record["red"]) < len(state.active("blue")) + 1
+
+
+def test_the_record_reuses_answers_only_of_the_state_as_it_is(minden_battle) -> None:
+    state, sight = minden_battle.state, minden_battle.sight
+    f = state.active()[0]
+    sight._version = -1  # as a change of light does (engine.light): worked out afresh
+    sight.visible(f.id, [g.id for g in state.active() if g.side != f.side])
+    assert sight.current()
+    assert sight.fresh_copy()._cache.keys() >= sight._cache.keys()
+    # a base lost without a move (state.version unchanged) changes the table
+    victim = next(b for b in f.bases if b.alive)
+    old = victim.status
+    victim.status = BaseStatus.DEAD
+    try:
+        assert not sight.current()
+        assert not sight.fresh_copy()._cache
+    finally:
+        victim.status = old
+
+
+def test_crossing_few_finds_every_rectangle_a_line_crosses() -> None:
+    rng = np.random.default_rng(15)
+    arr = np.column_stack(
+        [
+            rng.uniform(0, 2000, 150),
+            rng.uniform(0, 2000, 150),
+            rng.uniform(10, 80, 150),
+            rng.uniform(10, 40, 150),
+            rng.choice([0.0, 90.0, 33.0, 180.0, 271.5], 150),
+        ]
+    )
+    ps, qs = rng.uniform(0, 2000, (40, 2)), rng.uniform(0, 2000, (40, 2))
+    qs[:5] = ps[:5]  # points
+    qs[5:10, 0] = ps[5:10, 0]  # north-south lines
+    index = RectIndex(arr)
+    hits = segment_hits_pairs(ps, qs, arr)
+    for si, ri in (index.crossing_few(ps, qs), index.crossing(ps, qs)):
+        found = np.zeros_like(hits)
+        found[si, ri] = segment_hits_sparse(ps, qs, arr, si, ri, _axes(arr[:, 4]))
+        assert (found == hits).all()
+    assert hits.any()
