@@ -412,7 +412,7 @@ class Sight:
         if n_pairs * index.n <= _FEW_CROSSINGS:
             si, ri = index.crossing_few(ps, qs)
         else:
-            si, ri = index.crossing(ps, qs)
+            si, ri = index.crossing_unordered(ps, qs)  # the order of crossings is not needed
         # anything on a lower level than the higher end is seen over: such troops never block,
         # so they need no slab test
         lv = self.levels

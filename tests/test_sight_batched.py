@@ -175,7 +175,7 @@ def test_the_record_reuses_answers_only_of_the_state_as_it_is(minden_battle) -> 
         victim.status = old
 
 
-def test_crossing_few_finds_every_rectangle_a_line_crosses() -> None:
+def test_crossing_few_and_unordered_find_every_rectangle_a_line_crosses() -> None:
     rng = np.random.default_rng(15)
     arr = np.column_stack(
         [
@@ -191,7 +191,11 @@ def test_crossing_few_finds_every_rectangle_a_line_crosses() -> None:
     qs[5:10, 0] = ps[5:10, 0]  # north-south lines
     index = RectIndex(arr)
     hits = segment_hits_pairs(ps, qs, arr)
-    for si, ri in (index.crossing_few(ps, qs), index.crossing(ps, qs)):
+    for si, ri in (
+        index.crossing_few(ps, qs),
+        index.crossing_unordered(ps, qs),
+        index.crossing(ps, qs),
+    ):
         found = np.zeros_like(hits)
         found[si, ri] = segment_hits_sparse(ps, qs, arr, si, ri, _axes(arr[:, 4]))
         assert (found == hits).all()
