@@ -465,6 +465,8 @@ def segment_hits_sparse(
     if si.shape[0] == 0:
         return np.zeros(0, dtype=bool)
     fx, fy, rx, ry = _axes(others[:, 4]) if axes is None else axes
+    if si.shape[0] <= _FEW_SLABS:
+        return np.array(_segment_hits_few(ps, qs, others, si, ri, (fx, fy, rx, ry)), dtype=bool)
     # both axes of every pair as rows of (2, m) arrays: one numpy call per step instead of two
     # (the engine asks for a few lines at a time), each element the same arithmetic
     ux = np.stack([rx[ri], fx[ri]])
@@ -485,6 +487,47 @@ def segment_hits_sparse(
     t0 = np.maximum(np.maximum(0.0, lo[0]), lo[1])
     t1 = np.minimum(np.minimum(1.0, hi[0]), hi[1])
     return ok & (t0 <= t1)
+
+
+#: up to this many (segment, rectangle) pairs :func:`segment_hits_sparse` works in plain floats:
+#: below it its ~30 numpy calls cost more than the sums (sight asks a line or two at a time)
+_FEW_SLABS = 12
+
+
+def _segment_hits_few(
+    ps: np.ndarray,
+    qs: np.ndarray,
+    others: np.ndarray,
+    si: np.ndarray,
+    ri: np.ndarray,
+    axes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> list[bool]:
+    """``segment_hits_sparse(...).tolist()`` in plain float arithmetic for a few pairs: the
+    same IEEE operations in the same order, element by element (numpy's ``+ - * / abs``,
+    ``minimum`` and ``maximum`` of numbers round exactly as Python's), so the same booleans."""
+    fx, fy, rx, ry = axes
+    out = []
+    for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
+        pxs, pys = float(ps[s_, 0]), float(ps[s_, 1])
+        ox, oy, hw, hd = (float(v) for v in others[r_, :4])
+        px, py = pxs - ox, pys - oy
+        dx, dy = float(qs[s_, 0]) - pxs, float(qs[s_, 1]) - pys
+        ok, t0, t1 = True, 0.0, 1.0
+        for ux, uy, h in (
+            (float(rx[r_]), float(ry[r_]), hw),
+            (float(fx[r_]), float(fy[r_]), hd),
+        ):
+            s = px * ux + py * uy
+            v = dx * ux + dy * uy
+            if abs(v) < 1e-12:  # parallel to this pair of sides
+                ok = ok and not abs(s) > h
+                continue
+            ta = (-h - s) / v
+            tb = (h - s) / v
+            t0 = max(t0, min(ta, tb))
+            t1 = min(t1, max(ta, tb))
+        out.append(ok and t0 <= t1)
+    return out
 
 
 def point_distance(o: OBB, x: float, y: float) -> float:

@@ -200,3 +200,26 @@ def test_crossing_few_and_unordered_find_every_rectangle_a_line_crosses() -> Non
         found[si, ri] = segment_hits_sparse(ps, qs, arr, si, ri, _axes(arr[:, 4]))
         assert (found == hits).all()
     assert hits.any()
+
+
+def test_a_few_crossings_in_plain_floats_are_the_slab_tests_own() -> None:
+    # segment_hits_sparse works out a few (line, rectangle) pairs in Python floats: the same
+    # booleans as the one slab test (segment_hits_pairs), touching and parallel cases included
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n, k = int(rng.integers(1, 12)), int(rng.integers(1, 6))
+        arr = np.column_stack(
+            [
+                np.round(rng.uniform(0, 300, (n, 2))),
+                np.round(rng.uniform(5, 60, (n, 2))),
+                rng.choice([0.0, 90.0, 180.0, 45.0, 301.7], n),
+            ]
+        )
+        ps = np.round(rng.uniform(0, 300, (k, 2)))
+        qs = np.round(rng.uniform(0, 300, (k, 2)))
+        qs[0, 0] = ps[0, 0]  # one line north-south: parallel to the unturned sides
+        si, ri = np.repeat(np.arange(k), n), np.tile(np.arange(n), k)
+        want = segment_hits_pairs(ps, qs, arr)[si, ri]
+        for m in range(0, si.size, 5):  # five at a time: the plain-float path
+            got = segment_hits_sparse(ps, qs, arr, si[m : m + 5], ri[m : m + 5])
+            assert got.tolist() == want[m : m + 5].tolist()
