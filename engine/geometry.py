@@ -505,18 +505,15 @@ def _segment_hits_few(
     """``segment_hits_sparse(...).tolist()`` in plain float arithmetic for a few pairs: the
     same IEEE operations in the same order, element by element (numpy's ``+ - * / abs``,
     ``minimum`` and ``maximum`` of numbers round exactly as Python's), so the same booleans."""
-    fx, fy, rx, ry = axes
+    fx, fy, rx, ry = (v[ri].tolist() for v in axes)
+    p_, q_ = ps[si].tolist(), qs[si].tolist()
     out = []
-    for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
-        pxs, pys = float(ps[s_, 0]), float(ps[s_, 1])
-        ox, oy, hw, hd = (float(v) for v in others[r_, :4])
+    for n, (ox, oy, hw, hd, _f) in enumerate(others[ri].tolist()):
+        (pxs, pys), (qxs, qys) = p_[n], q_[n]
         px, py = pxs - ox, pys - oy
-        dx, dy = float(qs[s_, 0]) - pxs, float(qs[s_, 1]) - pys
+        dx, dy = qxs - pxs, qys - pys
         ok, t0, t1 = True, 0.0, 1.0
-        for ux, uy, h in (
-            (float(rx[r_]), float(ry[r_]), hw),
-            (float(fx[r_]), float(fy[r_]), hd),
-        ):
+        for ux, uy, h in ((rx[n], ry[n], hw), (fx[n], fy[n], hd)):
             s = px * ux + py * uy
             v = dx * ux + dy * uy
             if abs(v) < 1e-12:  # parallel to this pair of sides

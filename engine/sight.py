@@ -53,6 +53,9 @@ _GROW = 2
 _FEW_CROSSINGS = 32768
 #: from this many candidate crossings the boxes a line passes by are culled before the slab test
 _CULL_LINES_FROM = 48
+#: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
+#: from it in arrays
+_FEW_JUDGED = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +437,13 @@ class Sight:
         si, ri = si[hit], ri[hit]
         clear = np.ones(n_pairs, dtype=bool)
         if not si.size:
+            return clear
+        if si.size <= _FEW_JUDGED:  # a few crossings: _troops_clear itself, line by line
+            crossed: dict[int, list[int]] = {}
+            for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
+                crossed.setdefault(s_, []).append(r_)
+            for s_, ks in crossed.items():
+                clear[s_] = self._troops_clear(int(ia[s_]), int(ja[s_]), ks)
             return clear
         forms = self.forms
         side = self._side_codes()
