@@ -77,7 +77,7 @@ def warm(
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
-    fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1)
+    fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1, snapshots=False)
 
 
 def replay_many(
@@ -117,7 +117,9 @@ def replay(
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     start = time.perf_counter()
-    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset)
+    # no per-bound snapshots: a replay keeps only the result, which is the same without them
+    # (tests/test_montecarlo_replay.py), and they were ~15 % of a Flodden replay
+    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset, snapshots=False)
     result = dict(log.result or {})
     result["seed"] = seed
     result["seconds"] = time.perf_counter() - start
