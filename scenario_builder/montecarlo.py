@@ -339,6 +339,10 @@ def run_replays(
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
+    # absolute: a worker of a --scheduler cluster runs in its own directory (or machine)
+    if Path(scenario_path).exists():  # a file, not a shipped scenario's id
+        scenario_path = Path(scenario_path).resolve()
+    battlefield_dir = Path(battlefield_dir).resolve()
     cluster: Any = None
     client: Any = None
     with _workers_ignore_sigint(), contextlib.ExitStack() as stack:
