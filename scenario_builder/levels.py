@@ -402,8 +402,13 @@ def contour_set(levels: np.ndarray, transform: Affine) -> ContourSet:
             continue
         r0, r1 = int(run[crossed, 0].min()), int(run[crossed, 1].max()) + 2
         c0, c1 = int(run[crossed, 2].min()), int(run[crossed, 3].max()) + 2
+        # the box's own columns and rows as x and y: contourpy interpolates between the very
+        # coordinates it would use over the whole grid (the same floating-point sums)
         gen = contourpy.contour_generator(
-            z=z[r0:r1, c0:c1], line_type=contourpy.LineType.ChunkCombinedOffset
+            x=np.arange(c0, c1, dtype=np.float64),
+            y=np.arange(r0, r1, dtype=np.float64),
+            z=z[r0:r1, c0:c1],
+            line_type=contourpy.LineType.ChunkCombinedOffset,
         )
         ks = range(lo + 1 + i, lo + 1 + j)
         # ChunkCombinedOffset: (points, offsets) per threshold; contourpy's stubs type the union
@@ -416,7 +421,7 @@ def contour_set(levels: np.ndarray, transform: Affine) -> ContourSet:
             keep = lengths >= 2  # a one-point line is no line
             if not keep.all():
                 p, lengths = p[np.repeat(keep, lengths)], lengths[keep]
-            pts.append(p + np.array([c0, r0]))  # the grid's columns and rows (exact: integers)
+            pts.append(p)
             lens.append(lengths)
             lvls.append(np.full(len(lengths), k, dtype=np.int32))
     if not pts:
