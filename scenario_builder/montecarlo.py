@@ -74,10 +74,17 @@ def warm(
     of the ground, the messengers' routing graph, imports): one bound of a battle, thrown away.
     The caches are per process (``_load``; the ground view and the graph are cached by
     battlefield), so the replays that follow start at once."""
+    from engine.rulesets import get_ruleset
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1, snapshots=False)
+    # bound 1 is the briefing (9.1: orders arrive at once), so no messenger has built the
+    # routing graph yet: build it here, on the ground view and delivery a replay will use
+    rs = get_ruleset(ruleset or scenario.ruleset)
+    prepare = getattr(rs.delivery(rs.ground(bf), scenario), "prepare", None)
+    if callable(prepare):  # a delivery with something to build (2mm Earth's messengers)
+        prepare()
 
 
 def replay_many(

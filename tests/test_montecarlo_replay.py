@@ -91,3 +91,18 @@ def test_no_snapshots_same_result_and_events(
         assert all(b.snapshot == {} for b in bare.bounds)
         assert all("seen" in b.snapshot and b.snapshot["bases"] for b in recorded.bounds)
         assert bare.header == recorded.header
+
+
+def test_worker_preload_builds_the_routing_graph(flodden_dir: Path) -> None:
+    """The worker preload (montecarlo.warm) leaves the messengers' routing graph (9.1) built
+    for the ground a replay reads, although its one bound (the briefing) sends no messenger."""
+    from engine.rulesets import get_ruleset
+    from scenario_builder import montecarlo as mc
+    from scenario_builder.routing import graph as routing
+
+    path = str(Path("data/scenarios/flodden_1513.yaml").resolve())
+    mc._load.cache_clear()  # a battlefield loaded afresh: no graph from an earlier test
+    mc.warm(path, str(flodden_dir))
+    sc, bf = mc._load(path, str(flodden_dir), ())  # the key warm() and replay() use
+    ground = get_ruleset(sc.ruleset).ground(bf)
+    assert routing._memory_cache.get(ground), "no routing graph built for the replays' ground"

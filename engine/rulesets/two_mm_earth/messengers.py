@@ -166,6 +166,11 @@ class MessengerDelivery:
         return cls(battlefield, MESSENGER_RATE_M[scenario.age])
 
     # -- the routing graph (one per battlefield, cached by identity in routing) ------------
+    def prepare(self) -> None:
+        """Build the routing graph now rather than for the first messenger: a Monte Carlo
+        worker's preload (``scenario_builder.montecarlo.warm``), whose one bound sends none."""
+        self._graph()
+
     def _graph(self) -> RouteGraph:
         if self.graph is None:
             self.graph = RouteGraph.from_battlefield(self.battlefield, triple=self.triple)
