@@ -449,9 +449,6 @@ class Sight:
         side = self._side_codes()
         oi, tj = ia[si], ja[si]
         enemy = side[ri] != side[oi]
-        skirm = enemy.copy()  # enemy skirmishers in the way: perhaps a screen
-        if enemy.any():
-            skirm[enemy] = _per_row(ri[enemy], lambda k: forms[k].skirmisher)
         # troops the observer sees over (6.2: monsters over anything, ...)
         types: dict[int, str] = {}
         for r in (*oi.tolist(), *ri.tolist()):
@@ -462,6 +459,9 @@ class Sight:
             [sees_over(types[o], types[k]) for o, k in zip(oi.tolist(), ri.tolist(), strict=True)],
             dtype=bool,
         )
+        skirm = enemy & ~over  # enemy skirmishers in the way, not seen over: perhaps a screen
+        if skirm.any():
+            skirm[skirm] = _per_row(ri[skirm], lambda k: forms[k].skirmisher)
         # friends within see_through of the observer, enemy screens within skirmish_screen_m
         # of it and of the troops they screen: seen through
         rules = self.rules
