@@ -369,18 +369,19 @@ class Sight:
 
     def _limits(self, ia: np.ndarray) -> np.ndarray | None:
         """6.3: each observer's sight limit (inf: none), or None when no observer has one."""
-        forms, fn = self.forms, self._limit_fn
-        by_local: dict[bool, float | None] = {}
-        rows = dict.fromkeys(ia.tolist())
-        for i in rows:
-            local = self.local(forms[i])
-            if local not in by_local:
-                by_local[local] = fn(self.weather, self.time, local)
-            rows[i] = by_local[local]
-        if all(v is None for v in by_local.values()):
+        fn, weather, time = self._limit_fn, self.weather, self.time
+        by_local = {True: fn(weather, time, True), False: fn(weather, time, False)}
+        if by_local[True] == by_local[False]:  # who knows the ground does not matter now
+            same = by_local[True]
+            return None if same is None else np.full(ia.size, same, dtype=float)
+        forms, inf = self.forms, float("inf")
+        limit = {}
+        for i in dict.fromkeys(ia.tolist()):
+            v = by_local[self.local(forms[i])]
+            limit[i] = inf if v is None else v
+        if all(v == inf for v in limit.values()):
             return None
-        inf = float("inf")
-        return np.array([inf if (v := rows[i]) is None else v for i in ia.tolist()])
+        return np.array([limit[i] for i in ia.tolist()], dtype=float)
 
     def _beyond(self, ia: np.ndarray, ja: np.ndarray, limit: np.ndarray) -> np.ndarray:
         """Whether the gap between each pair of rectangles is more than ``limit`` (the gaps of
