@@ -51,6 +51,9 @@ _GROW = 2
 #: up to this many (line, formation) pairs the boxes are compared in numpy, not in the tree
 #: (measured on 2 x 60: the numpy test is 2-3x faster up to 200 lines x 120 formations)
 _FEW_CROSSINGS = 32768
+#: from this many formations the hearing table's candidates come from the tree (measured: 480
+#: formations 3.6 ms against 11.5 ms for the matrix of box bounds; 120: 0.35 against 0.28 ms)
+_HEAR_TREE_FROM = 200
 #: from this many candidate crossings the boxes a line passes by are culled before the slab test
 _CULL_LINES_FROM = 48
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
@@ -624,8 +627,11 @@ class Sight:
             return None
         from engine.geometry import corners, distance_pairs
 
-        lb = self.spatial.lower_bound_matrix()
-        ii, jj = np.nonzero(lb <= self.rules.hearing_m)
+        index = self.spatial
+        if index.n > _HEAR_TREE_FROM:  # the tree's pairs within earshot, not all N^2 bounds
+            ii, jj = index.within_many(np.arange(index.n), self.rules.hearing_m)
+        else:
+            ii, jj = np.nonzero(index.lower_bound_matrix() <= self.rules.hearing_m)
         ca = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
         gg = distance_pairs(self.arr[ii], self.arr[jj], ca[ii]) if ii.size else np.zeros(0)
         out: dict[int, tuple[list[int], list[float]]] = {}

@@ -223,3 +223,21 @@ def test_a_few_crossings_in_plain_floats_are_the_slab_tests_own() -> None:
         for m in range(0, si.size, 5):  # five at a time: the plain-float path
             got = segment_hits_sparse(ps, qs, arr, si[m : m + 5], ri[m : m + 5])
             assert got.tolist() == want[m : m + 5].tolist()
+
+
+def test_hearing_candidates_from_the_tree_as_from_the_box_bounds(
+    minden_battle: Battle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 6.2 hearing: the one closest moving or fighting formation within 75 m; a big army's
+    # candidates within earshot come from the spatial tree, a small one's from box bounds
+    import engine.sight as sight_module
+
+    ids = [f.id for f in minden_battle.state.active()]
+    bounds = minden_battle.sight.fresh_copy()
+    want = [bounds.heard(i) for i in ids]
+    monkeypatch.setattr(sight_module, "_HEAR_TREE_FROM", 0)
+    tree = minden_battle.sight.fresh_copy()
+    assert [tree.heard(i) for i in ids] == want
+    assert tree._hear_near is not None and bounds._hear_near is not None
+    assert tree._hear_near.keys() == bounds._hear_near.keys()
+    assert any(h is not None for h in want)
