@@ -25,11 +25,13 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy import ndimage
 
 from engine.geometry import (
     CONTACT_M,
@@ -47,6 +49,7 @@ from engine.geometry import (
 )
 from engine.spatial import RectIndex
 from engine.state import BaseStatus, BattleState, Formation, Morale
+from scenario_builder.battlefield import Battlefield
 
 if TYPE_CHECKING:
     from engine.terrain import Ground
@@ -150,16 +153,8 @@ _COLUMNS: dict[tuple[float, float, float], np.ndarray] = {}
 
 def _middle_local(f: Formation) -> tuple[np.ndarray, np.ndarray]:
     """The middle column's sample points in the formation's frame: (across, along) (n,)."""
-    o = f.obb()
-    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
-    n = max(2, int(2 * o.hd / 5.0) + 1)
-    key = (cl, o.hd, float(n))
-    ls = _COLUMNS.get(key)
-    if ls is None:  # linspace is slow for what it does, and the same columns recur all battle
-        if len(_COLUMNS) > 50_000:
-            _COLUMNS.clear()
-        ls = _COLUMNS[key] = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
-    return np.full(n, ca), ls
+    ca, ls = _middle_frame(f)
+    return np.full(ls.shape[0], ca), ls
 
 
 def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
@@ -179,38 +174,185 @@ def footprint_classes(
     )
 
 
-def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+#: the lattice offsets as a (2, 1, 9) block: row 0 across, row 1 along
+_LAT = np.array([_LAT_A, _LAT_L])[:, None, :]
+_LAT_A_MAX = float(np.abs(_LAT_A).max())
+_LAT_L_MAX = float(np.abs(_LAT_L).max())
+
+class Frame:
+    """A footprint's sample points in the formation's frame, for placing at many poses: what
+    :func:`_lattice_local` and :func:`_middle_local` give (the same float operations, in plain
+    floats for the few bases). The points are written into one array only when a pose asks
+    for them: most poses are known to be all open ground from ``reach`` alone."""
+
+    __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
+
+    def __init__(self, f: Formation) -> None:
+        fx, fy = forward(f.facing)
+        rx, ry = right(f.facing)
+        cx, cy = f.cx, f.cy
+        ba: list[float] = []
+        bl: list[float] = []
+        far = 0.0
+        for b in f.bases:
+            if b.status is not BaseStatus.DEAD:
+                dx = b.x - cx
+                dy = b.y - cy
+                a = dx * rx + dy * ry
+                l_ = dx * fx + dy * fy
+                ba.append(a)
+                bl.append(l_)
+                far = max(far, math.hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX))
+        o = f.obb()
+        ca, cl = local(OBB(cx, cy, 0, 0, f.facing), o.cx, o.cy)
+        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
+        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
+        self._ba, self._bl, self._ca = ba, bl, ca
+        self._col = (cl, o.hd)
+        self._pts: np.ndarray | None = None
+        #: how many of the points belong to the lattice
+        self.nb = 9 * len(ba)
+        #: no point is further than this from the formation's centre (metres, rounded up)
+        self.reach = far * (1.0 + 1e-9) + 1e-6
+
+    @property
+    def pts(self) -> np.ndarray:
+        """(2, N): across then along; the lattice of every living base (9 a base, base by
+        base), then the middle column."""
+        if self._pts is None:
+            nb = self.nb
+            ls = _column(*self._col)
+            out = np.empty((2, nb + ls.shape[0]))
+            out[:, :nb] = (np.array([self._ba, self._bl]).reshape(2, -1, 1) + _LAT).reshape(2, -1)
+            out[0, nb:] = self._ca
+            out[1, nb:] = ls
+            self._pts = out
+        return self._pts
+
+
+def _footprint_local(f: Formation) -> Frame:
     """The footprint's sample points in the formation's frame (lattice, then middle column)
     and how many belong to the lattice: the same until the formation moves or loses a base."""
-    la, ll = _lattice_local(f)
-    ma, ml = _middle_local(f)
-    return (np.concatenate([la, ma]), np.concatenate([ll, ml])), la.shape[0]
+    return Frame(f)
+
+
+def _column(cl: float, hd: float) -> np.ndarray:
+    """The along values of a middle column centred ``cl`` along, ``hd`` half deep."""
+    n = max(2, int(2 * hd / 5.0) + 1)
+    key = (cl, hd, float(n))
+    ls = _COLUMNS.get(key)
+    if ls is None:  # linspace is slow for what it does, and the same columns recur all battle
+        if len(_COLUMNS) > 50_000:
+            _COLUMNS.clear()
+        ls = _COLUMNS[key] = np.linspace(cl - hd + 2.5, cl + hd - 2.5, n)
+    return ls
+
+
+def _middle_frame(f: Formation) -> tuple[float, np.ndarray]:
+    """:func:`_middle_local` as (across, the along values)."""
+    o = f.obb()
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    return ca, _column(cl, o.hd)
+
+
+def _place_frame(loc: np.ndarray, cx: float, cy: float, th: float) -> np.ndarray:
+    """:func:`_place` of frame points (2, N): world x and y as rows (2, N), the same float
+    operations ``(cx + a * rx) + l * fx`` on both rows at once."""
+    r = math.radians(th)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    k = np.array([[cx, rx, fx], [cy, -fx, fy]])
+    return (k[:, :1] + loc[0] * k[:, 1:2]) + loc[1] * k[:, 2:]
+
+
+def _codes(bf: Ground, layer: str, pts: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``bf.codes_on_map(layer, x, y)`` of points (2, N) and whether all are on the map.
+
+    On a :class:`~scenario_builder.battlefield.Battlefield`, points whose cells are all at
+    least one cell in from the edge are read by one gather: the row and column of
+    ``Grid.rowcol`` (``(y0 - y) / res`` is ``(y - y0) / -res`` exactly; ``astype`` truncates
+    as ``floor`` does from 1 up), no clipping needed, and every such point is on the map.
+    Points near or past the edge, and other grounds, go through ``codes_on_map`` itself, so
+    the values are equal everywhere."""
+    if pts.shape[1] and type(bf).codes_on_map is Battlefield.codes_on_map:
+        t = bf.transform
+        res = bf.res
+        h, w = bf.shape
+        g = np.array([[t.c, res, w - 1], [t.f, -res, h - 1]])
+        q = (pts - g[:, :1]) / g[:, 1:2]
+        if q.min() >= 1.0 and (q < g[:, 2:]).all():
+            q = q.astype(np.intp)
+            return bf.layer(layer)[q[1], q[0]], True
+    values, inside = bf.codes_on_map(layer, pts[0], pts[1])
+    return values, bool(inside.all())
+
+
+#: battlefield -> {layer: each cell's chessboard distance (cells, at most 255) to the nearest
+#: cell that is not class 0 or lies on the map's outermost ring}: the layers are read-only, so
+#: worked out once; weak, so it goes with the battlefield
+_CLEAR: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _all_clear(bf: Ground, layer: str, cx: float, cy: float, reach: float) -> bool:
+    """Whether every point within ``reach`` metres of (cx, cy) is on the map, at least one
+    cell in from its edge (so :func:`_codes` reads it by the gather), and in class 0 of
+    ``layer``: then a footprint there is all open ground without sampling it. A margin of
+    two cells covers the rounding of the points and of the floor."""
+    if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
+        return False
+    t = bf.transform
+    res = bf.res
+    h, w = bf.shape
+    col = math.floor((cx - t.c) / res)
+    row = math.floor((t.f - cy) / res)
+    if not (0 <= row < h and 0 <= col < w):
+        return False
+    k = int(reach / res) + 2
+    if k >= 255:
+        return False
+    per = _CLEAR.get(bf)
+    if per is None:
+        per = _CLEAR[bf] = {}
+    dist = per.get(layer)
+    if dist is None:
+        clear = bf.layer(layer) == 0
+        clear[[0, -1], :] = False
+        clear[:, [0, -1]] = False
+        dist = per[layer] = np.minimum(
+            ndimage.distance_transform_cdt(clear, metric="chessboard"), 255
+        ).astype(np.uint8)
+    return int(dist[row, col]) > k
 
 
 def _footprint_at(
     bf: Ground,
-    frame: tuple[tuple[np.ndarray, np.ndarray], int],
+    frame: Frame,
     layer: str,
     pose: tuple[float, float, float],
 ) -> tuple[list[int], bool]:
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
-    loc, nb = frame
-    x, y = _place(loc, *pose)
-    values, inside = bf.codes_on_map("move" if layer == "move" else "cover", x, y)
-    off = not bool(inside.all())
+    name = "move" if layer == "move" else "cover"
+    if _all_clear(bf, name, pose[0], pose[1], frame.reach):
+        return [], False  # all open ground, on the map: what sampling would find
+    nb = frame.nb
+    values, on = _codes(bf, name, _place_frame(frame.pts, *pose))
+    if on and not values.any():
+        return [], False  # all open ground (class 0), the commonest footprint
     body, middle = values[:nb], values[nb:]
     classes: list[int] = []
-    on = body[body >= 0]
-    if on.size:
-        counts = np.bincount(on)
-        for u in counts.nonzero()[0].tolist():
-            if u != 0 and int(counts[u]) / nb >= 0.5:
-                classes.append(int(u))
-    if middle.size and (middle >= 0).all():
+    inside = body if on else body[body >= 0]
+    if inside.size:
+        counts = np.bincount(inside).tolist()
+        for u, c in enumerate(counts):
+            if u != 0 and c and c / nb >= 0.5:
+                classes.append(u)
+    if middle.size and (on or (middle >= 0).all()):
         u = int(middle[0])
         if u != 0 and (middle == u).all() and u not in classes:
             classes.append(u)
-    return sorted(classes), off
+    return sorted(classes), not on
 
 
 #: a class no troops may enter (8.3: cavalry onto walls, ground troops up a wall without ladders)
@@ -350,16 +492,27 @@ def retreat_bearing(
     if enemy_centre is None:
         return home % 360.0
     away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    enemy_bearings = [bearing(centre[0], centre[1], x, y) for x, y in enemy_bases]
     best, best_key = away, (angle_diff(away, home), 0.0)
+    cands: list[tuple[float, float]] = []  # (candidate, k) in the order they are weighed
     k = step
     while k <= 45.0 + 1e-9:
-        for cand in ((away + k) % 360.0, (away - k) % 360.0):
-            if all(angle_diff(cand, eb) >= 45.0 for eb in enemy_bearings):
-                key = (angle_diff(cand, home), k)
-                if key < best_key:
-                    best, best_key = cand, key
+        cands.append(((away + k) % 360.0, k))
+        cands.append(((away - k) % 360.0, k))
         k += step
+    if not cands:
+        return round(best, 6) % 360.0
+    # every candidate against every enemy base at once: angle_diff's operations elementwise
+    # (abs, % 360 and 360 - d round exactly as Python's floats do)
+    ok = [True] * len(cands)
+    if enemy_bases:
+        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
+        d = np.abs(np.array([c for c, _ in cands])[:, None] - eb) % 360.0
+        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1).tolist()
+    for (cand, k), fine in zip(cands, ok, strict=True):
+        if fine:
+            key = (angle_diff(cand, home), k)
+            if key < best_key:
+                best, best_key = cand, key
     return round(best, 6) % 360.0
 
 
@@ -509,11 +662,10 @@ def execute_move(
     ``table``: ``(state.active(), their rectangles as an (N, 5) array)`` when the caller keeps
     them up to date (the move phase does), so the sweep need not gather them again.
     """
-    lat: tuple[np.ndarray, np.ndarray] | None = None
+    frame: Frame | None = None
     if classes_fn is None:
         # f stays put until the end of this function: its footprint's frame points once
         frame = _footprint_local(f)
-        lat = (frame[0][0][: frame[1]], frame[0][1][: frame[1]])  # the lattice part
 
         def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
             if form is not f:
@@ -581,7 +733,7 @@ def execute_move(
             allowance,
             may_leave,
             allow,
-            lat,
+            frame,
             rules,
         )
         halted = why
@@ -680,38 +832,48 @@ def _check_path(
     allowance: float,
     may_leave: bool,
     allow: Any = None,
-    loc: tuple[np.ndarray, np.ndarray] | None = None,
+    frame: Frame | None = None,
     rules: MoveRules | None = None,
 ) -> tuple[float, float, float, float, float, str | None]:
     """Shorten a move that crosses impassable or slower terrain between its two ends.
     ``allow``: ``allowance_for`` of ``f`` as a function of the classes alone, if the caller
-    remembers its answers; ``loc``: ``_lattice_local(f)`` if the caller has it."""
-    if loc is None:
-        loc = _lattice_local(f)  # f stays put here: its frame points once
+    remembers its answers; ``frame``: ``_footprint_local(f)`` if the caller has it."""
+    if frame is None:
+        frame = _footprint_local(f)  # f stays put here: its frame points once
+    reach = frame.reach
     assert allow is not None and rules is not None, "the caller's allowance and rules"
     for _ in range(3):
         n = math.ceil(d / PATH_STEP_M)
         ts = [k / n for k in range(1, n)]
         if not ts:
             return dx, dy, dth, d, allowance, None
+        # every step's points lie within reach of its centre, and the centres on the line to
+        # the end: all within reach + half the line of its middle
+        mid_x, mid_y = f.cx + dx / 2.0, f.cy + dy / 2.0
+        if _all_clear(bf, "move", mid_x, mid_y, reach + math.hypot(dx, dy) / 2.0):
+            return dx, dy, dth, d, allowance, None  # all plain: nothing to check
+        loc = frame.pts[:, : frame.nb]  # the lattice
         if dth == 0:
-            # one facing for every step: _place's arithmetic for all steps at once, row by row
-            # the same float operations (cx + a * rx) + l * fx
-            a_, l_ = loc
+            # one facing for every step: _place's arithmetic for all steps at once, the same
+            # float operations (cx + a * rx) + l * fx, step by step, x and y as rows
             r = math.radians(f.facing + dth * ts[0])
             fx = math.sin(r)
             fy = rx = math.cos(r)
-            ry = -fx
-            cxs = np.array([f.cx + dx * t for t in ts])[:, None]
-            cys = np.array([f.cy + dy * t for t in ts])[:, None]
-            px = ((cxs + a_ * rx) + l_ * fx).reshape(-1)
-            py = ((cys + a_ * ry) + l_ * fy).reshape(-1)
+            cs = np.array([[f.cx + dx * t for t in ts], [f.cy + dy * t for t in ts]])
+            k = np.array([[rx, fx], [-fx, fy]])
+            pts = (
+                (cs[:, :, None] + (loc[0] * k[:, :1])[:, None, :]) + (loc[1] * k[:, 1:])[:, None, :]
+            ).reshape(2, -1)
         else:
-            placed = [_place(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts]
-            px = np.concatenate([p[0] for p in placed])
-            py = np.concatenate([p[1] for p in placed])
-        values, inside = bf.codes_on_map("move", px, py)
-        if inside.all() and not values.any():
+            pts = np.concatenate(
+                [
+                    _place_frame(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t)
+                    for t in ts
+                ],
+                axis=1,
+            )
+        values, on = _codes(bf, "move", pts)
+        if on and not values.any():
             return dx, dy, dth, d, allowance, None  # all plain: nothing to check
         slower = None
         for i, t in enumerate(ts):
