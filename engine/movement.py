@@ -179,6 +179,7 @@ _LAT = np.array([_LAT_A, _LAT_L])[:, None, :]
 _LAT_A_MAX = float(np.abs(_LAT_A).max())
 _LAT_L_MAX = float(np.abs(_LAT_L).max())
 
+
 class Frame:
     """A footprint's sample points in the formation's frame, for placing at many poses: what
     :func:`_lattice_local` and :func:`_middle_local` give (the same float operations, in plain
@@ -290,9 +291,7 @@ def _codes(bf: Ground, layer: str, pts: np.ndarray) -> tuple[np.ndarray, bool]:
 #: battlefield -> {layer: each cell's chessboard distance (cells, at most 255) to the nearest
 #: cell that is not class 0 or lies on the map's outermost ring}: the layers are read-only, so
 #: worked out once; weak, so it goes with the battlefield
-_CLEAR: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = (
-    weakref.WeakKeyDictionary()
-)
+_CLEAR: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
 
 
 def _all_clear(bf: Ground, layer: str, cx: float, cy: float, reach: float) -> bool:
@@ -866,10 +865,7 @@ def _check_path(
             ).reshape(2, -1)
         else:
             pts = np.concatenate(
-                [
-                    _place_frame(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t)
-                    for t in ts
-                ],
+                [_place_frame(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts],
                 axis=1,
             )
         values, on = _codes(bf, "move", pts)
@@ -899,6 +895,31 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
+def _poses_at(
+    box: tuple[float, float, float, float],
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+    ts: np.ndarray,
+) -> np.ndarray:
+    """``obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t
+    in ts])`` in one pass: the same float operations elementwise (each sine and cosine by
+    ``math``, as :func:`obb_at` takes them)."""
+    a, l_, hw, hd = box
+    th = start[2] + dth * ts
+    r = [math.radians(v) for v in th.tolist()]
+    fx = np.array([math.sin(v) for v in r])
+    rx = np.array([math.cos(v) for v in r])
+    out = np.empty((ts.shape[0], 5))
+    out[:, 0] = (start[0] + dx * ts + a * rx) + l_ * fx
+    out[:, 1] = (start[1] + dy * ts + a * -fx) + l_ * rx
+    out[:, 2] = hw
+    out[:, 3] = hd
+    out[:, 4] = th % 360.0
+    return out
+
+
 def _sweep(
     state: BattleState,
     f: Formation,
@@ -924,24 +945,44 @@ def _sweep(
     close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
         all_arr[:, 2], all_arr[:, 3]
     )
-    if table is not None:
-        for k in close.nonzero()[0].tolist():
-            if others[k].id == f.id:
-                close[k] = False
-    if not close.any():
+    # the rectangles the mover's path can reach: every point of the mover stays within
+    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
+    # of another within its half-diagonal of its centre; the others cannot overlap it at any
+    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    for k in close.nonzero()[0].tolist():
+        if table is not None and others[k].id == f.id:
+            continue  # the mover's own row
+        row = all_arr[k].tolist()
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        ex, ey = px - t * dx, py - t * dy
+        if math.hypot(ex, ey) <= rho + math.hypot(hw, hd):
+            keep.append(k)
+            boxes.append(row)
+    if not keep:
         return 1.0, None
-    near = [others[int(k)] for k in close.nonzero()[0]]
-    arr = all_arr[close]
     # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
-    few = FewSeparation(arr)
-    # formations already overlapping at the start (should not happen) are ignored
-    live = [g >= -1e-6 for g in few.gaps(o0)]
+    few = FewSeparation.of_boxes(boxes)
+    # formations already overlapping at the start (should not happen) are ignored, and so
+    # are those further at the start than any point of the mover travels (along its path at
+    # most the straight move plus the turn's arc at the furthest corner): no step can meet them
+    travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
+    travel = travel * (1.0 + 1e-9) + 1e-3
+    live = [-1e-6 <= g <= travel for g in few.gaps(o0)]
     if not any(live):
         return 1.0, None
     if not all(live):
-        arr = arr[np.array(live)]
-        few = FewSeparation(arr)
-    ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
+        keep = [k for k, ok in zip(keep, live, strict=True) if ok]
+        few = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok])
+    ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
         hit = few.first_contact(o0, dx, dy)
@@ -963,24 +1004,22 @@ def _sweep(
     # a move pressing into a formation it touches meets it on the first step (over half of the
     # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
     # as separation_many's first row), the numpy pass over the rest only when it is clear
-    if few.first_overlap(first) is not None:
+    met = few.first_overlap(first)
+    if met is not None:
         bad: int | None = 0
+    elif n == 1:
+        bad = None
     else:
-        poses = obb_array(
-            [first]
-            + [
-                obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                for t in ts[1:]
-            ]
-        )
-        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
+        poses = _poses_at(box, start, dx, dy, dth, ts[1:])
+        overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
         rows = overlapping.nonzero()[0]
         bad = int(rows[0]) + 1 if rows.size else None
     if bad is not None:
         i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
-        met = clash(t)
+        if i:
+            met = clash(t)  # (the first step's is known)
         if met is not None:
             lo, hi = prev, t
             for _ in range(8):
