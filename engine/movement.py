@@ -289,40 +289,59 @@ def _codes(bf: Ground, layer: str, pts: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 #: battlefield -> {layer: each cell's chessboard distance (cells, at most 255) to the nearest
-#: cell that is not class 0 or lies on the map's outermost ring}: the layers are read-only, so
-#: worked out once; weak, so it goes with the battlefield
-_CLEAR: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = weakref.WeakKeyDictionary()
+#: cell next to one of another class (8 neighbours) or on the map's outermost ring}: the
+#: layers are read-only, so worked out once; weak, so it goes with the battlefield
+_UNIFORM: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def _all_clear(bf: Ground, layer: str, cx: float, cy: float, reach: float) -> bool:
-    """Whether every point within ``reach`` metres of (cx, cy) is on the map, at least one
-    cell in from its edge (so :func:`_codes` reads it by the gather), and in class 0 of
-    ``layer``: then a footprint there is all open ground without sampling it. A margin of
-    two cells covers the rounding of the points and of the floor."""
+def _uniform_distance(bf: Battlefield, layer: str) -> np.ndarray:
+    """:data:`_UNIFORM` of one layer. A cell further than k from every such cell has every
+    cell within k of it in its own class (a chessboard path to a cell of another class would
+    cross two neighbours of different classes, both nearer) and one cell in from the edge."""
+    per = _UNIFORM.get(bf)
+    if per is None:
+        per = _UNIFORM[bf] = {}
+    dist = per.get(layer)
+    if dist is None:
+        lay = bf.layer(layer)
+        edge = np.zeros(lay.shape, dtype=bool)
+        for a, b, ia, ib in (
+            (lay[1:, :], lay[:-1, :], np.s_[1:, :], np.s_[:-1, :]),
+            (lay[:, 1:], lay[:, :-1], np.s_[:, 1:], np.s_[:, :-1]),
+            (lay[1:, 1:], lay[:-1, :-1], np.s_[1:, 1:], np.s_[:-1, :-1]),
+            (lay[1:, :-1], lay[:-1, 1:], np.s_[1:, :-1], np.s_[:-1, 1:]),
+        ):
+            differs = a != b
+            edge[ia] |= differs
+            edge[ib] |= differs
+        edge[[0, -1], :] = True
+        edge[:, [0, -1]] = True
+        dist = per[layer] = np.minimum(
+            ndimage.distance_transform_cdt(~edge, metric="chessboard"), 255
+        ).astype(np.uint8)
+    return dist
+
+
+def _uniform_class(bf: Ground, layer: str, cx: float, cy: float, reach: float) -> int | None:
+    """The class of ``layer`` at every point within ``reach`` metres of (cx, cy) when they
+    are all one class and on the map at least one cell in from its edge (so :func:`_codes`
+    would read them by the gather), else None: then a footprint there needs no sampling. A
+    margin of two cells covers the rounding of the points and of the floor."""
     if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
-        return False
+        return None
     t = bf.transform
     res = bf.res
     h, w = bf.shape
     col = math.floor((cx - t.c) / res)
     row = math.floor((t.f - cy) / res)
     if not (0 <= row < h and 0 <= col < w):
-        return False
+        return None
     k = int(reach / res) + 2
-    if k >= 255:
-        return False
-    per = _CLEAR.get(bf)
-    if per is None:
-        per = _CLEAR[bf] = {}
-    dist = per.get(layer)
-    if dist is None:
-        clear = bf.layer(layer) == 0
-        clear[[0, -1], :] = False
-        clear[:, [0, -1]] = False
-        dist = per[layer] = np.minimum(
-            ndimage.distance_transform_cdt(clear, metric="chessboard"), 255
-        ).astype(np.uint8)
-    return int(dist[row, col]) > k
+    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+        return None
+    return int(bf.layer(layer)[row, col])
 
 
 def _footprint_at(
@@ -333,8 +352,11 @@ def _footprint_at(
 ) -> tuple[list[int], bool]:
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
     name = "move" if layer == "move" else "cover"
-    if _all_clear(bf, name, pose[0], pose[1], frame.reach):
-        return [], False  # all open ground, on the map: what sampling would find
+    one = _uniform_class(bf, name, pose[0], pose[1], frame.reach)
+    if one is not None:
+        # all the footprint in one class, on the map: what sampling would find (the class
+        # covers all the body and all the middle column; class 0 is the default, no class)
+        return ([] if one == 0 else [one]), False
     nb = frame.nb
     values, on = _codes(bf, name, _place_frame(frame.pts, *pose))
     if on and not values.any():
@@ -849,7 +871,7 @@ def _check_path(
         # every step's points lie within reach of its centre, and the centres on the line to
         # the end: all within reach + half the line of its middle
         mid_x, mid_y = f.cx + dx / 2.0, f.cy + dy / 2.0
-        if _all_clear(bf, "move", mid_x, mid_y, reach + math.hypot(dx, dy) / 2.0):
+        if _uniform_class(bf, "move", mid_x, mid_y, reach + math.hypot(dx, dy) / 2.0) == 0:
             return dx, dy, dth, d, allowance, None  # all plain: nothing to check
         loc = frame.pts[:, : frame.nb]  # the lattice
         if dth == 0:
