@@ -484,6 +484,28 @@ def max_corner_displacement(box: Any, th: float, dth: float, t: tuple[float, flo
     return max(math.hypot(vx + t[0], vy + t[1]) for vx, vy in _disp_vectors(box, th, dth))
 
 
+def _turn_reach(box: Any, th: float) -> Callable[[float], float]:
+    """``max_corner_displacement(box, th, dth, (0.0, 0.0))`` as a function of ``dth``, for a
+    search over turns: the corners' place at ``th`` worked out once, the rest in the same float
+    operations as :func:`_disp_vectors` (adding +0.0 changes no hypot)."""
+    r0 = math.radians(th)
+    s0, c0 = math.sin(r0), math.cos(r0)  # forward(th) is (s0, c0), right(th) (c0, -s0)
+    corners = [(a, l_, a * c0 + l_ * s0, a * -s0 + l_ * c0) for a, l_ in _corner_offsets(box)]
+    sign = math.copysign(1.0, th)
+
+    def reach(dth: float) -> float:
+        th1 = th + dth
+        if th1 == th and math.copysign(1.0, th1) == sign:
+            return 0.0  # no turn: _disp_vectors' zeros
+        r1 = math.radians(th1)
+        s1, c1 = math.sin(r1), math.cos(r1)
+        return max(
+            math.hypot(a * c1 + l_ * s1 - x0, a * -s1 + l_ * c1 - y0) for a, l_, x0, y0 in corners
+        )
+
+    return reach
+
+
 def signed_turn(a: float, b: float) -> float:
     """Signed smallest turn from bearing a to bearing b, degrees in (-180, 180]."""
     d = (b - a) % 360.0
@@ -578,12 +600,13 @@ def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
     gb = g.alive_bases
     if not gb:
         return []
-    garr = obb_array([b.obb() for b in gb])
+    # a few bases: geometry.separation's gaps in plain floats (FewSeparation, equal bit for bit)
+    few = FewSeparation.of_boxes([[float(v) for v in b.obb()] for b in gb])
     out = []
     for b in f.alive_bases:
-        gaps = separation(b.obb(), garr)
-        for k in (gaps <= CONTACT_M).nonzero()[0]:
-            out.append((b.id, gb[int(k)].id))
+        for k, gap in enumerate(few.gaps(b.obb())):
+            if gap <= CONTACT_M:
+                out.append((b.id, gb[k].id))
     return out
 
 
@@ -624,11 +647,12 @@ def _pose_toward(
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
     # the turn alone must fit the allowance (every corner within it): shrink it if not
-    if max_corner_displacement(box, th0, dth, (0.0, 0.0)) > allowance:
+    turn_reach = _turn_reach(box, th0)
+    if turn_reach(dth) > allowance:
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
-            if max_corner_displacement(box, th0, mid, (0.0, 0.0)) <= allowance:
+            if turn_reach(mid) <= allowance:
                 lo = mid
             else:
                 hi = mid

@@ -11,6 +11,7 @@ battles, these pin the pieces on real ground and on random rectangles, element b
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from engine.geometry import (
+    CONTACT_M,
     FewSeparation,
     angle_diff,
     bearing,
@@ -29,11 +31,17 @@ from engine.movement import (
     SWEEP_STEP_M,
     _codes,
     _sweep,
+    _turn_reach,
     _uniform_class,
+    base_pairs,
     max_corner_displacement,
     obb_at,
     retreat_bearing,
 )
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
+from engine.state import BaseStatus, Formation
+
+DATA = Path(__file__).resolve().parent / "data" / "troops"
 
 
 @pytest.fixture(scope="module")
@@ -312,3 +320,79 @@ def test_6_1_sweep_leaving_out_unreachable_rectangles_changes_nothing() -> None:
         else:
             clear += 1
     assert met["straight"] > 200 and met["turn"] > 200 and clear > 500
+
+
+def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(3000):
+        box = (
+            float(rng.uniform(-20, 20)),
+            float(rng.uniform(-20, 20)),
+            float(rng.uniform(1, 80)),
+            float(rng.uniform(1, 30)),
+        )
+        th = float(rng.choice([0.0, -0.0, 90.0, float(rng.uniform(-720, 720))]))
+        reach = _turn_reach(box, th)
+        for dth in (0.0, -0.0, 1e-300, float(rng.uniform(-180, 180)), float(rng.normal(0, 1e-6))):
+            assert reach(dth) == max_corner_displacement(box, th, dth, (0.0, 0.0))
+
+
+def _old_base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
+    """engine.movement.base_pairs with numpy's separation (main at df84c1a)."""
+    gb = g.alive_bases
+    if not gb:
+        return []
+    garr = obb_array([b.obb() for b in gb])
+    out = []
+    for b in f.alive_bases:
+        gaps = separation(b.obb(), garr)
+        for k in (gaps <= CONTACT_M).nonzero()[0]:
+            out.append((b.id, gb[int(k)].id))
+    return out
+
+
+def test_3_2_base_pairs_equal_the_numpy_gaps() -> None:
+    from engine.rulesets.two_mm_earth.profiles import load_army
+
+    inf = load_army(str(DATA / "rules_red.yaml")).profile("inf")
+    rng = np.random.default_rng(9)
+    touching = 0
+    for k in range(400):
+        f = Formation.build(
+            f"f{k}",
+            "red",
+            "F",
+            inf,
+            n_bases=int(rng.integers(1, 7)),
+            frontage=3,
+            cx=0.0,
+            cy=0.0,
+            facing=float(rng.uniform(0, 360)),
+            base_w=BASE_SIZE["base_w"],
+            base_d=BASE_SIZE["base_d"],
+        )
+        # the other in front, at a gap from overlapping through touching to well apart
+        o = f.obb()
+        gap = float(rng.choice([-2.0, 0.0, 0.5, CONTACT_M, 1.5, float(rng.uniform(-5, 40))]))
+        back = float(rng.choice([f.facing + 180.0, float(rng.uniform(0, 360))]))
+        fx, fy = math.sin(math.radians(f.facing)), math.cos(math.radians(f.facing))
+        dist = o.hd * 2 + gap
+        g = Formation.build(
+            f"g{k}",
+            "blue",
+            "G",
+            inf,
+            n_bases=int(rng.integers(1, 7)),
+            frontage=2,
+            cx=o.cx + fx * dist + float(rng.uniform(-30, 30)),
+            cy=o.cy + fy * dist,
+            facing=back,
+            base_w=BASE_SIZE["base_w"],
+            base_d=BASE_SIZE["base_d"],
+        )
+        if k % 4 == 0 and len(g.bases) > 1:
+            g.bases[0].status = BaseStatus.DEAD
+        got = base_pairs(f, g)
+        assert got == _old_base_pairs(f, g)
+        touching += bool(got)
+    assert 50 < touching < 350
