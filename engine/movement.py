@@ -1022,7 +1022,17 @@ def _sweep(
     # most the straight move plus the turn's arc at the furthest corner): no step can meet them
     travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
     travel = travel * (1.0 + 1e-9) + 1e-3
-    live = [-1e-6 <= g <= travel for g in few.gaps(o0)]
+    gaps = few.gaps(o0)
+    live = [-1e-6 <= g <= travel for g in gaps]
+    if dth != 0 and any(live):
+        # a turn: and those whose gaps at the start and at the end add up to more than the
+        # travel, since no point of the mover gets nearer than either gap less the way it has
+        # come from the start or has still to go to the end
+        g1 = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok]).gaps(
+            obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth)
+        )
+        ends = iter(g1)
+        live = [ok and g + next(ends) <= travel + 1e-3 for g, ok in zip(gaps, live, strict=True)]
     if not any(live):
         return 1.0, None
     if not all(live):
