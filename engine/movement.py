@@ -1024,15 +1024,25 @@ def _sweep(
     travel = travel * (1.0 + 1e-9) + 1e-3
     gaps = few.gaps(o0)
     live = [-1e-6 <= g <= travel for g in gaps]
+    # a turn: the fractions of the move at which each rectangle left could be met (no point
+    # of the mover gets nearer to it than its gap at the start less the way come since, or
+    # its gap at the end less the way still to go); those with none are left out too
+    window = (0.0, 1.0)
     if dth != 0 and any(live):
-        # a turn: and those whose gaps at the start and at the end add up to more than the
-        # travel, since no point of the mover gets nearer than either gap less the way it has
-        # come from the start or has still to go to the end
         g1 = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok]).gaps(
             obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth)
         )
         ends = iter(g1)
-        live = [ok and g + next(ends) <= travel + 1e-3 for g, ok in zip(gaps, live, strict=True)]
+        spans = [
+            ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
+            for g, ok in zip(gaps, live, strict=True)
+        ]
+        live = [lo <= hi for lo, hi in spans]
+        if any(live):
+            window = (
+                min(lo for lo, hi in spans if lo <= hi),
+                max(hi for lo, hi in spans if lo <= hi),
+            )
     if not any(live):
         return 1.0, None
     if not all(live):
@@ -1053,29 +1063,38 @@ def _sweep(
             obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
         )
 
-    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected
+    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
+    # the steps outside the window meet nothing
     ts = np.arange(1, n + 1) / n
-    # the other steps' rectangles only if the first step meets nothing
-    first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
-    # a move pressing into a formation it touches meets it on the first step (over half of the
-    # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
-    # as separation_many's first row), the numpy pass over the rest only when it is clear
-    met = few.first_overlap(first)
-    if met is not None:
-        bad: int | None = 0
-    elif n == 1:
-        bad = None
+    steps = [i for i, t in enumerate(ts.tolist()) if window[0] <= t <= window[1]]
+    met: int | None = None
+    bad: int | None = None
+    if len(steps) <= 3:
+        # a few steps: each in plain floats (FewSeparation, the same gaps as separation_many)
+        for i in steps:
+            met = clash(ts[i])
+            if met is not None:
+                bad = i
+                break
     else:
-        poses = _poses_at(box, start, dx, dy, dth, ts[1:])
-        overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
-        rows = overlapping.nonzero()[0]
-        bad = int(rows[0]) + 1 if rows.size else None
+        # a move pressing into a formation it touches meets it on the first step (over half of
+        # the moves that meet anything): that step alone in plain floats, the numpy pass over
+        # the rest only when it is clear
+        met = clash(ts[steps[0]])
+        if met is not None:
+            bad = steps[0]
+        else:
+            rest = ts[steps[1] : steps[-1] + 1]
+            poses = _poses_at(box, start, dx, dy, dth, rest)
+            overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
+            rows = overlapping.nonzero()[0]
+            if rows.size:
+                bad = steps[1] + int(rows[0])
+                met = clash(ts[bad])
     if bad is not None:
         i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
-        if i:
-            met = clash(t)  # (the first step's is known)
         if met is not None:
             lo, hi = prev, t
             for _ in range(8):
