@@ -6,8 +6,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 - Speed: the ruleset's ``speed_m(formation, move_class)`` for the movement class that applies
   to the formation (7.1: a class applies if at least 50 % of the footprint is in it, or it
   covers the whole middle column), the lowest over the classes that apply. The footprint is
-  sampled on a 3 x 3 lattice per base (:func:`footprint_classes`), all formations of a bound in
-  one raster query.
+  sampled on a 3 x 3 lattice per base (:func:`footprint_classes`) in one gather; a footprint
+  whose reach from its centre lies wholly in one class (most of them) is known from one lookup
+  of a per-battlefield distance raster, with the same answer.
 - A move is planned as a direction (6.1) and executed as far as the allowance, the goal, other
   bases and the terrain permit, at least ``min_move_m`` unless blocked. No wheels: the
   formation may turn (at most ``max_turn_deg``, 6.1) about its centre as long as no point of any
@@ -16,7 +17,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 - Bases never overlap: a straight move stops at its exact time of impact with the first other
   formation's rectangle it would enter (separating axes, no sampling); a move with a turn is
   swept in steps of at most 5 m and the first contact bisected (6.1: a formation "can choose
-  to halt part-way"); enemy contact means combat (3.2).
+  to halt part-way"); enemy contact means combat (3.2). Rectangles the move cannot reach (by
+  the way any point of the mover travels) are left out first, and a turn samples only the
+  steps at which something left could be met: the outcome is that of sweeping them all.
 - Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
   direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
   home edge (9.1).
