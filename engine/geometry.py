@@ -120,6 +120,8 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
     """
     if others.shape[0] == 0:
         return np.zeros(0)
+    if others.shape[0] <= _FEW_SEPARATION:
+        return np.array(_separation_few(a, others))
     afx, afy, arx, ary = _scalar_axes(a.facing)
     bfx, bfy, brx, bry = _axes(others[:, 4])
     dx = others[:, 0] - a.cx
@@ -138,6 +140,51 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
         rb = bhw * np.abs(vx * brx + vy * bry) + bhd * np.abs(vx * bfx + vy * bfy)
         best = np.maximum(best, np.abs(vx * dx + vy * dy) - rab - rb)
     return best
+
+
+#: up to this many others :func:`separation` works in plain floats (:func:`_separation_few`):
+#: below it the ~40 numpy calls of the vectorised form cost more than the sums (measured: one
+#: rectangle against one, 54 us in numpy, 5 us in floats; 24 against one, 57 and 39 us)
+_FEW_SEPARATION = 24
+
+
+def _separation_few(a: Any, others: np.ndarray) -> list[float]:
+    """``separation(a, others).tolist()`` in plain float arithmetic, for a few ``others``.
+
+    Each gap is the same sequence of IEEE operations as the vectorised form (numpy's elementwise
+    ``+ - * abs maximum`` round exactly as Python's), and the sines and cosines are ``_axes`` of
+    the same column, so every value is equal bit for bit (tests/test_spatial.py checks it)."""
+    cx, cy, ahw, ahd, facing = a
+    afx, afy, arx, ary = _scalar_axes(facing)
+    bfx_, bfy_, brx_, bry_ = _axes(others[:, 4])
+    ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+    ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+    out = []
+    for (ox, oy, bhw, bhd, _f), bfx, bfy, brx, bry in zip(
+        others.tolist(), bfx_.tolist(), bfy_.tolist(), brx_.tolist(), bry_.tolist()
+    ):
+        dx = ox - cx
+        dy = oy - cy
+        # a's two axes
+        rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
+        best = abs(afx * dx + afy * dy) - ra0 - rb
+        rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
+        g = abs(arx * dx + ary * dy) - ra1 - rb
+        if g > best:
+            best = g
+        # the other's two axes
+        ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+        rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
+        g = abs(bfx * dx + bfy * dy) - ra - rb
+        if g > best:
+            best = g
+        ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+        rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
+        g = abs(brx * dx + bry * dy) - ra - rb
+        if g > best:
+            best = g
+        out.append(best)
+    return out
 
 
 class SeparationFrom:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -104,7 +104,13 @@ def _friend_triggers(
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
-    ``side_forms``: ``state.active(f.side)`` when the caller has it."""
+    ``side_forms``: ``state.active(f.side)`` when the caller has it.
+
+    Only the friends that can set off a trigger are asked about: troops already retreating
+    (11.1) react to any broken friend they see or hear, the rest only to a routing
+    non-skirmisher within 250 m (10.2), so for those the candidates are the routers whose
+    rectangles the spatial index puts within 250 m (:meth:`_SideView.routs_near`); the sight
+    asked is the same for every pair that matters, and the triggers come in the same order."""
     state, sight = ctx.state, ctx.sight
     out: list[str] = []
     if side_forms is None:
@@ -112,9 +118,10 @@ def _friend_triggers(
     side = _side_view(ctx, f.side, side_forms)
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
-    broken_now = [g for g in side.broken_now if g is not f]
-    aware_now = sight.aware_many(f.id, [g.id for g in broken_now]) if broken_now else []
-    for g, aware in zip(broken_now, aware_now, strict=True):
+    sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
+    cands = [g for g in side.broken_now if g is not f] if sees_broken else side.routs_near(f)
+    aware_now = sight.aware_many(f.id, [g.id for g in cands]) if cands else []
+    for g, aware in zip(cands, aware_now, strict=True):
         if not aware:
             continue
         if g.morale is Morale.ROUTING and not g.skirmisher:
@@ -123,7 +130,7 @@ def _friend_triggers(
                 out.append("friendly_rout_0_100m")
             elif d <= 250.0:
                 out.append("friendly_rout_100_250m")
-        if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
+        if sees_broken:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
         steady = side.nearest_steady(f)
@@ -141,32 +148,76 @@ def _friend_triggers(
     return out
 
 
+#: 10.2 "friendly non-skirmishers rout within 250 m": the farthest a friend's rout sets one off
+ROUT_NEAR_M = 250.0
+
+
 class _SideView:
     """One side's formations by morale, for the morale triggers of all its formations: one
-    per side for each revision of the table (a morale change makes a new one), with the
-    distances between the centres of its steady formations as one matrix."""
+    per side for each revision of the table (a morale change makes a new one). The steady
+    formations' centres are in a k-d tree (scipy), so a formation's nearest steady friends
+    are found without the distance to every friend; the routers of the bound near each
+    formation come from the table's spatial index (engine.spatial)."""
 
     def __init__(self, ctx: TwoMmContext, side_forms: list[Formation]) -> None:
         bound = ctx.state.bound
+        self.ctx = ctx
+        self.side_forms = side_forms
         self.broken = [g for g in side_forms if g.morale in _BROKEN]
         self.n_broken = len(self.broken)
         self.broken_now = [g for g in self.broken if g.changed_bound == bound]
         self.steady = [g for g in side_forms if g.morale is Morale.STEADY]
         self.ids = [g.id for g in self.steady]
         self.row = {g.id: k for k, g in enumerate(self.steady)}
-        self.centres = _centres(ctx)
-        self._d: np.ndarray | None = None
+        t = ctx.state.table()
+        #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
+        self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
+        self._tree: Any = None
+        self._routs_near: dict[str, list[Formation]] | None = None
 
     def nearest_steady(self, f: Formation) -> _NearestFirst:
         """``f``'s steady friends (``f`` steady), nearest centre first."""
-        if self._d is None:
-            c = np.array([self.centres[i] for i in self.ids], dtype=float).reshape(-1, 2)
-            # row k: np.hypot(c[:, 0] - c[k, 0], c[:, 1] - c[k, 1]), as _NearestFirst works it
-            self._d = np.hypot(c[None, :, 0] - c[:, None, 0], c[None, :, 1] - c[:, None, 1])
+        if self._tree is None and len(self.ids) > _NearestFirst.FIRST:
+            from scipy.spatial import cKDTree
+
+            self._tree = cKDTree(self.pts)
         k = self.row[f.id]
-        ids = self.ids[:k] + self.ids[k + 1 :]
-        d = np.delete(self._d[k], k)
-        return _NearestFirst(self.centres[f.id], ids, self.centres, d)
+        return _NearestFirst(self.pts[k], self.ids, self.pts, k, self._tree)
+
+    def routs_near(self, f: Formation) -> list[Formation]:
+        """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
+        rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s: every one that is, perhaps
+        more (boxes, engine.spatial)."""
+        if self._routs_near is None:
+            routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
+            self._routs_near = rout_neighbours(self.ctx, routs)
+        return [g for g in self._routs_near.get(f.id, ()) if g is not f]
+
+
+def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
+    """Formation id -> the formations of ``routs`` (in their order) whose rectangles' boxes
+    are within :data:`ROUT_NEAR_M` of its own (a superset of those within that gap, 10.2), for
+    every formation on the table of a router's side: one query of the spatial index."""
+    if not routs:
+        return {}
+    from engine.spatial import table_index
+
+    t = ctx.state.table()
+    index = table_index(t)
+    rows = np.array([t.rows[g.id] for g in routs], dtype=np.intp)
+    rr, others = index.within_many(rows, ROUT_NEAR_M)
+    by_row = {t.rows[g.id]: g for g in routs}
+    out: dict[str, list[Formation]] = {}
+    forms, sides = t.forms, t.sides
+    # within_many orders by rout row; the list for each formation must follow ``routs``
+    rank = {g.id: k for k, g in enumerate(routs)}
+    for r, o in zip(rr.tolist(), others.tolist(), strict=True):
+        g = by_row[r]
+        if sides[o] == g.side:
+            out.setdefault(forms[o].id, []).append(g)
+    for lst in out.values():
+        lst.sort(key=lambda g: rank[g.id])
+    return out
 
 
 def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _SideView:
@@ -179,41 +230,58 @@ def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _Si
 
 
 class _NearestFirst(Sequence[str]):
-    """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, centres[i]),
-    i))``, sorted only as far as they are read (slices from the start): numpy finds the few
+    """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, pts[i]), i))``
+    (without ``ids[own]``, the asking formation), sorted only as far as they are read (slices
+    from the start): the k-d tree ``tree`` of ``pts`` (or numpy, without one) finds the few
     nearest, and only those are sorted exactly. The candidates are taken with a margin far
-    above the rounding difference between ``np.hypot`` and ``math.dist``, so the prefix is
-    the one the full sort gives."""
+    above the rounding difference between the tree's distances and ``math.dist``, so the
+    prefix is the one the full sort gives."""
+
+    #: sorted at the first read (and doubled after)
+    FIRST = 16
 
     def __init__(
         self,
-        point: tuple[float, float],
+        point: Any,
         ids: list[str],
-        centres: dict[str, tuple[float, float]],
-        d: np.ndarray | None = None,
+        pts: np.ndarray,
+        own: int | None = None,
+        tree: Any = None,
     ) -> None:
-        self.point, self.ids, self.centres = point, ids, centres
-        if d is None:
-            c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
-            d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
-        self.d = d  # the centre distances (np.hypot) from point to each of ids
+        self.point = (float(point[0]), float(point[1]))
+        self.ids, self.pts, self.own, self.tree = ids, pts, own, tree
+        self.n = len(ids) - (own is not None)
         self.done: list[str] = []
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.n
+
+    def _cands(self, want: int) -> list[int]:
+        """Indices (not ``own``) holding the ``want`` nearest by ``math.dist``, ties included."""
+        own = self.own
+        if want >= self.n:
+            return [k for k in range(len(self.ids)) if k != own]
+        if self.tree is not None:
+            dist, idx = self.tree.query(self.point, k=want + 1)
+            kth = [d for d, k in zip(dist.tolist(), idx.tolist(), strict=True) if k != own][
+                want - 1
+            ]
+            found = self.tree.query_ball_point(self.point, kth * (1 + 1e-9) + 1e-9)
+            return [k for k in found if k != own]
+        d = np.hypot(self.pts[:, 0] - self.point[0], self.pts[:, 1] - self.point[1])
+        if own is not None:
+            d[own] = np.inf
+        thr = float(np.partition(d, want - 1)[want - 1])
+        return np.flatnonzero(d <= thr * (1 + 1e-9) + 1e-9).tolist()
 
     def _upto(self, m: int) -> None:
-        n = len(self.ids)
+        n = self.n
         if m <= len(self.done) or len(self.done) == n:
             return
-        want = min(n, max(m, 2 * len(self.done), 16))
-        if want >= n:
-            cand: list[int] = list(range(n))
-        else:
-            thr = float(np.partition(self.d, want - 1)[want - 1])
-            cand = np.flatnonzero(self.d <= thr * (1 + 1e-9) + 1e-9).tolist()
+        want = min(n, max(m, 2 * len(self.done), self.FIRST))
+        pts, ids, p = self.pts, self.ids, self.point
         keyed = sorted(
-            (math.dist(self.point, self.centres[self.ids[k]]), self.ids[k]) for k in cand
+            (math.dist(p, (float(pts[k, 0]), float(pts[k, 1]))), ids[k]) for k in self._cands(want)
         )
         self.done = [i for _, i in keyed[:want]]
 
@@ -225,52 +293,53 @@ class _NearestFirst(Sequence[str]):
 
     def __getitem__(self, k: int | slice) -> str | list[str]:
         if isinstance(k, slice):
-            start, stop, step = k.indices(len(self.ids))
+            start, stop, step = k.indices(self.n)
             self._upto(stop)
             return self.done[start:stop:step]
-        self._upto(k + 1 if k >= 0 else len(self.ids))
+        self._upto(k + 1 if k >= 0 else self.n)
         return self.done[k]
 
 
 def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
-    the question). A guess by centre distances in numpy - answers are per pair, so a wrong
+    the question). A guess by the k-d tree's distances - answers are per pair, so a wrong
     guess costs time only."""
-    centres = _centres(ctx)
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
             continue
-        steady = [g for g in forms if g.morale is Morale.STEADY]
-        if len(steady) < 2:
+        view = _side_view(ctx, forms[0].side, forms)
+        if len(view.steady) < 2:
             continue
-        c = np.array([centres[g.id] for g in steady])
-        d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
-        np.fill_diagonal(d, np.inf)
-        requests += [
-            (g.id, [steady[k].id]) for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)
-        ]
+        from scipy.spatial import cKDTree
+
+        tree = view._tree if view._tree is not None else cKDTree(view.pts)
+        _d, idx = tree.query(view.pts, k=2)
+        for k, (a, b) in enumerate(idx.tolist()):
+            requests.append((view.ids[k], [view.ids[b if a == k else a]]))
     if requests:
         ctx.sight.prefetch(requests)
 
 
 def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
-    tested to every friend that broke this bound, one matrix per side in one call (what
-    :func:`_friend_triggers` asks of ``Sight.distance`` pair by pair)."""
+    tested to every friend that broke this bound within reach (the spatial index's
+    candidates, :func:`rout_neighbours`), in one call (what :func:`_friend_triggers` asks of
+    ``Sight.distance`` pair by pair)."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
     for forms in by_side.values():
-        routs = [g.id for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
+        routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
         if not routs:
             continue
+        near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher])
         pairs += [
-            (f.id, r)
+            (f.id, r.id)
             for f in forms
             if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
-            for r in routs
-            if r != f.id
+            for r in near.get(f.id, ())
+            if r is not f
         ]
     if pairs:
         ctx.sight.prefetch_gaps(pairs)
@@ -282,15 +351,6 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
         return []
     flags = ctx.sight.aware_many(f.id, [g.id for g in others])
     return [g for g, a in zip(others, flags, strict=True) if a]
-
-
-def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
-    """Every active formation's centre, kept for one revision of the state's table."""
-    memo = ctx.state.table().memo
-    hit = memo.get("centres")
-    if hit is None:
-        hit = memo["centres"] = {g.id: g.centre() for g in ctx.state.active()}
-    return hit
 
 
 def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
@@ -560,12 +620,22 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
             if f.morale is not before and f.morale in _BROKEN:
-                # every friend still standing will ask whether it sees f break: in one batch
+                # the friends that will ask whether they see f break, in one batch: troops
+                # already retreating, and if f routs (a non-skirmisher) those near enough
+                # (_friend_triggers)
+                near: set[str] = set()
+                if f.morale is Morale.ROUTING and not f.skirmisher:
+                    near = {k for k, gs in rout_neighbours(ctx, [f]).items() if gs}
                 ctx.sight.prefetch(
                     [
                         (g.id, [f.id])
                         for g in by_side[f.side]
-                        if g is not f and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                        if g is not f
+                        and (
+                            g.id in near
+                            or (g.morale is Morale.RETREATING and g.changed_bound != state.bound)
+                        )
+                        and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
                     ]
                 )
         if not changed:
