@@ -31,7 +31,7 @@ from engine.geometry import _axes
 if TYPE_CHECKING:
     from engine.state import FormationTable
 
-__all__ = ["RectIndex", "table_index"]
+__all__ = ["RectIndex", "nearest_enemies", "table_index"]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -119,3 +119,65 @@ def table_index(table: FormationTable) -> RectIndex:
     if hit is None:
         hit = table.memo["rect_index"] = RectIndex(table.arr)
     return hit
+
+
+def nearest_enemies(
+    arr: np.ndarray, sides: np.ndarray, k: int, ca: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For every rectangle ``i`` of ``arr`` ((N, 5)), rows of the other sides' rectangles
+    (``sides[j] != sides[i]``), ascending, that hold its ``k`` nearest by gap (ties
+    included), and their gaps (``geometry.distance_pairs``; ``ca`` the corners of each row,
+    (N, 4, 2) as ``geometry.corners`` makes them): without the gap of every pair.
+
+    The centres of each side's enemies go in a k-d tree (scipy). The exact gaps to the ``k``
+    nearest centres bound the ``k``-th smallest gap from above (``b``); a rectangle within gap
+    ``b`` has its centre within ``b`` plus the two circumradii (the triangle inequality), so
+    one ball query of that radius (with a margin far above rounding) finds every candidate,
+    and only those are measured. Each gap is the same number as the full matrix's.
+
+    >>> from engine.geometry import OBB, corners, obb_array
+    >>> arr = obb_array([OBB(0.0, 0.0, 20.0, 10.0, 0.0), OBB(0.0, 50.0, 20.0, 10.0, 0.0),
+    ...                  OBB(0.0, 900.0, 20.0, 10.0, 0.0)])
+    >>> ca = np.array([corners(OBB(*r)) for r in arr.tolist()])
+    >>> near = nearest_enemies(arr, np.array(["a", "b", "b"]), 1, ca)
+    >>> near[0][0].tolist(), near[0][1].tolist(), near[1][0].tolist()
+    ([1], [30.0], [0])
+    """
+    from scipy.spatial import cKDTree
+
+    from engine.geometry import distance_pairs
+
+    n = arr.shape[0]
+    empty = (np.zeros(0, dtype=np.intp), np.zeros(0))
+    out: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+    if n == 0:
+        return out
+    centres = arr[:, :2]
+    radius = np.hypot(arr[:, 2], arr[:, 3])
+    for side in dict.fromkeys(sides.tolist()):
+        mine = np.flatnonzero(sides == side)
+        foe = np.flatnonzero(sides != side)
+        if foe.size == 0 or mine.size == 0:
+            continue
+        if foe.size <= k:  # every enemy is among the k nearest
+            counts = np.full(mine.size, foe.size, dtype=np.intp)
+            ii = np.repeat(mine, foe.size)
+            jj = np.tile(foe, mine.size)
+        else:
+            tree = cKDTree(centres[foe])
+            _d, nn = tree.query(centres[mine], k=k)
+            first = foe[nn.reshape(-1)]
+            rows = np.repeat(mine, k)
+            bound = distance_pairs(arr[rows], arr[first], ca[rows]).reshape(mine.size, k)
+            reach = bound.max(axis=1) + radius[mine] + radius[foe].max()
+            found = tree.query_ball_point(centres[mine], reach * (1.0 + 1e-9) + 1e-6)
+            counts = np.fromiter((len(x) for x in found), dtype=np.intp, count=mine.size)
+            ii = np.repeat(mine, counts)
+            picked = [j for x in found for j in sorted(x)]
+            jj = foe[np.array(picked, dtype=np.intp)]
+        gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+        starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
+        for m, r in enumerate(mine.tolist()):
+            a, b = starts[m], starts[m + 1]
+            out[r] = (jj[a:b], gg[a:b])
+    return out

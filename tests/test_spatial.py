@@ -210,3 +210,24 @@ def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:
             assert near is not None and near == (enemies.forms[k], gaps[k])
             for m in (0.0, 50.0, 300.0):
                 assert enemies.within(f, m) == any(x <= m for x in gaps)
+
+
+def test_nearest_enemies_hold_the_k_nearest(arr: np.ndarray, battle: Any) -> None:
+    """The k-d tree's candidates hold every formation's k nearest enemies by gap (ties
+    included), with the full matrix's gaps bit for bit."""
+    from engine.geometry import OBB, corners
+    from engine.spatial import nearest_enemies
+
+    sides = np.array([f.side for f in battle.state.active()])
+    gaps = distance_many(arr, arr)
+    ca = np.array([corners(OBB(*r)) for r in arr.tolist()])
+    for k in (1, 3, 12):
+        near = nearest_enemies(arr, sides, k, ca)
+        for i in range(arr.shape[0]):
+            foe = np.flatnonzero(sides != sides[i])
+            kth = np.sort(gaps[i, foe])[k - 1]
+            must = set(foe[gaps[i, foe] <= kth].tolist())
+            rows, got = near[i]
+            assert must <= set(rows.tolist()) and list(rows) == sorted(rows)
+            assert np.array_equal(got, gaps[i, rows])
+            assert len(rows) < len(foe)  # culled: not every enemy

@@ -157,13 +157,10 @@ def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
 def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
     """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
     row, built once per revision of the table."""
-    from engine.spatial import RectIndex
+    from engine.spatial import table_index
 
     t = ctx.state.table()
-    hit = t.memo.get("spatial")
-    if hit is None:
-        hit = t.memo["spatial"] = (RectIndex(t.arr), t.rows)
-    return hit
+    return table_index(t), t.rows
 
 
 #: the nearest enemies of every formation are worked out at once (one table of candidates)
@@ -172,44 +169,48 @@ _NEAR_BATCH_AFTER = 4
 _NEAR_ALL = 12
 
 
-def _near_candidates(ctx: TwoMmContext) -> dict[int, tuple[np.ndarray, np.ndarray]] | None:
+def _near_candidates(ctx: TwoMmContext) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
     nearest enemies, for every formation of the table at once, once enough have been asked
-    (None before). Box lower bounds of every pair (engine.spatial) pick each row's
-    ``_NEAR_ALL`` likeliest; the largest of their exact gaps bounds the ``_NEAR_ALL``-th
-    nearest, and only pairs whose lower bound is within it are measured
-    (``geometry.distance_pairs``: the same numbers as one row at a time)."""
-    from engine.geometry import corners, distance_pairs
+    (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the exact gaps
+    (``geometry.distance_pairs``: the same numbers as one row at a time) of the few pairs it
+    leaves, never the square of the army."""
+    from engine.geometry import corners
+    from engine.spatial import nearest_enemies
 
-    forms, arr, sides = _geo(ctx)
-    memo = ctx.state.table().memo
+    t = ctx.state.table()
+    memo = t.memo
     hit = memo.get("near_table")
     if hit is None:
         hit = memo["near_table"] = [0, None]  # [calls, the table]
     if hit[1] is not None:
-        return hit[1]
+        return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
     hit[0] += 1
-    if hit[0] <= _NEAR_BATCH_AFTER or len(forms) < 2:
+    if hit[0] <= _NEAR_BATCH_AFTER or len(t.forms) < 2:
         return None
-    index, _rows = _spatial(ctx)
-    lb = index.lower_bound_matrix()
-    lb[sides[:, None] == sides[None, :]] = np.inf  # friends are not candidates
-    n = len(forms)
-    k = min(_NEAR_ALL, n - 1)
-    first = np.argpartition(lb, k - 1, axis=1)[:, :k]
-    rows = np.repeat(np.arange(n), k)
-    cols = first.reshape(-1)
-    ca = np.array([corners(f.obb()) for f in forms])
-    finite = np.isfinite(lb[rows, cols])
-    gaps = np.full(rows.shape, np.inf)
-    gaps[finite] = distance_pairs(arr[rows[finite]], arr[cols[finite]], ca[rows[finite]])
-    bound = gaps.reshape(n, k).max(axis=1)  # inf: fewer enemies than k, all are candidates
-    ii, jj = np.nonzero((lb <= bound[:, None]) & np.isfinite(lb))
-    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
-    starts = np.searchsorted(ii, np.arange(n + 1))
-    out = {r: (jj[starts[r] : starts[r + 1]], gg[starts[r] : starts[r + 1]]) for r in range(n)}
-    hit[1] = out
-    return out
+    ca = np.array([corners(f.obb()) for f in t.forms])
+    hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, ca)
+    return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
+
+
+def _enemy_rows(ctx: TwoMmContext, side: str) -> np.ndarray:
+    """The table rows of ``side``'s enemies, ascending (kept for the table's revision)."""
+    t = ctx.state.table()
+    key = ("enemy_rows", side)
+    hit = t.memo.get(key)
+    if hit is None:
+        hit = t.memo[key] = np.flatnonzero(t.sides != side)
+    return cast(np.ndarray, hit)
+
+
+def _side_ids(ctx: TwoMmContext, side: str) -> set[str]:
+    """The ids of ``side``'s formations on the table (kept for the table's revision)."""
+    t = ctx.state.table()
+    key = ("side_ids", side)
+    hit = t.memo.get(key)
+    if hit is None:
+        hit = t.memo[key] = {g.id for g in t.side_forms(side)}
+    return cast(set[str], hit)
 
 
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
@@ -222,23 +223,22 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     enemy whose bound exceeds it cannot be among the nearest: only the rest are measured."""
     from engine.geometry import distance
 
-    forms, arr, sides = _geo(ctx)
+    forms, arr, _sides = _geo(ctx)
     kept = ctx.state.table().memo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
         return list(hit)
-    mask = sides != f.side
-    if not mask.any():
+    idx = _enemy_rows(ctx, f.side)
+    if not idx.size:
         return []
-    idx = mask.nonzero()[0]
-    index, rows = _spatial(ctx)
-    kf = rows.get(f.id)
+    kf = ctx.state.table().rows.get(f.id)
     table = _near_candidates(ctx) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
         idx, gaps = table[kf]
     else:
         if kf is not None and idx.size > limit:
+            index, _rows = _spatial(ctx)
             lb = index.lower_bounds(kf)[idx]
             first = np.argpartition(lb, limit - 1)[:limit]
             bound = float(distance(f.obb(), arr[idx[first]]).max())
@@ -485,7 +485,7 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     if moving and f.has_flag(Flag.NMF):
         return None  # 2.2 NM&F: not both move and fire
     rng = range_m(f)
-    friends = {g.id for g in state.active(f.side)}
+    friends = _side_ids(ctx, f.side)
     cands = []
     for g in _nearest_enemies(ctx, f, 12):
         if any(c in friends for c in state.contacts.get(g.id, ())):
