@@ -31,7 +31,7 @@ from engine.geometry import _axes
 if TYPE_CHECKING:
     from engine.state import FormationTable
 
-__all__ = ["RectIndex", "nearest_enemies", "table_index"]
+__all__ = ["RectIndex", "box_gaps", "nearest_enemies", "rect_boxes", "table_index"]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -181,3 +181,25 @@ def nearest_enemies(
             a, b = starts[m], starts[m + 1]
             out[r] = (jj[a:b], gg[a:b])
     return out
+
+
+def rect_boxes(arr: np.ndarray) -> np.ndarray:
+    """The axis-aligned boxes round the rectangles ``arr`` ((N, 5)) as :class:`RectIndex`
+    makes them ((N, 4): minx, miny, maxx, maxy, grown by the same pad), without the tree:
+    for questions asked of a few rectangles against all, where building a tree costs more."""
+    n = arr.shape[0]
+    fx, fy, rx, ry = _axes(arr[:, 4]) if n else (np.zeros(0),) * 4
+    hw, hd = arr[:, 2], arr[:, 3]
+    ex = np.abs(rx) * hw + np.abs(fx) * hd + _PAD_M
+    ey = np.abs(ry) * hw + np.abs(fy) * hd + _PAD_M
+    return np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex, arr[:, 1] + ey])
+
+
+def box_gaps(box: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The gap between the boxes ``box[rows]`` and every box ((len(rows), N), 0 where they
+    meet): a lower bound of the gap between the rectangles (:meth:`RectIndex.lower_bounds`,
+    row by row)."""
+    b, bi = box[None, :, :], box[rows][:, None, :]
+    gx = np.maximum(np.maximum(b[..., 0] - bi[..., 2], bi[..., 0] - b[..., 2]), 0.0)
+    gy = np.maximum(np.maximum(b[..., 1] - bi[..., 3], bi[..., 1] - b[..., 3]), 0.0)
+    return np.hypot(gx, gy)

@@ -106,15 +106,15 @@ def test_nearest_friends_first_is_the_full_sort(battle: Any) -> None:
     centres = {f.id: f.centre() for f in forms}
     ids = [f.id for f in forms]
     pts = np.array([centres[i] for i in ids])
-    tree = cKDTree(pts)
+    d, nn = cKDTree(pts).query(pts, k=_NearestFirst.FIRST + 2)
     for own in (0, 7, len(ids) - 1):
         p = centres[ids[own]]
         full = sorted(
             (i for i in ids if i != ids[own]), key=lambda i: (math.dist(p, centres[i]), i)
         )
-        # with the k-d tree (the morale phase's), with numpy, and without an own row
+        # with the k-d tree's nearest (the morale phase's), with numpy, without an own row
         for lazy in (
-            _NearestFirst(p, ids, pts, own, tree),
+            _NearestFirst(p, ids, pts, own, (d[own].tolist(), nn[own].tolist())),
             _NearestFirst(p, ids, pts, own),
             _NearestFirst(p, ids[:own] + ids[own + 1 :], np.delete(pts, own, axis=0)),
         ):

@@ -155,14 +155,13 @@ ROUT_NEAR_M = 250.0
 class _SideView:
     """One side's formations by morale, for the morale triggers of all its formations: one
     per side for each revision of the table (a morale change makes a new one). The steady
-    formations' centres are in a k-d tree (scipy), so a formation's nearest steady friends
-    are found without the distance to every friend; the routers of the bound near each
-    formation come from the table's spatial index (engine.spatial)."""
+    formations' nearest steady friends come from one k-d tree query (scipy) for all of them,
+    not the distance to every friend; the routers of the bound near each formation from the
+    boxes round the rectangles (engine.spatial)."""
 
     def __init__(self, ctx: TwoMmContext, side_forms: list[Formation]) -> None:
         bound = ctx.state.bound
         self.ctx = ctx
-        self.side_forms = side_forms
         self.broken = [g for g in side_forms if g.morale in _BROKEN]
         self.n_broken = len(self.broken)
         self.broken_now = [g for g in self.broken if g.changed_bound == bound]
@@ -172,17 +171,26 @@ class _SideView:
         t = ctx.state.table()
         #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
         self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
-        self._tree: Any = None
+        self._knn: tuple[list[list[float]], list[list[int]]] | None = None
         self._routs_near: dict[str, list[Formation]] | None = None
+
+    def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
+        """Each steady formation's nearest steady centres (itself among them) by the k-d
+        tree's distances, :attr:`_NearestFirst.FIRST` + 2 of them, in one query; None when
+        there are too few friends to need it."""
+        if self._knn is None and len(self.ids) > _NearestFirst.FIRST + 1:
+            from scipy.spatial import cKDTree
+
+            d, k = cKDTree(self.pts).query(self.pts, k=_NearestFirst.FIRST + 2)
+            self._knn = (d.tolist(), k.tolist())
+        return self._knn
 
     def nearest_steady(self, f: Formation) -> _NearestFirst:
         """``f``'s steady friends (``f`` steady), nearest centre first."""
-        if self._tree is None and len(self.ids) > _NearestFirst.FIRST:
-            from scipy.spatial import cKDTree
-
-            self._tree = cKDTree(self.pts)
         k = self.row[f.id]
-        return _NearestFirst(self.pts[k], self.ids, self.pts, k, self._tree)
+        knn = self.knn()
+        first = (knn[0][k], knn[1][k]) if knn is not None else None
+        return _NearestFirst(self.pts[k], self.ids, self.pts, k, first)
 
     def routs_near(self, f: Formation) -> list[Formation]:
         """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
@@ -197,26 +205,24 @@ class _SideView:
 def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
     """Formation id -> the formations of ``routs`` (in their order) whose rectangles' boxes
     are within :data:`ROUT_NEAR_M` of its own (a superset of those within that gap, 10.2), for
-    every formation on the table of a router's side: one query of the spatial index."""
+    every formation on the table of a router's side: the box gaps of the routers against the
+    table (engine.spatial.box_gaps), a few rows of cheap sums."""
     if not routs:
         return {}
-    from engine.spatial import table_index
+    from engine.spatial import box_gaps, rect_boxes
 
     t = ctx.state.table()
-    index = table_index(t)
+    box = t.memo.get("rect_boxes")
+    if box is None:
+        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
     rows = np.array([t.rows[g.id] for g in routs], dtype=np.intp)
-    rr, others = index.within_many(rows, ROUT_NEAR_M)
-    by_row = {t.rows[g.id]: g for g in routs}
+    same = t.sides[None, :] == np.array([g.side for g in routs], dtype=object)[:, None]
+    ri, oi = np.nonzero((box_gaps(box, rows) <= ROUT_NEAR_M) & same)
     out: dict[str, list[Formation]] = {}
-    forms, sides = t.forms, t.sides
-    # within_many orders by rout row; the list for each formation must follow ``routs``
-    rank = {g.id: k for k, g in enumerate(routs)}
-    for r, o in zip(rr.tolist(), others.tolist(), strict=True):
-        g = by_row[r]
-        if sides[o] == g.side:
-            out.setdefault(forms[o].id, []).append(g)
-    for lst in out.values():
-        lst.sort(key=lambda g: rank[g.id])
+    forms = t.forms
+    # ordered by router, so each formation's list follows ``routs``
+    for r, o in zip(ri.tolist(), oi.tolist(), strict=True):
+        out.setdefault(forms[o].id, []).append(routs[r])
     return out
 
 
@@ -232,10 +238,10 @@ def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _Si
 class _NearestFirst(Sequence[str]):
     """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, pts[i]), i))``
     (without ``ids[own]``, the asking formation), sorted only as far as they are read (slices
-    from the start): the k-d tree ``tree`` of ``pts`` (or numpy, without one) finds the few
-    nearest, and only those are sorted exactly. The candidates are taken with a margin far
-    above the rounding difference between the tree's distances and ``math.dist``, so the
-    prefix is the one the full sort gives."""
+    from the start): the few nearest are found first - from ``first``, the k-d tree's nearest
+    (distances, indices) when the caller has them, else by numpy - and only those are sorted
+    exactly. The candidates are taken with a margin far above the rounding difference between
+    those distances and ``math.dist``, so the prefix is the one the full sort gives."""
 
     #: sorted at the first read (and doubled after)
     FIRST = 16
@@ -246,10 +252,10 @@ class _NearestFirst(Sequence[str]):
         ids: list[str],
         pts: np.ndarray,
         own: int | None = None,
-        tree: Any = None,
+        first: tuple[list[float], list[int]] | None = None,
     ) -> None:
         self.point = (float(point[0]), float(point[1]))
-        self.ids, self.pts, self.own, self.tree = ids, pts, own, tree
+        self.ids, self.pts, self.own, self.first = ids, pts, own, first
         self.n = len(ids) - (own is not None)
         self.done: list[str] = []
 
@@ -261,13 +267,13 @@ class _NearestFirst(Sequence[str]):
         own = self.own
         if want >= self.n:
             return [k for k in range(len(self.ids)) if k != own]
-        if self.tree is not None:
-            dist, idx = self.tree.query(self.point, k=want + 1)
-            kth = [d for d, k in zip(dist.tolist(), idx.tolist(), strict=True) if k != own][
-                want - 1
-            ]
-            found = self.tree.query_ball_point(self.point, kth * (1 + 1e-9) + 1e-9)
-            return [k for k in found if k != own]
+        if self.first is not None:
+            near = [(d, k) for d, k in zip(*self.first, strict=True) if k != own]
+            if len(near) > want:
+                # complete when the next one is clear of the want-th by more than the margin
+                thr = near[want - 1][0]
+                if near[want][0] > thr * (1 + 1e-9) + 1e-9:
+                    return [k for _d, k in near[:want]]
         d = np.hypot(self.pts[:, 0] - self.point[0], self.pts[:, 1] - self.point[1])
         if own is not None:
             d[own] = np.inf
@@ -303,8 +309,8 @@ class _NearestFirst(Sequence[str]):
 def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
-    the question). A guess by the k-d tree's distances - answers are per pair, so a wrong
-    guess costs time only."""
+    the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
+    per pair, so a wrong guess costs time only."""
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
@@ -312,12 +318,13 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         view = _side_view(ctx, forms[0].side, forms)
         if len(view.steady) < 2:
             continue
-        from scipy.spatial import cKDTree
-
-        tree = view._tree if view._tree is not None else cKDTree(view.pts)
-        _d, idx = tree.query(view.pts, k=2)
-        for k, (a, b) in enumerate(idx.tolist()):
-            requests.append((view.ids[k], [view.ids[b if a == k else a]]))
+        knn = view.knn()
+        for k, fid in enumerate(view.ids):
+            if knn is not None:
+                near = next(j for j in knn[1][k] if j != k)
+            else:
+                near = view.row[view.nearest_steady(view.steady[k])[0]]
+            requests.append((fid, [view.ids[near]]))
     if requests:
         ctx.sight.prefetch(requests)
 
