@@ -171,8 +171,11 @@ class _SideView:
         t = ctx.state.table()
         #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
         self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
+        self.pts_list: list[list[float]] = self.pts.tolist()
+        self.rows = t.rows
         self._knn: tuple[list[list[float]], list[list[int]]] | None = None
-        self._routs_near: dict[str, list[Formation]] | None = None
+        self._routs: list[Formation] | None = None
+        self._reach = np.zeros((0, 0), dtype=bool)
 
     def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
@@ -190,34 +193,52 @@ class _SideView:
         k = self.row[f.id]
         knn = self.knn()
         first = (knn[0][k], knn[1][k]) if knn is not None else None
-        return _NearestFirst(self.pts[k], self.ids, self.pts, k, first)
+        return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
 
     def routs_near(self, f: Formation) -> list[Formation]:
         """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
         rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s: every one that is, perhaps
         more (boxes, engine.spatial)."""
-        if self._routs_near is None:
+        routs = self._routs
+        if routs is None:
             routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
-            self._routs_near = rout_neighbours(self.ctx, routs)
-        return [g for g in self._routs_near.get(f.id, ()) if g is not f]
+            self._routs = routs
+            self._reach = rout_reach(self.ctx, routs)
+        if not routs:
+            return []
+        ks = np.flatnonzero(self._reach[:, self.rows[f.id]]).tolist()
+        return [routs[k] for k in ks if routs[k] is not f]
 
 
-def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
-    """Formation id -> the formations of ``routs`` (in their order) whose rectangles' boxes
-    are within :data:`ROUT_NEAR_M` of its own (a superset of those within that gap, 10.2), for
-    every formation on the table of a router's side: the box gaps of the routers against the
-    table (engine.spatial.box_gaps), a few rows of cheap sums."""
-    if not routs:
-        return {}
+def rout_reach(ctx: TwoMmContext, routs: list[Formation]) -> np.ndarray:
+    """(len(routs), N) booleans over the table's rows: whether the box round a router's
+    rectangle is within :data:`ROUT_NEAR_M` of the box round a formation of its side (a
+    superset of the friends within that gap, 10.2): the box gaps of the few routers against
+    the table (engine.spatial.box_gaps), cheap sums."""
     from engine.spatial import box_gaps, rect_boxes
 
     t = ctx.state.table()
+    if not routs:
+        return np.zeros((0, len(t.forms)), dtype=bool)
     box = t.memo.get("rect_boxes")
     if box is None:
         box = t.memo["rect_boxes"] = rect_boxes(t.arr)
+    masks: dict[str, np.ndarray] = {}
+    for g in routs:
+        if g.side not in masks:
+            masks[g.side] = t.sides == g.side
     rows = np.array([t.rows[g.id] for g in routs], dtype=np.intp)
-    same = t.sides[None, :] == np.array([g.side for g in routs], dtype=object)[:, None]
-    ri, oi = np.nonzero((box_gaps(box, rows) <= ROUT_NEAR_M) & same)
+    same = np.stack([masks[g.side] for g in routs])
+    return (box_gaps(box, rows) <= ROUT_NEAR_M) & same
+
+
+def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
+    """Formation id -> the formations of ``routs`` (in their order) that may be within
+    :data:`ROUT_NEAR_M` of it (:func:`rout_reach`), for every formation of a router's side."""
+    if not routs:
+        return {}
+    t = ctx.state.table()
+    ri, oi = np.nonzero(rout_reach(ctx, routs))
     out: dict[str, list[Formation]] = {}
     forms = t.forms
     # ordered by router, so each formation's list follows ``routs``
@@ -253,9 +274,11 @@ class _NearestFirst(Sequence[str]):
         pts: np.ndarray,
         own: int | None = None,
         first: tuple[list[float], list[int]] | None = None,
+        pts_list: list[list[float]] | None = None,
     ) -> None:
         self.point = (float(point[0]), float(point[1]))
         self.ids, self.pts, self.own, self.first = ids, pts, own, first
+        self.pts_list = pts_list
         self.n = len(ids) - (own is not None)
         self.done: list[str] = []
 
@@ -285,10 +308,10 @@ class _NearestFirst(Sequence[str]):
         if m <= len(self.done) or len(self.done) == n:
             return
         want = min(n, max(m, 2 * len(self.done), self.FIRST))
-        pts, ids, p = self.pts, self.ids, self.point
-        keyed = sorted(
-            (math.dist(p, (float(pts[k, 0]), float(pts[k, 1]))), ids[k]) for k in self._cands(want)
-        )
+        if self.pts_list is None:
+            self.pts_list = self.pts.tolist()
+        pts, ids, p = self.pts_list, self.ids, self.point
+        keyed = sorted((math.dist(p, pts[k]), ids[k]) for k in self._cands(want))
         self.done = [i for _, i in keyed[:want]]
 
     @overload
