@@ -231,3 +231,11 @@ def test_nearest_enemies_hold_the_k_nearest(arr: np.ndarray, battle: Any) -> Non
             assert must <= set(rows.tolist()) and list(rows) == sorted(rows)
             assert np.array_equal(got, gaps[i, rows])
             assert len(rows) < len(foe)  # culled: not every enemy
+
+
+def test_corners_many_equal_corners(arr: np.ndarray) -> None:
+    """geometry.corners_many (the batch tables' corners) is corners() row by row, bit for bit."""
+    from engine.geometry import OBB, corners, corners_many
+
+    expect = np.array([corners(OBB(*(float(v) for v in row))) for row in arr])
+    assert np.array_equal(corners_many(arr), expect)

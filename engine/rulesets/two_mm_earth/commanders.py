@@ -450,39 +450,51 @@ def _gap(f: Formation, g: Formation) -> float:
 
 class _Enemies:
     """A side's enemies on the table (``state.enemies_of``, in its order) for one call of
-    :meth:`PlanCommander.orders` (nothing moves while orders are given): their rectangles are
-    the state's columns, and the separations of a formation from all of them are one
-    vectorised ``geometry.separation`` call, made once per formation and read by every question
-    after (the nearest, any within so far). Each value is the one :func:`_gap` gives the pair
-    (the same arithmetic element by element)."""
+    :meth:`PlanCommander.orders` (nothing moves while orders are given), their rectangles the
+    state's columns. A separation is never less than the centres' distance over root 2 less the
+    two circumradii (the larger of the gaps along two square axes takes that much of the
+    distance; no projection radius exceeds a circumradius) and never more than the centres'
+    distance, so only the enemies that bound lets through are measured
+    (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("_seps", "arr", "forms")
+    __slots__ = ("arr", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
         t = state.table()
         rows = [t.rows[g.id] for g in self.forms]
         self.arr = t.arr[rows] if rows else np.zeros((0, 5))
-        self._seps: dict[str, np.ndarray] = {}
+        self.radius = np.hypot(self.arr[:, 2], self.arr[:, 3])
 
-    def seps(self, f: Formation) -> np.ndarray:
-        """Separation of ``f`` from each enemy (negative: overlapping)."""
-        hit = self._seps.get(f.id)
-        if hit is None:
-            hit = self._seps[f.id] = separation(f.obb(), self.arr)
-        return hit
+    def _bounds(self, f: Formation) -> tuple[Any, np.ndarray, np.ndarray]:
+        """``f``'s rectangle, its centre distance to each enemy and the lower bound of each
+        separation."""
+        o = f.obb()
+        d = np.hypot(self.arr[:, 0] - o.cx, self.arr[:, 1] - o.cy)
+        return o, d, d / math.sqrt(2.0) - math.hypot(o.hw, o.hd) - self.radius
 
     def nearest(self, f: Formation) -> tuple[Formation, float] | None:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
         if not self.forms:
             return None
-        s = self.seps(f)
-        k = int(np.argmin(s))  # the first of the least, as min() over (gap, index)
-        return self.forms[k], max(0.0, float(s[k]))
+        o, d, low = self._bounds(f)
+        c = int(np.argmin(d))
+        s_c = float(separation(o, self.arr[[c]])[0])  # the least is no more than this
+        # the margin is far above rounding: whoever is left out has a separation above s_c
+        cand = np.flatnonzero(low <= s_c + 1e-6 * (1.0 + abs(s_c)))
+        s = separation(o, self.arr[cand])
+        k = int(np.argmin(s))  # the first of the least (cand ascending), as min over (gap, k)
+        return self.forms[int(cand[k])], max(0.0, float(s[k]))
 
     def within(self, f: Formation, m: float) -> bool:
         """``any(_gap(f, g) <= m for g in enemies)``."""
-        return bool((np.maximum(self.seps(f), 0.0) <= m).any())
+        if not self.forms or m < 0.0:
+            return False  # a gap is never below 0
+        o, _d, low = self._bounds(f)
+        cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
+        if not cand.size:
+            return False
+        return bool((np.maximum(separation(o, self.arr[cand]), 0.0) <= m).any())
 
 
 def plan_commanders(scenario: Scenario, to_xy: Any) -> dict[str, PlanCommander]:

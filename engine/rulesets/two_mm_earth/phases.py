@@ -165,7 +165,7 @@ def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
 
 #: the nearest enemies of every formation are worked out at once (one table of candidates)
 #: from this many asked in one table on, for any ``limit`` up to _NEAR_ALL
-_NEAR_BATCH_AFTER = 4
+_NEAR_BATCH_AFTER = 2
 _NEAR_ALL = 12
 
 
@@ -175,7 +175,7 @@ def _near_candidates(ctx: TwoMmContext) -> list[tuple[np.ndarray, np.ndarray]] |
     (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the exact gaps
     (``geometry.distance_pairs``: the same numbers as one row at a time) of the few pairs it
     leaves, never the square of the army."""
-    from engine.geometry import corners
+    from engine.geometry import corners_many
     from engine.spatial import nearest_enemies
 
     t = ctx.state.table()
@@ -188,8 +188,7 @@ def _near_candidates(ctx: TwoMmContext) -> list[tuple[np.ndarray, np.ndarray]] |
     hit[0] += 1
     if hit[0] <= _NEAR_BATCH_AFTER or len(t.forms) < 2:
         return None
-    ca = np.array([corners(f.obb()) for f in t.forms])
-    hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, ca)
+    hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, corners_many(t.arr))
     return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
 
 
