@@ -448,6 +448,11 @@ def _gap(f: Formation, g: Formation) -> float:
     return max(0.0, float(separation(f.obb(), obb_array([g.obb()]))[0]))
 
 
+#: from this many enemies on, the General's questions are culled by the bound of _Enemies
+#: (below it, separation of a formation from them all is a few plain-float sums)
+_CULL_AFTER = 24
+
+
 class _Enemies:
     """A side's enemies on the table (``state.enemies_of``, in its order) for one call of
     :meth:`PlanCommander.orders` (nothing moves while orders are given), their rectangles the
@@ -477,6 +482,10 @@ class _Enemies:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
         if not self.forms:
             return None
+        if len(self.forms) <= _CULL_AFTER:  # a few: measuring them all costs less
+            s = separation(f.obb(), self.arr)
+            k = int(np.argmin(s))  # the first of the least, as min over (gap, index)
+            return self.forms[k], max(0.0, float(s[k]))
         o, d, low = self._bounds(f)
         c = int(np.argmin(d))
         s_c = float(separation(o, self.arr[[c]])[0])  # the least is no more than this
@@ -490,6 +499,8 @@ class _Enemies:
         """``any(_gap(f, g) <= m for g in enemies)``."""
         if not self.forms or m < 0.0:
             return False  # a gap is never below 0
+        if len(self.forms) <= _CULL_AFTER:
+            return bool((np.maximum(separation(f.obb(), self.arr), 0.0) <= m).any())
         o, _d, low = self._bounds(f)
         cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
         if not cand.size:

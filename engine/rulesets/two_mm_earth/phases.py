@@ -748,10 +748,14 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
         ]
         fx, fy = f.centre()
+        # the bases within 2 km: only formations whose rectangle reaches that near can have
+        # one (a base stands inside its formation's rectangle), in the table's order
+        t = state.table()
+        reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
         others = [
             x
-            for g in state.active()
-            if g is not f
+            for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+            if (g := t.forms[k]) is not f
             for x in g.alive_bases
             if math.hypot(x.x - fx, x.y - fy) < 2000.0
         ]
