@@ -120,6 +120,11 @@ def _friend_triggers(
         return out  # no friend broken
     sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
     cands = [g for g in side.broken_now if g is not f] if sees_broken else side.routs_near(f)
+    if not cands and any(g is not f for g in side.broken_now):
+        # Sight keeps what it heard and the table it looked at from the first question after
+        # a move (engine.sight), so it is asked at the same moments as when every friend broken
+        # this bound was looked at: the hearing question is the cheap one
+        sight.heard(f.id)
     aware_now = sight.aware_many(f.id, [g.id for g in cands]) if cands else []
     for g, aware in zip(cands, aware_now, strict=True):
         if not aware:
@@ -582,11 +587,17 @@ def _threat_centre(ctx: TwoMmContext, f: Formation) -> tuple[float, float] | Non
     state = ctx.state
     ids = state.contacts.get(f.id) or ()
     cands = [state.formations[i] for i in ids if not state.formations[i].removed]
-    if not cands:
-        cands = state.enemies_of(f.side)
-    if not cands:
-        return None
     fx, fy = f.centre()
+    if not cands:
+        # every enemy on the table: numpy finds the few nearest (with a margin far above
+        # rounding), the exact key below picks among them
+        t = state.table()
+        rows = np.flatnonzero(t.sides != f.side)
+        if not rows.size:
+            return None
+        d2 = (t.arr[rows, 0] - fx) ** 2 + (t.arr[rows, 1] - fy) ** 2
+        near = rows[d2 <= d2.min() * (1 + 1e-9) + 1e-9]
+        cands = [t.forms[k] for k in near.tolist()]
     g = min(cands, key=lambda g: ((g.centre()[0] - fx) ** 2 + (g.centre()[1] - fy) ** 2, g.id))
     return g.centre()
 
