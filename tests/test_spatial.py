@@ -141,19 +141,17 @@ def test_few_separation_equals_the_vectorised_form(arr: np.ndarray) -> None:
 
 def test_rout_neighbours_hold_every_friend_within_250_m(battle: Any) -> None:
     """10.2's friendly routs within 250 m: the spatial index's candidates hold every friend
-    whose gap to the router is within 250 m (the brute force over the whole side)."""
+    whose gap to the router (as ``Sight.distance`` measures it, on Sight's rectangles) is within
+    250 m (the brute force over the whole side)."""
     from engine.rulesets.two_mm_earth.morale import ROUT_NEAR_M, rout_neighbours
 
-    state = battle.state
+    state, sight = battle.state, battle.sight
     for side in state.sides:
         forms = state.active(side)
         routs = forms[::4]  # as if these routed: the question is geometric
         near = rout_neighbours(battle.ctx, routs)
-        arr = obb_array([f.obb() for f in forms])
-        gaps = distance_many(arr, arr)
-        rows = {f.id: k for k, f in enumerate(forms)}
         for f in forms:
-            expect = [g for g in routs if gaps[rows[f.id], rows[g.id]] <= ROUT_NEAR_M]
+            expect = [g for g in routs if sight.distance(f.id, g.id) <= ROUT_NEAR_M]
             got = [g.id for g in near.get(f.id, [])]
             assert {g.id for g in expect} <= set(got)
             assert got == [g.id for g in routs if g.id in got]  # in the routers' order

@@ -181,6 +181,7 @@ class _SideView:
         self._knn: tuple[list[list[float]], list[list[int]]] | None = None
         self._routs: list[Formation] | None = None
         self._reach = np.zeros((0, 0), dtype=bool)
+        self._reach_of: np.ndarray | None = None  # the Sight rectangles _reach was made for
 
     def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
@@ -202,39 +203,38 @@ class _SideView:
 
     def routs_near(self, f: Formation) -> list[Formation]:
         """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
-        rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s: every one that is, perhaps
-        more (boxes, engine.spatial)."""
+        rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s (every one that is, perhaps
+        more: boxes, engine.spatial), as ``Sight.distance`` measures them."""
         routs = self._routs
         if routs is None:
             routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
             self._routs = routs
-            self._reach = rout_reach(self.ctx, routs)
-        if not routs:
+        if not any(g is not f for g in routs):
             return []
-        ks = np.flatnonzero(self._reach[:, self.rows[f.id]]).tolist()
+        sight = self.ctx.sight
+        sight.spatial  # noqa: B018 - brings Sight up to date (a question to it: see rout_reach)
+        if self._reach_of is not sight.arr:
+            self._reach, self._reach_of = rout_reach(self.ctx, routs), sight.arr
+        ks = np.flatnonzero(self._reach[:, sight.index[f.id]]).tolist()
         return [routs[k] for k in ks if routs[k] is not f]
 
 
 def rout_reach(ctx: TwoMmContext, routs: list[Formation]) -> np.ndarray:
-    """(len(routs), N) booleans over the table's rows: whether the box round a router's
-    rectangle is within :data:`ROUT_NEAR_M` of the box round a formation of its side (a
-    superset of the friends within that gap, 10.2): the box gaps of the few routers against
-    the table (engine.spatial.box_gaps), cheap sums."""
-    from engine.spatial import box_gaps, rect_boxes
+    """(len(routs), N) booleans over Sight's rows (``ctx.sight.index``): whether the box round
+    a router's rectangle is within :data:`ROUT_NEAR_M` of the box round each formation's (a
+    superset of those within that gap, 10.2), from the box gaps of the few routers against all
+    (``RectIndex.lower_bounds``), cheap sums.
 
-    t = ctx.state.table()
+    The rectangles are Sight's, the ones ``Sight.distance`` measures the 10.2 gap on (Sight
+    keeps the table it looked at after the last move: a formation that has lost bases since has
+    a smaller rectangle on the table than in Sight). Asking for them is a question to Sight, so
+    callers ask only where the rules ask Sight at once anyway (which moment Sight looks at the
+    table matters)."""
+    sight = ctx.sight
+    index = sight.spatial
     if not routs:
-        return np.zeros((0, len(t.forms)), dtype=bool)
-    box = t.memo.get("rect_boxes")
-    if box is None:
-        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
-    masks: dict[str, np.ndarray] = {}
-    for g in routs:
-        if g.side not in masks:
-            masks[g.side] = t.sides == g.side
-    rows = np.array([t.rows[g.id] for g in routs], dtype=np.intp)
-    same = np.stack([masks[g.side] for g in routs])
-    return (box_gaps(box, rows) <= ROUT_NEAR_M) & same
+        return np.zeros((0, index.n), dtype=bool)
+    return np.stack([index.lower_bounds(sight.index[g.id]) for g in routs]) <= ROUT_NEAR_M
 
 
 def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
@@ -242,13 +242,14 @@ def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list
     :data:`ROUT_NEAR_M` of it (:func:`rout_reach`), for every formation of a router's side."""
     if not routs:
         return {}
-    t = ctx.state.table()
     ri, oi = np.nonzero(rout_reach(ctx, routs))
+    forms = ctx.sight.forms
     out: dict[str, list[Formation]] = {}
-    forms = t.forms
     # ordered by router, so each formation's list follows ``routs``
     for r, o in zip(ri.tolist(), oi.tolist(), strict=True):
-        out.setdefault(forms[o].id, []).append(routs[r])
+        g = routs[r]
+        if forms[o].side == g.side:
+            out.setdefault(forms[o].id, []).append(g)
     return out
 
 
@@ -364,10 +365,12 @@ def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) 
     ``Sight.distance`` pair by pair)."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
+    asked = False  # Sight is asked whenever a router has a friend to test (see rout_reach)
     for forms in by_side.values():
         routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
-        if not routs:
+        if not routs or all(f.morale in (Morale.ROUTING, Morale.DESTROYED) for f in forms):
             continue
+        asked = True
         near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher])
         pairs += [
             (f.id, r.id)
@@ -376,7 +379,7 @@ def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) 
             for r in near.get(f.id, ())
             if r is not f
         ]
-    if pairs:
+    if asked:
         ctx.sight.prefetch_gaps(pairs)
 
 
