@@ -100,11 +100,15 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
 
 
 def _friend_triggers(
-    ctx: TwoMmContext, f: Formation, side_forms: list[Formation] | None = None
+    ctx: TwoMmContext,
+    f: Formation,
+    side_forms: list[Formation] | None = None,
+    reach: RoutReach | None = None,
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
-    ``side_forms``: ``state.active(f.side)`` when the caller has it.
+    ``side_forms``: ``state.active(f.side)`` when the caller has it; ``reach``: the morale
+    passes' :class:`RoutReach` (a new one otherwise).
 
     Only the friends that can set off a trigger are asked about: troops already retreating
     (11.1) react to any broken friend they see or hear, the rest only to a routing
@@ -119,7 +123,10 @@ def _friend_triggers(
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
     sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
-    cands = [g for g in side.broken_now if g is not f] if sees_broken else side.routs_near(f)
+    if sees_broken:
+        cands = [g for g in side.broken_now if g is not f]
+    else:
+        cands = side.routs_near(f, reach if reach is not None else RoutReach(ctx))
     if not cands and any(g is not f for g in side.broken_now):
         # Sight keeps what it heard and the table it looked at from the first question after
         # a move (engine.sight), so it is asked at the same moments as when every friend broken
@@ -180,8 +187,6 @@ class _SideView:
         self.rows = t.rows
         self._knn: tuple[list[list[float]], list[list[int]]] | None = None
         self._routs: list[Formation] | None = None
-        self._reach = np.zeros((0, 0), dtype=bool)
-        self._reach_of: np.ndarray | None = None  # the Sight rectangles _reach was made for
 
     def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
@@ -201,48 +206,67 @@ class _SideView:
         first = (knn[0][k], knn[1][k]) if knn is not None else None
         return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
 
-    def routs_near(self, f: Formation) -> list[Formation]:
+    def routs_near(self, f: Formation, reach: RoutReach) -> list[Formation]:
         """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
         rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s (every one that is, perhaps
-        more: boxes, engine.spatial), as ``Sight.distance`` measures them."""
+        more: :class:`RoutReach`)."""
         routs = self._routs
         if routs is None:
             routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
             self._routs = routs
         if not any(g is not f for g in routs):
             return []
-        sight = self.ctx.sight
-        sight.spatial  # noqa: B018 - brings Sight up to date (a question to it: see rout_reach)
-        if self._reach_of is not sight.arr:
-            self._reach, self._reach_of = rout_reach(self.ctx, routs), sight.arr
-        ks = np.flatnonzero(self._reach[:, sight.index[f.id]]).tolist()
-        return [routs[k] for k in ks if routs[k] is not f]
+        k = reach.row_of(f)
+        return [g for g in routs if g is not f and reach.row(g)[k]]
 
 
-def rout_reach(ctx: TwoMmContext, routs: list[Formation]) -> np.ndarray:
-    """(len(routs), N) booleans over Sight's rows (``ctx.sight.index``): whether the box round
-    a router's rectangle is within :data:`ROUT_NEAR_M` of the box round each formation's (a
-    superset of those within that gap, 10.2), from the box gaps of the few routers against all
-    (``RectIndex.lower_bounds``), cheap sums.
+class RoutReach:
+    """10.2's reach of a router (:data:`ROUT_NEAR_M`) over Sight's rows (``ctx.sight.index``):
+    whether the box round its rectangle is within that distance of the box round each
+    formation's (a superset of the formations within that gap), from the box gaps against all
+    (``RectIndex.lower_bounds``), one row per router, kept while Sight looks at the same
+    rectangles (one morale phase: nothing moves in it).
 
     The rectangles are Sight's, the ones ``Sight.distance`` measures the 10.2 gap on (Sight
     keeps the table it looked at after the last move: a formation that has lost bases since has
     a smaller rectangle on the table than in Sight). Asking for them is a question to Sight, so
-    callers ask only where the rules ask Sight at once anyway (which moment Sight looks at the
-    table matters)."""
-    sight = ctx.sight
-    index = sight.spatial
-    if not routs:
-        return np.zeros((0, index.n), dtype=bool)
-    return np.stack([index.lower_bounds(sight.index[g.id]) for g in routs]) <= ROUT_NEAR_M
+    callers ask only where the rules ask Sight at once anyway (which moment Sight first looks
+    at the table after a move matters)."""
+
+    def __init__(self, ctx: TwoMmContext) -> None:
+        self.sight = ctx.sight
+        self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
+        self._rows: dict[str, np.ndarray] = {}
+
+    def _fresh(self) -> Any:
+        index = self.sight.spatial  # brings Sight up to date
+        if self._of is not self.sight.arr:
+            self._of, self._rows = self.sight.arr, {}
+        return index
+
+    def row_of(self, f: Formation) -> int:
+        """``f``'s row in Sight."""
+        self._fresh()
+        return self.sight.index[f.id]
+
+    def row(self, g: Formation) -> np.ndarray:
+        """Router ``g``'s reach over Sight's rows."""
+        index = self._fresh()
+        hit = self._rows.get(g.id)
+        if hit is None:
+            hit = self._rows[g.id] = index.lower_bounds(self.sight.index[g.id]) <= ROUT_NEAR_M
+        return hit
 
 
-def rout_neighbours(ctx: TwoMmContext, routs: list[Formation]) -> dict[str, list[Formation]]:
+def rout_neighbours(
+    ctx: TwoMmContext, routs: list[Formation], reach: RoutReach | None = None
+) -> dict[str, list[Formation]]:
     """Formation id -> the formations of ``routs`` (in their order) that may be within
-    :data:`ROUT_NEAR_M` of it (:func:`rout_reach`), for every formation of a router's side."""
+    :data:`ROUT_NEAR_M` of it (:class:`RoutReach`), for every formation of a router's side."""
     if not routs:
         return {}
-    ri, oi = np.nonzero(rout_reach(ctx, routs))
+    reach = reach if reach is not None else RoutReach(ctx)
+    ri, oi = np.nonzero(np.stack([reach.row(g) for g in routs]))
     forms = ctx.sight.forms
     out: dict[str, list[Formation]] = {}
     # ordered by router, so each formation's list follows ``routs``
@@ -358,20 +382,22 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
         ctx.sight.prefetch(requests)
 
 
-def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+def _prefetch_rout_gaps(
+    ctx: TwoMmContext, by_side: dict[str, list[Formation]], reach: RoutReach
+) -> None:
     """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
     tested to every friend that broke this bound within reach (the spatial index's
     candidates, :func:`rout_neighbours`), in one call (what :func:`_friend_triggers` asks of
     ``Sight.distance`` pair by pair)."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
-    asked = False  # Sight is asked whenever a router has a friend to test (see rout_reach)
+    asked = False  # Sight is asked whenever a router has a friend to test (see RoutReach)
     for forms in by_side.values():
         routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
         if not routs or all(f.morale in (Morale.ROUTING, Morale.DESTROYED) for f in forms):
             continue
         asked = True
-        near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher])
+        near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher], reach)
         pairs += [
             (f.id, r.id)
             for f in forms
@@ -643,10 +669,11 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
         by_side.setdefault(f.side, []).append(f)
     # own triggers not yet acted on at once (immediate_tests) are tested here
     own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
+    reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
-        _prefetch_rout_gaps(ctx, by_side)
+        _prefetch_rout_gaps(ctx, by_side, reach)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
@@ -654,7 +681,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
             triggers += [
                 t
-                for t in _friend_triggers(ctx, f, by_side[f.side])
+                for t in _friend_triggers(ctx, f, by_side[f.side], reach)
                 if t not in seen and t not in triggers
             ]
             if not triggers:
@@ -669,7 +696,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
                 # (_friend_triggers)
                 near: set[str] = set()
                 if f.morale is Morale.ROUTING and not f.skirmisher:
-                    near = {k for k, gs in rout_neighbours(ctx, [f]).items() if gs}
+                    near = {k for k, gs in rout_neighbours(ctx, [f], reach).items() if gs}
                 ctx.sight.prefetch(
                     [
                         (g.id, [f.id])
@@ -692,6 +719,7 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
     bound are destroyed; routers off the table have fled."""
     state = ctx.state
     events: list[Event] = []
+    touching_of: dict[str, set[str]] | None = None  # formation -> its bases touching others
     for f in state.active():
         if f.morale is not Morale.ROUTING or f.routed_bound is None:
             continue
@@ -704,7 +732,11 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
             continue
         if f.routed_bound != state.bound - 1:
             continue
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
+        if touching_of is None:  # one pass over the contacts, not one per router
+            touching_of = {}
+            for (x, _), pairs in ctx.base_pairs.items():
+                touching_of.setdefault(x, set()).update(a for a, _ in pairs)
+        touching = touching_of.get(f.id, set())
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = 4 in classes
         killed = []
