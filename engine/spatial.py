@@ -21,17 +21,12 @@ element by element, on fewer elements, so the answers are the same bit for bit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import shapely
 
 from engine.geometry import _axes
 
-if TYPE_CHECKING:
-    from engine.state import FormationTable
-
-__all__ = ["RectIndex", "box_gaps", "nearest_enemies", "rect_boxes", "table_index"]
+__all__ = ["RectIndex", "box_gaps", "nearest_enemies", "rect_boxes"]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -109,16 +104,6 @@ class RectIndex:
         q, t = self._tree.query(lines)
         order = np.lexsort((t, q))
         return q[order], t[order]
-
-
-def table_index(table: FormationTable) -> RectIndex:
-    """The :class:`RectIndex` of a state's table (``BattleState.table``: its rows), built once
-    per revision of the table and kept in its memo: the one index the rules' pairwise
-    questions of a position state share."""
-    hit = table.memo.get("rect_index")
-    if hit is None:
-        hit = table.memo["rect_index"] = RectIndex(table.arr)
-    return hit
 
 
 def nearest_enemies(

@@ -71,7 +71,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import BaseStatus, Formation, FormationTable, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -154,31 +154,21 @@ def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
     return t.forms, t.arr, t.sides
 
 
-def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
-    """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
-    row, built once per revision of the table."""
-    from engine.spatial import table_index
-
-    t = ctx.state.table()
-    return table_index(t), t.rows
-
-
 #: the nearest enemies of every formation are worked out at once (one table of candidates)
 #: from this many asked in one table on, for any ``limit`` up to _NEAR_ALL
 _NEAR_BATCH_AFTER = 2
 _NEAR_ALL = 12
 
 
-def _near_candidates(ctx: TwoMmContext) -> list[tuple[np.ndarray, np.ndarray]] | None:
+def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
-    nearest enemies, for every formation of the table at once, once enough have been asked
-    (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the exact gaps
-    (``geometry.distance_pairs``: the same numbers as one row at a time) of the few pairs it
-    leaves, never the square of the army."""
+    nearest enemies, for every formation of the table ``t`` at once, once enough have been
+    asked (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the
+    exact gaps (``geometry.distance_pairs``: the same numbers as one row at a time) of the few
+    pairs it leaves, never the square of the army."""
     from engine.geometry import corners_many
     from engine.spatial import nearest_enemies
 
-    t = ctx.state.table()
     memo = t.memo
     hit = memo.get("near_table")
     if hit is None:
@@ -192,9 +182,8 @@ def _near_candidates(ctx: TwoMmContext) -> list[tuple[np.ndarray, np.ndarray]] |
     return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
 
 
-def _enemy_rows(ctx: TwoMmContext, side: str) -> np.ndarray:
-    """The table rows of ``side``'s enemies, ascending (kept for the table's revision)."""
-    t = ctx.state.table()
+def _enemy_rows(t: FormationTable, side: str) -> np.ndarray:
+    """The rows of ``side``'s enemies in table ``t``, ascending (kept for its revision)."""
     key = ("enemy_rows", side)
     hit = t.memo.get(key)
     if hit is None:
@@ -202,9 +191,19 @@ def _enemy_rows(ctx: TwoMmContext, side: str) -> np.ndarray:
     return cast(np.ndarray, hit)
 
 
-def _side_ids(ctx: TwoMmContext, side: str) -> set[str]:
-    """The ids of ``side``'s formations on the table (kept for the table's revision)."""
-    t = ctx.state.table()
+def _box_gaps(t: FormationTable, row: int) -> np.ndarray:
+    """Lower bounds of the gaps from rectangle ``row`` of table ``t`` to every rectangle: the
+    gaps between the boxes round them (engine.spatial; the boxes kept for the revision)."""
+    from engine.spatial import box_gaps, rect_boxes
+
+    box = t.memo.get("rect_boxes")
+    if box is None:
+        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
+    return cast(np.ndarray, box_gaps(box, np.array([row]))[0])
+
+
+def _side_ids(t: FormationTable, side: str) -> set[str]:
+    """The ids of ``side``'s formations in table ``t`` (kept for its revision)."""
     key = ("side_ids", side)
     hit = t.memo.get(key)
     if hit is None:
@@ -216,29 +215,31 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
     first; their gaps are remembered for :func:`_gap`.
 
-    Exact, without the gap to every enemy: a lower bound of every gap comes from the boxes
-    round the rectangles (engine.spatial); the ``limit`` enemies of smallest bound are measured,
-    and the largest of their gaps is no less than the ``limit``-th smallest gap of all, so an
-    enemy whose bound exceeds it cannot be among the nearest: only the rest are measured."""
+    Exact, without the gap to every enemy: from the table of every formation's nearest
+    (:func:`_near_candidates`) once several have asked; before that a lower bound of every
+    gap comes from the boxes round the rectangles (engine.spatial); the ``limit`` enemies of
+    smallest bound are measured, and the largest of their gaps is no less than the
+    ``limit``-th smallest gap of all, so an enemy whose bound exceeds it cannot be among the
+    nearest: only the rest are measured."""
     from engine.geometry import distance
 
-    forms, arr, _sides = _geo(ctx)
-    kept = ctx.state.table().memo
+    t = ctx.state.table()
+    kept = t.memo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
         return list(hit)
-    idx = _enemy_rows(ctx, f.side)
+    idx = _enemy_rows(t, f.side)
     if not idx.size:
         return []
-    kf = ctx.state.table().rows.get(f.id)
-    table = _near_candidates(ctx) if kf is not None and limit <= _NEAR_ALL else None
+    forms, arr = t.forms, t.arr
+    kf = t.rows.get(f.id)
+    table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
         idx, gaps = table[kf]
     else:
         if kf is not None and idx.size > limit:
-            index, _rows = _spatial(ctx)
-            lb = index.lower_bounds(kf)[idx]
+            lb = _box_gaps(t, kf)[idx]
             first = np.argpartition(lb, limit - 1)[:limit]
             bound = float(distance(f.obb(), arr[idx[first]]).max())
             idx = idx[lb <= bound]
@@ -484,7 +485,7 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     if moving and f.has_flag(Flag.NMF):
         return None  # 2.2 NM&F: not both move and fire
     rng = range_m(f)
-    friends = _side_ids(ctx, f.side)
+    friends = _side_ids(state.table(), f.side)
     cands = []
     for g in _nearest_enemies(ctx, f, 12):
         if any(c in friends for c in state.contacts.get(g.id, ())):
