@@ -137,7 +137,12 @@ class Battle:
         ruleset: Ruleset | str | None = None,
         commanders: dict[str, Commander] | None = None,
         delivery: Delivery | None = None,
+        snapshots: bool = True,
     ) -> None:
+        # False: each bound keeps its events but no snapshot (bases, formations, messengers,
+        # what each side sees), which is only ever written to the log: a Monte Carlo replay
+        # keeps only the result, and the result is the same (tests/test_montecarlo_replay.py)
+        self.snapshots = snapshots
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
@@ -199,6 +204,8 @@ class Battle:
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
 
     def _snapshot(self) -> dict[str, Any]:
+        if not self.snapshots:
+            return {}
         ctx, rs = self.ctx, self.ruleset
         return snapshot(
             self.state, self.delivery, self.sight, lambda f: rs.formation_record(ctx, f)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +38,35 @@ from scenario_builder.battlefield import Battlefield
 MAX_CONTOUR_LABELS = 160
 
 
-def _overlay(
-    m: folium.Map,
+@dataclass(frozen=True)
+class _Overlay:
+    """One raster of the base map, warped to Web Mercator and encoded as a PNG once."""
+
+    name: str
+    image: str  # PNG data URI
+    bounds: list[list[float]]
+    show: bool
+    opacity: float = 1.0
+    online_opacity: float | None = None  # under tiles, if not ``opacity``
+
+
+def _drawn(
     name: str,
-    rgba: np.ndarray,
-    bounds: list[list[float]],
+    rgba_bounds: tuple[np.ndarray, list[list[float]]],
     *,
     show: bool,
     opacity: float = 1.0,
-) -> None:
+    online_opacity: float | None = None,
+) -> _Overlay:
+    rgba, bounds = rgba_bounds
+    return _Overlay(name, png_data_uri(rgba), bounds, show, opacity, online_opacity)
+
+
+def _overlay(m: folium.Map, o: _Overlay, *, offline: bool) -> None:
+    name, bounds, show = o.name, o.bounds, o.show
+    opacity = o.opacity if offline or o.online_opacity is None else o.online_opacity
     folium.raster_layers.ImageOverlay(
-        image=png_data_uri(rgba),
+        image=o.image,
         bounds=bounds,
         name=name,
         opacity=opacity,
@@ -201,7 +220,19 @@ def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
     return "".join(parts)
 
 
-def _add_contours(m: folium.Map, bf: Battlefield) -> None:
+Label = tuple[float, float, str, str, float]  # lat, lon, text, class, priority
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """A base-map line layer drawn once: its GeoJSON (EPSG:4326) and its text labels."""
+
+    geojson: str | None
+    labels: list[Label]
+    kinds: frozenset[FeatureKind] = frozenset()
+
+
+def _draw_contours(bf: Battlefield) -> _Lines | None:
     """The print's smoothed contours (``maps.vectors.outline_contours``: the level outlines'
     edges, never cell staircases), labelled by level; the labels are decluttered in the page."""
     import geopandas as gpd
@@ -211,21 +242,10 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
         for k, line in outline_contours(bf, level_outlines(bf))
     ]
     if not rows:
-        return
+        return None
     lines = gpd.GeoDataFrame(rows, columns=["level", "elevation", "geometry"], crs=bf.crs)
     lines = lines[~lines.geometry.is_empty]
     geo = lines.to_crs("EPSG:4326")
-    group = folium.FeatureGroup(name="Contours (height levels)", show=True)
-    folium.GeoJson(
-        geo.to_json(),
-        style_function=lambda f: {
-            "color": "#4e342e",
-            "weight": 1.6 if int(f["properties"]["level"]) % 5 == 0 else 0.8,
-            "opacity": 0.8,
-        },
-        tooltip=folium.GeoJsonTooltip(fields=["level", "elevation"], aliases=["level", "base (m)"]),
-        name="contours",
-    ).add_to(group)
     # candidates on the longest pieces first; the page hides any that would overlap
     pieces: list[tuple[float, int, Any]] = []
     for level, geom in zip(lines["level"], lines.geometry, strict=True):
@@ -238,16 +258,30 @@ def _add_contours(m: folium.Map, bf: Battlefield) -> None:
         for frac in (0.5,) if p.length < 60 * bf.res else (0.25, 0.75):
             pt = p.interpolate(frac, normalized=True)
             _label(labels, bf, pt.x, pt.y, str(level), "sb-contour-label", 1.0)
+    return _Lines(geo.to_json(), labels)
+
+
+def _add_contours(m: folium.Map, drawn: _Lines | None) -> None:
+    if drawn is None:
+        return
+    group = folium.FeatureGroup(name="Contours (height levels)", show=True)
+    folium.GeoJson(
+        drawn.geojson,
+        style_function=lambda f: {
+            "color": "#4e342e",
+            "weight": 1.6 if int(f["properties"]["level"]) % 5 == 0 else 0.8,
+            "opacity": 0.8,
+        },
+        tooltip=folium.GeoJsonTooltip(fields=["level", "elevation"], aliases=["level", "base (m)"]),
+        name="contours",
+    ).add_to(group)
     group.add_to(m)
-    _emit_labels(m, group, labels)
+    _emit_labels(m, group, drawn.labels)
 
 
 def _level_base_m(bf: Battlefield, k: int) -> float:
     base = bf.meta.get("level_base_m")
     return round(float(base) + k * bf.step, 1) if isinstance(base, (int, float)) else float("nan")
-
-
-Label = tuple[float, float, str, str, float]  # lat, lon, text, class, priority
 
 
 def _label(
@@ -274,38 +308,30 @@ def _emit_labels(m: folium.Map, layer: Any, labels: list[Label]) -> None:
     )
 
 
-def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
+def _draw_features(bf: Battlefield) -> _Lines | None:
     """Roads, tracks, walls, hedges, rivers and streams as lines, and the names of places and
-    roads from the battlefield's vector sources (``maps.features``); returns the kinds drawn."""
+    roads from the battlefield's vector sources (``maps.features``), with the kinds drawn."""
     import geopandas as gpd
 
     feats = ground_features(bf)
     if not feats:
-        return set()
-    group = folium.FeatureGroup(name="Roads, walls and names", show=True)
+        return None
     lines = [f for f in feats if f.kind is not FeatureKind.PLACE]
-    kinds = {f.kind for f in lines}
+    kinds = frozenset(f.kind for f in lines)
+    geojson = None
     if lines:
-        gdf = gpd.GeoDataFrame(
-            {
-                "kind": [f.kind.value for f in lines],
-                "name": [f.name or f.kind.value for f in lines],
-                "geometry": [f.geometry.simplify(bf.res / 8) for f in lines],
-            },
-            crs=bf.crs,
-        ).to_crs("EPSG:4326")
-        styles = {k.value: v for k, v in LINE_STYLES.items()}
-        folium.GeoJson(
-            gdf.to_json(),
-            style_function=lambda f: {
-                "color": styles[f["properties"]["kind"]][0],
-                "weight": styles[f["properties"]["kind"]][1],
-                "dashArray": styles[f["properties"]["kind"]][2],
-                "opacity": 0.9,
-            },
-            tooltip=folium.GeoJsonTooltip(fields=["name"], labels=False),
-            name="roads",
-        ).add_to(group)
+        geojson = (
+            gpd.GeoDataFrame(
+                {
+                    "kind": [f.kind.value for f in lines],
+                    "name": [f.name or f.kind.value for f in lines],
+                    "geometry": [f.geometry.simplify(bf.res / 8) for f in lines],
+                },
+                crs=bf.crs,
+            )
+            .to_crs("EPSG:4326")
+            .to_json()
+        )
     seen: set[str] = set()
     labels: list[Label] = []
     named = sorted((f for f in feats if f.name), key=lambda f: f.kind is not FeatureKind.PLACE)
@@ -325,9 +351,60 @@ def _add_features(m: folium.Map, bf: Battlefield) -> set[FeatureKind]:
             "sb-place-label" if place else "sb-road-label",
             2.0 if place else 1.5,
         )
+    return _Lines(geojson, labels, kinds)
+
+
+def _add_features(m: folium.Map, drawn: _Lines | None) -> set[FeatureKind]:
+    """The drawn roads, walls and names on ``m``; returns the kinds drawn (for the legend)."""
+    if drawn is None:
+        return set()
+    group = folium.FeatureGroup(name="Roads, walls and names", show=True)
+    if drawn.geojson is not None:
+        styles = {k.value: v for k, v in LINE_STYLES.items()}
+        folium.GeoJson(
+            drawn.geojson,
+            style_function=lambda f: {
+                "color": styles[f["properties"]["kind"]][0],
+                "weight": styles[f["properties"]["kind"]][1],
+                "dashArray": styles[f["properties"]["kind"]][2],
+                "opacity": 0.9,
+            },
+            tooltip=folium.GeoJsonTooltip(fields=["name"], labels=False),
+            name="roads",
+        ).add_to(group)
     group.add_to(m)
-    _emit_labels(m, group, labels)
-    return kinds
+    _emit_labels(m, group, drawn.labels)
+    return set(drawn.kinds)
+
+
+@dataclass(frozen=True)
+class BaseMap:
+    """Everything a page of one battlefield shows under its own layers, drawn once: the rasters
+    warped and encoded, the contours and the roads as GeoJSON with their labels. The demo's two
+    pages (terrain map and playback) share one (:func:`draw_base_map`)."""
+
+    overlays: tuple[_Overlay, ...]
+    contours: _Lines | None
+    features: _Lines | None
+
+
+def draw_base_map(bf: Battlefield) -> BaseMap:
+    """Draw ``bf``'s base map (what :func:`battlefield_map` puts on every page)."""
+    overlays = [
+        _drawn("Hillshade", _hillshade_rgba(bf), show=True, online_opacity=0.55),
+        _drawn("Height levels (6.2)", _levels_rgba(bf), show=True, opacity=0.6),
+    ]
+    pal = terrain_palette(bf)  # the ruleset's own classes (bf may be Ruleset.ground's view)
+    if pal.slopes:
+        # off at first: on a rolling battlefield the hatching would cover the height tints
+        # that already show the hills; the layer control switches it on
+        name = f"Slopes ({pal.cite('move')})"
+        overlays.append(_drawn(name, _slopes_rgba(bf, pal), show=False))
+    for role, show, opacity in (("move", True, 0.75), ("cover", False, 0.6)):
+        word, cite = pal.headings[role]
+        rgba_bounds = _class_rgba(bf, role, pal.colours(role))
+        overlays.append(_drawn(f"{word} classes ({cite})", rgba_bounds, show=show, opacity=opacity))
+    return BaseMap(tuple(overlays), _draw_contours(bf), _draw_features(bf))
 
 
 LABEL_CSS = (
@@ -343,13 +420,19 @@ LABEL_CSS = (
 
 
 def battlefield_map(
-    bf: Battlefield, *, offline: bool = True, title: str | None = None, fit: bool = True
+    bf: Battlefield,
+    *,
+    offline: bool = True,
+    title: str | None = None,
+    fit: bool = True,
+    base: BaseMap | None = None,
 ) -> folium.Map:
     """A folium map of ``bf``: overlays, contours, legend, layer control, scale bar, measuring.
 
     ``fit=False`` leaves the first view to the caller: a page that fits its own view (the
     playback) must not start a second, animated fit that its own interrupts, or Leaflet keeps
-    the vector layers projected for the abandoned zoom (contours clipped away).
+    the vector layers projected for the abandoned zoom (contours clipped away). ``base``: the
+    base map already drawn (:func:`draw_base_map`), for a second page of the same ground.
     """
     from branca.element import Element
 
@@ -374,22 +457,12 @@ def battlefield_map(
         root_figure(m).header.add_child(
             Element(f"<title>{html.escape(title)}</title>"), name="title"
         )
-    rgba, b = _hillshade_rgba(bf)
-    _overlay(m, "Hillshade", rgba, b, show=True, opacity=0.55 if not offline else 1.0)
-    rgba, b = _levels_rgba(bf)
-    _overlay(m, "Height levels (6.2)", rgba, b, show=True, opacity=0.6)
-    pal = terrain_palette(bf)  # the ruleset's own classes (bf may be Ruleset.ground's view)
-    if pal.slopes:
-        rgba, b = _slopes_rgba(bf, pal)
-        # off at first: on a rolling battlefield the hatching would cover the height tints
-        # that already show the hills; the layer control switches it on
-        _overlay(m, f"Slopes ({pal.cite('move')})", rgba, b, show=False)
-    for role, show, opacity in (("move", True, 0.75), ("cover", False, 0.6)):
-        word, cite = pal.headings[role]
-        rgba, b = _class_rgba(bf, role, pal.colours(role))
-        _overlay(m, f"{word} classes ({cite})", rgba, b, show=show, opacity=opacity)
-    _add_contours(m, bf)
-    kinds = _add_features(m, bf)
+    if base is None:
+        base = draw_base_map(bf)
+    for o in base.overlays:
+        _overlay(m, o, offline=offline)
+    _add_contours(m, base.contours)
+    kinds = _add_features(m, base.features)
     m.add_child(Legend(legend_html(bf, kinds)))
     add_measure_tool(m)
     folium.LayerControl(collapsed=True).add_to(m)

@@ -24,7 +24,7 @@ import numpy as np
 from branca.element import Element, MacroElement
 from jinja2 import Template
 
-from maps.battlefield_map import battlefield_map, write_html
+from maps.battlefield_map import BaseMap, battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
 from maps.features import short_name
@@ -665,11 +665,21 @@ class _DataBlock(MacroElement):
 
 
 def playback_map(
-    bf: Battlefield, log: Mapping[str, Any], *, offline: bool = True, fog: bool = True
+    bf: Battlefield,
+    log: Mapping[str, Any],
+    *,
+    offline: bool = True,
+    fog: bool = True,
+    base: BaseMap | None = None,
 ) -> folium.Map:
-    """The battlefield map with the playback drawn on top."""
+    """The battlefield map with the playback drawn on top (``base``: the base map already
+    drawn for another page of the same ground, ``maps.battlefield_map.draw_base_map``)."""
     m = battlefield_map(
-        bf, offline=offline, title=f"{log.get('scenario', 'battle')} playback", fit=False
+        bf,
+        offline=offline,
+        title=f"{log.get('scenario', 'battle')} playback",
+        fit=False,
+        base=base,
     )
     data = playback_data(bf, log, fog=fog)
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")

@@ -346,15 +346,20 @@ def target_grid(
 def reproject_dem(src: SourceDEM, grid: Grid) -> np.ndarray:
     """Elevation on ``grid`` (bilinear), float32 metres; edge cells without data are filled."""
     out = np.full(grid.shape, np.nan, dtype=np.float32)
+    # read_dem fills every void, so the source has no nodata: GDAL then takes its warp kernel
+    # without validity masks (about twice as fast; the same values), and the cells it cannot
+    # reach keep the NaN they start with (init_dest_nodata=False) instead of a nodata it writes
+    clean = not np.isnan(src.data).any()
     rasterio.warp.reproject(
         source=src.data,
         destination=out,
         src_transform=src.transform,
         src_crs=src.crs,
-        src_nodata=np.nan,
+        src_nodata=None if clean else np.nan,
         dst_transform=grid.transform,
         dst_crs=grid.crs,
-        dst_nodata=np.nan,
+        dst_nodata=None if clean else np.nan,
+        init_dest_nodata=not clean,
         resampling=rasterio.warp.Resampling.bilinear,
     )
     missing = ~np.isfinite(out)

@@ -18,6 +18,7 @@ smoothed ground (:func:`level_fidelity`). Step and smoothing are per battlefield
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple, cast
 
 import numpy as np
@@ -311,39 +312,118 @@ class ContourSet(NamedTuple):
     offsets: np.ndarray
 
 
+#: contourpy's cost per grid cell to set up a generator, and per cell and threshold to trace
+#: (ns, measured on Gettysburg's 1.2 M cells): what :func:`_threshold_groups` balances
+_SETUP_NS, _TRACE_NS = 9.0, 4.3
+
+
+def _threshold_boxes(levels: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """(hi - lo, 4): for each threshold k + 0.5, k = lo..hi-1, the first and last row and
+    column of the quads (2 x 2 cells) it crosses, i.e. whose lowest cell is <= k < highest;
+    -1 for the last row of a threshold no quad crosses."""
+    a, b, c, d = levels[:-1, :-1], levels[1:, :-1], levels[:-1, 1:], levels[1:, 1:]
+    qmin = np.minimum(np.minimum(a, b), np.minimum(c, d))
+    qmax = np.maximum(np.maximum(a, b), np.maximum(c, d))
+    r, cc = np.nonzero(qmax > qmin)
+    klo = qmin[r, cc].astype(np.int64) - lo  # the quad is crossed by thresholds klo..khi-1
+    khi = qmax[r, cc].astype(np.int64) - lo
+    n = hi - lo
+    out = []
+    for idx, size in ((r, qmin.shape[0]), (cc, qmin.shape[1])):
+        # per (threshold, row or column): +1 where a quad's run of thresholds starts, -1 after
+        # it ends; the running sum over thresholds is > 0 where one crosses
+        m = (n + 1) * size
+        diff = np.bincount(klo * size + idx, minlength=m) - np.bincount(
+            khi * size + idx, minlength=m
+        )
+        cover = np.cumsum(diff.reshape(n + 1, size), axis=0)[:n] > 0
+        seen = cover.any(axis=1)
+        out.append(np.where(seen, cover.argmax(axis=1), 0))
+        out.append(np.where(seen, size - 1 - cover[:, ::-1].argmax(axis=1), -1))
+    return np.stack(out, axis=1)
+
+
+def _threshold_groups(boxes: np.ndarray) -> list[tuple[int, int]]:
+    """Runs ``[i, j)`` of consecutive thresholds, each traced by one contourpy generator over the
+    union of their boxes: the split that costs least (dynamic programming over the runs; a few
+    hundred thresholds at most) between setting up many small generators and tracing every
+    threshold over one large one."""
+    rows = boxes.tolist()
+    n = len(rows)
+    best = [0.0] + [math.inf] * n
+    cut = [0] * (n + 1)
+    for j in range(1, n + 1):
+        r0 = c0 = math.inf
+        r1 = c1 = -1.0
+        for i in range(j, 0, -1):
+            b0, b1, b2, b3 = rows[i - 1]
+            if b1 >= 0:
+                r0, r1, c0, c1 = min(r0, b0), max(r1, b1), min(c0, b2), max(c1, b3)
+            cells = (r1 - r0 + 2) * (c1 - c0 + 2) if r1 >= 0 else 0.0
+            cost = best[i - 1] + cells * (_SETUP_NS + _TRACE_NS * (j - i + 1))
+            if cost < best[j]:
+                best[j], cut[j] = cost, i - 1
+    runs = []
+    j = n
+    while j > 0:
+        runs.append((cut[j], j))
+        j = cut[j]
+    return runs[::-1]
+
+
 def contour_set(levels: np.ndarray, transform: Affine) -> ContourSet:
-    """Boundary lines between level k and k+1 for every k, from one ``contourpy`` generator over
-    the whole grid (``multi_lines`` at every k + 0.5: one pass, no per-level cropping).
+    """Boundary lines between level k and k+1 for every k, traced by ``contourpy``
+    (``multi_lines`` at every k + 0.5).
 
     Each line runs where ``level >= k+1`` meets ``level <= k`` (through cell-edge midpoints), so
     the lines are exactly the outlines of the level regions: the cut lines of a printed layer.
     Where neighbours differ by several levels, one line per level runs along the same edge.
+
+    A threshold is traced only over the box of the quads it crosses (a level's lines span about
+    half the grid on real ground), consecutive thresholds sharing one generator over the union
+    of their boxes (:func:`_threshold_groups`): every line it crosses lies inside, and no line
+    ends at the box's edge unless it ends at the grid's, so the lines, their order and their
+    points are those of one generator over the whole grid (tests/test_terrain_levels.py).
     """
     import contourpy
 
     lo, hi = int(levels.min()), int(levels.max())
     if lo == hi:
         return ContourSet(np.zeros(0, np.int32), np.zeros((0, 2)), np.zeros(1, np.int64))
-    gen = contourpy.contour_generator(
-        z=levels.astype(np.float32), line_type=contourpy.LineType.ChunkCombinedOffset
-    )
-    thresholds = np.arange(lo, hi, dtype=np.float64) + 0.5
+    boxes = _threshold_boxes(levels, lo, hi)
+    z = levels.astype(np.float32)
     pts: list[np.ndarray] = []
     lens: list[np.ndarray] = []
     lvls: list[np.ndarray] = []
-    # ChunkCombinedOffset: (points, offsets) per threshold; contourpy's stubs type the union
-    per_level: list[Any] = list(gen.multi_lines(thresholds))
-    for k, (points, offsets) in zip(range(lo + 1, hi + 1), per_level, strict=True):
-        p, o = points[0], offsets[0]  # one chunk: the whole grid
-        if p is None or len(o) < 2:
+    for i, j in _threshold_groups(boxes):
+        run = boxes[i:j]
+        crossed = run[:, 1] >= 0
+        if not crossed.any():
             continue
-        lengths = np.diff(o.astype(np.int64))
-        keep = lengths >= 2  # a one-point line is no line
-        if not keep.all():
-            p, lengths = p[np.repeat(keep, lengths)], lengths[keep]
-        pts.append(p)
-        lens.append(lengths)
-        lvls.append(np.full(len(lengths), k, dtype=np.int32))
+        r0, r1 = int(run[crossed, 0].min()), int(run[crossed, 1].max()) + 2
+        c0, c1 = int(run[crossed, 2].min()), int(run[crossed, 3].max()) + 2
+        # the box's own columns and rows as x and y: contourpy interpolates between the very
+        # coordinates it would use over the whole grid (the same floating-point sums)
+        gen = contourpy.contour_generator(
+            x=np.arange(c0, c1, dtype=np.float64),
+            y=np.arange(r0, r1, dtype=np.float64),
+            z=z[r0:r1, c0:c1],
+            line_type=contourpy.LineType.ChunkCombinedOffset,
+        )
+        ks = range(lo + 1 + i, lo + 1 + j)
+        # ChunkCombinedOffset: (points, offsets) per threshold; contourpy's stubs type the union
+        per_level: list[Any] = list(gen.multi_lines(np.array(ks, dtype=np.float64) - 0.5))
+        for k, (points, offsets) in zip(ks, per_level, strict=True):
+            p, o = points[0], offsets[0]  # one chunk: the whole box
+            if p is None or len(o) < 2:
+                continue
+            lengths = np.diff(o.astype(np.int64))
+            keep = lengths >= 2  # a one-point line is no line
+            if not keep.all():
+                p, lengths = p[np.repeat(keep, lengths)], lengths[keep]
+            pts.append(p)
+            lens.append(lengths)
+            lvls.append(np.full(len(lengths), k, dtype=np.int32))
     if not pts:
         return ContourSet(np.zeros(0, np.int32), np.zeros((0, 2)), np.zeros(1, np.int64))
     xy = np.concatenate(pts)

@@ -74,10 +74,17 @@ def warm(
     of the ground, the messengers' routing graph, imports): one bound of a battle, thrown away.
     The caches are per process (``_load``; the ground view and the graph are cached by
     battlefield), so the replays that follow start at once."""
+    from engine.rulesets import get_ruleset
     from scenario_builder.cli.run import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
-    fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1)
+    fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1, snapshots=False)
+    # bound 1 is the briefing (9.1: orders arrive at once), so no messenger has built the
+    # routing graph yet: build it here, on the ground view and delivery a replay will use
+    rs = get_ruleset(ruleset or scenario.ruleset)
+    prepare = getattr(rs.delivery(rs.ground(bf), scenario), "prepare", None)
+    if callable(prepare):  # a delivery with something to build (2mm Earth's messengers)
+        prepare()
 
 
 def replay_many(
@@ -91,16 +98,22 @@ def replay_many(
     return [replay(scenario_path, battlefield_dir, s, ruleset, plans) for s in seeds]
 
 
-def chunks(seeds: Sequence[int], workers: int, per_worker: int = 4) -> list[list[int]]:
-    """Seeds cut into about ``per_worker`` tasks a worker: few enough that the scheduler's cost
-    per task vanishes, enough that a worker finishing early finds work (replays differ in
-    length) and the progress bar moves.
+def chunks(
+    seeds: Sequence[int], workers: int, per_worker: int = 4, largest: int = 8
+) -> list[list[int]]:
+    """Seeds cut into about ``per_worker`` tasks a worker, of at most ``largest`` seeds: few
+    enough that the scheduler's cost per task vanishes, enough that a worker finishing early
+    finds work (replays differ in length) and the progress bar moves. The cap bounds the tail:
+    when the last task ends, the other worker has at most ``largest`` replays left (a few
+    seconds), not an eighth of the run (1,000 Flodden replays: chunks of 125, ~50 s).
 
-    >>> [len(c) for c in chunks(range(100), 2)]
-    [13, 13, 13, 13, 13, 13, 13, 9]
+    >>> [len(c) for c in chunks(range(30), 2)]
+    [4, 4, 4, 4, 4, 4, 4, 2]
+    >>> len(chunks(range(1000), 2)), max(len(c) for c in chunks(range(1000), 2))
+    (125, 8)
     """
     seeds = list(seeds)
-    size = max(1, math.ceil(len(seeds) / (max(1, workers) * per_worker)))
+    size = max(1, min(largest, math.ceil(len(seeds) / (max(1, workers) * per_worker))))
     return [seeds[k : k + size] for k in range(0, len(seeds), size)]
 
 
@@ -117,7 +130,9 @@ def replay(
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     start = time.perf_counter()
-    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset)
+    # no per-bound snapshots: a replay keeps only the result, which is the same without them
+    # (tests/test_montecarlo_replay.py), and they were ~15 % of a Flodden replay
+    log, _ = fight(scenario, LoadedBattlefield(bf), seed, ruleset=ruleset, snapshots=False)
     result = dict(log.result or {})
     result["seed"] = seed
     result["seconds"] = time.perf_counter() - start
@@ -331,6 +346,10 @@ def run_replays(
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
+    # absolute: a worker of a --scheduler cluster runs in its own directory (or machine)
+    if Path(scenario_path).exists():  # a file, not a shipped scenario's id
+        scenario_path = Path(scenario_path).resolve()
+    battlefield_dir = Path(battlefield_dir).resolve()
     cluster: Any = None
     client: Any = None
     with _workers_ignore_sigint(), contextlib.ExitStack() as stack:

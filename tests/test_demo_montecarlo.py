@@ -100,10 +100,23 @@ def test_montecarlo_bad_input(tmp_path: Path, run_cli) -> None:
 
 
 @pytest.mark.slow
-def test_demo_writes_everything_and_reports(tmp_path: Path, run_cli) -> None:
+def test_demo_writes_everything_and_reports(
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import maps.battlefield_map as bm
+
+    drawn: list[object] = []
+    real = bm.draw_base_map
+
+    def counted(bf: object) -> bm.BaseMap:
+        drawn.append(bf)
+        return real(bf)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bm, "draw_base_map", counted)
     out = tmp_path / "demo"
     code, stdout, err = run_cli(*["demo", "--out", str(out), "--json"])
     assert code == 0, err
+    assert len(drawn) == 1  # issue 15: one base map for the terrain page and the playback
     report = json.loads(stdout)
     for name in (
         "battlefield.html",

@@ -344,3 +344,27 @@ def test_map_of_a_non_battlefield_fails_cleanly(run_cli, tmp_path: Path, kind: s
     code, _, err = run_cli("map", target, "--out", out)
     assert code == 1 and err.startswith("Error: ") and err.count("\n") == 1
     assert not out.parent.exists()
+
+
+def _page(m) -> str:
+    """A rendered page with folium's per-element random ids made uniform."""
+    from maps.leaflet_offline import root_figure
+
+    return re.sub(r"_[0-9a-f]{32}", "_id", root_figure(m).render())
+
+
+@pytest.mark.parametrize("offline", [True, False])
+def test_a_shared_base_map_draws_the_same_page(real, offline: bool) -> None:
+    """Issue 15: the demo draws the base map (rasters, contours, roads) once for both of its
+    pages; a page on the shared base is the page drawn afresh, online (the hillshade at 0.55
+    under tiles) and offline."""
+    from maps.battlefield_map import battlefield_map, draw_base_map
+    from maps.playback import playback_map
+
+    bf, log, _ = real
+    base = draw_base_map(bf)
+    fresh = _page(battlefield_map(bf, offline=offline, title="t"))
+    assert _page(battlefield_map(bf, offline=offline, title="t", base=base)) == fresh
+    assert "image/png;base64" in fresh and "Contours (height levels)" in fresh
+    shared = _page(playback_map(bf, log, offline=offline, base=base))
+    assert shared == _page(playback_map(bf, log, offline=offline))

@@ -203,6 +203,23 @@ def test_9_1_enemy_forces_a_detour_allies_do_not(gettysburg) -> None:
     assert g.n_nodes == free_nodes(g)  # the static graph is untouched by queries
 
 
+def test_9_1_route_memo_answers_only_the_same_question(gettysburg) -> None:
+    """Issue 15: routes are remembered per graph (Monte Carlo replays in one worker ask the same
+    questions); an answer is reused only for the same ends and the same enemy polygons."""
+    bf, g = gettysburg
+    cx, cy = open_spot(bf, g, 3000, 1100)
+    a, b = (cx - 1500, cy), (cx + 1500, cy + 100)
+    enemy = [box(cx - 20, cy - 500 + 20 * i, cx + 20, cy - 480 + 20 * i) for i in range(50)]
+    first = g.route(a, b, blocked=enemy)
+    assert g.route(a, b, blocked=list(enemy)) is first  # the same question: the memo
+    assert g._route(a, b, enemy) == first  # which holds what a fresh search finds
+    # the column moved 1 km north, clear of the string: a new search, the straight route
+    away = [box(cx - 20, cy + 600 + 20 * i, cx + 20, cy + 620 + 20 * i) for i in range(20)]
+    clear = g.route(a, b, blocked=away)
+    assert clear.n_vertices == 2 and clear.cost_m < first.cost_m
+    assert g.route((a[0] + 1.0, a[1]), b, blocked=enemy) is not first  # other ends
+
+
 def free_nodes(g: RouteGraph) -> int:
     return sum(1 for n in g.graph.nodes if n >= 0)
 

@@ -198,3 +198,45 @@ def test_6_2_contours_are_the_level_boundaries():
     assert ring1.area == pytest.approx(100 * 100, rel=0.1)
     cx, cy = ring1.centroid.x, ring1.centroid.y
     assert (cx, cy) == pytest.approx((1000 + 150, 5000 - 150))
+
+
+def _same_as_whole_grid(levels: np.ndarray) -> None:
+    """contour_set against the reference: one contourpy generator over the whole grid, every
+    threshold k + 0.5, lines of two points or more, placed by the same transform."""
+    import contourpy
+    from affine import Affine
+
+    t = Affine(7.5, 0.0, 300_000.0, 0.0, -7.5, 4_400_000.0)
+    got = contour_lines(levels, t)
+    gen = contourpy.contour_generator(
+        z=levels.astype(np.float32), line_type=contourpy.LineType.Separate
+    )
+    lo, hi = int(levels.min()), int(levels.max())
+    want = [
+        (k, np.column_stack(t @ (line[:, 0] + 0.5, line[:, 1] + 0.5)))
+        for k in range(lo + 1, hi + 1)
+        for line in gen.lines(k - 0.5)
+        if len(line) >= 2
+    ]
+    assert [k for k, _ in got] == [k for k, _ in want]
+    for (_, a), (_, b) in zip(got, want, strict=True):
+        assert np.array_equal(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(
+        np.int16,
+        st.tuples(st.integers(2, 30), st.integers(2, 30)),
+        elements=st.integers(-3, 6),
+    )
+)
+def test_6_2_contours_per_box_are_the_whole_grids(levels):
+    """Issue 15: each run of levels is traced over the box of the quads it crosses, not the
+    whole grid; the lines, their order and their points are the whole grid's."""
+    _same_as_whole_grid(levels)
+
+
+def test_6_2_contours_per_box_are_the_whole_grids_on_gettysburg():
+    levels, *_ = _site_levels("gettysburg")
+    _same_as_whole_grid(levels)

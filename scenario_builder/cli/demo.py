@@ -37,10 +37,11 @@ PRINT_MARGIN_M = 250.0
 def battle_bbox(
     log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M
 ) -> tuple[float, float, float, float]:
-    """(W, S, E, N) degrees around every position any base held during the battle."""
+    """(W, S, E, N) degrees around every position any base held during the battle (``log``: a
+    BattleLog or its ``to_dict()``)."""
     xs: list[float] = []
     ys: list[float] = []
-    for record in log.to_dict()["bounds"]:
+    for record in (log if isinstance(log, dict) else log.to_dict())["bounds"]:
         for base in record["snapshot"]["bases"].values():
             xs.append(base["x"])
             ys.append(base["y"])
@@ -104,7 +105,7 @@ def demo(
     from rich.console import Console
 
     from engine.scenario import load_scenario
-    from maps.battlefield_map import battlefield_map, write_html
+    from maps.battlefield_map import battlefield_map, draw_base_map, write_html
     from maps.cutlayers import write_cut_layers
     from maps.deployment import deployment
     from maps.layout import LayoutOptions, write_layout_pdf
@@ -136,21 +137,24 @@ def demo(
             log, summary = fight(sc, built, seed)
             (tmp / "run").mkdir()
             write_run(tmp / "run", log, summary, built)
+            log_dict = log.to_dict()  # once, for the playback, the print's box and deployment
         t = lap("battle", t)
         with console.status("Drawing maps..."):
-            # one Battlefield object for both pages: its smoothed contours are traced once
+            # the base map (rasters, contours, roads) is drawn once, for both pages
             bf = built.battlefield
             slug = bf.meta.get("slug") or "battlefield"
+            base = draw_base_map(bf)
             write_html(
-                battlefield_map(bf, offline=not online, title=f"{slug} battlefield"),
+                battlefield_map(bf, offline=not online, title=f"{slug} battlefield", base=base),
                 tmp / "battlefield.html",
             )
-            write_html(playback_map(bf, log.to_dict(), offline=not online), tmp / "playback.html")
+            page = playback_map(bf, log_dict, offline=not online, base=base)
+            write_html(page, tmp / "playback.html")
         t = lap("maps", t)
         with console.status("Laying out the table..."):
             bf = built.battlefield
-            opts = LayoutOptions(scale=opts_scale, paper=opts_paper, bbox=battle_bbox(log, bf))
-            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log.to_dict()))
+            opts = LayoutOptions(scale=opts_scale, paper=opts_paper, bbox=battle_bbox(log_dict, bf))
+            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log_dict))
             stack = write_cut_layers(bf, opts, tmp / "layers")
         t = lap("print", t)
         report = {

@@ -140,9 +140,12 @@ def fight(
     max_bounds: int | None = None,
     orders_file: Any = None,
     orders_side: str | None = None,
+    snapshots: bool = True,
 ) -> tuple[Any, dict[str, Any]]:
     """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``. ``orders_file``
-    is a path or an OrdersScript (:func:`load_orders`).
+    is a path or an OrdersScript (:func:`load_orders`). ``snapshots=False``: the log's bounds
+    keep their events but no snapshot (``Battle``'s flag; a Monte Carlo replay, which keeps
+    only the result, the same as with them).
 
     The one way a battle is fought from the CLI (``run``, ``demo``), so the same scenario and
     seed give the same log whichever command ran it.
@@ -153,7 +156,9 @@ def fight(
 
     rs = get_ruleset(ruleset or sc.ruleset)
     commanders = _commanders(sc, built.battlefield, orders_file, orders_side, rs)
-    battle = Battle(built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders)
+    battle = Battle(
+        built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders, snapshots=snapshots
+    )
     log = battle.run(max_bounds)
     return log, summarise(log, sc)
 

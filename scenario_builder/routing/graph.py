@@ -32,6 +32,7 @@ import math
 import pickle
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,9 @@ from scenario_builder.routing.smoothing import clear_of, smooth
 GRAPH_VERSION = 1  # bump when the graph layout changes: invalidates on-disk caches
 MAX_BLOCK_M = 250.0  # widest block: keeps detours round enemy bases local before smoothing
 LANDMARKS = 8  # ALT landmarks round the rim (A* guide; ~6 MB each on a 1.4 M-cell grid)
+#: routes remembered per graph (a few hundred bytes each): Monte Carlo replays of one battle in
+#: one worker ask the same questions in their first bounds, before their dice part them
+ROUTE_MEMO = 4096
 _SRC, _DST = -1, -2
 _FACTOR = {NORMAL: 1.0, TRIPLE_CLASS: TRIPLE}
 
@@ -111,6 +115,9 @@ class RouteGraph:
         self._stride = quadtree.leaf_of.shape[1] + 1
         self._tree: shapely.STRtree | None = None
         self._lock = threading.Lock()
+        # (a, b, blocked polygons as WKB) -> Route: a route depends on nothing else
+        self._memo: OrderedDict[tuple[Any, ...], Route] = OrderedDict()
+        self._memo_lock = threading.Lock()
 
     # -- building ------------------------------------------------------------------------------
     @classmethod
@@ -182,7 +189,28 @@ class RouteGraph:
         ``blocked``: polygons of enemy bases (9.1 "twist it around enemy units"); allies are
         simply not passed. Raises :class:`OffMapError` if an end is off the battlefield and
         :class:`NoRouteError` if the ends are cut off from each other.
+
+        The same question twice (same ends, same polygons) gets the same answer from a memo of
+        the last :data:`ROUTE_MEMO` routes found.
         """
+        try:
+            wkb = shapely.to_wkb(np.asarray(blocked, dtype=object)) if blocked else ()
+            key = (float(a[0]), float(a[1]), float(b[0]), float(b[1]), *wkb)
+        except (TypeError, ValueError, IndexError):  # bad ends: _route says which
+            return self._route(a, b, blocked)
+        with self._memo_lock:
+            hit = self._memo.get(key)
+            if hit is not None:
+                self._memo.move_to_end(key)
+                return hit
+        route = self._route(a, b, blocked)
+        with self._memo_lock:
+            self._memo[key] = route
+            if len(self._memo) > ROUTE_MEMO:
+                self._memo.popitem(last=False)
+        return route
+
+    def _route(self, a: Point, b: Point, blocked: Sequence[BaseGeometry] | None) -> Route:
         ga, gb = self._to_grid(a, "start"), self._to_grid(b, "end")
         obstacles = self._obstacles(blocked)
         if obstacles is not None:

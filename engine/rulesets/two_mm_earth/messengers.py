@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import shapely
 import shapely.ops
 from shapely.geometry import Polygon
@@ -69,12 +70,24 @@ FOLLOW_M = 50.0
 def enemy_footprints(
     state: BattleState, side: str, buffer_m: float = ENEMY_BUFFER_M
 ) -> list[BaseGeometry]:
-    """The rectangles of the enemy formations on the field, grown by ``buffer_m`` (9.1)."""
-    out: list[BaseGeometry] = []
-    for f in state.enemies_of(side):
-        poly = Polygon(corners(f.obb()))
-        out.append(poly.buffer(buffer_m, join_style="mitre") if buffer_m > 0 else poly)
-    return out
+    """The rectangles of the enemy formations on the field, grown by ``buffer_m`` (9.1).
+
+    Built once per table revision (every send and reach test of a side in one orders phase
+    asks for the same ones), in one vectorised shapely call."""
+    memo = state.table().memo
+    key = ("enemy_footprints", side, buffer_m)
+    hit: tuple[BaseGeometry, ...] | None = memo.get(key)
+    if hit is None:
+        enemies = state.enemies_of(side)
+        if not enemies:
+            hit = ()
+        else:
+            polys = shapely.polygons(np.stack([corners(f.obb()) for f in enemies]))
+            if buffer_m > 0:
+                polys = shapely.buffer(polys, buffer_m, join_style="mitre")
+            hit = tuple(polys.tolist())
+        memo[key] = hit
+    return list(hit)
 
 
 def _nearest_point(f: Formation, x: float, y: float) -> tuple[float, float]:
@@ -153,6 +166,11 @@ class MessengerDelivery:
         return cls(battlefield, MESSENGER_RATE_M[scenario.age])
 
     # -- the routing graph (one per battlefield, cached by identity in routing) ------------
+    def prepare(self) -> None:
+        """Build the routing graph now rather than for the first messenger: a Monte Carlo
+        worker's preload (``scenario_builder.montecarlo.warm``), whose one bound sends none."""
+        self._graph()
+
     def _graph(self) -> RouteGraph:
         if self.graph is None:
             self.graph = RouteGraph.from_battlefield(self.battlefield, triple=self.triple)
