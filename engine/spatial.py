@@ -139,6 +139,7 @@ def nearest_enemies(
         return out
     centres = arr[:, :2]
     radius = np.hypot(arr[:, 2], arr[:, 3])
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     for side in dict.fromkeys(sides.tolist()):
         mine = np.flatnonzero(sides == side)
         foe = np.flatnonzero(sides != side)
@@ -160,11 +161,20 @@ def nearest_enemies(
             ii = np.repeat(mine, counts)
             picked = [j for x in found for j in sorted(x)]
             jj = foe[np.array(picked, dtype=np.intp)]
-        gg = distance_pairs(arr[ii], arr[jj], ca[ii])
-        starts = np.concatenate([[0], np.cumsum(counts)]).tolist()
+        parts.append((mine, counts, ii, jj))
+    if not parts:
+        return out
+    # the gaps of every side's candidates in one call (elementwise: the same numbers)
+    ii = np.concatenate([p[2] for p in parts])
+    jj = np.concatenate([p[3] for p in parts])
+    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+    at = 0
+    for mine, counts, _ii, _jj in parts:
+        starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
         for m, r in enumerate(mine.tolist()):
             a, b = starts[m], starts[m + 1]
             out[r] = (jj[a:b], gg[a:b])
+        at = starts[-1]
     return out
 
 
