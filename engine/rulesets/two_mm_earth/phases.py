@@ -955,7 +955,8 @@ def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         for f in order
         if ctx.plans.get(f.id) is not None and ctx.plans[f.id].kind in ("pursue", "join")
     ]
-    return [f for f in order if f not in pursuers] + pursuers
+    last = {f.id for f in pursuers}  # by id: `in` on the list compared whole dataclasses
+    return [f for f in order if f.id not in last] + pursuers
 
 
 def _mark_new_contacts(ctx: TwoMmContext) -> None:
