@@ -306,6 +306,26 @@ class FewSeparation:
             )
         self._along: dict[float, list[tuple[float, float]]] = {}
 
+    @classmethod
+    def of_boxes(cls, boxes: list[list[float]]) -> FewSeparation:
+        """``FewSeparation(np.array(boxes))`` without numpy, for rows already in Python floats:
+        the axes by :func:`_scalar_axes` (``_axes``'s values, kept by facing) and the same sums.
+
+        >>> rows = [[0.0, 20.0, 20.0, 10.0, 0.0], [5.0, 60.0, 20.0, 10.0, 33.0]]
+        >>> FewSeparation.of_boxes(rows)._rows == FewSeparation(np.array(rows))._rows
+        True
+        """
+        few = cls.__new__(cls)
+        rows: list[tuple[float, ...]] = []
+        for cx, cy, bhw, bhd, facing in boxes:
+            bfx, bfy, brx, bry = _scalar_axes(facing)
+            own0 = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
+            own1 = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
+            rows.append((cx, cy, bhw, bhd, bfx, bfy, brx, bry, own0, own1))
+        few._rows = rows
+        few._along = {}
+        return few
+
     def _rb_along(self, facing: float, afx: float, afy: float, arx: float, ary: float) -> list:
         """The others' extents along ``a``'s two axes (they depend on its facing only)."""
         rbs = self._along.get(facing)

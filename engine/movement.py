@@ -6,8 +6,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 - Speed: the ruleset's ``speed_m(formation, move_class)`` for the movement class that applies
   to the formation (7.1: a class applies if at least 50 % of the footprint is in it, or it
   covers the whole middle column), the lowest over the classes that apply. The footprint is
-  sampled on a 3 x 3 lattice per base (:func:`footprint_classes`), all formations of a bound in
-  one raster query.
+  sampled on a 3 x 3 lattice per base (:func:`footprint_classes`) in one gather; a footprint
+  whose reach from its centre lies wholly in one class (most of them) is known from one lookup
+  of a per-battlefield distance raster, with the same answer.
 - A move is planned as a direction (6.1) and executed as far as the allowance, the goal, other
   bases and the terrain permit, at least ``min_move_m`` unless blocked. No wheels: the
   formation may turn (at most ``max_turn_deg``, 6.1) about its centre as long as no point of any
@@ -16,7 +17,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 - Bases never overlap: a straight move stops at its exact time of impact with the first other
   formation's rectangle it would enter (separating axes, no sampling); a move with a turn is
   swept in steps of at most 5 m and the first contact bisected (6.1: a formation "can choose
-  to halt part-way"); enemy contact means combat (3.2).
+  to halt part-way"); enemy contact means combat (3.2). Rectangles the move cannot reach (by
+  the way any point of the mover travels) are left out first, and a turn samples only the
+  steps at which something left could be met: the outcome is that of sweeping them all.
 - Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
   direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
   home edge (9.1).
@@ -25,11 +28,13 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scipy import ndimage
 
 from engine.geometry import (
     CONTACT_M,
@@ -47,6 +52,7 @@ from engine.geometry import (
 )
 from engine.spatial import RectIndex
 from engine.state import BaseStatus, BattleState, Formation, Morale
+from scenario_builder.battlefield import Battlefield
 
 if TYPE_CHECKING:
     from engine.terrain import Ground
@@ -150,16 +156,8 @@ _COLUMNS: dict[tuple[float, float, float], np.ndarray] = {}
 
 def _middle_local(f: Formation) -> tuple[np.ndarray, np.ndarray]:
     """The middle column's sample points in the formation's frame: (across, along) (n,)."""
-    o = f.obb()
-    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
-    n = max(2, int(2 * o.hd / 5.0) + 1)
-    key = (cl, o.hd, float(n))
-    ls = _COLUMNS.get(key)
-    if ls is None:  # linspace is slow for what it does, and the same columns recur all battle
-        if len(_COLUMNS) > 50_000:
-            _COLUMNS.clear()
-        ls = _COLUMNS[key] = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
-    return np.full(n, ca), ls
+    ca, ls = _middle_frame(f)
+    return np.full(ls.shape[0], ca), ls
 
 
 def _middle_column(f: Formation, pose: tuple[float, float, float] | None = None) -> np.ndarray:
@@ -179,38 +177,206 @@ def footprint_classes(
     )
 
 
-def _footprint_local(f: Formation) -> tuple[tuple[np.ndarray, np.ndarray], int]:
+#: the lattice offsets as a (2, 1, 9) block: row 0 across, row 1 along
+_LAT = np.array([_LAT_A, _LAT_L])[:, None, :]
+_LAT_A_MAX = float(np.abs(_LAT_A).max())
+_LAT_L_MAX = float(np.abs(_LAT_L).max())
+
+
+class Frame:
+    """A footprint's sample points in the formation's frame, for placing at many poses: what
+    :func:`_lattice_local` and :func:`_middle_local` give (the same float operations, in plain
+    floats for the few bases). The points are written into one array only when a pose asks
+    for them: most poses are known to be all open ground from ``reach`` alone."""
+
+    __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
+
+    def __init__(self, f: Formation) -> None:
+        fx, fy = forward(f.facing)
+        rx, ry = right(f.facing)
+        cx, cy = f.cx, f.cy
+        ba: list[float] = []
+        bl: list[float] = []
+        far = 0.0
+        for b in f.bases:
+            if b.status is not BaseStatus.DEAD:
+                dx = b.x - cx
+                dy = b.y - cy
+                a = dx * rx + dy * ry
+                l_ = dx * fx + dy * fy
+                ba.append(a)
+                bl.append(l_)
+                far = max(far, math.hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX))
+        o = f.obb()
+        ca, cl = local(OBB(cx, cy, 0, 0, f.facing), o.cx, o.cy)
+        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
+        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
+        self._ba, self._bl, self._ca = ba, bl, ca
+        self._col = (cl, o.hd)
+        self._pts: np.ndarray | None = None
+        #: how many of the points belong to the lattice
+        self.nb = 9 * len(ba)
+        #: no point is further than this from the formation's centre (metres, rounded up)
+        self.reach = far * (1.0 + 1e-9) + 1e-6
+
+    @property
+    def pts(self) -> np.ndarray:
+        """(2, N): across then along; the lattice of every living base (9 a base, base by
+        base), then the middle column."""
+        if self._pts is None:
+            nb = self.nb
+            ls = _column(*self._col)
+            out = np.empty((2, nb + ls.shape[0]))
+            out[:, :nb] = (np.array([self._ba, self._bl]).reshape(2, -1, 1) + _LAT).reshape(2, -1)
+            out[0, nb:] = self._ca
+            out[1, nb:] = ls
+            self._pts = out
+        return self._pts
+
+
+def _footprint_local(f: Formation) -> Frame:
     """The footprint's sample points in the formation's frame (lattice, then middle column)
     and how many belong to the lattice: the same until the formation moves or loses a base."""
-    la, ll = _lattice_local(f)
-    ma, ml = _middle_local(f)
-    return (np.concatenate([la, ma]), np.concatenate([ll, ml])), la.shape[0]
+    return Frame(f)
+
+
+def _column(cl: float, hd: float) -> np.ndarray:
+    """The along values of a middle column centred ``cl`` along, ``hd`` half deep."""
+    n = max(2, int(2 * hd / 5.0) + 1)
+    key = (cl, hd, float(n))
+    ls = _COLUMNS.get(key)
+    if ls is None:  # linspace is slow for what it does, and the same columns recur all battle
+        if len(_COLUMNS) > 50_000:
+            _COLUMNS.clear()
+        ls = _COLUMNS[key] = np.linspace(cl - hd + 2.5, cl + hd - 2.5, n)
+    return ls
+
+
+def _middle_frame(f: Formation) -> tuple[float, np.ndarray]:
+    """:func:`_middle_local` as (across, the along values)."""
+    o = f.obb()
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    return ca, _column(cl, o.hd)
+
+
+def _place_frame(loc: np.ndarray, cx: float, cy: float, th: float) -> np.ndarray:
+    """:func:`_place` of frame points (2, N): world x and y as rows (2, N), the same float
+    operations ``(cx + a * rx) + l * fx`` on both rows at once."""
+    r = math.radians(th)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    k = np.array([[cx, rx, fx], [cy, -fx, fy]])
+    return (k[:, :1] + loc[0] * k[:, 1:2]) + loc[1] * k[:, 2:]
+
+
+def _codes(bf: Ground, layer: str, pts: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``bf.codes_on_map(layer, x, y)`` of points (2, N) and whether all are on the map.
+
+    On a :class:`~scenario_builder.battlefield.Battlefield`, points whose cells are all at
+    least one cell in from the edge are read by one gather: the row and column of
+    ``Grid.rowcol`` (``(y0 - y) / res`` is ``(y - y0) / -res`` exactly; ``astype`` truncates
+    as ``floor`` does from 1 up), no clipping needed, and every such point is on the map.
+    Points near or past the edge, and other grounds, go through ``codes_on_map`` itself, so
+    the values are equal everywhere."""
+    if pts.shape[1] and type(bf).codes_on_map is Battlefield.codes_on_map:
+        t = bf.transform
+        res = bf.res
+        h, w = bf.shape
+        g = np.array([[t.c, res, w - 1], [t.f, -res, h - 1]])
+        q = (pts - g[:, :1]) / g[:, 1:2]
+        if q.min() >= 1.0 and (q < g[:, 2:]).all():
+            q = q.astype(np.intp)
+            return bf.layer(layer)[q[1], q[0]], True
+    values, inside = bf.codes_on_map(layer, pts[0], pts[1])
+    return values, bool(inside.all())
+
+
+#: battlefield -> {layer: each cell's chessboard distance (cells, at most 255) to the nearest
+#: cell next to one of another class (8 neighbours) or on the map's outermost ring}: the
+#: layers are read-only, so worked out once; weak, so it goes with the battlefield
+_UNIFORM: weakref.WeakKeyDictionary[Battlefield, dict[str, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _uniform_distance(bf: Battlefield, layer: str) -> np.ndarray:
+    """:data:`_UNIFORM` of one layer. A cell further than k from every such cell has every
+    cell within k of it in its own class (a chessboard path to a cell of another class would
+    cross two neighbours of different classes, both nearer) and one cell in from the edge."""
+    per = _UNIFORM.get(bf)
+    if per is None:
+        per = _UNIFORM[bf] = {}
+    dist = per.get(layer)
+    if dist is None:
+        lay = bf.layer(layer)
+        edge = np.zeros(lay.shape, dtype=bool)
+        for a, b, ia, ib in (
+            (lay[1:, :], lay[:-1, :], np.s_[1:, :], np.s_[:-1, :]),
+            (lay[:, 1:], lay[:, :-1], np.s_[:, 1:], np.s_[:, :-1]),
+            (lay[1:, 1:], lay[:-1, :-1], np.s_[1:, 1:], np.s_[:-1, :-1]),
+            (lay[1:, :-1], lay[:-1, 1:], np.s_[1:, :-1], np.s_[:-1, 1:]),
+        ):
+            differs = a != b
+            edge[ia] |= differs
+            edge[ib] |= differs
+        edge[[0, -1], :] = True
+        edge[:, [0, -1]] = True
+        dist = per[layer] = np.minimum(
+            ndimage.distance_transform_cdt(~edge, metric="chessboard"), 255
+        ).astype(np.uint8)
+    return dist
+
+
+def _uniform_class(bf: Ground, layer: str, cx: float, cy: float, reach: float) -> int | None:
+    """The class of ``layer`` at every point within ``reach`` metres of (cx, cy) when they
+    are all one class and on the map at least one cell in from its edge (so :func:`_codes`
+    would read them by the gather), else None: then a footprint there needs no sampling. A
+    margin of two cells covers the rounding of the points and of the floor."""
+    if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
+        return None
+    t = bf.transform
+    res = bf.res
+    h, w = bf.shape
+    col = math.floor((cx - t.c) / res)
+    row = math.floor((t.f - cy) / res)
+    if not (0 <= row < h and 0 <= col < w):
+        return None
+    k = int(reach / res) + 2
+    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+        return None
+    return int(bf.layer(layer)[row, col])
 
 
 def _footprint_at(
     bf: Ground,
-    frame: tuple[tuple[np.ndarray, np.ndarray], int],
+    frame: Frame,
     layer: str,
     pose: tuple[float, float, float],
 ) -> tuple[list[int], bool]:
     """:func:`footprint_classes` from the frame points of :func:`_footprint_local`."""
-    loc, nb = frame
-    x, y = _place(loc, *pose)
-    values, inside = bf.codes_on_map("move" if layer == "move" else "cover", x, y)
-    off = not bool(inside.all())
+    name = "move" if layer == "move" else "cover"
+    one = _uniform_class(bf, name, pose[0], pose[1], frame.reach)
+    if one is not None:
+        # all the footprint in one class, on the map: what sampling would find (the class
+        # covers all the body and all the middle column; class 0 is the default, no class)
+        return ([] if one == 0 else [one]), False
+    nb = frame.nb
+    values, on = _codes(bf, name, _place_frame(frame.pts, *pose))
+    if on and not values.any():
+        return [], False  # all open ground (class 0), the commonest footprint
     body, middle = values[:nb], values[nb:]
     classes: list[int] = []
-    on = body[body >= 0]
-    if on.size:
-        counts = np.bincount(on)
-        for u in counts.nonzero()[0].tolist():
-            if u != 0 and int(counts[u]) / nb >= 0.5:
-                classes.append(int(u))
-    if middle.size and (middle >= 0).all():
+    inside = body if on else body[body >= 0]
+    if inside.size:
+        counts = np.bincount(inside).tolist()
+        for u, c in enumerate(counts):
+            if u != 0 and c and c / nb >= 0.5:
+                classes.append(u)
+    if middle.size and (on or (middle >= 0).all()):
         u = int(middle[0])
         if u != 0 and (middle == u).all() and u not in classes:
             classes.append(u)
-    return sorted(classes), off
+    return sorted(classes), not on
 
 
 #: a class no troops may enter (8.3: cavalry onto walls, ground troops up a wall without ladders)
@@ -321,6 +487,28 @@ def max_corner_displacement(box: Any, th: float, dth: float, t: tuple[float, flo
     return max(math.hypot(vx + t[0], vy + t[1]) for vx, vy in _disp_vectors(box, th, dth))
 
 
+def _turn_reach(box: Any, th: float) -> Callable[[float], float]:
+    """``max_corner_displacement(box, th, dth, (0.0, 0.0))`` as a function of ``dth``, for a
+    search over turns: the corners' place at ``th`` worked out once, the rest in the same float
+    operations as :func:`_disp_vectors` (adding +0.0 changes no hypot)."""
+    r0 = math.radians(th)
+    s0, c0 = math.sin(r0), math.cos(r0)  # forward(th) is (s0, c0), right(th) (c0, -s0)
+    corners = [(a, l_, a * c0 + l_ * s0, a * -s0 + l_ * c0) for a, l_ in _corner_offsets(box)]
+    sign = math.copysign(1.0, th)
+
+    def reach(dth: float) -> float:
+        th1 = th + dth
+        if th1 == th and math.copysign(1.0, th1) == sign:
+            return 0.0  # no turn: _disp_vectors' zeros
+        r1 = math.radians(th1)
+        s1, c1 = math.sin(r1), math.cos(r1)
+        return max(
+            math.hypot(a * c1 + l_ * s1 - x0, a * -s1 + l_ * c1 - y0) for a, l_, x0, y0 in corners
+        )
+
+    return reach
+
+
 def signed_turn(a: float, b: float) -> float:
     """Signed smallest turn from bearing a to bearing b, degrees in (-180, 180]."""
     d = (b - a) % 360.0
@@ -350,16 +538,27 @@ def retreat_bearing(
     if enemy_centre is None:
         return home % 360.0
     away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    enemy_bearings = [bearing(centre[0], centre[1], x, y) for x, y in enemy_bases]
     best, best_key = away, (angle_diff(away, home), 0.0)
+    cands: list[tuple[float, float]] = []  # (candidate, k) in the order they are weighed
     k = step
     while k <= 45.0 + 1e-9:
-        for cand in ((away + k) % 360.0, (away - k) % 360.0):
-            if all(angle_diff(cand, eb) >= 45.0 for eb in enemy_bearings):
-                key = (angle_diff(cand, home), k)
-                if key < best_key:
-                    best, best_key = cand, key
+        cands.append(((away + k) % 360.0, k))
+        cands.append(((away - k) % 360.0, k))
         k += step
+    if not cands:
+        return round(best, 6) % 360.0
+    # every candidate against every enemy base at once: angle_diff's operations elementwise
+    # (abs, % 360 and 360 - d round exactly as Python's floats do)
+    ok = [True] * len(cands)
+    if enemy_bases:
+        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
+        d = np.abs(np.array([c for c, _ in cands])[:, None] - eb) % 360.0
+        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1).tolist()
+    for (cand, k), fine in zip(cands, ok, strict=True):
+        if fine:
+            key = (angle_diff(cand, home), k)
+            if key < best_key:
+                best, best_key = cand, key
     return round(best, 6) % 360.0
 
 
@@ -404,12 +603,13 @@ def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
     gb = g.alive_bases
     if not gb:
         return []
-    garr = obb_array([b.obb() for b in gb])
+    # a few bases: geometry.separation's gaps in plain floats (FewSeparation, equal bit for bit)
+    few = FewSeparation.of_boxes([[float(v) for v in b.obb()] for b in gb])
     out = []
     for b in f.alive_bases:
-        gaps = separation(b.obb(), garr)
-        for k in (gaps <= CONTACT_M).nonzero()[0]:
-            out.append((b.id, gb[int(k)].id))
+        for k, gap in enumerate(few.gaps(b.obb())):
+            if gap <= CONTACT_M:
+                out.append((b.id, gb[k].id))
     return out
 
 
@@ -450,11 +650,12 @@ def _pose_toward(
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
     # the turn alone must fit the allowance (every corner within it): shrink it if not
-    if max_corner_displacement(box, th0, dth, (0.0, 0.0)) > allowance:
+    turn_reach = _turn_reach(box, th0)
+    if turn_reach(dth) > allowance:
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
-            if max_corner_displacement(box, th0, mid, (0.0, 0.0)) <= allowance:
+            if turn_reach(mid) <= allowance:
                 lo = mid
             else:
                 hi = mid
@@ -509,11 +710,10 @@ def execute_move(
     ``table``: ``(state.active(), their rectangles as an (N, 5) array)`` when the caller keeps
     them up to date (the move phase does), so the sweep need not gather them again.
     """
-    lat: tuple[np.ndarray, np.ndarray] | None = None
+    frame: Frame | None = None
     if classes_fn is None:
         # f stays put until the end of this function: its footprint's frame points once
         frame = _footprint_local(f)
-        lat = (frame[0][0][: frame[1]], frame[0][1][: frame[1]])  # the lattice part
 
         def classes_fn(form: Formation, pose: Any) -> tuple[list[int], bool]:
             if form is not f:
@@ -581,7 +781,7 @@ def execute_move(
             allowance,
             may_leave,
             allow,
-            lat,
+            frame,
             rules,
         )
         halted = why
@@ -680,38 +880,45 @@ def _check_path(
     allowance: float,
     may_leave: bool,
     allow: Any = None,
-    loc: tuple[np.ndarray, np.ndarray] | None = None,
+    frame: Frame | None = None,
     rules: MoveRules | None = None,
 ) -> tuple[float, float, float, float, float, str | None]:
     """Shorten a move that crosses impassable or slower terrain between its two ends.
     ``allow``: ``allowance_for`` of ``f`` as a function of the classes alone, if the caller
-    remembers its answers; ``loc``: ``_lattice_local(f)`` if the caller has it."""
-    if loc is None:
-        loc = _lattice_local(f)  # f stays put here: its frame points once
+    remembers its answers; ``frame``: ``_footprint_local(f)`` if the caller has it."""
+    if frame is None:
+        frame = _footprint_local(f)  # f stays put here: its frame points once
+    reach = frame.reach
     assert allow is not None and rules is not None, "the caller's allowance and rules"
     for _ in range(3):
         n = math.ceil(d / PATH_STEP_M)
         ts = [k / n for k in range(1, n)]
         if not ts:
             return dx, dy, dth, d, allowance, None
+        # every step's points lie within reach of its centre, and the centres on the line to
+        # the end: all within reach + half the line of its middle
+        mid_x, mid_y = f.cx + dx / 2.0, f.cy + dy / 2.0
+        if _uniform_class(bf, "move", mid_x, mid_y, reach + math.hypot(dx, dy) / 2.0) == 0:
+            return dx, dy, dth, d, allowance, None  # all plain: nothing to check
+        loc = frame.pts[:, : frame.nb]  # the lattice
         if dth == 0:
-            # one facing for every step: _place's arithmetic for all steps at once, row by row
-            # the same float operations (cx + a * rx) + l * fx
-            a_, l_ = loc
+            # one facing for every step: _place's arithmetic for all steps at once, the same
+            # float operations (cx + a * rx) + l * fx, step by step, x and y as rows
             r = math.radians(f.facing + dth * ts[0])
             fx = math.sin(r)
             fy = rx = math.cos(r)
-            ry = -fx
-            cxs = np.array([f.cx + dx * t for t in ts])[:, None]
-            cys = np.array([f.cy + dy * t for t in ts])[:, None]
-            px = ((cxs + a_ * rx) + l_ * fx).reshape(-1)
-            py = ((cys + a_ * ry) + l_ * fy).reshape(-1)
+            cs = np.array([[f.cx + dx * t for t in ts], [f.cy + dy * t for t in ts]])
+            k = np.array([[rx, fx], [-fx, fy]])
+            pts = (
+                (cs[:, :, None] + (loc[0] * k[:, :1])[:, None, :]) + (loc[1] * k[:, 1:])[:, None, :]
+            ).reshape(2, -1)
         else:
-            placed = [_place(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts]
-            px = np.concatenate([p[0] for p in placed])
-            py = np.concatenate([p[1] for p in placed])
-        values, inside = bf.codes_on_map("move", px, py)
-        if inside.all() and not values.any():
+            pts = np.concatenate(
+                [_place_frame(loc, f.cx + dx * t, f.cy + dy * t, f.facing + dth * t) for t in ts],
+                axis=1,
+            )
+        values, on = _codes(bf, "move", pts)
+        if on and not values.any():
             return dx, dy, dth, d, allowance, None  # all plain: nothing to check
         slower = None
         for i, t in enumerate(ts):
@@ -737,6 +944,31 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
+def _poses_at(
+    box: tuple[float, float, float, float],
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+    ts: np.ndarray,
+) -> np.ndarray:
+    """``obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t
+    in ts])`` in one pass: the same float operations elementwise (each sine and cosine by
+    ``math``, as :func:`obb_at` takes them)."""
+    a, l_, hw, hd = box
+    th = start[2] + dth * ts
+    r = [math.radians(v) for v in th.tolist()]
+    fx = np.array([math.sin(v) for v in r])
+    rx = np.array([math.cos(v) for v in r])
+    out = np.empty((ts.shape[0], 5))
+    out[:, 0] = (start[0] + dx * ts + a * rx) + l_ * fx
+    out[:, 1] = (start[1] + dy * ts + a * -fx) + l_ * rx
+    out[:, 2] = hw
+    out[:, 3] = hd
+    out[:, 4] = th % 360.0
+    return out
+
+
 def _sweep(
     state: BattleState,
     f: Formation,
@@ -759,27 +991,70 @@ def _sweep(
         others, all_arr = table
     o0 = obb_at(box, *start)
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
-        all_arr[:, 2], all_arr[:, 3]
-    )
-    if table is not None:
-        for k in close.nonzero()[0].tolist():
-            if others[k].id == f.id:
-                close[k] = False
-    if not close.any():
+    # a first cut over the whole table, before the exact reach below: squares, not hypot (a
+    # hypot over a large table costs twice the rest), and hw + hd for the half-diagonal
+    ex = all_arr[:, 0] - o0.cx
+    ey = all_arr[:, 1] - o0.cy
+    lim = all_arr[:, 2] + all_arr[:, 3] + reach
+    close = ex * ex + ey * ey <= lim * lim
+    # the rectangles the mover's path can reach: every point of the mover stays within
+    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
+    # of another within its half-diagonal of its centre; the others cannot overlap it at any
+    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    for k in close.nonzero()[0].tolist():
+        if table is not None and others[k].id == f.id:
+            continue  # the mover's own row
+        row = all_arr[k].tolist()
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        ex, ey = px - t * dx, py - t * dy
+        if math.hypot(ex, ey) <= rho + math.hypot(hw, hd):
+            keep.append(k)
+            boxes.append(row)
+    if not keep:
         return 1.0, None
-    near = [others[int(k)] for k in close.nonzero()[0]]
-    arr = all_arr[close]
     # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
-    few = FewSeparation(arr)
-    # formations already overlapping at the start (should not happen) are ignored
-    live = [g >= -1e-6 for g in few.gaps(o0)]
+    few = FewSeparation.of_boxes(boxes)
+    # formations already overlapping at the start (should not happen) are ignored, and so
+    # are those further at the start than any point of the mover travels (along its path at
+    # most the straight move plus the turn's arc at the furthest corner): no step can meet them
+    travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
+    travel = travel * (1.0 + 1e-9) + 1e-3
+    gaps = few.gaps(o0)
+    live = [-1e-6 <= g <= travel for g in gaps]
+    # a turn: the fractions of the move at which each rectangle left could be met (no point
+    # of the mover gets nearer to it than its gap at the start less the way come since, or
+    # its gap at the end less the way still to go); those with none are left out too
+    window = (0.0, 1.0)
+    if dth != 0 and any(live):
+        g1 = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok]).gaps(
+            obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth)
+        )
+        ends = iter(g1)
+        spans = [
+            ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
+            for g, ok in zip(gaps, live, strict=True)
+        ]
+        live = [lo <= hi for lo, hi in spans]
+        if any(live):
+            window = (
+                min(lo for lo, hi in spans if lo <= hi),
+                max(hi for lo, hi in spans if lo <= hi),
+            )
     if not any(live):
         return 1.0, None
     if not all(live):
-        arr = arr[np.array(live)]
-        few = FewSeparation(arr)
-    ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
+        keep = [k for k, ok in zip(keep, live, strict=True) if ok]
+        few = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok])
+    ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
         hit = few.first_contact(o0, dx, dy)
@@ -794,31 +1069,38 @@ def _sweep(
             obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
         )
 
-    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected
+    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
+    # the steps outside the window meet nothing
     ts = np.arange(1, n + 1) / n
-    # the other steps' rectangles only if the first step meets nothing
-    first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
-    # a move pressing into a formation it touches meets it on the first step (over half of the
-    # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
-    # as separation_many's first row), the numpy pass over the rest only when it is clear
-    if few.first_overlap(first) is not None:
-        bad: int | None = 0
+    steps = [i for i, t in enumerate(ts.tolist()) if window[0] <= t <= window[1]]
+    met: int | None = None
+    bad: int | None = None
+    if len(steps) <= 3:
+        # a few steps: each in plain floats (FewSeparation, the same gaps as separation_many)
+        for i in steps:
+            met = clash(ts[i])
+            if met is not None:
+                bad = i
+                break
     else:
-        poses = obb_array(
-            [first]
-            + [
-                obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                for t in ts[1:]
-            ]
-        )
-        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
-        rows = overlapping.nonzero()[0]
-        bad = int(rows[0]) + 1 if rows.size else None
+        # a move pressing into a formation it touches meets it on the first step (over half of
+        # the moves that meet anything): that step alone in plain floats, the numpy pass over
+        # the rest only when it is clear
+        met = clash(ts[steps[0]])
+        if met is not None:
+            bad = steps[0]
+        else:
+            rest = ts[steps[1] : steps[-1] + 1]
+            poses = _poses_at(box, start, dx, dy, dth, rest)
+            overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
+            rows = overlapping.nonzero()[0]
+            if rows.size:
+                bad = steps[1] + int(rows[0])
+                met = clash(ts[bad])
     if bad is not None:
         i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
-        met = clash(t)
         if met is not None:
             lo, hi = prev, t
             for _ in range(8):

@@ -1,0 +1,398 @@
+"""The movement phase's short cuts give exactly (bit for bit) what sampling every point and
+sweeping every rectangle gives (issue 15: outcomes must not move; tests/known_answers pin whole
+battles, these pin the pieces on real ground and on random rectangles, element by element).
+
+- 7.1 footprints: a footprint known to lie in one class from one raster lookup, the gather of
+  the points one cell in from the edge, against ``Battlefield.codes_on_map``;
+- 6.1 the sweep: rectangles the mover cannot reach left out, against the sweep over all;
+- 10.3 retreat direction: the candidates weighed in one numpy expression, against the loop.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.geometry import (
+    CONTACT_M,
+    FewSeparation,
+    angle_diff,
+    bearing,
+    obb_array,
+    separation,
+    separation_many,
+)
+from engine.movement import (
+    SWEEP_STEP_M,
+    _codes,
+    _sweep,
+    _turn_reach,
+    _uniform_class,
+    base_pairs,
+    max_corner_displacement,
+    obb_at,
+    retreat_bearing,
+)
+from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
+from engine.state import BaseStatus, Formation
+
+DATA = Path(__file__).resolve().parent / "data" / "troops"
+
+
+@pytest.fixture(scope="module")
+def bayreuth(built_bayreuth):
+    # real OSM woods, fields and water: several classes, edges between them, a map edge
+    return built_bayreuth.battlefield
+
+
+def test_7_1_gather_equals_codes_on_map_up_to_and_past_the_edge(bayreuth) -> None:
+    rng = np.random.default_rng(5)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    res = bayreuth.res
+    checked = {True: 0, False: 0}
+    for _ in range(400):
+        # a cluster of points round a centre anywhere from well inside to past the edge, some
+        # exactly on cell boundaries and on the map's edges
+        cx = float(rng.uniform(minx - 60, maxx + 60))
+        cy = float(rng.uniform(miny - 60, maxy + 60))
+        if rng.random() < 0.5:  # within 80 m of an edge
+            cx = float(rng.choice([minx, maxx])) + float(rng.uniform(-80, 80))
+        x = cx + rng.uniform(-50, 50, 40)
+        y = cy + rng.uniform(-50, 50, 40)
+        x[:4] = np.round((x[:4] - minx) / res) * res + minx
+        y[4:8] = maxy - np.round((maxy - y[4:8]) / res) * res
+        for layer in ("move", "cover"):
+            values, on = _codes(bayreuth, layer, np.array([x, y]))
+            want, inside = bayreuth.codes_on_map(layer, x, y)
+            assert on == bool(inside.all())
+            assert np.array_equal(np.asarray(values, dtype=int), want)
+            checked[on] += 1
+    assert checked[True] > 100 and checked[False] > 100
+    # the map's own corners and edges, where the gather must not be used
+    x = np.array([minx, maxx, minx, maxx - 1e-9, (minx + maxx) / 2])
+    y = np.array([maxy, miny, miny + 1e-9, maxy, maxy])
+    values, on = _codes(bayreuth, "move", np.array([x, y]))
+    want, inside = bayreuth.codes_on_map("move", x, y)
+    assert on == bool(inside.all()) and np.array_equal(np.asarray(values, dtype=int), want)
+
+
+def test_7_1_one_class_lookup_only_claims_what_every_point_shows(bayreuth) -> None:
+    rng = np.random.default_rng(8)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    found: dict[int, int] = {}
+    none = 0
+    for _ in range(1500):
+        cx = float(rng.uniform(minx - 30, maxx + 30))
+        cy = float(rng.uniform(miny - 30, maxy + 30))
+        reach = float(rng.uniform(5.0, 150.0))
+        for layer in ("move", "cover"):
+            got = _uniform_class(bayreuth, layer, cx, cy, reach)
+            if got is None:
+                none += 1
+                continue
+            found[got] = found.get(got, 0) + 1
+            # points all over the disc, its rim included
+            ang = rng.uniform(0, 2 * math.pi, 300)
+            rad = np.concatenate([np.full(100, reach), reach * np.sqrt(rng.random(200))])
+            x, y = cx + rad * np.sin(ang), cy + rad * np.cos(ang)
+            values, inside = bayreuth.codes_on_map(layer, x, y)
+            assert inside.all() and (values == got).all()
+            assert _codes(bayreuth, layer, np.array([x, y]))[1]  # read by the gather
+    # open ground, other classes and mixed or edge footprints all occur
+    assert found.get(0, 0) > 50 and sum(v for k, v in found.items() if k) > 50 and none > 50
+
+
+def _old_retreat_bearing(
+    centre: tuple[float, float],
+    enemy_centre: tuple[float, float] | None,
+    enemy_bases: list[tuple[float, float]],
+    home: float,
+    step: float = 5.0,
+) -> float:
+    """engine.movement.retreat_bearing before the numpy rewrite (main at df84c1a)."""
+    if enemy_centre is None:
+        return home % 360.0
+    away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
+    enemy_bearings = [bearing(centre[0], centre[1], x, y) for x, y in enemy_bases]
+    best, best_key = away, (angle_diff(away, home), 0.0)
+    k = step
+    while k <= 45.0 + 1e-9:
+        for cand in ((away + k) % 360.0, (away - k) % 360.0):
+            if all(angle_diff(cand, eb) >= 45.0 for eb in enemy_bearings):
+                key = (angle_diff(cand, home), k)
+                if key < best_key:
+                    best, best_key = cand, key
+        k += step
+    return round(best, 6) % 360.0
+
+
+def test_10_3_retreat_bearing_equals_the_loop() -> None:
+    rng = np.random.default_rng(3)
+    moved = 0
+    for i in range(3000):
+        centre = (float(rng.uniform(-500, 500)), float(rng.uniform(-500, 500)))
+        enemy = (
+            centre[0] + float(rng.uniform(-300, 300)),
+            centre[1] + float(rng.uniform(-300, 300)),
+        )
+        n = int(rng.integers(0, 30))
+        bases = [
+            (centre[0] + float(rng.uniform(-400, 400)), centre[1] + float(rng.uniform(-400, 400)))
+            for _ in range(n)
+        ]
+        # homes on the compass points and exactly between candidates make ties
+        home = (
+            float(rng.choice([0.0, 90.0, 180.0, 270.0]))
+            if i % 3 == 0
+            else float(rng.uniform(0, 360))
+        )
+        step = 5.0 if i % 5 else float(rng.choice([3.0, 7.5, 15.0, 50.0]))
+        got = retreat_bearing(centre, enemy, bases, home, step)
+        assert got == _old_retreat_bearing(centre, enemy, bases, home, step)
+        moved += got != round(bearing(enemy[0], enemy[1], *centre), 6) % 360.0
+    assert moved > 300  # many retreats veer off the straight line away
+    assert retreat_bearing((0.0, 0.0), None, [], 400.0) == 40.0
+
+
+def _old_sweep(
+    state: None,
+    f: Any,
+    box: Any,
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+    dth: float,
+    table: tuple[list[Any], np.ndarray] | None = None,
+) -> tuple[float, str | None]:
+    """engine.movement._sweep before the culling (main at df84c1a), table given."""
+    if dx == 0 and dy == 0 and dth == 0:
+        return 1.0, None
+    assert table is not None
+    others, all_arr = table
+    o0 = obb_at(box, *start)
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
+        all_arr[:, 2], all_arr[:, 3]
+    )
+    if table is not None:
+        for k in close.nonzero()[0].tolist():
+            if others[k].id == f.id:
+                close[k] = False
+    if not close.any():
+        return 1.0, None
+    near = [others[int(k)] for k in close.nonzero()[0]]
+    arr = all_arr[close]
+    # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
+    few = FewSeparation(arr)
+    # formations already overlapping at the start (should not happen) are ignored
+    live = [g >= -1e-6 for g in few.gaps(o0)]
+    if not any(live):
+        return 1.0, None
+    if not all(live):
+        arr = arr[np.array(live)]
+        few = FewSeparation(arr)
+    ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
+    if dth == 0:
+        # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
+        hit = few.first_contact(o0, dx, dy)
+        if hit is None:
+            return 1.0, None
+        return hit[0], ids[hit[1]]
+    length = max_corner_displacement(box, start[2], dth, (dx, dy))
+    n = max(1, math.ceil(length / SWEEP_STEP_M))
+
+    def clash(t: float) -> int | None:
+        return few.first_overlap(
+            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        )
+
+    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected
+    ts = np.arange(1, n + 1) / n
+    # the other steps' rectangles only if the first step meets nothing
+    first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
+    # a move pressing into a formation it touches meets it on the first step (over half of the
+    # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
+    # as separation_many's first row), the numpy pass over the rest only when it is clear
+    if few.first_overlap(first) is not None:
+        bad: int | None = 0
+    else:
+        poses = obb_array(
+            [first]
+            + [
+                obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+                for t in ts[1:]
+            ]
+        )
+        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
+        rows = overlapping.nonzero()[0]
+        bad = int(rows[0]) + 1 if rows.size else None
+    if bad is not None:
+        i = bad
+        t = float(ts[i])
+        prev = float(ts[i - 1]) if i else 0.0
+        met = clash(t)
+        if met is not None:
+            lo, hi = prev, t
+            for _ in range(8):
+                mid = (lo + hi) / 2.0
+                at_mid = clash(mid)
+                if at_mid is None:
+                    lo = mid
+                else:
+                    hi, met = mid, at_mid  # what clash(hi) gives, kept rather than asked again
+            return lo, ids[met or 0]
+    return 1.0, None
+
+
+def _layout(
+    rng: np.random.Generator,
+) -> tuple[
+    Any,
+    tuple[float, float, float, float],
+    tuple[float, float, float],
+    tuple[list[Any], np.ndarray],
+    list[list[float]],
+]:
+    """A mover (box in its frame, start pose) among 1-12 others: some far, some near, some
+    touching it or just apart at the start."""
+    box = (
+        float(rng.uniform(-5, 5)),
+        float(rng.uniform(-5, 5)),
+        float(rng.uniform(5, 60)),
+        float(rng.uniform(5, 20)),
+    )
+    start = (
+        float(rng.uniform(-100, 100)),
+        float(rng.uniform(-100, 100)),
+        float(rng.uniform(0, 360)),
+    )
+    o0 = obb_at(box, *start)
+    rows = []
+    for _ in range(int(rng.integers(1, 13))):
+        facing = float(rng.choice([o0.facing, (o0.facing + 90) % 360, rng.uniform(0, 360)]))
+        hw, hd = float(rng.uniform(5, 60)), float(rng.uniform(5, 20))
+        if rng.random() < 0.3:
+            # touching the mover's front (or apart by a hair), facing it
+            fx, fy = math.sin(math.radians(o0.facing)), math.cos(math.radians(o0.facing))
+            off = o0.hd + hd + float(rng.choice([0.0, 0.5, 1e-7]))
+            along = float(rng.uniform(-o0.hw, o0.hw))
+            rx, ry = fy, -fx
+            rows.append(
+                [o0.cx + fx * off + rx * along, o0.cy + fy * off + ry * along, hw, hd, o0.facing]
+            )
+        else:
+            d = float(rng.uniform(0, 400))
+            ang = float(rng.uniform(0, 2 * math.pi))
+            rows.append([o0.cx + d * math.sin(ang), o0.cy + d * math.cos(ang), hw, hd, facing])
+    arr = np.array(rows, dtype=float).reshape(-1, 5)
+    keep = separation(o0, arr) >= -1e-6  # a few overlapping ones stay: the sweep ignores them
+    keep[: int(rng.integers(0, 2))] = True
+    arr = arr[keep]
+    me = SimpleNamespace(id="me")
+    forms = [SimpleNamespace(id=f"g{k}") for k in range(arr.shape[0])]
+    # the mover's own row is in the table, as the move phase passes it
+    at = int(rng.integers(0, len(forms) + 1))
+    forms.insert(at, me)
+    arr = np.insert(arr, at, np.array(o0), axis=0)
+    return me, box, start, (forms, arr), rows
+
+
+def test_6_1_sweep_leaving_out_unreachable_rectangles_changes_nothing() -> None:
+    rng = np.random.default_rng(11)
+    met = {"straight": 0, "turn": 0}
+    clear = 0
+    for i in range(2500):
+        me, box, start, table, _ = _layout(rng)
+        dist = float(rng.uniform(0, 200))
+        ang = float(rng.uniform(0, 2 * math.pi)) if i % 4 else math.radians(start[2])
+        dx, dy = dist * math.sin(ang), dist * math.cos(ang)
+        dth = float(rng.choice([0.0, 0.0, 4e-9, float(rng.uniform(-90, 90))]))
+        got = _sweep(None, me, box, start, dx, dy, dth, table)  # type: ignore[arg-type]
+        want = _old_sweep(None, me, box, start, dx, dy, dth, table)
+        assert got == want, (i, got, want)
+        if got[1] is not None:
+            met["turn" if dth else "straight"] += 1
+        else:
+            clear += 1
+    assert met["straight"] > 200 and met["turn"] > 200 and clear > 500
+
+
+def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(3000):
+        box = (
+            float(rng.uniform(-20, 20)),
+            float(rng.uniform(-20, 20)),
+            float(rng.uniform(1, 80)),
+            float(rng.uniform(1, 30)),
+        )
+        th = float(rng.choice([0.0, -0.0, 90.0, float(rng.uniform(-720, 720))]))
+        reach = _turn_reach(box, th)
+        for dth in (0.0, -0.0, 1e-300, float(rng.uniform(-180, 180)), float(rng.normal(0, 1e-6))):
+            assert reach(dth) == max_corner_displacement(box, th, dth, (0.0, 0.0))
+
+
+def _old_base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
+    """engine.movement.base_pairs with numpy's separation (main at df84c1a)."""
+    gb = g.alive_bases
+    if not gb:
+        return []
+    garr = obb_array([b.obb() for b in gb])
+    out = []
+    for b in f.alive_bases:
+        gaps = separation(b.obb(), garr)
+        for k in (gaps <= CONTACT_M).nonzero()[0]:
+            out.append((b.id, gb[int(k)].id))
+    return out
+
+
+def test_3_2_base_pairs_equal_the_numpy_gaps() -> None:
+    from engine.rulesets.two_mm_earth.profiles import load_army
+
+    inf = load_army(str(DATA / "rules_red.yaml")).profile("inf")
+    rng = np.random.default_rng(9)
+    touching = 0
+    for k in range(400):
+        f = Formation.build(
+            f"f{k}",
+            "red",
+            "F",
+            inf,
+            n_bases=int(rng.integers(1, 7)),
+            frontage=3,
+            cx=0.0,
+            cy=0.0,
+            facing=float(rng.uniform(0, 360)),
+            base_w=BASE_SIZE["base_w"],
+            base_d=BASE_SIZE["base_d"],
+        )
+        # the other in front, at a gap from overlapping through touching to well apart
+        o = f.obb()
+        gap = float(rng.choice([-2.0, 0.0, 0.5, CONTACT_M, 1.5, float(rng.uniform(-5, 40))]))
+        back = float(rng.choice([f.facing + 180.0, float(rng.uniform(0, 360))]))
+        fx, fy = math.sin(math.radians(f.facing)), math.cos(math.radians(f.facing))
+        dist = o.hd * 2 + gap
+        g = Formation.build(
+            f"g{k}",
+            "blue",
+            "G",
+            inf,
+            n_bases=int(rng.integers(1, 7)),
+            frontage=2,
+            cx=o.cx + fx * dist + float(rng.uniform(-30, 30)),
+            cy=o.cy + fy * dist,
+            facing=back,
+            base_w=BASE_SIZE["base_w"],
+            base_d=BASE_SIZE["base_d"],
+        )
+        if k % 4 == 0 and len(g.bases) > 1:
+            g.bases[0].status = BaseStatus.DEAD
+        got = base_pairs(f, g)
+        assert got == _old_base_pairs(f, g)
+        touching += bool(got)
+    assert 50 < touching < 350
