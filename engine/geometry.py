@@ -32,6 +32,7 @@ __all__ = [
     "angle_diff",
     "bearing",
     "corners",
+    "corners_many",
     "distance",
     "distance_many",
     "distance_pairs",
@@ -98,6 +99,30 @@ def corners(o: OBB) -> np.ndarray:
     return out
 
 
+def corners_many(arr: np.ndarray) -> np.ndarray:
+    """:func:`corners` of every rectangle of ``arr`` ((N, 5)) at once: (N, 4, 2), equal bit for
+    bit. The axes of each distinct facing are :func:`forward` and :func:`right`'s (Python's
+    ``math``: a battle has few facings), and the sums are the same IEEE operations in the same
+    order, element by element.
+
+    >>> arr = obb_array([OBB(0.0, 0.0, 20.0, 10.0, 0.0), OBB(5.0, 7.0, 20.0, 10.0, 33.0)])
+    >>> bool((corners_many(arr) == np.array([corners(OBB(*r)) for r in arr.tolist()])).all())
+    True
+    """
+    n = arr.shape[0]
+    if n == 0:
+        return np.zeros((0, 4, 2))
+    facings, inv = np.unique(arr[:, 4], return_inverse=True)
+    ax = np.array([(*forward(v), *right(v)) for v in facings.tolist()])[inv.reshape(-1)]
+    fx, fy, rx, ry = ax[:, 0], ax[:, 1], ax[:, 2], ax[:, 3]
+    cx, cy, hw, hd = arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+    out = np.empty((n, 4, 2))
+    for i, (sa, sb) in enumerate(((-1, 1), (1, 1), (1, -1), (-1, -1))):
+        out[:, i, 0] = cx + sa * hw * rx + sb * hd * fx
+        out[:, i, 1] = cy + sa * hw * ry + sb * hd * fy
+    return out
+
+
 def obb_array(obbs: list[OBB] | tuple[OBB, ...]) -> np.ndarray:
     """Stack rectangles into an (N, 5) array ``cx, cy, hw, hd, facing``."""
     if not obbs:
@@ -120,6 +145,8 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
     """
     if others.shape[0] == 0:
         return np.zeros(0)
+    if others.shape[0] <= _FEW_SEPARATION:
+        return np.array(_separation_few(a, others))
     afx, afy, arx, ary = _scalar_axes(a.facing)
     bfx, bfy, brx, bry = _axes(others[:, 4])
     dx = others[:, 0] - a.cx
@@ -138,6 +165,51 @@ def separation(a: OBB, others: np.ndarray) -> np.ndarray:
         rb = bhw * np.abs(vx * brx + vy * bry) + bhd * np.abs(vx * bfx + vy * bfy)
         best = np.maximum(best, np.abs(vx * dx + vy * dy) - rab - rb)
     return best
+
+
+#: up to this many others :func:`separation` works in plain floats (:func:`_separation_few`):
+#: below it the ~40 numpy calls of the vectorised form cost more than the sums (measured: one
+#: rectangle against one, 54 us in numpy, 5 us in floats; 24 against one, 57 and 39 us)
+_FEW_SEPARATION = 24
+
+
+def _separation_few(a: Any, others: np.ndarray) -> list[float]:
+    """``separation(a, others).tolist()`` in plain float arithmetic, for a few ``others``.
+
+    Each gap is the same sequence of IEEE operations as the vectorised form (numpy's elementwise
+    ``+ - * abs maximum`` round exactly as Python's), and the sines and cosines are ``_axes`` of
+    the same column, so every value is equal bit for bit (tests/test_spatial.py checks it)."""
+    cx, cy, ahw, ahd, facing = a
+    afx, afy, arx, ary = _scalar_axes(facing)
+    bfx_, bfy_, brx_, bry_ = _axes(others[:, 4])
+    ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+    ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+    out = []
+    for (ox, oy, bhw, bhd, _f), bfx, bfy, brx, bry in zip(
+        others.tolist(), bfx_.tolist(), bfy_.tolist(), brx_.tolist(), bry_.tolist()
+    ):
+        dx = ox - cx
+        dy = oy - cy
+        # a's two axes
+        rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
+        best = abs(afx * dx + afy * dy) - ra0 - rb
+        rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
+        g = abs(arx * dx + ary * dy) - ra1 - rb
+        if g > best:
+            best = g
+        # the other's two axes
+        ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+        rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
+        g = abs(bfx * dx + bfy * dy) - ra - rb
+        if g > best:
+            best = g
+        ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+        rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
+        g = abs(brx * dx + bry * dy) - ra - rb
+        if g > best:
+            best = g
+        out.append(best)
+    return out
 
 
 class SeparationFrom:
@@ -673,7 +745,7 @@ def distance_pairs(a: np.ndarray, b: np.ndarray, ca: np.ndarray | None = None) -
     if a.shape[0] == 0:
         return np.zeros(0)
     if ca is None:
-        ca = np.array([corners(OBB(*(float(v) for v in row))) for row in a])
+        ca = corners_many(a)
     fx, fy, rx, ry = _axes(b[:, 4])
     dx = ca[:, :, 0].T - b[None, :, 0]  # (4, P)
     dy = ca[:, :, 1].T - b[None, :, 1]
@@ -705,7 +777,7 @@ def distance_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
         return np.zeros((n, m))
     fx, fy, rx, ry = _axes(others[:, 4])
     # the corners of every rectangle of a, as corners() makes them (Python floats, in order)
-    ca = np.array([corners(OBB(*(float(v) for v in row))) for row in a])  # (n, 4, 2)
+    ca = corners_many(a)  # (n, 4, 2)
     cax = ca[:, :, 0].T[:, :, None]  # (4, n, 1)
     cay = ca[:, :, 1].T[:, :, None]
     dx = cax - others[None, None, :, 0]

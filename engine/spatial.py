@@ -26,7 +26,7 @@ import shapely
 
 from engine.geometry import _axes
 
-__all__ = ["RectIndex"]
+__all__ = ["RectIndex", "box_gaps", "nearest_enemies", "rect_boxes"]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -131,3 +131,97 @@ class RectIndex:
         q, t = self._tree.query(lines)
         order = np.lexsort((t, q))
         return q[order], t[order]
+
+
+def nearest_enemies(
+    arr: np.ndarray, sides: np.ndarray, k: int, ca: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For every rectangle ``i`` of ``arr`` ((N, 5)), rows of the other sides' rectangles
+    (``sides[j] != sides[i]``), ascending, that hold its ``k`` nearest by gap (ties
+    included), and their gaps (``geometry.distance_pairs``; ``ca`` the corners of each row,
+    (N, 4, 2) as ``geometry.corners`` makes them): without the gap of every pair.
+
+    The centres of each side's enemies go in a k-d tree (scipy). The exact gaps to the ``k``
+    nearest centres bound the ``k``-th smallest gap from above (``b``); a rectangle within gap
+    ``b`` has its centre within ``b`` plus the two circumradii (the triangle inequality), so
+    one ball query of that radius (with a margin far above rounding) finds every candidate,
+    and only those are measured. Each gap is the same number as the full matrix's.
+
+    >>> from engine.geometry import OBB, corners, obb_array
+    >>> arr = obb_array([OBB(0.0, 0.0, 20.0, 10.0, 0.0), OBB(0.0, 50.0, 20.0, 10.0, 0.0),
+    ...                  OBB(0.0, 900.0, 20.0, 10.0, 0.0)])
+    >>> ca = np.array([corners(OBB(*r)) for r in arr.tolist()])
+    >>> near = nearest_enemies(arr, np.array(["a", "b", "b"]), 1, ca)
+    >>> near[0][0].tolist(), near[0][1].tolist(), near[1][0].tolist()
+    ([1], [30.0], [0])
+    """
+    from scipy.spatial import cKDTree
+
+    from engine.geometry import distance_pairs
+
+    n = arr.shape[0]
+    empty = (np.zeros(0, dtype=np.intp), np.zeros(0))
+    out: list[tuple[np.ndarray, np.ndarray]] = [empty] * n
+    if n == 0:
+        return out
+    centres = arr[:, :2]
+    radius = np.hypot(arr[:, 2], arr[:, 3])
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    for side in dict.fromkeys(sides.tolist()):
+        mine = np.flatnonzero(sides == side)
+        foe = np.flatnonzero(sides != side)
+        if foe.size == 0 or mine.size == 0:
+            continue
+        if foe.size <= k:  # every enemy is among the k nearest
+            counts = np.full(mine.size, foe.size, dtype=np.intp)
+            ii = np.repeat(mine, foe.size)
+            jj = np.tile(foe, mine.size)
+        else:
+            tree = cKDTree(centres[foe])
+            _d, nn = tree.query(centres[mine], k=k)
+            first = foe[nn.reshape(-1)]
+            rows = np.repeat(mine, k)
+            bound = distance_pairs(arr[rows], arr[first], ca[rows]).reshape(mine.size, k)
+            reach = bound.max(axis=1) + radius[mine] + radius[foe].max()
+            found = tree.query_ball_point(centres[mine], reach * (1.0 + 1e-9) + 1e-6)
+            counts = np.fromiter((len(x) for x in found), dtype=np.intp, count=mine.size)
+            ii = np.repeat(mine, counts)
+            picked = [j for x in found for j in sorted(x)]
+            jj = foe[np.array(picked, dtype=np.intp)]
+        parts.append((mine, counts, ii, jj))
+    if not parts:
+        return out
+    # the gaps of every side's candidates in one call (elementwise: the same numbers)
+    ii = np.concatenate([p[2] for p in parts])
+    jj = np.concatenate([p[3] for p in parts])
+    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+    at = 0
+    for mine, counts, _ii, _jj in parts:
+        starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
+        for m, r in enumerate(mine.tolist()):
+            a, b = starts[m], starts[m + 1]
+            out[r] = (jj[a:b], gg[a:b])
+        at = starts[-1]
+    return out
+
+
+def rect_boxes(arr: np.ndarray) -> np.ndarray:
+    """The axis-aligned boxes round the rectangles ``arr`` ((N, 5)) as :class:`RectIndex`
+    makes them ((N, 4): minx, miny, maxx, maxy, grown by the same pad), without the tree:
+    for questions asked of a few rectangles against all, where building a tree costs more."""
+    n = arr.shape[0]
+    fx, fy, rx, ry = _axes(arr[:, 4]) if n else (np.zeros(0),) * 4
+    hw, hd = arr[:, 2], arr[:, 3]
+    ex = np.abs(rx) * hw + np.abs(fx) * hd + _PAD_M
+    ey = np.abs(ry) * hw + np.abs(fy) * hd + _PAD_M
+    return np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex, arr[:, 1] + ey])
+
+
+def box_gaps(box: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The gap between the boxes ``box[rows]`` and every box ((len(rows), N), 0 where they
+    meet): a lower bound of the gap between the rectangles (:meth:`RectIndex.lower_bounds`,
+    row by row)."""
+    b, bi = box[None, :, :], box[rows][:, None, :]
+    gx = np.maximum(np.maximum(b[..., 0] - bi[..., 2], bi[..., 0] - b[..., 2]), 0.0)
+    gy = np.maximum(np.maximum(b[..., 1] - bi[..., 3], bi[..., 1] - b[..., 3]), 0.0)
+    return np.hypot(gx, gy)

@@ -98,16 +98,64 @@ def test_crossing_candidates_give_the_slab_test_answers(arr: np.ndarray) -> None
 def test_nearest_friends_first_is_the_full_sort(battle: Any) -> None:
     import math
 
+    from scipy.spatial import cKDTree
+
     from engine.rulesets.two_mm_earth.morale import _NearestFirst
 
     forms = battle.state.active("red")
     centres = {f.id: f.centre() for f in forms}
-    p = centres[forms[0].id]
-    ids = [f.id for f in forms[1:]]
-    full = sorted(ids, key=lambda i: (math.dist(p, centres[i]), i))
-    lazy = _NearestFirst(p, ids, centres)
-    assert lazy[0:1] == full[:1] and lazy[1:3] == full[1:3] and lazy[0:40] == full[:40]
-    assert len(lazy) == len(full) and lazy[0 : len(full)] == full
+    ids = [f.id for f in forms]
+    pts = np.array([centres[i] for i in ids])
+    d, nn = cKDTree(pts).query(pts, k=_NearestFirst.FIRST + 2)
+    for own in (0, 7, len(ids) - 1):
+        p = centres[ids[own]]
+        full = sorted(
+            (i for i in ids if i != ids[own]), key=lambda i: (math.dist(p, centres[i]), i)
+        )
+        # with the k-d tree's nearest (the morale phase's), with numpy, without an own row
+        for lazy in (
+            _NearestFirst(p, ids, pts, own, (d[own].tolist(), nn[own].tolist())),
+            _NearestFirst(p, ids, pts, own),
+            _NearestFirst(p, ids[:own] + ids[own + 1 :], np.delete(pts, own, axis=0)),
+        ):
+            assert lazy[0:1] == full[:1] and lazy[1:3] == full[1:3] and lazy[0:40] == full[:40]
+            assert len(lazy) == len(full) and lazy[0 : len(full)] == full
+
+
+def test_few_separation_equals_the_vectorised_form(arr: np.ndarray) -> None:
+    """geometry.separation works a few rectangles in plain floats: the same bits as numpy."""
+    from engine import geometry
+    from engine.geometry import OBB, separation
+
+    rng = np.random.default_rng(15)
+    n = arr.shape[0]
+    for k in range(0, n, 3):
+        a = OBB(*(float(v) for v in arr[k]))
+        others = arr[rng.integers(0, n, int(rng.integers(1, geometry._FEW_SEPARATION + 1)))]
+        assert (
+            geometry._separation_few(a, others)
+            == separation_pairs(np.repeat(arr[[k]], len(others), axis=0), others).tolist()
+        )
+        assert separation(a, others).tolist() == geometry._separation_few(a, others)
+
+
+def test_rout_neighbours_hold_every_friend_within_250_m(battle: Any) -> None:
+    """10.2's friendly routs within 250 m: the spatial index's candidates hold every friend
+    whose gap to the router (as ``Sight.distance`` measures it, on Sight's rectangles) is within
+    250 m (the brute force over the whole side)."""
+    from engine.rulesets.two_mm_earth.morale import ROUT_NEAR_M, rout_neighbours
+
+    state, sight = battle.state, battle.sight
+    for side in state.sides:
+        forms = state.active(side)
+        routs = forms[::4]  # as if these routed: the question is geometric
+        near = rout_neighbours(battle.ctx, routs)
+        for f in forms:
+            expect = [g for g in routs if sight.distance(f.id, g.id) <= ROUT_NEAR_M]
+            got = [g.id for g in near.get(f.id, [])]
+            assert {g.id for g in expect} <= set(got)
+            assert got == [g.id for g in routs if g.id in got]  # in the routers' order
+        assert sum(len(v) for v in near.values()) < len(forms) * len(routs) / 2  # culled
 
 
 def test_sight_answers_equal_unculled(battle: Any) -> None:
@@ -141,3 +189,52 @@ def test_montecarlo_chunks_cover_every_seed_once() -> None:
         assert [s for c in cs for s in c] == list(range(5, 5 + n))
         assert len(cs) <= max(4 * w, -(-n // 8)) and all(cs)
         assert max(len(c) for c in cs) <= 8  # the tail after the last task: a few replays
+
+
+def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:
+    """The General's nearest enemy and "enemy within" (issue 4 defaults and triggers) from one
+    separation row per formation: the answers of ``_gap`` asked pair by pair."""
+    from engine.geometry import separation
+    from engine.rulesets.two_mm_earth.commanders import _Enemies, _gap
+
+    state = battle.state
+    for side in state.sides:
+        enemies = _Enemies(state, side)
+        assert enemies.forms == state.enemies_of(side)
+        for f in state.active(side)[::3]:
+            gaps = [_gap(f, g) for g in enemies.forms]
+            seps = [float(separation(f.obb(), obb_array([g.obb()]))[0]) for g in enemies.forms]
+            k = min(range(len(seps)), key=lambda i: (seps[i], i))
+            near = enemies.nearest(f)
+            assert near is not None and near == (enemies.forms[k], gaps[k])
+            for m in (0.0, 50.0, 300.0):
+                assert enemies.within(f, m) == any(x <= m for x in gaps)
+
+
+def test_nearest_enemies_hold_the_k_nearest(arr: np.ndarray, battle: Any) -> None:
+    """The k-d tree's candidates hold every formation's k nearest enemies by gap (ties
+    included), with the full matrix's gaps bit for bit."""
+    from engine.geometry import OBB, corners
+    from engine.spatial import nearest_enemies
+
+    sides = np.array([f.side for f in battle.state.active()])
+    gaps = distance_many(arr, arr)
+    ca = np.array([corners(OBB(*r)) for r in arr.tolist()])
+    for k in (1, 3, 12):
+        near = nearest_enemies(arr, sides, k, ca)
+        for i in range(arr.shape[0]):
+            foe = np.flatnonzero(sides != sides[i])
+            kth = np.sort(gaps[i, foe])[k - 1]
+            must = set(foe[gaps[i, foe] <= kth].tolist())
+            rows, got = near[i]
+            assert must <= set(rows.tolist()) and list(rows) == sorted(rows)
+            assert np.array_equal(got, gaps[i, rows])
+            assert len(rows) < len(foe)  # culled: not every enemy
+
+
+def test_corners_many_equal_corners(arr: np.ndarray) -> None:
+    """geometry.corners_many (the batch tables' corners) is corners() row by row, bit for bit."""
+    from engine.geometry import OBB, corners, corners_many
+
+    expect = np.array([corners(OBB(*(float(v) for v in row))) for row in arr])
+    assert np.array_equal(corners_many(arr), expect)

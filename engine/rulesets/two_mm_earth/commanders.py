@@ -55,6 +55,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from engine.geometry import obb_array, separation
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.profiles import profile_of
@@ -159,7 +161,7 @@ class PlanCommander:
         if self._objectives is None:
             self._objectives = self._resolve_objectives(view.battlefield)
         mine = [f for f in state.active(self.side) if f.morale is Morale.STEADY]
-        enemies = state.enemies_of(self.side)
+        enemies = _Enemies(state, self.side)
         want: dict[str, Order] = {}
         if bound <= 1:
             for f in mine:
@@ -167,7 +169,7 @@ class PlanCommander:
                 if o is not None:
                     want[f.id] = o
         current = {f.id: self._current(f) for f in mine}
-        self._update_taken(state, mine, enemies)
+        self._update_taken(state, mine, enemies.forms)
         routed_now = self._new_routs(state)
         triggered: set[str] = set()
         # 1. triggers
@@ -185,8 +187,8 @@ class PlanCommander:
                 point = trig.target.resolve(self.to_xy) if trig.target is not None else None
                 tf = trig.target_formation
                 if trig.order == "attack" and point is None and tf is None:
-                    near = _nearest(tgt, enemies)
-                    tf = near.id if near is not None else None
+                    near = enemies.nearest(tgt)
+                    tf = near[0].id if near is not None else None
                 want[fid] = Order(trig.order, fid, point, tf)
                 triggered.add(fid)
                 if fid in self.runs:
@@ -230,7 +232,7 @@ class PlanCommander:
 
     # -- formation plans (issue 12) --------------------------------------------------------
     def _plan_order(
-        self, f: Formation, run: _Run, state: BattleState, bound: int, enemies: list[Formation]
+        self, f: Formation, run: _Run, state: BattleState, bound: int, enemies: _Enemies
     ) -> tuple[Order | None, bool]:
         """The order ``f``'s plan wants this bound, and whether it is the plan's alone (no
         defaults on top: holding fire, feinting)."""
@@ -241,9 +243,9 @@ class PlanCommander:
                 return BriefedOrder("hold", f.id), True  # 9.1: Hold Fire
             run.fire_held = False  # released: shoot at what is in range, or go on with the plan
             rng = _range(f)
-            near = _nearest(f, enemies)
-            if rng > 0 and near is not None and _gap(f, near) <= rng:
-                return BriefedOrder("attack", f.id, None, near.id), True
+            near = enemies.nearest(f)
+            if rng > 0 and near is not None and near[1] <= rng:
+                return BriefedOrder("attack", f.id, None, near[0].id), True
         if fp.feint is not None:
             return self._feint_order(f, run, bound, enemies), True
         to_xy = self.to_xy
@@ -263,14 +265,12 @@ class PlanCommander:
         run.ended = True  # fire released and nothing more planned: the commander's own again
         return None, False
 
-    def _feint_order(self, f: Formation, run: _Run, bound: int, enemies: list[Formation]) -> Order:
+    def _feint_order(self, f: Formation, run: _Run, bound: int, enemies: _Enemies) -> Order:
         fe = run.plan.feint
         assert fe is not None
         point = self.plan.place(fe.point, self.to_xy)
         if run.feint == "out":
-            close = fe.enemy_within_m is not None and any(
-                _gap(f, g) <= fe.enemy_within_m for g in enemies
-            )
+            close = fe.enemy_within_m is not None and enemies.within(f, fe.enemy_within_m)
             if math.dist(f.centre(), point) > REACHED_M and not close:
                 return BriefedOrder("advance", f.id, point)
             run.feint, run.back_at = "back", bound
@@ -330,7 +330,7 @@ class PlanCommander:
         who: list[Formation],
         state: BattleState,
         bound: int,
-        enemies: list[Formation],
+        enemies: _Enemies,
     ) -> bool:
         """A trigger condition (all given parts); ``who`` is whose distance to the enemy counts
         when the condition names no formation."""
@@ -342,7 +342,7 @@ class PlanCommander:
         if w.enemy_within_m is not None:
             near = [subject] if subject is not None else who
             near = [f for f in near if not f.removed]
-            if not any(_gap(f, g) <= w.enemy_within_m for f in near for g in enemies):
+            if not any(enemies.within(f, w.enemy_within_m) for f in near):
                 return False
         if w.losses_fraction is not None:
             if subject is None:
@@ -395,13 +395,11 @@ class PlanCommander:
                 out.append(f)
         return out
 
-    def _holds(
-        self, trig: Trigger, state: BattleState, bound: int, enemies: list[Formation]
-    ) -> bool:
+    def _holds(self, trig: Trigger, state: BattleState, bound: int, enemies: _Enemies) -> bool:
         who = [state.formations[x] for x in trig.formations if x in state.formations]
         return self._condition(trig.when, who, state, bound, enemies)
 
-    def _objective_order(self, f: Formation, cur: Order, enemies: list[Formation]) -> Order | None:
+    def _objective_order(self, f: Formation, cur: Order, enemies: _Enemies) -> Order | None:
         if cur.kind in ("attack", "retreat"):
             return None  # engaged, or told to go: objectives wait
         for ob in self._objectives or []:
@@ -423,14 +421,12 @@ class PlanCommander:
         return None
 
     def _default_order(
-        self, f: Formation, cur: Order, enemies: list[Formation], routed_now: list[Formation]
+        self, f: Formation, cur: Order, enemies: _Enemies, routed_now: list[Formation]
     ) -> Order | None:
-        if not enemies:
+        found = enemies.nearest(f)
+        if found is None:
             return None
-        near = _nearest(f, enemies)
-        if near is None:
-            return None
-        gap = _gap(f, near)
+        near, gap = found
         if cur.kind == "advance" and gap <= self.strike_m:
             return Order("attack", f.id, None, near.id)
         if cur.kind == "hold":
@@ -452,12 +448,64 @@ def _gap(f: Formation, g: Formation) -> float:
     return max(0.0, float(separation(f.obb(), obb_array([g.obb()]))[0]))
 
 
-def _nearest(f: Formation, enemies: list[Formation]) -> Formation | None:
-    if not enemies:
-        return None
-    gaps = separation(f.obb(), obb_array([g.obb() for g in enemies]))
-    i = min(range(len(enemies)), key=lambda k: (float(gaps[k]), k))
-    return enemies[i]
+#: from this many enemies on, the General's questions are culled by the bound of _Enemies
+#: (below it, separation of a formation from them all is a few plain-float sums)
+_CULL_AFTER = 24
+
+
+class _Enemies:
+    """A side's enemies on the table (``state.enemies_of``, in its order) for one call of
+    :meth:`PlanCommander.orders` (nothing moves while orders are given), their rectangles the
+    state's columns. A separation is never less than the centres' distance over root 2 less the
+    two circumradii (the larger of the gaps along two square axes takes that much of the
+    distance; no projection radius exceeds a circumradius) and never more than the centres'
+    distance, so only the enemies that bound lets through are measured
+    (``geometry.separation``, the value :func:`_gap` gives the pair)."""
+
+    __slots__ = ("arr", "forms", "radius")
+
+    def __init__(self, state: BattleState, side: str) -> None:
+        self.forms = state.enemies_of(side)
+        t = state.table()
+        rows = [t.rows[g.id] for g in self.forms]
+        self.arr = t.arr[rows] if rows else np.zeros((0, 5))
+        self.radius = np.hypot(self.arr[:, 2], self.arr[:, 3])
+
+    def _bounds(self, f: Formation) -> tuple[Any, np.ndarray, np.ndarray]:
+        """``f``'s rectangle, its centre distance to each enemy and the lower bound of each
+        separation."""
+        o = f.obb()
+        d = np.hypot(self.arr[:, 0] - o.cx, self.arr[:, 1] - o.cy)
+        return o, d, d / math.sqrt(2.0) - math.hypot(o.hw, o.hd) - self.radius
+
+    def nearest(self, f: Formation) -> tuple[Formation, float] | None:
+        """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
+        if not self.forms:
+            return None
+        if len(self.forms) <= _CULL_AFTER:  # a few: measuring them all costs less
+            s = separation(f.obb(), self.arr)
+            k = int(np.argmin(s))  # the first of the least, as min over (gap, index)
+            return self.forms[k], max(0.0, float(s[k]))
+        o, d, low = self._bounds(f)
+        c = int(np.argmin(d))
+        s_c = float(separation(o, self.arr[[c]])[0])  # the least is no more than this
+        # the margin is far above rounding: whoever is left out has a separation above s_c
+        cand = np.flatnonzero(low <= s_c + 1e-6 * (1.0 + abs(s_c)))
+        s = separation(o, self.arr[cand])
+        k = int(np.argmin(s))  # the first of the least (cand ascending), as min over (gap, k)
+        return self.forms[int(cand[k])], max(0.0, float(s[k]))
+
+    def within(self, f: Formation, m: float) -> bool:
+        """``any(_gap(f, g) <= m for g in enemies)``."""
+        if not self.forms or m < 0.0:
+            return False  # a gap is never below 0
+        if len(self.forms) <= _CULL_AFTER:
+            return bool((np.maximum(separation(f.obb(), self.arr), 0.0) <= m).any())
+        o, _d, low = self._bounds(f)
+        cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
+        if not cand.size:
+            return False
+        return bool((np.maximum(separation(o, self.arr[cand]), 0.0) <= m).any())
 
 
 def plan_commanders(scenario: Scenario, to_xy: Any) -> dict[str, PlanCommander]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -100,11 +100,21 @@ def _resilience_pair(f: Formation) -> tuple[int, int]:
 
 
 def _friend_triggers(
-    ctx: TwoMmContext, f: Formation, side_forms: list[Formation] | None = None
+    ctx: TwoMmContext,
+    f: Formation,
+    side_forms: list[Formation] | None = None,
+    reach: RoutReach | None = None,
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
-    ``side_forms``: ``state.active(f.side)`` when the caller has it."""
+    ``side_forms``: ``state.active(f.side)`` when the caller has it; ``reach``: the morale
+    passes' :class:`RoutReach` (a new one otherwise).
+
+    Only the friends that can set off a trigger are asked about: troops already retreating
+    (11.1) react to any broken friend they see or hear, the rest only to a routing
+    non-skirmisher within 250 m (10.2), so for those the candidates are the routers whose
+    rectangles the spatial index puts within 250 m (:meth:`_SideView.routs_near`); the sight
+    asked is the same for every pair that matters, and the triggers come in the same order."""
     state, sight = ctx.state, ctx.sight
     out: list[str] = []
     if side_forms is None:
@@ -112,9 +122,18 @@ def _friend_triggers(
     side = _side_view(ctx, f.side, side_forms)
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
-    broken_now = [g for g in side.broken_now if g is not f]
-    aware_now = sight.aware_many(f.id, [g.id for g in broken_now]) if broken_now else []
-    for g, aware in zip(broken_now, aware_now, strict=True):
+    sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
+    if sees_broken:
+        cands = [g for g in side.broken_now if g is not f]
+    else:
+        cands = side.routs_near(f, reach if reach is not None else RoutReach(ctx))
+    if not cands and any(g is not f for g in side.broken_now):
+        # Sight keeps what it heard and the table it looked at from the first question after
+        # a move (engine.sight), so it is asked at the same moments as when every friend broken
+        # this bound was looked at: the hearing question is the cheap one
+        sight.heard(f.id)
+    aware_now = sight.aware_many(f.id, [g.id for g in cands]) if cands else []
+    for g, aware in zip(cands, aware_now, strict=True):
         if not aware:
             continue
         if g.morale is Morale.ROUTING and not g.skirmisher:
@@ -123,7 +142,7 @@ def _friend_triggers(
                 out.append("friendly_rout_0_100m")
             elif d <= 250.0:
                 out.append("friendly_rout_100_250m")
-        if f.morale is Morale.RETREATING and f.changed_bound != state.bound:
+        if sees_broken:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
         steady = side.nearest_steady(f)
@@ -141,32 +160,121 @@ def _friend_triggers(
     return out
 
 
+#: 10.2 "friendly non-skirmishers rout within 250 m": the farthest a friend's rout sets one off
+ROUT_NEAR_M = 250.0
+
+
 class _SideView:
     """One side's formations by morale, for the morale triggers of all its formations: one
-    per side for each revision of the table (a morale change makes a new one), with the
-    distances between the centres of its steady formations as one matrix."""
+    per side for each revision of the table (a morale change makes a new one). The steady
+    formations' nearest steady friends come from one k-d tree query (scipy) for all of them,
+    not the distance to every friend; the routers of the bound near each formation from the
+    boxes round the rectangles (engine.spatial)."""
 
     def __init__(self, ctx: TwoMmContext, side_forms: list[Formation]) -> None:
         bound = ctx.state.bound
+        self.ctx = ctx
         self.broken = [g for g in side_forms if g.morale in _BROKEN]
         self.n_broken = len(self.broken)
         self.broken_now = [g for g in self.broken if g.changed_bound == bound]
         self.steady = [g for g in side_forms if g.morale is Morale.STEADY]
         self.ids = [g.id for g in self.steady]
         self.row = {g.id: k for k, g in enumerate(self.steady)}
-        self.centres = _centres(ctx)
-        self._d: np.ndarray | None = None
+        t = ctx.state.table()
+        #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
+        self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
+        self.pts_list: list[list[float]] = self.pts.tolist()
+        self.rows = t.rows
+        self._knn: tuple[list[list[float]], list[list[int]]] | None = None
+        self._routs: list[Formation] | None = None
+
+    def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
+        """Each steady formation's nearest steady centres (itself among them) by the k-d
+        tree's distances, :attr:`_NearestFirst.FIRST` + 2 of them, in one query; None when
+        there are too few friends to need it."""
+        if self._knn is None and len(self.ids) > _NearestFirst.FIRST + 1:
+            from scipy.spatial import cKDTree
+
+            d, k = cKDTree(self.pts).query(self.pts, k=_NearestFirst.FIRST + 2)
+            self._knn = (d.tolist(), k.tolist())
+        return self._knn
 
     def nearest_steady(self, f: Formation) -> _NearestFirst:
         """``f``'s steady friends (``f`` steady), nearest centre first."""
-        if self._d is None:
-            c = np.array([self.centres[i] for i in self.ids], dtype=float).reshape(-1, 2)
-            # row k: np.hypot(c[:, 0] - c[k, 0], c[:, 1] - c[k, 1]), as _NearestFirst works it
-            self._d = np.hypot(c[None, :, 0] - c[:, None, 0], c[None, :, 1] - c[:, None, 1])
         k = self.row[f.id]
-        ids = self.ids[:k] + self.ids[k + 1 :]
-        d = np.delete(self._d[k], k)
-        return _NearestFirst(self.centres[f.id], ids, self.centres, d)
+        knn = self.knn()
+        first = (knn[0][k], knn[1][k]) if knn is not None else None
+        return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
+
+    def routs_near(self, f: Formation, reach: RoutReach) -> list[Formation]:
+        """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
+        rectangles may be within :data:`ROUT_NEAR_M` of ``f``'s (every one that is, perhaps
+        more: :class:`RoutReach`)."""
+        routs = self._routs
+        if routs is None:
+            routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
+            self._routs = routs
+        if not any(g is not f for g in routs):
+            return []
+        k = reach.row_of(f)
+        return [g for g in routs if g is not f and reach.row(g)[k]]
+
+
+class RoutReach:
+    """10.2's reach of a router (:data:`ROUT_NEAR_M`) over Sight's rows (``ctx.sight.index``):
+    whether the box round its rectangle is within that distance of the box round each
+    formation's (a superset of the formations within that gap), from the box gaps against all
+    (``RectIndex.lower_bounds``), one row per router, kept while Sight looks at the same
+    rectangles (one morale phase: nothing moves in it).
+
+    The rectangles are Sight's, the ones ``Sight.distance`` measures the 10.2 gap on (Sight
+    keeps the table it looked at after the last move: a formation that has lost bases since has
+    a smaller rectangle on the table than in Sight). Asking for them is a question to Sight, so
+    callers ask only where the rules ask Sight at once anyway (which moment Sight first looks
+    at the table after a move matters)."""
+
+    def __init__(self, ctx: TwoMmContext) -> None:
+        self.sight = ctx.sight
+        self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
+        self._rows: dict[str, np.ndarray] = {}
+
+    def _fresh(self) -> Any:
+        index = self.sight.spatial  # brings Sight up to date
+        if self._of is not self.sight.arr:
+            self._of, self._rows = self.sight.arr, {}
+        return index
+
+    def row_of(self, f: Formation) -> int:
+        """``f``'s row in Sight."""
+        self._fresh()
+        return self.sight.index[f.id]
+
+    def row(self, g: Formation) -> np.ndarray:
+        """Router ``g``'s reach over Sight's rows."""
+        index = self._fresh()
+        hit = self._rows.get(g.id)
+        if hit is None:
+            hit = self._rows[g.id] = index.lower_bounds(self.sight.index[g.id]) <= ROUT_NEAR_M
+        return hit
+
+
+def rout_neighbours(
+    ctx: TwoMmContext, routs: list[Formation], reach: RoutReach | None = None
+) -> dict[str, list[Formation]]:
+    """Formation id -> the formations of ``routs`` (in their order) that may be within
+    :data:`ROUT_NEAR_M` of it (:class:`RoutReach`), for every formation of a router's side."""
+    if not routs:
+        return {}
+    reach = reach if reach is not None else RoutReach(ctx)
+    ri, oi = np.nonzero(np.stack([reach.row(g) for g in routs]))
+    forms = ctx.sight.forms
+    out: dict[str, list[Formation]] = {}
+    # ordered by router, so each formation's list follows ``routs``
+    for r, o in zip(ri.tolist(), oi.tolist(), strict=True):
+        g = routs[r]
+        if forms[o].side == g.side:
+            out.setdefault(forms[o].id, []).append(g)
+    return out
 
 
 def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _SideView:
@@ -179,42 +287,61 @@ def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _Si
 
 
 class _NearestFirst(Sequence[str]):
-    """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, centres[i]),
-    i))``, sorted only as far as they are read (slices from the start): numpy finds the few
-    nearest, and only those are sorted exactly. The candidates are taken with a margin far
-    above the rounding difference between ``np.hypot`` and ``math.dist``, so the prefix is
-    the one the full sort gives."""
+    """Formation ids in the order ``sorted(ids, key=lambda i: (math.dist(point, pts[i]), i))``
+    (without ``ids[own]``, the asking formation), sorted only as far as they are read (slices
+    from the start): the few nearest are found first - from ``first``, the k-d tree's nearest
+    (distances, indices) when the caller has them, else by numpy - and only those are sorted
+    exactly. The candidates are taken with a margin far above the rounding difference between
+    those distances and ``math.dist``, so the prefix is the one the full sort gives."""
+
+    #: sorted at the first read (and doubled after)
+    FIRST = 16
 
     def __init__(
         self,
-        point: tuple[float, float],
+        point: Any,
         ids: list[str],
-        centres: dict[str, tuple[float, float]],
-        d: np.ndarray | None = None,
+        pts: np.ndarray,
+        own: int | None = None,
+        first: tuple[list[float], list[int]] | None = None,
+        pts_list: list[list[float]] | None = None,
     ) -> None:
-        self.point, self.ids, self.centres = point, ids, centres
-        if d is None:
-            c = np.array([centres[i] for i in ids], dtype=float).reshape(-1, 2)
-            d = np.hypot(c[:, 0] - point[0], c[:, 1] - point[1])
-        self.d = d  # the centre distances (np.hypot) from point to each of ids
+        self.point = (float(point[0]), float(point[1]))
+        self.ids, self.pts, self.own, self.first = ids, pts, own, first
+        self.pts_list = pts_list
+        self.n = len(ids) - (own is not None)
         self.done: list[str] = []
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return self.n
+
+    def _cands(self, want: int) -> list[int]:
+        """Indices (not ``own``) holding the ``want`` nearest by ``math.dist``, ties included."""
+        own = self.own
+        if want >= self.n:
+            return [k for k in range(len(self.ids)) if k != own]
+        if self.first is not None:
+            near = [(d, k) for d, k in zip(*self.first, strict=True) if k != own]
+            if len(near) > want:
+                # complete when the next one is clear of the want-th by more than the margin
+                thr = near[want - 1][0]
+                if near[want][0] > thr * (1 + 1e-9) + 1e-9:
+                    return [k for _d, k in near[:want]]
+        d = np.hypot(self.pts[:, 0] - self.point[0], self.pts[:, 1] - self.point[1])
+        if own is not None:
+            d[own] = np.inf
+        thr = float(np.partition(d, want - 1)[want - 1])
+        return np.flatnonzero(d <= thr * (1 + 1e-9) + 1e-9).tolist()
 
     def _upto(self, m: int) -> None:
-        n = len(self.ids)
+        n = self.n
         if m <= len(self.done) or len(self.done) == n:
             return
-        want = min(n, max(m, 2 * len(self.done), 16))
-        if want >= n:
-            cand: list[int] = list(range(n))
-        else:
-            thr = float(np.partition(self.d, want - 1)[want - 1])
-            cand = np.flatnonzero(self.d <= thr * (1 + 1e-9) + 1e-9).tolist()
-        keyed = sorted(
-            (math.dist(self.point, self.centres[self.ids[k]]), self.ids[k]) for k in cand
-        )
+        want = min(n, max(m, 2 * len(self.done), self.FIRST))
+        if self.pts_list is None:
+            self.pts_list = self.pts.tolist()
+        pts, ids, p = self.pts_list, self.ids, self.point
+        keyed = sorted((math.dist(p, pts[k]), ids[k]) for k in self._cands(want))
         self.done = [i for _, i in keyed[:want]]
 
     @overload
@@ -225,54 +352,60 @@ class _NearestFirst(Sequence[str]):
 
     def __getitem__(self, k: int | slice) -> str | list[str]:
         if isinstance(k, slice):
-            start, stop, step = k.indices(len(self.ids))
+            start, stop, step = k.indices(self.n)
             self._upto(stop)
             return self.done[start:stop:step]
-        self._upto(k + 1 if k >= 0 else len(self.ids))
+        self._upto(k + 1 if k >= 0 else self.n)
         return self.done[k]
 
 
 def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
-    the question). A guess by centre distances in numpy - answers are per pair, so a wrong
-    guess costs time only."""
-    centres = _centres(ctx)
+    the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
+    per pair, so a wrong guess costs time only."""
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
             continue
-        steady = [g for g in forms if g.morale is Morale.STEADY]
-        if len(steady) < 2:
+        view = _side_view(ctx, forms[0].side, forms)
+        if len(view.steady) < 2:
             continue
-        c = np.array([centres[g.id] for g in steady])
-        d = np.hypot(c[:, 0, None] - c[None, :, 0], c[:, 1, None] - c[None, :, 1])
-        np.fill_diagonal(d, np.inf)
-        requests += [
-            (g.id, [steady[k].id]) for g, k in zip(steady, d.argmin(axis=1).tolist(), strict=True)
-        ]
+        knn = view.knn()
+        for k, fid in enumerate(view.ids):
+            if knn is not None:
+                near = next(j for j in knn[1][k] if j != k)
+            else:
+                near = view.row[view.nearest_steady(view.steady[k])[0]]
+            requests.append((fid, [view.ids[near]]))
     if requests:
         ctx.sight.prefetch(requests)
 
 
-def _prefetch_rout_gaps(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+def _prefetch_rout_gaps(
+    ctx: TwoMmContext, by_side: dict[str, list[Formation]], reach: RoutReach
+) -> None:
     """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
-    tested to every friend that broke this bound, one matrix per side in one call (what
-    :func:`_friend_triggers` asks of ``Sight.distance`` pair by pair)."""
+    tested to every friend that broke this bound within reach (the spatial index's
+    candidates, :func:`rout_neighbours`), in one call (what :func:`_friend_triggers` asks of
+    ``Sight.distance`` pair by pair)."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
+    asked = False  # Sight is asked whenever a router has a friend to test (see RoutReach)
     for forms in by_side.values():
-        routs = [g.id for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
-        if not routs:
+        routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
+        if not routs or all(f.morale in (Morale.ROUTING, Morale.DESTROYED) for f in forms):
             continue
+        asked = True
+        near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher], reach)
         pairs += [
-            (f.id, r)
+            (f.id, r.id)
             for f in forms
             if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
-            for r in routs
-            if r != f.id
+            for r in near.get(f.id, ())
+            if r is not f
         ]
-    if pairs:
+    if asked:
         ctx.sight.prefetch_gaps(pairs)
 
 
@@ -282,15 +415,6 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
         return []
     flags = ctx.sight.aware_many(f.id, [g.id for g in others])
     return [g for g, a in zip(others, flags, strict=True) if a]
-
-
-def _centres(ctx: TwoMmContext) -> dict[str, tuple[float, float]]:
-    """Every active formation's centre, kept for one revision of the state's table."""
-    memo = ctx.state.table().memo
-    hit = memo.get("centres")
-    if hit is None:
-        hit = memo["centres"] = {g.id: g.centre() for g in ctx.state.active()}
-    return hit
 
 
 def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
@@ -492,11 +616,17 @@ def _threat_centre(ctx: TwoMmContext, f: Formation) -> tuple[float, float] | Non
     state = ctx.state
     ids = state.contacts.get(f.id) or ()
     cands = [state.formations[i] for i in ids if not state.formations[i].removed]
-    if not cands:
-        cands = state.enemies_of(f.side)
-    if not cands:
-        return None
     fx, fy = f.centre()
+    if not cands:
+        # every enemy on the table: numpy finds the few nearest (with a margin far above
+        # rounding), the exact key below picks among them
+        t = state.table()
+        rows = np.flatnonzero(t.sides != f.side)
+        if not rows.size:
+            return None
+        d2 = (t.arr[rows, 0] - fx) ** 2 + (t.arr[rows, 1] - fy) ** 2
+        near = rows[d2 <= d2.min() * (1 + 1e-9) + 1e-9]
+        cands = [t.forms[k] for k in near.tolist()]
     g = min(cands, key=lambda g: ((g.centre()[0] - fx) ** 2 + (g.centre()[1] - fy) ** 2, g.id))
     return g.centre()
 
@@ -539,10 +669,11 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
         by_side.setdefault(f.side, []).append(f)
     # own triggers not yet acted on at once (immediate_tests) are tested here
     own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
+    reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
     for _ in range(8):
         changed = False
         _prefetch_nearest_steady(ctx, by_side)
-        _prefetch_rout_gaps(ctx, by_side)
+        _prefetch_rout_gaps(ctx, by_side, reach)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
@@ -550,7 +681,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
             triggers += [
                 t
-                for t in _friend_triggers(ctx, f, by_side[f.side])
+                for t in _friend_triggers(ctx, f, by_side[f.side], reach)
                 if t not in seen and t not in triggers
             ]
             if not triggers:
@@ -560,12 +691,22 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
             if f.morale is not before and f.morale in _BROKEN:
-                # every friend still standing will ask whether it sees f break: in one batch
+                # the friends that will ask whether they see f break, in one batch: troops
+                # already retreating, and if f routs (a non-skirmisher) those near enough
+                # (_friend_triggers)
+                near: set[str] = set()
+                if f.morale is Morale.ROUTING and not f.skirmisher:
+                    near = {k for k, gs in rout_neighbours(ctx, [f], reach).items() if gs}
                 ctx.sight.prefetch(
                     [
                         (g.id, [f.id])
                         for g in by_side[f.side]
-                        if g is not f and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+                        if g is not f
+                        and (
+                            g.id in near
+                            or (g.morale is Morale.RETREATING and g.changed_bound != state.bound)
+                        )
+                        and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
                     ]
                 )
         if not changed:
@@ -578,6 +719,7 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
     bound are destroyed; routers off the table have fled."""
     state = ctx.state
     events: list[Event] = []
+    touching_of: dict[str, set[str]] | None = None  # formation -> its bases touching others
     for f in state.active():
         if f.morale is not Morale.ROUTING or f.routed_bound is None:
             continue
@@ -590,7 +732,11 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
             continue
         if f.routed_bound != state.bound - 1:
             continue
-        touching = {a for (x, _), pairs in ctx.base_pairs.items() if x == f.id for a, _ in pairs}
+        if touching_of is None:  # one pass over the contacts, not one per router
+            touching_of = {}
+            for (x, _), pairs in ctx.base_pairs.items():
+                touching_of.setdefault(x, set()).update(a for a, _ in pairs)
+        touching = touching_of.get(f.id, set())
         classes, _ = footprint_classes(ctx.bf, f, "move")
         on_impractical = 4 in classes
         killed = []

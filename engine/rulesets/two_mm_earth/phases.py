@@ -71,7 +71,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import BaseStatus, Formation, FormationTable, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -154,92 +154,92 @@ def _geo(ctx: TwoMmContext) -> tuple[list[Formation], Any, Any]:
     return t.forms, t.arr, t.sides
 
 
-def _spatial(ctx: TwoMmContext) -> tuple[Any, dict[str, int]]:
-    """The spatial index (engine.spatial) of :func:`_geo`'s rectangles and each formation's
-    row, built once per revision of the table."""
-    from engine.spatial import RectIndex
-
-    t = ctx.state.table()
-    hit = t.memo.get("spatial")
-    if hit is None:
-        hit = t.memo["spatial"] = (RectIndex(t.arr), t.rows)
-    return hit
-
-
 #: the nearest enemies of every formation are worked out at once (one table of candidates)
 #: from this many asked in one table on, for any ``limit`` up to _NEAR_ALL
-_NEAR_BATCH_AFTER = 4
+_NEAR_BATCH_AFTER = 2
 _NEAR_ALL = 12
 
 
-def _near_candidates(ctx: TwoMmContext) -> dict[int, tuple[np.ndarray, np.ndarray]] | None:
+def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
-    nearest enemies, for every formation of the table at once, once enough have been asked
-    (None before). Box lower bounds of every pair (engine.spatial) pick each row's
-    ``_NEAR_ALL`` likeliest; the largest of their exact gaps bounds the ``_NEAR_ALL``-th
-    nearest, and only pairs whose lower bound is within it are measured
-    (``geometry.distance_pairs``: the same numbers as one row at a time)."""
-    from engine.geometry import corners, distance_pairs
+    nearest enemies, for every formation of the table ``t`` at once, once enough have been
+    asked (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the
+    exact gaps (``geometry.distance_pairs``: the same numbers as one row at a time) of the few
+    pairs it leaves, never the square of the army."""
+    from engine.geometry import corners_many
+    from engine.spatial import nearest_enemies
 
-    forms, arr, sides = _geo(ctx)
-    memo = ctx.state.table().memo
+    memo = t.memo
     hit = memo.get("near_table")
     if hit is None:
         hit = memo["near_table"] = [0, None]  # [calls, the table]
     if hit[1] is not None:
-        return hit[1]
+        return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
     hit[0] += 1
-    if hit[0] <= _NEAR_BATCH_AFTER or len(forms) < 2:
+    if hit[0] <= _NEAR_BATCH_AFTER or len(t.forms) < 2:
         return None
-    index, _rows = _spatial(ctx)
-    lb = index.lower_bound_matrix()
-    lb[sides[:, None] == sides[None, :]] = np.inf  # friends are not candidates
-    n = len(forms)
-    k = min(_NEAR_ALL, n - 1)
-    first = np.argpartition(lb, k - 1, axis=1)[:, :k]
-    rows = np.repeat(np.arange(n), k)
-    cols = first.reshape(-1)
-    ca = np.array([corners(f.obb()) for f in forms])
-    finite = np.isfinite(lb[rows, cols])
-    gaps = np.full(rows.shape, np.inf)
-    gaps[finite] = distance_pairs(arr[rows[finite]], arr[cols[finite]], ca[rows[finite]])
-    bound = gaps.reshape(n, k).max(axis=1)  # inf: fewer enemies than k, all are candidates
-    ii, jj = np.nonzero((lb <= bound[:, None]) & np.isfinite(lb))
-    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
-    starts = np.searchsorted(ii, np.arange(n + 1))
-    out = {r: (jj[starts[r] : starts[r + 1]], gg[starts[r] : starts[r + 1]]) for r in range(n)}
-    hit[1] = out
-    return out
+    hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, corners_many(t.arr))
+    return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
+
+
+def _enemy_rows(t: FormationTable, side: str) -> np.ndarray:
+    """The rows of ``side``'s enemies in table ``t``, ascending (kept for its revision)."""
+    key = ("enemy_rows", side)
+    hit = t.memo.get(key)
+    if hit is None:
+        hit = t.memo[key] = np.flatnonzero(t.sides != side)
+    return cast(np.ndarray, hit)
+
+
+def _box_gaps(t: FormationTable, row: int) -> np.ndarray:
+    """Lower bounds of the gaps from rectangle ``row`` of table ``t`` to every rectangle: the
+    gaps between the boxes round them (engine.spatial; the boxes kept for the revision)."""
+    from engine.spatial import box_gaps, rect_boxes
+
+    box = t.memo.get("rect_boxes")
+    if box is None:
+        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
+    return cast(np.ndarray, box_gaps(box, np.array([row]))[0])
+
+
+def _side_ids(t: FormationTable, side: str) -> set[str]:
+    """The ids of ``side``'s formations in table ``t`` (kept for its revision)."""
+    key = ("side_ids", side)
+    hit = t.memo.get(key)
+    if hit is None:
+        hit = t.memo[key] = {g.id for g in t.side_forms(side)}
+    return cast(set[str], hit)
 
 
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
     first; their gaps are remembered for :func:`_gap`.
 
-    Exact, without the gap to every enemy: a lower bound of every gap comes from the boxes
-    round the rectangles (engine.spatial); the ``limit`` enemies of smallest bound are measured,
-    and the largest of their gaps is no less than the ``limit``-th smallest gap of all, so an
-    enemy whose bound exceeds it cannot be among the nearest: only the rest are measured."""
+    Exact, without the gap to every enemy: from the table of every formation's nearest
+    (:func:`_near_candidates`) once several have asked; before that a lower bound of every
+    gap comes from the boxes round the rectangles (engine.spatial); the ``limit`` enemies of
+    smallest bound are measured, and the largest of their gaps is no less than the
+    ``limit``-th smallest gap of all, so an enemy whose bound exceeds it cannot be among the
+    nearest: only the rest are measured."""
     from engine.geometry import distance
 
-    forms, arr, sides = _geo(ctx)
-    kept = ctx.state.table().memo
+    t = ctx.state.table()
+    kept = t.memo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
         return list(hit)
-    mask = sides != f.side
-    if not mask.any():
+    idx = _enemy_rows(t, f.side)
+    if not idx.size:
         return []
-    idx = mask.nonzero()[0]
-    index, rows = _spatial(ctx)
-    kf = rows.get(f.id)
-    table = _near_candidates(ctx) if kf is not None and limit <= _NEAR_ALL else None
+    forms, arr = t.forms, t.arr
+    kf = t.rows.get(f.id)
+    table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
         idx, gaps = table[kf]
     else:
         if kf is not None and idx.size > limit:
-            lb = index.lower_bounds(kf)[idx]
+            lb = _box_gaps(t, kf)[idx]
             first = np.argpartition(lb, limit - 1)[:limit]
             bound = float(distance(f.obb(), arr[idx[first]]).max())
             idx = idx[lb <= bound]
@@ -485,7 +485,7 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     if moving and f.has_flag(Flag.NMF):
         return None  # 2.2 NM&F: not both move and fire
     rng = range_m(f)
-    friends = {g.id for g in state.active(f.side)}
+    friends = _side_ids(state.table(), f.side)
     cands = []
     for g in _nearest_enemies(ctx, f, 12):
         if any(c in friends for c in state.contacts.get(g.id, ())):
@@ -749,10 +749,14 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
         ]
         fx, fy = f.centre()
+        # the bases within 2 km: only formations whose rectangle reaches that near can have
+        # one (a base stands inside its formation's rectangle), in the table's order
+        t = state.table()
+        reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
         others = [
             x
-            for g in state.active()
-            if g is not f
+            for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+            if (g := t.forms[k]) is not f
             for x in g.alive_bases
             if math.hypot(x.x - fx, x.y - fy) < 2000.0
         ]
@@ -951,7 +955,8 @@ def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         for f in order
         if ctx.plans.get(f.id) is not None and ctx.plans[f.id].kind in ("pursue", "join")
     ]
-    return [f for f in order if f not in pursuers] + pursuers
+    last = {f.id for f in pursuers}  # by id: `in` on the list compared whole dataclasses
+    return [f for f in order if f.id not in last] + pursuers
 
 
 def _mark_new_contacts(ctx: TwoMmContext) -> None:
