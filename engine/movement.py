@@ -50,7 +50,7 @@ from engine.geometry import (
     separation_many,
     separation_pairs,
 )
-from engine.spatial import RectIndex
+from engine.spatial import RectIndex, rect_boxes
 from engine.state import BaseStatus, BattleState, Formation, Morale
 from scenario_builder.battlefield import Battlefield
 
@@ -565,25 +565,44 @@ def retreat_bearing(
 # -- contacts (3.2) ---------------------------------------------------------------------------
 
 
+#: up to this many formations on the table, contacts are looked for box by box in numpy (no tree)
+_FEW_FORMATIONS = 64
+
+
 def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Which enemy formations touch each formation, and which bases touch (3.2).
 
     Sets ``state.contacts[fid]`` (sorted enemy ids) and returns base pairs per formation pair.
     """
-    forms = state.active()
-    arr = obb_array([f.obb() for f in forms])
+    # the table's columns: the rectangles of state.active(), in its order, kept up to date
+    t = state.table()
+    forms, arr, sides = t.forms, t.arr, t.sides
     contacts: dict[str, set[str]] = {f.id: set() for f in forms}
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     # the pairs whose boxes are within contact distance (engine.spatial), above the diagonal,
-    # row by row (the order of the old loops); each pair's gap by separation_many's sums
-    ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), CONTACT_M)
-    upper = jj > ii
-    ii, jj = ii[upper], jj[upper]
+    # row by row (the order of the old loops), of two sides; each pair's gap by
+    # separation_many's sums
+    if len(forms) <= _FEW_FORMATIONS:
+        # a few formations (a historical battle): every box against every box in numpy costs
+        # less than building a tree; boxes within CONTACT_M along both axes hold every pair
+        # within CONTACT_M
+        b = rect_boxes(arr)
+        near = (b[:, None, 0] <= b[None, :, 2] + CONTACT_M) & (
+            b[None, :, 0] <= b[:, None, 2] + CONTACT_M
+        )
+        near &= (b[:, None, 1] <= b[None, :, 3] + CONTACT_M) & (
+            b[None, :, 1] <= b[:, None, 3] + CONTACT_M
+        )
+        ii, jj = np.nonzero(np.triu(near, 1))
+    else:
+        ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), CONTACT_M)
+        upper = jj > ii
+        ii, jj = ii[upper], jj[upper]
+    two = sides[ii] != sides[jj]
+    ii, jj = ii[two], jj[two]
     touch = separation_pairs(arr[ii], arr[jj]) <= CONTACT_M
     for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
-        f, g = forms[int(i)], forms[int(j)]
-        if g.side == f.side:
-            continue
+        f, g = forms[i], forms[j]
         touching = base_pairs(f, g)
         if touching:
             contacts[f.id].add(g.id)

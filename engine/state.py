@@ -262,6 +262,11 @@ class Formation:
     def _touch(self) -> None:
         object.__setattr__(self, "_rev", CLOCK.tick(self))
 
+    @property
+    def revision(self) -> int:
+        """The clock at the last change of the formation or its bases (for derived values)."""
+        return self._rev
+
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def build(
@@ -564,7 +569,8 @@ class Formation:
 
     def injured_share(self) -> tuple[float, float]:
         """(share of the front rank, share of the formation) injured or dead (1.1, 2.4)."""
-        front = [b for b in self.bases if b.rank == min((x.rank for x in self.bases), default=0)]
+        first = min((x.rank for x in self.bases), default=0)  # once, not once a base
+        front = [b for b in self.bases if b.rank == first]
         front_hurt = sum(1 for b in front if b.status is not BaseStatus.OK)
         hurt = sum(1 for b in self.bases if b.status is not BaseStatus.OK)
         return (front_hurt / max(1, len(front)), hurt / max(1, len(self.bases)))

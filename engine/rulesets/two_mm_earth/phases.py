@@ -101,7 +101,6 @@ def start_bound(ctx: TwoMmContext) -> None:
     state = ctx.state
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
-    ctx.cover_cache = {}
     ctx.start_poses = {}
     for f in state.formations.values():
         f.moved_m = 0.0
