@@ -667,22 +667,21 @@ def _touching_enemy(
 ) -> bool:
     """``table``: the move phase's up-to-date (formations, rectangles, sides) of the table."""
     _forms, arr, sides = table if table is not None else _geo(ctx)
-    mask = sides != f.side
-    if not mask.any():
-        return False
     o = f.obb()
     # a rectangle can touch only if its centre is near: the largest of the four axis gaps is at
     # least |d| / sqrt 2 (one of two square axes takes that much of d) less the two half
-    # diagonals (no projection radius is longer), so farther rectangles are clear (1 m to
-    # spare for rounding); the rest get separation() row by row, the same values
-    others = arr[mask]
-    reach = (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0 + np.hypot(others[:, 2], others[:, 3])) * (
-        math.sqrt(2.0)
-    )
-    near = np.hypot(others[:, 0] - o.cx, others[:, 1] - o.cy) <= reach
-    if not near.any():
+    # diagonals (no projection radius is longer; hw + hd is no shorter than the half
+    # diagonal), so farther rectangles are clear (1 m to spare for rounding); the near ones of
+    # the other sides get separation() row by row, the same values. Squares over the whole
+    # table first, the sides of the few near ones after (comparing strings costs more)
+    ex = arr[:, 0] - o.cx
+    ey = arr[:, 1] - o.cy
+    reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
+    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
+    near = near[sides[near] != f.side]
+    if not near.size:
         return False
-    gaps = separation(o, others[near])
+    gaps = separation(o, arr[near])
     return bool((gaps <= CONTACT_M).any())
 
 
