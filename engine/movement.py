@@ -586,14 +586,18 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         # a few formations (a historical battle): every box against every box in numpy costs
         # less than building a tree; boxes within CONTACT_M along both axes hold every pair
         # within CONTACT_M
-        b = rect_boxes(arr)
+        b = t.memo.get("rect_boxes")  # the table's boxes, shared with the other phases
+        if b is None:
+            b = t.memo["rect_boxes"] = rect_boxes(arr)
         near = (b[:, None, 0] <= b[None, :, 2] + CONTACT_M) & (
             b[None, :, 0] <= b[:, None, 2] + CONTACT_M
         )
         near &= (b[:, None, 1] <= b[None, :, 3] + CONTACT_M) & (
             b[None, :, 1] <= b[:, None, 3] + CONTACT_M
         )
-        ii, jj = np.nonzero(np.triu(near, 1))
+        ii, jj = np.nonzero(near)
+        upper = jj > ii
+        ii, jj = ii[upper], jj[upper]
     else:
         ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), CONTACT_M)
         upper = jj > ii
@@ -622,10 +626,31 @@ def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
     gb = g.alive_bases
     if not gb:
         return []
+    # only f's bases whose centres are near one of g's can touch it: the gap (the largest
+    # of the four axis gaps) is at least |d| / sqrt 2 (one of two square axes takes that much
+    # of the centres' distance d) less the two half-diagonals (no projection radius is
+    # longer), 1 m to spare for rounding; in a line in contact that leaves the front rank,
+    # not the whole formation
+    g_boxes = [[float(v) for v in b.obb()] for b in gb]
+    gs = np.array(g_boxes)
+    fb = f.alive_bases
+    fs = np.array([[b.x, b.y, b.w / 2.0, b.d / 2.0] for b in fb]).reshape(-1, 4)
+    reach = (
+        np.hypot(fs[:, 2], fs[:, 3])[:, None]
+        + np.hypot(gs[:, 2], gs[:, 3])[None, :]
+        + (CONTACT_M + 1.0)
+    ) * math.sqrt(2.0)
+    dx = fs[:, None, 0] - gs[None, :, 0]
+    dy = fs[:, None, 1] - gs[None, :, 1]
+    near = (dx * dx + dy * dy <= reach * reach).any(axis=1).tolist()
+    if not any(near):
+        return []
     # a few bases: geometry.separation's gaps in plain floats (FewSeparation, equal bit for bit)
-    few = FewSeparation.of_boxes([[float(v) for v in b.obb()] for b in gb])
+    few = FewSeparation.of_boxes(g_boxes)
     out = []
-    for b in f.alive_bases:
+    for b, close in zip(fb, near, strict=True):
+        if not close:
+            continue
         for k, gap in enumerate(few.gaps(b.obb())):
             if gap <= CONTACT_M:
                 out.append((b.id, gb[k].id))
