@@ -621,30 +621,37 @@ def arr_row(arr: np.ndarray, i: int) -> OBB:
     return OBB(*(float(v) for v in arr[i]))
 
 
+#: above this many pairs of bases, base_pairs culls by the centres first (numpy's calls cost
+#: more than the gaps of a few small formations)
+_FEW_BASE_PAIRS = 36
+
+
 def base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
     """Pairs of living bases (of f, of g) in base-to-base contact."""
     gb = g.alive_bases
     if not gb:
         return []
-    # only f's bases whose centres are near one of g's can touch it: the gap (the largest
-    # of the four axis gaps) is at least |d| / sqrt 2 (one of two square axes takes that much
-    # of the centres' distance d) less the two half-diagonals (no projection radius is
-    # longer), 1 m to spare for rounding; in a line in contact that leaves the front rank,
-    # not the whole formation
     g_boxes = [[float(v) for v in b.obb()] for b in gb]
-    gs = np.array(g_boxes)
     fb = f.alive_bases
-    fs = np.array([[b.x, b.y, b.w / 2.0, b.d / 2.0] for b in fb]).reshape(-1, 4)
-    reach = (
-        np.hypot(fs[:, 2], fs[:, 3])[:, None]
-        + np.hypot(gs[:, 2], gs[:, 3])[None, :]
-        + (CONTACT_M + 1.0)
-    ) * math.sqrt(2.0)
-    dx = fs[:, None, 0] - gs[None, :, 0]
-    dy = fs[:, None, 1] - gs[None, :, 1]
-    near = (dx * dx + dy * dy <= reach * reach).any(axis=1).tolist()
-    if not any(near):
-        return []
+    near = [True] * len(fb)
+    if len(fb) * len(gb) > _FEW_BASE_PAIRS:
+        # only f's bases whose centres are near one of g's can touch it: the gap (the
+        # largest of the four axis gaps) is at least |d| / sqrt 2 (one of two square axes
+        # takes that much of the centres' distance d) less the two half-diagonals (no
+        # projection radius is longer), 1 m to spare for rounding; in a line in contact that
+        # leaves the front rank, not the whole formation
+        gs = np.array(g_boxes)
+        fs = np.array([[b.x, b.y, b.w / 2.0, b.d / 2.0] for b in fb])
+        reach = (
+            np.hypot(fs[:, 2], fs[:, 3])[:, None]
+            + np.hypot(gs[:, 2], gs[:, 3])[None, :]
+            + (CONTACT_M + 1.0)
+        ) * math.sqrt(2.0)
+        dx = fs[:, None, 0] - gs[None, :, 0]
+        dy = fs[:, None, 1] - gs[None, :, 1]
+        near = (dx * dx + dy * dy <= reach * reach).any(axis=1).tolist()
+        if not any(near):
+            return []
     # a few bases: geometry.separation's gaps in plain floats (FewSeparation, equal bit for bit)
     few = FewSeparation.of_boxes(g_boxes)
     out = []
