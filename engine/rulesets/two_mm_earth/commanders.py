@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.geometry import obb_array, separation
+from engine.geometry import FewSeparation, obb_array, separation
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
@@ -462,7 +462,7 @@ class _Enemies:
     distance, so only the enemies that bound lets through are measured
     (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("arr", "forms", "radius")
+    __slots__ = ("_few", "_nearest", "arr", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
@@ -470,6 +470,11 @@ class _Enemies:
         rows = [t.rows[g.id] for g in self.forms]
         self.arr = t.arr[rows] if rows else np.zeros((0, 5))
         self.radius = np.hypot(self.arr[:, 2], self.arr[:, 3])
+        #: a few enemies: their part of every separation worked out once, the sums in plain
+        #: floats (``geometry.FewSeparation``: the same numbers as ``separation``)
+        self._few = FewSeparation(self.arr) if 0 < len(self.forms) <= _CULL_AFTER else None
+        #: fid -> :meth:`nearest` (a formation is asked more than once per call of orders)
+        self._nearest: dict[str, tuple[Formation, float] | None] = {}
 
     def _bounds(self, f: Formation) -> tuple[Any, np.ndarray, np.ndarray]:
         """``f``'s rectangle, its centre distance to each enemy and the lower bound of each
@@ -480,12 +485,18 @@ class _Enemies:
 
     def nearest(self, f: Formation) -> tuple[Formation, float] | None:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
+        if f.id in self._nearest:
+            return self._nearest[f.id]
+        out = self._nearest[f.id] = self._find_nearest(f)
+        return out
+
+    def _find_nearest(self, f: Formation) -> tuple[Formation, float] | None:
         if not self.forms:
             return None
-        if len(self.forms) <= _CULL_AFTER:  # a few: measuring them all costs less
-            s = separation(f.obb(), self.arr)
-            k = int(np.argmin(s))  # the first of the least, as min over (gap, index)
-            return self.forms[k], max(0.0, float(s[k]))
+        if self._few is not None:  # a few: measuring them all costs less
+            gaps = self._few.gaps(f.obb())
+            k = min(range(len(gaps)), key=gaps.__getitem__)  # the first of the least
+            return self.forms[k], max(0.0, gaps[k])
         o, d, low = self._bounds(f)
         c = int(np.argmin(d))
         s_c = float(separation(o, self.arr[[c]])[0])  # the least is no more than this
@@ -499,8 +510,8 @@ class _Enemies:
         """``any(_gap(f, g) <= m for g in enemies)``."""
         if not self.forms or m < 0.0:
             return False  # a gap is never below 0
-        if len(self.forms) <= _CULL_AFTER:
-            return bool((np.maximum(separation(f.obb(), self.arr), 0.0) <= m).any())
+        if self._few is not None:
+            return any(max(0.0, g) <= m for g in self._few.gaps(f.obb()))
         o, _d, low = self._bounds(f)
         cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
         if not cand.size:

@@ -160,12 +160,15 @@ _NEAR_BATCH_AFTER = 2
 _NEAR_ALL = 12
 
 
-def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] | None:
+def _near_candidates(
+    t: FormationTable, force: bool = False
+) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
     nearest enemies, for every formation of the table ``t`` at once, once enough have been
-    asked (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the
-    exact gaps (``geometry.distance_pairs``: the same numbers as one row at a time) of the few
-    pairs it leaves, never the square of the army."""
+    asked or at once when ``force`` (a phase about to ask of every formation; None before):
+    ``engine.spatial.nearest_enemies``, a k-d tree of centres and the exact gaps
+    (``geometry.distance_pairs``: the same numbers as one row at a time) of the few pairs it
+    leaves, never the square of the army."""
     from engine.geometry import corners_many
     from engine.spatial import nearest_enemies
 
@@ -176,7 +179,7 @@ def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] |
     if hit[1] is not None:
         return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
     hit[0] += 1
-    if hit[0] <= _NEAR_BATCH_AFTER or len(t.forms) < 2:
+    if (hit[0] <= _NEAR_BATCH_AFTER and not force) or len(t.forms) < 2:
         return None
     hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, corners_many(t.arr))
     return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
@@ -213,7 +216,13 @@ def _side_ids(t: FormationTable, side: str) -> set[str]:
 
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
-    first; their gaps are remembered for :func:`_gap`.
+    first; their gaps are remembered for :func:`_gap` (:func:`_near_gaps` gives them too)."""
+    return [g for g, _d in _near_gaps(ctx, f, limit)]
+
+
+def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Formation, float]]:
+    """:func:`_nearest_enemies` with each one's gap (:func:`_gap`'s number), nearest first
+    (kept for the table's revision: do not change the list).
 
     Exact, without the gap to every enemy: from the table of every formation's nearest
     (:func:`_near_candidates`) once several have asked; before that a lower bound of every
@@ -228,7 +237,7 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
-        return list(hit)
+        return cast(list[tuple[Formation, float]], hit)
     idx = _enemy_rows(t, f.side)
     if not idx.size:
         return []
@@ -246,11 +255,11 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
         gaps = distance(f.obb(), arr[idx])
     order = np.lexsort((idx, gaps))[:limit]
     out = []
-    for k in order:
-        g = forms[int(idx[k])]
-        kept[("gap", f.id, g.id)] = float(gaps[k])
-        out.append(g)
-    kept[memo] = list(out)
+    for k, d in zip(idx[order].tolist(), gaps[order].tolist(), strict=True):
+        g = forms[k]
+        kept[("gap", f.id, g.id)] = d
+        out.append((g, d))
+    kept[memo] = out
     return out
 
 
@@ -312,8 +321,7 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
         if f.order == "retreat":
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
-        near = _nearest_enemies(ctx, f, 3)
-        close = any(_gap(f, g, ctx) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
+        close = any(d < RETREAT_WHILE_ENEMY_WITHIN_M for _g, d in _near_gaps(ctx, f, 3))
         if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
             return _retreat_plan(ctx, f, "retreat")
         return none  # 11.2: stand to rally
@@ -335,11 +343,14 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
         if target is None or target.removed or target.side == f.side:
             target = None
         has_missiles = bool(shooting_bases(f))
-        near = _nearest_enemies(ctx, f)
+        near_gaps = _near_gaps(ctx, f)
+        near = [g for g, _d in near_gaps]
         if has_missiles:
             rng = range_m(f)
-            cands = [target] if target is not None else near
-            in_range = [g for g in cands if _gap(f, g, ctx) <= rng]
+            if target is not None:
+                in_range = [target] if _gap(f, target, ctx) <= rng else []
+            else:
+                in_range = [g for g, d in near_gaps if d <= rng]
             if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
                 return none  # stand and shoot
             if target is None and near:
@@ -392,12 +403,13 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     target = state.formations.get(f.target_formation or "")
     if target is None or target.removed or target.side == f.side:
         target = None
-    near = _nearest_enemies(ctx, f)
+    near = _near_gaps(ctx, f)
     if shooting_bases(f):
         rng = range_m(f)
-        cands = [target] if target is not None else near
-        return [g.id for g in cands if _gap(f, g, ctx) <= rng]
-    return [g.id for g in near] if target is None else []
+        if target is not None:
+            return [target.id] if _gap(f, target, ctx) <= rng else []
+        return [g.id for g, d in near if d <= rng]
+    return [g.id for g, _d in near] if target is None else []
 
 
 def _unready(ctx: TwoMmContext, f: Formation) -> bool:
@@ -456,8 +468,7 @@ def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
         return None
     rng = range_m(f)
     cands = []
-    for g in _nearest_enemies(ctx, f, 12):
-        d = _gap(f, g, ctx)
+    for g, d in _near_gaps(ctx, f, 12):
         if d > rng:
             continue
         free = [b for b in g.alive_bases if b.id not in _touching_side(ctx, g, f.side)]
@@ -487,12 +498,10 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     rng = range_m(f)
     friends = _side_ids(state.table(), f.side)
     cands = []
-    for g in _nearest_enemies(ctx, f, 12):
-        if any(c in friends for c in state.contacts.get(g.id, ())):
-            continue  # not into a melee with our own troops
-        d = _gap(f, g, ctx)
-        if d <= rng:
-            cands.append((d, g))
+    contacts = state.contacts
+    for g, d in _near_gaps(ctx, f, 12):
+        if d <= rng and not any(c in friends for c in contacts.get(g.id, ())):
+            cands.append((d, g))  # in range, and not into a melee with our own troops
     if not cands:
         return None
     if f.order == "attack" and f.target_formation:
