@@ -421,6 +421,11 @@ def _unready(ctx: TwoMmContext, f: Formation) -> bool:
 def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
+    # the formations that will ask their nearest enemies (attacking, broken: plan_for): when
+    # enough do, every formation's are worked out at once from the start
+    asking = sum(1 for f in order if f.order == "attack" or f.morale is not Morale.STEADY)
+    if asking > _NEAR_BATCH_AFTER:
+        _near_candidates(ctx.state.table(), force=True)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
     plans = {f.id: plan_for(ctx, f) for f in order}
     for f in order:
