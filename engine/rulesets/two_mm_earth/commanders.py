@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.geometry import FewSeparation, obb_array, separation
+from engine.geometry import FewSeparation, obb_array, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
@@ -462,10 +462,11 @@ class _Enemies:
     distance, so only the enemies that bound lets through are measured
     (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("_few", "_nearest", "arr", "forms", "radius")
+    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
+        self._state, self._mine = state, side
         t = state.table()
         rows = [t.rows[g.id] for g in self.forms]
         self.arr = t.arr[rows] if rows else np.zeros((0, 5))
@@ -487,8 +488,25 @@ class _Enemies:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
         if f.id in self._nearest:
             return self._nearest[f.id]
+        if self._few is not None and not self._nearest:
+            self._nearest_of_side()
+            if f.id in self._nearest:
+                return self._nearest[f.id]
         out = self._nearest[f.id] = self._find_nearest(f)
         return out
+
+    def _nearest_of_side(self) -> None:
+        """:meth:`nearest` of every formation of the asking side at once (a few enemies: one
+        ``separation_many``, whose rows are ``separation``'s numbers): asked of most of them
+        in one call of orders."""
+        t = self._state.table()
+        mine = t.side_forms(self._mine)
+        if not mine:
+            return
+        sep = separation_many(t.arr[[t.rows[f.id] for f in mine]], self.arr)
+        best = np.argmin(sep, axis=1).tolist()  # the first of the least, as min over (gap, k)
+        for f, k, row in zip(mine, best, sep.tolist(), strict=True):
+            self._nearest[f.id] = (self.forms[k], max(0.0, row[k]))
 
     def _find_nearest(self, f: Formation) -> tuple[Formation, float] | None:
         if not self.forms:
