@@ -103,17 +103,29 @@ def start_bound(ctx: TwoMmContext) -> None:
     ctx.allowances = {}
     ctx.cover_cache = {}
     ctx.start_poses = {}
+    # the bound's bookkeeping is none of what a formation's rectangle or the table depend on
+    # (state._FORMATION_WATCH): written past Formation.__setattr__'s watch, ~15 fields a
+    # formation every bound
+    set_ = object.__setattr__
+    contacts = state.contacts
     for f in state.formations.values():
-        f.moved_m = 0.0
-        f.shot = f.fought = f.shot_at = f.fired_ordnance = False
-        f.hits_melee = f.hits_ranged = f.killed_in_bound = 0
-        f.alive_at_start = f.n_alive
-        f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
-        f.characters_killed = ()
-        f.new_contact_sides = ()
-        f.tested = ()
-        f.contacts_prev = state.contacts.get(f.id, ())
+        for name in _BOUND_FALSE:
+            set_(f, name, False)
+        for name in _BOUND_ZERO:
+            set_(f, name, 0)
+        set_(f, "moved_m", 0.0)
+        set_(f, "alive_at_start", f.n_alive)
+        set_(f, "front_at_start", tuple(b.id for b in f.front_rank()) if not f.loose else ())
+        for name in _BOUND_EMPTY:
+            set_(f, name, ())
+        set_(f, "contacts_prev", contacts.get(f.id, ()))
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+
+
+#: the bound's bookkeeping start_bound clears (none of them watched by the state's clock)
+_BOUND_FALSE = ("shot", "fought", "shot_at", "fired_ordnance")
+_BOUND_ZERO = ("hits_melee", "hits_ranged", "killed_in_bound")
+_BOUND_EMPTY = ("characters_killed", "new_contact_sides", "tested")
 
 
 # -- orders -----------------------------------------------------------------------------------
@@ -245,7 +257,14 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     kf = t.rows.get(f.id)
     table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
-        idx, gaps = table[kf]
+        # the candidates in order once per formation and revision, for every limit asked
+        ranked = kept.get(("near_ranked", f.id))
+        if ranked is None:
+            idx, gaps = table[kf]
+            order = np.lexsort((idx, gaps))
+            ranked = list(zip(idx[order].tolist(), gaps[order].tolist(), strict=True))
+            kept[("near_ranked", f.id)] = ranked
+        pairs = ranked[:limit]
     else:
         if kf is not None and idx.size > limit:
             lb = _box_gaps(t, kf)[idx]
@@ -253,9 +272,10 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
             bound = float(distance(f.obb(), arr[idx[first]]).max())
             idx = idx[lb <= bound]
         gaps = distance(f.obb(), arr[idx])
-    order = np.lexsort((idx, gaps))[:limit]
+        order = np.lexsort((idx, gaps))[:limit]
+        pairs = list(zip(idx[order].tolist(), gaps[order].tolist(), strict=True))
     out = []
-    for k, d in zip(idx[order].tolist(), gaps[order].tolist(), strict=True):
+    for k, d in pairs:
         g = forms[k]
         kept[("gap", f.id, g.id)] = d
         out.append((g, d))
