@@ -262,6 +262,12 @@ class Formation:
     def _touch(self) -> None:
         object.__setattr__(self, "_rev", CLOCK.tick(self))
 
+    @property
+    def revision(self) -> int:
+        """The clock at the last change of what the formation's rectangle, profiles, bases or
+        morale depend on: values derived from those alone may be kept while it stays."""
+        return self._rev
+
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def build(

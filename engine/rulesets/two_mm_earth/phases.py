@@ -101,7 +101,8 @@ def start_bound(ctx: TwoMmContext) -> None:
     state = ctx.state
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
-    ctx.cover_cache = {}
+    if len(ctx.cover_cache) > 4 * len(state.formations):
+        ctx.cover_cache = {}  # entries of past revisions: kept by revision, dropped now and then
     ctx.start_poses = {}
     # the bound's bookkeeping is none of what a formation's rectangle or the table depend on
     # (state._FORMATION_WATCH): written past Formation.__setattr__'s watch, ~15 fields a
