@@ -462,7 +462,7 @@ class _Enemies:
     distance, so only the enemies that bound lets through are measured
     (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "forms", "radius")
+    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "few", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
@@ -471,9 +471,11 @@ class _Enemies:
         rows = [t.rows[g.id] for g in self.forms]
         self.arr = t.arr[rows] if rows else np.zeros((0, 5))
         self.radius = np.hypot(self.arr[:, 2], self.arr[:, 3])
-        #: a few enemies: their part of every separation worked out once, the sums in plain
-        #: floats (``geometry.FewSeparation``: the same numbers as ``separation``)
-        self._few = FewSeparation(self.arr) if 0 < len(self.forms) <= _CULL_AFTER else None
+        #: a few enemies: their part of every separation worked out once (at the first
+        #: question that needs it), the sums in plain floats (``geometry.FewSeparation``: the
+        #: same numbers as ``separation``)
+        self.few = 0 < len(self.forms) <= _CULL_AFTER
+        self._few: FewSeparation | None = None
         #: fid -> :meth:`nearest` (a formation is asked more than once per call of orders)
         self._nearest: dict[str, tuple[Formation, float] | None] = {}
 
@@ -488,12 +490,17 @@ class _Enemies:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
         if f.id in self._nearest:
             return self._nearest[f.id]
-        if self._few is not None and not self._nearest:
+        if self.few and not self._nearest:
             self._nearest_of_side()
             if f.id in self._nearest:
                 return self._nearest[f.id]
         out = self._nearest[f.id] = self._find_nearest(f)
         return out
+
+    def _few_separation(self) -> FewSeparation:
+        if self._few is None:
+            self._few = FewSeparation(self.arr)
+        return self._few
 
     def _nearest_of_side(self) -> None:
         """:meth:`nearest` of every formation of the asking side at once (a few enemies: one
@@ -511,8 +518,8 @@ class _Enemies:
     def _find_nearest(self, f: Formation) -> tuple[Formation, float] | None:
         if not self.forms:
             return None
-        if self._few is not None:  # a few: measuring them all costs less
-            gaps = self._few.gaps(f.obb())
+        if self.few:  # a few: measuring them all costs less
+            gaps = self._few_separation().gaps(f.obb())
             k = min(range(len(gaps)), key=gaps.__getitem__)  # the first of the least
             return self.forms[k], max(0.0, gaps[k])
         o, d, low = self._bounds(f)
@@ -528,8 +535,8 @@ class _Enemies:
         """``any(_gap(f, g) <= m for g in enemies)``."""
         if not self.forms or m < 0.0:
             return False  # a gap is never below 0
-        if self._few is not None:
-            return any(max(0.0, g) <= m for g in self._few.gaps(f.obb()))
+        if self.few:
+            return any(max(0.0, g) <= m for g in self._few_separation().gaps(f.obb()))
         o, _d, low = self._bounds(f)
         cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
         if not cand.size:

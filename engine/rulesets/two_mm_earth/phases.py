@@ -83,14 +83,25 @@ def _order_index(ctx: TwoMmContext) -> dict[str, int]:
     return {fid: i for i, fid in enumerate(ctx.state.formations)}
 
 
+def _by_initiative(ctx: TwoMmContext, low_first: bool) -> list[Formation]:
+    """The formations on the table by initiative (2.1), deployment order on ties; kept for
+    the table's revision (initiative hangs on the living bases' profiles, which it watches)."""
+    t = ctx.state.table()
+    key = ("by_initiative", low_first)
+    hit = t.memo.get(key)
+    if hit is None:
+        idx = _order_index(ctx)
+        sign = 1 if low_first else -1
+        hit = t.memo[key] = sorted(t.forms, key=lambda f: (sign * f.initiative, idx[f.id]))
+    return list(cast(list[Formation], hit))
+
+
 def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
-    idx = _order_index(ctx)
-    return sorted(ctx.state.active(), key=lambda f: (f.initiative, idx[f.id]))
+    return _by_initiative(ctx, True)
 
 
 def high_initiative_first(ctx: TwoMmContext) -> list[Formation]:
-    idx = _order_index(ctx)
-    return sorted(ctx.state.active(), key=lambda f: (-f.initiative, idx[f.id]))
+    return _by_initiative(ctx, False)
 
 
 # -- bound start ------------------------------------------------------------------------------
