@@ -274,9 +274,10 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         if ranked is None:
             idx, gaps = table[kf]
             order = np.lexsort((idx, gaps))
-            ranked = list(zip(idx[order].tolist(), gaps[order].tolist(), strict=True))
+            ranked = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
             kept[("near_ranked", f.id)] = ranked
-        pairs = ranked[:limit]
+            _remember_gaps(kept, f, ranked)
+        out = cast(list[tuple[Formation, float]], ranked[:limit])
     else:
         if kf is not None and idx.size > limit:
             lb = _box_gaps(t, kf)[idx]
@@ -285,23 +286,31 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
             idx = idx[lb <= bound]
         gaps = distance(f.obb(), arr[idx])
         order = np.lexsort((idx, gaps))[:limit]
-        pairs = list(zip(idx[order].tolist(), gaps[order].tolist(), strict=True))
-    out = []
-    for k, d in pairs:
-        g = forms[k]
-        kept[("gap", f.id, g.id)] = d
-        out.append((g, d))
+        out = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+        _remember_gaps(kept, f, out)
     kept[memo] = out
     return out
+
+
+def _remember_gaps(
+    kept: dict[Any, Any], f: Formation, pairs: list[tuple[Formation, float]]
+) -> None:
+    """Keep the gaps from ``f`` measured for the revision, for :func:`_gap`."""
+    gaps = kept.get(("gaps", f.id))
+    if gaps is None:
+        gaps = kept[("gaps", f.id)] = {}
+    for g, d in pairs:
+        gaps[g.id] = d
 
 
 def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
-        hit = ctx.state.table().memo.get(("gap", f.id, g.id))
+        gaps = ctx.state.table().memo.get(("gaps", f.id))
+        hit = gaps.get(g.id) if gaps is not None else None
         if hit is not None:
-            return hit
+            return cast(float, hit)
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
