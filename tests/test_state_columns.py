@@ -131,11 +131,13 @@ def test_kept_cover_classes_equal_fresh_ones_across_bounds(built_teutoburg: Any)
     from engine.battle import Battle
     from engine.dice import Dice
     from engine.movement import footprint_classes
+    from engine.rulesets.two_mm_earth.context import TwoMmContext
     from engine.scenario import load_scenario
 
     bf = built_teutoburg.battlefield
     b = Battle(bf, load_scenario("teutoburg_ad9"), Dice(5))
     ctx = b.ctx
+    assert isinstance(ctx, TwoMmContext)
     for _ in range(4):
         for f in b.state.active():
             ctx.cover_classes(f)  # kept, as the shooting and melee phases keep them
