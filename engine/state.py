@@ -570,7 +570,8 @@ class Formation:
 
     def injured_share(self) -> tuple[float, float]:
         """(share of the front rank, share of the formation) injured or dead (1.1, 2.4)."""
-        front = [b for b in self.bases if b.rank == min((x.rank for x in self.bases), default=0)]
+        first = min((x.rank for x in self.bases), default=0)
+        front = [b for b in self.bases if b.rank == first]
         front_hurt = sum(1 for b in front if b.status is not BaseStatus.OK)
         hurt = sum(1 for b in self.bases if b.status is not BaseStatus.OK)
         return (front_hurt / max(1, len(front)), hurt / max(1, len(self.bases)))
