@@ -267,16 +267,18 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         return []
     forms, arr = t.forms, t.arr
     kf = t.rows.get(f.id)
-    table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
+    # the candidates in order once per formation and revision, for every limit asked
+    ranked = kept.get(("near_ranked", f.id)) if limit <= _NEAR_ALL else None
+    table = (
+        _near_candidates(t) if ranked is None and kf is not None and limit <= _NEAR_ALL else None
+    )
     if table is not None and kf is not None:
-        # the candidates in order once per formation and revision, for every limit asked
-        ranked = kept.get(("near_ranked", f.id))
-        if ranked is None:
-            idx, gaps = table[kf]
-            order = np.lexsort((idx, gaps))
-            ranked = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
-            kept[("near_ranked", f.id)] = ranked
-            _remember_gaps(kept, f, ranked)
+        idx, gaps = table[kf]
+        order = np.lexsort((idx, gaps))[:_NEAR_ALL]  # no limit asks for more
+        ranked = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+        kept[("near_ranked", f.id)] = ranked
+        _remember_gaps(kept, f, ranked)
+    if ranked is not None:
         out = cast(list[tuple[Formation, float]], ranked[:limit])
     else:
         if kf is not None and idx.size > limit:
