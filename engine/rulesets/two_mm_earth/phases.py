@@ -328,15 +328,22 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     side = ctx.state.sides[f.side]
     fx, fy = f.centre()
     home = side.home_bearing(fx, fy)
-    near = _nearest_enemies(ctx, f, 6)
+    near = _near_gaps(ctx, f, 6)
     threat = None
     contacts = ctx.state.contacts.get(f.id, ())
     if contacts:
         threat = ctx.state.formations[contacts[0]].centre()
     elif near:
-        threat = near[0].centre()
+        threat = near[0][0].centre()
+    # 10.3: the enemy bases within 600 m of the centre; a base stands inside its formation's
+    # rectangle and the centre inside ours, so none of a formation farther than that (with a
+    # millimetre for rounding) is near enough: their bases are not looked at
     enemy_bases = [
-        (b.x, b.y) for g in near for b in g.alive_bases if math.hypot(b.x - fx, b.y - fy) < 600
+        (b.x, b.y)
+        for g, gap in near
+        if gap < 600.0 + 1e-3
+        for b in g.alive_bases
+        if math.hypot(b.x - fx, b.y - fy) < 600
     ]
     b = retreat_bearing((fx, fy), threat, enemy_bases, home)
     return MovePlan(f.id, kind, b)
