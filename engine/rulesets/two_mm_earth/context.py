@@ -25,9 +25,7 @@ class TwoMmContext(BoundContext):
     base_pairs: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
     allowances: dict[str, float] = field(default_factory=dict)  # fid -> metres this bound
     start_poses: dict[str, dict[str, tuple[float, float, float]]] = field(default_factory=dict)
-    #: fid -> (the formation's revision, its 7.1 cover classes): kept while the formation and
-    #: its bases stay as they were (the revision clock of engine.state), across bounds
-    cover_cache: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
+    cover_cache: dict[tuple[str, int], list[int]] = field(default_factory=dict)
     has_walls: bool = False
     #: bases destroyed by 11.1 for touching an enemy at the end of their rout bound: caught by
     #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
@@ -63,20 +61,19 @@ class TwoMmContext(BoundContext):
         return self.delivery
 
     def cover_classes(self, f: Formation) -> list[int]:
-        """7.1 cover classes of a formation's footprint (kept for the formation's revision: its
-        footprint is all they depend on, so another formation's move leaves them be)."""
-        rev = f.revision
-        kept = self.cover_cache.get(f.id)
-        if kept is not None and kept[0] == rev:
-            hit = kept[1]
-        else:
+        """7.1 cover classes of a formation's footprint, kept while the formation stays as
+        it is (``Formation.revision``: its place, bases and their places; the ground does not
+        change), across bounds."""
+        key = (f.id, f.revision)
+        hit = self.cover_cache.get(key)
+        if hit is None:
             from engine.movement import footprint_classes
             from engine.rulesets.two_mm_earth.sieges import cover_override
 
             hit, _ = footprint_classes(self.bf, f, "cover")
             if self.has_walls:
                 hit = cover_override(self.bf, f, hit)
-            self.cover_cache[f.id] = (rev, hit)
+            self.cover_cache[key] = hit
         return hit
 
     def cover_class(self, f: Formation, kind: str) -> int:
