@@ -30,13 +30,12 @@ import numpy as np
 from engine.geometry import (
     _axes,
     distance,
-    obb_array,
     point_distance,
     segment_hits,
     segment_hits_sparse,
 )
 from engine.spatial import RectIndex
-from engine.state import BattleState, Formation
+from engine.state import BattleState, Formation, FormationTable
 from scenario_builder.errors import OffMapError
 
 if TYPE_CHECKING:
@@ -117,16 +116,65 @@ class Sight:
         self._version = -1
         self._cache: dict[tuple[str, str], bool] = {}
         self.los_calls = 0
-        #: the state's table (its id) and revision when the arrays were last built
-        self._stamp: tuple[int, int] = (0, -1)
+        #: the state's table and its revision the arrays and answers are of
+        self._table: FormationTable | None = None
+        self._revision = -1
 
-    # -- per-bound arrays ------------------------------------------------------------------
+    # -- per-position arrays ---------------------------------------------------------------
     def _refresh(self) -> None:
-        if self._version == self.state.version:
+        """Brings the arrays and cached answers to the state as it is now. They are kept while
+        the state's table (engine.state: its revision clock) has not changed, nor
+        ``state.version`` nor the light (which resets ``_version``); when the table changed only
+        in what sight does not read (a morale state, a base lost inside a rectangle that stays
+        the same), they are kept too. So a question asked at any moment gets the answer of the
+        state at that moment, not of the state when the first question after a move was asked."""
+        state = self.state
+        table = state.table()
+        if (
+            self._version == state.version
+            and self._table is table
+            and self._revision == table.revision
+        ):
             return
+        if self._version == state.version and self._same_view(table):
+            self._table, self._revision = table, table.revision
+            return
+        self._rebuild(table)
+
+    def _view_of(self, f: Formation) -> tuple[object, ...]:
+        """What sight reads of a formation besides its rectangle (6.2-6.3): its side, unit type
+        (who sees over whom), skirmisher (screens), whether a character is with it (friends
+        seen through), and the locality bonus (6.3 sight limits)."""
+        return (
+            f.side,
+            f.unit_type,
+            f.skirmisher,
+            bool(f.character_ids()),
+            f.has_flag("locality_bonus"),
+        )
+
+    def _same_view(self, table: FormationTable) -> bool:
+        """Whether the table, though changed, shows sight what it showed when the arrays were
+        built: the same formations (in the same rows), rectangles and :meth:`_view_of`."""
+        if self._table is not table or table.forms is not self._tforms:
+            return False
+        if not np.array_equal(table.arr, self.arr):
+            return False
+        revs, view_of, views = self._revs, self._view_of, self._views
+        for k, f in enumerate(self.forms):
+            if f._rev != revs[k]:
+                if view_of(f) != views[k]:
+                    return False
+                revs[k] = f._rev
+        return True
+
+    def _rebuild(self, table: FormationTable) -> None:
         self._version = self.state.version
+        self._table, self._revision = table, table.revision
         self._cache.clear()
-        self._heard: dict[str, str | None] = {}
+        # candidates within earshot of each observer, nearest first: (rows, gaps); who of them
+        # moves or fights is read when asked (those notes change without a move)
+        self._heard: dict[str, tuple[list[int], list[float]]] = {}
         # gaps worked out this position state: observer row -> {other row: gap}; only the pairs
         # asked (culled by the spatial index), never the square of the army
         self._gaps: dict[int, dict[int, float]] = {}
@@ -136,13 +184,15 @@ class Sight:
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
         self._side_names: dict[str, int] = {}
-        forms = self.state.active()
-        self._stamp = self._table_stamp()
+        self._tforms = table.forms
+        forms = list(table.forms)
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
+        self._revs = [f._rev for f in forms]
+        self._views = [self._view_of(f) for f in forms]
         self.obbs = [f.obb() for f in forms]
-        self.arr = obb_array(self.obbs)
+        self.arr = table.arr  # the table's rectangles (copied by the table before a change)
         self.axes = _axes(self.arr[:, 4])  # for segment_hits over every formation, once
         if forms:
             xs, ys = self.arr[:, 0], self.arr[:, 1]
@@ -160,15 +210,16 @@ class Sight:
         self._lv: list[int] = self.levels.tolist()
         self._xy: list[list[float]] = self.arr[:, :2].tolist()
 
-    def _table_stamp(self) -> tuple[int, int]:
-        table = self.state.table()
-        return (id(table), table.revision)
-
     def current(self) -> bool:
         """Whether the answers held are those of the state as it is now: nothing on the table
         has changed since they were worked out (the state's revision clock, engine.state), no
         move since (``state.version``) and no change of light (which resets ``_version``)."""
-        return self._version == self.state.version and self._stamp == self._table_stamp()
+        table = self.state.table()
+        return (
+            self._version == self.state.version
+            and self._table is table
+            and self._revision == table.revision
+        )
 
     def fresh_copy(self) -> Sight:
         """A copy with caches of its own, for a look at the state as it is now that leaves this
@@ -586,21 +637,35 @@ class Sight:
         return True
 
     def heard(self, observer: str) -> str | None:
-        """6.2: the one closest moving or fighting formation within ``hearing_m``, if any."""
+        """6.2: the one closest moving or fighting formation within ``hearing_m``, if any.
+
+        Who is within earshot is kept per position state; who of them moves or fights (this
+        bound's notes, the contacts) is read when asked: those change without a move."""
         self._refresh()
-        if observer in self._heard:
-            return self._heard[observer]
-        i = self.index[observer]
-        best, best_d = None, self.rules.hearing_m
+        near = self._heard.get(observer)
+        if near is None:
+            near = self._heard[observer] = self._earshot(self.index[observer])
+        forms, contacts = self.forms, self.state.contacts
+        for k in near[0]:
+            f = forms[k]
+            if f.moved_m > 0 or f.fought or contacts.get(f.id):
+                return f.id
+        return None
+
+    def _earshot(self, i: int) -> tuple[list[int], list[float]]:
+        """The formations within ``hearing_m`` of formation ``i`` (not ``i``), nearest first
+        (ties by row), and their gaps."""
+        best_d = self.rules.hearing_m
         # the formations whose boxes are within earshot (engine.spatial), ascending: every one
         # within hearing_m is among them, so nearest first (ties by order) as over all of them
         table = self._hearing_table()
         if table is not None:
             near, gap_list = table.get(i, ([], []))
-            gaps = np.array(gap_list)
         else:
             near = self.spatial.within(i, best_d).tolist()
-            gaps = np.array(self._gaps_to(i, near))
+            gap_list = self._gaps_to(i, near)
+        gaps = np.array(gap_list, dtype=float)
+        rows, out = [], []
         for n in np.argsort(gaps, kind="stable").tolist():
             k = near[n]
             if k == i:
@@ -608,12 +673,9 @@ class Sight:
             d = float(gaps[n])
             if d > best_d:
                 break
-            f = self.forms[k]
-            if f.moved_m > 0 or f.fought or self.state.contacts.get(f.id):
-                best = f.id
-                break
-        self._heard[observer] = best
-        return best
+            rows.append(k)
+            out.append(d)
+        return rows, out
 
     def _hearing_table(self) -> dict[int, tuple[list[int], list[float]]] | None:
         """Every formation's candidates within earshot and their gaps, in one pass, once
