@@ -23,7 +23,7 @@ from engine.orders import InstantDelivery
 from engine.rulesets import get_ruleset
 from engine.sight import Sight
 from engine.spatial import RectIndex
-from engine.state import BaseStatus
+from engine.state import BaseStatus, Morale
 from scenario_builder.build import build_site
 from scenario_builder.los import EDGE_M, Grid, _unit_steps, visible_many
 
@@ -241,3 +241,81 @@ def test_hearing_candidates_from_the_tree_as_from_the_box_bounds(
     assert tree._hear_near is not None and bounds._hear_near is not None
     assert tree._hear_near.keys() == bounds._hear_near.keys()
     assert any(h is not None for h in want)
+
+
+def _plain(sight: Sight) -> Sight:
+    """A Sight that has never answered: the answers of the state as it is."""
+    return Sight(
+        sight.bf,
+        sight.state,
+        rules=sight.rules,
+        weather=sight.weather,
+        time=sight.time,
+        locality=sight.locality,
+    )
+
+
+def test_6_2_hearing_is_of_the_notes_as_they_are_when_asked(minden_battle: Battle) -> None:
+    # 6.2 hearing: the closest formation within 75 m that moves or fights *this bound*. The
+    # bound's notes (moved_m, fought) are cleared at the bound's start without anything moving:
+    # a formation heard before that must not be heard after it (docs/rules-interpretations.md)
+    state, sight = minden_battle.state, minden_battle.sight
+    forms = state.active()
+    saved = [(f, f.moved_m, f.fought) for f in forms]
+    contacts = state.contacts
+    state.contacts = {}
+    try:
+        for f in forms:
+            f.moved_m, f.fought = 0.0, False
+        pair = next(
+            (f, g)
+            for f in forms
+            for g in forms
+            if g is not f and sight.distance(f.id, g.id) <= sight.rules.hearing_m
+        )
+        f, g = pair
+        g.moved_m = 40.0
+        assert sight.heard(f.id) == g.id
+        g.moved_m = 0.0  # as start_bound does: no move, state.version unchanged
+        assert sight.heard(f.id) is None
+        g.fought = True  # 6.2: fighting is heard as well (melee, no move)
+        assert sight.heard(f.id) == g.id == _plain(sight).heard(f.id)
+    finally:
+        state.contacts = contacts
+        for f, moved, fought in saved:
+            f.moved_m, f.fought = moved, fought
+
+
+def test_6_2_troops_gone_from_the_table_without_a_move_no_longer_block(
+    minden_battle: Battle,
+) -> None:
+    # a formation destroyed after the morale phase (or whose last base died in melee) leaves
+    # the table with no move (state.version unchanged): lines it blocked are open at once, and
+    # the answer does not depend on whether the pair was asked before
+    state, sight = minden_battle.state, minden_battle.sight
+    look = _plain(sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    blocked = ~look._clear_of_troops(ia, ja) & look._terrain(ia, ja)
+    case = None
+    for i, j in zip(ia[blocked].tolist(), ja[blocked].tolist(), strict=True):
+        hits = segment_hits_pairs(look.arr[[i], :2], look.arr[[j], :2], look.arr)[0]
+        hits[[i, j]] = False
+        if hits.sum() == 1:  # one formation in the way
+            case = (look.ids[i], look.ids[j], look.forms[int(np.flatnonzero(hits)[0])])
+            break
+    assert case is not None, "the battle holds a view blocked by one formation"
+    o, t, blocker = case
+    version = state.version
+    assert not sight.sees(o, t)
+    old = blocker.morale
+    blocker.morale = Morale.DESTROYED  # off the table (Formation.removed), nothing moved
+    try:
+        assert state.version == version
+        assert sight.sees(o, t) and _plain(sight).sees(o, t)
+        assert blocker.id not in sight.index
+    finally:
+        blocker.morale = old
+    assert not sight.sees(o, t)  # back on the table, in the way again
