@@ -55,6 +55,8 @@ _FEW_CROSSINGS = 32768
 _HEAR_TREE_FROM = 200
 #: from this many candidate crossings the boxes a line passes by are culled before the slab test
 _CULL_LINES_FROM = 48
+#: up to this many pairs asked at once are worked out one at a time in plain floats
+_FEW_PAIRS = 3
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
 #: from it in arrays
 _FEW_JUDGED = 24
@@ -184,6 +186,8 @@ class Sight:
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
         self._side_names: dict[str, int] = {}
+        self._axes_py: tuple[list[float], list[float], list[float], list[float]] | None = None
+        self._rows_py: list[list[float]] | None = None
         self._tforms = table.forms
         forms = list(table.forms)
         self.ids = [f.id for f in forms]
@@ -405,6 +409,9 @@ class Sight:
                 todo.setdefault(key, (i, j))
         if not todo:
             return
+        if len(todo) <= _FEW_PAIRS and self._no_limit():
+            self._work_out_few(todo)
+            return
         keys = list(todo)
         ia = np.fromiter((p[0] for p in todo.values()), dtype=np.intp, count=len(keys))
         ja = np.fromiter((p[1] for p in todo.values()), dtype=np.intp, count=len(keys))
@@ -420,6 +427,85 @@ class Sight:
             seen[go] = self._terrain(ia[go], ja[go])
         for key, v in zip(keys, seen.tolist(), strict=True):
             cache[key] = v
+
+    def _no_limit(self) -> bool:
+        """6.3: no sight limit now, for anyone (the ground alone limits sight)."""
+        fn, weather, time = self._limit_fn, self.weather, self.time
+        return fn(weather, time, True) is None and fn(weather, time, False) is None
+
+    def _work_out_few(self, todo: dict[tuple[str, str], tuple[int, int]]) -> None:
+        """:meth:`_work_out` of a few pairs when no one has a sight limit, one pair at a time in
+        plain floats (the same tests: the same answers): off the map, then the troops the line
+        crosses (:meth:`_crossed`) judged by :meth:`_troops_clear`, then the terrain sight of
+        the pairs left in one call. A batch's fixed cost is most of a call about a pair or two
+        (morale asks thousands of those a battle)."""
+        on, cache = self._on, self._cache
+        go: list[tuple[int, int]] = []
+        for key, (i, j) in todo.items():
+            if on[i] and on[j] and self._clear_one(i, j):
+                go.append((i, j))
+            else:
+                cache[key] = False
+        if go:
+            ia = np.array([p[0] for p in go], dtype=np.intp)
+            ja = np.array([p[1] for p in go], dtype=np.intp)
+            ids = self.ids
+            for (i, j), v in zip(go, self._terrain(ia, ja).tolist(), strict=True):
+                cache[(ids[i], ids[j])] = v
+
+    def _clear_one(self, i: int, j: int) -> bool:
+        """:meth:`_troops_clear` of one pair without the whole batch's arrays: the boxes the
+        line's box meets (engine.spatial's padded boxes) no lower than the higher end (anything
+        lower is seen over, 6.2), nearest the target first (troops next to it are the likeliest
+        to block), each given the slab test of ``segment_hits_sparse`` (the same arithmetic in
+        plain floats, as its few-pairs path) and judged as ``_troops_clear`` judges it, up to
+        the first that blocks. The answer does not depend on the order."""
+        xy, box = self._xy, self.spatial.box
+        (px, py), (qx, qy) = xy[i], xy[j]
+        meet = (box[:, 0] <= max(px, qx)) & (box[:, 2] >= min(px, qx))
+        meet &= (box[:, 1] <= max(py, qy)) & (box[:, 3] >= min(py, qy))
+        lv = self._lv
+        top = max(lv[i], lv[j])
+        ks = [k for k in np.flatnonzero(meet).tolist() if k != i and k != j and lv[k] >= top]
+        if not ks:
+            return True
+        if len(ks) > 1:
+            ks.sort(key=lambda k: (xy[k][0] - qx) ** 2 + (xy[k][1] - qy) ** 2)
+        fx, fy, rx, ry = self._axes_list()
+        rows = self._rows_list()
+        dx, dy = qx - px, qy - py
+        for k in ks:
+            ox, oy, hw, hd = rows[k]
+            sx, sy = px - ox, py - oy
+            ok, t0, t1 = True, 0.0, 1.0  # geometry._segment_hits_few, step by step
+            for ux, uy, h in ((rx[k], ry[k], hw), (fx[k], fy[k], hd)):
+                s_ = sx * ux + sy * uy
+                v = dx * ux + dy * uy
+                if abs(v) < 1e-12:  # parallel to this pair of sides
+                    ok = ok and not abs(s_) > h
+                    continue
+                ta = (-h - s_) / v
+                tb = (h - s_) / v
+                t0 = max(t0, min(ta, tb))
+                t1 = min(t1, max(ta, tb))
+            if ok and t0 <= t1 and not self._troops_clear(i, j, [k]):
+                return False
+        return True
+
+    def _axes_list(self) -> tuple[list[float], list[float], list[float], list[float]]:
+        """``self.axes`` as Python floats (the same numbers), for the per-pair loops."""
+        got = self._axes_py
+        if got is None:
+            fx, fy, rx, ry = (cast(list[float], v.tolist()) for v in self.axes)
+            got = self._axes_py = (fx, fy, rx, ry)
+        return got
+
+    def _rows_list(self) -> list[list[float]]:
+        """Each rectangle's centre and half extents as Python floats (rows of ``arr``)."""
+        got = self._rows_py
+        if got is None:
+            got = self._rows_py = cast(list[list[float]], self.arr[:, :4].tolist())
+        return got
 
     def _limits(self, ia: np.ndarray) -> np.ndarray | None:
         """6.3: each observer's sight limit (inf: none), or None when no observer has one."""

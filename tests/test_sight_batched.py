@@ -25,7 +25,7 @@ from engine.sight import Sight
 from engine.spatial import RectIndex
 from engine.state import BaseStatus, Morale
 from scenario_builder.build import build_site
-from scenario_builder.los import EDGE_M, Grid, _unit_steps, visible_many
+from scenario_builder.los import EDGE_M, Grid, SightCells, _unit_steps, visible_few, visible_many
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_engine import last_stand, scenario  # the engine benchmark's armies
@@ -98,6 +98,12 @@ def test_6_2_batched_lines_match_the_rule_sample_by_sample_in_woods(teutoburg) -
     # the same answers one line at a time and in batches of any size
     assert [bf.line_of_sight(tuple(p), tuple(q)) for p, q in zip(a[:40], b[:40])] == want[:40]
     assert visible_many(bf._grid, level, blocks, a[::7], b[::7]).tolist() == want[::7]
+    # a few lines one at a time (the engine's small calls), ends on the grid
+    cells = SightCells.of(level, blocks)
+    assert visible_few(bf._grid, cells, a.tolist(), b.tolist()) == want
+    assert [
+        bf.line_of_sight_many(a[k : k + 2], b[k : k + 2]).tolist() for k in range(0, 300, 2)
+    ] == [want[k : k + 2] for k in range(0, 300, 2)]
     eye: np.ndarray = np.asarray(rng.integers(0, 2, size=a.shape[0]))
     raised = visible_many(bf._grid, level, blocks, a, b, eye_a=eye)
     assert raised.tolist() == [
@@ -141,6 +147,8 @@ def test_6_2_troops_in_the_way_judged_in_arrays_as_one_by_one(minden_battle) -> 
     assert look._clear_of_troops(ia, ja).tolist() == want  # one batch (the tree)
     few = [look._clear_of_troops(ia[k : k + 3], ja[k : k + 3]) for k in range(0, ia.size, 3)]
     assert np.concatenate(few).tolist() == want  # batches of three (boxes in numpy)
+    # one pair at a time in plain floats, up to the first troops that block (morale's asks)
+    assert [look._clear_one(i, j) for i, j in zip(ia.tolist(), ja.tolist(), strict=True)] == want
 
 
 def test_6_2_each_sides_record_is_every_enemy_some_formation_sees(minden_battle) -> None:
