@@ -57,6 +57,10 @@ _HEAR_TREE_FROM = 200
 _CULL_LINES_FROM = 48
 #: up to this many pairs asked at once are worked out one at a time in plain floats
 _FEW_PAIRS = 3
+#: from this many pairs asked at once, the troops next to each target are looked at first
+_NEAR_TARGET_FIRST_FROM = 64
+#: how much of a line's target end is looked at first (metres)
+_NEAR_TARGET_M = 150.0
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
 #: from it in arrays
 _FEW_JUDGED = 24
@@ -80,17 +84,6 @@ class SightRules:
     friend_see_through_m: float = 0.0
     character_see_through_m: float = 0.0
     skirmish_screen_m: float = 0.0
-
-
-def _per_row(rows: np.ndarray, value: Callable[[int], object]) -> np.ndarray:
-    """``[value(r) for r in rows]`` as an array, ``value`` asked once per distinct row."""
-    memo: dict[int, object] = {}
-    out = []
-    for r in rows.tolist():
-        if r not in memo:
-            memo[r] = value(r)
-        out.append(memo[r])
-    return np.array(out)
 
 
 class Sight:
@@ -117,6 +110,12 @@ class Sight:
         self._sees_over = functools.lru_cache(maxsize=256)(rules.sees_over)
         self._version = -1
         self._cache: dict[tuple[str, str], bool] = {}
+        #: side -> enemy -> the formation that saw it at the side's last seen_by (a hint for
+        #: the order of the next look; shared with fresh_copy's copies)
+        self._witness: dict[str, dict[str, str]] = {}
+        #: unit types met so far, numbered (any position state: a type is a name)
+        self._type_codes: dict[str, int] = {}
+        self._type_names: list[str] = []
         self.los_calls = 0
         #: the state's table and its revision the arrays and answers are of
         self._table: FormationTable | None = None
@@ -187,6 +186,7 @@ class Sight:
         self._sides: np.ndarray | None = None
         self._side_names: dict[str, int] = {}
         self._axes_py: tuple[list[float], list[float], list[float], list[float]] | None = None
+        self._cols: dict[str, np.ndarray] = {}
         self._rows_py: list[list[float]] | None = None
         self._tforms = table.forms
         forms = list(table.forms)
@@ -279,6 +279,25 @@ class Sight:
             gy = np.maximum(np.maximum(b[..., 1] - a[..., 3], a[..., 1] - b[..., 3]), 0.0)
             possible &= ~(np.hypot(gx, gy) > limit[:, None])
         d[~possible] = np.inf
+        # the formation that saw each enemy at the last look (a hint only: which pairs are
+        # asked first, never what they answer) is asked first: troops move little in a bound,
+        # and the nearest observers of an enemy behind its own lines see nothing
+        witness = self._witness.setdefault(side, {})
+        saw = np.full(enemy.size, -1, dtype=np.intp)
+        if witness:
+            index, own_row = self.index, {j: n for n, j in enumerate(own.tolist())}
+            at, by = [], []
+            for n, j in enumerate(enemy.tolist()):
+                if seen[n]:
+                    continue
+                w = own_row.get(index.get(witness.get(ids[j], ""), -1))
+                if w is not None and possible[w, n]:
+                    at.append(n)
+                    by.append(own[w])
+            if at:
+                hit = self._answers(np.array(by, dtype=np.intp), enemy[at])
+                seen[at] = hit
+                saw[at] = np.where(hit, by, -1)
         ranked = own[np.argsort(d, axis=0, kind="stable")]  # (rank, enemy): nearest first
         count = possible.sum(axis=0)
         lo, width = 0, _FIRST_LOOK
@@ -292,7 +311,13 @@ class Sight:
             ok = np.zeros(obs.shape, dtype=bool)
             ok[valid] = self._answers(obs[valid], tgt[valid])
             seen[left] = ok.any(axis=0)
+            first = ok.argmax(axis=0)
+            saw[left] = np.where(seen[left], obs[first, np.arange(left.size)], -1)
             lo, width = lo + width, width * _GROW
+        witness.clear()
+        for j, w in zip(enemy.tolist(), saw.tolist(), strict=True):
+            if w >= 0:
+                witness[ids[j]] = ids[w]
         return sorted(ids[j] for j in enemy[seen].tolist())
 
     def local(self, f: Formation) -> bool:
@@ -551,6 +576,39 @@ class Sight:
         as ``_troops_clear`` measures it)."""
         n_pairs = ia.size
         ps, qs = self.arr[ia, :2], self.arr[ja, :2]
+        index = self.spatial
+        if n_pairs >= _NEAR_TARGET_FIRST_FROM:
+            # troops next to the target first: the last _NEAR_TARGET_M of each line has few
+            # boxes to meet, and one crossing that blocks settles a pair (hidden); only the
+            # pairs left open are asked about the whole line. The crossings found are real
+            # ones of the whole line (its own slab test), so the answers are the same
+            ends = self._toward(qs, ps, _NEAR_TARGET_M)
+            si, ri = index.crossing_unordered(ends, qs)
+            si, ri = self._blockers(ia, ja, ps, qs, si, ri)
+            clear = np.ones(n_pairs, dtype=bool)
+            clear[si] = False
+            rest = np.flatnonzero(clear)
+            if rest.size:
+                clear[rest] = self._clear_of_troops_whole(ia[rest], ja[rest])
+            return clear
+        return self._clear_of_troops_whole(ia, ja)
+
+    @staticmethod
+    def _toward(qs: np.ndarray, ps: np.ndarray, reach: float) -> np.ndarray:
+        """Points on each segment ``qs -> ps`` at most ``reach`` from ``qs`` (``ps`` when
+        nearer): the box of ``point -> qs`` lies in the box of the whole segment."""
+        d = qs - ps
+        dist = np.hypot(d[:, 0], d[:, 1])
+        far = dist > reach
+        out = ps.copy()
+        if far.any():
+            out[far] = qs[far] - d[far] * (reach / dist[far])[:, None]
+        return out
+
+    def _clear_of_troops_whole(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
+        """:meth:`_clear_of_troops` over the whole of every line."""
+        n_pairs = ia.size
+        ps, qs = self.arr[ia, :2], self.arr[ja, :2]
         # the slab test on the (line, formation) pairs whose boxes meet only (engine.spatial)
         index = self.spatial
         if n_pairs * index.n <= _FEW_CROSSINGS:
@@ -586,23 +644,52 @@ class Sight:
             for s_, ks in crossed.items():
                 clear[s_] = self._troops_clear(int(ia[s_]), int(ja[s_]), ks)
             return clear
+        clear[si[self._judge(ia, ja, si, ri)]] = False
+        return clear
+
+    def _blockers(
+        self,
+        ia: np.ndarray,
+        ja: np.ndarray,
+        ps: np.ndarray,
+        qs: np.ndarray,
+        si: np.ndarray,
+        ri: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Of the candidate crossings (line ``si[n]``, formation ``ri[n]``), those that cross
+        the line (the slab test) and block it (:meth:`_judge`)."""
+        lv = self.levels
+        top = np.maximum(lv[ia], lv[ja])
+        keep = (ri != ia[si]) & (ri != ja[si]) & (lv[ri] >= top[si])
+        si, ri = si[keep], ri[keep]
+        hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
+        si, ri = si[hit], ri[hit]
+        if not si.size:
+            return si, ri
+        blocks = self._judge(ia, ja, si, ri)
+        return si[blocks], ri[blocks]
+
+    def _judge(self, ia: np.ndarray, ja: np.ndarray, si: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """Whether each crossing (line ``si[n]``, formation ``ri[n]``, no lower than the line's
+        higher end) blocks the line (6.2), judged in arrays as :meth:`_troops_clear` judges
+        it."""
         forms = self.forms
         side = self._side_codes()
         oi, tj = ia[si], ja[si]
         enemy = side[ri] != side[oi]
-        # troops the observer sees over (6.2: monsters over anything, ...)
-        types: dict[int, str] = {}
-        for r in (*oi.tolist(), *ri.tolist()):
-            if r not in types:
-                types[r] = forms[r].unit_type
-        sees_over = self._sees_over
+        # troops the observer sees over (6.2: monsters over anything, ...): the rule asked
+        # once per pair of unit types in the batch
+        tc = self._column("type", np.concatenate([oi, ri]), self._type_code).astype(np.intp)
+        ko, kk = tc[: oi.size], tc[oi.size :]
+        combos, back = np.unique(ko * len(self._type_names) + kk, return_inverse=True)
+        names, sees_over, n_types = self._type_names, self._sees_over, len(self._type_names)
         over = np.array(
-            [sees_over(types[o], types[k]) for o, k in zip(oi.tolist(), ri.tolist(), strict=True)],
+            [sees_over(names[c // n_types], names[c % n_types]) for c in combos.tolist()],
             dtype=bool,
-        )
+        )[back.ravel()]
         skirm = enemy & ~over  # enemy skirmishers in the way, not seen over: perhaps a screen
         if skirm.any():
-            skirm[skirm] = _per_row(ri[skirm], lambda k: forms[k].skirmisher)
+            skirm[skirm] = self._column("skirm", ri[skirm], lambda k: forms[k].skirmisher) > 0
         # friends within see_through of the observer, enemy screens within skirmish_screen_m
         # of it and of the troops they screen: seen through
         rules = self.rules
@@ -610,7 +697,8 @@ class Sight:
         thr = np.full(si.size, rules.skirmish_screen_m)
         ask = friend & ~over
         if ask.any():
-            thr[ask] = _per_row(
+            thr[ask] = self._column(
+                "see_through",
                 oi[ask],
                 lambda o: (
                     rules.character_see_through_m
@@ -631,9 +719,31 @@ class Sight:
                 to_screened = np.array([gaps[k][j] for k, j in pairs])
                 near[screen] &= to_screened <= rules.skirmish_screen_m
             through[judge] = near
-        blocks = ~(over | through)
-        clear[si[blocks]] = False
-        return clear
+        return ~(over | through)
+
+    def _column(self, name: str, rows: np.ndarray, value: Callable[[int], float]) -> np.ndarray:
+        """``[value(r) for r in rows]`` as floats, each formation's value asked once per
+        position state (a column of this position state, filled as rows are asked)."""
+        col = self._cols.get(name)
+        if col is None:
+            col = self._cols[name] = np.full(len(self.forms), np.nan)
+        out = col[rows]
+        miss = np.isnan(out)
+        if miss.any():
+            for r in np.unique(rows[miss]).tolist():
+                col[r] = float(value(r))
+            out = col[rows]
+        return out
+
+    def _type_code(self, r: int) -> int:
+        """A small number for formation ``r``'s unit type (its place in ``_type_names``)."""
+        name = self.forms[r].unit_type
+        codes = self._type_codes
+        code = codes.get(name)
+        if code is None:
+            code = codes[name] = len(self._type_names)
+            self._type_names.append(name)
+        return code
 
     def _point_gaps(self, ks: np.ndarray, os: np.ndarray, thr: np.ndarray) -> np.ndarray:
         """``point_distance(obbs[k], *centre of o)`` for each (k, o), as arrays; where one is

@@ -163,6 +163,11 @@ def test_6_2_each_sides_record_is_every_enemy_some_formation_sees(minden_battle)
         want = sorted(g for g in enemy if any(plain.sees(f, g) for f in own))
         assert record[side] == want
     assert 0 < len(record["red"]) < len(state.active("blue")) + 1
+    # the formations that saw each enemy are asked first the next time (a hint on the order
+    # of the look, shared by the copies): the same record, with or without hints
+    assert sight._witness and seen_by_side(state, sight) == record
+    sight._witness.clear()
+    assert seen_by_side(state, sight) == record
 
 
 def test_the_record_reuses_answers_only_of_the_state_as_it_is(minden_battle) -> None:
