@@ -142,30 +142,23 @@ class Sight:
             return
         self._rebuild(table)
 
-    def _view_of(self, f: Formation) -> tuple[object, ...]:
-        """What sight reads of a formation besides its rectangle (6.2-6.3): its side, unit type
-        (who sees over whom), skirmisher (screens), whether a character is with it (friends
-        seen through), and the locality bonus (6.3 sight limits)."""
-        return (
-            f.side,
-            f.unit_type,
-            f.skirmisher,
-            bool(f.character_ids()),
-            f.has_flag("locality_bonus"),
-        )
-
     def _same_view(self, table: FormationTable) -> bool:
-        """Whether the table, though changed, shows sight what it showed when the arrays were
-        built: the same formations (in the same rows), rectangles and :meth:`_view_of`."""
+        """Whether the table, though changed, shows sight what it showed when the answers held
+        were worked out: the same formations (in the same rows) and rectangles, and for each
+        formation changed since, the same values of what sight read of it (:meth:`_column`:
+        unit type, skirmisher, see-through distance, knowing the ground). What was never read
+        of a formation cannot have shaped an answer held."""
         if self._table is not table or table.forms is not self._tforms:
             return False
         if not np.array_equal(table.arr, self.arr):
             return False
-        revs, view_of, views = self._revs, self._view_of, self._views
+        revs, cols = self._revs, self._cols
         for k, f in enumerate(self.forms):
             if f._rev != revs[k]:
-                if view_of(f) != views[k]:
-                    return False
+                for name, col in cols.items():
+                    v = col[k]
+                    if v == v and float(self._column_value(name, k)) != v:  # v == v: read
+                        return False
                 revs[k] = f._rev
         return True
 
@@ -194,7 +187,6 @@ class Sight:
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = [f._rev for f in forms]
-        self._views = [self._view_of(f) for f in forms]
         self.obbs = [f.obb() for f in forms]
         self.arr = table.arr  # the table's rectangles (copied by the table before a change)
         self.axes = _axes(self.arr[:, 4])  # for segment_hits over every formation, once
@@ -539,10 +531,10 @@ class Sight:
         if by_local[True] == by_local[False]:  # who knows the ground does not matter now
             same = by_local[True]
             return None if same is None else np.full(ia.size, same, dtype=float)
-        forms, inf = self.forms, float("inf")
+        inf = float("inf")
         limit = {}
         for i in dict.fromkeys(ia.tolist()):
-            v = by_local[self.local(forms[i])]
+            v = by_local[bool(self._column_one("local", i))]
             limit[i] = inf if v is None else v
         if all(v == inf for v in limit.values()):
             return None
@@ -673,13 +665,12 @@ class Sight:
         """Whether each crossing (line ``si[n]``, formation ``ri[n]``, no lower than the line's
         higher end) blocks the line (6.2), judged in arrays as :meth:`_troops_clear` judges
         it."""
-        forms = self.forms
         side = self._side_codes()
         oi, tj = ia[si], ja[si]
         enemy = side[ri] != side[oi]
         # troops the observer sees over (6.2: monsters over anything, ...): the rule asked
         # once per pair of unit types in the batch
-        tc = self._column("type", np.concatenate([oi, ri]), self._type_code).astype(np.intp)
+        tc = self._column("type", np.concatenate([oi, ri])).astype(np.intp)
         ko, kk = tc[: oi.size], tc[oi.size :]
         combos, back = np.unique(ko * len(self._type_names) + kk, return_inverse=True)
         names, sees_over, n_types = self._type_names, self._sees_over, len(self._type_names)
@@ -689,7 +680,7 @@ class Sight:
         )[back.ravel()]
         skirm = enemy & ~over  # enemy skirmishers in the way, not seen over: perhaps a screen
         if skirm.any():
-            skirm[skirm] = self._column("skirm", ri[skirm], lambda k: forms[k].skirmisher) > 0
+            skirm[skirm] = self._column("skirm", ri[skirm]) > 0
         # friends within see_through of the observer, enemy screens within skirmish_screen_m
         # of it and of the troops they screen: seen through
         rules = self.rules
@@ -697,15 +688,7 @@ class Sight:
         thr = np.full(si.size, rules.skirmish_screen_m)
         ask = friend & ~over
         if ask.any():
-            thr[ask] = self._column(
-                "see_through",
-                oi[ask],
-                lambda o: (
-                    rules.character_see_through_m
-                    if forms[o].character_ids()
-                    else rules.friend_see_through_m
-                ),
-            )
+            thr[ask] = self._column("see_through", oi[ask])
         judge = np.flatnonzero(~over & (friend | skirm))  # the others block outright
         through = np.zeros(si.size, dtype=bool)
         if judge.size:
@@ -721,9 +704,10 @@ class Sight:
             through[judge] = near
         return ~(over | through)
 
-    def _column(self, name: str, rows: np.ndarray, value: Callable[[int], float]) -> np.ndarray:
-        """``[value(r) for r in rows]`` as floats, each formation's value asked once per
-        position state (a column of this position state, filled as rows are asked)."""
+    def _column(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """What sight reads of formations ``rows`` (:meth:`_column_value`) as floats, each
+        formation's value worked out once per position state (a column of this position
+        state, filled as rows are read; :meth:`_same_view` compares what was read)."""
         col = self._cols.get(name)
         if col is None:
             col = self._cols[name] = np.full(len(self.forms), np.nan)
@@ -731,9 +715,38 @@ class Sight:
         miss = np.isnan(out)
         if miss.any():
             for r in np.unique(rows[miss]).tolist():
-                col[r] = float(value(r))
+                col[r] = float(self._column_value(name, r))
             out = col[rows]
         return out
+
+    def _column_one(self, name: str, r: int) -> float:
+        """:meth:`_column` of one formation."""
+        col = self._cols.get(name)
+        if col is None:
+            col = self._cols[name] = np.full(len(self.forms), np.nan)
+        v = float(col[r])
+        if v != v:  # not read yet
+            v = col[r] = float(self._column_value(name, r))
+        return v
+
+    def _column_value(self, name: str, r: int) -> float:
+        """What sight reads of formation ``r``: its unit type (``type``, :meth:`_type_code`;
+        6.2 who sees over whom), whether it is a skirmisher (``skirm``: screens), how far its
+        friends are seen through (``see_through``: farther with a character), whether it knows
+        the ground (``local``: 6.3)."""
+        f = self.forms[r]
+        if name == "type":
+            return self._type_code(r)
+        if name == "skirm":
+            return float(f.skirmisher)
+        if name == "see_through":
+            rules = self.rules
+            if f.character_ids():
+                return rules.character_see_through_m
+            return rules.friend_see_through_m
+        if name == "local":
+            return float(self.local(f))
+        raise ValueError(f"expected type, skirm, see_through or local, got {name!r}")
 
     def _type_code(self, r: int) -> int:
         """A small number for formation ``r``'s unit type (its place in ``_type_names``)."""
@@ -805,26 +818,23 @@ class Sight:
         o = self.forms[i]
         levels = self._lv
         top = max(levels[i], levels[j])
-        o_type = see_through = None  # worked out on first need (profiles are loops over bases)
+        col, names = self._column_one, self._type_names
+        o_type = see_through = None  # read on first need (profiles are loops over bases)
         for k in hits:
             blocker = self.forms[k]
             if levels[k] < top:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
-                o_type = o.unit_type
-            if self.rules.sees_over(o_type, blocker.unit_type):
+                o_type = names[int(col("type", i))]
+            if self._sees_over(o_type, names[int(col("type", k))]):
                 continue
             if blocker.side == o.side:
                 if see_through is None:
-                    see_through = (
-                        self.rules.character_see_through_m
-                        if o.character_ids()
-                        else self.rules.friend_see_through_m
-                    )
+                    see_through = col("see_through", i)
                 if point_distance(self.obbs[k], *p) <= see_through:
                     continue
                 return False
-            if blocker.skirmisher:
+            if col("skirm", k):
                 to_screened = self._gaps_to(k, [j])[0]  # distance(), kept for the state
                 screen = self.rules.skirmish_screen_m
                 if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
