@@ -332,3 +332,44 @@ def test_6_2_troops_gone_from_the_table_without_a_move_no_longer_block(
     finally:
         blocker.morale = old
     assert not sight.sees(o, t)  # back on the table, in the way again
+
+
+def test_6_2_an_answer_held_is_dropped_when_what_it_read_changes(minden_battle: Battle) -> None:
+    # the answers held survive a change of the table that sight never read (a morale state),
+    # not one it did: an observer that becomes a monster (no move, the same rectangle) sees
+    # over the troops that hid the target (6.2 "Monsters can see over anything")
+    from engine.rulesets.two_mm_earth.charts import UnitType
+
+    state, sight = minden_battle.state, minden_battle.sight
+    look = _plain(sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    hidden = ~look._clear_of_troops(ia, ja) & look._terrain(ia, ja)
+    assert hidden.any(), "the battle holds a view hidden by troops"
+    o, t = look.ids[int(ia[hidden][0])], look.ids[int(ja[hidden][0])]
+    f, version = state.formations[o], state.version
+    assert not sight.sees(o, t)
+    sight.visible(o, [g.id for g in state.active() if g.side != f.side])
+    held = len(sight._cache)
+    assert held > 1
+    other = next(g for g in state.active() if g.id not in (o, t))
+    old_morale = other.morale
+    other.morale = Morale.RETREATING  # read by no answer: the answers are kept
+    try:
+        assert not sight.current()
+        assert not sight.sees(o, t) and len(sight._cache) == held
+    finally:
+        other.morale = old_morale
+    box = f.obb()
+    old = [b.profile for b in f.bases]
+    for b in f.bases:
+        b.profile = b.profile.model_copy(update={"unit_type": UnitType.MONSTER})
+    try:
+        assert f.obb() == box and state.version == version
+        assert sight.sees(o, t) and _plain(sight).sees(o, t)
+    finally:
+        for b, p in zip(f.bases, old, strict=True):
+            b.profile = p
+    assert not sight.sees(o, t)
