@@ -116,6 +116,8 @@ class Sight:
         #: unit types met so far, numbered (any position state: a type is a name)
         self._type_codes: dict[str, int] = {}
         self._type_names: list[str] = []
+        #: ((weather, time), 6.3 limit of strangers, of troops who know the ground)
+        self._by_local: tuple[tuple[str, str], float | None, float | None] = (("", ""), None, None)
         self.los_calls = 0
         #: the state's table and its revision the arrays and answers are of
         self._table: FormationTable | None = None
@@ -180,6 +182,7 @@ class Sight:
         self._side_names: dict[str, int] = {}
         self._axes_py: tuple[list[float], list[float], list[float], list[float]] | None = None
         self._cols: dict[str, np.ndarray] = {}
+        self._box_py: list[list[float]] | None = None
         self._rows_py: list[list[float]] | None = None
         self._tforms = table.forms
         forms = list(table.forms)
@@ -426,7 +429,7 @@ class Sight:
                 todo.setdefault(key, (i, j))
         if not todo:
             return
-        if len(todo) <= _FEW_PAIRS and self._no_limit():
+        if len(todo) <= _FEW_PAIRS:
             self._work_out_few(todo)
             return
         keys = list(todo)
@@ -445,21 +448,53 @@ class Sight:
         for key, v in zip(keys, seen.tolist(), strict=True):
             cache[key] = v
 
-    def _no_limit(self) -> bool:
-        """6.3: no sight limit now, for anyone (the ground alone limits sight)."""
+    def _limit_of(self, i: int) -> float | None:
+        """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
         fn, weather, time = self._limit_fn, self.weather, self.time
-        return fn(weather, time, True) is None and fn(weather, time, False) is None
+        if self._by_local[0] != (weather, time):
+            self._by_local = ((weather, time), fn(weather, time, False), fn(weather, time, True))
+        _, stranger, local = self._by_local
+        if stranger == local:  # who knows the ground does not matter now
+            return local
+        return local if self._column_one("local", i) else stranger
+
+    def _beyond_one(self, i: int, j: int, limit: float) -> bool:
+        """:meth:`_beyond` of one pair: the boxes round the two farther apart than ``limit``
+        settle it, and so do centres nearer (by more than a micrometre); else the gap."""
+        box = self._box_list()
+        a, b = box[i], box[j]
+        gx = max(max(b[0] - a[2], a[0] - b[2]), 0.0)
+        gy = max(max(b[1] - a[3], a[1] - b[3]), 0.0)
+        if float(np.hypot(gx, gy)) > limit:
+            return True
+        (px, py), (qx, qy) = self._xy[i], self._xy[j]
+        if float(np.hypot(px - qx, py - qy)) < limit - 1e-6:
+            return False
+        return self._gaps_to(i, [j])[0] > limit
+
+    def _box_list(self) -> list[list[float]]:
+        """The spatial index's boxes as Python floats (the same numbers)."""
+        got = self._box_py
+        if got is None:
+            got = self._box_py = cast(list[list[float]], self.spatial.box.tolist())
+        return got
 
     def _work_out_few(self, todo: dict[tuple[str, str], tuple[int, int]]) -> None:
-        """:meth:`_work_out` of a few pairs when no one has a sight limit, one pair at a time in
-        plain floats (the same tests: the same answers): off the map, then the troops the line
+        """:meth:`_work_out` of a few pairs, one pair at a time in plain floats (the same
+        tests: the same answers): off the map or beyond the 6.3 limit, then the troops the line
         crosses (:meth:`_crossed`) judged by :meth:`_troops_clear`, then the terrain sight of
         the pairs left in one call. A batch's fixed cost is most of a call about a pair or two
         (morale asks thousands of those a battle)."""
         on, cache = self._on, self._cache
         go: list[tuple[int, int]] = []
         for key, (i, j) in todo.items():
-            if on[i] and on[j] and self._clear_one(i, j):
+            limit = self._limit_of(i) if on[i] and on[j] else None
+            if (
+                on[i]
+                and on[j]
+                and (limit is None or not self._beyond_one(i, j, limit))
+                and self._clear_one(i, j)
+            ):
                 go.append((i, j))
             else:
                 cache[key] = False

@@ -373,3 +373,29 @@ def test_6_2_an_answer_held_is_dropped_when_what_it_read_changes(minden_battle: 
         for b, p in zip(f.bases, old, strict=True):
             b.profile = p
     assert not sight.sees(o, t)
+
+
+def test_6_3_a_few_pairs_at_a_time_as_in_one_batch_in_fog_at_night(minden_battle: Battle) -> None:
+    # morale's one or two pairs are worked out in plain floats, the 6.3 limit too (fog at
+    # night: 500 m for troops who do not know the ground): the answers of the whole batch
+    state, sight = minden_battle.state, minden_battle.sight
+    red_home = state.sides["red"].locality
+
+    def fog() -> Sight:
+        return Sight(
+            sight.bf, state, rules=sight.rules, weather="fog", time="night", locality=red_home
+        )
+
+    forms = state.active()
+    pairs = [(f.id, g.id) for f in forms for g in forms if f.side != g.side]
+    batch = fog()
+    batch.prefetch([(f.id, [g.id for g in forms if g.side != f.side]) for f in forms])
+    want = [batch._cache[p] for p in pairs]
+    one = fog()
+    assert [one.sees(o, t) for o, t in pairs] == want
+    assert 0 < sum(want) < len(want)
+    # some pairs of each kind: beyond the limit, within it, and not limited (local troops)
+    limit = [one._limit_of(one.index[o]) for o, _ in pairs]
+    gap = [one.distance(o, t) for o, t in pairs]
+    assert any(m is None for m in limit) and any(m is not None for m in limit)
+    assert any(m is not None and d > m for m, d in zip(limit, gap, strict=True))
