@@ -165,6 +165,10 @@ class Sight:
         return True
 
     def _rebuild(self, table: FormationTable) -> None:
+        # what was read of formations that have not changed since carries over (_column)
+        old_cols: dict[str, np.ndarray] = getattr(self, "_cols", {})
+        old_forms: list[Formation] = getattr(self, "forms", [])
+        old_revs: list[int] = getattr(self, "_revs", [])
         self._version = self.state.version
         self._table, self._revision = table, table.revision
         self._cache.clear()
@@ -189,7 +193,17 @@ class Sight:
         self.ids = [f.id for f in forms]
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
-        self._revs = [f._rev for f in forms]
+        self._revs = revs = [f._rev for f in forms]
+        if old_cols and forms:
+            was = {id(f): k for k, f in enumerate(old_forms)}
+            src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
+            same = src >= 0
+            same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
+            if same.any():
+                for name, col in old_cols.items():
+                    new = np.full(len(forms), np.nan)
+                    new[same] = col[src[same]]
+                    self._cols[name] = new
         self.obbs = [f.obb() for f in forms]
         self.arr = table.arr  # the table's rectangles (copied by the table before a change)
         self.axes = _axes(self.arr[:, 4])  # for segment_hits over every formation, once
