@@ -399,3 +399,23 @@ def test_6_3_a_few_pairs_at_a_time_as_in_one_batch_in_fog_at_night(minden_battle
     gap = [one.distance(o, t) for o, t in pairs]
     assert any(m is None for m in limit) and any(m is not None for m in limit)
     assert any(m is not None and d > m for m, d in zip(limit, gap, strict=True))
+
+
+def test_6_2_troops_next_to_the_target_first_as_the_whole_line(
+    minden_battle: Battle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a big batch among many formations looks first at the troops near each target (one that
+    # blocks settles the pair), then at the whole of the lines left: the answers of the whole
+    import engine.sight as sight_module
+
+    look = _plain(minden_battle.sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    whole = look._clear_of_troops_whole(ia, ja)
+    assert 0 < whole.sum() < whole.size
+    monkeypatch.setattr(sight_module, "_NEAR_TARGET_AMONG", 0)
+    for reach in (0.0, 30.0, 150.0, 1e9):
+        monkeypatch.setattr(sight_module, "_NEAR_TARGET_M", reach)
+        assert look._clear_of_troops(ia, ja).tolist() == whole.tolist()
