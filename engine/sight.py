@@ -35,7 +35,7 @@ from engine.geometry import (
     segment_hits_sparse,
 )
 from engine.spatial import RectIndex
-from engine.state import BattleState, Formation, FormationTable
+from engine.state import CLOCK, BattleState, Formation, FormationTable
 from scenario_builder.errors import OffMapError
 
 if TYPE_CHECKING:
@@ -125,6 +125,9 @@ class Sight:
         #: the state's table and its revision the arrays and answers are of
         self._table: FormationTable | None = None
         self._revision = -1
+        #: the clock (engine.state.CLOCK.now) and the state's formations at the last look
+        self._seen_now = -1
+        self._formations: dict[str, Formation] | None = None
 
     # -- per-position arrays ---------------------------------------------------------------
     def _refresh(self) -> None:
@@ -135,7 +138,16 @@ class Sight:
         the same), they are kept too. So a question asked at any moment gets the answer of the
         state at that moment, not of the state when the first question after a move was asked."""
         state = self.state
+        now = CLOCK.now
+        if (  # nothing at all changed since the last look: the table is as it was
+            now == self._seen_now
+            and self._version == state.version
+            and state.formations is self._formations
+            and state._table is self._table
+        ):
+            return
         table = state.table()
+        self._seen_now, self._formations = now, state.formations
         if (
             self._version == state.version
             and self._table is table
