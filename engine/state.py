@@ -262,6 +262,12 @@ class Formation:
     def _touch(self) -> None:
         object.__setattr__(self, "_rev", CLOCK.tick(self))
 
+    @property
+    def revision(self) -> int:
+        """The clock at the last change of what the formation's rectangle, profiles, bases or
+        morale depend on: values derived from those alone may be kept while it stays."""
+        return self._rev
+
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def build(
@@ -480,16 +486,19 @@ class Formation:
         c = self._obb
         if c is not None and c[0] == self._rev:
             return c[1]
-        alive = self.alive_bases or self.bases
-        xs = [self._local(b) for b in alive]
-        gap = self.loose_gap / 2 if self.loose else 0
-        min_a = min(a for a, _ in xs) - self.pitch_w / 2.0 + gap
-        max_a = max(a for a, _ in xs) + self.pitch_w / 2.0 - gap
-        min_l = min(l_ for _, l_ in xs) - self.base_d / 2.0
-        max_l = max(l_ for _, l_ in xs) + self.base_d / 2.0
-        ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
+        alive = self._living() or self.bases
         fx, fy = forward(self.facing)
         rx, ry = right(self.facing)
+        # each base in the formation's frame: geometry.local's sums, the axes worked out once
+        cx, cy = self.cx, self.cy
+        across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
+        along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
+        gap = self.loose_gap / 2 if self.loose else 0
+        min_a = min(across) - self.pitch_w / 2.0 + gap
+        max_a = max(across) + self.pitch_w / 2.0 - gap
+        min_l = min(along) - self.base_d / 2.0
+        max_l = max(along) + self.base_d / 2.0
+        ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
         out = OBB(
             self.cx + ca * rx + cl * fx,
             self.cy + ca * ry + cl * fy,
@@ -499,9 +508,6 @@ class Formation:
         )
         object.__setattr__(self, "_obb", (self._rev, out))
         return out
-
-    def _local(self, b: Base) -> tuple[float, float]:
-        return local(OBB(self.cx, self.cy, 0, 0, self.facing), b.x, b.y)
 
     def rank_of(self, side: str) -> list[Base]:
         """The living bases of the rank (or file) facing ``side``: front, rear, left, right (2.4).
@@ -564,7 +570,8 @@ class Formation:
 
     def injured_share(self) -> tuple[float, float]:
         """(share of the front rank, share of the formation) injured or dead (1.1, 2.4)."""
-        front = [b for b in self.bases if b.rank == min((x.rank for x in self.bases), default=0)]
+        first = min((x.rank for x in self.bases), default=0)
+        front = [b for b in self.bases if b.rank == first]
         front_hurt = sum(1 for b in front if b.status is not BaseStatus.OK)
         hurt = sum(1 for b in self.bases if b.status is not BaseStatus.OK)
         return (front_hurt / max(1, len(front)), hurt / max(1, len(self.bases)))
@@ -756,6 +763,14 @@ class BattleState:
 
     def table(self) -> FormationTable:
         """The formations on the table as columns, up to date (:class:`FormationTable`)."""
+        t = self._table
+        # asked ~10^4 times a battle, mostly with nothing changed since: that test first
+        if (
+            t is not None
+            and t._cursor == CLOCK.base + len(CLOCK.log)
+            and type(self.formations) is _Formations
+        ):
+            return t
         if type(self.formations) is not _Formations:  # replaced by a plain dict
             self.formations = _Formations(self.formations)
             self._table = None

@@ -94,3 +94,89 @@ def test_table_columns_follow_moves_losses_and_morale(battle: Any) -> None:
     del state.formations[active[3].id]
     assert active[3] not in state.active()
     assert state.table().forms == [x for x in state.formations.values() if not x.removed]
+
+
+def test_kept_rectangle_is_the_one_round_the_bases_in_the_formation_frame(battle: Any) -> None:
+    # 1.1 / 3.1: a formation's rectangle is the box round its living bases' slots in its own
+    # frame; Formation.obb works out the frame's axes once, and must give geometry.local's
+    # numbers base by base (bit for bit)
+    from engine.geometry import OBB, forward, local, right
+
+    for f in battle.state.formations.values():
+        alive = f.alive_bases or f.bases
+        frame = OBB(f.cx, f.cy, 0, 0, f.facing)
+        xs = [local(frame, b.x, b.y) for b in alive]
+        gap = f.loose_gap / 2 if f.loose else 0
+        min_a = min(a for a, _ in xs) - f.pitch_w / 2.0 + gap
+        max_a = max(a for a, _ in xs) + f.pitch_w / 2.0 - gap
+        min_l = min(l_ for _, l_ in xs) - f.base_d / 2.0
+        max_l = max(l_ for _, l_ in xs) + f.base_d / 2.0
+        ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
+        (fx, fy), (rx, ry) = forward(f.facing), right(f.facing)
+        want = OBB(
+            f.cx + ca * rx + cl * fx,
+            f.cy + ca * ry + cl * fy,
+            (max_a - min_a) / 2.0,
+            (max_l - min_l) / 2.0,
+            f.facing,
+        )
+        assert _fresh_obb(f) == want
+
+
+def test_kept_cover_classes_equal_fresh_ones_across_bounds(built_teutoburg: Any) -> None:
+    # 7.1: the cover of a formation's footprint is kept by the formation's revision across
+    # bounds (the ground never changes). Kalkriese (~29 % woods): after bounds of fighting
+    # every kept value must be the one worked out afresh, and a formation moved onto ground of
+    # other cover gets its cover anew
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.movement import footprint_classes
+    from engine.rulesets.two_mm_earth.context import TwoMmContext
+    from engine.scenario import load_scenario
+
+    bf = built_teutoburg.battlefield
+    b = Battle(bf, load_scenario("teutoburg_ad9"), Dice(5))
+    ctx = b.ctx
+    assert isinstance(ctx, TwoMmContext)
+    for _ in range(4):
+        for f in b.state.active():
+            ctx.cover_classes(f)  # kept, as the shooting and melee phases keep them
+        b.step()
+    forms = b.state.active()
+    assert any(ctx.cover_classes(f) for f in forms), "some troops should stand in cover"
+    for f in forms:
+        assert ctx.cover_classes(f) == footprint_classes(bf, f, "cover")[0]
+    f = forms[0]
+    before = ctx.cover_classes(f)
+    x0, y0, x1, y1 = b.state.bounds_xy
+    grid = [(x, y) for x in np.linspace(x0, x1, 15)[1:-1] for y in np.linspace(y0, y1, 15)[1:-1]]
+    for x, y in grid:
+        f.set_pose(float(x), float(y), f.facing)
+        fresh, _ = footprint_classes(bf, f, "cover")
+        if fresh != before:
+            break
+    else:
+        pytest.fail("no ground of other cover on the map")
+    assert ctx.cover_classes(f) == fresh
+
+
+def test_general_nearest_enemy_for_the_side_equals_one_by_one(battle: Any) -> None:
+    # 9.1 defaults: the General's nearest enemy of every formation of a side comes from one
+    # matrix (commanders._Enemies); it must be the first of least separation, as asked one
+    # formation at a time, with the same gap
+    from engine.geometry import separation
+    from engine.rulesets.two_mm_earth.commanders import _Enemies
+
+    state = battle.state
+    for side in state.sides:
+        enemies = _Enemies(state, side)
+        assert enemies.few, "the fixture is a few formations a side"
+        for f in state.active(side):
+            s = separation(f.obb(), enemies.arr)
+            k = int(np.argmin(s))
+            got = enemies.nearest(f)
+            assert got is not None
+            assert got[0] is enemies.forms[k] and got[1] == max(0.0, float(s[k]))
+            for m in (0.0, 50.0, 300.0):
+                want = bool((np.maximum(s, 0.0) <= m).any())
+                assert enemies.within(f, m) is want

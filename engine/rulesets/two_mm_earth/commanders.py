@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.geometry import obb_array, separation
+from engine.geometry import FewSeparation, obb_array, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
@@ -462,14 +462,22 @@ class _Enemies:
     distance, so only the enemies that bound lets through are measured
     (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("arr", "forms", "radius")
+    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "few", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
+        self._state, self._mine = state, side
         t = state.table()
         rows = [t.rows[g.id] for g in self.forms]
         self.arr = t.arr[rows] if rows else np.zeros((0, 5))
         self.radius = np.hypot(self.arr[:, 2], self.arr[:, 3])
+        #: a few enemies: their part of every separation worked out once (at the first
+        #: question that needs it), the sums in plain floats (``geometry.FewSeparation``: the
+        #: same numbers as ``separation``)
+        self.few = 0 < len(self.forms) <= _CULL_AFTER
+        self._few: FewSeparation | None = None
+        #: fid -> :meth:`nearest` (a formation is asked more than once per call of orders)
+        self._nearest: dict[str, tuple[Formation, float] | None] = {}
 
     def _bounds(self, f: Formation) -> tuple[Any, np.ndarray, np.ndarray]:
         """``f``'s rectangle, its centre distance to each enemy and the lower bound of each
@@ -480,12 +488,40 @@ class _Enemies:
 
     def nearest(self, f: Formation) -> tuple[Formation, float] | None:
         """The enemy of least separation from ``f`` (the first on ties) and its :func:`_gap`."""
+        if f.id in self._nearest:
+            return self._nearest[f.id]
+        if self.few and not self._nearest:
+            self._nearest_of_side()
+            if f.id in self._nearest:
+                return self._nearest[f.id]
+        out = self._nearest[f.id] = self._find_nearest(f)
+        return out
+
+    def _few_separation(self) -> FewSeparation:
+        if self._few is None:
+            self._few = FewSeparation(self.arr)
+        return self._few
+
+    def _nearest_of_side(self) -> None:
+        """:meth:`nearest` of every formation of the asking side at once (a few enemies: one
+        ``separation_many``, whose rows are ``separation``'s numbers): asked of most of them
+        in one call of orders."""
+        t = self._state.table()
+        mine = t.side_forms(self._mine)
+        if not mine:
+            return
+        sep = separation_many(t.arr[[t.rows[f.id] for f in mine]], self.arr)
+        best = np.argmin(sep, axis=1).tolist()  # the first of the least, as min over (gap, k)
+        for f, k, row in zip(mine, best, sep.tolist(), strict=True):
+            self._nearest[f.id] = (self.forms[k], max(0.0, row[k]))
+
+    def _find_nearest(self, f: Formation) -> tuple[Formation, float] | None:
         if not self.forms:
             return None
-        if len(self.forms) <= _CULL_AFTER:  # a few: measuring them all costs less
-            s = separation(f.obb(), self.arr)
-            k = int(np.argmin(s))  # the first of the least, as min over (gap, index)
-            return self.forms[k], max(0.0, float(s[k]))
+        if self.few:  # a few: measuring them all costs less
+            gaps = self._few_separation().gaps(f.obb())
+            k = min(range(len(gaps)), key=gaps.__getitem__)  # the first of the least
+            return self.forms[k], max(0.0, gaps[k])
         o, d, low = self._bounds(f)
         c = int(np.argmin(d))
         s_c = float(separation(o, self.arr[[c]])[0])  # the least is no more than this
@@ -499,8 +535,8 @@ class _Enemies:
         """``any(_gap(f, g) <= m for g in enemies)``."""
         if not self.forms or m < 0.0:
             return False  # a gap is never below 0
-        if len(self.forms) <= _CULL_AFTER:
-            return bool((np.maximum(separation(f.obb(), self.arr), 0.0) <= m).any())
+        if self.few:
+            return any(max(0.0, g) <= m for g in self._few_separation().gaps(f.obb()))
         o, _d, low = self._bounds(f)
         cand = np.flatnonzero(low <= m + 1e-6 * (1.0 + m))
         if not cand.size:

@@ -61,8 +61,10 @@ class TwoMmContext(BoundContext):
         return self.delivery
 
     def cover_classes(self, f: Formation) -> list[int]:
-        """7.1 cover classes of a formation's footprint (cached per position state)."""
-        key = (f.id, self.state.version)
+        """7.1 cover classes of a formation's footprint, kept while the formation stays as
+        it is (``Formation.revision``: its place, bases and their places; the ground does not
+        change), across bounds."""
+        key = (f.id, f.revision)
         hit = self.cover_cache.get(key)
         if hit is None:
             from engine.movement import footprint_classes

@@ -83,14 +83,25 @@ def _order_index(ctx: TwoMmContext) -> dict[str, int]:
     return {fid: i for i, fid in enumerate(ctx.state.formations)}
 
 
+def _by_initiative(ctx: TwoMmContext, low_first: bool) -> list[Formation]:
+    """The formations on the table by initiative (2.1), deployment order on ties; kept for
+    the table's revision (initiative hangs on the living bases' profiles, which it watches)."""
+    t = ctx.state.table()
+    key = ("by_initiative", low_first)
+    hit = t.memo.get(key)
+    if hit is None:
+        idx = _order_index(ctx)
+        sign = 1 if low_first else -1
+        hit = t.memo[key] = sorted(t.forms, key=lambda f: (sign * f.initiative, idx[f.id]))
+    return list(cast(list[Formation], hit))
+
+
 def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
-    idx = _order_index(ctx)
-    return sorted(ctx.state.active(), key=lambda f: (f.initiative, idx[f.id]))
+    return _by_initiative(ctx, True)
 
 
 def high_initiative_first(ctx: TwoMmContext) -> list[Formation]:
-    idx = _order_index(ctx)
-    return sorted(ctx.state.active(), key=lambda f: (-f.initiative, idx[f.id]))
+    return _by_initiative(ctx, False)
 
 
 # -- bound start ------------------------------------------------------------------------------
@@ -101,19 +112,32 @@ def start_bound(ctx: TwoMmContext) -> None:
     state = ctx.state
     ctx.plans, ctx.shots, ctx.pending_hits = {}, {}, []
     ctx.allowances = {}
-    ctx.cover_cache = {}
+    if len(ctx.cover_cache) > 4 * len(state.formations):
+        ctx.cover_cache = {}  # entries of past revisions: kept by revision, dropped now and then
     ctx.start_poses = {}
+    # the bound's bookkeeping is none of what a formation's rectangle or the table depend on
+    # (state._FORMATION_WATCH): written past Formation.__setattr__'s watch, ~15 fields a
+    # formation every bound
+    set_ = object.__setattr__
+    contacts = state.contacts
     for f in state.formations.values():
-        f.moved_m = 0.0
-        f.shot = f.fought = f.shot_at = f.fired_ordnance = False
-        f.hits_melee = f.hits_ranged = f.killed_in_bound = 0
-        f.alive_at_start = f.n_alive
-        f.front_at_start = tuple(b.id for b in f.front_rank()) if not f.loose else ()
-        f.characters_killed = ()
-        f.new_contact_sides = ()
-        f.tested = ()
-        f.contacts_prev = state.contacts.get(f.id, ())
+        for name in _BOUND_FALSE:
+            set_(f, name, False)
+        for name in _BOUND_ZERO:
+            set_(f, name, 0)
+        set_(f, "moved_m", 0.0)
+        set_(f, "alive_at_start", f.n_alive)
+        set_(f, "front_at_start", tuple(b.id for b in f.front_rank()) if not f.loose else ())
+        for name in _BOUND_EMPTY:
+            set_(f, name, ())
+        set_(f, "contacts_prev", contacts.get(f.id, ()))
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+
+
+#: the bound's bookkeeping start_bound clears (none of them watched by the state's clock)
+_BOUND_FALSE = ("shot", "fought", "shot_at", "fired_ordnance")
+_BOUND_ZERO = ("hits_melee", "hits_ranged", "killed_in_bound")
+_BOUND_EMPTY = ("characters_killed", "new_contact_sides", "tested")
 
 
 # -- orders -----------------------------------------------------------------------------------
@@ -160,12 +184,15 @@ _NEAR_BATCH_AFTER = 2
 _NEAR_ALL = 12
 
 
-def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] | None:
+def _near_candidates(
+    t: FormationTable, force: bool = False
+) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """Row -> (enemy rows ascending, their gaps) holding each formation's ``_NEAR_ALL``
     nearest enemies, for every formation of the table ``t`` at once, once enough have been
-    asked (None before): ``engine.spatial.nearest_enemies``, a k-d tree of centres and the
-    exact gaps (``geometry.distance_pairs``: the same numbers as one row at a time) of the few
-    pairs it leaves, never the square of the army."""
+    asked or at once when ``force`` (a phase about to ask of every formation; None before):
+    ``engine.spatial.nearest_enemies``, a k-d tree of centres and the exact gaps
+    (``geometry.distance_pairs``: the same numbers as one row at a time) of the few pairs it
+    leaves, never the square of the army."""
     from engine.geometry import corners_many
     from engine.spatial import nearest_enemies
 
@@ -176,7 +203,7 @@ def _near_candidates(t: FormationTable) -> list[tuple[np.ndarray, np.ndarray]] |
     if hit[1] is not None:
         return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
     hit[0] += 1
-    if hit[0] <= _NEAR_BATCH_AFTER or len(t.forms) < 2:
+    if (hit[0] <= _NEAR_BATCH_AFTER and not force) or len(t.forms) < 2:
         return None
     hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, corners_many(t.arr))
     return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
@@ -213,7 +240,13 @@ def _side_ids(t: FormationTable, side: str) -> set[str]:
 
 def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Formation]:
     """The ``limit`` enemy formations nearest ``f`` (by gap; ties by table order), nearest
-    first; their gaps are remembered for :func:`_gap`.
+    first; their gaps are remembered for :func:`_gap` (:func:`_near_gaps` gives them too)."""
+    return [g for g, _d in _near_gaps(ctx, f, limit)]
+
+
+def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Formation, float]]:
+    """:func:`_nearest_enemies` with each one's gap (:func:`_gap`'s number), nearest first
+    (kept for the table's revision: do not change the list).
 
     Exact, without the gap to every enemy: from the table of every formation's nearest
     (:func:`_near_candidates`) once several have asked; before that a lower bound of every
@@ -228,15 +261,25 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
-        return list(hit)
+        return cast(list[tuple[Formation, float]], hit)
     idx = _enemy_rows(t, f.side)
     if not idx.size:
         return []
     forms, arr = t.forms, t.arr
     kf = t.rows.get(f.id)
-    table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
+    # the candidates in order once per formation and revision, for every limit asked
+    ranked = kept.get(("near_ranked", f.id)) if limit <= _NEAR_ALL else None
+    table = (
+        _near_candidates(t) if ranked is None and kf is not None and limit <= _NEAR_ALL else None
+    )
     if table is not None and kf is not None:
         idx, gaps = table[kf]
+        order = np.lexsort((idx, gaps))[:_NEAR_ALL]  # no limit asks for more
+        ranked = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+        kept[("near_ranked", f.id)] = ranked
+        _remember_gaps(kept, f, ranked)
+    if ranked is not None:
+        out = cast(list[tuple[Formation, float]], ranked[:limit])
     else:
         if kf is not None and idx.size > limit:
             lb = _box_gaps(t, kf)[idx]
@@ -244,23 +287,32 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
             bound = float(distance(f.obb(), arr[idx[first]]).max())
             idx = idx[lb <= bound]
         gaps = distance(f.obb(), arr[idx])
-    order = np.lexsort((idx, gaps))[:limit]
-    out = []
-    for k in order:
-        g = forms[int(idx[k])]
-        kept[("gap", f.id, g.id)] = float(gaps[k])
-        out.append(g)
-    kept[memo] = list(out)
+        order = np.lexsort((idx, gaps))[:limit]
+        out = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+        _remember_gaps(kept, f, out)
+    kept[memo] = out
     return out
+
+
+def _remember_gaps(
+    kept: dict[Any, Any], f: Formation, pairs: list[tuple[Formation, float]]
+) -> None:
+    """Keep the gaps from ``f`` measured for the revision, for :func:`_gap`."""
+    gaps = kept.get(("gaps", f.id))
+    if gaps is None:
+        gaps = kept[("gaps", f.id)] = {}
+    for g, d in pairs:
+        gaps[g.id] = d
 
 
 def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
-        hit = ctx.state.table().memo.get(("gap", f.id, g.id))
+        gaps = ctx.state.table().memo.get(("gaps", f.id))
+        hit = gaps.get(g.id) if gaps is not None else None
         if hit is not None:
-            return hit
+            return cast(float, hit)
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
@@ -276,15 +328,22 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     side = ctx.state.sides[f.side]
     fx, fy = f.centre()
     home = side.home_bearing(fx, fy)
-    near = _nearest_enemies(ctx, f, 6)
+    near = _near_gaps(ctx, f, 6)
     threat = None
     contacts = ctx.state.contacts.get(f.id, ())
     if contacts:
         threat = ctx.state.formations[contacts[0]].centre()
     elif near:
-        threat = near[0].centre()
+        threat = near[0][0].centre()
+    # 10.3: the enemy bases within 600 m of the centre; a base stands inside its formation's
+    # rectangle and the centre inside ours, so none of a formation farther than that (with a
+    # millimetre for rounding) is near enough: their bases are not looked at
     enemy_bases = [
-        (b.x, b.y) for g in near for b in g.alive_bases if math.hypot(b.x - fx, b.y - fy) < 600
+        (b.x, b.y)
+        for g, gap in near
+        if gap < 600.0 + 1e-3
+        for b in g.alive_bases
+        if math.hypot(b.x - fx, b.y - fy) < 600
     ]
     b = retreat_bearing((fx, fy), threat, enemy_bases, home)
     return MovePlan(f.id, kind, b)
@@ -312,8 +371,7 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
         if f.order == "retreat":
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
-        near = _nearest_enemies(ctx, f, 3)
-        close = any(_gap(f, g, ctx) < RETREAT_WHILE_ENEMY_WITHIN_M for g in near)
+        close = any(d < RETREAT_WHILE_ENEMY_WITHIN_M for _g, d in _near_gaps(ctx, f, 3))
         if f.changed_bound == state.bound - 1 or close or state.contacts.get(f.id):
             return _retreat_plan(ctx, f, "retreat")
         return none  # 11.2: stand to rally
@@ -335,11 +393,14 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
         if target is None or target.removed or target.side == f.side:
             target = None
         has_missiles = bool(shooting_bases(f))
-        near = _nearest_enemies(ctx, f)
+        near_gaps = _near_gaps(ctx, f)
+        near = [g for g, _d in near_gaps]
         if has_missiles:
             rng = range_m(f)
-            cands = [target] if target is not None else near
-            in_range = [g for g in cands if _gap(f, g, ctx) <= rng]
+            if target is not None:
+                in_range = [target] if _gap(f, target, ctx) <= rng else []
+            else:
+                in_range = [g for g, d in near_gaps if d <= rng]
             if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
                 return none  # stand and shoot
             if target is None and near:
@@ -392,12 +453,13 @@ def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
     target = state.formations.get(f.target_formation or "")
     if target is None or target.removed or target.side == f.side:
         target = None
-    near = _nearest_enemies(ctx, f)
+    near = _near_gaps(ctx, f)
     if shooting_bases(f):
         rng = range_m(f)
-        cands = [target] if target is not None else near
-        return [g.id for g in cands if _gap(f, g, ctx) <= rng]
-    return [g.id for g in near] if target is None else []
+        if target is not None:
+            return [target.id] if _gap(f, target, ctx) <= rng else []
+        return [g.id for g, d in near if d <= rng]
+    return [g.id for g, _d in near] if target is None else []
 
 
 def _unready(ctx: TwoMmContext, f: Formation) -> bool:
@@ -409,6 +471,11 @@ def _unready(ctx: TwoMmContext, f: Formation) -> bool:
 def phase_plan_moves(ctx: TwoMmContext) -> None:
     # every formation's sight question first, the terrain sight of all of them in one batch
     order = low_initiative_first(ctx)
+    # the formations that will ask their nearest enemies (attacking, broken: plan_for): when
+    # enough do, every formation's are worked out at once from the start
+    asking = sum(1 for f in order if f.order == "attack" or f.morale is not Morale.STEADY)
+    if asking > _NEAR_BATCH_AFTER:
+        _near_candidates(ctx.state.table(), force=True)
     ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
     plans = {f.id: plan_for(ctx, f) for f in order}
     for f in order:
@@ -456,8 +523,7 @@ def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
         return None
     rng = range_m(f)
     cands = []
-    for g in _nearest_enemies(ctx, f, 12):
-        d = _gap(f, g, ctx)
+    for g, d in _near_gaps(ctx, f, 12):
         if d > rng:
             continue
         free = [b for b in g.alive_bases if b.id not in _touching_side(ctx, g, f.side)]
@@ -487,12 +553,10 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     rng = range_m(f)
     friends = _side_ids(state.table(), f.side)
     cands = []
-    for g in _nearest_enemies(ctx, f, 12):
-        if any(c in friends for c in state.contacts.get(g.id, ())):
-            continue  # not into a melee with our own troops
-        d = _gap(f, g, ctx)
-        if d <= rng:
-            cands.append((d, g))
+    contacts = state.contacts
+    for g, d in _near_gaps(ctx, f, 12):
+        if d <= rng and not any(c in friends for c in contacts.get(g.id, ())):
+            cands.append((d, g))  # in range, and not into a melee with our own troops
     if not cands:
         return None
     if f.order == "attack" and f.target_formation:
