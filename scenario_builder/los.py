@@ -25,6 +25,7 @@ array([ True])
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -182,6 +183,43 @@ def visible_many(
         flat = _sample_cells(grid, a[sel], dx[sel], dy[sel], t, clip)
         out[sel] = ~_blocked(cells, flat, top[sel], dist[sel], t, edge_m, exact)
         start = stop
+    return out
+
+
+def visible_few(
+    grid: Grid,
+    cells: SightCells,
+    a: list[list[float]],
+    b: list[list[float]],
+    *,
+    edge_m: float = EDGE_M,
+    max_samples: int = 4096,
+) -> list[bool]:
+    """:func:`visible_many` of a few lines whose ends are all on the grid (:meth:`Grid.contains`),
+    eyes at 0, one line at a time: each line's ends, length and sample count in plain floats
+    (the same arithmetic as the arrays': IEEE doubles, floor, ``np.hypot`` itself), then its
+    samples in one pass (:func:`_sample_cells`, :func:`_blocked`). A line's answer does not
+    depend on the others in a batch, so these are :func:`visible_many`'s answers, without the
+    fixed cost of grouping a batch (the engine asks about one or two lines thousands of times)."""
+    x0, y0, res = grid.x0, grid.y0, grid.res
+    rows, cols = grid.shape
+    level, spacing = cells.level, res / 2.0
+    out = []
+    for (ax, ay), (bx, by) in zip(a, b, strict=True):
+        # Grid.rowcol's cells of the ends (on the grid: no clipping but onto the padding,
+        # which repeats the edge as the clipping does)
+        ra = min(max(math.floor((y0 - ay) / res), 0), rows - 1)
+        ca = min(max(math.floor((ax - x0) / res), 0), cols - 1)
+        rb = min(max(math.floor((y0 - by) / res), 0), rows - 1)
+        cb = min(max(math.floor((bx - x0) / res), 0), cols - 1)
+        top = max(int(level[ra * (cols + 1) + ca]), int(level[rb * (cols + 1) + cb]))
+        dx, dy = bx - ax, by - ay
+        dist = np.hypot(dx, dy)  # the ufunc, as on arrays (math.hypot may round otherwise)
+        n = min(max(math.ceil(dist / spacing) + 1, 2), max_samples)
+        t = _unit_steps(1 << (n - 1).bit_length())  # n rounded up to a power of two
+        flat = _sample_cells(grid, np.array([[ax, ay]]), np.array([dx]), np.array([dy]), t, False)
+        blocked = _blocked(cells, flat, np.array([top]), np.array([dist]), t, edge_m, exact=False)
+        out.append(not bool(blocked[0]))
     return out
 
 

@@ -23,9 +23,9 @@ from engine.orders import InstantDelivery
 from engine.rulesets import get_ruleset
 from engine.sight import Sight
 from engine.spatial import RectIndex
-from engine.state import BaseStatus
+from engine.state import BaseStatus, Morale
 from scenario_builder.build import build_site
-from scenario_builder.los import EDGE_M, Grid, _unit_steps, visible_many
+from scenario_builder.los import EDGE_M, Grid, SightCells, _unit_steps, visible_few, visible_many
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_engine import last_stand, scenario  # the engine benchmark's armies
@@ -98,6 +98,12 @@ def test_6_2_batched_lines_match_the_rule_sample_by_sample_in_woods(teutoburg) -
     # the same answers one line at a time and in batches of any size
     assert [bf.line_of_sight(tuple(p), tuple(q)) for p, q in zip(a[:40], b[:40])] == want[:40]
     assert visible_many(bf._grid, level, blocks, a[::7], b[::7]).tolist() == want[::7]
+    # a few lines one at a time (the engine's small calls), ends on the grid
+    cells = SightCells.of(level, blocks)
+    assert visible_few(bf._grid, cells, a.tolist(), b.tolist()) == want
+    assert [
+        bf.line_of_sight_many(a[k : k + 2], b[k : k + 2]).tolist() for k in range(0, 300, 2)
+    ] == [want[k : k + 2] for k in range(0, 300, 2)]
     eye: np.ndarray = np.asarray(rng.integers(0, 2, size=a.shape[0]))
     raised = visible_many(bf._grid, level, blocks, a, b, eye_a=eye)
     assert raised.tolist() == [
@@ -141,6 +147,8 @@ def test_6_2_troops_in_the_way_judged_in_arrays_as_one_by_one(minden_battle) -> 
     assert look._clear_of_troops(ia, ja).tolist() == want  # one batch (the tree)
     few = [look._clear_of_troops(ia[k : k + 3], ja[k : k + 3]) for k in range(0, ia.size, 3)]
     assert np.concatenate(few).tolist() == want  # batches of three (boxes in numpy)
+    # one pair at a time in plain floats, up to the first troops that block (morale's asks)
+    assert [look._clear_one(i, j) for i, j in zip(ia.tolist(), ja.tolist(), strict=True)] == want
 
 
 def test_6_2_each_sides_record_is_every_enemy_some_formation_sees(minden_battle) -> None:
@@ -155,6 +163,11 @@ def test_6_2_each_sides_record_is_every_enemy_some_formation_sees(minden_battle)
         want = sorted(g for g in enemy if any(plain.sees(f, g) for f in own))
         assert record[side] == want
     assert 0 < len(record["red"]) < len(state.active("blue")) + 1
+    # the formations that saw each enemy are asked first the next time (a hint on the order
+    # of the look, shared by the copies): the same record, with or without hints
+    assert sight._witness and seen_by_side(state, sight) == record
+    sight._witness.clear()
+    assert seen_by_side(state, sight) == record
 
 
 def test_the_record_reuses_answers_only_of_the_state_as_it_is(minden_battle) -> None:
@@ -241,3 +254,168 @@ def test_hearing_candidates_from_the_tree_as_from_the_box_bounds(
     assert tree._hear_near is not None and bounds._hear_near is not None
     assert tree._hear_near.keys() == bounds._hear_near.keys()
     assert any(h is not None for h in want)
+
+
+def _plain(sight: Sight) -> Sight:
+    """A Sight that has never answered: the answers of the state as it is."""
+    return Sight(
+        sight.bf,
+        sight.state,
+        rules=sight.rules,
+        weather=sight.weather,
+        time=sight.time,
+        locality=sight.locality,
+    )
+
+
+def test_6_2_hearing_is_of_the_notes_as_they_are_when_asked(minden_battle: Battle) -> None:
+    # 6.2 hearing: the closest formation within 75 m that moves or fights *this bound*. The
+    # bound's notes (moved_m, fought) are cleared at the bound's start without anything moving:
+    # a formation heard before that must not be heard after it (docs/rules-interpretations.md)
+    state, sight = minden_battle.state, minden_battle.sight
+    forms = state.active()
+    saved = [(f, f.moved_m, f.fought) for f in forms]
+    contacts = state.contacts
+    state.contacts = {}
+    try:
+        for f in forms:
+            f.moved_m, f.fought = 0.0, False
+        pair = next(
+            (f, g)
+            for f in forms
+            for g in forms
+            if g is not f and sight.distance(f.id, g.id) <= sight.rules.hearing_m
+        )
+        f, g = pair
+        g.moved_m = 40.0
+        assert sight.heard(f.id) == g.id
+        g.moved_m = 0.0  # as start_bound does: no move, state.version unchanged
+        assert sight.heard(f.id) is None
+        g.fought = True  # 6.2: fighting is heard as well (melee, no move)
+        assert sight.heard(f.id) == g.id == _plain(sight).heard(f.id)
+    finally:
+        state.contacts = contacts
+        for f, moved, fought in saved:
+            f.moved_m, f.fought = moved, fought
+
+
+def test_6_2_troops_gone_from_the_table_without_a_move_no_longer_block(
+    minden_battle: Battle,
+) -> None:
+    # a formation destroyed after the morale phase (or whose last base died in melee) leaves
+    # the table with no move (state.version unchanged): lines it blocked are open at once, and
+    # the answer does not depend on whether the pair was asked before
+    state, sight = minden_battle.state, minden_battle.sight
+    look = _plain(sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    blocked = ~look._clear_of_troops(ia, ja) & look._terrain(ia, ja)
+    case = None
+    for i, j in zip(ia[blocked].tolist(), ja[blocked].tolist(), strict=True):
+        hits = segment_hits_pairs(look.arr[[i], :2], look.arr[[j], :2], look.arr)[0]
+        hits[[i, j]] = False
+        if hits.sum() == 1:  # one formation in the way
+            case = (look.ids[i], look.ids[j], look.forms[int(np.flatnonzero(hits)[0])])
+            break
+    assert case is not None, "the battle holds a view blocked by one formation"
+    o, t, blocker = case
+    version = state.version
+    assert not sight.sees(o, t)
+    old = blocker.morale
+    blocker.morale = Morale.DESTROYED  # off the table (Formation.removed), nothing moved
+    try:
+        assert state.version == version
+        assert sight.sees(o, t) and _plain(sight).sees(o, t)
+        assert blocker.id not in sight.index
+    finally:
+        blocker.morale = old
+    assert not sight.sees(o, t)  # back on the table, in the way again
+
+
+def test_6_2_an_answer_held_is_dropped_when_what_it_read_changes(minden_battle: Battle) -> None:
+    # the answers held survive a change of the table that sight never read (a morale state),
+    # not one it did: an observer that becomes a monster (no move, the same rectangle) sees
+    # over the troops that hid the target (6.2 "Monsters can see over anything")
+    from engine.rulesets.two_mm_earth.charts import UnitType
+
+    state, sight = minden_battle.state, minden_battle.sight
+    look = _plain(sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    hidden = ~look._clear_of_troops(ia, ja) & look._terrain(ia, ja)
+    assert hidden.any(), "the battle holds a view hidden by troops"
+    o, t = look.ids[int(ia[hidden][0])], look.ids[int(ja[hidden][0])]
+    f, version = state.formations[o], state.version
+    assert not sight.sees(o, t)
+    sight.visible(o, [g.id for g in state.active() if g.side != f.side])
+    held = len(sight._cache)
+    assert held > 1
+    other = next(g for g in state.active() if g.id not in (o, t))
+    old_morale = other.morale
+    other.morale = Morale.RETREATING  # read by no answer: the answers are kept
+    try:
+        assert not sight.current()
+        assert not sight.sees(o, t) and len(sight._cache) == held
+    finally:
+        other.morale = old_morale
+    box = f.obb()
+    old = [b.profile for b in f.bases]
+    for b in f.bases:
+        b.profile = b.profile.model_copy(update={"unit_type": UnitType.MONSTER})
+    try:
+        assert f.obb() == box and state.version == version
+        assert sight.sees(o, t) and _plain(sight).sees(o, t)
+    finally:
+        for b, p in zip(f.bases, old, strict=True):
+            b.profile = p
+    assert not sight.sees(o, t)
+
+
+def test_6_3_a_few_pairs_at_a_time_as_in_one_batch_in_fog_at_night(minden_battle: Battle) -> None:
+    # morale's one or two pairs are worked out in plain floats, the 6.3 limit too (fog at
+    # night: 500 m for troops who do not know the ground): the answers of the whole batch
+    state, sight = minden_battle.state, minden_battle.sight
+    red_home = state.sides["red"].locality
+
+    def fog() -> Sight:
+        return Sight(
+            sight.bf, state, rules=sight.rules, weather="fog", time="night", locality=red_home
+        )
+
+    forms = state.active()
+    pairs = [(f.id, g.id) for f in forms for g in forms if f.side != g.side]
+    batch = fog()
+    batch.prefetch([(f.id, [g.id for g in forms if g.side != f.side]) for f in forms])
+    want = [batch._cache[p] for p in pairs]
+    one = fog()
+    assert [one.sees(o, t) for o, t in pairs] == want
+    assert 0 < sum(want) < len(want)
+    # some pairs of each kind: beyond the limit, within it, and not limited (local troops)
+    limit = [one._limit_of(one.index[o]) for o, _ in pairs]
+    gap = [one.distance(o, t) for o, t in pairs]
+    assert any(m is None for m in limit) and any(m is not None for m in limit)
+    assert any(m is not None and d > m for m, d in zip(limit, gap, strict=True))
+
+
+def test_6_2_troops_next_to_the_target_first_as_the_whole_line(
+    minden_battle: Battle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a big batch among many formations looks first at the troops near each target (one that
+    # blocks settles the pair), then at the whole of the lines left: the answers of the whole
+    import engine.sight as sight_module
+
+    look = _plain(minden_battle.sight)
+    look._refresh()
+    n = len(look.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    ia, ja = ia[ia != ja], ja[ia != ja]
+    whole = look._clear_of_troops_whole(ia, ja)
+    assert 0 < whole.sum() < whole.size
+    monkeypatch.setattr(sight_module, "_NEAR_TARGET_AMONG", 0)
+    for reach in (0.0, 30.0, 150.0, 1e9):
+        monkeypatch.setattr(sight_module, "_NEAR_TARGET_M", reach)
+        assert look._clear_of_troops(ia, ja).tolist() == whole.tolist()
