@@ -376,16 +376,18 @@ class FewSeparation:
         afx, afy, arx, ary = _scalar_axes(facing)
         ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
         ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+        # the others' extents along a's axes (_rb_along's sums) are taken here, each only when
+        # its axis is reached, and not kept: a turning sweep asks each facing once
         lim = -tol
         found, worst = None, 0.0
-        for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
-            zip(self._rows, self._rb_along(facing, afx, afy, arx, ary))
-        ):
+        for k, (ox, oy, bhw, bhd, bfx, bfy, brx, bry, o0, o1) in enumerate(self._rows):
             dx = ox - cx
             dy = oy - cy
+            rb0 = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
             best = abs(afx * dx + afy * dy) - ra0 - rb0
             if best >= lim:
                 continue
+            rb1 = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
             g = abs(arx * dx + ary * dy) - ra1 - rb1
             if g > best:
                 best = g
