@@ -1058,10 +1058,11 @@ def _sweep(
     len2 = dx * dx + dy * dy
     keep: list[int] = []
     boxes: list[list[float]] = []
-    for k in close.nonzero()[0].tolist():
+    near = close.nonzero()[0]
+    # the near rows as Python floats in one call (a tolist per row cost more than its sums)
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
         if table is not None and others[k].id == f.id:
             continue  # the mover's own row
-        row = all_arr[k].tolist()
         cx, cy, hw, hd = row[:4]
         px, py = cx - sx, cy - sy
         t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
