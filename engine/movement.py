@@ -19,7 +19,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
   swept in steps of at most 5 m and the first contact bisected (6.1: a formation "can choose
   to halt part-way"); enemy contact means combat (3.2). Rectangles the move cannot reach (by
   the way any point of the mover travels) are left out first, and a turn samples only the
-  steps at which something left could be met: the outcome is that of sweeping them all.
+  steps at which something left could be met (after a clear step, the next one at which the
+  nearest rectangle's gap could be used up by the way the mover's points travel): the outcome
+  is that of sweeping them all.
 - Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
   direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
   home edge (9.1).
@@ -27,6 +29,7 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Callable
@@ -47,7 +50,6 @@ from engine.geometry import (
     obb_array,
     right,
     separation,
-    separation_many,
     separation_pairs,
 )
 from engine.spatial import RectIndex, rect_boxes
@@ -995,29 +997,41 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
-def _poses_at(
-    box: tuple[float, float, float, float],
-    start: tuple[float, float, float],
-    dx: float,
-    dy: float,
-    dth: float,
-    ts: np.ndarray,
-) -> np.ndarray:
-    """``obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t
-    in ts])`` in one pass: the same float operations elementwise (each sine and cosine by
-    ``math``, as :func:`obb_at` takes them)."""
-    a, l_, hw, hd = box
-    th = start[2] + dth * ts
-    r = [math.radians(v) for v in th.tolist()]
-    fx = np.array([math.sin(v) for v in r])
-    rx = np.array([math.cos(v) for v in r])
-    out = np.empty((ts.shape[0], 5))
-    out[:, 0] = (start[0] + dx * ts + a * rx) + l_ * fx
-    out[:, 1] = (start[1] + dy * ts + a * -fx) + l_ * rx
-    out[:, 2] = hw
-    out[:, 3] = hd
-    out[:, 4] = th % 360.0
-    return out
+def _first_overlapping_step(
+    few: FewSeparation,
+    spans: list[tuple[float, float]],
+    travel: float,
+    ts: list[float],
+    first: int,
+    last: int,
+    pose: Callable[[float], OBB],
+) -> int | None:
+    """The first of the steps ``ts[first..last]`` at which the mover overlaps one of ``few``
+    (a gap below -1e-6), or None: what testing every step gives, found by conservative
+    advancement. No point of the mover travels further than ``travel`` over the whole move
+    (:func:`_sweep`), so a rectangle whose gap is ``g`` at step ``t`` cannot be overlapped
+    before ``t + g / travel`` (the separating-axis gap is no more than the distance, and that
+    shrinks no faster than the mover's points travel; 1 mm to spare for rounding, as in the
+    sweep's windows), nor after the end of its window (``spans``): the steps in between are
+    clear and are not placed."""
+    i = first
+    while i <= last:
+        t = ts[i]
+        gaps = few.gaps(pose(t))
+        if min(gaps) < -1e-6:
+            return i
+        nxt = math.inf
+        for g, (lo, hi) in zip(gaps, spans, strict=True):
+            at = t + (g - 1e-3) / travel
+            if at < lo:
+                at = lo
+            if at <= hi and at < nxt:
+                nxt = at
+        if nxt == math.inf:
+            return None
+        # the first step at or after nxt, and after t
+        i = max(i + 1, bisect.bisect_left(ts, nxt, i + 1, last + 1))
+    return None
 
 
 def _sweep(
@@ -1106,6 +1120,8 @@ def _sweep(
     if not all(live):
         keep = [k for k, ok in zip(keep, live, strict=True) if ok]
         few = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok])
+        if dth != 0:
+            spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
     ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
@@ -1116,10 +1132,11 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
+    def pose(t: float) -> OBB:
+        return obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+
     def clash(t: float) -> int | None:
-        return few.first_overlap(
-            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        )
+        return few.first_overlap(pose(t))
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
@@ -1135,20 +1152,9 @@ def _sweep(
                 bad = i
                 break
     else:
-        # a move pressing into a formation it touches meets it on the first step (over half of
-        # the moves that meet anything): that step alone in plain floats, the numpy pass over
-        # the rest only when it is clear
-        met = clash(ts[steps[0]])
-        if met is not None:
-            bad = steps[0]
-        else:
-            rest = ts[steps[1] : steps[-1] + 1]
-            poses = _poses_at(box, start, dx, dy, dth, rest)
-            overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
-            rows = overlapping.nonzero()[0]
-            if rows.size:
-                bad = steps[1] + int(rows[0])
-                met = clash(ts[bad])
+        bad = _first_overlapping_step(few, spans, travel, ts.tolist(), steps[0], steps[-1], pose)
+        if bad is not None:
+            met = clash(ts[bad])
     if bad is not None:
         i = bad
         t = float(ts[i])

@@ -30,6 +30,7 @@ from engine.geometry import (
 from engine.movement import (
     SWEEP_STEP_M,
     _codes,
+    _first_overlapping_step,
     _sweep,
     _turn_reach,
     _uniform_class,
@@ -320,6 +321,58 @@ def test_6_1_sweep_leaving_out_unreachable_rectangles_changes_nothing() -> None:
         else:
             clear += 1
     assert met["straight"] > 200 and met["turn"] > 200 and clear > 500
+
+
+def test_6_1_turn_sweep_advancement_equals_testing_every_step() -> None:
+    # a turning move's steps are tested only where some rectangle can be reached (its gap at
+    # the last step tested, less the way any point travels since, is used up): the first
+    # overlapping step must be the one testing every step finds, whether the steps skipped
+    # are few or many
+    rng = np.random.default_rng(23)
+    found = {"hit": 0, "clear": 0, "skipped": 0}
+    for i in range(700):
+        _me, box, start, _table, rows = _layout(rng)
+        dist = float(rng.uniform(20, 300))
+        ang = float(rng.uniform(0, 2 * math.pi))
+        dx, dy = dist * math.sin(ang), dist * math.cos(ang)
+        dth = float(rng.uniform(-90, 90))
+        a_, l_, hw_, hd_ = box
+        # the sweep's bound on how far any point of the mover travels over the whole move
+        travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(
+            abs(a_) + hw_, abs(l_) + hd_
+        )
+        travel = travel * (1.0 + 1e-9) + 1e-3
+        o0 = obb_at(box, *start)
+        live = [r for r in rows if float(separation(o0, np.array([r]))[0]) >= -1e-6]
+        if not live:
+            continue
+        few = FewSeparation.of_boxes(live)
+        n = max(1, math.ceil(max_corner_displacement(box, start[2], dth, (dx, dy)) / SWEEP_STEP_M))
+        ts = (np.arange(1, n + 1) / n).tolist()
+        placed: list[float] = []
+
+        def pose(
+            t: float, placed: list[float] = placed, m: tuple[Any, ...] = (box, start, dx, dy, dth)
+        ) -> Any:
+            placed.append(t)
+            box_, (x0, y0, th0), dx_, dy_, dth_ = m
+            return obb_at(box_, x0 + dx_ * t, y0 + dy_ * t, th0 + dth_ * t)
+
+        want = next((k for k, t in enumerate(ts) if few.first_overlap(pose(t)) is not None), None)
+        placed.clear()
+        # no window (every rectangle may be met anywhere) and the sweep's own windows
+        g1 = few.gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
+        own = [
+            ((g - 1e-3) / travel, 1.0 - (e - 1e-3) / travel)
+            for g, e in zip(few.gaps(o0), g1, strict=True)
+        ]
+        spans = [(0.0, 1.0)] * len(live) if i % 2 else own
+        got = _first_overlapping_step(few, spans, travel, ts, 0, n - 1, pose)
+        assert got == want, (i, got, want)
+        found["hit" if got is not None else "clear"] += 1
+        upto = n if got is None else got + 1
+        found["skipped"] += len(placed) < upto
+    assert found["hit"] > 150 and found["clear"] > 100 and found["skipped"] > 150, found
 
 
 def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
