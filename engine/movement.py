@@ -1094,16 +1094,15 @@ def _sweep(
     # most the straight move plus the turn's arc at the furthest corner): no step can meet them
     travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
     travel = travel * (1.0 + 1e-9) + 1e-3
-    gaps = few.gaps(o0)
+    # (a gap beyond travel is not worked out to the end: that rectangle is left out anyway)
+    gaps = few.gaps_upto(o0, travel)
     live = [-1e-6 <= g <= travel for g in gaps]
     # a turn: the fractions of the move at which each rectangle left could be met (no point
     # of the mover gets nearer to it than its gap at the start less the way come since, or
     # its gap at the end less the way still to go); those with none are left out too
     window = (0.0, 1.0)
     if dth != 0 and any(live):
-        g1 = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok]).gaps(
-            obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth)
-        )
+        g1 = few.subset(live).gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
         ends = iter(g1)
         spans = [
             ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
@@ -1119,7 +1118,7 @@ def _sweep(
         return 1.0, None
     if not all(live):
         keep = [k for k, ok in zip(keep, live, strict=True) if ok]
-        few = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok])
+        few = few.subset(live)
         if dth != 0:
             spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
     ids = [others[k].id for k in keep]
