@@ -1159,13 +1159,20 @@ def _sweep(
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
         if met is not None:
+            # the bisection's poses lie between prev and t: only the rectangles whose window
+            # reaches in there can be overlapped (the others are clear of every such pose,
+            # and first_overlap takes the worst of those overlapped, the first on ties)
+            inside = [lo_ <= t and hi_ >= prev for lo_, hi_ in spans]
+            which = [k for k, ok in enumerate(inside) if ok]
+            bis = few.subset(inside) if len(which) < len(inside) else few
             lo, hi = prev, t
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = clash(mid)
+                at_mid = bis.first_overlap(pose(mid))
                 if at_mid is None:
                     lo = mid
                 else:
-                    hi, met = mid, at_mid  # what clash(hi) gives, kept rather than asked again
+                    # what clash(hi) gives, kept rather than asked again
+                    hi, met = mid, which[at_mid]
             return lo, ids[met or 0]
     return 1.0, None

@@ -376,7 +376,11 @@ class Formation:
         self._touch()
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
-        self.cx, self.cy, self.facing = cx, cy, facing % 360.0
+        # written without a touch each: place() touches once for the three and the bases
+        set_ = object.__setattr__
+        set_(self, "cx", cx)
+        set_(self, "cy", cy)
+        set_(self, "facing", facing % 360.0)
         self.place()
 
     # -- queries ---------------------------------------------------------------------------
