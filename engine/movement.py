@@ -334,19 +334,37 @@ def _uniform_class(bf: Ground, layer: str, cx: float, cy: float, reach: float) -
     are all one class and on the map at least one cell in from its edge (so :func:`_codes`
     would read them by the gather), else None: then a footprint there needs no sampling. A
     margin of two cells covers the rounding of the points and of the floor."""
-    if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
-        return None
-    t = bf.transform
-    res = bf.res
-    h, w = bf.shape
-    col = math.floor((cx - t.c) / res)
-    row = math.floor((t.f - cy) / res)
+    last = _LAST_UNIFORM
+    if last is not None and last[0]() is bf and last[1] == layer:
+        x0, y0, res, h, w, dist, lay = last[2]
+    else:
+        if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
+            return None
+        t = bf.transform
+        h, w = bf.shape
+        # the grid's numbers and arrays of the battlefield last asked (asked three times a
+        # move, most often of one battlefield and one layer; its layers are read-only)
+        x0, y0, res = t.c, t.f, bf.res
+        dist, lay = _uniform_distance(bf, layer), bf.layer(layer)
+        _remember_uniform(bf, layer, (x0, y0, res, h, w, dist, lay))
+    col = math.floor((cx - x0) / res)
+    row = math.floor((y0 - cy) / res)
     if not (0 <= row < h and 0 <= col < w):
         return None
     k = int(reach / res) + 2
-    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+    if k >= 255 or int(dist[row, col]) <= k:
         return None
-    return int(bf.layer(layer)[row, col])
+    return int(lay[row, col])
+
+
+#: (the battlefield, weakly; the layer; its grid origin, cell size, shape, distance raster and
+#: class layer) of the last :func:`_uniform_class` lookup
+_LAST_UNIFORM: tuple[weakref.ref[Battlefield], str, tuple[Any, ...]] | None = None
+
+
+def _remember_uniform(bf: Battlefield, layer: str, grid: tuple[Any, ...]) -> None:
+    global _LAST_UNIFORM
+    _LAST_UNIFORM = (weakref.ref(bf), layer, grid)
 
 
 def _footprint_at(

@@ -34,6 +34,7 @@ from engine.movement import (
     _sweep,
     _turn_reach,
     _uniform_class,
+    _uniform_distance,
     base_pairs,
     max_corner_displacement,
     obb_at,
@@ -106,6 +107,42 @@ def test_7_1_one_class_lookup_only_claims_what_every_point_shows(bayreuth) -> No
             assert _codes(bayreuth, layer, np.array([x, y]))[1]  # read by the gather
     # open ground, other classes and mixed or edge footprints all occur
     assert found.get(0, 0) > 50 and sum(v for k, v in found.items() if k) > 50 and none > 50
+
+
+def _old_uniform_class(bf: Any, layer: str, cx: float, cy: float, reach: float) -> int | None:
+    """engine.movement._uniform_class before it kept the last battlefield's grid."""
+    t = bf.transform
+    res = bf.res
+    h, w = bf.shape
+    col = math.floor((cx - t.c) / res)
+    row = math.floor((t.f - cy) / res)
+    if not (0 <= row < h and 0 <= col < w):
+        return None
+    k = int(reach / res) + 2
+    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+        return None
+    return int(bf.layer(layer)[row, col])
+
+
+def test_7_1_one_class_lookup_follows_the_battlefield_and_layer_asked(bayreuth) -> None:
+    # the lookup keeps the grid of the battlefield and layer asked last: asking another (a
+    # ruleset's view of the same ground with its own classes, the other layer) must not read
+    # the one kept
+    lay = bayreuth.layer("move")
+    view = bayreuth.with_layers({"move": np.where(lay == 0, 3, 0).astype(lay.dtype)})
+    rng = np.random.default_rng(9)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    differ = 0
+    for _ in range(600):
+        cx = float(rng.uniform(minx - 30, maxx + 30))
+        cy = float(rng.uniform(miny - 30, maxy + 30))
+        reach = float(rng.uniform(5.0, 150.0))
+        for bf, layer in rng.permutation([(bayreuth, "move"), (view, "move"), (bayreuth, "cover")]):
+            want = _old_uniform_class(bf, layer, cx, cy, reach)
+            assert _uniform_class(bf, layer, cx, cy, reach) == want
+        one = _uniform_class(bayreuth, "move", cx, cy, reach)
+        differ += one is not None and one != _uniform_class(view, "move", cx, cy, reach)
+    assert differ > 50
 
 
 def _old_retreat_bearing(
