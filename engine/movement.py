@@ -720,9 +720,10 @@ def _pose_toward(
         dist = min(dist, plan.max_m)
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
-    # the turn alone must fit the allowance (every corner within it): shrink it if not
-    turn_reach = _turn_reach(box, th0)
-    if turn_reach(dth) > allowance:
+    # the turn alone must fit the allowance (every corner within it): shrink it if not (no
+    # turn reaches 0.0, within any allowance but a negative one)
+    turn_reach = _turn_reach(box, th0) if dth != 0 or allowance < 0 else None
+    if turn_reach is not None and turn_reach(dth) > allowance:
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
@@ -1158,7 +1159,9 @@ def _sweep(
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
     ts = np.arange(1, n + 1) / n
-    steps = [i for i, t in enumerate(ts.tolist()) if window[0] <= t <= window[1]]
+    ts_ = ts.tolist()
+    # the steps in the window: a run of indices (the fractions rise), found by bisection
+    steps = range(bisect.bisect_left(ts_, window[0]), bisect.bisect_right(ts_, window[1]))
     met: int | None = None
     bad: int | None = None
     if len(steps) <= 3:
@@ -1169,7 +1172,7 @@ def _sweep(
                 bad = i
                 break
     else:
-        bad = _first_overlapping_step(few, spans, travel, ts.tolist(), steps[0], steps[-1], pose)
+        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], pose)
         if bad is not None:
             met = clash(ts[bad])
     if bad is not None:

@@ -425,6 +425,9 @@ def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
         reach = _turn_reach(box, th)
         for dth in (0.0, -0.0, 1e-300, float(rng.uniform(-180, 180)), float(rng.normal(0, 1e-6))):
             assert reach(dth) == max_corner_displacement(box, th, dth, (0.0, 0.0))
+        # 6.1: a move with no turn does not ask (movement._pose_toward): no turn reaches 0.0,
+        # from any facing, +0.0 or -0.0 included, so it never exceeds an allowance >= 0
+        assert reach(0.0) == 0.0 and reach(-0.0) == 0.0
 
 
 def _old_base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
