@@ -29,7 +29,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -248,7 +248,9 @@ class Formation:
     _sole: tuple[int, bool, UnitProfile | None] | None = field(
         default=None, init=False, repr=False, compare=False
     )
-    _flags: tuple[int, dict[str, bool]] | None = field(
+    #: values derived from the formation alone (its bases, their profiles, its pose and
+    #: morale), kept for one revision: :meth:`kept`
+    _kept: tuple[int, dict[Any, Any]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -262,6 +264,16 @@ class Formation:
 
     def _touch(self) -> None:
         object.__setattr__(self, "_rev", CLOCK.tick(self))
+
+    def kept(self) -> dict[Any, Any]:
+        """A dict for values derived from this formation alone (its watched attributes, its
+        bases' and their profiles), emptied when the revision moves on: the rules may keep
+        such values here under keys of their own and never invalidate anything."""
+        c = self._kept
+        if c is None or c[0] != self._rev:
+            c = (self._rev, {})
+            object.__setattr__(self, "_kept", c)
+        return c[1]
 
     @property
     def revision(self) -> int:
@@ -471,15 +483,13 @@ class Formation:
     def has_flag(self, flag: str) -> bool:
         """True when every living base has the flag (a mixed formation has what all share);
         kept for the revision (sight asks ``skirmisher`` of every troop in the way)."""
-        c = self._flags
-        if c is None or c[0] != self._rev:
-            c = (self._rev, {})
-            object.__setattr__(self, "_flags", c)
-        hit = c[1].get(flag)
+        kept = self.kept()
+        key = ("has_flag", flag)
+        hit = kept.get(key)
         if hit is None:
             ps = self.profiles
-            hit = c[1][flag] = bool(ps) and all(p.has(flag) for p in ps)
-        return hit
+            hit = kept[key] = bool(ps) and all(p.has(flag) for p in ps)
+        return cast(bool, hit)
 
     @property
     def skirmisher(self) -> bool:
@@ -519,6 +529,14 @@ class Formation:
 
         A Loose Formation counts as one rank (4.1).
         """
+        kept = self.kept()
+        key = ("rank_of", side)
+        hit = kept.get(key)
+        if hit is None:
+            hit = kept[key] = self._rank_of(side)
+        return list(hit)
+
+    def _rank_of(self, side: str) -> list[Base]:
         alive = self.alive_bases
         if not alive or self.loose:
             return alive
@@ -574,7 +592,15 @@ class Formation:
         return self.rank_of("front")
 
     def injured_share(self) -> tuple[float, float]:
-        """(share of the front rank, share of the formation) injured or dead (1.1, 2.4)."""
+        """(share of the front rank, share of the formation) injured or dead (1.1, 2.4); kept
+        for the revision."""
+        kept = self.kept()
+        hit = kept.get("injured_share")
+        if hit is None:
+            hit = kept["injured_share"] = self._injured_share()
+        return cast(tuple[float, float], hit)
+
+    def _injured_share(self) -> tuple[float, float]:
         first = min((x.rank for x in self.bases), default=0)
         front = [b for b in self.bases if b.rank == first]
         front_hurt = sum(1 for b in front if b.status is not BaseStatus.OK)

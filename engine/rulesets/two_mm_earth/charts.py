@@ -130,6 +130,12 @@ def speed_m(unit_type: UnitType | str, move_class: int) -> float | None:
 
     ``None`` means "Cannot travel" (wheels, war machines and baggage in impractical terrain).
     """
+    # asked for every move: the chart's keys are a StrEnum and an IntEnum, which a plain
+    # unit-type string and class number find as they are; anything else (an unknown unit or
+    # class) takes the checked path below, which names it
+    row = SPEED_CHART.get(unit_type)  # type: ignore[arg-type]
+    if row is not None and move_class in row:
+        return row[move_class]  # type: ignore[index]
     return SPEED_CHART[_unit(unit_type)][MoveClass(int(move_class))]
 
 

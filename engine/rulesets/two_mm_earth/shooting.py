@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.dice import Dice
 from engine.rulesets.two_mm_earth.charts import CoverClass
@@ -53,20 +53,34 @@ class ShotPlan:
     moving: bool
 
 
+def _shooters(f: Formation) -> list[Any]:
+    """The living bases with ranged arming (do not change the list): asked ~10^4 times a
+    battle, so kept with the formation's revision (``Formation.kept``: its bases, their
+    status and profiles); typed Any, 2mm Earth's profiles, no cast per base."""
+    kept = f.kept()
+    hit = kept.get("shooting_bases")
+    if hit is None:
+        alive: list[Any] = f.alive_bases
+        hit = kept["shooting_bases"] = [b for b in alive if b.profile.arming.ranged]
+    return cast(list[Any], hit)
+
+
 def shooting_bases(f: Formation) -> list[Base]:
-    # asked ~10^4 times a battle: the bases as 2mm Earth's (typed Any here, no cast per base)
-    alive: list[Any] = f.alive_bases
-    return [b for b in alive if b.profile.arming.ranged]
+    return list(_shooters(f))
 
 
 def ranged_arming(f: Formation) -> int:
-    bases: list[Any] = shooting_bases(f)  # 2mm Earth's profiles (see shooting_bases)
+    bases = _shooters(f)
     return min(b.profile.arming.ranged or 0 for b in bases) if bases else 0
 
 
 def range_m(f: Formation) -> float:
-    bases: list[Any] = shooting_bases(f)  # asked ~10^4 times a battle
-    return min(b.profile.range_m for b in bases) if bases else 0.0
+    kept = f.kept()
+    hit = kept.get("range_m")
+    if hit is None:
+        bases = _shooters(f)
+        hit = kept["range_m"] = min(b.profile.range_m for b in bases) if bases else 0.0
+    return cast(float, hit)
 
 
 def all_have(bases: list[Base], flag: Flag) -> bool:
@@ -93,7 +107,7 @@ def target_resilience(
 
 def shooter_counts(f: Formation, toward: tuple[float, float]) -> tuple[int, int]:
     """(shooting bases in the rank facing the target, ranks holding shooters)."""
-    bases = shooting_bases(f)
+    bases = _shooters(f)
     if not bases:
         return 0, 0
     side = f.side_toward(*toward)
@@ -124,7 +138,7 @@ def choose_mode(
 ) -> tuple[str, int, int] | None:
     """(mode, dice, die modifier) with the most expected hits, or None if it cannot shoot.
     ``modifier_fn``: the ruleset's die penalties (``Ruleset.shooting_modifier``)."""
-    bases = shooting_bases(f)
+    bases = _shooters(f)
     a = ranged_arming(f)
     if not bases or a <= 0:
         return None
