@@ -33,7 +33,7 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
-from engine.geometry import OBB, forward, local, obb_array, right
+from engine.geometry import OBB, local, obb_array
 
 __all__ = [
     "Base",
@@ -366,25 +366,32 @@ class Formation:
 
     def place(self) -> None:
         """Put every base at its slot for the formation's centre and facing."""
-        fx, fy = forward(self.facing)
-        rx, ry = right(self.facing)
-        ranks = self.ranks
+        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
+        sin_r, cos_r = math.sin(r), math.cos(r)
+        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+        bases = self.bases
         counts: dict[int, int] = {}
-        for b in self.bases:
+        for b in bases:
             counts[b.rank] = counts.get(b.rank, 0) + 1
+        ranks = max(counts) + 1 if counts else 0  # the ``ranks`` property's number
         pw = self.pitch_w
+        bd = self.base_d
+        frontage = self.frontage
+        cx, cy, facing = self.cx, self.cy, self.facing
+        dead = BaseStatus.DEAD
         set_ = object.__setattr__  # one touch for the whole formation, below
-        for b in self.bases:
+        for b in bases:
             set_(b, "owner", self)  # a base moved in from another formation is ours now
-            if b.status is BaseStatus.DEAD:
+            if b.status is dead:
                 continue  # removed from the table where it fell
-            n = counts[b.rank]
-            width = self.frontage if b.rank < ranks - 1 or n >= self.frontage else n
+            rank = b.rank
+            n = counts[rank]
+            width = frontage if rank < ranks - 1 or n >= frontage else n
             across = (b.file - (width - 1) / 2.0) * pw
-            along = ((ranks - 1) / 2.0 - b.rank) * self.base_d
-            set_(b, "x", self.cx + across * rx + along * fx)
-            set_(b, "y", self.cy + across * ry + along * fy)
-            set_(b, "facing", self.facing)
+            along = ((ranks - 1) / 2.0 - rank) * bd
+            set_(b, "x", cx + across * rx + along * fx)
+            set_(b, "y", cy + across * ry + along * fy)
+            set_(b, "facing", facing)
         self._touch()
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
@@ -502,8 +509,9 @@ class Formation:
         if c is not None and c[0] == self._rev:
             return c[1]
         alive = self._living() or self.bases
-        fx, fy = forward(self.facing)
-        rx, ry = right(self.facing)
+        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
+        sin_r, cos_r = math.sin(r), math.cos(r)
+        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
         # each base in the formation's frame: geometry.local's sums, the axes worked out once
         cx, cy = self.cx, self.cy
         across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
@@ -557,7 +565,10 @@ class Formation:
     def side_toward(self, x: float, y: float) -> str:
         """Which face of the formation looks toward (x, y): front, rear, left or right."""
         o = self.obb()
-        a, l_ = local(o, x, y)
+        r = math.radians(o.facing)  # geometry.local's sums, one sine and cosine
+        sin_r, cos_r = math.sin(r), math.cos(r)
+        dx, dy = x - o.cx, y - o.cy
+        a, l_ = dx * cos_r + dy * -sin_r, dx * sin_r + dy * cos_r
         # ahead of the front edge is the front, even beyond the ends (an overlapping wider
         # enemy touches the front corners); level with the formation is a flank
         if l_ >= o.hd:
@@ -803,7 +814,7 @@ class BattleState:
         # asked ~10^4 times a battle, mostly with nothing changed since: that test first
         if (
             t is not None
-            and t._cursor == CLOCK.base + len(CLOCK.log)
+            and t._cursor == CLOCK.now  # = CLOCK.base + len(CLOCK.log): a tick logs one entry
             and type(self.formations) is _Formations
         ):
             return t
