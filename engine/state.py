@@ -118,6 +118,8 @@ CLOCK = _Clock()
 
 #: a base's attributes a formation's rectangle or profiles depend on
 _BASE_WATCH = frozenset({"status", "x", "y", "facing", "rank", "file", "profile", "w", "d"})
+#: of those, the base's place alone: a change moves the formation's revision, not its make-up's
+_BASE_PLACE = frozenset({"x", "y", "facing"})
 #: a formation's attributes its rectangle, profiles, place on the table or morale view depend on
 _FORMATION_WATCH = frozenset(
     {
@@ -134,6 +136,8 @@ _FORMATION_WATCH = frozenset(
         "loose_gap",
     }
 )
+#: of those, the formation's place alone (see _BASE_PLACE)
+_FORMATION_PLACE = frozenset({"cx", "cy", "facing"})
 
 
 @dataclass(slots=True)
@@ -165,7 +169,10 @@ class Base:
         if name in _BASE_WATCH:
             owner = getattr(self, "owner", None)  # not yet set while __init__ runs
             if owner is not None:
-                owner._touch()
+                if name in _BASE_PLACE:
+                    owner._touch_place()
+                else:
+                    owner._touch()
 
     @property
     def alive(self) -> bool:
@@ -241,6 +248,10 @@ class Formation:
     #: the clock (CLOCK.now) at the last change of a watched attribute of the formation or of
     #: one of its bases; the values below are kept for one revision
     _rev: int = field(default=0, init=False, repr=False, compare=False)
+    #: the clock at the last change of the formation's make-up: every watched attribute but
+    #: its and its bases' places (_FORMATION_PLACE, _BASE_PLACE); the living bases, profiles,
+    #: ranks and :meth:`kept` values are kept for it, through moves
+    _crev: int = field(default=0, init=False, repr=False, compare=False)
     _obb: tuple[int, OBB] | None = field(default=None, init=False, repr=False, compare=False)
     _alive: tuple[int, list[Base]] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -260,18 +271,27 @@ class Formation:
             if name == "bases":
                 for b in value:
                     object.__setattr__(b, "owner", self)
-            self._touch()
+            if name in _FORMATION_PLACE:
+                self._touch_place()
+            else:
+                self._touch()
 
     def _touch(self) -> None:
+        now = CLOCK.tick(self)
+        object.__setattr__(self, "_rev", now)
+        object.__setattr__(self, "_crev", now)
+
+    def _touch_place(self) -> None:
         object.__setattr__(self, "_rev", CLOCK.tick(self))
 
     def kept(self) -> dict[Any, Any]:
-        """A dict for values derived from this formation alone (its watched attributes, its
-        bases' and their profiles), emptied when the revision moves on: the rules may keep
-        such values here under keys of their own and never invalidate anything."""
+        """A dict for values derived from this formation's make-up alone (its bases, their
+        status, ranks, files and profiles, its morale and layout; not where it or its bases
+        stand), emptied when the make-up changes (``_crev``): the rules may keep such values
+        here under keys of their own and never invalidate anything."""
         c = self._kept
-        if c is None or c[0] != self._rev:
-            c = (self._rev, {})
+        if c is None or c[0] != self._crev:
+            c = (self._crev, {})
             object.__setattr__(self, "_kept", c)
         return c[1]
 
@@ -380,8 +400,11 @@ class Formation:
         cx, cy, facing = self.cx, self.cy, self.facing
         dead = BaseStatus.DEAD
         set_ = object.__setattr__  # one touch for the whole formation, below
+        joined = False
         for b in bases:
-            set_(b, "owner", self)  # a base moved in from another formation is ours now
+            if b.owner is not self:  # a base moved in from another formation is ours now
+                set_(b, "owner", self)
+                joined = True
             if b.status is dead:
                 continue  # removed from the table where it fell
             rank = b.rank
@@ -392,7 +415,11 @@ class Formation:
             set_(b, "x", cx + across * rx + along * fx)
             set_(b, "y", cy + across * ry + along * fy)
             set_(b, "facing", facing)
-        self._touch()
+        # a base that joined changes the make-up (the list may have grown in place)
+        if joined:
+            self._touch()
+        else:
+            self._touch_place()
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
         # written without a touch each: place() touches once for the three and the bases
@@ -406,10 +433,10 @@ class Formation:
     def _living(self) -> list[Base]:
         """The living bases (kept for the revision: do not change the list)."""
         c = self._alive
-        if c is not None and c[0] == self._rev:
+        if c is not None and c[0] == self._crev:
             return c[1]
         out = [b for b in self.bases if b.status is not BaseStatus.DEAD]
-        object.__setattr__(self, "_alive", (self._rev, out))
+        object.__setattr__(self, "_alive", (self._crev, out))
         return out
 
     @property
@@ -433,7 +460,7 @@ class Formation:
         battle: kept for the revision.
         """
         c = self._sole
-        if c is not None and c[0] == self._rev:
+        if c is not None and c[0] == self._crev:
             return c[1], c[2]
         out: tuple[bool, UnitProfile | None] = (True, None)
         one: UnitProfile | None = None
@@ -445,7 +472,7 @@ class Formation:
                 break
         else:
             out = (True, one)
-        object.__setattr__(self, "_sole", (self._rev, *out))
+        object.__setattr__(self, "_sole", (self._crev, *out))
         return out
 
     @property

@@ -335,16 +335,40 @@ class TwoMmEarthMoves(TwoMmEarthGame):
     def formation_speed_m(self, f: Formation) -> Callable[[int], float | None]:
         """5.1 the slowest base; halved when 50 % or more of the front rank or of the
         formation is injured or dead (1.1, 2.4; 11.1 retreating troops excepted)."""
+        # asked for every move: with chart 7.3's own speeds (a pure function of the profile
+        # and class) the function depends on the formation's make-up alone (its profiles,
+        # injuries, ranks and morale), so one is kept with it (``Formation.kept``) and keeps
+        # the speed of each class it is asked for, across moves, until the make-up changes
+        pure = (
+            type(self).unit_speed_m is TwoMmEarthMoves.unit_speed_m
+            and type(self).speed_m is TwoMmEarthMoves.speed_m
+        )
+        if pure:
+            kept = f.kept()
+            hit = kept.get("formation_speed_m")
+            if hit is not None and hit[0] is self:
+                return cast(Callable[[int], float | None], hit[1])
         profiles = f.profiles
         half = halved(f)
 
-        def speed(move_class: int) -> float | None:
+        def worked_out(move_class: int) -> float | None:
             speeds = [self.unit_speed_m(p, move_class) for p in profiles]
             if not speeds or any(s is None for s in speeds):
                 return None
             s = float(min(s for s in speeds if s is not None))
             return s / 2.0 if half else s
 
+        if not pure:
+            return worked_out
+        by_class: dict[int, float | None] = {}
+
+        def speed(move_class: int) -> float | None:
+            if move_class in by_class:
+                return by_class[move_class]
+            out = by_class[move_class] = worked_out(move_class)
+            return out
+
+        kept["formation_speed_m"] = (self, speed)
         return speed
 
 
