@@ -273,9 +273,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         _near_candidates(t) if ranked is None and kf is not None and limit <= _NEAR_ALL else None
     )
     if table is not None and kf is not None:
-        idx, gaps = table[kf]
-        order = np.lexsort((idx, gaps))[:_NEAR_ALL]  # no limit asks for more
-        ranked = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+        ranked = _near_ranked_rows(t, table)[kf]
         kept[("near_ranked", f.id)] = ranked
         _remember_gaps(kept, f, ranked)
     if ranked is not None:
@@ -291,6 +289,37 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         out = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
         _remember_gaps(kept, f, out)
     kept[memo] = out
+    return out
+
+
+def _near_ranked_rows(
+    t: FormationTable, table: list[tuple[np.ndarray, np.ndarray]]
+) -> list[list[tuple[Formation, float]]]:
+    """Row -> its ``_NEAR_ALL`` nearest enemies with their gaps, nearest first (ties by row),
+    from the table of candidates (:func:`_near_candidates`), every row at once and kept for
+    the table's revision: one sort of all the candidates by (row, gap, enemy row), the order
+    each row's own ``np.lexsort((idx, gaps))`` gives (an enemy is once in a row's list)."""
+    memo = t.memo
+    hit = memo.get("near_ranked_rows")
+    if hit is not None:
+        return cast(list[list[tuple[Formation, float]]], hit)
+    forms = t.forms
+    lens = np.fromiter((len(i) for i, _g in table), dtype=np.intp, count=len(table))
+    out: list[list[tuple[Formation, float]]] = [[] for _ in table]
+    if lens.sum():
+        rows = np.repeat(np.arange(len(table)), lens)
+        idx = np.concatenate([i for i, _g in table])
+        gaps = np.concatenate([g for _i, g in table])
+        order = np.lexsort((idx, gaps, rows))
+        # the first _NEAR_ALL of each row (no limit asks for more)
+        starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        rank = np.arange(order.size) - np.repeat(starts, lens)
+        take = order[rank < _NEAR_ALL]
+        row_of = rows[take].tolist()
+        pairs = zip(idx[take].tolist(), gaps[take].tolist())
+        for r, (k, d) in zip(row_of, pairs):
+            out[r].append((forms[k], d))
+    memo["near_ranked_rows"] = out
     return out
 
 
