@@ -636,7 +636,7 @@ class Formation:
         hit = kept.get("injured_share")
         if hit is None:
             hit = kept["injured_share"] = self._injured_share()
-        return cast(tuple[float, float], hit)
+        return cast("tuple[float, float]", hit)
 
     def _injured_share(self) -> tuple[float, float]:
         first = min((x.rank for x in self.bases), default=0)

@@ -201,12 +201,12 @@ def _near_candidates(
     if hit is None:
         hit = memo["near_table"] = [0, None]  # [calls, the table]
     if hit[1] is not None:
-        return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
+        return cast("list[tuple[np.ndarray, np.ndarray]]", hit[1])
     hit[0] += 1
     if (hit[0] <= _NEAR_BATCH_AFTER and not force) or len(t.forms) < 2:
         return None
     hit[1] = nearest_enemies(t.arr, t.sides, _NEAR_ALL, corners_many(t.arr))
-    return cast(list[tuple[np.ndarray, np.ndarray]], hit[1])
+    return cast("list[tuple[np.ndarray, np.ndarray]]", hit[1])
 
 
 def _enemy_rows(t: FormationTable, side: str) -> np.ndarray:
@@ -261,7 +261,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
-        return cast(list[tuple[Formation, float]], hit)
+        return cast("list[tuple[Formation, float]]", hit)
     idx = _enemy_rows(t, f.side)
     if not idx.size:
         return []
@@ -277,7 +277,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         kept[("near_ranked", f.id)] = ranked
         _remember_gaps(kept, f, ranked)
     if ranked is not None:
-        out = cast(list[tuple[Formation, float]], ranked[:limit])
+        out = cast("list[tuple[Formation, float]]", ranked[:limit])
     else:
         if kf is not None and idx.size > limit:
             lb = _box_gaps(t, kf)[idx]
@@ -302,7 +302,7 @@ def _near_ranked_rows(
     memo = t.memo
     hit = memo.get("near_ranked_rows")
     if hit is not None:
-        return cast(list[list[tuple[Formation, float]]], hit)
+        return cast("list[list[tuple[Formation, float]]]", hit)
     forms = t.forms
     lens = np.fromiter((len(i) for i, _g in table), dtype=np.intp, count=len(table))
     out: list[list[tuple[Formation, float]]] = [[] for _ in table]

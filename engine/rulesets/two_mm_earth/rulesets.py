@@ -347,7 +347,7 @@ class TwoMmEarthMoves(TwoMmEarthGame):
             kept = f.kept()
             hit = kept.get("formation_speed_m")
             if hit is not None and hit[0] is self:
-                return cast(Callable[[int], float | None], hit[1])
+                return cast("Callable[[int], float | None]", hit[1])
         profiles = f.profiles
         half = halved(f)
 

@@ -62,7 +62,7 @@ def _shooters(f: Formation) -> list[Any]:
     if hit is None:
         alive: list[Any] = f.alive_bases
         hit = kept["shooting_bases"] = [b for b in alive if b.profile.arming.ranged]
-    return cast(list[Any], hit)
+    return cast("list[Any]", hit)
 
 
 def shooting_bases(f: Formation) -> list[Base]:
