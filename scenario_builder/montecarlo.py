@@ -10,7 +10,9 @@ Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so t
 per-task cost is paid a few times per worker rather than once per replay; a worker plugin
 (``scenario_builder.mc_preload.Preload``) loads the scenario and battlefield and builds the
 routing graph once per worker process when it joins, before any task; results stream back
-task by task (``as_completed``) for the progress bar.
+task by task (``as_completed``) for the progress bar. A local cluster's workers are forked from a
+fork server (:func:`start_worker_server`) that the CLI starts before anything else, so their
+imports are done on the other core while the main process builds the ground.
 
 >>> lo, hi = wilson_interval(7, 10)
 >>> round(lo, 3), round(hi, 3)
