@@ -426,6 +426,8 @@ SERVER_MODULES = (
     "engine.battle",
     "scenario_builder.battlefield",
     "scenario_builder.routing.graph",
+    "scipy.spatial",  # the nearest-enemy k-d tree (engine.spatial imports it on first use)
+    "shapely.ops",
     "matplotlib.figure",
     "matplotlib.backends.backend_agg",
 )
