@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, Protocol, cast
 
@@ -138,6 +138,8 @@ _FORMATION_WATCH = frozenset(
 )
 #: of those, the formation's place alone (see _BASE_PLACE)
 _FORMATION_PLACE = frozenset({"cx", "cy", "facing"})
+#: a formation's values derived from the rest, kept by revision (not copied by pickle)
+_DERIVED = ("_obb", "_alive", "_sole", "_kept")
 
 
 @dataclass(slots=True)
@@ -275,6 +277,18 @@ class Formation:
                 self._touch_place()
             else:
                 self._touch()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # derived values are left behind (a kept function does not pickle, and a revision is
+        # a number of this process's clock): worked out again where the copy is used
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in _DERIVED:
+            out[name] = None
+        return out
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
 
     def _touch(self) -> None:
         now = CLOCK.tick(self)

@@ -246,3 +246,22 @@ def test_kept_make_up_after_fighting_equals_fresh(battle: Any) -> None:
     assert any(f.n_alive < len(f.bases) for f in forms), "the fixture should have losses"
     for f in forms:
         _made_up(f)
+
+
+def test_a_state_with_kept_values_pickles_and_works_them_out_again(battle: Any) -> None:
+    # the kept speed function is a closure and revisions are this process's clock: a copy
+    # (pickle, deepcopy) leaves derived values behind and works them out again, the same
+    import copy
+    import pickle
+
+    rs = battle.ruleset
+    for f in battle.state.active():
+        rs.formation_speed_m(f)(0)
+        f.obb()
+    for twin in (pickle.loads(pickle.dumps(battle.state)), copy.deepcopy(battle.state)):
+        for f in battle.state.active():
+            g = twin.formations[f.id]
+            assert g._kept is None and g._obb is None
+            assert g.obb() == f.obb()
+            assert rs.formation_speed_m(g)(0) == rs.formation_speed_m(f)(0)
+            assert [b.id for b in g.rank_of("front")] == [b.id for b in f.rank_of("front")]
