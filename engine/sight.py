@@ -371,33 +371,34 @@ class Sight:
         arr, sides = self.arr, self._side_codes()
         pos, ks = np.nonzero(box_gaps(self.spatial.box, tgt) <= _SHADOW_M)
         ti = tgt[pos]
-        keep = (ks != ti) & (sides[ks] == sides[ti])
+        lv = self.levels
+        keep = (ks != ti) & (sides[ks] == sides[ti]) & (lv[ks] >= lv[ti])
         pos, ti, ks = pos[keep], ti[keep], ks[keep]
         if not ti.size:
             return out
         fx, fy, rx, ry = (v[ks] for v in self.axes)
         hw, hd = arr[ks, 2], arr[ks, 3]
         ox, oy = arr[ks, 0] - arr[ti, 0], arr[ks, 1] - arr[ti, 1]
-        mid = np.arctan2(oy, ox)
-        half = np.zeros(ks.size)
+        reach = np.hypot(ox, oy)
+        ux, uy = ox / np.where(reach > 0, reach, 1.0), oy / np.where(reach > 0, reach, 1.0)
+        # the widest corner seen from the target: the cosine of the half angle it spans
+        wide = np.ones(ks.size)
         for sa, sb in ((-1, 1), (1, 1), (1, -1), (-1, -1)):
             px = ox + sa * hw * rx + sb * hd * fx
             py = oy + sa * hw * ry + sb * hd * fy
-            turn = (np.arctan2(py, px) - mid + np.pi) % (2 * np.pi) - np.pi
-            half = np.maximum(half, np.abs(turn))
+            wide = np.minimum(wide, (px * ux + py * uy) / np.maximum(np.hypot(px, py), 1e-9))
         inside = (np.abs(ox * rx + oy * ry) <= hw) & (np.abs(ox * fx + oy * fy) <= hd)
-        half[inside] = np.pi
-        near = np.maximum(np.hypot(ox, oy) - np.hypot(hw, hd), 0.0)
-        lv = self.levels
-        tall = lv[ks] >= lv[ti]
-        pos, ks, mid, half, near = pos[tall], ks[tall], mid[tall], half[tall], near[tall]
-        if not pos.size:
-            return out
-        # each observer's bearing from each target, once; then one compare per blocker
+        wide[inside] = -1.0
+        near = np.maximum(reach - np.hypot(hw, hd), 0.0)
+        # each observer's offset from each target, once; then one compare per blocker: the
+        # line's bearing within the angle (its cosine with the blocker's middle no less than
+        # the widest corner's) and its length past the blocker's circle
         xy = arr[:, :2]
-        bearing = np.arctan2(xy[own, 1][:, None] - xy[tgt, 1], xy[own, 0][:, None] - xy[tgt, 0])
-        turn = np.abs((bearing[:, pos] - mid + np.pi) % (2 * np.pi) - np.pi)
-        hit = (turn <= half) & (dist[:, pos] > near)
+        vx = (xy[own, 0][:, None] - xy[tgt, 0])[:, pos]
+        vy = (xy[own, 1][:, None] - xy[tgt, 1])[:, pos]
+        d = dist[:, pos]
+        hit = vx * ux + vy * uy >= wide * d
+        hit &= d > near
         hit &= lv[own][:, None] <= lv[ks]
         at, first = np.unique(pos, return_index=True)  # pairs by target (nonzero's order)
         out[:, at] = np.logical_or.reduceat(hit, first, axis=1)
