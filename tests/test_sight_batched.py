@@ -427,6 +427,9 @@ def test_6_2_the_record_is_the_same_whatever_order_the_shadow_guess_gives(
     # seen_by asks first the observers whose line the troops next to the enemy seem to leave
     # open (Sight._shadowed): a guess for the order of the look, never an answer. Any guess
     # (every line shadowed, none, at random) gives the same record, the brute force's
+    import engine.sight as sight_module
+
+    monkeypatch.setattr(sight_module, "_SHADOW_FROM", 0)  # the guess among few observers too
     state, sight = minden_battle.state, minden_battle.sight
     want = {}
     plain = _plain(sight)
@@ -450,6 +453,9 @@ def test_6_2_the_record_is_the_same_whatever_order_the_shadow_guess_gives(
         sight._witness.clear()  # no hints either: every enemy goes through the guess
         assert seen_by_side(state, sight) == want
     monkeypatch.undo()
+    monkeypatch.setattr(sight_module, "_SHADOW_FROM", 0)
+    sight._witness.clear()
+    assert seen_by_side(state, sight) == want  # the guess itself, with no hints
     # and the guess is a good one: the lines it puts last are mostly hidden by troops, those
     # it puts first mostly not (on this battle's lines, fronts of formations with gaps)
     look = sight.fresh_copy()
