@@ -1021,14 +1021,14 @@ class Sight:
         self._hear_calls += 1
         if self._hear_calls <= 4:
             return None
-        from engine.geometry import corners, distance_pairs
+        from engine.geometry import corners_many, distance_pairs
 
         index = self.spatial
         if index.n > _HEAR_TREE_FROM:  # the tree's pairs within earshot, not all N^2 bounds
             ii, jj = index.within_many(np.arange(index.n), self.rules.hearing_m)
         else:
             ii, jj = np.nonzero(index.lower_bound_matrix() <= self.rules.hearing_m)
-        ca = np.array([corners(o) for o in self.obbs]).reshape(-1, 4, 2)
+        ca = corners_many(self.arr)  # corners() of every rectangle, the same numbers
         gg = distance_pairs(self.arr[ii], self.arr[jj], ca[ii]) if ii.size else np.zeros(0)
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
