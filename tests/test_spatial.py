@@ -158,33 +158,6 @@ def test_rout_neighbours_hold_every_friend_within_250_m(battle: Any) -> None:
         assert sum(len(v) for v in near.values()) < len(forms) * len(routs) / 2  # culled
 
 
-def test_routers_near_each_formation_at_once_as_router_by_router(battle: Any) -> None:
-    """10.2's friendly routs within 250 m: ``RoutReach.near`` (every formation's routers from
-    one pass over the routers' rows) gives each formation the routers, in their order, that
-    ``reach.row(g)[k]`` asked router by router gives (the formation-by-router loop it
-    replaces, the square of the army when a whole line breaks)."""
-    from engine.rulesets.two_mm_earth.morale import RoutReach
-
-    sight = battle.sight
-    reach = RoutReach(battle.ctx)
-    for side in battle.state.sides:
-        forms = battle.state.active(side)
-        routs = forms[1::3]  # as if these routed
-        near = reach.near(routs)
-        assert near and reach.near(routs) is near  # kept for the same routers and rectangles
-        pairs = 0
-        for f in battle.state.active():
-            k = reach.row_of(f)
-            want = [g for g in routs if reach.row(g)[k]]
-            assert near.get(k, []) == want
-            pairs += len(want)
-        assert 0 < pairs < len(battle.state.active()) * len(routs)  # some near, not all
-        assert reach.near(list(routs)) == near  # another list of the same routers
-    assert reach.near([]) == {}
-    sight._version = -1  # a new look at the table: worked out afresh
-    assert reach.near(routs) is not near
-
-
 def test_sight_answers_equal_unculled(battle: Any) -> None:
     """Hearing and gaps of the culled Sight against the brute force over every formation."""
     sight = battle.sight

@@ -217,7 +217,7 @@ class _SideView:
         if not any(g is not f for g in routs):
             return []
         k = reach.row_of(f)
-        return [g for g in reach.near(routs).get(k, ()) if g is not f]
+        return [g for g in routs if g is not f and reach.row(g)[k]]
 
 
 class RoutReach:
@@ -237,13 +237,11 @@ class RoutReach:
         self.sight = ctx.sight
         self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
         self._rows: dict[str, np.ndarray] = {}
-        #: id(routs) -> (routs, row -> routers) of :meth:`near` (emptied with ``_rows``)
-        self._near: dict[int, tuple[list[Formation], dict[int, list[Formation]]]] = {}
 
     def _fresh(self) -> Any:
         index = self.sight.spatial  # brings Sight up to date
         if self._of is not self.sight.arr:
-            self._of, self._rows, self._near = self.sight.arr, {}, {}
+            self._of, self._rows = self.sight.arr, {}
         return index
 
     def row_of(self, f: Formation) -> int:
@@ -258,29 +256,6 @@ class RoutReach:
         if hit is None:
             hit = self._rows[g.id] = index.lower_bounds(self.sight.index[g.id]) <= ROUT_NEAR_M
         return hit
-
-    def near(self, routs: list[Formation]) -> dict[int, list[Formation]]:
-        """Sight row -> the routers of ``routs`` (in their order) whose :meth:`row` holds it:
-        ``[g for g in routs if reach.row(g)[k]]`` for every row ``k`` at once (one pass over
-        the routers' rows, not one over the routers per formation asking, which is the square
-        of the army when a whole line breaks). Kept for the list ``routs`` (held, so its id is
-        not reused) while Sight looks at the same rectangles."""
-        self._fresh()
-        hit = self._near.get(id(routs))
-        if hit is not None and hit[0] is routs:
-            return hit[1]
-        out: dict[int, list[Formation]] = {}
-        if routs:
-            ri, oi = np.nonzero(np.stack([self.row(g) for g in routs]))
-            order = np.argsort(oi, kind="stable")  # by row, each row's routers in their order
-            for r, o in zip(ri[order].tolist(), oi[order].tolist(), strict=True):
-                got = out.get(o)
-                if got is None:
-                    out[o] = [routs[r]]
-                else:
-                    got.append(routs[r])
-        self._near[id(routs)] = (routs, out)
-        return out
 
 
 def rout_neighbours(
