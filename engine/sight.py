@@ -365,12 +365,12 @@ class Sight:
     def _shadowed(self, own: np.ndarray, tgt: np.ndarray, dist: np.ndarray) -> np.ndarray:
         """A guess (own.size, tgt.size) of which lines from observers ``own`` to targets ``tgt``
         (rows, ascending; ``dist`` their centres' distances) the troops next to the target
-        block: those of the target's side whose boxes are within _SHADOW_M of its own, no
-        lower than either end, that the line meets by its bearing from the target (within the
-        angle the rectangle spans seen from the target's centre) and its length (longer than
-        the gap to the rectangle's circle). Only an order for :meth:`seen_by`'s look (each pair
-        is then asked for its own answer): the enemies behind their own lines are seen through
-        the gaps."""
+        block (6.2: troops in the way block the view): those of the target's side whose boxes
+        are within _SHADOW_M of its own, no lower than either end, that the line meets by its
+        bearing from the target (within the angle the rectangle spans seen from the target's
+        centre) and its length (longer than the gap to the rectangle's circle). Only an order
+        for :meth:`seen_by`'s look (each pair is then asked for its own answer): the enemies
+        behind their own lines are seen through the gaps."""
         out = np.zeros((own.size, tgt.size), dtype=bool)
         arr, sides = self.arr, self._side_codes()
         pos, ks = np.nonzero(box_gaps(self.spatial.box, tgt) <= _SHADOW_M)
