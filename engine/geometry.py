@@ -326,6 +326,46 @@ class FewSeparation:
         few._along = {}
         return few
 
+    def subset(self, keep: list[bool]) -> FewSeparation:
+        """The same others but only those ``keep`` marks, their sums not worked out again (the
+        same rows: the same gaps, bit for bit)."""
+        few = FewSeparation.__new__(FewSeparation)
+        few._rows = [r for r, k in zip(self._rows, keep, strict=True) if k]
+        few._along = {}
+        return few
+
+    def gaps_upto(self, a: Any, limit: float) -> list[float]:
+        """:meth:`gaps`, except that a gap found above ``limit`` on one axis is not worked out
+        on the others (it is the largest of the four, so above ``limit`` anyway): each value
+        is the gap where that is at most ``limit``, else some value above it."""
+        cx, cy, ahw, ahd, facing = a
+        afx, afy, arx, ary = _scalar_axes(facing)
+        ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+        ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+        out = []
+        for (ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1) in zip(
+            self._rows, self._rb_along(facing, afx, afy, arx, ary)
+        ):
+            dx = ox - cx
+            dy = oy - cy
+            best = abs(afx * dx + afy * dy) - ra0 - rb0
+            if best <= limit:
+                g = abs(arx * dx + ary * dy) - ra1 - rb1
+                if g > best:
+                    best = g
+                if best <= limit:
+                    ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+                    g = abs(bfx * dx + bfy * dy) - ra - o0
+                    if g > best:
+                        best = g
+                    if best <= limit:
+                        ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+                        g = abs(brx * dx + bry * dy) - ra - o1
+                        if g > best:
+                            best = g
+            out.append(best)
+        return out
+
     def _rb_along(self, facing: float, afx: float, afy: float, arx: float, ary: float) -> list:
         """The others' extents along ``a``'s two axes (they depend on its facing only)."""
         rbs = self._along.get(facing)

@@ -19,7 +19,9 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
   swept in steps of at most 5 m and the first contact bisected (6.1: a formation "can choose
   to halt part-way"); enemy contact means combat (3.2). Rectangles the move cannot reach (by
   the way any point of the mover travels) are left out first, and a turn samples only the
-  steps at which something left could be met: the outcome is that of sweeping them all.
+  steps at which something left could be met (after a clear step, the next one at which the
+  nearest rectangle's gap could be used up by the way the mover's points travel): the outcome
+  is that of sweeping them all.
 - Retreat direction (10.3): directly away from the enemy, or up to 45 degrees off it where that
   direction is also 45 degrees from every enemy base; we take the allowed direction nearest the
   home edge (9.1).
@@ -27,6 +29,7 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Callable
@@ -47,7 +50,6 @@ from engine.geometry import (
     obb_array,
     right,
     separation,
-    separation_many,
     separation_pairs,
 )
 from engine.spatial import RectIndex, rect_boxes
@@ -332,19 +334,37 @@ def _uniform_class(bf: Ground, layer: str, cx: float, cy: float, reach: float) -
     are all one class and on the map at least one cell in from its edge (so :func:`_codes`
     would read them by the gather), else None: then a footprint there needs no sampling. A
     margin of two cells covers the rounding of the points and of the floor."""
-    if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
-        return None
-    t = bf.transform
-    res = bf.res
-    h, w = bf.shape
-    col = math.floor((cx - t.c) / res)
-    row = math.floor((t.f - cy) / res)
+    last = _LAST_UNIFORM
+    if last is not None and last[0]() is bf and last[1] == layer:
+        x0, y0, res, h, w, dist, lay = last[2]
+    else:
+        if not isinstance(bf, Battlefield) or type(bf).codes_on_map is not Battlefield.codes_on_map:
+            return None
+        t = bf.transform
+        h, w = bf.shape
+        # the grid's numbers and arrays of the battlefield last asked (asked three times a
+        # move, most often of one battlefield and one layer; its layers are read-only)
+        x0, y0, res = t.c, t.f, bf.res
+        dist, lay = _uniform_distance(bf, layer), bf.layer(layer)
+        _remember_uniform(bf, layer, (x0, y0, res, h, w, dist, lay))
+    col = math.floor((cx - x0) / res)
+    row = math.floor((y0 - cy) / res)
     if not (0 <= row < h and 0 <= col < w):
         return None
     k = int(reach / res) + 2
-    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+    if k >= 255 or int(dist[row, col]) <= k:
         return None
-    return int(bf.layer(layer)[row, col])
+    return int(lay[row, col])
+
+
+#: (the battlefield, weakly; the layer; its grid origin, cell size, shape, distance raster and
+#: class layer) of the last :func:`_uniform_class` lookup
+_LAST_UNIFORM: tuple[weakref.ref[Battlefield], str, tuple[Any, ...]] | None = None
+
+
+def _remember_uniform(bf: Battlefield, layer: str, grid: tuple[Any, ...]) -> None:
+    global _LAST_UNIFORM
+    _LAST_UNIFORM = (weakref.ref(bf), layer, grid)
 
 
 def _footprint_at(
@@ -700,9 +720,10 @@ def _pose_toward(
         dist = min(dist, plan.max_m)
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
-    # the turn alone must fit the allowance (every corner within it): shrink it if not
-    turn_reach = _turn_reach(box, th0)
-    if turn_reach(dth) > allowance:
+    # the turn alone must fit the allowance (every corner within it): shrink it if not (no
+    # turn reaches 0.0, within any allowance but a negative one)
+    turn_reach = _turn_reach(box, th0) if dth != 0 or allowance < 0 else None
+    if turn_reach is not None and turn_reach(dth) > allowance:
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
@@ -995,29 +1016,41 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
-def _poses_at(
-    box: tuple[float, float, float, float],
-    start: tuple[float, float, float],
-    dx: float,
-    dy: float,
-    dth: float,
-    ts: np.ndarray,
-) -> np.ndarray:
-    """``obb_array([obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t) for t
-    in ts])`` in one pass: the same float operations elementwise (each sine and cosine by
-    ``math``, as :func:`obb_at` takes them)."""
-    a, l_, hw, hd = box
-    th = start[2] + dth * ts
-    r = [math.radians(v) for v in th.tolist()]
-    fx = np.array([math.sin(v) for v in r])
-    rx = np.array([math.cos(v) for v in r])
-    out = np.empty((ts.shape[0], 5))
-    out[:, 0] = (start[0] + dx * ts + a * rx) + l_ * fx
-    out[:, 1] = (start[1] + dy * ts + a * -fx) + l_ * rx
-    out[:, 2] = hw
-    out[:, 3] = hd
-    out[:, 4] = th % 360.0
-    return out
+def _first_overlapping_step(
+    few: FewSeparation,
+    spans: list[tuple[float, float]],
+    travel: float,
+    ts: list[float],
+    first: int,
+    last: int,
+    pose: Callable[[float], OBB],
+) -> int | None:
+    """The first of the steps ``ts[first..last]`` at which the mover overlaps one of ``few``
+    (a gap below -1e-6), or None: what testing every step gives, found by conservative
+    advancement. No point of the mover travels further than ``travel`` over the whole move
+    (:func:`_sweep`), so a rectangle whose gap is ``g`` at step ``t`` cannot be overlapped
+    before ``t + g / travel`` (the separating-axis gap is no more than the distance, and that
+    shrinks no faster than the mover's points travel; 1 mm to spare for rounding, as in the
+    sweep's windows), nor after the end of its window (``spans``): the steps in between are
+    clear and are not placed."""
+    i = first
+    while i <= last:
+        t = ts[i]
+        gaps = few.gaps(pose(t))
+        if min(gaps) < -1e-6:
+            return i
+        nxt = math.inf
+        for g, (lo, hi) in zip(gaps, spans, strict=True):
+            at = t + (g - 1e-3) / travel
+            if at < lo:
+                at = lo
+            if at <= hi and at < nxt:
+                nxt = at
+        if nxt == math.inf:
+            return None
+        # the first step at or after nxt, and after t
+        i = max(i + 1, bisect.bisect_left(ts, nxt, i + 1, last + 1))
+    return None
 
 
 def _sweep(
@@ -1080,16 +1113,15 @@ def _sweep(
     # most the straight move plus the turn's arc at the furthest corner): no step can meet them
     travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
     travel = travel * (1.0 + 1e-9) + 1e-3
-    gaps = few.gaps(o0)
+    # (a gap beyond travel is not worked out to the end: that rectangle is left out anyway)
+    gaps = few.gaps_upto(o0, travel)
     live = [-1e-6 <= g <= travel for g in gaps]
     # a turn: the fractions of the move at which each rectangle left could be met (no point
     # of the mover gets nearer to it than its gap at the start less the way come since, or
     # its gap at the end less the way still to go); those with none are left out too
     window = (0.0, 1.0)
     if dth != 0 and any(live):
-        g1 = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok]).gaps(
-            obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth)
-        )
+        g1 = few.subset(live).gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
         ends = iter(g1)
         spans = [
             ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
@@ -1105,7 +1137,9 @@ def _sweep(
         return 1.0, None
     if not all(live):
         keep = [k for k, ok in zip(keep, live, strict=True) if ok]
-        few = FewSeparation.of_boxes([b for b, ok in zip(boxes, live, strict=True) if ok])
+        few = few.subset(live)
+        if dth != 0:
+            spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
     ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
@@ -1116,15 +1150,18 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
+    def pose(t: float) -> OBB:
+        return obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+
     def clash(t: float) -> int | None:
-        return few.first_overlap(
-            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        )
+        return few.first_overlap(pose(t))
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
     ts = np.arange(1, n + 1) / n
-    steps = [i for i, t in enumerate(ts.tolist()) if window[0] <= t <= window[1]]
+    ts_ = ts.tolist()
+    # the steps in the window: a run of indices (the fractions rise), found by bisection
+    steps = range(bisect.bisect_left(ts_, window[0]), bisect.bisect_right(ts_, window[1]))
     met: int | None = None
     bad: int | None = None
     if len(steps) <= 3:
@@ -1135,32 +1172,28 @@ def _sweep(
                 bad = i
                 break
     else:
-        # a move pressing into a formation it touches meets it on the first step (over half of
-        # the moves that meet anything): that step alone in plain floats, the numpy pass over
-        # the rest only when it is clear
-        met = clash(ts[steps[0]])
-        if met is not None:
-            bad = steps[0]
-        else:
-            rest = ts[steps[1] : steps[-1] + 1]
-            poses = _poses_at(box, start, dx, dy, dth, rest)
-            overlapping: Any = (separation_many(poses, all_arr[keep]) < -1e-6).any(axis=1)
-            rows = overlapping.nonzero()[0]
-            if rows.size:
-                bad = steps[1] + int(rows[0])
-                met = clash(ts[bad])
+        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], pose)
+        if bad is not None:
+            met = clash(ts[bad])
     if bad is not None:
         i = bad
         t = float(ts[i])
         prev = float(ts[i - 1]) if i else 0.0
         if met is not None:
+            # the bisection's poses lie between prev and t: only the rectangles whose window
+            # reaches in there can be overlapped (the others are clear of every such pose,
+            # and first_overlap takes the worst of those overlapped, the first on ties)
+            inside = [lo_ <= t and hi_ >= prev for lo_, hi_ in spans]
+            which = [k for k, ok in enumerate(inside) if ok]
+            bis = few.subset(inside) if len(which) < len(inside) else few
             lo, hi = prev, t
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = clash(mid)
+                at_mid = bis.first_overlap(pose(mid))
                 if at_mid is None:
                     lo = mid
                 else:
-                    hi, met = mid, at_mid  # what clash(hi) gives, kept rather than asked again
+                    # what clash(hi) gives, kept rather than asked again
+                    hi, met = mid, which[at_mid]
             return lo, ids[met or 0]
     return 1.0, None

@@ -10,7 +10,9 @@ Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so t
 per-task cost is paid a few times per worker rather than once per replay; a worker plugin
 (``scenario_builder.mc_preload.Preload``) loads the scenario and battlefield and builds the
 routing graph once per worker process when it joins, before any task; results stream back
-task by task (``as_completed``) for the progress bar.
+task by task (``as_completed``) for the progress bar. A local cluster's workers are forked from a
+fork server (:func:`start_worker_server`) that the CLI starts before anything else, so their
+imports are done on the other core while the main process builds the ground.
 
 >>> lo, hi = wilson_interval(7, 10)
 >>> round(lo, 3), round(hi, 3)
@@ -23,10 +25,10 @@ import contextlib
 import functools
 import logging
 import math
+import multiprocessing
 import os
-import shlex
-import sys
-import tempfile
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -101,20 +103,28 @@ def replay_many(
 def chunks(
     seeds: Sequence[int], workers: int, per_worker: int = 4, largest: int = 8
 ) -> list[list[int]]:
-    """Seeds cut into about ``per_worker`` tasks a worker, of at most ``largest`` seeds: few
-    enough that the scheduler's cost per task vanishes, enough that a worker finishing early
-    finds work (replays differ in length) and the progress bar moves. The cap bounds the tail:
-    when the last task ends, the other worker has at most ``largest`` replays left (a few
-    seconds), not an eighth of the run (1,000 Flodden replays: chunks of 125, ~50 s).
+    """Seeds cut into tasks for ``workers`` by guided self-scheduling: each task takes the
+    seeds left over ``workers * per_worker``, at most ``largest`` and at least one. Early tasks
+    are large, so the scheduler's cost per task vanishes; they shrink towards the end, so when
+    the last task ends the other workers have at most a replay or two left (Dask hands out a
+    map's tasks in order), not a full task (1,000 Flodden replays in tasks of 8: ~1.6 s of one
+    core idle at the end). The cap bounds the tail of a slow first task too.
 
     >>> [len(c) for c in chunks(range(30), 2)]
-    [4, 4, 4, 4, 4, 4, 4, 2]
-    >>> len(chunks(range(1000), 2)), max(len(c) for c in chunks(range(1000), 2))
-    (125, 8)
+    [4, 4, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]
+    >>> cs = chunks(range(1000), 2)
+    >>> len(cs), max(len(c) for c in cs), [len(c) for c in cs[-9:]]
+    (138, 8, [2, 1, 1, 1, 1, 1, 1, 1, 1])
     """
     seeds = list(seeds)
-    size = max(1, min(largest, math.ceil(len(seeds) / (max(1, workers) * per_worker))))
-    return [seeds[k : k + size] for k in range(0, len(seeds), size)]
+    share = max(1, workers) * per_worker
+    out: list[list[int]] = []
+    k = 0
+    while k < len(seeds):
+        size = max(1, min(largest, math.ceil((len(seeds) - k) / share)))
+        out.append(seeds[k : k + size])
+        k += size
+    return out
 
 
 def replay(
@@ -338,11 +348,12 @@ def run_replays(
     The wall seconds run from the first task submitted to the last result: cluster start-up
     (and the workers' preload) is not in them.
 
-    The local cluster's workers ignore SIGINT (:func:`_workers_ignore_sigint`), so Ctrl-C reaches
+    The local cluster's workers ignore SIGINT (:func:`start_worker_server`), so Ctrl-C reaches
     only this process, which then closes the cluster; the shutdown's connection errors are not
     logged. No dashboard unless ``dashboard`` is given: then one on a free port (never a clash
     with one already on 8787), its address passed to ``dashboard``.
     """
+    import dask
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
@@ -352,12 +363,18 @@ def run_replays(
     battlefield_dir = Path(battlefield_dir).resolve()
     cluster: Any = None
     client: Any = None
-    with _workers_ignore_sigint(), contextlib.ExitStack() as stack:
+    with contextlib.ExitStack() as stack:
         stack.callback(lambda: _quiet_close(client, cluster))
         if scheduler:
             # a scheduler that is there answers at once; don't leave a typo hanging for 30 s
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
         else:
+            # workers forked from the fork server, imports done (for the cluster's life: a
+            # nanny restarting its worker forks it too)
+            method = "forkserver" if start_worker_server() else "spawn"
+            stack.enter_context(
+                dask.config.set({"distributed.worker.multiprocessing-method": method})
+            )
             cluster = LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
@@ -397,30 +414,62 @@ def run_replays(
     return results, n_workers, wall
 
 
-@contextlib.contextmanager
-def _workers_ignore_sigint() -> Iterator[None]:
-    """Start worker processes with SIGINT ignored, so a Ctrl-C (sent by the terminal to every
-    process in the foreground group) reaches only this process, which then closes the cluster;
-    workers interrupted on their own would each print a traceback.
+#: what a replay imports (:func:`warm`: the CLI's fight, the engine and its rulesets, the
+#: battlefield, the messengers' routing graph) and what :func:`plot` does (matplotlib),
+#: loaded once by the fork server a local cluster's workers are forked from
+#: (:func:`start_worker_server`)
+SERVER_MODULES = (
+    "distributed",
+    "scenario_builder.mc_preload",
+    "scenario_builder.cli.run",
+    "engine.rulesets",
+    "engine.battle",
+    # the default ruleset's parts its hooks import on first use
+    "engine.rulesets.two_mm_earth.commanders",
+    "engine.rulesets.two_mm_earth.messengers",
+    "engine.rulesets.two_mm_earth.scripted",
+    "scenario_builder.battlefield",
+    "scenario_builder.routing.graph",
+    "scipy.spatial",  # the nearest-enemy k-d tree (engine.spatial imports it on first use)
+    "shapely.ops",
+    "matplotlib.figure",
+    "matplotlib.backends.backend_agg",
+)
+#: whether this process started the fork server (:func:`plotting` draws in a fork of it)
+_server_started = False
 
-    A disposition of "ignore" is the one signal setting that survives exec, so the processes
-    multiprocessing spawns run through a two-line shell wrapper that sets it (POSIX only).
+
+def start_worker_server() -> bool:
+    """Start this process's multiprocessing fork server, which imports :data:`SERVER_MODULES`
+    in the background, for a local cluster's workers to be forked from; returns at once, and
+    whether workers will come from it (POSIX; elsewhere they are spawned, as by default).
+
+    Call it early (the CLI does, before it loads the scenario and builds the ground): the
+    server's imports then run on another core while this process works, and every worker
+    forked from it starts with them done (spawned, each worker imported them itself, after the
+    ground was built: ~2 s of the fixed cost of a run, issue 15). Once per process; later
+    calls find it running. Started with SIGINT ignored, which it and the workers forked from it
+    keep, so a Ctrl-C (sent by the terminal to every process in the foreground group) reaches
+    only this process, which then closes the cluster; workers interrupted on their own would
+    each print a traceback.
     """
-    if os.name != "posix":
-        yield
-        return
-    import multiprocessing.spawn as mp_spawn
+    global _server_started
+    if os.name != "posix" or "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import forkserver
 
-    with tempfile.TemporaryDirectory(prefix="sb-montecarlo-") as tmp:
-        exe = Path(tmp) / "python"
-        exe.write_text(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n")
-        exe.chmod(0o755)
-        previous = mp_spawn.get_executable()
-        mp_spawn.set_executable(str(exe))
-        try:
-            yield
-        finally:
-            mp_spawn.set_executable(previous)
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(SERVER_MODULES))
+    # "ignore" is the one signal setting that survives exec: the server starts with it (and
+    # the forkserver module gives its children the setting it started with)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None
+    try:
+        forkserver.ensure_running()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    _server_started = True
+    return True
 
 
 def _quiet_close(client: Any, cluster: Any) -> None:
@@ -440,15 +489,34 @@ def _quiet_close(client: Any, cluster: Any) -> None:
             lg.setLevel(level)
 
 
+@contextlib.contextmanager
+def plotting(result: MonteCarloResult, path: str | Path) -> Iterator[None]:
+    """:func:`plot` drawn while the body runs, in a process forked from the worker server when
+    this process started one (:func:`start_worker_server`), which imported matplotlib while
+    this process built the ground (its import is half a second); else here on leaving. Waits
+    for the figure on leaving; its errors are raised here."""
+    if not _server_started:
+        yield
+        plot(result, path)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        drawn = pool.submit(plot, result, path)
+        yield
+        drawn.result()
+
+
 def plot(result: MonteCarloResult, path: str | Path) -> None:
     """A one-page figure: win odds with intervals, loss distributions, bounds to a decision."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # a Figure of its own (no pyplot: no global state, no GUI backend), PNG by Agg; margins
+    # fixed rather than constrained_layout, which draws the figure over to place them
+    from matplotlib.figure import Figure
 
     s = result.summary
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), constrained_layout=True)
+    fig = Figure(figsize=(13, 4.2))
+    fig.subplots_adjust(left=0.05, right=0.99, bottom=0.12, top=0.92, wspace=0.22)
+    axes = fig.subplots(1, 3)
     names = list(s["win_odds"])
     p = [s["win_odds"][k]["p"] for k in names]
     err = np.array(
@@ -479,4 +547,3 @@ def plot(result: MonteCarloResult, path: str | Path) -> None:
     ax.set_xlabel("bounds")
     ax.set_title("Bounds to a decision")
     fig.savefig(path, dpi=110)
-    plt.close(fig)

@@ -10,6 +10,9 @@ the recorded battle with the same seed, under each shipped ruleset, on real grou
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +109,28 @@ def test_worker_preload_builds_the_routing_graph(flodden_dir: Path) -> None:
     sc, bf = mc._load(path, str(flodden_dir), ())  # the key warm() and replay() use
     ground = get_ruleset(sc.ruleset).ground(bf)
     assert routing._memory_cache.get(ground), "no routing graph built for the replays' ground"
+
+
+def test_fork_server_preloads_everything_a_replay_imports(flodden_dir: Path) -> None:
+    """Issue 15 (fixed cost): the local workers are forked from a fork server that imported
+    ``SERVER_MODULES`` (the fork server skips a module it cannot import without a word, so a
+    misspelt name would only show as a slow start). In a fresh process that imports them, the
+    worker preload (``warm``) and a replay import nothing more."""
+    code = f"""
+import importlib, sys
+from scenario_builder import montecarlo as mc
+for name in mc.SERVER_MODULES:
+    importlib.import_module(name)
+before = set(sys.modules)
+path = {str(Path("data/scenarios/flodden_1513.yaml").resolve())!r}
+mc.warm(path, {str(flodden_dir)!r})
+mc.replay(path, {str(flodden_dir)!r}, 1)
+print(sorted(set(sys.modules) - before))
+"""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout

@@ -30,9 +30,11 @@ from engine.geometry import (
 from engine.movement import (
     SWEEP_STEP_M,
     _codes,
+    _first_overlapping_step,
     _sweep,
     _turn_reach,
     _uniform_class,
+    _uniform_distance,
     base_pairs,
     max_corner_displacement,
     obb_at,
@@ -105,6 +107,42 @@ def test_7_1_one_class_lookup_only_claims_what_every_point_shows(bayreuth) -> No
             assert _codes(bayreuth, layer, np.array([x, y]))[1]  # read by the gather
     # open ground, other classes and mixed or edge footprints all occur
     assert found.get(0, 0) > 50 and sum(v for k, v in found.items() if k) > 50 and none > 50
+
+
+def _old_uniform_class(bf: Any, layer: str, cx: float, cy: float, reach: float) -> int | None:
+    """engine.movement._uniform_class before it kept the last battlefield's grid."""
+    t = bf.transform
+    res = bf.res
+    h, w = bf.shape
+    col = math.floor((cx - t.c) / res)
+    row = math.floor((t.f - cy) / res)
+    if not (0 <= row < h and 0 <= col < w):
+        return None
+    k = int(reach / res) + 2
+    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
+        return None
+    return int(bf.layer(layer)[row, col])
+
+
+def test_7_1_one_class_lookup_follows_the_battlefield_and_layer_asked(bayreuth) -> None:
+    # the lookup keeps the grid of the battlefield and layer asked last: asking another (a
+    # ruleset's view of the same ground with its own classes, the other layer) must not read
+    # the one kept
+    lay = bayreuth.layer("move")
+    view = bayreuth.with_layers({"move": np.where(lay == 0, 3, 0).astype(lay.dtype)})
+    rng = np.random.default_rng(9)
+    minx, miny, maxx, maxy = bayreuth.bounds
+    differ = 0
+    for _ in range(600):
+        cx = float(rng.uniform(minx - 30, maxx + 30))
+        cy = float(rng.uniform(miny - 30, maxy + 30))
+        reach = float(rng.uniform(5.0, 150.0))
+        for bf, layer in rng.permutation([(bayreuth, "move"), (view, "move"), (bayreuth, "cover")]):
+            want = _old_uniform_class(bf, layer, cx, cy, reach)
+            assert _uniform_class(bf, layer, cx, cy, reach) == want
+        one = _uniform_class(bayreuth, "move", cx, cy, reach)
+        differ += one is not None and one != _uniform_class(view, "move", cx, cy, reach)
+    assert differ > 50
 
 
 def _old_retreat_bearing(
@@ -322,6 +360,58 @@ def test_6_1_sweep_leaving_out_unreachable_rectangles_changes_nothing() -> None:
     assert met["straight"] > 200 and met["turn"] > 200 and clear > 500
 
 
+def test_6_1_turn_sweep_advancement_equals_testing_every_step() -> None:
+    # a turning move's steps are tested only where some rectangle can be reached (its gap at
+    # the last step tested, less the way any point travels since, is used up): the first
+    # overlapping step must be the one testing every step finds, whether the steps skipped
+    # are few or many
+    rng = np.random.default_rng(23)
+    found = {"hit": 0, "clear": 0, "skipped": 0}
+    for i in range(700):
+        _me, box, start, _table, rows = _layout(rng)
+        dist = float(rng.uniform(20, 300))
+        ang = float(rng.uniform(0, 2 * math.pi))
+        dx, dy = dist * math.sin(ang), dist * math.cos(ang)
+        dth = float(rng.uniform(-90, 90))
+        a_, l_, hw_, hd_ = box
+        # the sweep's bound on how far any point of the mover travels over the whole move
+        travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(
+            abs(a_) + hw_, abs(l_) + hd_
+        )
+        travel = travel * (1.0 + 1e-9) + 1e-3
+        o0 = obb_at(box, *start)
+        live = [r for r in rows if float(separation(o0, np.array([r]))[0]) >= -1e-6]
+        if not live:
+            continue
+        few = FewSeparation.of_boxes(live)
+        n = max(1, math.ceil(max_corner_displacement(box, start[2], dth, (dx, dy)) / SWEEP_STEP_M))
+        ts = (np.arange(1, n + 1) / n).tolist()
+        placed: list[float] = []
+
+        def pose(
+            t: float, placed: list[float] = placed, m: tuple[Any, ...] = (box, start, dx, dy, dth)
+        ) -> Any:
+            placed.append(t)
+            box_, (x0, y0, th0), dx_, dy_, dth_ = m
+            return obb_at(box_, x0 + dx_ * t, y0 + dy_ * t, th0 + dth_ * t)
+
+        want = next((k for k, t in enumerate(ts) if few.first_overlap(pose(t)) is not None), None)
+        placed.clear()
+        # no window (every rectangle may be met anywhere) and the sweep's own windows
+        g1 = few.gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
+        own = [
+            ((g - 1e-3) / travel, 1.0 - (e - 1e-3) / travel)
+            for g, e in zip(few.gaps(o0), g1, strict=True)
+        ]
+        spans = [(0.0, 1.0)] * len(live) if i % 2 else own
+        got = _first_overlapping_step(few, spans, travel, ts, 0, n - 1, pose)
+        assert got == want, (i, got, want)
+        found["hit" if got is not None else "clear"] += 1
+        upto = n if got is None else got + 1
+        found["skipped"] += len(placed) < upto
+    assert found["hit"] > 150 and found["clear"] > 100 and found["skipped"] > 150, found
+
+
 def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
     rng = np.random.default_rng(4)
     for _ in range(3000):
@@ -335,6 +425,9 @@ def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
         reach = _turn_reach(box, th)
         for dth in (0.0, -0.0, 1e-300, float(rng.uniform(-180, 180)), float(rng.normal(0, 1e-6))):
             assert reach(dth) == max_corner_displacement(box, th, dth, (0.0, 0.0))
+        # 6.1: a move with no turn does not ask (movement._pose_toward): no turn reaches 0.0,
+        # from any facing, +0.0 or -0.0 included, so it never exceeds an allowance >= 0
+        assert reach(0.0) == 0.0 and reach(-0.0) == 0.0
 
 
 def _old_base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
@@ -397,3 +490,29 @@ def test_3_2_base_pairs_equal_the_numpy_gaps() -> None:
         assert got == _old_base_pairs(f, g)
         touching += bool(got)
     assert 50 < touching < 350
+
+
+def test_6_1_sweep_gaps_upto_and_subset_equal_the_full_gaps() -> None:
+    # the sweep works out a rectangle's gap only as far as it can matter (beyond the way the
+    # mover travels it is left out) and narrows its rectangles without working their sums out
+    # again: the gaps it uses must be FewSeparation.gaps' values, bit for bit
+    rng = np.random.default_rng(31)
+    cut = 0
+    for _ in range(400):
+        _me, box, start, _table, rows = _layout(rng)
+        few = FewSeparation.of_boxes(rows)
+        a = obb_at(box, *start)
+        full = few.gaps(a)
+        limit = float(rng.uniform(0, 300))
+        upto = few.gaps_upto(a, limit)
+        for g, u in zip(full, upto, strict=True):
+            assert (u == g) if g <= limit else (u > limit), (g, u, limit)
+        cut += sum(u != g for g, u in zip(full, upto, strict=True))
+        keep = [bool(k) for k in rng.integers(0, 2, len(rows))]
+        sub = few.subset(keep)
+        want = [g for g, k in zip(full, keep, strict=True) if k]
+        assert sub.gaps(a) == want
+        assert sub.first_overlap(a) == FewSeparation.of_boxes(
+            [r for r, k in zip(rows, keep, strict=True) if k]
+        ).first_overlap(a)
+    assert cut > 100  # some gaps were left unfinished

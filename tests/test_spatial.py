@@ -188,8 +188,11 @@ def test_montecarlo_chunks_cover_every_seed_once() -> None:
     for n, w in ((1, 2), (7, 2), (100, 2), (1000, 3)):
         cs = chunks(range(5, 5 + n), w)
         assert [s for c in cs for s in c] == list(range(5, 5 + n))
-        assert len(cs) <= max(4 * w, -(-n // 8)) and all(cs)
-        assert max(len(c) for c in cs) <= 8  # the tail after the last task: a few replays
+        assert len(cs) <= -(-n // 8) + 4 * w * 4 and all(cs)
+        assert max(len(c) for c in cs) <= 8
+        # guided: the tasks shrink to one seed, so the tail after the last task is a replay
+        assert [len(c) for c in cs[-w:]] == [1] * min(w, len(cs))
+        assert [len(c) for c in cs] == sorted((len(c) for c in cs), reverse=True)
 
 
 def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:

@@ -180,3 +180,49 @@ def test_general_nearest_enemy_for_the_side_equals_one_by_one(battle: Any) -> No
             for m in (0.0, 50.0, 300.0):
                 want = bool((np.maximum(s, 0.0) <= m).any())
                 assert enemies.within(f, m) is want
+
+
+def _fresh_bases(state: Any) -> dict[str, Any]:
+    return {b.id: b for f in state.formations.values() for b in f.bases}
+
+
+def test_kept_bases_by_id_follow_merges_splits_and_removals(battle: Any) -> None:
+    # BattleState.bases is kept while no formation's list of bases is replaced or grows: each
+    # way the rules change which formation holds a base must give the dict worked out afresh,
+    # in the same order (3.2 contacts, 10.2 triggers and melee look bases up by id)
+    from engine.rulesets.two_mm_earth.formations import merge_formations, split_off
+
+    state = battle.state
+    kept = state.bases
+    assert state.bases is kept, "asked again with nothing changed: the same dict"
+    assert list(kept.items()) == list(_fresh_bases(state).items())
+    # a move and a loss change no formation's list: still the same (and still right)
+    f = next(f for f in state.active() if f.n_alive >= 3)
+    f.set_pose(f.cx + 7.0, f.cy, f.facing)
+    f.alive_bases[-1].status = BaseStatus.DEAD
+    assert state.bases is kept
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    # 4.2 a wing split off: a new formation, the old list replaced
+    g = split_off(state, f, f.alive_bases[:1], "test")
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    assert state.bases[f.alive_bases[0].id].formation == f.id
+    assert state.bases[g.bases[0].id].formation == g.id
+    # 5.1 / 4.2 re-joining: the list of the one joined is extended in place
+    before = state.bases
+    merge_formations(state, f.id, g.id)
+    assert len(f.bases) > 0 and state.bases is not before
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    # a formation taken off the state, and one put back in another place in the order
+    other = next(x for x in state.formations.values() if x is not f and x is not g)
+    del state.formations[other.id]
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    state.formations[other.id] = other
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    # a list replaced by another of the same length and the same bases
+    f.bases = list(f.bases)
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())
+    # a list changed in place (no rule does this today; the length tells)
+    last = f.bases.pop()
+    assert last.id not in state.bases
+    f.bases.append(last)
+    assert list(state.bases.items()) == list(_fresh_bases(state).items())

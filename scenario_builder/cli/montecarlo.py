@@ -93,6 +93,9 @@ def montecarlo(
     if dashboard and scheduler is not None:
         raise click.UsageError("--dashboard is for the local cluster; a --scheduler has its own")
     console = Console(stderr=True)
+    if scheduler is None:
+        # the local workers' imports start now, in the background (issue 15: fixed cost)
+        mc.start_worker_server()
     # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
     # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
     sc = load_scenario(scenario)
@@ -150,9 +153,9 @@ def montecarlo(
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
         result = mc.MonteCarloResult(sc.id, results, sides, historical, n_workers, wall)
-        (tmp / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True))
-        (tmp / "runs.json").write_text(json.dumps(results, indent=1, sort_keys=True))
-        mc.plot(result, tmp / "montecarlo.png")
+        with mc.plotting(result, tmp / "montecarlo.png"):  # drawn meanwhile
+            (tmp / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True))
+            (tmp / "runs.json").write_text(json.dumps(results, indent=1, sort_keys=True))
     s = result.summary
     if as_json:
         click.echo(json.dumps(s, sort_keys=True))

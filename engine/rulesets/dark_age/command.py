@@ -27,8 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import networkx as nx
-
 from engine.log import Event
 from engine.rulesets.dark_age.formations import (
     CommandFormation,
@@ -104,6 +102,10 @@ def _line_units(fs: list[Any], view: Any) -> list[LineUnit]:
 
 def problem(cf: Standing, fs: list[Any], view: Any) -> str | None:
     """Why these formations are not the command formation ``cf`` (None: they are)."""
+    # networkx imported here: it is slow to import, and every command imports the shipped
+    # rulesets (the registry), most never to check a command formation
+    import networkx as nx
+
     from engine.geometry import distance, obb_array
 
     for f in fs:

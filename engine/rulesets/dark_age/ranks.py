@@ -44,7 +44,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from engine.geometry import CONTACT_M, forward, obb_array, overlaps, right, separation
 from engine.log import Event
@@ -172,6 +171,10 @@ def _layout(f: EngineFormation) -> _Layout | None:
             cost = np.hypot(now[:, None, 0] - pos[None, :, 0], now[:, None, 1] - pos[None, :, 1])
             # every place of a full rank must be taken (5.3): worth far more than any distance
             full = np.array([r < depth - 1 or not rest for r, _c in places])
+            # imported here: scipy.optimize is a fifth of the engine's import time, and only
+            # this close-up of a dark-age rank uses it
+            from scipy.optimize import linear_sum_assignment
+
             rows, cols = linear_sum_assignment(cost - np.where(full, 1e6, 0.0)[None, :])
             moves = cost[rows, cols]
             if float(moves.max()) > CLOSE_UP_MAX_M + 1e-6 or full[cols].sum() != full.sum():

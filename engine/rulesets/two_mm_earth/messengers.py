@@ -47,10 +47,10 @@ from engine.rulesets.two_mm_earth.charts import MESSENGER_RATE_M
 from engine.rulesets.two_mm_earth.wings import WingOrder, character_xy, general_of, split_into_wings
 from engine.state import BattleState, Character, Formation
 from scenario_builder.errors import IllegalOrderError, NoRouteError, OffMapError
-from scenario_builder.routing import Route, RouteGraph
 
 if TYPE_CHECKING:
     from engine.terrain import Ground
+    from scenario_builder.routing import Route, RouteGraph
 
 
 __all__ = [
@@ -172,6 +172,10 @@ class MessengerDelivery:
         self._graph()
 
     def _graph(self) -> RouteGraph:
+        # routing (networkx, scipy.sparse) imported on first use, not with the ruleset: a
+        # battle fought without a messenger (a Monte Carlo's deployment check) never needs it
+        from scenario_builder.routing import RouteGraph
+
         if self.graph is None:
             self.graph = RouteGraph.from_battlefield(self.battlefield, triple=self.triple)
         return self.graph
@@ -396,6 +400,8 @@ def _arrival(cost_m: float, rate_m: float, sent_bound: int) -> int:
 
 def _straight(a: tuple[float, float], b: tuple[float, float], g: RouteGraph) -> Route:
     """Fallback string when the graph finds no way: the straight line, costed on the grid."""
+    from scenario_builder.routing import Route
+
     length = math.hypot(b[0] - a[0], b[1] - a[1])
     ua, va = g.grid.to_grid(*a)
     ub, vb = g.grid.to_grid(*b)
