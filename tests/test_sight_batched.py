@@ -419,3 +419,52 @@ def test_6_2_troops_next_to_the_target_first_as_the_whole_line(
     for reach in (0.0, 30.0, 150.0, 1e9):
         monkeypatch.setattr(sight_module, "_NEAR_TARGET_M", reach)
         assert look._clear_of_troops(ia, ja).tolist() == whole.tolist()
+
+
+def test_6_2_the_record_is_the_same_whatever_order_the_shadow_guess_gives(
+    minden_battle: Battle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # seen_by asks first the observers whose line the troops next to the enemy seem to leave
+    # open (Sight._shadowed): a guess for the order of the look, never an answer. Any guess
+    # (every line shadowed, none, at random) gives the same record, the brute force's
+    import engine.sight as sight_module
+
+    monkeypatch.setattr(sight_module, "_SHADOW_FROM", 0)  # the guess among few observers too
+    state, sight = minden_battle.state, minden_battle.sight
+    want = {}
+    plain = _plain(sight)
+    for side in state.sides:
+        own = [f.id for f in state.active(side)]
+        enemy = [g.id for g in state.active() if g.side != side]
+        want[side] = sorted(g for g in enemy if any(plain.sees(f, g) for f in own))
+    assert seen_by_side(state, sight) == want
+    rng = np.random.default_rng(62)
+    for guess in ("all", "none", "random"):
+
+        def shadowed(
+            self: Sight, own: np.ndarray, tgt: np.ndarray, dist: np.ndarray, guess: str = guess
+        ) -> np.ndarray:
+            shape = (own.size, tgt.size)
+            if guess == "random":
+                return rng.random(shape) < 0.5
+            return np.full(shape, guess == "all")
+
+        monkeypatch.setattr(Sight, "_shadowed", shadowed)
+        sight._witness.clear()  # no hints either: every enemy goes through the guess
+        assert seen_by_side(state, sight) == want
+    monkeypatch.undo()
+    monkeypatch.setattr(sight_module, "_SHADOW_FROM", 0)
+    sight._witness.clear()
+    assert seen_by_side(state, sight) == want  # the guess itself, with no hints
+    # and the guess is a good one: the lines it puts last are mostly hidden by troops, those
+    # it puts first mostly not (on this battle's lines, fronts of formations with gaps)
+    look = sight.fresh_copy()
+    sides = look._side_codes()
+    own, tgt = np.flatnonzero(sides == 0), np.flatnonzero(sides != 0)
+    xy = look.arr[:, :2]
+    dist = np.hypot(xy[own, None, 0] - xy[None, tgt, 0], xy[own, None, 1] - xy[None, tgt, 1])
+    guess = look._shadowed(own, tgt, dist)
+    ia, ja = np.repeat(own, tgt.size), np.tile(tgt, own.size)
+    clear = look._clear_of_troops(ia, ja).reshape(own.size, tgt.size)
+    assert 0 < guess.sum() < guess.size
+    assert (~clear[guess]).mean() > 0.75 > (~clear[~guess]).mean()
