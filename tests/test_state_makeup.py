@@ -109,7 +109,7 @@ def _made_up(f: Formation) -> None:
     """Every kept value of ``f`` against the replaced code (1.1, 2.4, 3.1, 5.1, 6.1)."""
     from engine.rulesets.two_mm_earth.shooting import range_m, shooting_bases
 
-    alive = [b for b in f.bases if b.alive]
+    alive: list[Any] = [b for b in f.bases if b.alive]  # 2mm Earth's profiles
     assert f.alive_bases == alive
     for side in ("front", "rear", "left", "right"):
         assert f.rank_of(side) == _rank_of_reference(f, side)
@@ -213,7 +213,8 @@ def test_kept_formation_speed_equals_the_worked_out_one(battle: Any) -> None:
     fn2 = rs.formation_speed_m(f)
     assert fn2 is not fn
     assert [fn2(c) for c in classes] == [fresh(f, c) for c in classes]
-    assert fn2(int(MoveClass.PLAIN)) == fn(int(MoveClass.PLAIN)) / 2.0  # type: ignore[operator]
+    plain = fn(int(MoveClass.PLAIN))
+    assert plain is not None and fn2(int(MoveClass.PLAIN)) == plain / 2.0
 
 
 def test_chart_speed_short_cut_equals_the_checked_lookup() -> None:
@@ -232,7 +233,7 @@ def test_chart_speed_short_cut_equals_the_checked_lookup() -> None:
             want = SPEED_CHART[_unit(u.value)][MoveClass(int(c))]
             for uu in (u, u.value):
                 for cc in (c, int(c), np.int64(int(c))):
-                    assert speed_m(uu, cc) == want
+                    assert speed_m(uu, cc) == want  # type: ignore[arg-type]  # numpy's too
     with pytest.raises(ValueError, match="unit type"):
         speed_m("dragoon", 0)
     with pytest.raises(ValueError):
