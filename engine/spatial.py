@@ -26,7 +26,7 @@ import shapely
 
 from engine.geometry import _axes
 
-__all__ = ["RectIndex", "box_gaps", "nearest_enemies", "rect_boxes"]
+__all__ = ["BRUTE_PAIRS", "RectIndex", "box_gaps", "nearest_enemies", "rect_boxes"]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -155,8 +155,6 @@ def nearest_enemies(
     >>> near[0][0].tolist(), near[0][1].tolist(), near[1][0].tolist()
     ([1], [30.0], [0])
     """
-    from scipy.spatial import cKDTree
-
     from engine.geometry import distance_pairs
 
     n = arr.shape[0]
@@ -176,13 +174,25 @@ def nearest_enemies(
             counts = np.full(mine.size, foe.size, dtype=np.intp)
             ii = np.repeat(mine, foe.size)
             jj = np.tile(foe, mine.size)
+        elif mine.size * foe.size <= BRUTE_PAIRS:
+            # few pairs: every centre distance in one array (no k-d tree: building one, and
+            # importing scipy.spatial at the first battle of a process, cost more)
+            d = np.hypot(
+                centres[mine, None, 0] - centres[None, foe, 0],
+                centres[mine, None, 1] - centres[None, foe, 1],
+            )
+            nn = np.argpartition(d, k - 1, axis=1)[:, :k]  # k nearest centres (any on ties)
+            reach = _reach(arr, ca, mine, foe, nn, radius)
+            near = d <= (reach * (1.0 + 1e-9) + 1e-6)[:, None]
+            counts = near.sum(axis=1)
+            ii = np.repeat(mine, counts)
+            jj = foe[np.nonzero(near)[1]]  # row by row, ascending
         else:
+            from scipy.spatial import cKDTree
+
             tree = cKDTree(centres[foe])
             _d, nn = tree.query(centres[mine], k=k)
-            first = foe[nn.reshape(-1)]
-            rows = np.repeat(mine, k)
-            bound = distance_pairs(arr[rows], arr[first], ca[rows]).reshape(mine.size, k)
-            reach = bound.max(axis=1) + radius[mine] + radius[foe].max()
+            reach = _reach(arr, ca, mine, foe, nn.reshape(mine.size, k), radius)
             found = tree.query_ball_point(centres[mine], reach * (1.0 + 1e-9) + 1e-6)
             counts = np.fromiter((len(x) for x in found), dtype=np.intp, count=mine.size)
             ii = np.repeat(mine, counts)
@@ -203,6 +213,31 @@ def nearest_enemies(
             out[r] = (jj[a:b], gg[a:b])
         at = starts[-1]
     return out
+
+
+#: up to this many (formation, enemy) pairs a side, :func:`nearest_enemies` measures every
+#: centre distance in one array instead of building a k-d tree
+BRUTE_PAIRS = 16384
+
+
+def _reach(
+    arr: np.ndarray,
+    ca: np.ndarray,
+    mine: np.ndarray,
+    foe: np.ndarray,
+    nn: np.ndarray,
+    radius: np.ndarray,
+) -> np.ndarray:
+    """The centre distance within which :func:`nearest_enemies` looks for each of ``mine``:
+    the largest exact gap to the ``k`` enemies ``foe[nn[m]]`` ((M, k) positions in ``foe``;
+    any ``k`` of them bound the ``k``-th smallest gap from above) plus its circumradius and
+    the largest of the enemies' (``radius``: every rectangle's)."""
+    from engine.geometry import distance_pairs
+
+    k = nn.shape[1]
+    rows = np.repeat(mine, k)
+    bound = distance_pairs(arr[rows], arr[foe[nn.reshape(-1)]], ca[rows]).reshape(mine.size, k)
+    return np.asarray(bound.max(axis=1) + radius[mine] + radius[foe].max())
 
 
 def rect_boxes(arr: np.ndarray) -> np.ndarray:

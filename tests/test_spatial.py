@@ -215,11 +215,19 @@ def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:
                 assert enemies.within(f, m) == any(x <= m for x in gaps)
 
 
-def test_nearest_enemies_hold_the_k_nearest(arr: np.ndarray, battle: Any) -> None:
-    """The k-d tree's candidates hold every formation's k nearest enemies by gap (ties
-    included), with the full matrix's gaps bit for bit."""
+@pytest.mark.parametrize("brute", [True, False], ids=["centre-matrix", "kd-tree"])
+def test_nearest_enemies_hold_the_k_nearest(
+    arr: np.ndarray, battle: Any, brute: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The candidates (from every centre distance for a few pairs, else the k-d tree's) hold
+    every formation's k nearest enemies by gap (ties included), with the full matrix's gaps
+    bit for bit."""
+    from engine import spatial
     from engine.geometry import OBB, corners
     from engine.spatial import nearest_enemies
+
+    # 30 a side: 900 pairs a side, the centre matrix's unless the tree is forced
+    monkeypatch.setattr(spatial, "BRUTE_PAIRS", 10**6 if brute else 0)
 
     sides = np.array([f.side for f in battle.state.active()])
     gaps = distance_many(arr, arr)
@@ -242,3 +250,60 @@ def test_corners_many_equal_corners(arr: np.ndarray) -> None:
 
     expect = np.array([corners(OBB(*(float(v) for v in row))) for row in arr])
     assert np.array_equal(corners_many(arr), expect)
+
+
+def test_nearest_enemies_rank_the_same_either_way(
+    arr: np.ndarray, battle: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The short cut for a few pairs (every centre distance, no k-d tree) against the k-d
+    tree it replaces: each formation's ``_NEAR_ALL`` nearest enemies as the plan phases rank
+    them (gap, then row: phases._near_ranked_rows) are the same rows and gaps bit for bit."""
+    from engine import spatial
+    from engine.geometry import corners_many
+    from engine.rulesets.two_mm_earth.phases import _NEAR_ALL
+
+    sides = np.array([f.side for f in battle.state.active()])
+    ca = corners_many(arr)
+    ranked = {}
+    for brute in (True, False):
+        monkeypatch.setattr(spatial, "BRUTE_PAIRS", 10**6 if brute else 0)
+        near = spatial.nearest_enemies(arr, sides, _NEAR_ALL, ca)
+        ranked[brute] = [
+            [(int(rows[o]), float(gaps[o])) for o in np.lexsort((rows, gaps))[:_NEAR_ALL]]
+            for rows, gaps in near
+        ]
+    assert ranked[True] == ranked[False]
+    assert sum(len(r) for r in ranked[True]) == arr.shape[0] * _NEAR_ALL
+
+
+def test_steady_friends_knn_short_cut_reads_as_the_tree(
+    battle: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """10.2 / 11.1 morale: a side's steady formations' nearest friends from every centre
+    distance (few friends) against the k-d tree it replaces: the same distances (to rounding)
+    and neighbours (up to the order of ties), so _NearestFirst reads the same friends, nearest
+    first, and the morale prefetch guesses the same nearest friend where there is no tie."""
+    from scipy.spatial import cKDTree
+
+    from engine.rulesets.two_mm_earth import morale
+    from engine.rulesets.two_mm_earth.context import TwoMmContext
+
+    ctx = battle.ctx
+    assert isinstance(ctx, TwoMmContext)
+    forms = battle.state.active("red")
+    monkeypatch.setattr(morale, "BRUTE_PAIRS", 10**6)
+    view = morale._SideView(ctx, forms)
+    assert len(view.ids) >= morale._NearestFirst.KNN  # the short cut is taken
+    d, k = view.knn()
+    td, tk = cKDTree(view.pts).query(view.pts, k=morale._NearestFirst.KNN)
+    assert np.allclose(d, td, rtol=1e-12, atol=1e-9)
+    for row, (mine, tree) in enumerate(zip(k, tk.tolist(), strict=True)):
+        last = td[row][-1] * (1 - 1e-9) - 1e-9
+        # the same neighbours, but for ties (to rounding) at the last distance taken
+        assert {j for j, x in zip(mine, d[row]) if x < last} == {
+            j for j, x in zip(tree, td[row]) if x < last
+        }
+        for lazy_first in ((d[row], mine), (td[row].tolist(), tree)):
+            lazy = morale._NearestFirst(view.pts_list[row], view.ids, view.pts, row, lazy_first)
+            plain = morale._NearestFirst(view.pts_list[row], view.ids, view.pts, row)
+            assert lazy[0:16] == plain[0:16]

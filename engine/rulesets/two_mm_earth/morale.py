@@ -41,6 +41,7 @@ from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
+from engine.spatial import BRUTE_PAIRS
 from engine.state import BaseStatus, Formation, Morale
 
 __all__ = [
@@ -192,11 +193,25 @@ class _SideView:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
         tree's distances, :attr:`_NearestFirst.KNN` of them, in one query; None when there are
         too few friends to need it."""
-        if self._knn is None and len(self.ids) >= _NearestFirst.KNN:
-            from scipy.spatial import cKDTree
+        n, want = len(self.ids), _NearestFirst.KNN
+        if self._knn is None and n >= want:
+            if n * n <= BRUTE_PAIRS:
+                # a few friends: every centre distance in one array, the nearest sorted (no
+                # k-d tree: building one, and importing scipy.spatial, cost more). Ties may
+                # come in another order than the tree's; _NearestFirst takes these as a
+                # guess checked by a margin, so the order read is the same
+                pts = self.pts
+                d = np.hypot(pts[:, None, 0] - pts[None, :, 0], pts[:, None, 1] - pts[None, :, 1])
+                k = np.argpartition(d, want - 1, axis=1)[:, :want]
+                dk = np.take_along_axis(d, k, axis=1)
+                order = np.argsort(dk, axis=1, kind="stable")
+                k = np.take_along_axis(k, order, axis=1)
+                self._knn = (np.take_along_axis(dk, order, axis=1).tolist(), k.tolist())
+            else:
+                from scipy.spatial import cKDTree
 
-            d, k = cKDTree(self.pts).query(self.pts, k=_NearestFirst.KNN)
-            self._knn = (d.tolist(), k.tolist())
+                d, k = cKDTree(self.pts).query(self.pts, k=want)
+                self._knn = (d.tolist(), k.tolist())
         return self._knn
 
     def nearest_steady(self, f: Formation) -> _NearestFirst:
