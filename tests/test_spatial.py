@@ -291,7 +291,7 @@ def test_steady_friends_knn_short_cut_reads_as_the_tree(
     ctx = battle.ctx
     assert isinstance(ctx, TwoMmContext)
     forms = battle.state.active("red")
-    monkeypatch.setattr(morale, "BRUTE_PAIRS", 10**6)
+    monkeypatch.setattr(morale, "_KNN_BRUTE", 10**6)
     view = morale._SideView(ctx, forms)
     assert len(view.ids) >= morale._NearestFirst.KNN  # the short cut is taken
     d, k = view.knn()
