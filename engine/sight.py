@@ -34,7 +34,7 @@ from engine.geometry import (
     segment_hits,
     segment_hits_sparse,
 )
-from engine.spatial import RectIndex, box_gaps
+from engine.spatial import RectIndex
 from engine.state import CLOCK, BattleState, Formation, FormationTable
 from scenario_builder.errors import OffMapError
 
@@ -71,6 +71,9 @@ _SHADOW_M = 400.0
 #: the guess is made from this many observers on (measured on the record, CPU s of 30 bounds:
 #: 2 x 60 0.185 without, 0.199 with; 2 x 120 0.51 against 0.42; 2 x 240 1.52 against 1.25)
 _SHADOW_FROM = 100
+#: each target's row of observer bearings (radians, -pi..pi) is put this far from the next in
+#: Sight._shadowed's one sorted array (more than the 2 pi + 2 its ranges span)
+_BEARING_ROWS = 16.0
 #: added to the distance of an observer whose line seems blocked next to the target
 #: (Sight._shadowed): after every observer whose line seems open, nearest first
 _SHADOWED_LAST = 1e9
@@ -364,21 +367,22 @@ class Sight:
 
     def _shadowed(self, own: np.ndarray, tgt: np.ndarray, dist: np.ndarray) -> np.ndarray:
         """A guess (own.size, tgt.size) of which lines from observers ``own`` to targets ``tgt``
-        (rows, ascending; ``dist`` their centres' distances) the troops next to the target
-        block (6.2: troops in the way block the view): those of the target's side whose boxes
-        are within _SHADOW_M of its own, no lower than either end, that the line meets by its
-        bearing from the target (within the angle the rectangle spans seen from the target's
-        centre) and its length (longer than the gap to the rectangle's circle). Only an order
-        for :meth:`seen_by`'s look (each pair is then asked for its own answer): the enemies
-        behind their own lines are seen through the gaps."""
+        (rows, ascending; ``dist`` their centres' distances, where finite) the troops next to
+        the target block (6.2: troops in the way block the view): those of the target's side
+        whose boxes are within _SHADOW_M of its own, no lower than either end, that the line
+        meets by its bearing from the target (within the angle the rectangle spans seen from the
+        target's centre) and its length (longer than the gap to the rectangle's circle). Only an
+        order for :meth:`seen_by`'s look (each pair is then asked for its own answer): the
+        enemies behind their own lines are seen through the gaps. Entries of an infinite
+        ``dist`` (pairs never asked) are left False."""
         out = np.zeros((own.size, tgt.size), dtype=bool)
         arr, sides = self.arr, self._side_codes()
-        pos, ks = np.nonzero(box_gaps(self.spatial.box, tgt) <= _SHADOW_M)
+        pos, ks = self.spatial.box_gap_pairs(tgt, _SHADOW_M)
         ti = tgt[pos]
         lv = self.levels
         keep = (ks != ti) & (sides[ks] == sides[ti]) & (lv[ks] >= lv[ti])
         pos, ti, ks = pos[keep], ti[keep], ks[keep]
-        if not ti.size:
+        if not ti.size or not own.size:
             return out
         fx, fy, rx, ry = (v[ks] for v in self.axes)
         hw, hd = arr[ks, 2], arr[ks, 3]
@@ -394,18 +398,40 @@ class Sight:
         inside = (np.abs(ox * rx + oy * ry) <= hw) & (np.abs(ox * fx + oy * fy) <= hd)
         wide[inside] = -1.0
         near = np.maximum(reach - np.hypot(hw, hd), 0.0)
-        # each observer's offset from each target, once; then one compare per blocker: the
-        # line's bearing within the angle (its cosine with the blocker's middle no less than
-        # the widest corner's) and its length past the blocker's circle
+        # the observers each blocker can shadow lie in its angle seen from the target: each
+        # target's observers sorted by bearing, each blocker's angle (grown by a microradian,
+        # far beyond the rounding of the test below) a range of them (two where it wraps
+        # round). Only those (observer, blocker) pairs get the test, not every observer
         xy = arr[:, :2]
-        vx = (xy[own, 0][:, None] - xy[tgt, 0])[:, pos]
-        vy = (xy[own, 1][:, None] - xy[tgt, 1])[:, pos]
-        d = dist[:, pos]
-        hit = vx * ux + vy * uy >= wide * d
-        hit &= d > near
-        hit &= lv[own][:, None] <= lv[ks]
-        at, first = np.unique(pos, return_index=True)  # pairs by target (nonzero's order)
-        out[:, at] = np.logical_or.reduceat(hit, first, axis=1)
+        oxs, oys = xy[own, 0], xy[own, 1]
+        txs, tys = xy[tgt, 0], xy[tgt, 1]
+        bear = np.arctan2(oys[None, :] - tys[:, None], oxs[None, :] - txs[:, None])
+        order = np.argsort(bear, axis=1)
+        row_at = _BEARING_ROWS * np.arange(tgt.size, dtype=float)
+        flat = (np.take_along_axis(bear, order, axis=1) + row_at[:, None]).ravel()
+        half = np.arccos(np.clip(wide, -1.0, 1.0)) + 1e-6
+        phi = np.arctan2(uy, ux)
+        lo, hi = phi - half, phi + half
+        every = half >= np.pi
+        lo[every], hi[every] = -np.pi - 1.0, np.pi + 1.0
+        under, over = ~every & (lo < -np.pi), ~every & (hi > np.pi)
+        wrap = np.flatnonzero(under | over)
+        blk = np.concatenate([np.arange(pos.size), wrap])
+        lo = np.concatenate([lo, np.where(under[wrap], lo[wrap] + 2 * np.pi, -np.pi - 1.0)])
+        hi = np.concatenate([hi, np.where(under[wrap], np.pi + 1.0, hi[wrap] - 2 * np.pi)])
+        at = row_at[pos[blk]]
+        a = np.searchsorted(flat, lo + at, "left")
+        n = np.searchsorted(flat, hi + at, "right") - a
+        p = np.repeat(blk, n)  # a blocker of each candidate
+        cand = np.arange(p.size) - np.repeat(np.cumsum(n) - n - a, n)  # its place in flat
+        col, row = order.ravel()[cand], pos[p]
+        # the test itself, element by element as over every observer
+        d = dist[col, row]
+        hit = (oxs[col] - txs[row]) * ux[p] + (oys[col] - tys[row]) * uy[p] >= wide[p] * d
+        hit &= d > near[p]
+        hit &= lv[own[col]] <= lv[ks[p]]
+        hit &= np.isfinite(d)
+        out[col[hit], row[hit]] = True
         return out
 
     def local(self, f: Formation) -> bool:

@@ -87,6 +87,26 @@ class RectIndex:
         order = np.lexsort((t, q))
         return np.asarray(rows)[q[order]], t[order]
 
+    def box_gap_pairs(self, rows: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs (position in ``rows``, rectangle) whose boxes are at most ``gap`` apart
+        (:func:`box_gaps` ``<= gap``, the same numbers), ordered by position then rectangle, as
+        ``np.nonzero(box_gaps(self.box, rows) <= gap)``: the tree's candidates (boxes grown by
+        ``gap`` and a millimetre that meet) measured pair by pair, not the whole matrix."""
+        if self.n == 0 or len(rows) == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        grow = gap + _PAD_M  # the growth's own rounding is far below a millimetre
+        b = self.box[rows]
+        q, t = self._tree.query(
+            shapely.box(b[:, 0] - grow, b[:, 1] - grow, b[:, 2] + grow, b[:, 3] + grow)
+        )
+        bi, bo = b[q], self.box[t]
+        gx = np.maximum(np.maximum(bo[:, 0] - bi[:, 2], bi[:, 0] - bo[:, 2]), 0.0)
+        gy = np.maximum(np.maximum(bo[:, 1] - bi[:, 3], bi[:, 1] - bo[:, 3]), 0.0)
+        keep = np.hypot(gx, gy) <= gap
+        q, t = q[keep], t[keep]
+        order = np.lexsort((t, q))
+        return q[order], t[order]
+
     def crossing_few(self, ps: np.ndarray, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`crossing`'s candidates for a few segments, without the tree: every segment's
         box against every rectangle's box in numpy (cheaper than building the segments and
