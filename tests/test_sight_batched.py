@@ -416,7 +416,17 @@ def test_6_2_troops_next_to_the_target_first_as_the_whole_line(
     whole = look._clear_of_troops_whole(ia, ja)
     assert 0 < whole.sum() < whole.size
     monkeypatch.setattr(sight_module, "_NEAR_TARGET_AMONG", 0)
-    for reach in (0.0, 30.0, 150.0, 1e9):
+    # one stretch or several that follow each other (lines shorter than a reach, longer than
+    # all), the stretches' troops first, then the whole of what is left open
+    for reach in (
+        (0.0,),
+        (30.0,),
+        (150.0,),
+        (1e9,),
+        (30.0, 90.0),
+        (150.0, 1000.0),
+        (5.0, 60.0, 400.0),
+    ):
         monkeypatch.setattr(sight_module, "_NEAR_TARGET_M", reach)
         assert look._clear_of_troops(ia, ja).tolist() == whole.tolist()
 
