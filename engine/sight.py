@@ -143,6 +143,8 @@ class Sight:
         #: the clock (engine.state.CLOCK.now) and the state's formations at the last look
         self._seen_now = -1
         self._formations: dict[str, Formation] | None = None
+        #: the clock when each formation's revision was last read (:meth:`_same_view`)
+        self._revs_at = -1
 
     # -- per-position arrays ---------------------------------------------------------------
     def _refresh(self) -> None:
@@ -184,14 +186,33 @@ class Sight:
             return False
         if not np.array_equal(table.arr, self.arr):
             return False
-        revs, cols = self._revs, self._cols
-        for k, f in enumerate(self.forms):
+        revs, cols, forms = self._revs, self._cols, self.forms
+        # the formations whose revision moved since ``revs`` was last brought up to date are
+        # among those the clock logged since (a revision is only ever set by a tick that logs
+        # its formation, engine.state): those alone, unless the log was trimmed since, holds a
+        # join or leave, or is longer than the table
+        clock, since = CLOCK, self._revs_at
+        log = clock.log
+        rows: Sequence[int] = range(len(forms))
+        if since >= clock.base and clock.base + len(log) - since <= len(forms):
+            index, changed = self.index, set()
+            for f in log[since - clock.base :]:
+                if f is None:
+                    break
+                k = index.get(f.id)
+                if k is not None and forms[k] is f:
+                    changed.add(k)
+            else:
+                rows = sorted(changed)
+        for k in rows:
+            f = forms[k]
             if f._rev != revs[k]:
                 for name, col in cols.items():
                     v = col[k]
                     if v == v and float(self._column_value(name, k)) != v:  # v == v: read
                         return False
                 revs[k] = f._rev
+        self._revs_at = clock.now
         return True
 
     def _rebuild(self, table: FormationTable) -> None:
@@ -224,6 +245,7 @@ class Sight:
         self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = revs = [f._rev for f in forms]
+        self._revs_at = CLOCK.now
         if old_cols and forms:
             was = {id(f): k for k, f in enumerate(old_forms)}
             src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)

@@ -118,3 +118,45 @@ def test_box_gap_pairs_from_the_tree_as_from_the_whole_matrix(battles: list[Batt
                 got = index.box_gap_pairs(rows, gap)
                 assert [g.tolist() for g in got] == [w.tolist() for w in want]
     assert RectIndex(np.zeros((0, 5))).box_gap_pairs(np.arange(0), 10.0)[0].size == 0
+
+
+def test_held_answers_kept_by_the_formations_the_clock_logged_as_by_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Sight keeps its answers through a change of the table that does not touch what it read
+    # (a morale state, 10.x): it checks the formations the clock logged since it last looked
+    # (engine.state's revision clock), not every formation on the table. Each check of a
+    # whole battle is made again over every formation: the same verdict, the same revisions
+    bf = build_site("minden").battlefield
+    battle = Battle(bf, last_stand(scenario(bf, 30)), Dice(1), delivery=InstantDelivery())
+    logged = Sight._same_view
+    verdicts: list[bool] = []
+
+    def every_formation(self: Sight, table) -> bool:  # the check before the clock's log
+        revs, cols = list(self._revs), {k: v.copy() for k, v in self._cols.items()}
+        want = True
+        if (
+            self._table is not table
+            or table.forms is not self._tforms
+            or not np.array_equal(table.arr, self.arr)
+        ):
+            want = False
+        else:
+            for k, f in enumerate(self.forms):
+                if f._rev != revs[k]:
+                    for name, col in cols.items():
+                        v = col[k]
+                        if v == v and float(self._column_value(name, k)) != v:
+                            want = False
+                    revs[k] = f._rev
+        got = logged(self, table)
+        assert got == want
+        if got:
+            assert self._revs == revs
+        verdicts.append(got)
+        return got
+
+    monkeypatch.setattr(Sight, "_same_view", every_formation)
+    for _ in range(8):
+        battle.step()
+    assert verdicts.count(True) > 20 and False in verdicts
