@@ -37,7 +37,7 @@ class RectIndex:
     """Axis-aligned boxes round the rectangles ``arr`` ((N, 5): cx, cy, hw, hd, facing) in an
     R-tree; every query returns candidate indices, ascending, for the caller's exact test."""
 
-    __slots__ = ("_boxes", "_tree", "box", "n")
+    __slots__ = ("_geoms", "_strtree", "box", "n")
 
     def __init__(self, arr: np.ndarray) -> None:
         self.n = arr.shape[0]
@@ -48,8 +48,24 @@ class RectIndex:
         ey = np.abs(ry) * hw + np.abs(fy) * hd + _PAD_M
         #: (N, 4) minx, miny, maxx, maxy
         self.box = np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex, arr[:, 1] + ey])
-        self._boxes = shapely.box(*self.box.T) if self.n else np.zeros(0, dtype=object)
-        self._tree = shapely.STRtree(self._boxes)
+        # the tree is built on the first query that needs it: many position states only ask
+        # for the boxes (a few pairs' bounds), and building it costs more than they do
+        self._geoms: np.ndarray | None = None
+        self._strtree: shapely.STRtree | None = None
+
+    @property
+    def _boxes(self) -> np.ndarray:
+        """The boxes as shapely geometries (built once, on first need)."""
+        if self._geoms is None:
+            self._geoms = shapely.box(*self.box.T) if self.n else np.zeros(0, dtype=object)
+        return self._geoms
+
+    @property
+    def _tree(self) -> shapely.STRtree:
+        """The R-tree of :attr:`_boxes` (built once, on first need)."""
+        if self._strtree is None:
+            self._strtree = shapely.STRtree(self._boxes)
+        return self._strtree
 
     def lower_bounds(self, i: int) -> np.ndarray:
         """A lower bound (N,) of the gap from rectangle ``i`` to each rectangle: the gap between
