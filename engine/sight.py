@@ -555,29 +555,35 @@ class Sight:
     def _answers(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
         """The answers (bool array) of the pairs (observer row ``ia[n]``, target row
         ``ja[n]``): from the cache, the rest worked out in one batch and cached."""
-        pairs = list(zip(ia.tolist(), ja.tolist(), strict=True))
-        self._work_out(pairs)
-        ids, cache = self.ids, self._cache
-        return np.array([cache[(ids[i], ids[j])] for i, j in pairs], dtype=bool)
+        il, jl = ia.tolist(), ja.tolist()
+        ids = self.ids
+        keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
+        self._work_out_keyed(keys, il, jl)
+        return np.fromiter(map(self._cache.__getitem__, keys), dtype=bool, count=len(keys))
 
     def _work_out(self, pairs: list[tuple[int, int]]) -> None:
         """Caches the answers (6.2-6.3) of the pairs (observer row, target row) not cached:
         off the map or beyond the sight limit, hidden by troops (every pair in one batch,
         :meth:`_clear_of_troops`), then the terrain sight of the rest in one call."""
-        ids, cache = self.ids, self._cache
-        todo: dict[tuple[str, str], tuple[int, int]] = {}
-        for i, j in pairs:
-            key = (ids[i], ids[j])
-            if key not in cache:
-                todo.setdefault(key, (i, j))
+        il = [p[0] for p in pairs]
+        jl = [p[1] for p in pairs]
+        ids = self.ids
+        keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
+        self._work_out_keyed(keys, il, jl)
+
+    def _work_out_keyed(self, keys: list[tuple[str, str]], il: list[int], jl: list[int]) -> None:
+        """:meth:`_work_out` of the pairs (``il[n]``, ``jl[n]``) whose ids are ``keys[n]``."""
+        cache = self._cache
+        # the pairs not cached, each once, in the order first asked (a key's rows are the
+        # same wherever it occurs: ids and rows are one to one)
+        todo = {k: p for k, p in zip(keys, zip(il, jl, strict=True), strict=True) if k not in cache}
         if not todo:
             return
         if len(todo) <= _FEW_PAIRS:
             self._work_out_few(todo)
             return
-        keys = list(todo)
-        ia = np.fromiter((p[0] for p in todo.values()), dtype=np.intp, count=len(keys))
-        ja = np.fromiter((p[1] for p in todo.values()), dtype=np.intp, count=len(keys))
+        rows = np.array(list(todo.values()), dtype=np.intp)
+        ia, ja = rows[:, 0], rows[:, 1]
         ok = self.on_map[ia] & self.on_map[ja]
         limit = self._limits(ia)
         if limit is not None:
@@ -585,11 +591,10 @@ class Sight:
         go = np.flatnonzero(ok)
         if go.size:
             go = go[self._clear_of_troops(ia[go], ja[go])]
-        seen = np.zeros(len(keys), dtype=bool)
+        seen = np.zeros(ia.size, dtype=bool)
         if go.size:
             seen[go] = self._terrain(ia[go], ja[go])
-        for key, v in zip(keys, seen.tolist(), strict=True):
-            cache[key] = v
+        cache.update(zip(todo, seen.tolist(), strict=True))
 
     def _limit_of(self, i: int) -> float | None:
         """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
