@@ -63,7 +63,7 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     # a copy with its own caches: the battle's Sight stays exactly as the bound left it; the
     # answers the phases worked out for this very position state come along (Sight.fresh_copy)
     look = sight.fresh_copy()
-    return {side: look.seen_by(side) for side in state.sides}
+    return look.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
 
 
 def snapshot(

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -308,7 +308,40 @@ class Sight:
         (:meth:`_answers`). Every pair's answer is its own, so the set is the one every pair
         would give; answers already held (:meth:`fresh_copy`) are used first.
         """
+        return self.seen_by_sides([side])[side]
+
+    def seen_by_sides(self, sides: Sequence[str]) -> dict[str, list[str]]:
+        """:meth:`seen_by` of each of ``sides``, their looks in step: each round's pairs of
+        every side asked in one batch (a batch's fixed cost is most of a small round's). A
+        pair's answer does not depend on the batch it is asked in, and each side's look reads
+        only its own observers' answers, so these are the records one side at a time gives."""
         self._refresh()
+        looks = {side: self._look(side) for side in dict.fromkeys(sides)}
+        out: dict[str, list[str]] = {}
+        asks: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for side, look in looks.items():
+            try:
+                asks[side] = next(look)
+            except StopIteration as done:
+                out[side] = done.value
+        while asks:
+            hit = self._answers(
+                np.concatenate([a[0] for a in asks.values()]),
+                np.concatenate([a[1] for a in asks.values()]),
+            )
+            at, nxt = 0, {}
+            for side, (ia, _ja) in asks.items():
+                try:
+                    nxt[side] = looks[side].send(hit[at : at + ia.size])
+                except StopIteration as done:
+                    out[side] = done.value
+                at += ia.size
+            asks = nxt
+        return {side: out[side] for side in sides}
+
+    def _look(self, side: str) -> Generator[tuple[np.ndarray, np.ndarray], np.ndarray, list[str]]:
+        """:meth:`seen_by` of ``side`` as a generator: it yields each round's pairs
+        (observer rows, target rows) and is sent their answers (:meth:`seen_by_sides`)."""
         sides = self._side_codes()
         if side not in self._side_names:
             return []
@@ -356,7 +389,7 @@ class Sight:
                     at.append(n)
                     by.append(own[w])
             if at:
-                hit = self._answers(np.array(by, dtype=np.intp), enemy[at])
+                hit = yield np.array(by, dtype=np.intp), enemy[at]
                 seen[at] = hit
                 saw[at] = np.where(hit, by, -1)
         count = possible.sum(axis=0)
@@ -378,7 +411,7 @@ class Sight:
             valid = np.arange(lo, lo + obs.shape[0])[:, None] < count[None, left]
             tgt = np.broadcast_to(enemy[left], obs.shape)
             ok = np.zeros(obs.shape, dtype=bool)
-            ok[valid] = self._answers(obs[valid], tgt[valid])
+            ok[valid] = yield obs[valid], tgt[valid]
             seen[left] = ok.any(axis=0)
             first = ok.argmax(axis=0)
             saw[left] = np.where(seen[left], obs[first, np.arange(left.size)], -1)

@@ -160,3 +160,28 @@ def test_held_answers_kept_by_the_formations_the_clock_logged_as_by_all(
     for _ in range(8):
         battle.step()
     assert verdicts.count(True) > 20 and False in verdicts
+
+
+def test_6_2_sides_looked_at_in_step_as_one_at_a_time(battles: list[Battle]) -> None:
+    # the bound's record asks each round's pairs of both sides in one batch: each side's
+    # record, and the hints it leaves for the next look (who saw each enemy), as one side at a
+    # time, and as the brute force over every pair
+    for battle in battles:
+        sight, sides = battle.sight, list(battle.state.sides)
+        hints = {s: dict(w) for s, w in sight._witness.items()}
+        one = sight.fresh_copy()
+        alone = {side: one.seen_by(side) for side in sides}
+        left = {s: dict(w) for s, w in sight._witness.items()}
+        sight._witness.clear()
+        sight._witness.update({s: dict(w) for s, w in hints.items()})
+        both = sight.fresh_copy().seen_by_sides(sides)
+        assert both == alone and list(both) == sides
+        assert sight._witness == left
+        assert all(both.values())
+        if battle is battles[0]:  # the brute force, on the smaller battle
+            look, table = sight.fresh_copy(), battle.state.table()
+            for side in sides:
+                own = [f.id for f in table.forms if f.side == side]
+                enemy = [g.id for g in table.forms if g.side != side]
+                want = sorted(g for g in enemy if any(look.sees(f, g) for f in own))
+                assert both[side] == want
