@@ -413,7 +413,21 @@ class FewSeparation:
         # gap is the largest of the four, so it cannot be below -tol any more (most are clear
         # on the first axis); the others get the full gap, the same value as gaps() gives
         cx, cy, ahw, ahd, facing = a
-        afx, afy, arx, ary = _scalar_axes(facing)
+        return self.first_overlap_axes(cx, cy, ahw, ahd, _scalar_axes(facing), tol)
+
+    def first_overlap_axes(
+        self,
+        cx: float,
+        cy: float,
+        ahw: float,
+        ahd: float,
+        axes: tuple[float, float, float, float],
+        tol: float = 1e-6,
+    ) -> int | None:
+        """:meth:`first_overlap` of the rectangle (cx, cy, ahw, ahd, facing) whose
+        ``_scalar_axes(facing)`` the caller has (a turning sweep's poses: a new facing each,
+        not worth keeping)."""
+        afx, afy, arx, ary = axes
         ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
         ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
         # the others' extents along a's axes (_rb_along's sums) are taken here, each only when

@@ -40,9 +40,11 @@ import numpy as np
 from scipy import ndimage
 
 from engine.geometry import (
+    _MATH_AXES,
     CONTACT_M,
     OBB,
     FewSeparation,
+    _scalar_axes,
     angle_diff,
     bearing,
     forward,
@@ -194,12 +196,16 @@ class Frame:
     __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
-        fx, fy = forward(f.facing)
-        rx, ry = right(f.facing)
+        # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
+        r = math.radians(f.facing)
+        fx = math.sin(r)
+        fy = rx = math.cos(r)
+        ry = -fx
         cx, cy = f.cx, f.cy
         ba: list[float] = []
         bl: list[float] = []
         far = 0.0
+        hypot = math.hypot
         for b in f.bases:
             if b.status is not BaseStatus.DEAD:
                 dx = b.x - cx
@@ -208,9 +214,13 @@ class Frame:
                 l_ = dx * fx + dy * fy
                 ba.append(a)
                 bl.append(l_)
-                far = max(far, math.hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX))
+                h = hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX)
+                if h > far:
+                    far = h
         o = f.obb()
-        ca, cl = local(OBB(cx, cy, 0, 0, f.facing), o.cx, o.cy)
+        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
+        dx, dy = o.cx - cx, o.cy - cy
+        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
         # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
         far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
         self._ba, self._bl, self._ca = ba, bl, ca
@@ -420,8 +430,12 @@ def allowance_for(f: Formation, classes: list[int], rules: MoveRules) -> float |
 def _local_box(f: Formation) -> tuple[float, float, float, float]:
     """The living bases' rectangle in the formation frame: (across, along, hw, hd)."""
     o = f.obb()
-    a, l_ = local(OBB(f.cx, f.cy, 0.0, 0.0, f.facing), o.cx, o.cy)
-    return a, l_, o.hw, o.hd
+    # geometry.local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy) from one sine and cosine
+    r = math.radians(f.facing)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    dx, dy = o.cx - f.cx, o.cy - f.cy
+    return dx * rx + dy * -fx, dx * fx + dy * fy, o.hw, o.hd
 
 
 def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: float) -> OBB:
@@ -431,6 +445,22 @@ def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: flo
     fy = rx = math.cos(r)
     ry = -fx
     return OBB(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, th % 360.0)
+
+
+def _overlap_at(
+    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> int | None:
+    """``few.first_overlap(obb_at(box, cx, cy, th))`` with one sine and cosine: a facing
+    ``th % 360`` equal to ``th`` (0 < th < 360, the same float) has ``_scalar_axes`` equal to
+    obb_at's own sine and cosine where those come from ``math`` (:data:`_MATH_AXES`); other
+    facings ask ``_scalar_axes``."""
+    a, l_, hw, hd = box
+    r = math.radians(th)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    ry = -fx
+    axes = (fx, fy, fy, ry) if _MATH_AXES and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
+    return few.first_overlap_axes(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, axes)
 
 
 def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float, float]]:
@@ -444,15 +474,22 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
     if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
         # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
         return [(0.0, 0.0)] * 4
+    # forward(th) is (sin, cos) and right(th) (cos, -sin) of one radians(th): one sine and
+    # cosine a facing, the corners of _corner_offsets in its order, the same float operations
+    r = math.radians(th)
+    s0, c0 = math.sin(r), math.cos(r)
+    r = math.radians(th1)
+    s1, c1 = math.sin(r), math.cos(r)
+    a_, l_, hw, hd = box
     out = []
-    f0, r0 = forward(th), right(th)
-    f1, r1 = forward(th + dth), right(th + dth)
-    for a, l_ in _corner_offsets(box):
-        x0 = a * r0[0] + l_ * f0[0]
-        y0 = a * r0[1] + l_ * f0[1]
-        x1 = a * r1[0] + l_ * f1[0]
-        y1 = a * r1[1] + l_ * f1[1]
-        out.append((x1 - x0, y1 - y0))
+    for a in (a_ + -1 * hw, a_ + 1 * hw):
+        for l_k in (l_ + -1 * hd, l_ + 1 * hd):
+            out.append(
+                (
+                    a * c1 + l_k * s1 - (a * c0 + l_k * s0),
+                    a * -s1 + l_k * c1 - (a * -s0 + l_k * c0),
+                )
+            )
     return out
 
 
@@ -1092,16 +1129,17 @@ def _sweep(
     keep: list[int] = []
     boxes: list[list[float]] = []
     near = close.nonzero()[0]
-    # the near rows as Python floats in one call (a tolist per row cost more than its sums)
+    hypot = math.hypot
+    # the near rows as Python floats in one call (a tolist per row cost more than its sums);
+    # the mover's own row is known by its id, asked only of the rows the test keeps
     for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
-        if table is not None and others[k].id == f.id:
-            continue  # the mover's own row
         cx, cy, hw, hd = row[:4]
         px, py = cx - sx, cy - sy
         t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
         t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-        ex, ey = px - t * dx, py - t * dy
-        if math.hypot(ex, ey) <= rho + math.hypot(hw, hd):
+        if hypot(px - t * dx, py - t * dy) <= rho + hypot(hw, hd):
+            if table is not None and others[k].id == f.id:
+                continue  # the mover's own row
             keep.append(k)
             boxes.append(row)
     if not keep:
@@ -1154,7 +1192,7 @@ def _sweep(
         return obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
 
     def clash(t: float) -> int | None:
-        return few.first_overlap(pose(t))
+        return _overlap_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
@@ -1189,7 +1227,9 @@ def _sweep(
             lo, hi = prev, t
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = bis.first_overlap(pose(mid))
+                at_mid = _overlap_at(
+                    bis, box, start[0] + dx * mid, start[1] + dy * mid, start[2] + dth * mid
+                )
                 if at_mid is None:
                     lo = mid
                 else:
