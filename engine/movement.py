@@ -1090,6 +1090,64 @@ def _first_overlapping_step(
     return None
 
 
+def _reachable(
+    f: Formation,
+    table: list[Formation] | None,
+    all_arr: np.ndarray,
+    o0: OBB,
+    box: tuple[float, float, float, float],
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+) -> tuple[list[int], list[list[float]]]:
+    """The rows of ``all_arr`` (rectangles, (N, 5)) the sweep of ``f`` from ``start`` by
+    (dx, dy) (and any turn) can reach, in order, and those rows as Python floats. ``table``:
+    the formations of the rows when the mover's own row is among them (left out by its id)."""
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    # the rectangles the mover's path can reach: every point of the mover stays within
+    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
+    # of another within its half-diagonal of its centre; the others cannot overlap it at any
+    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing.
+    # They are those within that reach of the path and within ``reach`` + hw + hd of the
+    # start rectangle's centre ("close", a first cut of old kept as it was).
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    # One pass over the whole table first, in numpy: a centre within rho + its half-diagonal
+    # of the path is within half the path's length more of the path's middle, and hw + hd is
+    # no shorter than the half-diagonal (1 mm more for the rounding of the middle and the
+    # squares): a circle round the middle, which leaves fewer rows to the exact tests below
+    # than one round the start
+    half = rho + 0.5 * math.sqrt(len2) + 1e-3
+    ex = all_arr[:, 0] - (sx + 0.5 * dx)
+    ey = all_arr[:, 1] - (sy + 0.5 * dy)
+    lim = all_arr[:, 2] + all_arr[:, 3] + half
+    near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    hypot = math.hypot
+    ox, oy = o0.cx, o0.cy
+    # the near rows as Python floats in one call (a tolist per row cost more than its sums);
+    # "close" in numpy's elementwise operations (the same IEEE sums in Python floats), the
+    # exact reach, then the mover's own row, known by its id
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        if hypot(px - t * dx, py - t * dy) <= rho + hypot(hw, hd):
+            qx, qy = cx - ox, cy - oy
+            lim_k = hw + hd + reach
+            if qx * qx + qy * qy > lim_k * lim_k:
+                continue  # not close
+            if table is not None and table[k].id == f.id:
+                continue  # the mover's own row
+            keep.append(k)
+            boxes.append(row)
+    return keep, boxes
+
+
 def _sweep(
     state: BattleState,
     f: Formation,
@@ -1111,37 +1169,10 @@ def _sweep(
     else:  # the whole table, the mover's own row masked out below (no copies of the rest)
         others, all_arr = table
     o0 = obb_at(box, *start)
-    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    # a first cut over the whole table, before the exact reach below: squares, not hypot (a
-    # hypot over a large table costs twice the rest), and hw + hd for the half-diagonal
-    ex = all_arr[:, 0] - o0.cx
-    ey = all_arr[:, 1] - o0.cy
-    lim = all_arr[:, 2] + all_arr[:, 3] + reach
-    close = ex * ex + ey * ey <= lim * lim
-    # the rectangles the mover's path can reach: every point of the mover stays within
-    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
-    # of another within its half-diagonal of its centre; the others cannot overlap it at any
-    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing
+    keep, boxes = _reachable(
+        f, others if table is not None else None, all_arr, o0, box, start, dx, dy
+    )
     a_, l_, hw_, hd_ = box
-    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
-    sx, sy = start[0], start[1]
-    len2 = dx * dx + dy * dy
-    keep: list[int] = []
-    boxes: list[list[float]] = []
-    near = close.nonzero()[0]
-    hypot = math.hypot
-    # the near rows as Python floats in one call (a tolist per row cost more than its sums);
-    # the mover's own row is known by its id, asked only of the rows the test keeps
-    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
-        cx, cy, hw, hd = row[:4]
-        px, py = cx - sx, cy - sy
-        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
-        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-        if hypot(px - t * dx, py - t * dy) <= rho + hypot(hw, hd):
-            if table is not None and others[k].id == f.id:
-                continue  # the mover's own row
-            keep.append(k)
-            boxes.append(row)
     if not keep:
         return 1.0, None
     # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls

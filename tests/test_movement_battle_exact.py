@@ -3,7 +3,8 @@
 
 Each battle is fought with the engine's functions wrapped: every call is answered by the
 current code and checked against the old code path on the same arguments (6.1 the sweep
-against the sweep over the whole table with no culling, main at df84c1a; 6.1 / 11.3 the corners'
+against the sweep over the whole table with no culling, main at df84c1a, and the rows it
+keeps against the rows the sweep kept at main 488014c; 6.1 / 11.3 the corners'
 displacement of a turn, 7.1 the footprint's frame points and the formation's box in its own
 frame, against their ``geometry.forward`` / ``right`` / ``local`` versions). The battles are
 the engine benchmark's (``benchmarks/bench_engine.py``, Minden, real ground: lines that close,
@@ -76,12 +77,51 @@ def _old_frame(f: Formation) -> tuple[Any, ...]:
     return ba, bl, ca, (cl, o.hd), 9 * len(ba), far * (1.0 + 1e-9) + 1e-6
 
 
+def _old_reachable(
+    f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
+) -> tuple[list[int], list[list[float]]]:
+    """The rows engine.movement._sweep kept at main 488014c: a circle round the start
+    rectangle's centre over the whole table, then the exact reach of the path row by row."""
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    ex = all_arr[:, 0] - o0.cx
+    ey = all_arr[:, 1] - o0.cy
+    lim = all_arr[:, 2] + all_arr[:, 3] + reach
+    close = ex * ex + ey * ey <= lim * lim
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    near = close.nonzero()[0]
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+        if table is not None and table[k].id == f.id:
+            continue
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        ex_, ey_ = px - t * dx, py - t * dy
+        if math.hypot(ex_, ey_) <= rho + math.hypot(hw, hd):
+            keep.append(k)
+            boxes.append(row)
+    return keep, boxes
+
+
 @contextmanager
 def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """Wrap the movement functions: each call answered by the new code, checked against the
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
+    seen["reach"] = 0
     sweep, disp, frame_cls, box = mv._sweep, mv._disp_vectors, mv.Frame, mv._local_box
+    reachable = mv._reachable
+
+    def check_reachable(*args: Any) -> tuple[list[int], list[list[float]]]:
+        got = reachable(*args)
+        assert got == _old_reachable(*args), args[0].id
+        seen["reach"] += 1
+        return got
 
     def check_sweep(
         state: Any, f: Any, bx: Any, start: Any, dx: float, dy: float, dth: float, table: Any = None
@@ -114,6 +154,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     monkeypatch.setattr(mv, "_sweep", check_sweep)
+    monkeypatch.setattr(mv, "_reachable", check_reachable)
     monkeypatch.setattr(mv, "_disp_vectors", check_disp)
     monkeypatch.setattr(mv, "_footprint_local", check_frame)
     monkeypatch.setattr(mv, "_local_box", check_box)
