@@ -520,15 +520,17 @@ def max_advance(
     u: tuple[float, float],
     allowance: float,
     shift: tuple[float, float] | None = None,
+    disp: list[tuple[float, float]] | None = None,
 ) -> float:
     """Largest d with every corner's displacement |rotation (+ shift) + d*u| <= allowance (-1
-    if none).
+    if none). ``disp``: ``_disp_vectors(box, th, dth)`` if the caller has it.
 
     >>> max_advance((0.0, 0.0, 20.0, 10.0), 0.0, 0.0, (0.0, 1.0), 100.0)
     100.0
     """
     best = math.inf
-    disp = _disp_vectors(box, th, dth)
+    if disp is None:
+        disp = _disp_vectors(box, th, dth)
     if shift is not None:
         disp = [(vx + shift[0], vy + shift[1]) for vx, vy in disp]
     for vx, vy in disp:
@@ -758,9 +760,12 @@ def _pose_toward(
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
     # the turn alone must fit the allowance (every corner within it): shrink it if not (no
-    # turn reaches 0.0, within any allowance but a negative one)
-    turn_reach = _turn_reach(box, th0) if dth != 0 or allowance < 0 else None
-    if turn_reach is not None and turn_reach(dth) > allowance:
+    # turn reaches 0.0, within any allowance but a negative one). The corners' displacement
+    # by the turn is worked out once for both (_turn_reach(dth) is the largest of their
+    # lengths, the same sums), again only if the turn is shrunk
+    disp = _disp_vectors(box, th0, dth)
+    if (dth != 0 or allowance < 0) and max(math.hypot(vx, vy) for vx, vy in disp) > allowance:
+        turn_reach = _turn_reach(box, th0)
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
@@ -769,7 +774,8 @@ def _pose_toward(
             else:
                 hi = mid
         dth = lo
-    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance)))
+        disp = _disp_vectors(box, th0, dth)
+    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance, disp=disp)))
     if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
         d = 0.0  # 6.1: the minimum move (25 m in 2mm Earth); closer than that to the goal, stay
     return u[0] * d, u[1] * d, dth, d

@@ -108,12 +108,83 @@ def _old_reachable(
     return keep, boxes
 
 
+def _old_pose_toward(
+    f: Any, box: Any, plan: Any, allowance: float, rules: Any
+) -> tuple[float, float, float, float]:
+    """engine.movement._pose_toward at main 488014c (2mm Earth: no pivot wheels)."""
+    th0 = f.facing
+    want = th0 if plan.facing is None else plan.facing
+    turn = rules.max_turn_deg
+    dth = max(-turn, min(turn, mv.signed_turn(th0, want)))
+    u = forward(plan.bearing)
+    if plan.goal is not None:
+        gx, gy = plan.goal
+        dist = math.hypot(gx - f.cx, gy - f.cy)
+        if dist > 1e-9:
+            u = ((gx - f.cx) / dist, (gy - f.cy) / dist)
+    else:
+        dist = math.inf
+    if plan.max_m is not None:
+        dist = min(dist, plan.max_m)
+    assert not rules.pivot_wheels
+    turn_reach = mv._turn_reach(box, th0) if dth != 0 or allowance < 0 else None
+    if turn_reach is not None and turn_reach(dth) > allowance:
+        lo, hi = 0.0, dth
+        for _ in range(20):
+            mid = (lo + hi) / 2.0
+            if turn_reach(mid) <= allowance:
+                lo = mid
+            else:
+                hi = mid
+        dth = lo
+    disp = _old_disp_vectors(box, th0, dth)
+    d = max(0.0, min(dist, mv.max_advance(box, th0, dth, u, allowance, disp=disp)))
+    if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+        d = 0.0
+    return u[0] * d, u[1] * d, dth, d
+
+
+def _old_touching_enemy(ctx: Any, f: Any, table: Any) -> bool:
+    """engine.rulesets.two_mm_earth.phases._touching_enemy at main 488014c (numpy gaps)."""
+    from engine.geometry import CONTACT_M, separation
+
+    _forms, arr, sides = table
+    o = f.obb()
+    ex = arr[:, 0] - o.cx
+    ey = arr[:, 1] - o.cy
+    reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
+    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
+    near = near[sides[near] != f.side]
+    if not near.size:
+        return False
+    return bool((separation(o, arr[near]) <= CONTACT_M).any())
+
+
 @contextmanager
 def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """Wrap the movement functions: each call answered by the new code, checked against the
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
-    seen["reach"] = 0
+    seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
+    import engine.rulesets.two_mm_earth.phases as ph
+
+    touching = ph._touching_enemy
+
+    def check_touching(ctx: Any, f: Any, table: Any = None) -> bool:
+        got = touching(ctx, f, table)
+        assert table is not None and got == _old_touching_enemy(ctx, f, table), f.id
+        seen["touch"] += 1
+        seen["touch_near"] += got
+        return got
+
+    pose_toward = mv._pose_toward
+
+    def check_pose(f: Any, bx: Any, plan: Any, allowance: float, rules: Any) -> Any:
+        got = pose_toward(f, bx, plan, allowance, rules)
+        assert got == _old_pose_toward(f, bx, plan, allowance, rules), (f.id, allowance)
+        seen["pose"] += 1
+        return got
+
     sweep, disp, frame_cls, box = mv._sweep, mv._disp_vectors, mv.Frame, mv._local_box
     reachable = mv._reachable
 
@@ -155,6 +226,8 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
+    monkeypatch.setattr(mv, "_pose_toward", check_pose)
+    monkeypatch.setattr(ph, "_touching_enemy", check_touching)
     monkeypatch.setattr(mv, "_disp_vectors", check_disp)
     monkeypatch.setattr(mv, "_footprint_local", check_frame)
     monkeypatch.setattr(mv, "_local_box", check_box)
@@ -187,7 +260,9 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         b = Battle(bf, last_stand(scenario(bf, 60)), Dice(3), delivery=InstantDelivery())
         _fight(b, 12)
     # many moves of each kind: straight and turning, into contact and clear
-    _assert_busy(seen, lambda k: {"sweep_met": 300, "sweep_turn": 200}.get(k, 800))
+    _assert_busy(
+        seen, lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10}.get(k, 800)
+    )
 
 
 def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,7 +273,7 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
     built = build_battlefield(sc)
     with _checked(monkeypatch) as seen:
         fight(sc, built, 1, snapshots=False)  # as the CLI and the known answers fight it
-    _assert_busy(seen, lambda k: {"sweep_met": 20, "sweep_turn": 20}.get(k, 100))
+    _assert_busy(seen, lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0}.get(k, 100))
 
 
 class _Spy(FewSeparation):

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from engine.geometry import CONTACT_M, bearing, obb_array, overlaps, separation
+from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overlaps
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
@@ -775,8 +775,11 @@ def _touching_enemy(
     near = near[sides[near] != f.side]
     if not near.size:
         return False
-    gaps = separation(o, arr[near])
-    return bool((gaps <= CONTACT_M).any())
+    # the few near ones' gaps in plain floats (geometry.FewSeparation: separation()'s values
+    # bit for bit; a gap found above CONTACT_M on one axis is not worked out further)
+    return any(
+        g <= CONTACT_M for g in FewSeparation.of_boxes(arr[near].tolist()).gaps_upto(o, CONTACT_M)
+    )
 
 
 def _own_formation_rules(ctx: TwoMmContext) -> bool:
