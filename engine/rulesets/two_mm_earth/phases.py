@@ -274,8 +274,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     )
     if table is not None and kf is not None:
         ranked = _near_ranked_rows(t, table)[kf]
-        kept[("near_ranked", f.id)] = ranked
-        _remember_gaps(kept, f, ranked)
+        kept[("near_ranked", f.id)] = ranked  # its gaps read by _gap as they stand
     if ranked is not None:
         out = cast("list[tuple[Formation, float]]", ranked[:limit])
     else:
@@ -315,10 +314,10 @@ def _near_ranked_rows(
         starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
         rank = np.arange(order.size) - np.repeat(starts, lens)
         take = order[rank < _NEAR_ALL]
-        row_of = rows[take].tolist()
-        pairs = zip(idx[take].tolist(), gaps[take].tolist())
-        for r, (k, d) in zip(row_of, pairs):
-            out[r].append((forms[k], d))
+        # the pairs of every row in one list (made in C: map and zip), cut row by row
+        pairs = list(zip(map(forms.__getitem__, idx[take].tolist()), gaps[take].tolist()))
+        ends = np.cumsum(np.minimum(lens, _NEAR_ALL)).tolist()
+        out = [pairs[s:e] for s, e in zip([0, *ends[:-1]], ends)]
     memo["near_ranked_rows"] = out
     return out
 
@@ -338,10 +337,19 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
-        gaps = ctx.state.table().memo.get(("gaps", f.id))
+        kept = ctx.state.table().memo
+        gaps = kept.get(("gaps", f.id))
         hit = gaps.get(g.id) if gaps is not None else None
         if hit is not None:
             return cast(float, hit)
+        # the ranked nearest of f (_near_gaps), not copied into a dict for every formation:
+        # _gap is asked of a few
+        ranked = kept.get(("near_ranked", f.id))
+        if ranked is not None:
+            gid = g.id
+            for h, d in ranked:
+                if h.id == gid:
+                    return cast(float, d)
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
