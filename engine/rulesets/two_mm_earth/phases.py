@@ -354,8 +354,8 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
         # the ranked nearest of f (_near_gaps), not copied into a dict for every formation:
         # _gap is asked of a few
         ranked_rows = kept.get("near_ranked_rows")
-        kf = t.rows.get(f.id) if ranked_rows is not None else None
-        if kf is not None:
+        kf = t.rows.get(f.id)
+        if ranked_rows is not None and kf is not None:
             gid = g.id
             for h, d in ranked_rows[kf]:
                 if h.id == gid:
