@@ -30,7 +30,6 @@ The mechanics every ruleset shares; the numbers and the speed chart come from th
 from __future__ import annotations
 
 import bisect
-import functools
 import math
 import weakref
 from collections.abc import Callable
@@ -44,6 +43,7 @@ from engine.geometry import (
     CONTACT_M,
     OBB,
     FewSeparation,
+    angle_diff,
     bearing,
     forward,
     local,
@@ -558,42 +558,28 @@ def retreat_bearing(
     if enemy_centre is None:
         return home % 360.0
     away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    offsets, ks = _retreat_offsets(step)
-    # the candidates in the order they are weighed: away (k 0), then away + k, away - k for
-    # each k; every step elementwise in numpy (+, %, abs and 360 - d round exactly as Python's
-    # floats do; angle_diff's operations)
-    cand = np.empty(ks.size)
-    cand[0] = away
-    cand[1::2] = (away + offsets) % 360.0
-    cand[2::2] = (away - offsets) % 360.0
-    d = np.abs(cand - home) % 360.0
-    to_home = np.where(d > 180.0, 360.0 - d, d)
-    if enemy_bases:
-        # at least 45 degrees from every enemy base (away itself is always allowed)
-        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
-        d = np.abs(cand[1:, None] - eb) % 360.0
-        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1)
-        to_home[1:][~ok] = np.inf
-    # the allowed candidate of least (angle to home, k), the first weighed on a tie: the
-    # loop's ``key < best_key`` over (angle_diff(cand, home), k)
-    tied = np.flatnonzero(to_home == to_home.min())
-    j = int(tied[np.argmin(ks[tied])]) if tied.size else 0
-    return round(float(cand[j]), 6) % 360.0
-
-
-@functools.lru_cache(maxsize=8)
-def _retreat_offsets(step: float) -> tuple[np.ndarray, np.ndarray]:
-    """10.3's veers for ``step``: the offsets k = step, 2 step, .. up to 45 degrees (summed as
-    the loop sums them), and each weighed candidate's k (0 for straight away, then k, k)."""
-    offsets: list[float] = []
+    best, best_key = away, (angle_diff(away, home), 0.0)
+    cands: list[tuple[float, float]] = []  # (candidate, k) in the order they are weighed
     k = step
     while k <= 45.0 + 1e-9:
-        offsets.append(k)
+        cands.append(((away + k) % 360.0, k))
+        cands.append(((away - k) % 360.0, k))
         k += step
-    out = np.array(offsets), np.array([0.0, *(x for k in offsets for x in (k, k))])
-    for a in out:
-        a.flags.writeable = False  # shared by every call
-    return out
+    if not cands:
+        return round(best, 6) % 360.0
+    # every candidate against every enemy base at once: angle_diff's operations elementwise
+    # (abs, % 360 and 360 - d round exactly as Python's floats do)
+    ok = [True] * len(cands)
+    if enemy_bases:
+        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
+        d = np.abs(np.array([c for c, _ in cands])[:, None] - eb) % 360.0
+        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1).tolist()
+    for (cand, k), fine in zip(cands, ok, strict=True):
+        if fine:
+            key = (angle_diff(cand, home), k)
+            if key < best_key:
+                best, best_key = cand, key
+    return round(best, 6) % 360.0
 
 
 # -- contacts (3.2) ---------------------------------------------------------------------------
