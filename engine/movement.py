@@ -447,20 +447,35 @@ def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: flo
     return OBB(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, th % 360.0)
 
 
-def _overlap_at(
-    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
-) -> int | None:
-    """``few.first_overlap(obb_at(box, cx, cy, th))`` with one sine and cosine: a facing
-    ``th % 360`` equal to ``th`` (0 < th < 360, the same float) has ``_scalar_axes`` equal to
-    obb_at's own sine and cosine where those come from ``math`` (:data:`_MATH_AXES`); other
-    facings ask ``_scalar_axes``."""
+def _pose_axes(
+    box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> tuple[float, float, float, float, tuple[float, float, float, float]]:
+    """``obb_at(box, cx, cy, th)`` as (cx, cy, hw, hd) and ``_scalar_axes`` of its facing,
+    with one sine and cosine: a facing ``th % 360`` equal to ``th`` (0 < th < 360, the same
+    float) has ``_scalar_axes`` equal to obb_at's own sine and cosine where those come from
+    ``math`` (:data:`_MATH_AXES`); other facings ask ``_scalar_axes``. No OBB is built and
+    no facing kept in ``_scalar_axes``' memo (a turning sweep's poses: a new facing each)."""
     a, l_, hw, hd = box
     r = math.radians(th)
     fx = math.sin(r)
     fy = rx = math.cos(r)
     ry = -fx
     axes = (fx, fy, fy, ry) if _MATH_AXES and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
-    return few.first_overlap_axes(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, axes)
+    return cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, axes
+
+
+def _overlap_at(
+    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> int | None:
+    """``few.first_overlap(obb_at(box, cx, cy, th))`` (:func:`_pose_axes`)."""
+    return few.first_overlap_axes(*_pose_axes(box, cx, cy, th))
+
+
+def _gaps_at(
+    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> list[float]:
+    """``few.gaps(obb_at(box, cx, cy, th))`` (:func:`_pose_axes`)."""
+    return few.gaps_axes(*_pose_axes(box, cx, cy, th))
 
 
 def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float, float]]:
@@ -1066,20 +1081,21 @@ def _first_overlapping_step(
     ts: list[float],
     first: int,
     last: int,
-    pose: Callable[[float], OBB],
+    gaps_at: Callable[[float], list[float]],
 ) -> int | None:
     """The first of the steps ``ts[first..last]`` at which the mover overlaps one of ``few``
     (a gap below -1e-6), or None: what testing every step gives, found by conservative
-    advancement. No point of the mover travels further than ``travel`` over the whole move
-    (:func:`_sweep`), so a rectangle whose gap is ``g`` at step ``t`` cannot be overlapped
-    before ``t + g / travel`` (the separating-axis gap is no more than the distance, and that
-    shrinks no faster than the mover's points travel; 1 mm to spare for rounding, as in the
-    sweep's windows), nor after the end of its window (``spans``): the steps in between are
-    clear and are not placed."""
+    advancement (``gaps_at(t)``: ``few``'s gaps to the mover at step ``t``). No point of the
+    mover travels further than ``travel`` over the whole move (:func:`_sweep`), so a
+    rectangle whose gap is ``g`` at step ``t`` cannot be overlapped before ``t + g / travel``
+    (the separating-axis gap is no more than the distance, and that shrinks no faster than
+    the mover's points travel; 1 mm to spare for rounding, as in the sweep's windows), nor
+    after the end of its window (``spans``): the steps in between are clear and are not
+    placed."""
     i = first
     while i <= last:
         t = ts[i]
-        gaps = few.gaps(pose(t))
+        gaps = gaps_at(t)
         if min(gaps) < -1e-6:
             return i
         nxt = math.inf
@@ -1196,7 +1212,7 @@ def _sweep(
     # its gap at the end less the way still to go); those with none are left out too
     window = (0.0, 1.0)
     if dth != 0 and any(live):
-        g1 = few.subset(live).gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
+        g1 = _gaps_at(few.subset(live), box, start[0] + dx, start[1] + dy, start[2] + dth)
         ends = iter(g1)
         spans = [
             ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
@@ -1225,8 +1241,8 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
-    def pose(t: float) -> OBB:
-        return obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+    def gaps_at(t: float) -> list[float]:
+        return _gaps_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
 
     def clash(t: float) -> int | None:
         return _overlap_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
@@ -1247,7 +1263,7 @@ def _sweep(
                 bad = i
                 break
     else:
-        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], pose)
+        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], gaps_at)
         if bad is not None:
             met = clash(ts[bad])
     if bad is not None:

@@ -287,7 +287,7 @@ class _Spy(FewSeparation):
         return super().first_overlap_axes(*args, **kw)
 
 
-def test_6_1_overlap_at_a_pose_equals_first_overlap_of_obb_at() -> None:
+def test_6_1_overlap_and_gaps_at_a_pose_equal_those_of_obb_at() -> None:
     # the turning sweep's poses: one sine and cosine for both the pose and its axes, for
     # facings inside (0, 360); 0, 360 and beyond, and negative turns, go through _scalar_axes
     import numpy as np
@@ -309,5 +309,7 @@ def test_6_1_overlap_at_a_pose_equals_first_overlap_of_obb_at() -> None:
         # the very rectangle and axes first_overlap(obb_at(...)) works with, bit for bit
         assert few.asked == [(o.cx, o.cy, o.hw, o.hd, _scalar_axes(o.facing))], (i, th)
         assert got == FewSeparation.of_boxes(rows).first_overlap(o), (i, th)
+        # and the gaps there, every value bit for bit
+        assert mv._gaps_at(few, box, x, y, th) == few.gaps(o), (i, th)  # type: ignore[arg-type]
         met += got is not None
     assert met > 1000
