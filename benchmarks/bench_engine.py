@@ -16,7 +16,8 @@ or as a script:              python benchmarks/bench_engine.py
 one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json
     prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
     (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
-    ``--profile FILE`` writes cProfile stats of the fight).
+    ``--profile FILE`` writes cProfile stats of the fight). The set-up's objects are frozen out
+    of the garbage collector's walks before the clock starts, as ``scenario-builder run`` does.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from engine.dice import Dice
 from engine.orders import InstantDelivery
 from engine.testing import make_scenario
 from scenario_builder.build import build_site
+from scenario_builder.heap import freeze_setup
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMIES = (
@@ -114,6 +116,9 @@ def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf, per_side))
     b = Battle(bf, sc, Dice(1), delivery=InstantDelivery())
+    # as ``scenario-builder run`` does once the armies are deployed (cli/run.py fight): the
+    # set-up's objects out of the full garbage collections' walks (scenario_builder.heap)
+    freeze_setup()
     prof = cProfile.Profile() if profile else None
     t0 = time.process_time()
     if prof is not None:

@@ -406,6 +406,37 @@ class FewSeparation:
             out.append(best)
         return out
 
+    def gaps_axes(
+        self, cx: float, cy: float, ahw: float, ahd: float, axes: tuple[float, float, float, float]
+    ) -> list[float]:
+        """:meth:`gaps` of the rectangle (cx, cy, ahw, ahd, facing) whose
+        ``_scalar_axes(facing)`` the caller has: the same sums, the others' extents along its
+        axes (:meth:`_rb_along`'s) taken here and not kept (a turning sweep's poses: a new
+        facing each)."""
+        afx, afy, arx, ary = axes
+        ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+        ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+        out = []
+        for ox, oy, bhw, bhd, bfx, bfy, brx, bry, o0, o1 in self._rows:
+            rb0 = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
+            rb1 = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
+            dx = ox - cx
+            dy = oy - cy
+            best = abs(afx * dx + afy * dy) - ra0 - rb0
+            g = abs(arx * dx + ary * dy) - ra1 - rb1
+            if g > best:
+                best = g
+            ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+            g = abs(bfx * dx + bfy * dy) - ra - o0
+            if g > best:
+                best = g
+            ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+            g = abs(brx * dx + bry * dy) - ra - o1
+            if g > best:
+                best = g
+            out.append(best)
+        return out
+
     def first_overlap(self, a: Any, tol: float = 1e-6) -> int | None:
         """The other that ``a`` overlaps most (by more than ``tol``; the first on ties), or
         None: ``bad[argmin(gaps[bad])]`` for ``bad = flatnonzero(gaps < -tol)``."""
@@ -413,7 +444,21 @@ class FewSeparation:
         # gap is the largest of the four, so it cannot be below -tol any more (most are clear
         # on the first axis); the others get the full gap, the same value as gaps() gives
         cx, cy, ahw, ahd, facing = a
-        afx, afy, arx, ary = _scalar_axes(facing)
+        return self.first_overlap_axes(cx, cy, ahw, ahd, _scalar_axes(facing), tol)
+
+    def first_overlap_axes(
+        self,
+        cx: float,
+        cy: float,
+        ahw: float,
+        ahd: float,
+        axes: tuple[float, float, float, float],
+        tol: float = 1e-6,
+    ) -> int | None:
+        """:meth:`first_overlap` of the rectangle (cx, cy, ahw, ahd, facing) whose
+        ``_scalar_axes(facing)`` the caller has (a turning sweep's poses: a new facing each,
+        not worth keeping)."""
+        afx, afy, arx, ary = axes
         ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
         ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
         # the others' extents along a's axes (_rb_along's sums) are taken here, each only when

@@ -40,9 +40,11 @@ import numpy as np
 from scipy import ndimage
 
 from engine.geometry import (
+    _MATH_AXES,
     CONTACT_M,
     OBB,
     FewSeparation,
+    _scalar_axes,
     angle_diff,
     bearing,
     forward,
@@ -194,12 +196,16 @@ class Frame:
     __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
-        fx, fy = forward(f.facing)
-        rx, ry = right(f.facing)
+        # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
+        r = math.radians(f.facing)
+        fx = math.sin(r)
+        fy = rx = math.cos(r)
+        ry = -fx
         cx, cy = f.cx, f.cy
         ba: list[float] = []
         bl: list[float] = []
         far = 0.0
+        hypot = math.hypot
         for b in f.bases:
             if b.status is not BaseStatus.DEAD:
                 dx = b.x - cx
@@ -208,9 +214,13 @@ class Frame:
                 l_ = dx * fx + dy * fy
                 ba.append(a)
                 bl.append(l_)
-                far = max(far, math.hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX))
+                h = hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX)
+                if h > far:
+                    far = h
         o = f.obb()
-        ca, cl = local(OBB(cx, cy, 0, 0, f.facing), o.cx, o.cy)
+        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
+        dx, dy = o.cx - cx, o.cy - cy
+        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
         # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
         far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
         self._ba, self._bl, self._ca = ba, bl, ca
@@ -420,8 +430,12 @@ def allowance_for(f: Formation, classes: list[int], rules: MoveRules) -> float |
 def _local_box(f: Formation) -> tuple[float, float, float, float]:
     """The living bases' rectangle in the formation frame: (across, along, hw, hd)."""
     o = f.obb()
-    a, l_ = local(OBB(f.cx, f.cy, 0.0, 0.0, f.facing), o.cx, o.cy)
-    return a, l_, o.hw, o.hd
+    # geometry.local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy) from one sine and cosine
+    r = math.radians(f.facing)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    dx, dy = o.cx - f.cx, o.cy - f.cy
+    return dx * rx + dy * -fx, dx * fx + dy * fy, o.hw, o.hd
 
 
 def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: float) -> OBB:
@@ -431,6 +445,37 @@ def obb_at(box: tuple[float, float, float, float], cx: float, cy: float, th: flo
     fy = rx = math.cos(r)
     ry = -fx
     return OBB(cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, th % 360.0)
+
+
+def _pose_axes(
+    box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> tuple[float, float, float, float, tuple[float, float, float, float]]:
+    """``obb_at(box, cx, cy, th)`` as (cx, cy, hw, hd) and ``_scalar_axes`` of its facing,
+    with one sine and cosine: a facing ``th % 360`` equal to ``th`` (0 < th < 360, the same
+    float) has ``_scalar_axes`` equal to obb_at's own sine and cosine where those come from
+    ``math`` (:data:`_MATH_AXES`); other facings ask ``_scalar_axes``. No OBB is built and
+    no facing kept in ``_scalar_axes``' memo (a turning sweep's poses: a new facing each)."""
+    a, l_, hw, hd = box
+    r = math.radians(th)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    ry = -fx
+    axes = (fx, fy, fy, ry) if _MATH_AXES and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
+    return cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, axes
+
+
+def _overlap_at(
+    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> int | None:
+    """``few.first_overlap(obb_at(box, cx, cy, th))`` (:func:`_pose_axes`)."""
+    return few.first_overlap_axes(*_pose_axes(box, cx, cy, th))
+
+
+def _gaps_at(
+    few: FewSeparation, box: tuple[float, float, float, float], cx: float, cy: float, th: float
+) -> list[float]:
+    """``few.gaps(obb_at(box, cx, cy, th))`` (:func:`_pose_axes`)."""
+    return few.gaps_axes(*_pose_axes(box, cx, cy, th))
 
 
 def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float, float]]:
@@ -444,15 +489,22 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
     if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
         # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
         return [(0.0, 0.0)] * 4
+    # forward(th) is (sin, cos) and right(th) (cos, -sin) of one radians(th): one sine and
+    # cosine a facing, the corners of _corner_offsets in its order, the same float operations
+    r = math.radians(th)
+    s0, c0 = math.sin(r), math.cos(r)
+    r = math.radians(th1)
+    s1, c1 = math.sin(r), math.cos(r)
+    a_, l_, hw, hd = box
     out = []
-    f0, r0 = forward(th), right(th)
-    f1, r1 = forward(th + dth), right(th + dth)
-    for a, l_ in _corner_offsets(box):
-        x0 = a * r0[0] + l_ * f0[0]
-        y0 = a * r0[1] + l_ * f0[1]
-        x1 = a * r1[0] + l_ * f1[0]
-        y1 = a * r1[1] + l_ * f1[1]
-        out.append((x1 - x0, y1 - y0))
+    for a in (a_ + -1 * hw, a_ + 1 * hw):
+        for l_k in (l_ + -1 * hd, l_ + 1 * hd):
+            out.append(
+                (
+                    a * c1 + l_k * s1 - (a * c0 + l_k * s0),
+                    a * -s1 + l_k * c1 - (a * -s0 + l_k * c0),
+                )
+            )
     return out
 
 
@@ -483,15 +535,17 @@ def max_advance(
     u: tuple[float, float],
     allowance: float,
     shift: tuple[float, float] | None = None,
+    disp: list[tuple[float, float]] | None = None,
 ) -> float:
     """Largest d with every corner's displacement |rotation (+ shift) + d*u| <= allowance (-1
-    if none).
+    if none). ``disp``: ``_disp_vectors(box, th, dth)`` if the caller has it.
 
     >>> max_advance((0.0, 0.0, 20.0, 10.0), 0.0, 0.0, (0.0, 1.0), 100.0)
     100.0
     """
     best = math.inf
-    disp = _disp_vectors(box, th, dth)
+    if disp is None:
+        disp = _disp_vectors(box, th, dth)
     if shift is not None:
         disp = [(vx + shift[0], vy + shift[1]) for vx, vy in disp]
     for vx, vy in disp:
@@ -721,9 +775,12 @@ def _pose_toward(
     if rules.pivot_wheels:
         return _wheel_toward(box, th0, dth, u, dist, allowance, plan, rules)
     # the turn alone must fit the allowance (every corner within it): shrink it if not (no
-    # turn reaches 0.0, within any allowance but a negative one)
-    turn_reach = _turn_reach(box, th0) if dth != 0 or allowance < 0 else None
-    if turn_reach is not None and turn_reach(dth) > allowance:
+    # turn reaches 0.0, within any allowance but a negative one). The corners' displacement
+    # by the turn is worked out once for both (_turn_reach(dth) is the largest of their
+    # lengths, the same sums), again only if the turn is shrunk
+    disp = _disp_vectors(box, th0, dth)
+    if (dth != 0 or allowance < 0) and max(math.hypot(vx, vy) for vx, vy in disp) > allowance:
+        turn_reach = _turn_reach(box, th0)
         lo, hi = 0.0, dth
         for _ in range(20):
             mid = (lo + hi) / 2.0
@@ -732,7 +789,8 @@ def _pose_toward(
             else:
                 hi = mid
         dth = lo
-    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance)))
+        disp = _disp_vectors(box, th0, dth)
+    d = max(0.0, min(dist, max_advance(box, th0, dth, u, allowance, disp=disp)))
     if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
         d = 0.0  # 6.1: the minimum move (25 m in 2mm Earth); closer than that to the goal, stay
     return u[0] * d, u[1] * d, dth, d
@@ -1023,20 +1081,21 @@ def _first_overlapping_step(
     ts: list[float],
     first: int,
     last: int,
-    pose: Callable[[float], OBB],
+    gaps_at: Callable[[float], list[float]],
 ) -> int | None:
     """The first of the steps ``ts[first..last]`` at which the mover overlaps one of ``few``
     (a gap below -1e-6), or None: what testing every step gives, found by conservative
-    advancement. No point of the mover travels further than ``travel`` over the whole move
-    (:func:`_sweep`), so a rectangle whose gap is ``g`` at step ``t`` cannot be overlapped
-    before ``t + g / travel`` (the separating-axis gap is no more than the distance, and that
-    shrinks no faster than the mover's points travel; 1 mm to spare for rounding, as in the
-    sweep's windows), nor after the end of its window (``spans``): the steps in between are
-    clear and are not placed."""
+    advancement (``gaps_at(t)``: ``few``'s gaps to the mover at step ``t``). No point of the
+    mover travels further than ``travel`` over the whole move (:func:`_sweep`), so a
+    rectangle whose gap is ``g`` at step ``t`` cannot be overlapped before ``t + g / travel``
+    (the separating-axis gap is no more than the distance, and that shrinks no faster than
+    the mover's points travel; 1 mm to spare for rounding, as in the sweep's windows), nor
+    after the end of its window (``spans``): the steps in between are clear and are not
+    placed."""
     i = first
     while i <= last:
         t = ts[i]
-        gaps = few.gaps(pose(t))
+        gaps = gaps_at(t)
         if min(gaps) < -1e-6:
             return i
         nxt = math.inf
@@ -1051,6 +1110,64 @@ def _first_overlapping_step(
         # the first step at or after nxt, and after t
         i = max(i + 1, bisect.bisect_left(ts, nxt, i + 1, last + 1))
     return None
+
+
+def _reachable(
+    f: Formation,
+    table: list[Formation] | None,
+    all_arr: np.ndarray,
+    o0: OBB,
+    box: tuple[float, float, float, float],
+    start: tuple[float, float, float],
+    dx: float,
+    dy: float,
+) -> tuple[list[int], list[list[float]]]:
+    """The rows of ``all_arr`` (rectangles, (N, 5)) the sweep of ``f`` from ``start`` by
+    (dx, dy) (and any turn) can reach, in order, and those rows as Python floats. ``table``:
+    the formations of the rows when the mover's own row is among them (left out by its id)."""
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    # the rectangles the mover's path can reach: every point of the mover stays within
+    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
+    # of another within its half-diagonal of its centre; the others cannot overlap it at any
+    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing.
+    # They are those within that reach of the path and within ``reach`` + hw + hd of the
+    # start rectangle's centre ("close", a first cut of old kept as it was).
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    # One pass over the whole table first, in numpy: a centre within rho + its half-diagonal
+    # of the path is within half the path's length more of the path's middle, and hw + hd is
+    # no shorter than the half-diagonal (1 mm more for the rounding of the middle and the
+    # squares): a circle round the middle, which leaves fewer rows to the exact tests below
+    # than one round the start
+    half = rho + 0.5 * math.sqrt(len2) + 1e-3
+    ex = all_arr[:, 0] - (sx + 0.5 * dx)
+    ey = all_arr[:, 1] - (sy + 0.5 * dy)
+    lim = all_arr[:, 2] + all_arr[:, 3] + half
+    near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    hypot = math.hypot
+    ox, oy = o0.cx, o0.cy
+    # the near rows as Python floats in one call (a tolist per row cost more than its sums);
+    # "close" in numpy's elementwise operations (the same IEEE sums in Python floats), the
+    # exact reach, then the mover's own row, known by its id
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        if hypot(px - t * dx, py - t * dy) <= rho + hypot(hw, hd):
+            qx, qy = cx - ox, cy - oy
+            lim_k = hw + hd + reach
+            if qx * qx + qy * qy > lim_k * lim_k:
+                continue  # not close
+            if table is not None and table[k].id == f.id:
+                continue  # the mover's own row
+            keep.append(k)
+            boxes.append(row)
+    return keep, boxes
 
 
 def _sweep(
@@ -1074,36 +1191,10 @@ def _sweep(
     else:  # the whole table, the mover's own row masked out below (no copies of the rest)
         others, all_arr = table
     o0 = obb_at(box, *start)
-    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    # a first cut over the whole table, before the exact reach below: squares, not hypot (a
-    # hypot over a large table costs twice the rest), and hw + hd for the half-diagonal
-    ex = all_arr[:, 0] - o0.cx
-    ey = all_arr[:, 1] - o0.cy
-    lim = all_arr[:, 2] + all_arr[:, 3] + reach
-    close = ex * ex + ey * ey <= lim * lim
-    # the rectangles the mover's path can reach: every point of the mover stays within
-    # ``rho`` of its centre's straight path (the rotation is about that centre), every point
-    # of another within its half-diagonal of its centre; the others cannot overlap it at any
-    # fraction of the move (1 m to spare for rounding), so leaving them out changes nothing
+    keep, boxes = _reachable(
+        f, others if table is not None else None, all_arr, o0, box, start, dx, dy
+    )
     a_, l_, hw_, hd_ = box
-    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
-    sx, sy = start[0], start[1]
-    len2 = dx * dx + dy * dy
-    keep: list[int] = []
-    boxes: list[list[float]] = []
-    near = close.nonzero()[0]
-    # the near rows as Python floats in one call (a tolist per row cost more than its sums)
-    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
-        if table is not None and others[k].id == f.id:
-            continue  # the mover's own row
-        cx, cy, hw, hd = row[:4]
-        px, py = cx - sx, cy - sy
-        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
-        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-        ex, ey = px - t * dx, py - t * dy
-        if math.hypot(ex, ey) <= rho + math.hypot(hw, hd):
-            keep.append(k)
-            boxes.append(row)
     if not keep:
         return 1.0, None
     # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
@@ -1121,7 +1212,7 @@ def _sweep(
     # its gap at the end less the way still to go); those with none are left out too
     window = (0.0, 1.0)
     if dth != 0 and any(live):
-        g1 = few.subset(live).gaps(obb_at(box, start[0] + dx, start[1] + dy, start[2] + dth))
+        g1 = _gaps_at(few.subset(live), box, start[0] + dx, start[1] + dy, start[2] + dth)
         ends = iter(g1)
         spans = [
             ((g - 1e-3) / travel, 1.0 - (next(ends) - 1e-3) / travel) if ok else (1.0, 0.0)
@@ -1150,11 +1241,11 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
-    def pose(t: float) -> OBB:
-        return obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+    def gaps_at(t: float) -> list[float]:
+        return _gaps_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
 
     def clash(t: float) -> int | None:
-        return few.first_overlap(pose(t))
+        return _overlap_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
@@ -1172,7 +1263,7 @@ def _sweep(
                 bad = i
                 break
     else:
-        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], pose)
+        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], gaps_at)
         if bad is not None:
             met = clash(ts[bad])
     if bad is not None:
@@ -1189,7 +1280,9 @@ def _sweep(
             lo, hi = prev, t
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = bis.first_overlap(pose(mid))
+                at_mid = _overlap_at(
+                    bis, box, start[0] + dx * mid, start[1] + dy * mid, start[2] + dth * mid
+                )
                 if at_mid is None:
                     lo = mid
                 else:

@@ -404,7 +404,11 @@ def test_6_1_turn_sweep_advancement_equals_testing_every_step() -> None:
             for g, e in zip(few.gaps(o0), g1, strict=True)
         ]
         spans = [(0.0, 1.0)] * len(live) if i % 2 else own
-        got = _first_overlapping_step(few, spans, travel, ts, 0, n - 1, pose)
+
+        def gaps_at(t: float, few: FewSeparation = few) -> list[float]:
+            return few.gaps(pose(t))
+
+        got = _first_overlapping_step(few, spans, travel, ts, 0, n - 1, gaps_at)
         assert got == want, (i, got, want)
         found["hit" if got is not None else "clear"] += 1
         upto = n if got is None else got + 1

@@ -63,3 +63,26 @@ def test_ranked_in_one_sort_equals_row_by_row_and_brute_force(built_minden: Any)
                 got = _near_gaps(b.ctx, f, limit)
                 brute = [(t.forms[j], float(all_gaps[i])) for i, j in zip(full, foe[full])]
                 assert got == brute[:limit]
+
+
+def test_gap_read_from_the_ranked_list_equals_the_gap_measured(built_minden: Any) -> None:
+    # 9.1: an attacker's "in range" and "close to range" gaps (plan_for) are read from its
+    # ranked nearest enemies, not from a dict copied for every formation: the same number
+    # measured afresh (no ctx) for every enemy on a formation's list, and for one off it
+    from engine.rulesets.two_mm_earth.phases import _gap, _near_candidates, _near_gaps
+
+    for bounds in (1, 6):
+        b = _battle(built_minden, bounds)
+        t = b.state.table()
+        assert _near_candidates(t, force=True) is not None
+        read = 0
+        for f in t.forms:
+            near = _near_gaps(b.ctx, f, 12)
+            assert ("gaps", f.id) not in t.memo, "no dict of gaps made for a ranked formation"
+            for g, d in near:
+                assert _gap(f, g, b.ctx) == d == _gap(f, g)
+                read += 1
+            off = [g for g in t.forms if g.side != f.side and all(g is not h for h, _ in near)]
+            if off:
+                assert _gap(f, off[-1], b.ctx) == _gap(f, off[-1])
+        assert read >= 12 * len(t.forms)

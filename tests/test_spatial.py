@@ -307,3 +307,30 @@ def test_steady_friends_knn_short_cut_reads_as_the_tree(
             lazy = morale._NearestFirst(view.pts_list[row], view.ids, view.pts, row, lazy_first)
             plain = morale._NearestFirst(view.pts_list[row], view.ids, view.pts, row)
             assert lazy[0:16] == plain[0:16]
+
+
+def test_routs_near_reads_the_stacked_rows_as_each_router_row(battle: Any) -> None:
+    """10.2 friendly routs within 250 m: :meth:`_SideView.routs_near` reads one column of the
+    routers' stacked reach (``RoutReach.rows``) for each formation asked; the same routers, in
+    the same order, as asking each router's own row (``RoutReach.row``) formation by formation,
+    and the stack is kept for the side's list of routers while Sight looks at the same table."""
+    from engine.rulesets.two_mm_earth import morale
+    from engine.rulesets.two_mm_earth.context import TwoMmContext
+
+    ctx = battle.ctx
+    assert isinstance(ctx, TwoMmContext)
+    for side in battle.state.sides:
+        forms = battle.state.active(side)
+        view = morale._SideView(ctx, forms)
+        routs = forms[1::3]  # as if these had routed this bound: the question is geometric
+        view._routs = routs
+        reach = morale.RoutReach(ctx)
+        total = 0
+        for f in forms:
+            k = reach.row_of(f)
+            expect = [g for g in routs if g is not f and reach.row(g)[k]]
+            got = view.routs_near(f, reach)
+            assert [g.id for g in got] == [g.id for g in expect]
+            total += len(got)
+        assert 0 < total < len(forms) * len(routs) / 2  # some near, most culled
+        assert reach.rows(routs) is reach.rows(routs)  # kept, not stacked anew per formation

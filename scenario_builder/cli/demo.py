@@ -134,7 +134,7 @@ def demo(
             built.save(tmp / "battlefield")
         t = lap("build", t)
         with console.status(f"Fighting {sc.name} (seed {seed})..."):
-            log, summary = fight(sc, built, seed)
+            log, summary = fight(sc, built, seed, settle=True)
             (tmp / "run").mkdir()
             write_run(tmp / "run", log, summary, built)
             log_dict = log.to_dict()  # once, for the playback, the print's box and deployment

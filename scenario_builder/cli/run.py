@@ -141,11 +141,14 @@ def fight(
     orders_file: Any = None,
     orders_side: str | None = None,
     snapshots: bool = True,
+    settle: bool = False,
 ) -> tuple[Any, dict[str, Any]]:
     """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``. ``orders_file``
     is a path or an OrdersScript (:func:`load_orders`). ``snapshots=False``: the log's bounds
     keep their events but no snapshot (``Battle``'s flag; a Monte Carlo replay, which keeps
-    only the result, the same as with them).
+    only the result, the same as with them). ``settle``: the process fights this one battle
+    (``run``, ``demo``), so what it holds once the armies are deployed is frozen out of the
+    garbage collector's walks first (:func:`scenario_builder.heap.freeze_setup`).
 
     The one way a battle is fought from the CLI (``run``, ``demo``), so the same scenario and
     seed give the same log whichever command ran it.
@@ -159,6 +162,10 @@ def fight(
     battle = Battle(
         built.battlefield, sc, Dice(seed), ruleset=rs, commanders=commanders, snapshots=snapshots
     )
+    if settle:
+        from scenario_builder.heap import freeze_setup
+
+        freeze_setup()
     log = battle.run(max_bounds)
     return log, summarise(log, sc)
 
@@ -224,6 +231,7 @@ def run(
         max_bounds=max_bounds,
         orders_file=script,
         orders_side=orders_side,
+        settle=True,
     )
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         write_run(tmp, log, summary, built)

@@ -221,7 +221,10 @@ class _SideView:
     def nearest_steady(self, f: Formation) -> _NearestFirst:
         """``f``'s steady friends (``f`` steady), nearest centre first."""
         k = self.row[f.id]
-        knn = self.knn()
+        # the k-d tree's answer for every steady friend pays when most of them ask (the
+        # passes' prefetch asks it for all); a view made anew after a morale change is asked
+        # by a few, whose nearest come cheaper one by one (_NearestFirst without ``first``)
+        knn = self._knn
         first = (knn[0][k], knn[1][k]) if knn is not None else None
         return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
 
@@ -236,7 +239,8 @@ class _SideView:
         if not any(g is not f for g in routs):
             return []
         k = reach.row_of(f)
-        return [g for g in routs if g is not f and reach.row(g)[k]]
+        hits = reach.rows(routs)[:, k].tolist()
+        return [g for g, hit in zip(routs, hits, strict=True) if hit and g is not f]
 
 
 class RoutReach:
@@ -256,11 +260,12 @@ class RoutReach:
         self.sight = ctx.sight
         self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
         self._rows: dict[str, np.ndarray] = {}
+        self._stacks: dict[int, tuple[list[Formation], np.ndarray]] = {}
 
     def _fresh(self) -> Any:
         index = self.sight.spatial  # brings Sight up to date
         if self._of is not self.sight.arr:
-            self._of, self._rows = self.sight.arr, {}
+            self._of, self._rows, self._stacks = self.sight.arr, {}, {}
         return index
 
     def row_of(self, f: Formation) -> int:
@@ -275,6 +280,20 @@ class RoutReach:
         if hit is None:
             hit = self._rows[g.id] = index.lower_bounds(self.sight.index[g.id]) <= ROUT_NEAR_M
         return hit
+
+    def rows(self, routs: list[Formation]) -> np.ndarray:
+        """:meth:`row` of each router of ``routs`` stacked ((R, N), in their order), kept for
+        that list while Sight looks at the same rectangles: one column per formation asked
+        (10.2 is asked of every formation of the side, against the same routers)."""
+        index = self._fresh()
+        hit = self._stacks.get(id(routs))
+        if hit is None or hit[0] is not routs:
+            rows, at = self._rows, self.sight.index
+            for g in routs:  # Sight is up to date (above): no need to ask it again per router
+                if g.id not in rows:
+                    rows[g.id] = index.lower_bounds(at[g.id]) <= ROUT_NEAR_M
+            hit = self._stacks[id(routs)] = (routs, np.stack([rows[g.id] for g in routs]))
+        return hit[1]
 
 
 def rout_neighbours(

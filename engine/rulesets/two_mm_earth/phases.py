@@ -29,7 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from engine.geometry import CONTACT_M, bearing, obb_array, overlaps, separation
+from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overlaps
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
@@ -127,11 +127,21 @@ def start_bound(ctx: TwoMmContext) -> None:
             set_(f, name, 0)
         set_(f, "moved_m", 0.0)
         set_(f, "alive_at_start", f.n_alive)
-        set_(f, "front_at_start", tuple(b.id for b in f.front_rank()) if not f.loose else ())
+        set_(f, "front_at_start", _front_ids(f))
         for name in _BOUND_EMPTY:
             set_(f, name, ())
         set_(f, "contacts_prev", contacts.get(f.id, ()))
         ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+
+
+def _front_ids(f: Formation) -> tuple[str, ...]:
+    """The ids of ``f``'s front rank (2.4; none for a Loose Formation, 4.1), kept with its
+    make-up (``Formation.kept``): asked of every formation at every bound's start."""
+    kept = f.kept()
+    hit = kept.get("front_ids")
+    if hit is None:
+        hit = kept["front_ids"] = tuple(b.id for b in f.front_rank()) if not f.loose else ()
+    return cast("tuple[str, ...]", hit)
 
 
 #: the bound's bookkeeping start_bound clears (none of them watched by the state's clock)
@@ -246,7 +256,7 @@ def _nearest_enemies(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[Fo
 
 def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Formation, float]]:
     """:func:`_nearest_enemies` with each one's gap (:func:`_gap`'s number), nearest first
-    (kept for the table's revision: do not change the list).
+    (do not change the list: it may be kept for the table's revision).
 
     Exact, without the gap to every enemy: from the table of every formation's nearest
     (:func:`_near_candidates`) once several have asked; before that a lower bound of every
@@ -254,10 +264,15 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     smallest bound are measured, and the largest of their gaps is no less than the
     ``limit``-th smallest gap of all, so an enemy whose bound exceeds it cannot be among the
     nearest: only the rest are measured."""
-    from engine.geometry import distance
-
     t = ctx.state.table()
     kept = t.memo
+    kf = t.rows.get(f.id)
+    if limit <= _NEAR_ALL and kf is not None:
+        # every formation's ranked nearest, once worked out for the revision: read, not kept
+        # again formation by formation (the plan phases ask ~2 per formation)
+        ranked_rows = kept.get("near_ranked_rows")
+        if ranked_rows is not None:
+            return cast("list[tuple[Formation, float]]", ranked_rows[kf][:limit])
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
@@ -265,29 +280,21 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     idx = _enemy_rows(t, f.side)
     if not idx.size:
         return []
-    forms, arr = t.forms, t.arr
-    kf = t.rows.get(f.id)
-    # the candidates in order once per formation and revision, for every limit asked
-    ranked = kept.get(("near_ranked", f.id)) if limit <= _NEAR_ALL else None
-    table = (
-        _near_candidates(t) if ranked is None and kf is not None and limit <= _NEAR_ALL else None
-    )
+    table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
-        ranked = _near_ranked_rows(t, table)[kf]
-        kept[("near_ranked", f.id)] = ranked
-        _remember_gaps(kept, f, ranked)
-    if ranked is not None:
-        out = cast("list[tuple[Formation, float]]", ranked[:limit])
-    else:
-        if kf is not None and idx.size > limit:
-            lb = _box_gaps(t, kf)[idx]
-            first = np.argpartition(lb, limit - 1)[:limit]
-            bound = float(distance(f.obb(), arr[idx[first]]).max())
-            idx = idx[lb <= bound]
-        gaps = distance(f.obb(), arr[idx])
-        order = np.lexsort((idx, gaps))[:limit]
-        out = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
-        _remember_gaps(kept, f, out)
+        return _near_ranked_rows(t, table)[kf][:limit]
+    from engine.geometry import distance
+
+    forms, arr = t.forms, t.arr
+    if kf is not None and idx.size > limit:
+        lb = _box_gaps(t, kf)[idx]
+        first = np.argpartition(lb, limit - 1)[:limit]
+        bound = float(distance(f.obb(), arr[idx[first]]).max())
+        idx = idx[lb <= bound]
+    gaps = distance(f.obb(), arr[idx])
+    order = np.lexsort((idx, gaps))[:limit]
+    out = [(forms[k], d) for k, d in zip(idx[order].tolist(), gaps[order].tolist())]
+    _remember_gaps(kept, f, out)
     kept[memo] = out
     return out
 
@@ -315,10 +322,10 @@ def _near_ranked_rows(
         starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
         rank = np.arange(order.size) - np.repeat(starts, lens)
         take = order[rank < _NEAR_ALL]
-        row_of = rows[take].tolist()
-        pairs = zip(idx[take].tolist(), gaps[take].tolist())
-        for r, (k, d) in zip(row_of, pairs):
-            out[r].append((forms[k], d))
+        # the pairs of every row in one list (made in C: map and zip), cut row by row
+        pairs = list(zip(map(forms.__getitem__, idx[take].tolist()), gaps[take].tolist()))
+        ends = np.cumsum(np.minimum(lens, _NEAR_ALL)).tolist()
+        out = [pairs[s:e] for s, e in zip([0, *ends[:-1]], ends)]
     memo["near_ranked_rows"] = out
     return out
 
@@ -338,10 +345,21 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     from engine.geometry import distance, obb_array
 
     if ctx is not None:
-        gaps = ctx.state.table().memo.get(("gaps", f.id))
+        t = ctx.state.table()
+        kept = t.memo
+        gaps = kept.get(("gaps", f.id))
         hit = gaps.get(g.id) if gaps is not None else None
         if hit is not None:
             return cast(float, hit)
+        # the ranked nearest of f (_near_gaps), not copied into a dict for every formation:
+        # _gap is asked of a few
+        ranked_rows = kept.get("near_ranked_rows")
+        kf = t.rows.get(f.id)
+        if ranked_rows is not None and kf is not None:
+            gid = g.id
+            for h, d in ranked_rows[kf]:
+                if h.id == gid:
+                    return cast(float, d)
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
@@ -775,8 +793,11 @@ def _touching_enemy(
     near = near[sides[near] != f.side]
     if not near.size:
         return False
-    gaps = separation(o, arr[near])
-    return bool((gaps <= CONTACT_M).any())
+    # the few near ones' gaps in plain floats (geometry.FewSeparation: separation()'s values
+    # bit for bit; a gap found above CONTACT_M on one axis is not worked out further)
+    return any(
+        g <= CONTACT_M for g in FewSeparation.of_boxes(arr[near].tolist()).gaps_upto(o, CONTACT_M)
+    )
 
 
 def _own_formation_rules(ctx: TwoMmContext) -> bool:

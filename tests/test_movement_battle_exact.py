@@ -1,0 +1,315 @@
+"""Issue 15: the movement phase's cheaper code gives, call by call in real battles, exactly
+(bit for bit) what the code it replaced gives.
+
+Each battle is fought with the engine's functions wrapped: every call is answered by the
+current code and checked against the old code path on the same arguments (6.1 the sweep
+against the sweep over the whole table with no culling, main at df84c1a, and the rows it
+keeps against the rows the sweep kept at main 488014c; 6.1 / 11.3 the corners'
+displacement of a turn, 7.1 the footprint's frame points and the formation's box in its own
+frame, against their ``geometry.forward`` / ``right`` / ``local`` versions). The battles are
+the engine benchmark's (``benchmarks/bench_engine.py``, Minden, real ground: lines that close,
+charge, turn to face, rout and pursue) and Flodden (real ground, a historical deployment).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+import engine.movement as mv
+from engine.geometry import OBB, FewSeparation, _scalar_axes, forward, local, right
+from engine.state import BaseStatus, Formation
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from test_movement_exact import _old_sweep  # the sweep with no culling
+
+
+def _old_disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
+    """engine.movement._disp_vectors at main 488014c (forward / right of each facing)."""
+    th1 = th + dth
+    if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
+        return [(0.0, 0.0)] * 4
+    out = []
+    f0, r0 = forward(th), right(th)
+    f1, r1 = forward(th + dth), right(th + dth)
+    a_, l0, hw, hd = box
+    for a, l_ in [(a_ + sa * hw, l0 + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]:
+        x0 = a * r0[0] + l_ * f0[0]
+        y0 = a * r0[1] + l_ * f0[1]
+        x1 = a * r1[0] + l_ * f1[0]
+        y1 = a * r1[1] + l_ * f1[1]
+        out.append((x1 - x0, y1 - y0))
+    return out
+
+
+def _old_local_box(f: Formation) -> tuple[float, float, float, float]:
+    """engine.movement._local_box at main 488014c."""
+    o = f.obb()
+    a, l_ = local(OBB(f.cx, f.cy, 0.0, 0.0, f.facing), o.cx, o.cy)
+    return a, l_, o.hw, o.hd
+
+
+def _old_frame(f: Formation) -> tuple[Any, ...]:
+    """What engine.movement.Frame(f) kept at main 488014c: (ba, bl, ca, col, nb, reach)."""
+    fx, fy = forward(f.facing)
+    rx, ry = right(f.facing)
+    ba: list[float] = []
+    bl: list[float] = []
+    far = 0.0
+    for b in f.bases:
+        if b.status is not BaseStatus.DEAD:
+            dx, dy = b.x - f.cx, b.y - f.cy
+            a, l_ = dx * rx + dy * ry, dx * fx + dy * fy
+            ba.append(a)
+            bl.append(l_)
+            far = max(far, math.hypot(abs(a) + mv._LAT_A_MAX, abs(l_) + mv._LAT_L_MAX))
+    o = f.obb()
+    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
+    far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
+    return ba, bl, ca, (cl, o.hd), 9 * len(ba), far * (1.0 + 1e-9) + 1e-6
+
+
+def _old_reachable(
+    f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
+) -> tuple[list[int], list[list[float]]]:
+    """The rows engine.movement._sweep kept at main 488014c: a circle round the start
+    rectangle's centre over the whole table, then the exact reach of the path row by row."""
+    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
+    ex = all_arr[:, 0] - o0.cx
+    ey = all_arr[:, 1] - o0.cy
+    lim = all_arr[:, 2] + all_arr[:, 3] + reach
+    close = ex * ex + ey * ey <= lim * lim
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    sx, sy = start[0], start[1]
+    len2 = dx * dx + dy * dy
+    keep: list[int] = []
+    boxes: list[list[float]] = []
+    near = close.nonzero()[0]
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+        if table is not None and table[k].id == f.id:
+            continue
+        cx, cy, hw, hd = row[:4]
+        px, py = cx - sx, cy - sy
+        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
+        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+        ex_, ey_ = px - t * dx, py - t * dy
+        if math.hypot(ex_, ey_) <= rho + math.hypot(hw, hd):
+            keep.append(k)
+            boxes.append(row)
+    return keep, boxes
+
+
+def _old_pose_toward(
+    f: Any, box: Any, plan: Any, allowance: float, rules: Any
+) -> tuple[float, float, float, float]:
+    """engine.movement._pose_toward at main 488014c (2mm Earth: no pivot wheels)."""
+    th0 = f.facing
+    want = th0 if plan.facing is None else plan.facing
+    turn = rules.max_turn_deg
+    dth = max(-turn, min(turn, mv.signed_turn(th0, want)))
+    u = forward(plan.bearing)
+    if plan.goal is not None:
+        gx, gy = plan.goal
+        dist = math.hypot(gx - f.cx, gy - f.cy)
+        if dist > 1e-9:
+            u = ((gx - f.cx) / dist, (gy - f.cy) / dist)
+    else:
+        dist = math.inf
+    if plan.max_m is not None:
+        dist = min(dist, plan.max_m)
+    assert not rules.pivot_wheels
+    turn_reach = mv._turn_reach(box, th0) if dth != 0 or allowance < 0 else None
+    if turn_reach is not None and turn_reach(dth) > allowance:
+        lo, hi = 0.0, dth
+        for _ in range(20):
+            mid = (lo + hi) / 2.0
+            if turn_reach(mid) <= allowance:
+                lo = mid
+            else:
+                hi = mid
+        dth = lo
+    disp = _old_disp_vectors(box, th0, dth)
+    d = max(0.0, min(dist, mv.max_advance(box, th0, dth, u, allowance, disp=disp)))
+    if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+        d = 0.0
+    return u[0] * d, u[1] * d, dth, d
+
+
+def _old_touching_enemy(ctx: Any, f: Any, table: Any) -> bool:
+    """engine.rulesets.two_mm_earth.phases._touching_enemy at main 488014c (numpy gaps)."""
+    from engine.geometry import CONTACT_M, separation
+
+    _forms, arr, sides = table
+    o = f.obb()
+    ex = arr[:, 0] - o.cx
+    ey = arr[:, 1] - o.cy
+    reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
+    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
+    near = near[sides[near] != f.side]
+    if not near.size:
+        return False
+    return bool((separation(o, arr[near]) <= CONTACT_M).any())
+
+
+@contextmanager
+def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
+    """Wrap the movement functions: each call answered by the new code, checked against the
+    old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
+    seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
+    seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
+    import engine.rulesets.two_mm_earth.phases as ph
+
+    touching = ph._touching_enemy
+
+    def check_touching(ctx: Any, f: Any, table: Any = None) -> bool:
+        got = touching(ctx, f, table)
+        assert table is not None and got == _old_touching_enemy(ctx, f, table), f.id
+        seen["touch"] += 1
+        seen["touch_near"] += got
+        return got
+
+    pose_toward = mv._pose_toward
+
+    def check_pose(f: Any, bx: Any, plan: Any, allowance: float, rules: Any) -> Any:
+        got = pose_toward(f, bx, plan, allowance, rules)
+        assert got == _old_pose_toward(f, bx, plan, allowance, rules), (f.id, allowance)
+        seen["pose"] += 1
+        return got
+
+    sweep, disp, frame_cls, box = mv._sweep, mv._disp_vectors, mv.Frame, mv._local_box
+    reachable = mv._reachable
+
+    def check_reachable(*args: Any) -> tuple[list[int], list[list[float]]]:
+        got = reachable(*args)
+        assert got == _old_reachable(*args), args[0].id
+        seen["reach"] += 1
+        return got
+
+    def check_sweep(
+        state: Any, f: Any, bx: Any, start: Any, dx: float, dy: float, dth: float, table: Any = None
+    ) -> tuple[float, str | None]:
+        got = sweep(state, f, bx, start, dx, dy, dth, table)
+        if table is not None:
+            want = _old_sweep(None, f, bx, start, dx, dy, dth, table)
+            assert got == want, (f.id, start, dx, dy, dth, got, want)
+            seen["sweep"] += 1
+            seen["sweep_met"] += got[1] is not None
+            seen["sweep_turn"] += dth != 0 and got[1] is not None
+        return got
+
+    def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
+        got = disp(bx, th, dth)
+        assert got == _old_disp_vectors(bx, th, dth), (bx, th, dth)
+        seen["disp"] += 1
+        return got
+
+    def check_frame(f: Formation) -> Any:
+        got = frame_cls(f)
+        assert (got._ba, got._bl, got._ca, got._col, got.nb, got.reach) == _old_frame(f), f.id
+        seen["frame"] += 1
+        return got
+
+    def check_box(f: Formation) -> tuple[float, float, float, float]:
+        got = box(f)
+        assert got == _old_local_box(f), f.id
+        seen["box"] += 1
+        return got
+
+    monkeypatch.setattr(mv, "_sweep", check_sweep)
+    monkeypatch.setattr(mv, "_reachable", check_reachable)
+    monkeypatch.setattr(mv, "_pose_toward", check_pose)
+    monkeypatch.setattr(ph, "_touching_enemy", check_touching)
+    monkeypatch.setattr(mv, "_disp_vectors", check_disp)
+    monkeypatch.setattr(mv, "_footprint_local", check_frame)
+    monkeypatch.setattr(mv, "_local_box", check_box)
+    yield seen
+
+
+def _fight(battle: Any, bounds: int) -> None:
+    for _ in range(bounds):
+        if battle.finished:
+            break
+        battle.step()
+
+
+def _assert_busy(seen: dict[str, int], least: Callable[[str], int]) -> None:
+    for key, n in seen.items():
+        assert n >= least(key), (key, seen)
+
+
+def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
+    built_minden: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench_engine import last_stand, scenario
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+
+    bf = built_minden.battlefield
+    with _checked(monkeypatch) as seen:
+        b = Battle(bf, last_stand(scenario(bf, 60)), Dice(3), delivery=InstantDelivery())
+        _fight(b, 12)
+    # many moves of each kind: straight and turning, into contact and clear
+    _assert_busy(
+        seen, lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10}.get(k, 800)
+    )
+
+
+def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import build_battlefield, fight
+
+    sc = load_scenario("flodden_1513")
+    built = build_battlefield(sc)
+    with _checked(monkeypatch) as seen:
+        fight(sc, built, 1, snapshots=False)  # as the CLI and the known answers fight it
+    _assert_busy(seen, lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0}.get(k, 100))
+
+
+class _Spy(FewSeparation):
+    """FewSeparation that keeps what each first_overlap_axes call was given."""
+
+    __slots__ = ("asked",)
+    asked: list[tuple[Any, ...]]
+
+    def first_overlap_axes(self, *args: Any, **kw: Any) -> int | None:
+        self.asked.append(args)
+        return super().first_overlap_axes(*args, **kw)
+
+
+def test_6_1_overlap_and_gaps_at_a_pose_equal_those_of_obb_at() -> None:
+    # the turning sweep's poses: one sine and cosine for both the pose and its axes, for
+    # facings inside (0, 360); 0, 360 and beyond, and negative turns, go through _scalar_axes
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    met = 0
+    for i in range(4000):
+        box = tuple(float(v) for v in rng.uniform([-5, -5, 5, 5], [5, 5, 60, 20]))
+        rows = [
+            [*rng.uniform(-80, 80, 2).tolist(), *rng.uniform(5, 40, 2).tolist(), f]
+            for f in rng.uniform(0, 360, int(rng.integers(1, 5))).tolist()
+        ]
+        few = cast(_Spy, _Spy.of_boxes(rows))
+        few.asked = []
+        th = [0.0, -0.0, 360.0, 720.5, -30.25, float(rng.uniform(-400, 800))][i % 6]
+        x, y = (float(v) for v in rng.uniform(-60, 60, 2))
+        got = mv._overlap_at(few, box, x, y, th)  # type: ignore[arg-type]
+        o = mv.obb_at(box, x, y, th)  # type: ignore[arg-type]
+        # the very rectangle and axes first_overlap(obb_at(...)) works with, bit for bit
+        assert few.asked == [(o.cx, o.cy, o.hw, o.hd, _scalar_axes(o.facing))], (i, th)
+        assert got == FewSeparation.of_boxes(rows).first_overlap(o), (i, th)
+        # and the gaps there, every value bit for bit
+        assert mv._gaps_at(few, box, x, y, th) == few.gaps(o), (i, th)  # type: ignore[arg-type]
+        met += got is not None
+    assert met > 1000
