@@ -104,11 +104,13 @@ def _friend_triggers(
     f: Formation,
     side_forms: list[Formation] | None = None,
     reach: RoutReach | None = None,
+    last: dict[str, _SideView] | None = None,
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
     ``side_forms``: ``state.active(f.side)`` when the caller has it; ``reach``: the morale
-    passes' :class:`RoutReach` (a new one otherwise).
+    passes' :class:`RoutReach` (a new one otherwise); ``last``: the passes' latest view of
+    each side (:func:`_side_view`).
 
     Only the friends that can set off a trigger are asked about: troops already retreating
     (11.1) react to any broken friend they see or hear, the rest only to a routing
@@ -119,7 +121,7 @@ def _friend_triggers(
     out: list[str] = []
     if side_forms is None:
         side_forms = state.active(f.side)
-    side = _side_view(ctx, f.side, side_forms)
+    side = _side_view(ctx, f.side, side_forms, last)
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
     sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
@@ -176,9 +178,12 @@ class _SideView:
     not the distance to every friend; the routers of the bound near each formation from the
     boxes round the rectangles (engine.spatial)."""
 
-    def __init__(self, ctx: TwoMmContext, side_forms: list[Formation]) -> None:
+    def __init__(
+        self, ctx: TwoMmContext, side_forms: list[Formation], prev: _SideView | None = None
+    ) -> None:
         bound = ctx.state.bound
         self.ctx = ctx
+        self.side_forms, self.bound = side_forms, bound
         self.broken = [g for g in side_forms if g.morale in _BROKEN]
         self.n_broken = len(self.broken)
         self.broken_now = [g for g in self.broken if g.changed_bound == bound]
@@ -192,6 +197,15 @@ class _SideView:
         self.rows = t.rows
         self._knn: tuple[list[list[float]], list[list[int]]] | None = None
         self._routs: list[Formation] | None = None
+        #: the last view of the side with k-d tree rows (:meth:`knn`) over a superset of these
+        #: steady formations, in the same morale passes (nothing moves in them, and no one
+        #: rallies: the steady only get fewer): its rows, less the friends broken since, are
+        #: each formation's nearest steady friends still (see :meth:`nearest_steady`)
+        self._base: _SideView | None = None
+        if prev is not None and prev.side_forms is side_forms and prev.bound == bound:
+            base = prev if prev._knn is not None else prev._base
+            if base is not None and base.row.keys() >= self.row.keys():
+                self._base = base
 
     def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
@@ -223,10 +237,31 @@ class _SideView:
         k = self.row[f.id]
         # the k-d tree's answer for every steady friend pays when most of them ask (the
         # passes' prefetch asks it for all); a view made anew after a morale change is asked
-        # by a few, whose nearest come cheaper one by one (_NearestFirst without ``first``)
+        # by a few: their rows of the last view's tree, less the friends no longer steady (a
+        # shorter list of nearest: _NearestFirst checks by its margin whether it settles the
+        # read, else measures), or without one every distance (_NearestFirst without ``first``)
         knn = self._knn
-        first = (knn[0][k], knn[1][k]) if knn is not None else None
+        first = (knn[0][k], knn[1][k]) if knn is not None else self._carried(f.id)
         return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
+
+    def _carried(self, fid: str) -> tuple[list[float], list[int]] | None:
+        """``fid``'s row of :attr:`_base`'s k-d tree, its friends still steady (in this view's
+        rows), in the tree's order; None without a base."""
+        base = self._base
+        if base is None or base._knn is None:
+            return None
+        kb = base.row.get(fid)
+        if kb is None:
+            return None
+        ids, row = base.ids, self.row
+        dist: list[float] = []
+        at: list[int] = []
+        for d, j in zip(base._knn[0][kb], base._knn[1][kb], strict=True):
+            k = row.get(ids[j])
+            if k is not None:
+                dist.append(d)
+                at.append(k)
+        return dist, at
 
     def routs_near(self, f: Formation, reach: RoutReach) -> list[Formation]:
         """The non-skirmishers routing since this bound (``broken_now`` order, not ``f``) whose
@@ -315,12 +350,22 @@ def rout_neighbours(
     return out
 
 
-def _side_view(ctx: TwoMmContext, side: str, side_forms: list[Formation]) -> _SideView:
+def _side_view(
+    ctx: TwoMmContext,
+    side: str,
+    side_forms: list[Formation],
+    last: dict[str, _SideView] | None = None,
+) -> _SideView:
+    """The side's view for this revision of the table. ``last``: the morale passes' latest
+    view of each side (updated here), whose k-d tree rows a new view reads on from."""
     memo = ctx.state.table().memo
     key = ("morale_side", side, id(side_forms))
     hit = memo.get(key)
     if hit is None or hit[0] is not side_forms:
-        hit = memo[key] = (side_forms, _SideView(ctx, side_forms))
+        prev = last.get(side) if last is not None else None
+        hit = memo[key] = (side_forms, _SideView(ctx, side_forms, prev))
+    if last is not None:
+        last[side] = hit[1]
     return hit[1]
 
 
@@ -401,7 +446,11 @@ class _NearestFirst(Sequence[str]):
         return self.done[k]
 
 
-def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+def _prefetch_nearest_steady(
+    ctx: TwoMmContext,
+    by_side: dict[str, list[Formation]],
+    last: dict[str, _SideView] | None = None,
+) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
@@ -410,7 +459,7 @@ def _prefetch_nearest_steady(ctx: TwoMmContext, by_side: dict[str, list[Formatio
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
             continue
-        view = _side_view(ctx, forms[0].side, forms)
+        view = _side_view(ctx, forms[0].side, forms, last)
         if len(view.steady) < 2:
             continue
         knn = view.knn()
@@ -697,6 +746,43 @@ def morale_phase(ctx: TwoMmContext) -> list[Event]:
     return events
 
 
+class _BreakWatchers:
+    """The friends that will ask whether they see a formation break (11.1 troops already
+    retreating; 10.2 those a router is near), in the side's order, for the morale passes'
+    prefetch after each break. The troops retreating since an earlier bound are found once:
+    in the passes no one joins them (a break sets ``changed_bound`` to this bound), and those
+    that leave are dropped by the same test as before."""
+
+    def __init__(self, ctx: TwoMmContext, by_side: dict[str, list[Formation]]) -> None:
+        bound = ctx.state.bound
+        self.forms = ctx.state.formations
+        self.bound = bound
+        self.pos = {g.id: k for forms in by_side.values() for k, g in enumerate(forms)}
+        self.retreating = {
+            side: [
+                g for g in forms if g.morale is Morale.RETREATING and g.changed_bound != bound
+            ]
+            for side, forms in by_side.items()
+        }
+
+    def of(self, f: Formation, near: set[str]) -> list[Formation]:
+        """``f``'s side's formations (not ``f``) in the side's order that are in ``near`` or
+        retreating since an earlier bound, and neither routing nor destroyed."""
+        pos, forms, bound = self.pos, self.forms, self.bound
+        cands = {pos[g.id]: g for g in self.retreating[f.side]}
+        for i in near:
+            g, k = forms[i], pos.get(i)  # (Sight's rows may hold formations not active)
+            if k is not None and g.side == f.side:
+                cands[k] = g
+        return [
+            g
+            for _k, g in sorted(cands.items(), key=lambda kv: kv[0])
+            if g is not f
+            and (g.id in near or (g.morale is Morale.RETREATING and g.changed_bound != bound))
+            and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
+        ]
+
+
 def morale_passes(ctx: TwoMmContext) -> list[Event]:
     """Every formation's triggers (its own and its friends'), each asked of the ruleset's table,
     in passes until nothing more breaks."""
@@ -712,9 +798,11 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     # own triggers not yet acted on at once (immediate_tests) are tested here
     own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
+    last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
+    watch = _BreakWatchers(ctx, by_side)
     for _ in range(8):
         changed = False
-        _prefetch_nearest_steady(ctx, by_side)
+        _prefetch_nearest_steady(ctx, by_side, last)
         _prefetch_rout_gaps(ctx, by_side, reach)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
@@ -723,7 +811,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
             triggers += [
                 t
-                for t in _friend_triggers(ctx, f, by_side[f.side], reach)
+                for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
                 if t not in seen and t not in triggers
             ]
             if not triggers:
@@ -739,18 +827,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
                 near: set[str] = set()
                 if f.morale is Morale.ROUTING and not f.skirmisher:
                     near = {k for k, gs in rout_neighbours(ctx, [f], reach).items() if gs}
-                ctx.sight.prefetch(
-                    [
-                        (g.id, [f.id])
-                        for g in by_side[f.side]
-                        if g is not f
-                        and (
-                            g.id in near
-                            or (g.morale is Morale.RETREATING and g.changed_bound != state.bound)
-                        )
-                        and g.morale not in (Morale.ROUTING, Morale.DESTROYED)
-                    ]
-                )
+                ctx.sight.prefetch([(g.id, [f.id]) for g in watch.of(f, near)])
         if not changed:
             break
     return events
