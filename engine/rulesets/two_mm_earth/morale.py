@@ -187,15 +187,11 @@ class _SideView:
         self.broken = [g for g in side_forms if g.morale in _BROKEN]
         self.n_broken = len(self.broken)
         self.broken_now = [g for g in self.broken if g.changed_bound == bound]
-        self.steady = [g for g in side_forms if g.morale is Morale.STEADY]
-        self.ids = [g.id for g in self.steady]
-        self.row = {g.id: k for k, g in enumerate(self.steady)}
+        #: the routers of the bound (``broken_now`` order), and which of them are skirmishers
+        self.routing_now = [g for g in self.broken_now if g.morale is Morale.ROUTING]
+        self._skirmisher: dict[str, bool] = {}
         t = ctx.state.table()
-        #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
-        self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
-        self.pts_list: list[list[float]] = self.pts.tolist()
         self.rows = t.rows
-        self._knn: tuple[list[list[float]], list[list[int]]] | None = None
         self._routs: list[Formation] | None = None
         #: the last view of the side with k-d tree rows (:meth:`knn`) over a superset of these
         #: steady formations, in the same morale passes (nothing moves in them, and no one
@@ -203,9 +199,41 @@ class _SideView:
         #: each formation's nearest steady friends still (see :meth:`nearest_steady`)
         self._base: _SideView | None = None
         if prev is not None and prev.side_forms is side_forms and prev.bound == bound:
-            base = prev if prev._knn is not None else prev._base
-            if base is not None and base.row.keys() >= self.row.keys():
-                self._base = base
+            self._read_on(prev)
+            return
+        self.steady = [g for g in side_forms if g.morale is Morale.STEADY]
+        self.ids = [g.id for g in self.steady]
+        self.row = {g.id: k for k, g in enumerate(self.steady)}
+        #: the steady formations' centres ((S, 2): their rectangles' centres, Formation.centre)
+        self.pts = t.arr[[t.rows[i] for i in self.ids]][:, :2].reshape(-1, 2)
+        self.pts_list: list[list[float]] = self.pts.tolist()
+        self._knn: tuple[list[list[float]], list[list[int]]] | None = None
+
+    def _read_on(self, prev: _SideView) -> None:
+        """The steady formations and their centres from ``prev``, the side's view before the
+        morale changes since, in the same passes: no one rallies and nothing moves in them, so
+        the steady are ``prev``'s less those broken since, in the same order, at the same
+        centres; when none broke (a retreat turned rout) its k-d tree rows too. The routers:
+        ``prev``'s list itself when no one routed since (``RoutReach.rows`` keeps its stack)."""
+        self._skirmisher = prev._skirmisher  # (a formation's profiles do not change)
+        steady = [g for g in prev.steady if g.morale is Morale.STEADY]
+        if len(steady) == len(prev.steady):
+            self.steady, self.ids, self.row = prev.steady, prev.ids, prev.row
+            self.pts, self.pts_list, self._knn = prev.pts, prev.pts_list, prev._knn
+            self._base = prev._base
+        else:
+            keep = [prev.row[g.id] for g in steady]
+            self.steady = steady
+            self.ids = [g.id for g in steady]
+            self.row = {i: k for k, i in enumerate(self.ids)}
+            self.pts = prev.pts[keep]
+            self.pts_list = [prev.pts_list[k] for k in keep]
+            self._knn = None
+            self._base = prev if prev._knn is not None else prev._base
+        routing = self.routing_now
+        if prev._routs is not None and len(routing) == len(prev.routing_now):
+            # routers stay routing through the passes: as many routers are the same ones
+            self._routs = prev._routs
 
     def knn(self) -> tuple[list[list[float]], list[list[int]]] | None:
         """Each steady formation's nearest steady centres (itself among them) by the k-d
@@ -269,7 +297,11 @@ class _SideView:
         more: :class:`RoutReach`)."""
         routs = self._routs
         if routs is None:
-            routs = [g for g in self.broken_now if g.morale is Morale.ROUTING and not g.skirmisher]
+            skirmisher = self._skirmisher
+            for g in self.routing_now:
+                if g.id not in skirmisher:
+                    skirmisher[g.id] = g.skirmisher
+            routs = [g for g in self.routing_now if not skirmisher[g.id]]
             self._routs = routs
         if not any(g is not f for g in routs):
             return []
