@@ -791,9 +791,7 @@ class _BreakWatchers:
         self.bound = bound
         self.pos = {g.id: k for forms in by_side.values() for k, g in enumerate(forms)}
         self.retreating = {
-            side: [
-                g for g in forms if g.morale is Morale.RETREATING and g.changed_bound != bound
-            ]
+            side: [g for g in forms if g.morale is Morale.RETREATING and g.changed_bound != bound]
             for side, forms in by_side.items()
         }
 
@@ -859,7 +857,12 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
                 near: set[str] = set()
                 if f.morale is Morale.ROUTING and not f.skirmisher:
                     near = {k for k, gs in rout_neighbours(ctx, [f], reach).items() if gs}
-                ctx.sight.prefetch([(g.id, [f.id]) for g in watch.of(f, near)])
+                watchers = watch.of(f, near)
+                ctx.sight.prefetch([(g.id, [f.id]) for g in watchers])
+                if near:
+                    # and the 10.2 gap each friend near a new router asks of it later in this
+                    # pass (Sight.distance), in one call (_prefetch_rout_gaps at the next)
+                    ctx.sight.prefetch_gaps([(g.id, f.id) for g in watchers if g.id in near])
         if not changed:
             break
     return events
