@@ -191,7 +191,7 @@ def nearest_enemies(
     >>> near[0][0].tolist(), near[0][1].tolist(), near[1][0].tolist()
     ([1], [30.0], [0])
     """
-    from engine.geometry import distance_pairs
+    from engine.geometry import distance_rows
 
     n = arr.shape[0]
     empty = (np.zeros(0, dtype=np.intp), np.zeros(0))
@@ -240,7 +240,7 @@ def nearest_enemies(
     # the gaps of every side's candidates in one call (elementwise: the same numbers)
     ii = np.concatenate([p[2] for p in parts])
     jj = np.concatenate([p[3] for p in parts])
-    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+    gg = distance_rows(arr, ii, jj, ca)
     at = 0
     for mine, counts, _ii, _jj in parts:
         starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
@@ -268,11 +268,11 @@ def _reach(
     the largest exact gap to the ``k`` enemies ``foe[nn[m]]`` ((M, k) positions in ``foe``;
     any ``k`` of them bound the ``k``-th smallest gap from above) plus its circumradius and
     the largest of the enemies' (``radius``: every rectangle's)."""
-    from engine.geometry import distance_pairs
+    from engine.geometry import distance_rows
 
     k = nn.shape[1]
     rows = np.repeat(mine, k)
-    bound = distance_pairs(arr[rows], arr[foe[nn.reshape(-1)]], ca[rows]).reshape(mine.size, k)
+    bound = distance_rows(arr, rows, foe[nn.reshape(-1)], ca).reshape(mine.size, k)
     return np.asarray(bound.max(axis=1) + radius[mine] + radius[foe].max())
 
 
