@@ -928,7 +928,7 @@ def distance_pairs(
     dcx, dcy = bx - a[:, 0], by - a[:, 1]
     close = np.flatnonzero(dcx * dcx + dcy * dcy <= reach * reach)
     if close.size:
-        sub = (tuple(c[close] for c in ax_a), tuple(c[close] for c in ax_b))
+        sub = (_take(ax_a, close), _take(ax_b, close))
         over = close[separation_pairs(a[close], b[close], sub) < 0]
         best[over] = 0.0
     return best
@@ -965,8 +965,14 @@ def distance_rows(arr: np.ndarray, ii: np.ndarray, jj: np.ndarray, ca: np.ndarra
         arr[ii],
         arr[jj],
         ca[ii],
-        (tuple(c[ii] for c in ax), tuple(c[jj] for c in ax)),  # type: ignore[arg-type]
+        (_take(ax, ii), _take(ax, jj)),
     )
+
+
+def _take(ax: Axes, rows: np.ndarray) -> Axes:
+    """The axes ``ax`` of the rectangles at ``rows`` (gathered: the same numbers)."""
+    fx, fy, rx, ry = ax
+    return fx[rows], fy[rows], rx[rows], ry[rows]
 
 
 def distance_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -133,3 +133,33 @@ def test_least_hypot_equals_every_hypot(tables: list[np.ndarray], monkeypatch: A
     odd_u = np.array([[3.0, 0.0, 5.0, 1e-170, 0.0, 2.0**-540], [4.0, 5.0, 0.0, 0.0, 0.0, 0.0]])
     odd_v = np.array([x, [3.0, 0.0, 3.0 + 4e-16, 2e-170, 0.0, 2.0**-541]])
     assert np.array_equal(_least_hypot(odd_u, odd_v), np.hypot(odd_u, odd_v).min(axis=0))
+
+
+@pytest.mark.parametrize("brute", [True, False], ids=["centre-matrix", "kd-tree"])
+def test_nearest_enemies_reuse_the_bounding_gaps(
+    tables: list[np.ndarray], brute: bool, monkeypatch: Any
+) -> None:
+    # 9.1 / 10.2: the gaps of each row's k nearest centres, measured to bound the search,
+    # are not measured again; every candidate's gap is still the full matrix's, bit for bit
+    from engine import spatial
+
+    monkeypatch.setattr(spatial, "BRUTE_PAIRS", 10**6 if brute else 0)
+    measured: list[int] = []
+
+    def spy(arr: np.ndarray, ii: np.ndarray, jj: np.ndarray, ca: np.ndarray) -> np.ndarray:
+        measured.append(ii.size)
+        return distance_rows(arr, ii, jj, ca)
+
+    monkeypatch.setattr(geometry, "distance_rows", spy)
+    for arr in tables[:3]:
+        sides = np.where(np.arange(arr.shape[0]) % 3 == 0, "red", "blue")
+        full = distance_many(arr, arr)
+        measured.clear()
+        near = spatial.nearest_enemies(arr, sides, 12, corners_many(arr))
+        candidates = sum(len(rows) for rows, _g in near)
+        for i, (rows, gaps) in enumerate(near):
+            assert np.array_equal(gaps, full[i, rows])
+        # two bounding calls (one a side, k a row) and one for the candidates left over
+        bounding = 12 * arr.shape[0]
+        assert len(measured) == 3 and sum(measured[:2]) == bounding
+        assert measured[2] == candidates - bounding
