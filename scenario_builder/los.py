@@ -166,11 +166,11 @@ def visible_many(
     # the lines of one count follow each other (sorted): a group is grown a run of equal
     # counts at a time, not a line at a time (the same groups as line by line: see _grow)
     run_end: dict[int, int] = {}
-    for k in np.flatnonzero(np.diff(buckets[order])).tolist() + [n_pairs - 1]:
+    for k in [*np.flatnonzero(np.diff(buckets[order])).tolist(), n_pairs - 1]:
         run_end[sizes[k]] = k + 1
     start = 0
     while start < n_pairs:
-        stop, real = _grow(sizes, run_end, start)
+        stop, _real = _grow(sizes, run_end, start)
         sel = order[start:stop]
         lo, hi = sizes[start], sizes[stop - 1]
         if lo == hi:
