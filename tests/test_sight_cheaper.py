@@ -2,16 +2,38 @@
 
 Each shortcut is pinned against the code it replaced (kept here as the reference), on real
 ground and real battles' positions: the grouping of ``los.visible_many``'s lines a run of
-equal sample counts at a time, ...
+equal sample counts at a time; the hearing table's candidates by a sweep, not the R-tree.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+import engine.sight as sight_module
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.orders import InstantDelivery
+from engine.spatial import RectIndex
 from scenario_builder import los
 from scenario_builder.build import build_site
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_engine import last_stand, scenario  # the engine benchmark's armies
+
+
+@pytest.fixture(scope="module")
+def big_battle() -> Battle:
+    """A 2 x 120 battle on Minden's hills (the engine benchmark's armies), 6 bounds in: more
+    formations than _HEAR_TREE_FROM, so the hearing table's candidates come from the sweep."""
+    bf = build_site("minden").battlefield
+    battle = Battle(bf, last_stand(scenario(bf, 120)), Dice(1), delivery=InstantDelivery())
+    for _ in range(6):
+        battle.step()
+    return battle
 
 
 def _groups_line_by_line(sizes: list[int]) -> list[tuple[int, int]]:
@@ -73,3 +95,34 @@ def test_6_2_visible_many_on_real_ground_as_line_by_line(monkeypatch: pytest.Mon
     monkeypatch.setattr(los, "_grow", old_grow)
     assert got.tolist() == bf.line_of_sight_many(a, b).tolist()
     assert 0 < got.sum() < got.size
+
+
+def test_6_2_box_pairs_by_sweep_are_the_matrix_of_box_bounds(big_battle: Battle) -> None:
+    # every pair of boxes within the gap (the hearing table's candidates), as the N x N matrix
+    index = RectIndex(big_battle.state.table().arr)
+    for gap in (0.0, 75.0, 250.0, 2000.0):
+        want = np.nonzero(index.lower_bound_matrix() <= gap)
+        got = sight_module._box_pairs_within(index.box, gap)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    assert got[0].size > index.n  # a gap that takes in neighbours, not only each box itself
+
+
+def test_6_2_hearing_from_the_sweep_as_from_the_tree(
+    big_battle: Battle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 6.2 hearing (the one closest moving or fighting formation within 75 m) of every
+    # formation, and the gaps it keeps, as with the R-tree's candidates it replaced
+    state = big_battle.state
+    ids = [f.id for f in state.active()]
+    assert len(ids) > sight_module._HEAR_TREE_FROM
+    sweep = big_battle.sight.fresh_copy()
+    got = [sweep.heard(i) for i in ids]
+
+    def tree(box: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+        return RectIndex(state.table().arr).within_many(np.arange(len(box)), gap)
+
+    monkeypatch.setattr(sight_module, "_box_pairs_within", tree)
+    old = big_battle.sight.fresh_copy()
+    assert [old.heard(i) for i in ids] == got
+    assert sweep._hear_near == old._hear_near and sweep._hear_near is not None
+    assert sum(h is not None for h in got) > 10
