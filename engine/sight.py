@@ -604,7 +604,9 @@ class Sight:
         """The targets ``observer`` sees, terrain sight batched in one call."""
         self._refresh()
         cache = self._cache
-        if any((observer, t) not in cache for t in targets):
+        try:  # every answer held (the usual case: prefetched): one pass over the targets
+            return [t for t in targets if cache[(observer, t)]]
+        except KeyError:
             i, index = self.index[observer], self.index
             self._work_out([(i, index[t]) for t in targets])
         return [t for t in targets if cache[(observer, t)]]
@@ -1190,11 +1192,20 @@ class Sight:
     def aware_of_any(self, observer: str, targets: Sequence[str]) -> bool:
         """``any(aware(observer, t) for t in targets)``, with terrain sight batched in chunks of
         1, 2, 4, ... targets (the same answer; the nearest targets usually settle it)."""
-        heard = self.heard(observer)
+        heard = self.heard(observer)  # brings the answers held to the state as it is now
+        cache = self._cache
         k, chunk = 0, 1
         while k < len(targets):
             part = list(targets[k : k + chunk])
-            if heard in part or self.visible(observer, part):
+            if heard in part:
                 return True
+            # the answers held first (nothing changes between the questions of one call: the
+            # answers visible would give), then the rest in one batch
+            try:
+                if any([cache[(observer, t)] for t in part]):
+                    return True
+            except KeyError:
+                if self.visible(observer, part):
+                    return True
             k, chunk = k + chunk, chunk * 2
         return False

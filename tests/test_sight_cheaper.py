@@ -126,3 +126,38 @@ def test_6_2_hearing_from_the_sweep_as_from_the_tree(
     assert [old.heard(i) for i in ids] == got
     assert sweep._hear_near == old._hear_near and sweep._hear_near is not None
     assert sum(h is not None for h in got) > 10
+
+
+def test_6_2_aware_of_any_and_visible_from_answers_held_as_pair_by_pair(
+    big_battle: Battle,
+) -> None:
+    # 10.2 "seen or heard" of any of a list of friends (morale's question, thousands a bound),
+    # and the targets seen, read from the answers held when all are held: as asked pair by
+    # pair of a Sight that has never answered, with the cache cold, part warm and warm
+    from engine.sight import Sight
+
+    state, sight = big_battle.state, big_battle.sight
+    forms = state.active()
+    rng = np.random.default_rng(102)
+    asks = []
+    for f in forms[::3]:
+        own = [g.id for g in forms if g.side == f.side and g is not f]
+        asks.append((f.id, [own[k] for k in rng.choice(len(own), 7, replace=False)]))
+    plain = Sight(
+        sight.bf,
+        state,
+        rules=sight.rules,
+        weather=sight.weather,
+        time=sight.time,
+        locality=sight.locality,
+    )
+    want_any = [any(plain.aware(o, t) for t in ts) for o, ts in asks]
+    want_seen = [[t for t in ts if plain.sees(o, t)] for o, ts in asks]
+    look = sight.fresh_copy()
+    for o, ts in asks[::2]:  # part warm: some pairs held, some not
+        look.visible(o, ts[:3])
+    assert [look.aware_of_any(o, ts) for o, ts in asks] == want_any
+    assert [look.visible(o, ts) for o, ts in asks] == want_seen
+    assert [look.aware_of_any(o, ts) for o, ts in asks] == want_any  # warm
+    assert [look.visible(o, ts) for o, ts in asks] == want_seen
+    assert 0 < sum(want_any) < len(asks) and any(want_seen)
