@@ -117,6 +117,24 @@ def _box_pairs_within(box: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarr
     return ii[at], jj[at]
 
 
+def _nearest_first(
+    i: int, near: list[int], gap_list: list[float], best_d: float
+) -> tuple[list[int], list[float]]:
+    """Of the candidates ``near`` (ascending) and their gaps, those within ``best_d`` but ``i``
+    itself, nearest first, ties in row order (a stable sort of a few floats: Python's)."""
+    rows, out = [], []
+    for n in sorted(range(len(gap_list)), key=gap_list.__getitem__):
+        k = near[n]
+        if k == i:
+            continue
+        d = float(gap_list[n])
+        if d > best_d:
+            break
+        rows.append(k)
+        out.append(d)
+    return rows, out
+
+
 @dataclass(frozen=True, slots=True)
 class SightRules:
     """What a ruleset tells the sight mechanics (2mm Earth 6.2-6.3 in brackets).
@@ -265,6 +283,8 @@ class Sight:
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
+        #: each row's formations within earshot, nearest first, and their gaps (_hearing_table)
+        self._hear_sorted: dict[int, tuple[list[int], list[float]]] = {}
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
         self._side_names: dict[str, int] = {}
@@ -1128,23 +1148,10 @@ class Sight:
         # the formations whose boxes are within earshot (engine.spatial), ascending: every one
         # within hearing_m is among them, so nearest first (ties by order) as over all of them
         table = self._hearing_table()
-        if table is not None:
-            near, gap_list = table.get(i, ([], []))
-        else:
-            near = self.spatial.within(i, best_d).tolist()
-            gap_list = self._gaps_to(i, near)
-        rows, out = [], []
-        # nearest first, ties in row order (a stable sort of a few floats: Python's)
-        for n in sorted(range(len(gap_list)), key=gap_list.__getitem__):
-            k = near[n]
-            if k == i:
-                continue
-            d = float(gap_list[n])
-            if d > best_d:
-                break
-            rows.append(k)
-            out.append(d)
-        return rows, out
+        if table is not None:  # sorted and cut with the table, every row at once
+            return self._hear_sorted.get(i, ([], []))
+        near = self.spatial.within(i, best_d).tolist()
+        return _nearest_first(i, near, self._gaps_to(i, near), best_d)
 
     def _hearing_table(self) -> dict[int, tuple[list[int], list[float]]] | None:
         """Every formation's candidates within earshot and their gaps, in one pass, once
@@ -1174,6 +1181,17 @@ class Sight:
             row = self._gaps.setdefault(r, {})
             for j, g in zip(js[a:b], gs[a:b], strict=True):
                 row.setdefault(j, g)
+        # each row's formations within earshot, nearest first, ties in row order: _earshot's
+        # cut and stable sort of each row (ascending columns) as one sort by (row, gap, column)
+        best_d = self.rules.hearing_m
+        ok = (ii != jj) & (gg <= best_d)
+        si, sj, sg = ii[ok], jj[ok], gg[ok]
+        at = np.lexsort((sj, sg, si))
+        si, sjl, sgl = si[at], sj[at].tolist(), cast(list[float], sg[at].tolist())
+        cut = np.searchsorted(si, np.arange(len(self.ids) + 1)).tolist()
+        self._hear_sorted = {
+            r: (sjl[cut[r] : cut[r + 1]], sgl[cut[r] : cut[r + 1]]) for r in range(len(self.ids))
+        }
         self._hear_near = out
         return out
 

@@ -161,3 +161,36 @@ def test_6_2_aware_of_any_and_visible_from_answers_held_as_pair_by_pair(
     assert [look.aware_of_any(o, ts) for o, ts in asks] == want_any  # warm
     assert [look.visible(o, ts) for o, ts in asks] == want_seen
     assert 0 < sum(want_any) < len(asks) and any(want_seen)
+
+
+@pytest.mark.parametrize("per_side", [30, 120])
+def test_6_2_earshot_sorted_with_the_table_as_row_by_row(per_side: int, big_battle: Battle) -> None:
+    # 6.2 hearing: each formation's neighbours within 75 m, nearest first (ties by row), as
+    # one row at a time cuts and sorts them (the path of the first few questions), from the
+    # matrix of box bounds (2 x 30) and from the sweep (2 x 120)
+    if per_side == 120:
+        battle = big_battle
+    else:
+        bf = build_site("minden").battlefield
+        battle = Battle(bf, last_stand(scenario(bf, 30)), Dice(1), delivery=InstantDelivery())
+        for _ in range(8):
+            battle.step()
+    look = battle.sight.fresh_copy()
+    ids = [f.id for f in battle.state.active()]
+    for fid in ids[:5]:
+        look.heard(fid)  # the first few questions: no table yet
+    table = look._hearing_table()
+    assert table is not None
+    best_d = look.rules.hearing_m
+    one = battle.sight.fresh_copy()  # row by row, with the gaps of distance()
+    heard_some = 0
+    for r in range(len(look.ids)):
+        want = sight_module._nearest_first(r, *table[r], best_d)
+        near = one.spatial.within(r, best_d).tolist()
+        assert (
+            look._earshot(r)
+            == want
+            == sight_module._nearest_first(r, near, one._gaps_to(r, near), best_d)
+        )
+        heard_some += bool(want[0])
+    assert heard_some > 5
