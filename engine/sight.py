@@ -1175,10 +1175,14 @@ class Sight:
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())
+        gaps = self._gaps
         for r in range(len(self.ids)):
             a, b = starts[r], starts[r + 1]
             out[r] = (js[a:b], gs[a:b])
-            row = self._gaps.setdefault(r, {})
+            row = gaps.get(r)
+            if row is None:  # a row not asked yet: made in one go
+                gaps[r] = dict(zip(js[a:b], gs[a:b], strict=True))
+                continue
             for j, g in zip(js[a:b], gs[a:b], strict=True):
                 row.setdefault(j, g)
         # each row's formations within earshot, nearest first, ties in row order: _earshot's

@@ -177,10 +177,19 @@ def test_6_2_earshot_sorted_with_the_table_as_row_by_row(per_side: int, big_batt
             battle.step()
     look = battle.sight.fresh_copy()
     ids = [f.id for f in battle.state.active()]
-    for fid in ids[:5]:
+    for fid in ids[:4]:
         look.heard(fid)  # the first few questions: no table yet
+    assert look._hear_near is None
+    before = {r: dict(row) for r, row in look._gaps.items()}
     table = look._hearing_table()
     assert table is not None
+    # the gaps the table keeps for later questions: each pair's first value stays
+    want_gaps = {r: dict(row) for r, row in before.items()}
+    for r, (js, gs) in table.items():
+        row = want_gaps.setdefault(r, {})
+        for j, g in zip(js, gs, strict=True):
+            row.setdefault(j, g)
+    assert look._gaps == want_gaps and len(before) < len(want_gaps)
     best_d = look.rules.hearing_m
     one = battle.sight.fresh_copy()  # row by row, with the gaps of distance()
     heard_some = 0
