@@ -191,7 +191,7 @@ def nearest_enemies(
     >>> near[0][0].tolist(), near[0][1].tolist(), near[1][0].tolist()
     ([1], [30.0], [0])
     """
-    from engine.geometry import distance_pairs
+    from engine.geometry import distance_rows
 
     n = arr.shape[0]
     empty = (np.zeros(0, dtype=np.intp), np.zeros(0))
@@ -200,7 +200,11 @@ def nearest_enemies(
         return out
     centres = arr[:, :2]
     radius = np.hypot(arr[:, 2], arr[:, 3])
+    # per side: its rows, each row's count of candidates, the candidate pairs (rows), and
+    # which of them _reach measured already (a row's k nearest centres) with those gaps
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    known: list[np.ndarray] = []
+    known_gaps: list[np.ndarray] = []
     for side in dict.fromkeys(sides.tolist()):
         mine = np.flatnonzero(sides == side)
         foe = np.flatnonzero(sides != side)
@@ -210,7 +214,11 @@ def nearest_enemies(
             counts = np.full(mine.size, foe.size, dtype=np.intp)
             ii = np.repeat(mine, foe.size)
             jj = np.tile(foe, mine.size)
-        elif mine.size * foe.size <= BRUTE_PAIRS:
+            known.append(np.zeros(ii.size, dtype=bool))
+            known_gaps.append(np.zeros(ii.size))
+            parts.append((mine, counts, ii, jj))
+            continue
+        if mine.size * foe.size <= BRUTE_PAIRS:
             # few pairs: every centre distance in one array (no k-d tree: building one, and
             # importing scipy.spatial at the first battle of a process, cost more)
             d = np.hypot(
@@ -218,29 +226,51 @@ def nearest_enemies(
                 centres[mine, None, 1] - centres[None, foe, 1],
             )
             nn = np.argpartition(d, k - 1, axis=1)[:, :k]  # k nearest centres (any on ties)
-            reach = _reach(arr, ca, mine, foe, nn, radius)
+            reach, bound = _reach(arr, ca, mine, foe, nn, radius)
             near = d <= (reach * (1.0 + 1e-9) + 1e-6)[:, None]
             counts = near.sum(axis=1)
-            ii = np.repeat(mine, counts)
-            jj = foe[np.nonzero(near)[1]]  # row by row, ascending
+            at_m, at_f = np.nonzero(near)  # row by row, ascending
         else:
             from scipy.spatial import cKDTree
 
             tree = cKDTree(centres[foe])
             _d, nn = tree.query(centres[mine], k=k)
-            reach = _reach(arr, ca, mine, foe, nn.reshape(mine.size, k), radius)
+            nn = nn.reshape(mine.size, k)
+            reach, bound = _reach(arr, ca, mine, foe, nn, radius)
             found = tree.query_ball_point(centres[mine], reach * (1.0 + 1e-9) + 1e-6)
             counts = np.fromiter((len(x) for x in found), dtype=np.intp, count=mine.size)
-            ii = np.repeat(mine, counts)
-            picked = [j for x in found for j in sorted(x)]
-            jj = foe[np.array(picked, dtype=np.intp)]
-        parts.append((mine, counts, ii, jj))
+            at_m = np.repeat(np.arange(mine.size), counts)
+            at_f = np.array([j for x in found for j in sorted(x)], dtype=np.intp)
+        # the candidates _reach measured (elementwise the same numbers: not measured again)
+        have = np.zeros(mine.size * foe.size, dtype=bool)
+        gap = np.zeros(mine.size * foe.size)
+        flat = (np.arange(mine.size)[:, None] * foe.size + nn).reshape(-1)
+        have[flat] = True
+        gap[flat] = bound.reshape(-1)
+        key = at_m * foe.size + at_f
+        known.append(have[key])
+        known_gaps.append(gap[key])
+        parts.append((mine, counts, mine[at_m], foe[at_f]))
     if not parts:
         return out
+    # the gaps of every side's other candidates in one call (elementwise: the same numbers)
+    ii = np.concatenate([p[2] for p in parts])
+    jj = np.concatenate([p[3] for p in parts])
+    gg = np.concatenate(known_gaps)
+    miss = ~np.concatenate(known)
+    gg[miss] = distance_rows(arr, ii[miss], jj[miss], ca)
+    at = 0
+    for mine, counts, _ii, _jj in parts:
+        starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
+        for m, r in enumerate(mine.tolist()):
+            a, b = starts[m], starts[m + 1]
+            out[r] = (jj[a:b], gg[a:b])
+        at = starts[-1]
+    return out
     # the gaps of every side's candidates in one call (elementwise: the same numbers)
     ii = np.concatenate([p[2] for p in parts])
     jj = np.concatenate([p[3] for p in parts])
-    gg = distance_pairs(arr[ii], arr[jj], ca[ii])
+    gg = distance_rows(arr, ii, jj, ca)
     at = 0
     for mine, counts, _ii, _jj in parts:
         starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
@@ -263,17 +293,17 @@ def _reach(
     foe: np.ndarray,
     nn: np.ndarray,
     radius: np.ndarray,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """The centre distance within which :func:`nearest_enemies` looks for each of ``mine``:
     the largest exact gap to the ``k`` enemies ``foe[nn[m]]`` ((M, k) positions in ``foe``;
     any ``k`` of them bound the ``k``-th smallest gap from above) plus its circumradius and
-    the largest of the enemies' (``radius``: every rectangle's)."""
-    from engine.geometry import distance_pairs
+    the largest of the enemies' (``radius``: every rectangle's); and those gaps (M, k)."""
+    from engine.geometry import distance_rows
 
     k = nn.shape[1]
     rows = np.repeat(mine, k)
-    bound = distance_pairs(arr[rows], arr[foe[nn.reshape(-1)]], ca[rows]).reshape(mine.size, k)
-    return np.asarray(bound.max(axis=1) + radius[mine] + radius[foe].max())
+    bound = distance_rows(arr, rows, foe[nn.reshape(-1)], ca).reshape(mine.size, k)
+    return np.asarray(bound.max(axis=1) + radius[mine] + radius[foe].max()), bound
 
 
 def rect_boxes(arr: np.ndarray) -> np.ndarray:
