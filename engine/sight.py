@@ -51,8 +51,9 @@ _GROW = 2
 #: up to this many (line, formation) pairs the boxes are compared in numpy, not in the tree
 #: (measured on 2 x 60: the numpy test is 2-3x faster up to 200 lines x 120 formations)
 _FEW_CROSSINGS = 32768
-#: from this many formations the hearing table's candidates come from the tree (measured: 480
-#: formations 3.6 ms against 11.5 ms for the matrix of box bounds; 120: 0.35 against 0.28 ms)
+#: from this many formations the hearing table's candidates come from a sweep (_box_pairs_within),
+#: not the matrix of box bounds (measured for the tree it replaced: 480 formations 3.6 ms
+#: against 11.5 ms for the matrix; 120: 0.35 against 0.28 ms)
 _HEAR_TREE_FROM = 200
 #: from this many candidate crossings the boxes a line passes by are culled before the slab test
 _CULL_LINES_FROM = 48
@@ -82,6 +83,56 @@ _SHADOWED_LAST = 1e9
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
 #: from it in arrays
 _FEW_JUDGED = 24
+
+
+def _box_pairs_within(box: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero(RectIndex.lower_bound_matrix() <= gap)`` of the boxes ``box`` ((N, 4):
+    minx, miny, maxx, maxy), ordered by row then column, without the matrix: the boxes sorted
+    by their west (or south) edge, each row's candidates those whose west edge lies within its
+    own box grown by ``gap``, the widest box and a metre (far beyond rounding), measured pair by
+    pair with the matrix's arithmetic (so the same numbers, the same pairs)."""
+    n = box.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    best: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
+    for axis in (0, 1):  # along the axis that leaves fewer candidates
+        order = np.argsort(box[:, axis], kind="stable")
+        west = box[order, axis]
+        grow = gap + float((box[:, axis + 2] - box[:, axis]).max()) + 1.0
+        lo = np.searchsorted(west, box[:, axis] - grow, "left")
+        cnt = np.searchsorted(west, box[:, axis + 2] + gap + 1.0, "right") - lo
+        total = int(cnt.sum())
+        if best is None or total < best[0]:
+            best = (total, order, lo, cnt)
+    assert best is not None
+    _, order, lo, cnt = best
+    ii = np.repeat(np.arange(n), cnt)
+    jj = order[np.arange(ii.size) - np.repeat(np.cumsum(cnt) - cnt - lo, cnt)]
+    bi, bj = box[ii], box[jj]
+    gx = np.maximum(np.maximum(bj[:, 0] - bi[:, 2], bi[:, 0] - bj[:, 2]), 0.0)
+    gy = np.maximum(np.maximum(bj[:, 1] - bi[:, 3], bi[:, 1] - bj[:, 3]), 0.0)
+    keep = np.hypot(gx, gy) <= gap
+    ii, jj = ii[keep], jj[keep]
+    at = np.lexsort((jj, ii))
+    return ii[at], jj[at]
+
+
+def _nearest_first(
+    i: int, near: list[int], gap_list: list[float], best_d: float
+) -> tuple[list[int], list[float]]:
+    """Of the candidates ``near`` (ascending) and their gaps, those within ``best_d`` but ``i``
+    itself, nearest first, ties in row order (a stable sort of a few floats: Python's)."""
+    rows, out = [], []
+    for n in sorted(range(len(gap_list)), key=gap_list.__getitem__):
+        k = near[n]
+        if k == i:
+            continue
+        d = float(gap_list[n])
+        if d > best_d:
+            break
+        rows.append(k)
+        out.append(d)
+    return rows, out
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +283,8 @@ class Sight:
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
         self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
+        #: each row's formations within earshot, nearest first, and their gaps (_hearing_table)
+        self._hear_sorted: dict[int, tuple[list[int], list[float]]] = {}
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
         self._side_names: dict[str, int] = {}
@@ -571,7 +624,9 @@ class Sight:
         """The targets ``observer`` sees, terrain sight batched in one call."""
         self._refresh()
         cache = self._cache
-        if any((observer, t) not in cache for t in targets):
+        try:  # every answer held (the usual case: prefetched): one pass over the targets
+            return [t for t in targets if cache[(observer, t)]]
+        except KeyError:
             i, index = self.index[observer], self.index
             self._work_out([(i, index[t]) for t in targets])
         return [t for t in targets if cache[(observer, t)]]
@@ -1093,23 +1148,10 @@ class Sight:
         # the formations whose boxes are within earshot (engine.spatial), ascending: every one
         # within hearing_m is among them, so nearest first (ties by order) as over all of them
         table = self._hearing_table()
-        if table is not None:
-            near, gap_list = table.get(i, ([], []))
-        else:
-            near = self.spatial.within(i, best_d).tolist()
-            gap_list = self._gaps_to(i, near)
-        rows, out = [], []
-        # nearest first, ties in row order (a stable sort of a few floats: Python's)
-        for n in sorted(range(len(gap_list)), key=gap_list.__getitem__):
-            k = near[n]
-            if k == i:
-                continue
-            d = float(gap_list[n])
-            if d > best_d:
-                break
-            rows.append(k)
-            out.append(d)
-        return rows, out
+        if table is not None:  # sorted and cut with the table, every row at once
+            return self._hear_sorted.get(i, ([], []))
+        near = self.spatial.within(i, best_d).tolist()
+        return _nearest_first(i, near, self._gaps_to(i, near), best_d)
 
     def _hearing_table(self) -> dict[int, tuple[list[int], list[float]]] | None:
         """Every formation's candidates within earshot and their gaps, in one pass, once
@@ -1124,8 +1166,8 @@ class Sight:
         from engine.geometry import corners_many, distance_pairs
 
         index = self.spatial
-        if index.n > _HEAR_TREE_FROM:  # the tree's pairs within earshot, not all N^2 bounds
-            ii, jj = index.within_many(np.arange(index.n), self.rules.hearing_m)
+        if index.n > _HEAR_TREE_FROM:  # the pairs within earshot by a sweep, not N^2 bounds
+            ii, jj = _box_pairs_within(index.box, self.rules.hearing_m)
         else:
             ii, jj = np.nonzero(index.lower_bound_matrix() <= self.rules.hearing_m)
         ca = corners_many(self.arr)  # corners() of every rectangle, the same numbers
@@ -1133,12 +1175,27 @@ class Sight:
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())
+        gaps = self._gaps
         for r in range(len(self.ids)):
             a, b = starts[r], starts[r + 1]
             out[r] = (js[a:b], gs[a:b])
-            row = self._gaps.setdefault(r, {})
+            row = gaps.get(r)
+            if row is None:  # a row not asked yet: made in one go
+                gaps[r] = dict(zip(js[a:b], gs[a:b], strict=True))
+                continue
             for j, g in zip(js[a:b], gs[a:b], strict=True):
                 row.setdefault(j, g)
+        # each row's formations within earshot, nearest first, ties in row order: _earshot's
+        # cut and stable sort of each row (ascending columns) as one sort by (row, gap, column)
+        best_d = self.rules.hearing_m
+        ok = (ii != jj) & (gg <= best_d)
+        si, sj, sg = ii[ok], jj[ok], gg[ok]
+        at = np.lexsort((sj, sg, si))
+        si, sjl, sgl = si[at], sj[at].tolist(), cast(list[float], sg[at].tolist())
+        cut = np.searchsorted(si, np.arange(len(self.ids) + 1)).tolist()
+        self._hear_sorted = {
+            r: (sjl[cut[r] : cut[r + 1]], sgl[cut[r] : cut[r + 1]]) for r in range(len(self.ids))
+        }
         self._hear_near = out
         return out
 
@@ -1157,11 +1214,20 @@ class Sight:
     def aware_of_any(self, observer: str, targets: Sequence[str]) -> bool:
         """``any(aware(observer, t) for t in targets)``, with terrain sight batched in chunks of
         1, 2, 4, ... targets (the same answer; the nearest targets usually settle it)."""
-        heard = self.heard(observer)
+        heard = self.heard(observer)  # brings the answers held to the state as it is now
+        cache = self._cache
         k, chunk = 0, 1
         while k < len(targets):
             part = list(targets[k : k + chunk])
-            if heard in part or self.visible(observer, part):
+            if heard in part:
                 return True
+            # the answers held first (nothing changes between the questions of one call: the
+            # answers visible would give), then the rest in one batch
+            try:
+                if any([cache[(observer, t)] for t in part]):
+                    return True
+            except KeyError:
+                if self.visible(observer, part):
+                    return True
             k, chunk = k + chunk, chunk * 2
         return False

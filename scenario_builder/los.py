@@ -163,27 +163,54 @@ def visible_many(
     buckets = np.left_shift(1, np.ceil(np.log2(n_samples)).astype(np.intp))
     order = np.argsort(buckets, kind="stable")
     sizes = buckets[order].tolist()
+    # the lines of one count follow each other (sorted): a group is grown a run of equal
+    # counts at a time, not a line at a time (the same groups as line by line: see _grow)
+    run_end: dict[int, int] = {}
+    for k in [*np.flatnonzero(np.diff(buckets[order])).tolist(), n_pairs - 1]:
+        run_end[sizes[k]] = k + 1
     start = 0
     while start < n_pairs:
-        stop, real = start + 1, sizes[start]
-        while stop < n_pairs:
-            n = sizes[stop]
-            wide = (stop + 1 - start) * n  # the samples once padded to this line's count
-            if wide > _CHUNK or (n != sizes[start] and wide > 2 * (real + n) + _PAD):
-                break
-            stop, real = stop + 1, real + n
+        stop, _real = _grow(sizes, run_end, start)
         sel = order[start:stop]
         lo, hi = sizes[start], sizes[stop - 1]
         if lo == hi:
             t = _unit_steps(hi)
-        else:  # each line's own steps, then 1.0: its last sample again
+        else:  # each line's own steps, then 1.0: its last sample again (a run at a time)
             t = np.ones((stop - start, hi))
-            for k, n in enumerate(sizes[start:stop]):
-                t[k, :n] = _unit_steps(n)
+            k = start
+            while k < stop:
+                n = sizes[k]
+                end = min(run_end[n], stop)
+                t[k - start : end - start, :n] = _unit_steps(n)
+                k = end
         flat = _sample_cells(grid, a[sel], dx[sel], dy[sel], t, clip)
         out[sel] = ~_blocked(cells, flat, top[sel], dist[sel], t, edge_m, exact)
         start = stop
     return out
+
+
+def _grow(sizes: list[int], run_end: dict[int, int], start: int) -> tuple[int, int]:
+    """The group of lines ``start:stop`` (``sizes`` their sample counts, ascending, each count's
+    run ending at ``run_end[count]``) and its samples before padding: lines are added while the
+    group, padded to the added line's count, stays within _CHUNK samples and, once its counts
+    differ, within twice its own samples and _PAD. The test is the one line by line; along a
+    run of one count the padded width grows by that count a line and twice the samples by twice
+    it, so the second test holds for the rest of a run once it holds for its first line, and
+    the first holds up to a count of lines worked out at once."""
+    n_pairs, first = len(sizes), sizes[start]
+    stop, real = start + 1, first
+    while stop < n_pairs:
+        n = sizes[stop]
+        # the line by line test for the next line: (stop + 1 - start) * n samples padded
+        wide = (stop + 1 - start) * n
+        if wide > _CHUNK or (n != first and wide > 2 * (real + n) + _PAD):
+            break
+        # the rest of the run that stays within _CHUNK ((lines) * n <= _CHUNK)
+        take = min(run_end[n] - stop, _CHUNK // n - (stop - start))
+        stop, real = stop + take, real + take * n
+        if stop < run_end[n]:  # the next line of this run would pass _CHUNK
+            break
+    return stop, real
 
 
 def visible_few(
