@@ -129,11 +129,6 @@ def _friend_triggers(
         cands = [g for g in side.broken_now if g is not f]
     else:
         cands = side.routs_near(f, reach if reach is not None else RoutReach(ctx))
-    if not cands and any(g is not f for g in side.broken_now):
-        # Sight keeps what it heard and the table it looked at from the first question after
-        # a move (engine.sight), so it is asked at the same moments as when every friend broken
-        # this bound was looked at: the hearing question is the cheap one
-        sight.heard(f.id)
     aware_now = sight.aware_many(f.id, [g.id for g in cands]) if cands else []
     for g, aware in zip(cands, aware_now, strict=True):
         if not aware:
@@ -482,20 +477,25 @@ def _prefetch_nearest_steady(
     ctx: TwoMmContext,
     by_side: dict[str, list[Formation]],
     last: dict[str, _SideView] | None = None,
+    due: set[str] | None = None,
 ) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
-    per pair, so a wrong guess costs time only."""
+    per pair, so a wrong guess costs time only. ``due``: only these formations will ask."""
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
+            continue
+        if due is not None and not any(g.id in due for g in forms):
             continue
         view = _side_view(ctx, forms[0].side, forms, last)
         if len(view.steady) < 2:
             continue
         knn = view.knn()
         for k, fid in enumerate(view.ids):
+            if due is not None and fid not in due:
+                continue
             if knn is not None:
                 near = next(j for j in knn[1][k] if j != k)
             else:
@@ -506,12 +506,15 @@ def _prefetch_nearest_steady(
 
 
 def _prefetch_rout_gaps(
-    ctx: TwoMmContext, by_side: dict[str, list[Formation]], reach: RoutReach
+    ctx: TwoMmContext,
+    by_side: dict[str, list[Formation]],
+    reach: RoutReach,
+    due: set[str] | None = None,
 ) -> None:
     """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
     tested to every friend that broke this bound within reach (the spatial index's
     candidates, :func:`rout_neighbours`), in one call (what :func:`_friend_triggers` asks of
-    ``Sight.distance`` pair by pair)."""
+    ``Sight.distance`` pair by pair). ``due``: only these formations will ask."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
     asked = False  # Sight is asked whenever a router has a friend to test (see RoutReach)
@@ -519,11 +522,14 @@ def _prefetch_rout_gaps(
         routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
         if not routs or all(f.morale in (Morale.ROUTING, Morale.DESTROYED) for f in forms):
             continue
+        asking = forms if due is None else [f for f in forms if f.id in due]
+        if not asking:
+            continue
         asked = True
         near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher], reach)
         pairs += [
             (f.id, r.id)
-            for f in forms
+            for f in asking
             if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
             for r in near.get(f.id, ())
             if r is not f
@@ -649,8 +655,11 @@ def _resolve_one(
         context = (
             "melee" if in_contact or state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
         )
-        friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
-        seen = _aware_of(ctx, f, friends)
+        seen: list[Formation] = []
+        if getattr(ctx.rs, "morale_reads_seen_friends", True):
+            # (v0.7's 5.2 / 9.1 count them; v0.9's 10.5 does not: no sight asked for it)
+            friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
+            seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
         contact_sides, rear_contact = enemy_contact_sides(ctx, f)
         situation = MoraleSituation(
@@ -830,26 +839,42 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
     last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
     watch = _BreakWatchers(ctx, by_side)
+    # A formation's friend triggers are read from its own side alone (its friends' morale,
+    # what it sees and hears of them; nothing moves in the passes and Sight's answers are of
+    # the position), so they change only when a formation of its side changes morale: each
+    # side's count of changes so far, and the count each formation's were last read at. One
+    # read at the same count gives the same triggers, all acted on already (``done``).
+    side_changes = dict.fromkeys(by_side, 0)
+    read_at: dict[str, int] = {}
     for _ in range(8):
         changed = False
-        _prefetch_nearest_steady(ctx, by_side, last)
-        _prefetch_rout_gaps(ctx, by_side, reach)
+        # the formations whose friends will be read in this pass (unless a break on their side
+        # comes first), for the prefetches
+        due = {f.id for f in active if read_at.get(f.id) != side_changes[f.side]}
+        _prefetch_nearest_steady(ctx, by_side, last, due)
+        _prefetch_rout_gaps(ctx, by_side, reach, due)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
             seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [
-                t
-                for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
-                if t not in seen and t not in triggers
-            ]
+            count = side_changes[f.side]
+            if read_at.get(f.id) != count:
+                read_at[f.id] = count
+                triggers += [
+                    t
+                    for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
+                    if t not in seen and t not in triggers
+                ]
             if not triggers:
                 continue
             seen.update(triggers)
             before = f.morale
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
+            if f.morale is not before:
+                # (linked wings change with f, on its side: _resolve)
+                side_changes[f.side] += 1
             if f.morale is not before and f.morale in _BROKEN:
                 # the friends that will ask whether they see f break, in one batch: troops
                 # already retreating, and if f routs (a non-skirmisher) those near enough
