@@ -41,7 +41,7 @@ from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import Base, BaseStatus, Formation, Morale
 
 __all__ = [
     "begin_aftermath",
@@ -142,10 +142,14 @@ def _friend_triggers(
         if sees_broken:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
-        steady = side.nearest_steady(f)
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
-        # (sorted only as far as asked: the nearest few usually settle it)
-        if sight.aware_of_any(f.id, steady):
+        # (sorted only as far as asked: the nearest few usually settle it). The nearest alone
+        # settles it most often (seen or heard): asked first when the k-d tree's rows name it,
+        # without sorting (Sight.aware_of_any asks it first too: the same answer)
+        first = side.first_steady(f)
+        if first is not None and sight.aware(f.id, first):
+            return out
+        if sight.aware_of_any(f.id, side.nearest_steady(f)):
             return out
         seen = _aware_of(ctx, f, side.broken)
         if seen and all(g.morale in _BROKEN for g in seen):
@@ -267,6 +271,26 @@ class _SideView:
         first = (knn[0][k], knn[1][k]) if knn is not None else self._carried(f.id)
         return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
 
+    def first_steady(self, f: Formation) -> str | None:
+        """``nearest_steady(f)[0]`` when the k-d tree's rows settle it without sorting (the
+        next nearest is farther by more than :class:`_NearestFirst`'s margin, so the order by
+        ``math.dist`` and id starts with it too), else None."""
+        k = self.row[f.id]
+        knn = self._knn
+        row = (knn[0][k], knn[1][k]) if knn is not None else self._carried(f.id)
+        if row is None:
+            return None
+        best = -1
+        for d, j in zip(*row, strict=True):
+            if j == k:
+                continue
+            if best < 0:
+                best, thr = j, d * (1 + 1e-9) + 1e-9
+            else:
+                return self.ids[best] if d > thr else None
+        # the row ends after the nearest: settled only if no other friend is steady
+        return self.ids[best] if best >= 0 and len(self.ids) == 2 else None
+
     def _carried(self, fid: str) -> tuple[list[float], list[int]] | None:
         """``fid``'s row of :attr:`_base`'s k-d tree, its friends still steady (in this view's
         rows), in the tree's order; None without a base."""
@@ -298,11 +322,10 @@ class _SideView:
                     skirmisher[g.id] = g.skirmisher
             routs = [g for g in self.routing_now if not skirmisher[g.id]]
             self._routs = routs
-        if not any(g is not f for g in routs):
+        if not routs or (len(routs) == 1 and routs[0] is f):
             return []
-        k = reach.row_of(f)
-        hits = reach.rows(routs)[:, k].tolist()
-        return [g for g, hit in zip(routs, hits, strict=True) if hit and g is not f]
+        near = reach.near_of(routs).get(f.id)
+        return [g for g in near if g is not f] if near else []
 
 
 class RoutReach:
@@ -323,11 +346,12 @@ class RoutReach:
         self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
         self._rows: dict[str, np.ndarray] = {}
         self._stacks: dict[int, tuple[list[Formation], np.ndarray]] = {}
+        self._near: dict[int, tuple[list[Formation], dict[str, list[Formation]]]] = {}
 
     def _fresh(self) -> Any:
         index = self.sight.spatial  # brings Sight up to date
         if self._of is not self.sight.arr:
-            self._of, self._rows, self._stacks = self.sight.arr, {}, {}
+            self._of, self._rows, self._stacks, self._near = self.sight.arr, {}, {}, {}
         return index
 
     def row_of(self, f: Formation) -> int:
@@ -355,6 +379,26 @@ class RoutReach:
                 if g.id not in rows:
                     rows[g.id] = index.lower_bounds(at[g.id]) <= ROUT_NEAR_M
             hit = self._stacks[id(routs)] = (routs, np.stack([rows[g.id] for g in routs]))
+        return hit[1]
+
+    def near_of(self, routs: list[Formation]) -> dict[str, list[Formation]]:
+        """Formation id -> the routers of ``routs`` (in their order) whose :meth:`row` takes
+        in its row: :meth:`rows` read by column once for the list (kept as it is), not one
+        column per formation asked."""
+        self._fresh()
+        hit = self._near.get(id(routs))
+        if hit is None or hit[0] is not routs:
+            cols, at = np.nonzero(self.rows(routs).T)  # by column, then router order
+            forms = self.sight.forms
+            out: dict[str, list[Formation]] = {}
+            for c, r in zip(cols.tolist(), at.tolist(), strict=True):
+                fid = forms[c].id
+                got = out.get(fid)
+                if got is None:
+                    out[fid] = [routs[r]]
+                else:
+                    got.append(routs[r])
+            hit = self._near[id(routs)] = (routs, out)
         return hit[1]
 
 
@@ -493,6 +537,7 @@ def _prefetch_nearest_steady(
         if len(view.steady) < 2:
             continue
         knn = view.knn()
+        heard = ctx.sight.heard
         for k, fid in enumerate(view.ids):
             if due is not None and fid not in due:
                 continue
@@ -500,7 +545,10 @@ def _prefetch_nearest_steady(
                 near = next(j for j in knn[1][k] if j != k)
             else:
                 near = view.row[view.nearest_steady(view.steady[k])[0]]
-            requests.append((fid, [view.ids[near]]))
+            # one heard needs no sight (Sight.aware: heard first; every one of these asks
+            # what it hears, so the question is asked here instead of later)
+            if heard(fid) != view.ids[near]:
+                requests.append((fid, [view.ids[near]]))
     if requests:
         ctx.sight.prefetch(requests)
 
@@ -546,10 +594,15 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
     return [g for g, a in zip(others, flags, strict=True) if a]
 
 
-def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
+def _own_triggers(
+    ctx: TwoMmContext, f: Formation, bases: dict[str, Base] | None = None
+) -> list[str]:
+    """``f``'s own 10.2 / 11.1 triggers now (not those of its friends). ``bases``:
+    ``state.bases`` when the caller has it (a scan of every formation to check)."""
     out: list[str] = []
     if f.front_at_start and f.killed_in_bound:
-        bases = ctx.state.bases
+        if bases is None:
+            bases = ctx.state.bases
         if all(bases[b].status is BaseStatus.DEAD for b in f.front_at_start):
             out.append("front_rank_killed_in_bound")
     if f.characters_killed:
@@ -560,12 +613,13 @@ def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
         out.append("enemy_contact_rear")
     if f.morale is Morale.RETREATING and f.new_contact_sides:
         out.append("retreating_touched")  # 11.1
-    dead = sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
-    start = f.start_bases or len(f.bases)
-    for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
-        if dead / start > frac and name not in f.killed_frac_crossed:
-            f.killed_frac_crossed = (*f.killed_frac_crossed, name)
-            out.append(name)
+    if len(f.killed_frac_crossed) < 2:  # (both lines crossed: nothing more to count)
+        dead = len(f.bases) - f.n_alive  # the bases not living (Formation._living: not dead)
+        start = f.start_bases or len(f.bases)
+        for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
+            if dead / start > frac and name not in f.killed_frac_crossed:
+                f.killed_frac_crossed = (*f.killed_frac_crossed, name)
+                out.append(name)
     if f.alive_at_start:
         share = f.killed_in_bound / f.alive_at_start
         if share > 0.75:
@@ -835,7 +889,8 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     for f in active:
         by_side.setdefault(f.side, []).append(f)
     # own triggers not yet acted on at once (immediate_tests) are tested here
-    own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
+    bases = state.bases
+    own = {f.id: [t for t in _own_triggers(ctx, f, bases) if t not in f.tested] for f in active}
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
     last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
     watch = _BreakWatchers(ctx, by_side)
