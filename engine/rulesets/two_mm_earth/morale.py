@@ -876,6 +876,30 @@ class _BreakWatchers:
         ]
 
 
+class _FriendReads:
+    """When each formation's friend triggers (:func:`_friend_triggers`) need reading again in
+    the morale passes. They are read from the formation's own side alone - its friends'
+    morale, what it sees and hears of them - and in the passes nothing moves (Sight answers
+    of the position) and only morale changes, so they change only when a formation of its
+    side changes morale: each side's count of those, and the count each formation's were last
+    read at. A read at the same count gives the same triggers, acted on already."""
+
+    def __init__(self, sides: dict[str, list[Formation]]) -> None:
+        self.changes = dict.fromkeys(sides, 0)
+        self.at: dict[str, int] = {}
+
+    def due(self, f: Formation) -> bool:
+        """Whether ``f``'s side changed since its friends were last read (or never read)."""
+        return self.at.get(f.id) != self.changes[f.side]
+
+    def read(self, f: Formation) -> None:
+        self.at[f.id] = self.changes[f.side]
+
+    def changed(self, side: str) -> None:
+        """A formation of ``side`` changed morale."""
+        self.changes[side] += 1
+
+
 def morale_passes(ctx: TwoMmContext) -> list[Event]:
     """Every formation's triggers (its own and its friends'), each asked of the ruleset's table,
     in passes until nothing more breaks."""
@@ -894,18 +918,12 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
     last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
     watch = _BreakWatchers(ctx, by_side)
-    # A formation's friend triggers are read from its own side alone (its friends' morale,
-    # what it sees and hears of them; nothing moves in the passes and Sight's answers are of
-    # the position), so they change only when a formation of its side changes morale: each
-    # side's count of changes so far, and the count each formation's were last read at. One
-    # read at the same count gives the same triggers, all acted on already (``done``).
-    side_changes = dict.fromkeys(by_side, 0)
-    read_at: dict[str, int] = {}
+    reads = _FriendReads(by_side)
     for _ in range(8):
         changed = False
-        # the formations whose friends will be read in this pass (unless a break on their side
-        # comes first), for the prefetches
-        due = {f.id for f in active if read_at.get(f.id) != side_changes[f.side]}
+        # the formations whose friends will be read in this pass (and those of a side with a
+        # break before them in it), for the prefetches
+        due = {f.id for f in active if reads.due(f)}
         _prefetch_nearest_steady(ctx, by_side, last, due)
         _prefetch_rout_gaps(ctx, by_side, reach, due)
         for f in active:
@@ -913,9 +931,8 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
                 continue
             seen = done.setdefault(f.id, set(f.tested))
             triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            count = side_changes[f.side]
-            if read_at.get(f.id) != count:
-                read_at[f.id] = count
+            if reads.due(f):
+                reads.read(f)
                 triggers += [
                     t
                     for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
@@ -928,8 +945,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
             if f.morale is not before:
-                # (linked wings change with f, on its side: _resolve)
-                side_changes[f.side] += 1
+                reads.changed(f.side)  # (linked wings change with f, on its side: _resolve)
             if f.morale is not before and f.morale in _BROKEN:
                 # the friends that will ask whether they see f break, in one batch: troops
                 # already retreating, and if f routs (a non-skirmisher) those near enough
