@@ -100,9 +100,9 @@ class _Checks:
         last_read: dict[tuple[int, str], list[str]] = {}
         plain_friends = morale._friend_triggers
 
-        def friend_triggers(ctx: Any, f: Formation, *args: Any) -> list[str]:
+        def friend_triggers(ctx: Any, f: Formation, *args: Any, **kw: Any) -> list[str]:
             self.ctx = ctx  # (a read comes before any skip)
-            got = plain_friends(ctx, f, *args)
+            got = plain_friends(ctx, f, *args, **kw)
             last_read[(ctx.state.bound, f.id)] = list(got)
             counts["read"] += 1
             return got

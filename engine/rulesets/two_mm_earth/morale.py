@@ -105,12 +105,14 @@ def _friend_triggers(
     side_forms: list[Formation] | None = None,
     reach: RoutReach | None = None,
     last: dict[str, _SideView] | None = None,
+    view: _SideView | None = None,
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
     ``side_forms``: ``state.active(f.side)`` when the caller has it; ``reach``: the morale
     passes' :class:`RoutReach` (a new one otherwise); ``last``: the passes' latest view of
-    each side (:func:`_side_view`).
+    each side (:func:`_side_view`); ``view``: the side's view as it is now, when the caller
+    has it (:meth:`_FriendReads.view`).
 
     Only the friends that can set off a trigger are asked about: troops already retreating
     (11.1) react to any broken friend they see or hear, the rest only to a routing
@@ -121,7 +123,7 @@ def _friend_triggers(
     out: list[str] = []
     if side_forms is None:
         side_forms = state.active(f.side)
-    side = _side_view(ctx, f.side, side_forms, last)
+    side = view if view is not None else _side_view(ctx, f.side, side_forms, last)
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
     sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
@@ -522,18 +524,21 @@ def _prefetch_nearest_steady(
     by_side: dict[str, list[Formation]],
     last: dict[str, _SideView] | None = None,
     due: set[str] | None = None,
+    reads: _FriendReads | None = None,
 ) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
-    per pair, so a wrong guess costs time only. ``due``: only these formations will ask."""
+    per pair, so a wrong guess costs time only. ``due``: only these formations will ask;
+    ``reads``: the passes' views of the sides (:meth:`_FriendReads.view`)."""
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
             continue
         if due is not None and not any(g.id in due for g in forms):
             continue
-        view = _side_view(ctx, forms[0].side, forms, last)
+        side = forms[0].side
+        view = reads.view(side) if reads is not None else _side_view(ctx, side, forms, last)
         if len(view.steady) < 2:
             continue
         knn = view.knn()
@@ -884,9 +889,11 @@ class _FriendReads:
     side changes morale: each side's count of those, and the count each formation's were last
     read at. A read at the same count gives the same triggers, acted on already."""
 
-    def __init__(self, sides: dict[str, list[Formation]]) -> None:
+    def __init__(self, ctx: TwoMmContext, sides: dict[str, list[Formation]]) -> None:
+        self.ctx, self.sides = ctx, sides
         self.changes = dict.fromkeys(sides, 0)
         self.at: dict[str, int] = {}
+        self._views: dict[str, tuple[int, _SideView]] = {}
 
     def due(self, f: Formation) -> bool:
         """Whether ``f``'s side changed since its friends were last read (or never read)."""
@@ -898,6 +905,17 @@ class _FriendReads:
     def changed(self, side: str) -> None:
         """A formation of ``side`` changed morale."""
         self.changes[side] += 1
+
+    def view(self, side: str) -> _SideView:
+        """The side's :class:`_SideView` as it is now: made anew (read on from the last) only
+        after a morale change on the side, by the same rule (not at every change of the
+        table, which a break on the other side makes too)."""
+        n = self.changes[side]
+        hit = self._views.get(side)
+        if hit is None or hit[0] != n:
+            prev = hit[1] if hit is not None else None
+            hit = self._views[side] = (n, _SideView(self.ctx, self.sides[side], prev))
+        return hit[1]
 
 
 def morale_passes(ctx: TwoMmContext) -> list[Event]:
@@ -916,26 +934,30 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     bases = state.bases
     own = {f.id: [t for t in _own_triggers(ctx, f, bases) if t not in f.tested] for f in active}
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
-    last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
     watch = _BreakWatchers(ctx, by_side)
-    reads = _FriendReads(by_side)
+    reads = _FriendReads(ctx, by_side)  # and each side's view (k-d tree rows read on)
     for _ in range(8):
         changed = False
         # the formations whose friends will be read in this pass (and those of a side with a
         # break before them in it), for the prefetches
         due = {f.id for f in active if reads.due(f)}
-        _prefetch_nearest_steady(ctx, by_side, last, due)
+        _prefetch_nearest_steady(ctx, by_side, None, due, reads)
         _prefetch_rout_gaps(ctx, by_side, reach, due)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
-            seen = done.setdefault(f.id, set(f.tested))
-            triggers = [t for t in own.pop(f.id, []) if t not in seen]
+            seen = done.get(f.id)
+            if seen is None:
+                seen = done[f.id] = set(f.tested)
+            mine = own.pop(f.id, None)
+            triggers = [t for t in mine if t not in seen] if mine else []
             if reads.due(f):
                 reads.read(f)
                 triggers += [
                     t
-                    for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
+                    for t in _friend_triggers(
+                        ctx, f, by_side[f.side], reach, view=reads.view(f.side)
+                    )
                     if t not in seen and t not in triggers
                 ]
             if not triggers:
