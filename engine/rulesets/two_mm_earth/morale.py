@@ -20,7 +20,7 @@ crossed; "All seen friendlies retreating" needs at least one seen friend.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -279,12 +279,19 @@ class _SideView:
         ``math.dist`` and id starts with it too), else None."""
         k = self.row[f.id]
         knn = self._knn
-        row = (knn[0][k], knn[1][k]) if knn is not None else self._carried(f.id)
-        if row is None:
-            return None
+        pairs: Iterable[tuple[float, int | None]]
+        if knn is not None:
+            pairs = zip(knn[0][k], knn[1][k], strict=True)
+        else:  # :meth:`_carried`'s row, read only as far as needed
+            base = self._base
+            kb = base.row.get(f.id) if base is not None else None
+            if base is None or base._knn is None or kb is None:
+                return None
+            ids, row = base.ids, self.row
+            pairs = ((d, row.get(ids[j])) for d, j in zip(base._knn[0][kb], base._knn[1][kb]))
         best = -1
-        for d, j in zip(*row, strict=True):
-            if j == k:
+        for d, j in pairs:
+            if j is None or j == k:  # (a friend no longer steady, or f)
                 continue
             if best < 0:
                 best, thr = j, d * (1 + 1e-9) + 1e-9
