@@ -565,6 +565,38 @@ def _prefetch_nearest_steady(
         ctx.sight.prefetch(requests)
 
 
+def _prefetch_broken_friends(
+    ctx: TwoMmContext,
+    by_side: dict[str, list[Formation]],
+    reach: RoutReach,
+    due: set[str],
+    reads: _FriendReads,
+) -> None:
+    """Sight of the broken friends each formation due a read asks about first in
+    :func:`_friend_triggers` (``Sight.aware_many``: 11.1 troops already retreating, every
+    friend broken this bound; the rest, the routers the spatial index puts within 10.2's
+    reach), less the one it hears (heard needs no sight), in one batch: the same pairs, for
+    the formations' reads to find (a break later in the pass asks its own, after it)."""
+    sight, bound = ctx.sight, ctx.state.bound
+    requests: list[tuple[str, list[str]]] = []
+    for side, forms in by_side.items():
+        view = reads.view(side)
+        if not view.broken_now:
+            continue
+        for f in forms:
+            if f.id not in due or f.morale in (Morale.ROUTING, Morale.DESTROYED):
+                continue
+            if f.morale is Morale.RETREATING and f.changed_bound != bound:
+                cands = [g for g in view.broken_now if g is not f]
+            else:
+                cands = view.routs_near(f, reach)
+            if cands:
+                heard = sight.heard(f.id)
+                requests.append((f.id, [g.id for g in cands if g.id != heard]))
+    if requests:
+        sight.prefetch(requests)
+
+
 def _prefetch_rout_gaps(
     ctx: TwoMmContext,
     by_side: dict[str, list[Formation]],
@@ -949,6 +981,7 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
         # break before them in it), for the prefetches
         due = {f.id for f in active if reads.due(f)}
         _prefetch_nearest_steady(ctx, by_side, None, due, reads)
+        _prefetch_broken_friends(ctx, by_side, reach, due, reads)
         _prefetch_rout_gaps(ctx, by_side, reach, due)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
