@@ -13,6 +13,7 @@ as well).
   (``RoutReach.near_of``) are those of the old per-formation column of the stacked rows.
 - 10.2 "MORE than 50 % / 75 % of bases killed throughout game": the dead counted as the bases
   not living, and not counted once both lines are crossed.
+- 6.2 hearing asked of many formations at once (``Sight.heard_many``) is what each hears.
 """
 
 from __future__ import annotations
@@ -27,9 +28,11 @@ from typing import Any
 
 import pytest
 
+from engine.geometry import distance
 from engine.rulesets.two_mm_earth import morale
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
+from engine.sight import Sight
 from engine.state import BaseStatus, Formation, Morale
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +69,20 @@ def _plain_own_triggers(ctx: Any, f: Formation, crossed: tuple[str, ...]) -> lis
     return out
 
 
+def _plain_heard(sight: Sight, observer: str) -> str | None:
+    """6.2: the closest moving or fighting formation within earshot of ``observer``, from the
+    gaps to every formation (``geometry.distance``), nearest first, ties by row."""
+    i = sight.index[observer]
+    gaps = distance(sight.obbs[i], sight.arr).tolist()
+    near = sorted((g, k) for k, g in enumerate(gaps) if k != i and g <= sight.rules.hearing_m)
+    contacts = sight.state.contacts
+    for _g, k in near:
+        g = sight.forms[k]
+        if g.moved_m > 0 or g.fought or contacts.get(g.id):
+            return g.id
+    return None
+
+
 def _old_seen_counts(ctx: Any, f: Formation) -> tuple[int, int]:
     """The friends ``f`` sees or hears retreating and routing, as the panic test always asked."""
     friends = [
@@ -86,6 +103,7 @@ class _Checks:
 
     def __init__(self, mp: pytest.MonkeyPatch, ruleset_cls: type[TwoMmEarth]) -> None:
         self.counts = {
+            "heard": 0,
             "skipped": 0,
             "read": 0,
             "first": 0,
@@ -187,6 +205,15 @@ class _Checks:
             counts["panic"] += 1
             return plain_test(rs, dice, situation, purpose)
 
+        plain_heard_many = Sight.heard_many
+
+        def heard_many(sight: Sight, observers: list[str]) -> list[str | None]:
+            got = plain_heard_many(sight, observers)
+            assert got == [_plain_heard(sight, o) for o in observers]
+            counts["heard"] += len(observers)
+            return got
+
+        mp.setattr(Sight, "heard_many", heard_many)
         mp.setattr(morale, "_friend_triggers", friend_triggers)
         mp.setattr(morale._FriendReads, "due", due)
         mp.setattr(morale._SideView, "first_steady", first_steady)
@@ -218,6 +245,13 @@ def checked_60(built_minden: Any) -> dict[str, int]:
     finally:
         mp.undo()
     return checks.counts
+
+
+def test_heard_many_equals_the_plain_hearing(checked_60: dict[str, int]) -> None:
+    """6.2 hearing: what each steady formation hears, asked of many at once
+    (``Sight.heard_many``: the hearing table from the first), is the closest moving or
+    fighting formation within earshot by the gaps to every formation."""
+    assert checked_60["heard"] > 1000
 
 
 def test_friend_triggers_skipped_reads_give_the_same_triggers(checked_60: dict[str, int]) -> None:

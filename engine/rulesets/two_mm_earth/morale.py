@@ -549,7 +549,7 @@ def _prefetch_nearest_steady(
         if len(view.steady) < 2:
             continue
         knn = view.knn()
-        heard = ctx.sight.heard
+        asking: list[tuple[str, str]] = []
         for k, fid in enumerate(view.ids):
             if due is not None and fid not in due:
                 continue
@@ -557,10 +557,11 @@ def _prefetch_nearest_steady(
                 near = next(j for j in knn[1][k] if j != k)
             else:
                 near = view.row[view.nearest_steady(view.steady[k])[0]]
-            # one heard needs no sight (Sight.aware: heard first; every one of these asks
-            # what it hears, so the question is asked here instead of later)
-            if heard(fid) != view.ids[near]:
-                requests.append((fid, [view.ids[near]]))
+            asking.append((fid, view.ids[near]))
+        # one heard needs no sight (Sight.aware: heard first; every one of these asks what it
+        # hears, so the question is asked here instead of later, of them all at once)
+        heard = ctx.sight.heard_many([fid for fid, _ in asking])
+        requests += [(fid, [g]) for (fid, g), h in zip(asking, heard, strict=True) if h != g]
     if requests:
         ctx.sight.prefetch(requests)
 
