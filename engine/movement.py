@@ -621,7 +621,8 @@ def retreat_bearing(
     k = step
     while k <= 45.0 + 1e-9:
         for cand in ((away + k) % 360.0, (away - k) % 360.0):
-            key = (angle_diff(cand, home), k)
+            d = abs(cand - home) % 360.0  # angle_diff(cand, home), inlined
+            key = (360.0 - d if d > 180.0 else d, k)
             if key < best_key:
                 better.append((key[0], k, n, cand))
             n += 1
