@@ -9,7 +9,7 @@ as well).
   for them (``TwoMmEarth.morale_reads_seen_friends``); v0.7's 5.2 / 9.1 test does, and gets them.
 - 10.2 "all seen friendlies retreating": the nearest steady friend named without sorting
   (``_SideView.first_steady``) is the first of the full sort by distance and id.
-- 10.2 friendly routs within 250 m: the routers near each formation read by column once
+- 10.2 friendly routs within 250 m: the routers near each formation read for every column at once
   (``RoutReach.near_of``) are those of the old per-formation column of the stacked rows.
 - 10.2 "MORE than 50 % / 75 % of bases killed throughout game": the dead counted as the bases
   not living, and not counted once both lines are crossed.

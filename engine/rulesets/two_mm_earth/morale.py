@@ -333,7 +333,7 @@ class _SideView:
             self._routs = routs
         if not routs or (len(routs) == 1 and routs[0] is f):
             return []
-        near = reach.near_of(routs).get(f.id)
+        near = reach.near_of(routs, f)
         return [g for g in near if g is not f] if near else []
 
 
@@ -355,7 +355,9 @@ class RoutReach:
         self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
         self._rows: dict[str, np.ndarray] = {}
         self._stacks: dict[int, tuple[list[Formation], np.ndarray]] = {}
-        self._near: dict[int, tuple[list[Formation], dict[str, list[Formation]]]] = {}
+        self._near: dict[
+            int, tuple[list[Formation], np.ndarray, dict[str, list[Formation]], bool]
+        ] = {}
 
     def _fresh(self) -> Any:
         index = self.sight.spatial  # brings Sight up to date
@@ -390,25 +392,36 @@ class RoutReach:
             hit = self._stacks[id(routs)] = (routs, np.stack([rows[g.id] for g in routs]))
         return hit[1]
 
-    def near_of(self, routs: list[Formation]) -> dict[str, list[Formation]]:
-        """Formation id -> the routers of ``routs`` (in their order) whose :meth:`row` takes
-        in its row: :meth:`rows` read by column once for the list (kept as it is), not one
-        column per formation asked."""
+    def near_of(self, routs: list[Formation], f: Formation) -> list[Formation]:
+        """The routers of ``routs`` (in their order) whose :meth:`row` takes in ``f``'s row:
+        ``f``'s column of :meth:`rows`, kept for the list. Read for every column at once when
+        the list is first asked about while its routers reach few formations (at most one
+        hit a row in all: the 2 x 60 battle's lists, 0.24 a row on average), else column by
+        column as asked (2 x 240: 1.7 a row, ~24 formations asking about each list)."""
         self._fresh()
         hit = self._near.get(id(routs))
         if hit is None or hit[0] is not routs:
-            cols, at = np.nonzero(self.rows(routs).T)  # by column, then router order
-            forms = self.sight.forms
-            out: dict[str, list[Formation]] = {}
-            for c, r in zip(cols.tolist(), at.tolist(), strict=True):
-                fid = forms[c].id
-                got = out.get(fid)
-                if got is None:
-                    out[fid] = [routs[r]]
-                else:
-                    got.append(routs[r])
-            hit = self._near[id(routs)] = (routs, out)
-        return hit[1]
+            stack = self.rows(routs)
+            every = int(np.count_nonzero(stack)) <= stack.shape[1]
+            by_id: dict[str, list[Formation]] = {}
+            if every:
+                cols, at = np.nonzero(stack.T)  # by column, then router order
+                forms = self.sight.forms
+                for c, r in zip(cols.tolist(), at.tolist(), strict=True):
+                    got = by_id.get(forms[c].id)
+                    if got is None:
+                        by_id[forms[c].id] = [routs[r]]
+                    else:
+                        got.append(routs[r])
+            hit = self._near[id(routs)] = (routs, stack, by_id, every)
+        _, stack, by_id, every = hit
+        near = by_id.get(f.id)
+        if near is None:
+            if every:
+                return []
+            col = stack[:, self.sight.index[f.id]].tolist()
+            near = by_id[f.id] = [g for g, h in zip(routs, col, strict=True) if h]
+        return near
 
 
 def rout_neighbours(
