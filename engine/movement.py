@@ -191,9 +191,10 @@ class Frame:
     """A footprint's sample points in the formation's frame, for placing at many poses: what
     :func:`_lattice_local` and :func:`_middle_local` give (the same float operations, in plain
     floats for the few bases). The points are written into one array only when a pose asks
-    for them: most poses are known to be all open ground from ``reach`` alone."""
+    for them: most poses are known to be all open ground from ``reach`` alone, so the bases
+    are not even read until then (the formation must stay put while its frame is in use)."""
 
-    __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
+    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
         # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
@@ -201,35 +202,53 @@ class Frame:
         fx = math.sin(r)
         fy = rx = math.cos(r)
         ry = -fx
+        o = f.obb()
+        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
+        dx, dy = o.cx - f.cx, o.cy - f.cy
+        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
+        # every living base's centre lies within the rectangle less half a pitch across and
+        # half a base deep (Formation.obb widens the bases' own frame values, the very sums
+        # the lattice starts from, by those), so its lattice lies within these of the centre:
+        # a bound on what the bases one by one would give (1 mm to spare for the rounding of
+        # the rectangle's sums), only ever a little further out, which merely makes a uniform
+        # footprint a little less often known without sampling (never a different class)
+        gap = f.loose_gap / 2 if f.loose else 0
+        n = f.n_alive
+        far = 0.0
+        if n:
+            ea = abs(ca) + o.hw - (f.pitch_w / 2.0 - gap)
+            el = abs(cl) + o.hd - f.base_d / 2.0
+            far = math.hypot(max(ea, 0.0) + _LAT_A_MAX, max(el, 0.0) + _LAT_L_MAX) + 1e-3
+        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
+        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
+        self._f = f
+        self._rev = f.revision
+        self._ca = ca
+        self._col = (cl, o.hd)
+        self._pts: np.ndarray | None = None
+        #: how many of the points belong to the lattice
+        self.nb = 9 * n
+        #: no point is further than this from the formation's centre (metres, rounded up)
+        self.reach = far * (1.0 + 1e-9) + 1e-6
+
+    def base_frame(self) -> tuple[list[float], list[float]]:
+        """Each living base's centre in the formation's frame: (across, along), slot order."""
+        f = self._f
+        assert f.revision == self._rev, f"{f.id} changed while its footprint frame was in use"
+        r = math.radians(f.facing)
+        fx = math.sin(r)
+        fy = rx = math.cos(r)
+        ry = -fx
         cx, cy = f.cx, f.cy
         ba: list[float] = []
         bl: list[float] = []
-        far = 0.0
-        hypot = math.hypot
         for b in f.bases:
             if b.status is not BaseStatus.DEAD:
                 dx = b.x - cx
                 dy = b.y - cy
-                a = dx * rx + dy * ry
-                l_ = dx * fx + dy * fy
-                ba.append(a)
-                bl.append(l_)
-                h = hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX)
-                if h > far:
-                    far = h
-        o = f.obb()
-        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
-        dx, dy = o.cx - cx, o.cy - cy
-        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
-        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
-        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
-        self._ba, self._bl, self._ca = ba, bl, ca
-        self._col = (cl, o.hd)
-        self._pts: np.ndarray | None = None
-        #: how many of the points belong to the lattice
-        self.nb = 9 * len(ba)
-        #: no point is further than this from the formation's centre (metres, rounded up)
-        self.reach = far * (1.0 + 1e-9) + 1e-6
+                ba.append(dx * rx + dy * ry)
+                bl.append(dx * fx + dy * fy)
+        return ba, bl
 
     @property
     def pts(self) -> np.ndarray:
@@ -239,7 +258,7 @@ class Frame:
             nb = self.nb
             ls = _column(*self._col)
             out = np.empty((2, nb + ls.shape[0]))
-            out[:, :nb] = (np.array([self._ba, self._bl]).reshape(2, -1, 1) + _LAT).reshape(2, -1)
+            out[:, :nb] = (np.array(self.base_frame()).reshape(2, -1, 1) + _LAT).reshape(2, -1)
             out[0, nb:] = self._ca
             out[1, nb:] = ls
             self._pts = out

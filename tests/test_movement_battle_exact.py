@@ -166,6 +166,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
+    seen["frame_loose"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -214,8 +215,14 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_frame(f: Formation) -> Any:
         got = frame_cls(f)
-        assert (got._ba, got._bl, got._ca, got._col, got.nb, got.reach) == _old_frame(f), f.id
+        ba, bl, ca, col, nb, reach = _old_frame(f)
+        assert (*got.base_frame(), got._ca, got._col, got.nb) == (ba, bl, ca, col, nb), f.id
+        # the reach is now a bound from the rectangle (no base read): never nearer than what
+        # the bases one by one gave (a nearer one could call a mixed footprint uniform), and
+        # at most a few metres further (a missing corner base, the millimetre's slack)
+        assert reach <= got.reach <= reach + 10.0, (f.id, reach, got.reach)
         seen["frame"] += 1
+        seen["frame_loose"] += got.reach > reach + 0.01
         return got
 
     def check_box(f: Formation) -> tuple[float, float, float, float]:
@@ -261,7 +268,10 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         _fight(b, 12)
     # many moves of each kind: straight and turning, into contact and clear
     _assert_busy(
-        seen, lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10}.get(k, 800)
+        seen,
+        lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10, "frame_loose": 0}.get(
+            k, 800
+        ),
     )
 
 
@@ -273,7 +283,12 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
     built = build_battlefield(sc)
     with _checked(monkeypatch) as seen:
         fight(sc, built, 1, snapshots=False)  # as the CLI and the known answers fight it
-    _assert_busy(seen, lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0}.get(k, 100))
+    _assert_busy(
+        seen,
+        lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0, "frame_loose": 0}.get(
+            k, 100
+        ),
+    )
 
 
 class _Spy(FewSeparation):
