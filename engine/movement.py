@@ -797,6 +797,15 @@ def _pose_toward(
     # turn reaches 0.0, within any allowance but a negative one). The corners' displacement
     # by the turn is worked out once for both (_turn_reach(dth) is the largest of their
     # lengths, the same sums), again only if the turn is shrunk
+    th1 = th0 + dth
+    if th1 == th0 and math.copysign(1.0, th1) == math.copysign(1.0, th0) and allowance >= 0:
+        # no turn (most moves): _disp_vectors' zeros, with which max_advance's sums come to
+        # sqrt(allowance * allowance) for every corner (0 * u is a zero, so are its square and
+        # the vectors' lengths; a zero's sign changes no sum with a positive number)
+        d = max(0.0, min(dist, math.sqrt(allowance * allowance)))
+        if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+            d = 0.0
+        return u[0] * d, u[1] * d, dth, d
     disp = _disp_vectors(box, th0, dth)
     if (dth != 0 or allowance < 0) and max(math.hypot(vx, vy) for vx, vy in disp) > allowance:
         turn_reach = _turn_reach(box, th0)
@@ -953,7 +962,7 @@ def execute_move(
         contact_with = hit
     dx, dy, dth = dx * frac, dy * frac, dth * frac
     end = (start[0] + dx, start[1] + dy, (start[2] + dth) % 360.0)
-    dist = max_corner_displacement(box, start[2], dth, (dx, dy)) if (dx or dy or dth) else 0.0
+    dist = _move_length(box, start[2], dth, dx, dy)
     if dist > 1e-9:
         f.set_pose(*end)
         state.version += 1
@@ -968,6 +977,17 @@ def execute_move(
         o = f.obb()
         off_map = not bool(bf.contains(o.cx, o.cy))
     return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+def _move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float:
+    """How far the move's furthest corner goes (6.1: a move's length), 0.0 for no move:
+    ``max_corner_displacement(box, th, dth, (dx, dy))``."""
+    th1 = th + dth
+    if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
+        # no turn (most moves): every corner's displacement is _disp_vectors' zero plus
+        # (dx, dy), of length hypot(dx, dy) (adding +0.0 changes no length), 0.0 for no move
+        return math.hypot(dx, dy)
+    return max_corner_displacement(box, th, dth, (dx, dy))
 
 
 def _without_passable(

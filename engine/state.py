@@ -415,6 +415,8 @@ class Formation:
         dead = BaseStatus.DEAD
         set_ = object.__setattr__  # one touch for the whole formation, below
         joined = False
+        acr: list[float] = []
+        alg: list[float] = []
         for b in bases:
             if b.owner is not self:  # a base moved in from another formation is ours now
                 set_(b, "owner", self)
@@ -426,14 +428,25 @@ class Formation:
             width = frontage if rank < ranks - 1 or n >= frontage else n
             across = (b.file - (width - 1) / 2.0) * pw
             along = ((ranks - 1) / 2.0 - rank) * bd
-            set_(b, "x", cx + across * rx + along * fx)
-            set_(b, "y", cy + across * ry + along * fy)
+            x = cx + across * rx + along * fx
+            y = cy + across * ry + along * fy
+            set_(b, "x", x)
+            set_(b, "y", y)
             set_(b, "facing", facing)
+            # the base in the formation's frame, as obb() works it out from x and y
+            dx = x - cx
+            dy = y - cy
+            acr.append(dx * rx + dy * ry)
+            alg.append(dx * fx + dy * fy)
         # a base that joined changes the make-up (the list may have grown in place)
         if joined:
             self._touch()
         else:
             self._touch_place()
+        if acr:
+            # the rectangle now, from the values just placed (obb() would read them back for
+            # the new revision: the move phase asks at once)
+            object.__setattr__(self, "_obb", (self._rev, self._box(acr, alg, rx, ry, fx, fy)))
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
         # written without a touch each: place() touches once for the three and the bases
@@ -557,21 +570,27 @@ class Formation:
         cx, cy = self.cx, self.cy
         across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
         along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
+        out = self._box(across, along, rx, ry, fx, fy)
+        object.__setattr__(self, "_obb", (self._rev, out))
+        return out
+
+    def _box(
+        self, across: list[float], along: list[float], rx: float, ry: float, fx: float, fy: float
+    ) -> OBB:
+        """The rectangle round bases at ``across``/``along`` in the formation's frame."""
         gap = self.loose_gap / 2 if self.loose else 0
         min_a = min(across) - self.pitch_w / 2.0 + gap
         max_a = max(across) + self.pitch_w / 2.0 - gap
         min_l = min(along) - self.base_d / 2.0
         max_l = max(along) + self.base_d / 2.0
         ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
-        out = OBB(
+        return OBB(
             self.cx + ca * rx + cl * fx,
             self.cy + ca * ry + cl * fy,
             (max_a - min_a) / 2.0,
             (max_l - min_l) / 2.0,
             self.facing,
         )
-        object.__setattr__(self, "_obb", (self._rev, out))
-        return out
 
     def rank_of(self, side: str) -> list[Base]:
         """The living bases of the rank (or file) facing ``side``: front, rear, left, right (2.4).

@@ -77,6 +77,42 @@ def _old_frame(f: Formation) -> tuple[Any, ...]:
     return ba, bl, ca, (cl, o.hd), 9 * len(ba), far * (1.0 + 1e-9) + 1e-6
 
 
+def _old_move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float:
+    """What engine.movement.execute_move measured a move by at main 1858fb7."""
+    return mv.max_corner_displacement(box, th, dth, (dx, dy)) if (dx or dy or dth) else 0.0
+
+
+def _old_obb(f: Formation) -> OBB:
+    """engine.state.Formation.obb at main 1858fb7, worked out from the bases as they stand."""
+    alive = [b for b in f.bases if b.status is not BaseStatus.DEAD] or f.bases
+    r = math.radians(f.facing)
+    sin_r, cos_r = math.sin(r), math.cos(r)
+    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    cx, cy = f.cx, f.cy
+    across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
+    along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
+    gap = f.loose_gap / 2 if f.loose else 0
+    min_a = min(across) - f.pitch_w / 2.0 + gap
+    max_a = max(across) + f.pitch_w / 2.0 - gap
+    min_l = min(along) - f.base_d / 2.0
+    max_l = max(along) + f.base_d / 2.0
+    ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
+    return OBB(
+        f.cx + ca * rx + cl * fx,
+        f.cy + ca * ry + cl * fy,
+        (max_a - min_a) / 2.0,
+        (max_l - min_l) / 2.0,
+        f.facing,
+    )
+
+
+def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Equal float by float, the sign of a zero too (== takes -0.0 for 0.0)."""
+    return len(a) == len(b) and all(
+        x == y and math.copysign(1.0, x) == math.copysign(1.0, y) for x, y in zip(a, b, strict=True)
+    )
+
+
 def _old_reachable(
     f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
 ) -> tuple[list[int], list[list[float]]]:
@@ -166,7 +202,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
-    seen["frame_loose"] = 0
+    seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -231,6 +267,27 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         seen["box"] += 1
         return got
 
+    move_length = mv._move_length
+
+    def check_length(bx: Any, th: float, dth: float, dx: float, dy: float) -> float:
+        got = move_length(bx, th, dth, dx, dy)
+        assert _same_bits((got,), (_old_move_length(bx, th, dth, dx, dy),)), (th, dth, dx, dy)
+        seen["length"] += 1
+        seen["length_turn"] += th + dth != th
+        return got
+
+    place = Formation.place
+
+    def check_place(f: Formation) -> None:
+        place(f)
+        # the rectangle kept by place() for the new revision is the one obb() would work out
+        kept = f._obb
+        if kept is not None and kept[0] == f.revision:
+            assert _same_bits(kept[1], _old_obb(f)), f.id
+            seen["place_obb"] += 1
+
+    monkeypatch.setattr(mv, "_move_length", check_length)
+    monkeypatch.setattr(Formation, "place", check_place)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
     monkeypatch.setattr(mv, "_pose_toward", check_pose)
@@ -269,9 +326,13 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
     # many moves of each kind: straight and turning, into contact and clear
     _assert_busy(
         seen,
-        lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10, "frame_loose": 0}.get(
-            k, 800
-        ),
+        lambda k: {
+            "sweep_met": 300,
+            "sweep_turn": 200,
+            "touch_near": 10,
+            "frame_loose": 0,
+            "length_turn": 200,
+        }.get(k, 800),
     )
 
 
@@ -285,9 +346,13 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
         fight(sc, built, 1, snapshots=False)  # as the CLI and the known answers fight it
     _assert_busy(
         seen,
-        lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0, "frame_loose": 0}.get(
-            k, 100
-        ),
+        lambda k: {
+            "sweep_met": 20,
+            "sweep_turn": 20,
+            "touch_near": 0,
+            "frame_loose": 0,
+            "length_turn": 20,
+        }.get(k, 100),
     )
 
 

@@ -789,9 +789,13 @@ def _touching_enemy(
     ex = arr[:, 0] - o.cx
     ey = arr[:, 1] - o.cy
     reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
-    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
-    near = near[sides[near] != f.side]
-    if not near.size:
+    # the sides of the few near ones one by one (a comparison over an object array and a
+    # fancy index cost more than the handful of string tests)
+    side = f.side
+    near = [
+        k for k in (ex * ex + ey * ey <= reach * reach).nonzero()[0].tolist() if sides[k] != side
+    ]
+    if not near:
         return False
     # the few near ones' gaps in plain floats (geometry.FewSeparation: separation()'s values
     # bit for bit; a gap found above CONTACT_M on one axis is not worked out further)
