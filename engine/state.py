@@ -808,6 +808,7 @@ class FormationTable:
             return self
         own = self.state.formations
         rows: set[int] = set()
+        gone: set[int] = set()
         full = False
         for f in clock.log[self._cursor - clock.base :]:
             if f is None:
@@ -819,12 +820,27 @@ class FormationTable:
                     full = True  # one of ours back on the table
                     break
                 continue  # another state's, or off the table already
-            if f.removed:
-                full = True
-                break
             rows.add(k)
-        if full:
+        if not full:
+            # the changed ones now off the table (destroyed, every base dead)
+            gone = {k for k in rows if self.forms[k].removed}
+            rows -= gone
+        if full or (gone and len(gone) == len(self.forms)):
             self._rebuild()
+        elif gone:
+            # what _rebuild would make: the formations still on the table keep the dict's
+            # order (no formation joined or left the dict: that logs None) and their rows
+            # (the kept rectangles of the unchanged ones are their rows already)
+            keep = [k for k in range(len(self.forms)) if k not in gone]
+            forms = [self.forms[k] for k in keep]
+            arr = self.arr[keep]
+            for k in rows:
+                arr[keep.index(k)] = self.forms[k].obb()
+            self.forms = forms
+            self.rows = {f.id: k for k, f in enumerate(forms)}
+            self.arr = arr
+            self.sides = self.sides[keep]
+            self._changed()
         elif rows:
             arr = self.arr.copy()
             for k in rows:
