@@ -114,6 +114,31 @@ def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     )
 
 
+def _old_steps_blocked(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
+    """engine.rulesets.two_mm_earth.phases._replace_casualties' test at main 1858fb7: every
+    base within 2 km against the bases that stepped forward."""
+    import numpy as np
+
+    from engine.geometry import obb_array, overlaps
+
+    fx, fy = f.centre()
+    t = state.table()
+    reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
+    others = [
+        x
+        for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+        if (g := t.forms[k]) is not f
+        for x in g.alive_bases
+        if math.hypot(x.x - fx, x.y - fy) < 2000.0
+    ]
+    arr = obb_array([x.obb() for x in others]) if others else None
+    return any(
+        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
+        or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
+        for b in moved
+    )
+
+
 def _old_reachable(
     f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
 ) -> tuple[list[int], list[list[float]]]:
@@ -204,7 +229,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
-    seen["sync"] = seen["sync_dropped"] = 0
+    seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -306,6 +331,16 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
             seen["sync_dropped"] += len(t.forms) < dropped
         return out
 
+    steps_blocked = ph._steps_blocked
+
+    def check_steps(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
+        got = steps_blocked(state, f, moved, before)
+        assert got == _old_steps_blocked(state, f, moved, before), f.id
+        seen["steps"] += 1
+        seen["steps_blocked"] += got
+        return got
+
+    monkeypatch.setattr(ph, "_steps_blocked", check_steps)
     monkeypatch.setattr(FormationTable, "sync", check_sync)
     monkeypatch.setattr(mv, "_move_length", check_length)
     monkeypatch.setattr(Formation, "place", check_place)
@@ -354,6 +389,8 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "frame_loose": 0,
             "length_turn": 200,
             "sync_dropped": 10,
+            "steps": 10,
+            "steps_blocked": 10,
         }.get(k, 800),
     )
 
@@ -375,6 +412,8 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "frame_loose": 0,
             "length_turn": 20,
             "sync_dropped": 2,
+            "steps": 0,
+            "steps_blocked": 0,
         }.get(k, 100),
     )
 

@@ -71,7 +71,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import BaseStatus, Formation, FormationTable, Morale
+from engine.state import BaseStatus, BattleState, Formation, FormationTable, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -836,6 +836,33 @@ def step_forward(f: Formation) -> bool:
     return changed
 
 
+def _steps_blocked(
+    state: BattleState, f: Formation, moved: list[Any], before: dict[str, tuple[float, float]]
+) -> bool:
+    """3.1: whether the bases of ``f`` that stepped forward (``moved``, from ``before``) went
+    further than one base depth or onto another formation's base (by more than 0.5 m)."""
+    # the ranks shifting by more than a base depth first (the usual answer, and asked of the
+    # moved bases alone): then the other bases are not gathered at all
+    if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01 for b in moved):
+        return True
+    fx, fy = f.centre()
+    # the bases within 2 km: only formations whose rectangle reaches that near can have
+    # one (a base stands inside its formation's rectangle), in the table's order
+    t = state.table()
+    reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
+    others = [
+        x
+        for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+        if (g := t.forms[k]) is not f
+        for x in g.alive_bases
+        if math.hypot(x.x - fx, x.y - fy) < 2000.0
+    ]
+    if not others:
+        return False
+    arr = obb_array([x.obb() for x in others])
+    return any(overlaps(b.obb(), arr, tol=0.5).any() for b in moved)
+
+
 def _replace_casualties(ctx: TwoMmContext) -> None:
     """3.1 in the movement phase: formations that make no move this bound (in combat, holding)
     bring rear-rank bases forward into the front rank's gaps. A moving formation keeps its
@@ -844,10 +871,10 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
     if not _own_formation_rules(ctx):
         return
     for f in state.active():
-        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
-            continue
         plan = ctx.plans.get(f.id)
         if plan is not None and plan.kind != "none":
+            continue  # most formations move (asked first: ``ranks`` reads every base)
+        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
             continue
         if not any(not b.alive and b.rank == 0 for b in f.bases):
             continue  # nothing to fill in the first rank (cheap test first)
@@ -865,24 +892,7 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             for b in f.alive_bases
             if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
         ]
-        fx, fy = f.centre()
-        # the bases within 2 km: only formations whose rectangle reaches that near can have
-        # one (a base stands inside its formation's rectangle), in the table's order
-        t = state.table()
-        reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
-        others = [
-            x
-            for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
-            if (g := t.forms[k]) is not f
-            for x in g.alive_bases
-            if math.hypot(x.x - fx, x.y - fy) < 2000.0
-        ]
-        arr = obb_array([x.obb() for x in others]) if others else None
-        bad = any(
-            math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
-            or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
-            for b in moved
-        )
+        bad = _steps_blocked(state, f, moved, before)
         if bad:
             # a slot is taken (an enemy followed into it) or the ranks would shift: stay put
             for b in f.bases:
