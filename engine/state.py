@@ -138,6 +138,8 @@ _FORMATION_WATCH = frozenset(
 )
 #: of those, the formation's place alone (see _BASE_PLACE)
 _FORMATION_PLACE = frozenset({"cx", "cy", "facing"})
+#: Formation.kept() key of the bases' slots (Formation.place)
+_SLOTS = ("state", "slots")
 #: a formation's values derived from the rest, kept by revision (not copied by pickle)
 _DERIVED = ("_obb", "_alive", "_sole", "_kept")
 
@@ -398,11 +400,9 @@ class Formation:
         along = ((ranks - 1) / 2.0 - rank) * self.base_d
         return across, along
 
-    def place(self) -> None:
-        """Put every base at its slot for the formation's centre and facing."""
-        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
-        sin_r, cos_r = math.sin(r), math.cos(r)
-        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    def _slots(self) -> list[tuple[Base, float, float]]:
+        """Each living base with its slot's (across, along) from the formation's centre: the
+        same for every pose until the make-up changes (kept by :meth:`place`)."""
         bases = self.bases
         counts: dict[int, int] = {}
         for b in bases:
@@ -411,23 +411,44 @@ class Formation:
         pw = self.pitch_w
         bd = self.base_d
         frontage = self.frontage
-        cx, cy, facing = self.cx, self.cy, self.facing
         dead = BaseStatus.DEAD
-        set_ = object.__setattr__  # one touch for the whole formation, below
-        joined = False
-        acr: list[float] = []
-        alg: list[float] = []
+        out = []
         for b in bases:
-            if b.owner is not self:  # a base moved in from another formation is ours now
-                set_(b, "owner", self)
-                joined = True
             if b.status is dead:
                 continue  # removed from the table where it fell
             rank = b.rank
             n = counts[rank]
             width = frontage if rank < ranks - 1 or n >= frontage else n
-            across = (b.file - (width - 1) / 2.0) * pw
-            along = ((ranks - 1) / 2.0 - rank) * bd
+            out.append((b, (b.file - (width - 1) / 2.0) * pw, ((ranks - 1) / 2.0 - rank) * bd))
+        return out
+
+    def place(self) -> None:
+        """Put every base at its slot for the formation's centre and facing."""
+        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
+        sin_r, cos_r = math.sin(r), math.cos(r)
+        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+        bases = self.bases
+        set_ = object.__setattr__  # one touch for the whole formation, below
+        joined = False
+        for b in bases:
+            if b.owner is not self:  # a base moved in from another formation is ours now
+                set_(b, "owner", self)
+                joined = True
+        # the slots are kept with the make-up (Formation.kept: ranks, files, statuses,
+        # frontage, pitch), for this very list holding these very bases (a list changed in
+        # place is caught by comparing them; a base that joined changes the make-up)
+        slots: list[tuple[Base, float, float]] | None = None
+        if not joined:
+            c = self.kept().get(_SLOTS)
+            if c is not None and len(c[0]) == len(bases) and all(map(operator.is_, c[0], bases)):
+                slots = c[1]
+        fresh = slots is None
+        if slots is None:
+            slots = self._slots()
+        cx, cy, facing = self.cx, self.cy, self.facing
+        acr: list[float] = []
+        alg: list[float] = []
+        for b, across, along in slots:
             x = cx + across * rx + along * fx
             y = cy + across * ry + along * fy
             set_(b, "x", x)
@@ -443,6 +464,8 @@ class Formation:
             self._touch()
         else:
             self._touch_place()
+        if fresh:
+            self.kept()[_SLOTS] = (tuple(bases), slots)
         if acr:
             # the rectangle now, from the values just placed (obb() would read them back for
             # the new revision: the move phase asks at once)

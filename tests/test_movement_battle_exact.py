@@ -107,6 +107,28 @@ def _old_obb(f: Formation) -> OBB:
     )
 
 
+def _old_place(f: Formation) -> list[tuple[float, float, float]]:
+    """Where engine.state.Formation.place at main 1858fb7 put each living base (x, y, facing),
+    worked out from the slots afresh."""
+    r = math.radians(f.facing)
+    sin_r, cos_r = math.sin(r), math.cos(r)
+    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    counts: dict[int, int] = {}
+    for b in f.bases:
+        counts[b.rank] = counts.get(b.rank, 0) + 1
+    ranks = max(counts) + 1 if counts else 0
+    out = []
+    for b in f.bases:
+        if b.status is BaseStatus.DEAD:
+            continue
+        n = counts[b.rank]
+        width = f.frontage if b.rank < ranks - 1 or n >= f.frontage else n
+        across = (b.file - (width - 1) / 2.0) * f.pitch_w
+        along = ((ranks - 1) / 2.0 - b.rank) * f.base_d
+        out.append((f.cx + across * rx + along * fx, f.cy + across * ry + along * fy, f.facing))
+    return out
+
+
 def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """Equal float by float, the sign of a zero too (== takes -0.0 for 0.0)."""
     return len(a) == len(b) and all(
@@ -230,6 +252,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
+    seen["place"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -306,7 +329,11 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     place = Formation.place
 
     def check_place(f: Formation) -> None:
+        want = _old_place(f)
         place(f)
+        got = [(b.x, b.y, b.facing) for b in f.bases if b.status is not BaseStatus.DEAD]
+        assert _same_bits(tuple(v for p in got for v in p), tuple(v for p in want for v in p))
+        seen["place"] += 1
         # the rectangle kept by place() for the new revision is the one obb() would work out
         kept = f._obb
         if kept is not None and kept[0] == f.revision:
