@@ -1270,13 +1270,12 @@ def _sweep(
         few = few.subset(live)
         if dth != 0:
             spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
-    ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
         hit = few.first_contact(o0, dx, dy)
         if hit is None:
             return 1.0, None
-        return hit[0], ids[hit[1]]
+        return hit[0], others[keep[hit[1]]].id
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
@@ -1288,8 +1287,8 @@ def _sweep(
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
-    ts = np.arange(1, n + 1) / n
-    ts_ = ts.tolist()
+    # (k / n of two ints is rounded once, as numpy's arange(1, n + 1) / n)
+    ts_ = [k / n for k in range(1, n + 1)]
     # the steps in the window: a run of indices (the fractions rise), found by bisection
     steps = range(bisect.bisect_left(ts_, window[0]), bisect.bisect_right(ts_, window[1]))
     met: int | None = None
@@ -1297,18 +1296,18 @@ def _sweep(
     if len(steps) <= 3:
         # a few steps: each in plain floats (FewSeparation, the same gaps as separation_many)
         for i in steps:
-            met = clash(ts[i])
+            met = clash(ts_[i])
             if met is not None:
                 bad = i
                 break
     else:
         bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], gaps_at)
         if bad is not None:
-            met = clash(ts[bad])
+            met = clash(ts_[bad])
     if bad is not None:
         i = bad
-        t = float(ts[i])
-        prev = float(ts[i - 1]) if i else 0.0
+        t = ts_[i]
+        prev = ts_[i - 1] if i else 0.0
         if met is not None:
             # the bisection's poses lie between prev and t: only the rectangles whose window
             # reaches in there can be overlapped (the others are clear of every such pose,
@@ -1317,15 +1316,18 @@ def _sweep(
             which = [k for k, ok in enumerate(inside) if ok]
             bis = few.subset(inside) if len(which) < len(inside) else few
             lo, hi = prev, t
+            sx, sy, sth = start
+            first_overlap = bis.first_overlap_axes
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = _overlap_at(
-                    bis, box, start[0] + dx * mid, start[1] + dy * mid, start[2] + dth * mid
+                # _overlap_at(bis, box, ...) without the call between
+                at_mid = first_overlap(
+                    *_pose_axes(box, sx + dx * mid, sy + dy * mid, sth + dth * mid)
                 )
                 if at_mid is None:
                     lo = mid
                 else:
                     # what clash(hi) gives, kept rather than asked again
                     hi, met = mid, which[at_mid]
-            return lo, ids[met or 0]
+            return lo, others[keep[met or 0]].id
     return 1.0, None
