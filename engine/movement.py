@@ -437,7 +437,10 @@ def allowance_for(f: Formation, classes: list[int], rules: MoveRules) -> float |
     if FORBIDDEN in classes:
         return None
     speed = rules.speed_m(f)
-    speeds = [speed(c) for c in classes] if classes else [speed(0)]
+    if len(classes) < 2:
+        # one class (open ground is class 0): its speed, what the min of one value gives
+        return speed(classes[0] if classes else 0)
+    speeds = [speed(c) for c in classes]
     if any(s is None for s in speeds):
         return None
     return min(x for x in speeds if x is not None)
@@ -670,7 +673,7 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
     # the table's columns: the rectangles of state.active(), in its order, kept up to date
     t = state.table()
     forms, arr, sides = t.forms, t.arr, t.sides
-    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    contacts: dict[str, set[str]] = {}  # only those touching one (most touch none)
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     # the pairs whose boxes are within contact distance (engine.spatial), above the diagonal,
     # row by row (the order of the old loops), of two sides; each pair's gap by
@@ -702,11 +705,15 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         f, g = forms[i], forms[j]
         touching = base_pairs(f, g)
         if touching:
-            contacts[f.id].add(g.id)
-            contacts[g.id].add(f.id)
+            contacts.setdefault(f.id, set()).add(g.id)
+            contacts.setdefault(g.id, set()).add(f.id)
             pairs[(f.id, g.id)] = touching
             pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
-    state.contacts = {k: tuple(sorted(v)) for k, v in contacts.items()}
+    # every formation on the table, in its order: the sorted enemies in contact, or none
+    none: tuple[str, ...] = ()
+    state.contacts = {
+        f.id: none if (v := contacts.get(f.id)) is None else tuple(sorted(v)) for f in forms
+    }
     return pairs
 
 

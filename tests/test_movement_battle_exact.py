@@ -24,7 +24,7 @@ from typing import Any, cast
 import pytest
 
 import engine.movement as mv
-from engine.geometry import OBB, FewSeparation, _scalar_axes, forward, local, right
+from engine.geometry import CONTACT_M, OBB, FewSeparation, _scalar_axes, forward, local, right
 from engine.state import BaseStatus, Formation, FormationTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -127,6 +127,31 @@ def _old_place(f: Formation) -> list[tuple[float, float, float]]:
         along = ((ranks - 1) / 2.0 - b.rank) * f.base_d
         out.append((f.cx + across * rx + along * fx, f.cy + across * ry + along * fy, f.facing))
     return out
+
+
+def _old_allowance_for(f: Any, classes: list[int], rules: Any) -> float | None:
+    """engine.movement.allowance_for at main 1858fb7."""
+    if mv.FORBIDDEN in classes:
+        return None
+    speed = rules.speed_m(f)
+    speeds = [speed(c) for c in classes] if classes else [speed(0)]
+    if any(s is None for s in speeds):
+        return None
+    return min(x for x in speeds if x is not None)
+
+
+def _old_contacts(state: Any) -> dict[str, tuple[str, ...]]:
+    """The contacts engine.movement.update_contacts set at main 1858fb7 (every pair of
+    formations of two sides with a pair of bases in contact), from base_pairs afresh."""
+    forms = state.table().forms
+    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    for i, f in enumerate(forms):
+        for g in forms[i + 1 :]:
+            gap = mv.separation(f.obb(), mv.obb_array([g.obb()]))[0]
+            if f.side != g.side and gap <= CONTACT_M and mv.base_pairs(f, g):
+                contacts[f.id].add(g.id)
+                contacts[g.id].add(f.id)
+    return {k: tuple(sorted(v)) for k, v in contacts.items()}
 
 
 def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -252,7 +277,8 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
-    seen["place"] = 0
+    seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
+    seen["contacts"] = seen["contacts_pairs"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -367,6 +393,28 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         seen["steps_blocked"] += got
         return got
 
+    allowance_for = mv.allowance_for
+
+    def check_allowance(f: Any, classes: list[int], rules: Any) -> float | None:
+        got = allowance_for(f, classes, rules)
+        assert got == _old_allowance_for(f, classes, rules), (f.id, classes)
+        seen["allowance"] += 1
+        seen["allowance_classes"] += len(classes) > 0
+        return got
+
+    contacts_of = ph.update_contacts
+
+    def check_contacts(state: Any) -> Any:
+        got = contacts_of(state)
+        want = _old_contacts(state)
+        # the same formations in the same order, each with the same enemies
+        assert list(state.contacts.items()) == list(want.items())
+        seen["contacts"] += 1
+        seen["contacts_pairs"] += len(got)
+        return got
+
+    monkeypatch.setattr(mv, "allowance_for", check_allowance)
+    monkeypatch.setattr(ph, "update_contacts", check_contacts)
     monkeypatch.setattr(ph, "_steps_blocked", check_steps)
     monkeypatch.setattr(FormationTable, "sync", check_sync)
     monkeypatch.setattr(mv, "_move_length", check_length)
@@ -418,6 +466,9 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "sync_dropped": 10,
             "steps": 10,
             "steps_blocked": 10,
+            "contacts": 20,
+            "contacts_pairs": 100,
+            "allowance_classes": 0,
         }.get(k, 800),
     )
 
@@ -441,6 +492,9 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "sync_dropped": 2,
             "steps": 0,
             "steps_blocked": 0,
+            "contacts": 10,
+            "contacts_pairs": 4,
+            "allowance_classes": 10,
         }.get(k, 100),
     )
 
