@@ -789,7 +789,7 @@ def _touching_enemy(
     ex = arr[:, 0] - o.cx
     ey = arr[:, 1] - o.cy
     reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
-    # the sides of the few near ones one by one (a comparison over an object array and a
+    # the sides of the few near ones one by one (a comparison over the sides column and a
     # fancy index cost more than the handful of string tests)
     side = f.side
     near = [
