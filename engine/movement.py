@@ -634,28 +634,31 @@ def retreat_bearing(
     if enemy_centre is None:
         return home % 360.0
     away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    best, best_key = away, (angle_diff(away, home), 0.0)
-    cands: list[tuple[float, float]] = []  # (candidate, k) in the order they are weighed
+    best_key = (angle_diff(away, home), 0.0)
+    # the candidates in the order they are weighed (n), those nearer home than ``away`` sorted
+    # by (nearness to home, k, n): the first allowed one is the loop's pick, ties going to
+    # the first weighed as in the loop, with no enemy base looked at for the rest
+    better: list[tuple[float, float, int, float]] = []
+    n = 0
     k = step
     while k <= 45.0 + 1e-9:
-        cands.append(((away + k) % 360.0, k))
-        cands.append(((away - k) % 360.0, k))
-        k += step
-    if not cands:
-        return round(best, 6) % 360.0
-    # every candidate against every enemy base at once: angle_diff's operations elementwise
-    # (abs, % 360 and 360 - d round exactly as Python's floats do)
-    ok = [True] * len(cands)
-    if enemy_bases:
-        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
-        d = np.abs(np.array([c for c, _ in cands])[:, None] - eb) % 360.0
-        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1).tolist()
-    for (cand, k), fine in zip(cands, ok, strict=True):
-        if fine:
-            key = (angle_diff(cand, home), k)
+        for cand in ((away + k) % 360.0, (away - k) % 360.0):
+            d = abs(cand - home) % 360.0  # angle_diff(cand, home), inlined
+            key = (360.0 - d if d > 180.0 else d, k)
             if key < best_key:
-                best, best_key = cand, key
-    return round(best, 6) % 360.0
+                better.append((key[0], k, n, cand))
+            n += 1
+        k += step
+    if better:
+        better.sort()
+        cx, cy = centre
+        eb = [bearing(cx, cy, x, y) for x, y in enemy_bases]
+        for _d, _k, _n, cand in better:
+            # angle_diff(cand, e) >= 45: d = |cand - e| % 360 in [45, 315] (360 - d is exact
+            # for d in [180, 360], so the two tests agree bit for bit)
+            if all(45.0 <= abs(cand - e) % 360.0 <= 315.0 for e in eb):
+                return round(cand, 6) % 360.0
+    return round(away, 6) % 360.0
 
 
 # -- contacts (3.2) ---------------------------------------------------------------------------
