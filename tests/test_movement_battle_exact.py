@@ -154,6 +154,21 @@ def _old_contacts(state: Any) -> dict[str, tuple[str, ...]]:
     return {k: tuple(sorted(v)) for k, v in contacts.items()}
 
 
+def _old_new_contact_sides(ctx: Any) -> dict[str, tuple[str, ...]]:
+    """The sides phases._mark_new_contacts at main 1858fb7 gave each formation on the table."""
+    state = ctx.state
+    out = {}
+    for f in state.active():
+        sides: set[str] = set()
+        for eid in state.contacts.get(f.id, ()):
+            if eid in f.contacts_prev:
+                continue
+            for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                sides.add(f.contact_side(state.bases[b]))
+        out[f.id] = tuple(sorted(sides))
+    return out
+
+
 def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     """Equal float by float, the sign of a zero too (== takes -0.0 for 0.0)."""
     return len(a) == len(b) and all(
@@ -278,7 +293,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
-    seen["contacts"] = seen["contacts_pairs"] = 0
+    seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -413,6 +428,16 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         seen["contacts_pairs"] += len(got)
         return got
 
+    mark = ph._mark_new_contacts
+
+    def check_mark(ctx: Any) -> None:
+        mark(ctx)
+        want = _old_new_contact_sides(ctx)
+        assert {f.id: f.new_contact_sides for f in ctx.state.active()} == want
+        seen["marked"] += sum(1 for v in want.values() if v)
+        seen["mark"] += 1
+
+    monkeypatch.setattr(ph, "_mark_new_contacts", check_mark)
     monkeypatch.setattr(mv, "allowance_for", check_allowance)
     monkeypatch.setattr(ph, "update_contacts", check_contacts)
     monkeypatch.setattr(ph, "_steps_blocked", check_steps)
@@ -468,6 +493,8 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "steps_blocked": 10,
             "contacts": 20,
             "contacts_pairs": 100,
+            "mark": 10,
+            "marked": 10,
             "allowance_classes": 0,
         }.get(k, 800),
     )
@@ -494,6 +521,8 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "steps_blocked": 0,
             "contacts": 10,
             "contacts_pairs": 4,
+            "mark": 10,
+            "marked": 2,
             "allowance_classes": 10,
         }.get(k, 100),
     )

@@ -1088,15 +1088,19 @@ def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
 
 def _mark_new_contacts(ctx: TwoMmContext) -> None:
     state = ctx.state
-    bases = state.bases
+    bases: dict[str, Any] | None = None  # every base by id, gathered only if a contact is new
     for f in state.active():
         sides: set[str] = set()
         for eid in state.contacts.get(f.id, ()):
             if eid in f.contacts_prev:
                 continue
             for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                if bases is None:
+                    bases = state.bases
                 sides.add(f.contact_side(bases[b]))
-        f.new_contact_sides = tuple(sorted(sides))
+        new = tuple(sorted(sides)) if sides else ()
+        if f.new_contact_sides != new:  # most stay () bound after bound: no write
+            f.new_contact_sides = new
 
 
 def _ladders_at_wall(ctx: TwoMmContext) -> None:
