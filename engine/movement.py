@@ -667,6 +667,14 @@ def retreat_bearing(
 #: up to this many formations on the table, contacts are looked for box by box in numpy (no tree)
 _FEW_FORMATIONS = 64
 
+#: how far apart two formations' boxes may be and still hold a contact (3.2: a gap, by
+#: geometry.separation, of at most CONTACT_M). separation is the largest gap along the two
+#: rectangles' four axes, which can be less than the distance between them: rectangles grown
+#: by CONTACT_M / 2 along their own axes meet, so the rectangles are at most sqrt(2) CONTACT_M
+#: apart (corner to corner), and their boxes no farther along either axis; a millimetre more
+#: for rounding. Two diamonds tip to tip 1.41 m apart along x are 1.0 m apart by separation
+_CANDIDATE_M = CONTACT_M * math.sqrt(2.0) + 1e-3
+
 
 def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str, str]]]:
     """Which enemy formations touch each formation, and which bases touch (3.2).
@@ -683,22 +691,19 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
     # separation_many's sums
     if len(forms) <= _FEW_FORMATIONS:
         # a few formations (a historical battle): every box against every box in numpy costs
-        # less than building a tree; boxes within CONTACT_M along both axes hold every pair
+        # less than building a tree; boxes within _CANDIDATE_M along both axes hold every pair
         # within CONTACT_M
         b = t.memo.get("rect_boxes")  # the table's boxes, shared with the other phases
         if b is None:
             b = t.memo["rect_boxes"] = rect_boxes(arr)
-        near = (b[:, None, 0] <= b[None, :, 2] + CONTACT_M) & (
-            b[None, :, 0] <= b[:, None, 2] + CONTACT_M
-        )
-        near &= (b[:, None, 1] <= b[None, :, 3] + CONTACT_M) & (
-            b[None, :, 1] <= b[:, None, 3] + CONTACT_M
-        )
+        reach = _CANDIDATE_M
+        near = (b[:, None, 0] <= b[None, :, 2] + reach) & (b[None, :, 0] <= b[:, None, 2] + reach)
+        near &= (b[:, None, 1] <= b[None, :, 3] + reach) & (b[None, :, 1] <= b[:, None, 3] + reach)
         ii, jj = np.nonzero(near)
         upper = jj > ii
         ii, jj = ii[upper], jj[upper]
     else:
-        ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), CONTACT_M)
+        ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), _CANDIDATE_M)
         upper = jj > ii
         ii, jj = ii[upper], jj[upper]
     two = sides[ii] != sides[jj]
