@@ -1141,6 +1141,15 @@ class Sight:
                 return f.id
         return None
 
+    def heard_many(self, observers: Sequence[str]) -> list[str | None]:
+        """:meth:`heard` of each observer. Asked of more than a few at once, every row's
+        earshot comes from the hearing table (:meth:`_hearing_table`) from the first, not the
+        first few one row at a time (the same lists: the same answers)."""
+        self._refresh()
+        if len(observers) > 4 and self._hear_near is None:
+            self._hear_calls = max(self._hear_calls, 4)  # the table at the next ask
+        return [self.heard(o) for o in observers]
+
     def _earshot(self, i: int) -> tuple[list[int], list[float]]:
         """The formations within ``hearing_m`` of formation ``i`` (not ``i``), nearest first
         (ties by row), and their gaps."""

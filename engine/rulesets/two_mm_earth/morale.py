@@ -20,7 +20,7 @@ crossed; "All seen friendlies retreating" needs at least one seen friend.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -41,7 +41,7 @@ from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.profiles import profile_of
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import Base, BaseStatus, Formation, Morale
 
 __all__ = [
     "begin_aftermath",
@@ -105,12 +105,14 @@ def _friend_triggers(
     side_forms: list[Formation] | None = None,
     reach: RoutReach | None = None,
     last: dict[str, _SideView] | None = None,
+    view: _SideView | None = None,
 ) -> list[str]:
     """10.2 friendly routs near by, "all seen friendlies retreating"; 11.1 seen broken friends.
 
     ``side_forms``: ``state.active(f.side)`` when the caller has it; ``reach``: the morale
     passes' :class:`RoutReach` (a new one otherwise); ``last``: the passes' latest view of
-    each side (:func:`_side_view`).
+    each side (:func:`_side_view`); ``view``: the side's view as it is now, when the caller
+    has it (:meth:`_FriendReads.view`).
 
     Only the friends that can set off a trigger are asked about: troops already retreating
     (11.1) react to any broken friend they see or hear, the rest only to a routing
@@ -121,7 +123,7 @@ def _friend_triggers(
     out: list[str] = []
     if side_forms is None:
         side_forms = state.active(f.side)
-    side = _side_view(ctx, f.side, side_forms, last)
+    side = view if view is not None else _side_view(ctx, f.side, side_forms, last)
     if side.n_broken - (f.morale in _BROKEN) <= 0:
         return out  # no friend broken
     sees_broken = f.morale is Morale.RETREATING and f.changed_bound != state.bound
@@ -129,11 +131,6 @@ def _friend_triggers(
         cands = [g for g in side.broken_now if g is not f]
     else:
         cands = side.routs_near(f, reach if reach is not None else RoutReach(ctx))
-    if not cands and any(g is not f for g in side.broken_now):
-        # Sight keeps what it heard and the table it looked at from the first question after
-        # a move (engine.sight), so it is asked at the same moments as when every friend broken
-        # this bound was looked at: the hearing question is the cheap one
-        sight.heard(f.id)
     aware_now = sight.aware_many(f.id, [g.id for g in cands]) if cands else []
     for g, aware in zip(cands, aware_now, strict=True):
         if not aware:
@@ -147,10 +144,14 @@ def _friend_triggers(
         if sees_broken:
             out.append("retreating_sees_broken")  # 11.1: troops already retreating
     if f.morale is Morale.STEADY:
-        steady = side.nearest_steady(f)
         # one seen steady friend is enough to rule the trigger out: nearest first, stop early
-        # (sorted only as far as asked: the nearest few usually settle it)
-        if sight.aware_of_any(f.id, steady):
+        # (sorted only as far as asked: the nearest few usually settle it). The nearest alone
+        # settles it most often (seen or heard): asked first when the k-d tree's rows name it,
+        # without sorting (Sight.aware_of_any asks it first too: the same answer)
+        first = side.first_steady(f)
+        if first is not None and sight.aware(f.id, first):
+            return out
+        if sight.aware_of_any(f.id, side.nearest_steady(f)):
             return out
         seen = _aware_of(ctx, f, side.broken)
         if seen and all(g.morale in _BROKEN for g in seen):
@@ -272,6 +273,33 @@ class _SideView:
         first = (knn[0][k], knn[1][k]) if knn is not None else self._carried(f.id)
         return _NearestFirst(self.pts_list[k], self.ids, self.pts, k, first, self.pts_list)
 
+    def first_steady(self, f: Formation) -> str | None:
+        """``nearest_steady(f)[0]`` when the k-d tree's rows settle it without sorting (the
+        next nearest is farther by more than :class:`_NearestFirst`'s margin, so the order by
+        ``math.dist`` and id starts with it too), else None."""
+        k = self.row[f.id]
+        knn = self._knn
+        pairs: Iterable[tuple[float, int | None]]
+        if knn is not None:
+            pairs = zip(knn[0][k], knn[1][k], strict=True)
+        else:  # :meth:`_carried`'s row, read only as far as needed
+            base = self._base
+            kb = base.row.get(f.id) if base is not None else None
+            if base is None or base._knn is None or kb is None:
+                return None
+            ids, row = base.ids, self.row
+            pairs = ((d, row.get(ids[j])) for d, j in zip(base._knn[0][kb], base._knn[1][kb]))
+        best = -1
+        for d, j in pairs:
+            if j is None or j == k:  # (a friend no longer steady, or f)
+                continue
+            if best < 0:
+                best, thr = j, d * (1 + 1e-9) + 1e-9
+            else:
+                return self.ids[best] if d > thr else None
+        # the row ends after the nearest: settled only if no other friend is steady
+        return self.ids[best] if best >= 0 and len(self.ids) == 2 else None
+
     def _carried(self, fid: str) -> tuple[list[float], list[int]] | None:
         """``fid``'s row of :attr:`_base`'s k-d tree, its friends still steady (in this view's
         rows), in the tree's order; None without a base."""
@@ -303,11 +331,10 @@ class _SideView:
                     skirmisher[g.id] = g.skirmisher
             routs = [g for g in self.routing_now if not skirmisher[g.id]]
             self._routs = routs
-        if not any(g is not f for g in routs):
+        if not routs or (len(routs) == 1 and routs[0] is f):
             return []
-        k = reach.row_of(f)
-        hits = reach.rows(routs)[:, k].tolist()
-        return [g for g, hit in zip(routs, hits, strict=True) if hit and g is not f]
+        near = reach.near_of(routs, f)
+        return [g for g in near if g is not f] if near else []
 
 
 class RoutReach:
@@ -328,11 +355,14 @@ class RoutReach:
         self._of: np.ndarray | None = None  # the Sight rectangles the rows were made for
         self._rows: dict[str, np.ndarray] = {}
         self._stacks: dict[int, tuple[list[Formation], np.ndarray]] = {}
+        self._near: dict[
+            int, tuple[list[Formation], np.ndarray, dict[str, list[Formation]], bool]
+        ] = {}
 
     def _fresh(self) -> Any:
         index = self.sight.spatial  # brings Sight up to date
         if self._of is not self.sight.arr:
-            self._of, self._rows, self._stacks = self.sight.arr, {}, {}
+            self._of, self._rows, self._stacks, self._near = self.sight.arr, {}, {}, {}
         return index
 
     def row_of(self, f: Formation) -> int:
@@ -361,6 +391,37 @@ class RoutReach:
                     rows[g.id] = index.lower_bounds(at[g.id]) <= ROUT_NEAR_M
             hit = self._stacks[id(routs)] = (routs, np.stack([rows[g.id] for g in routs]))
         return hit[1]
+
+    def near_of(self, routs: list[Formation], f: Formation) -> list[Formation]:
+        """The routers of ``routs`` (in their order) whose :meth:`row` takes in ``f``'s row:
+        ``f``'s column of :meth:`rows`, kept for the list. Read for every column at once when
+        the list is first asked about while its routers reach few formations (at most one
+        hit a row in all: the 2 x 60 battle's lists, 0.24 a row on average), else column by
+        column as asked (2 x 240: 1.7 a row, ~24 formations asking about each list)."""
+        self._fresh()
+        hit = self._near.get(id(routs))
+        if hit is None or hit[0] is not routs:
+            stack = self.rows(routs)
+            every = int(np.count_nonzero(stack)) <= stack.shape[1]
+            by_id: dict[str, list[Formation]] = {}
+            if every:
+                cols, at = np.nonzero(stack.T)  # by column, then router order
+                forms = self.sight.forms
+                for c, r in zip(cols.tolist(), at.tolist(), strict=True):
+                    got = by_id.get(forms[c].id)
+                    if got is None:
+                        by_id[forms[c].id] = [routs[r]]
+                    else:
+                        got.append(routs[r])
+            hit = self._near[id(routs)] = (routs, stack, by_id, every)
+        _, stack, by_id, every = hit
+        near = by_id.get(f.id)
+        if near is None:
+            if every:
+                return []
+            col = stack[:, self.sight.index[f.id]].tolist()
+            near = by_id[f.id] = [g for g, h in zip(routs, col, strict=True) if h]
+        return near
 
 
 def rout_neighbours(
@@ -482,36 +543,84 @@ def _prefetch_nearest_steady(
     ctx: TwoMmContext,
     by_side: dict[str, list[Formation]],
     last: dict[str, _SideView] | None = None,
+    due: set[str] | None = None,
+    reads: _FriendReads | None = None,
 ) -> None:
     """Sight of each steady formation's nearest steady friend, for every side with broken
     formations, in one batch: :func:`_friend_triggers` asks that first (and it mostly settles
     the question). A guess by the k-d tree's distances (:meth:`_SideView.knn`) - answers are
-    per pair, so a wrong guess costs time only."""
+    per pair, so a wrong guess costs time only. ``due``: only these formations will ask;
+    ``reads``: the passes' views of the sides (:meth:`_FriendReads.view`)."""
     requests: list[tuple[str, list[str]]] = []
     for forms in by_side.values():
         if not any(g.morale in _BROKEN for g in forms):
             continue
-        view = _side_view(ctx, forms[0].side, forms, last)
+        if due is not None and not any(g.id in due for g in forms):
+            continue
+        side = forms[0].side
+        view = reads.view(side) if reads is not None else _side_view(ctx, side, forms, last)
         if len(view.steady) < 2:
             continue
         knn = view.knn()
+        asking: list[tuple[str, str]] = []
         for k, fid in enumerate(view.ids):
+            if due is not None and fid not in due:
+                continue
             if knn is not None:
                 near = next(j for j in knn[1][k] if j != k)
             else:
                 near = view.row[view.nearest_steady(view.steady[k])[0]]
-            requests.append((fid, [view.ids[near]]))
+            asking.append((fid, view.ids[near]))
+        # one heard needs no sight (Sight.aware: heard first; every one of these asks what it
+        # hears, so the question is asked here instead of later, of them all at once)
+        heard = ctx.sight.heard_many([fid for fid, _ in asking])
+        requests += [(fid, [g]) for (fid, g), h in zip(asking, heard, strict=True) if h != g]
     if requests:
         ctx.sight.prefetch(requests)
 
 
+def _prefetch_broken_friends(
+    ctx: TwoMmContext,
+    by_side: dict[str, list[Formation]],
+    reach: RoutReach,
+    due: set[str],
+    reads: _FriendReads,
+) -> None:
+    """Sight of the broken friends each formation due a read asks about first in
+    :func:`_friend_triggers` (``Sight.aware_many``: 11.1 troops already retreating, every
+    friend broken this bound; the rest, the routers the spatial index puts within 10.2's
+    reach), less the one it hears (heard needs no sight), in one batch: the same pairs, for
+    the formations' reads to find (a break later in the pass asks its own, after it)."""
+    sight, bound = ctx.sight, ctx.state.bound
+    requests: list[tuple[str, list[str]]] = []
+    for side, forms in by_side.items():
+        view = reads.view(side)
+        if not view.broken_now:
+            continue
+        for f in forms:
+            if f.id not in due or f.morale in (Morale.ROUTING, Morale.DESTROYED):
+                continue
+            if f.morale is Morale.RETREATING and f.changed_bound != bound:
+                cands = [g for g in view.broken_now if g is not f]
+            else:
+                cands = view.routs_near(f, reach)
+            if cands:
+                heard = sight.heard(f.id)
+                requests.append((f.id, [g.id for g in cands if g.id != heard]))
+    if requests:
+        sight.prefetch(requests)
+
+
 def _prefetch_rout_gaps(
-    ctx: TwoMmContext, by_side: dict[str, list[Formation]], reach: RoutReach
+    ctx: TwoMmContext,
+    by_side: dict[str, list[Formation]],
+    reach: RoutReach,
+    due: set[str] | None = None,
 ) -> None:
     """10.2 friendly routs within 100 and 250 m: the gap from every formation still to be
     tested to every friend that broke this bound within reach (the spatial index's
     candidates, :func:`rout_neighbours`), in one call (what :func:`_friend_triggers` asks of
-    ``Sight.distance`` pair by pair)."""
+    ``Sight.distance`` pair by pair). ``due``: only these formations will ask."""
     bound = ctx.state.bound
     pairs: list[tuple[str, str]] = []
     asked = False  # Sight is asked whenever a router has a friend to test (see RoutReach)
@@ -519,11 +628,14 @@ def _prefetch_rout_gaps(
         routs = [g for g in forms if g.morale is Morale.ROUTING and g.changed_bound == bound]
         if not routs or all(f.morale in (Morale.ROUTING, Morale.DESTROYED) for f in forms):
             continue
+        asking = forms if due is None else [f for f in forms if f.id in due]
+        if not asking:
+            continue
         asked = True
         near = rout_neighbours(ctx, [g for g in routs if not g.skirmisher], reach)
         pairs += [
             (f.id, r.id)
-            for f in forms
+            for f in asking
             if f.morale not in (Morale.ROUTING, Morale.DESTROYED)
             for r in near.get(f.id, ())
             if r is not f
@@ -540,10 +652,15 @@ def _aware_of(ctx: TwoMmContext, f: Formation, others: list[Formation]) -> list[
     return [g for g, a in zip(others, flags, strict=True) if a]
 
 
-def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
+def _own_triggers(
+    ctx: TwoMmContext, f: Formation, bases: dict[str, Base] | None = None
+) -> list[str]:
+    """``f``'s own 10.2 / 11.1 triggers now (not those of its friends). ``bases``:
+    ``state.bases`` when the caller has it (a scan of every formation to check)."""
     out: list[str] = []
     if f.front_at_start and f.killed_in_bound:
-        bases = ctx.state.bases
+        if bases is None:
+            bases = ctx.state.bases
         if all(bases[b].status is BaseStatus.DEAD for b in f.front_at_start):
             out.append("front_rank_killed_in_bound")
     if f.characters_killed:
@@ -554,12 +671,13 @@ def _own_triggers(ctx: TwoMmContext, f: Formation) -> list[str]:
         out.append("enemy_contact_rear")
     if f.morale is Morale.RETREATING and f.new_contact_sides:
         out.append("retreating_touched")  # 11.1
-    dead = sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
-    start = f.start_bases or len(f.bases)
-    for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
-        if dead / start > frac and name not in f.killed_frac_crossed:
-            f.killed_frac_crossed = (*f.killed_frac_crossed, name)
-            out.append(name)
+    if len(f.killed_frac_crossed) < 2:  # (both lines crossed: nothing more to count)
+        dead = len(f.bases) - f.n_alive  # the bases not living (Formation._living: not dead)
+        start = f.start_bases or len(f.bases)
+        for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
+            if dead / start > frac and name not in f.killed_frac_crossed:
+                f.killed_frac_crossed = (*f.killed_frac_crossed, name)
+                out.append(name)
     if f.alive_at_start:
         share = f.killed_in_bound / f.alive_at_start
         if share > 0.75:
@@ -649,8 +767,11 @@ def _resolve_one(
         context = (
             "melee" if in_contact or state.contacts.get(f.id) else ("shot" if f.shot_at else "idle")
         )
-        friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
-        seen = _aware_of(ctx, f, friends)
+        seen: list[Formation] = []
+        if getattr(ctx.rs, "morale_reads_seen_friends", True):
+            # (v0.7's 5.2 / 9.1 count them; v0.9's 10.5 does not: no sight asked for it)
+            friends = [g for g in state.active(f.side) if g.id != f.id and g.morale in _BROKEN]
+            seen = _aware_of(ctx, f, friends)
         at_best = "retreat" if (must_retreat or f.morale is Morale.RETREATING) else None
         contact_sides, rear_contact = enemy_contact_sides(ctx, f)
         situation = MoraleSituation(
@@ -813,6 +934,43 @@ class _BreakWatchers:
         ]
 
 
+class _FriendReads:
+    """When each formation's friend triggers (:func:`_friend_triggers`) need reading again in
+    the morale passes. They are read from the formation's own side alone - its friends'
+    morale, what it sees and hears of them - and in the passes nothing moves (Sight answers
+    of the position) and only morale changes, so they change only when a formation of its
+    side changes morale: each side's count of those, and the count each formation's were last
+    read at. A read at the same count gives the same triggers, acted on already."""
+
+    def __init__(self, ctx: TwoMmContext, sides: dict[str, list[Formation]]) -> None:
+        self.ctx, self.sides = ctx, sides
+        self.changes = dict.fromkeys(sides, 0)
+        self.at: dict[str, int] = {}
+        self._views: dict[str, tuple[int, _SideView]] = {}
+
+    def due(self, f: Formation) -> bool:
+        """Whether ``f``'s side changed since its friends were last read (or never read)."""
+        return self.at.get(f.id) != self.changes[f.side]
+
+    def read(self, f: Formation) -> None:
+        self.at[f.id] = self.changes[f.side]
+
+    def changed(self, side: str) -> None:
+        """A formation of ``side`` changed morale."""
+        self.changes[side] += 1
+
+    def view(self, side: str) -> _SideView:
+        """The side's :class:`_SideView` as it is now: made anew (read on from the last) only
+        after a morale change on the side, by the same rule (not at every change of the
+        table, which a break on the other side makes too)."""
+        n = self.changes[side]
+        hit = self._views.get(side)
+        if hit is None or hit[0] != n:
+            prev = hit[1] if hit is not None else None
+            hit = self._views[side] = (n, _SideView(self.ctx, self.sides[side], prev))
+        return hit[1]
+
+
 def morale_passes(ctx: TwoMmContext) -> list[Event]:
     """Every formation's triggers (its own and its friends'), each asked of the ruleset's table,
     in passes until nothing more breaks."""
@@ -826,30 +984,44 @@ def morale_passes(ctx: TwoMmContext) -> list[Event]:
     for f in active:
         by_side.setdefault(f.side, []).append(f)
     # own triggers not yet acted on at once (immediate_tests) are tested here
-    own = {f.id: [t for t in _own_triggers(ctx, f) if t not in f.tested] for f in active}
+    bases = state.bases
+    own = {f.id: [t for t in _own_triggers(ctx, f, bases) if t not in f.tested] for f in active}
     reach = RoutReach(ctx)  # the 10.2 reach of each router, kept through the passes
-    last: dict[str, _SideView] = {}  # each side's latest view (k-d tree rows read on)
     watch = _BreakWatchers(ctx, by_side)
+    reads = _FriendReads(ctx, by_side)  # and each side's view (k-d tree rows read on)
     for _ in range(8):
         changed = False
-        _prefetch_nearest_steady(ctx, by_side, last)
-        _prefetch_rout_gaps(ctx, by_side, reach)
+        # the formations whose friends will be read in this pass (and those of a side with a
+        # break before them in it), for the prefetches
+        due = {f.id for f in active if reads.due(f)}
+        _prefetch_nearest_steady(ctx, by_side, None, due, reads)
+        _prefetch_broken_friends(ctx, by_side, reach, due, reads)
+        _prefetch_rout_gaps(ctx, by_side, reach, due)
         for f in active:
             if f.morale in (Morale.ROUTING, Morale.DESTROYED):
                 continue
-            seen = done.setdefault(f.id, set(f.tested))
-            triggers = [t for t in own.pop(f.id, []) if t not in seen]
-            triggers += [
-                t
-                for t in _friend_triggers(ctx, f, by_side[f.side], reach, last)
-                if t not in seen and t not in triggers
-            ]
+            seen = done.get(f.id)
+            if seen is None:
+                seen = done[f.id] = set(f.tested)
+            mine = own.pop(f.id, None)
+            triggers = [t for t in mine if t not in seen] if mine else []
+            if reads.due(f):
+                reads.read(f)
+                triggers += [
+                    t
+                    for t in _friend_triggers(
+                        ctx, f, by_side[f.side], reach, view=reads.view(f.side)
+                    )
+                    if t not in seen and t not in triggers
+                ]
             if not triggers:
                 continue
             seen.update(triggers)
             before = f.morale
             events += _resolve(ctx, f, triggers)
             changed |= f.morale is not before
+            if f.morale is not before:
+                reads.changed(f.side)  # (linked wings change with f, on its side: _resolve)
             if f.morale is not before and f.morale in _BROKEN:
                 # the friends that will ask whether they see f break, in one batch: troops
                 # already retreating, and if f routs (a non-skirmisher) those near enough

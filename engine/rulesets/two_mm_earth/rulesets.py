@@ -402,6 +402,10 @@ class TwoMmEarth(TwoMmEarthMoves):
         return morale.casualties(ctx)  # type: ignore[arg-type]
 
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V09
+    #: whether :meth:`morale_test` reads the friends the tested formation sees fleeing and
+    #: routing (``MoraleSituation.seen_fleeing`` / ``seen_routing``); the morale code asks
+    #: Sight about every broken friend only for a test that reads them
+    morale_reads_seen_friends: ClassVar[bool] = True
     #: the sections a morale change cites in the log: (must rout, test's rout, test or must
     #: retreat)
     morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
@@ -461,6 +465,8 @@ class TwoMmEarthV09(TwoMmEarth):
     aliases = ("2mm-earth", "2mm-earth-0.9")
     title = "Battle for 2mm Earth v0.9"
     panic_dice = 2
+    #: 10.5's test has no modifier for friends seen broken (in v0.9 those are 10.2 triggers)
+    morale_reads_seen_friends = False
 
     def morale_r_modifier(self, triggers: tuple[str, ...]) -> int:
         """Sum of the 10.2 "-1R in test" modifiers of the triggers that called the test."""

@@ -184,6 +184,9 @@ class MoraleSituation:
     ``context``: ``"idle"`` (not in combat), ``"shot"`` (being shot at) or ``"melee"`` (enemy
     contact). ``triggers`` are the 10.2 trigger names that called the test (their R modifiers
     apply in v0.9). ``state``: ``"steady"``, ``"retreating"`` or ``"routing"``.
+    ``seen_fleeing`` / ``seen_routing``: the broken friends the formation sees or hears (v0.7
+    5.2 / 9.1); left 0 for a ruleset whose test does not read them
+    (``TwoMmEarth.morale_reads_seen_friends``: v0.9).
     """
 
     melee_r: int
