@@ -60,10 +60,13 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     """6.2: the enemy formations each side sees at the end of a bound (any formation of the
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
-    # a copy with its own caches: the battle's Sight stays exactly as the bound left it; the
-    # answers the phases worked out for this very position state come along (Sight.fresh_copy)
-    look = sight.fresh_copy()
-    return look.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
+    # asked of the battle's own Sight, as a phase would ask it: an answer is the state's own
+    # (the same whoever asks and whatever is cached), and Sight's caches hold only answers of
+    # the position state and light as they are now (engine.state's revision clock, a change of
+    # light resets them: engine.light), so the record reuses what the phases worked out and
+    # the next bound what the record did, while nothing moves (a copy's look, Sight.fresh_copy,
+    # threw those away and rebuilt the arrays)
+    return sight.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
 
 
 def snapshot(

@@ -1,0 +1,61 @@
+"""6.2 sight and the bound's record made cheaper (issue 15, round 7) give what the old code gave.
+
+Each shortcut is pinned against the computation it replaced, over real battles on real ground
+(the engine benchmark's armies on Minden's hills):
+
+* the record (``battle.seen_by_side``) asks the battle's own Sight, not a copy with caches of
+  its own: every bound's record is what a Sight that never answered anything gives, and the
+  fight itself (every event) is the fight of a battle that keeps no record at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.orders import InstantDelivery
+from engine.sight import Sight
+from scenario_builder.build import build_site
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_engine import last_stand, scenario  # the engine benchmark's armies
+
+BOUNDS = 14
+
+
+@pytest.fixture(scope="module")
+def minden():
+    return build_site("minden").battlefield
+
+
+def _cold(battle: Battle) -> Sight:
+    """A Sight of the battle's state now that has worked nothing out (no answer held)."""
+    s = battle.sight
+    return Sight(
+        s.bf, battle.state, rules=s.rules, weather=s.weather, time=s.time, locality=s.locality
+    )
+
+
+def test_6_2_record_on_the_battles_sight_is_a_cold_sights(minden) -> None:
+    sc = last_stand(scenario(minden, 24))
+    battle = Battle(minden, sc, Dice(3), delivery=InstantDelivery())
+    quiet = Battle(minden, sc, Dice(3), delivery=InstantDelivery(), snapshots=False)
+    sides = list(battle.state.sides)
+    seen_some = 0
+    for _ in range(BOUNDS):
+        if battle.finished:
+            break
+        record = battle.step()
+        # what each side sees, as a Sight with nothing held works it out afresh
+        cold = _cold(battle).seen_by_sides(sides)
+        assert record.snapshot["seen"] == cold, record.bound
+        seen_some += sum(len(v) for v in cold.values())
+        # the answers the record left in the battle's Sight are the state's own: the fight of
+        # a battle that keeps no record (nothing asked at the end of a bound) is the same
+        other = quiet.step()
+        assert [e.to_dict() for e in record.events] == [e.to_dict() for e in other.events]
+    assert battle.state.bound >= 8 and seen_some > 0
