@@ -69,6 +69,12 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     return sight.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
 
 
+#: each enum member's value, as the log stores it (a dict lookup: an enum's ``.value`` is a
+#: descriptor call, and the record reads one per base and formation every bound)
+_STATUS_VALUE: dict[BaseStatus, str] = {s: s.value for s in BaseStatus}
+_MORALE_VALUE: dict[Morale, str] = {m: m.value for m in Morale}
+
+
 def snapshot(
     state: BattleState,
     delivery: Delivery | None = None,
@@ -80,18 +86,18 @@ def snapshot(
     ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
+    status, morale = _STATUS_VALUE, _MORALE_VALUE
     for f in state.formations.values():
-        gone = f.morale is Morale.DESTROYED
         for b in f.bases:
             bases[b.id] = {
                 "x": b.x,
                 "y": b.y,
                 "facing": b.facing,
                 "formation": b.formation,
-                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
+                "state": status[b.status],
             }
         forms[f.id] = {
-            "morale": f.morale.value,
+            "morale": morale[f.morale],
             "order": f.order,
             "wing_of": f.wing_of,
             **(record(f) if record is not None else {}),

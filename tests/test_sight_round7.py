@@ -5,7 +5,8 @@ Each shortcut is pinned against the computation it replaced, over real battles o
 
 * the record (``battle.seen_by_side``) asks the battle's own Sight, not a copy with caches of
   its own: every bound's record is what a Sight that never answered anything gives, and the
-  fight itself (every event) is the fight of a battle that keeps no record at all.
+  fight itself (every event) is the fight of a battle that keeps no record at all;
+* the record's bases and formations read each enum's value from a table, not ``.value``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from engine.battle import Battle
 from engine.dice import Dice
 from engine.orders import InstantDelivery
 from engine.sight import Sight
+from engine.state import BaseStatus, Morale
 from scenario_builder.build import build_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -59,3 +61,25 @@ def test_6_2_record_on_the_battles_sight_is_a_cold_sights(minden) -> None:
         other = quiet.step()
         assert [e.to_dict() for e in record.events] == [e.to_dict() for e in other.events]
     assert battle.state.bound >= 8 and seen_some > 0
+
+
+def test_record_of_bases_and_formations_as_read_one_by_one(minden) -> None:
+    # every base's and formation's entry as the record wrote them before (the enum's value)
+    battle = Battle(minden, last_stand(scenario(minden, 12)), Dice(5), delivery=InstantDelivery())
+    states: set[str] = set()
+    for _ in range(BOUNDS):
+        if battle.finished:
+            break
+        snap = battle.step().snapshot
+        for f in battle.state.formations.values():
+            gone = f.morale is Morale.DESTROYED
+            for b in f.bases:
+                want = "dead" if gone and b.status is BaseStatus.DEAD else b.status.value
+                got = snap["bases"][b.id]
+                assert type(got["state"]) is str and got["state"] == want
+                assert (got["x"], got["y"], got["facing"]) == (b.x, b.y, b.facing)
+                states.add(want)
+            entry = snap["formations"][f.id]
+            assert type(entry["morale"]) is str and entry["morale"] == f.morale.value
+            states.add(f.morale.value)
+    assert {"ok", "dead", "steady"} <= states and len(states) >= 4
