@@ -6,7 +6,9 @@ Each shortcut is pinned against the computation it replaced, over real battles o
 * the record (``battle.seen_by_side``) asks the battle's own Sight, not a copy with caches of
   its own: every bound's record is what a Sight that never answered anything gives, and the
   fight itself (every event) is the fight of a battle that keeps no record at all;
-* the record's bases and formations read each enum's value from a table, not ``.value``.
+* the record's bases and formations read each enum's value from a table, not ``.value``;
+* ``los.visible_many`` reads the ends' levels from the padded layer (``Grid.cells``) when every
+  end is on the grid, and finds each sample count's last line with one dict.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.battle import Battle
@@ -21,6 +24,7 @@ from engine.dice import Dice
 from engine.orders import InstantDelivery
 from engine.sight import Sight
 from engine.state import BaseStatus, Morale
+from scenario_builder import los
 from scenario_builder.build import build_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -83,3 +87,39 @@ def test_record_of_bases_and_formations_as_read_one_by_one(minden) -> None:
             assert type(entry["morale"]) is str and entry["morale"] == f.morale.value
             states.add(f.morale.value)
     assert {"ok", "dead", "steady"} <= states and len(states) >= 4
+
+
+@pytest.mark.parametrize("site", ["minden", "teutoburg_kalkriese"])
+def test_6_2_visible_many_on_the_grid_as_one_line_at_a_time(site: str) -> None:
+    # lines of every length on real ground (Teutoburg's woods block sight, Minden's hills),
+    # ends on the far edges too: a batch on the grid answers as each line alone with the
+    # clipped rowcol reading of its ends (on_grid=False) answers
+    from engine.rulesets import get_ruleset
+
+    bf = get_ruleset("2mm-earth").ground(build_site(site).battlefield)
+    inner = getattr(bf, "_bf", bf)
+    bf.line_of_sight_many(
+        np.array([[1.0, 1.0]]) + bf.bounds[:2], np.array([[9.0, 9.0]]) + bf.bounds[:2]
+    )
+    grid, cells = inner._grid, inner._sight_cells
+    level, blocks = inner._layers["level"], inner._layers["blocks_sight"]
+    rng = np.random.default_rng(7)
+    minx, miny, maxx, maxy = bf.bounds
+    n = 600
+    a = np.column_stack([rng.uniform(minx, maxx, n), rng.uniform(miny, maxy, n)])
+    b = a + rng.normal(0.0, 1.0, a.shape) * rng.choice([5.0, 60.0, 400.0, 3000.0], (n, 1))
+    b = np.clip(b, [minx, np.nextafter(miny, maxy)], [np.nextafter(maxx, minx), maxy])
+    a[:30, 0], b[30:60, 1] = np.nextafter(maxx, minx), maxy  # on the far edges
+    assert grid.contains(np.r_[a[:, 0], b[:, 0]], np.r_[a[:, 1], b[:, 1]]).all()
+    got = los.visible_many(grid, level, blocks, a, b, cells=cells, on_grid=True)
+    want = [
+        bool(los.visible_many(grid, level, blocks, a[k : k + 1], b[k : k + 1], cells=cells)[0])
+        for k in range(n)
+    ]
+    assert got.tolist() == want
+    assert 0 < sum(want) < n
+    for k in range(0, n, 37):  # batches of mixed lengths
+        part = los.visible_many(
+            grid, level, blocks, a[k : k + 37], b[k : k + 37], cells=cells, on_grid=True
+        )
+        assert part.tolist() == want[k : k + 37]
