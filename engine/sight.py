@@ -976,14 +976,16 @@ class Sight:
         through = np.zeros(si.size, dtype=bool)
         if judge.size:
             near = self._point_gaps(ri[judge], oi[judge], thr[judge]) <= thr[judge]
-            screen = skirm[judge]
-            if screen.any():  # and within skirmish_screen_m of the troops they screen
+            # screens near the observer, and within skirmish_screen_m of the troops they
+            # screen (measured only for those: a screen the observer is not near blocks)
+            screen = skirm[judge] & near
+            if screen.any():
                 n_ = judge[screen]
                 pairs = list(zip(ri[n_].tolist(), tj[n_].tolist(), strict=True))
                 self._fill_gaps(pairs)  # in one call (kept: the numbers of distance())
                 gaps = self._gaps
                 to_screened = np.array([gaps[k][j] for k, j in pairs])
-                near[screen] &= to_screened <= rules.skirmish_screen_m
+                near[screen] = to_screened <= rules.skirmish_screen_m
             through[judge] = near
         return ~(over | through)
 
@@ -1118,9 +1120,13 @@ class Sight:
                     continue
                 return False
             if col("skirm", k):
-                to_screened = self._gaps_to(k, [j])[0]  # distance(), kept for the state
                 screen = self.rules.skirmish_screen_m
-                if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
+                # the gap to the screened troops (distance(), kept for the state) is measured
+                # only for a screen the observer is near (a screen it is not near blocks)
+                if (
+                    point_distance(self.obbs[k], *p) <= screen
+                    and self._gaps_to(k, [j])[0] <= screen
+                ):
                     continue
             return False
         return True

@@ -8,7 +8,9 @@ Each shortcut is pinned against the computation it replaced, over real battles o
   fight itself (every event) is the fight of a battle that keeps no record at all;
 * the record's bases and formations read each enum's value from a table, not ``.value``;
 * ``los.visible_many`` reads the ends' levels from the padded layer (``Grid.cells``) when every
-  end is on the grid, and finds each sample count's last line with one dict.
+  end is on the grid, and finds each sample count's last line with one dict;
+* an enemy skirmisher screen's gap to the troops it screens is measured only when the observer
+  is near the screen (``_troops_clear`` and ``_judge``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
+from engine.geometry import point_distance
 from engine.orders import InstantDelivery
 from engine.sight import Sight
 from engine.state import BaseStatus, Morale
@@ -123,3 +126,75 @@ def test_6_2_visible_many_on_the_grid_as_one_line_at_a_time(site: str) -> None:
             grid, level, blocks, a[k : k + 37], b[k : k + 37], cells=cells, on_grid=True
         )
         assert part.tolist() == want[k : k + 37]
+
+
+def _troops_clear_before(
+    look: Sight, i: int, j: int, hits: list[int], met: set[str]
+) -> tuple[bool, str]:
+    """``Sight._troops_clear`` as it was (the gap to the screened troops measured for every
+    enemy skirmisher in the way), and what settled it (``met``: screens seen through)."""
+    o, p = look.forms[i], tuple(look._xy[i])
+    levels, names = look._lv, look._type_names
+    top = max(levels[i], levels[j])
+    for k in hits:
+        blocker = look.forms[k]
+        if levels[k] < top:
+            continue
+        o_type = names[int(look._column_one("type", i))]
+        if look._sees_over(o_type, names[int(look._column_one("type", k))]):
+            continue
+        if blocker.side == o.side:
+            if point_distance(look.obbs[k], *p) <= look._column_one("see_through", i):
+                continue
+            return False, "friend"
+        if look._column_one("skirm", k):
+            to_screened = look._gaps_to(k, [j])[0]
+            screen = look.rules.skirmish_screen_m
+            if point_distance(look.obbs[k], *p) <= screen and to_screened <= screen:
+                met.add("seen through a screen")
+                continue
+            if point_distance(look.obbs[k], *p) <= screen:
+                met.add("near a screen too far from its troops")
+            return False, "screen"
+        return False, "enemy"
+    return True, "clear"
+
+
+def test_6_2_screens_judged_as_before(minden) -> None:
+    # every pair of formations at bound 6 of the benchmark's 2 x 60 battle (its
+    # skirmishers screen troops near observers there): one line at a time and in arrays, as
+    # the old one-by-one judging
+    from engine.geometry import segment_hits
+
+    battle = Battle(minden, last_stand(scenario(minden, 60)), Dice(1), delivery=InstantDelivery())
+    settled: set[str] = set()
+    for bound in range(1, 7):
+        battle.step()
+        if bound != 6:
+            continue
+        look = _cold(battle)
+        look._refresh()
+        n = len(look.ids)
+        pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+        want = []
+        for i, j in pairs:
+            crossed = segment_hits(tuple(look._xy[i]), tuple(look._xy[j]), look.arr, look.axes)
+            crossed[i] = crossed[j] = False
+            ok, why = _troops_clear_before(look, i, j, crossed.nonzero()[0].tolist(), settled)
+            want.append(ok)
+            settled.add(why)
+        fresh = _cold(battle)
+        fresh._refresh()
+        assert [fresh._troops_clear(i, j) for i, j in pairs] == want
+        ia, ja = (np.array(v) for v in zip(*pairs, strict=True))
+        batch = _cold(battle)
+        batch._refresh()
+        assert batch._clear_of_troops(ia, ja).tolist() == want
+    assert {
+        "friend",
+        "screen",
+        "enemy",
+        "clear",
+        "seen through a screen",
+        "near a screen too far from its troops",
+    } <= settled, settled
