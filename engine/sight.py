@@ -646,7 +646,7 @@ class Sight:
         il, jl = ia.tolist(), ja.tolist()
         ids = self.ids
         keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
-        self._work_out_keyed(keys, il, jl)
+        self._work_out_keyed(keys, il, jl, (ia, ja))
         return np.fromiter(map(self._cache.__getitem__, keys), dtype=bool, count=len(keys))
 
     def _work_out(self, pairs: list[tuple[int, int]]) -> None:
@@ -659,8 +659,15 @@ class Sight:
         keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
         self._work_out_keyed(keys, il, jl)
 
-    def _work_out_keyed(self, keys: list[tuple[str, str]], il: list[int], jl: list[int]) -> None:
-        """:meth:`_work_out` of the pairs (``il[n]``, ``jl[n]``) whose ids are ``keys[n]``."""
+    def _work_out_keyed(
+        self,
+        keys: list[tuple[str, str]],
+        il: list[int],
+        jl: list[int],
+        rows: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """:meth:`_work_out` of the pairs (``il[n]``, ``jl[n]``) whose ids are ``keys[n]``
+        (``rows``: ``il`` and ``jl`` as arrays, when the caller has them)."""
         cache = self._cache
         # the pairs not cached, each once, in the order first asked (a key's rows are the
         # same wherever it occurs: ids and rows are one to one)
@@ -670,26 +677,37 @@ class Sight:
         if len(todo) <= _FEW_PAIRS:
             self._work_out_few(todo)
             return
-        rows = np.array(list(todo.values()), dtype=np.intp)
-        ia, ja = rows[:, 0], rows[:, 1]
+        if rows is not None and len(todo) == len(keys):  # every pair new, each once: in order
+            ia, ja = rows
+        else:
+            both = np.array(list(todo.values()), dtype=np.intp)
+            ia, ja = both[:, 0], both[:, 1]
         ok = self.on_map[ia] & self.on_map[ja]
         limit = self._limits(ia)
         if limit is not None:
             ok &= ~self._beyond(ia, ja, limit)
-        go = np.flatnonzero(ok)
-        if go.size:
-            go = go[self._clear_of_troops(ia[go], ja[go])]
+        if ok.all():  # every pair on the map and within its limit (the usual case)
+            go = np.flatnonzero(self._clear_of_troops(ia, ja))
+        else:
+            go = np.flatnonzero(ok)
+            if go.size:
+                go = go[self._clear_of_troops(ia[go], ja[go])]
         seen = np.zeros(ia.size, dtype=bool)
         if go.size:
             seen[go] = self._terrain(ia[go], ja[go])
         cache.update(zip(todo, seen.tolist(), strict=True))
 
-    def _limit_of(self, i: int) -> float | None:
-        """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
+    def _limits_now(self) -> tuple[float | None, float | None]:
+        """6.3: the sight limits of strangers and of troops who know the ground in the light
+        and weather now (asked of the rules once per change of light)."""
         fn, weather, time = self._limit_fn, self.weather, self.time
         if self._by_local[0] != (weather, time):
             self._by_local = ((weather, time), fn(weather, time, False), fn(weather, time, True))
-        _, stranger, local = self._by_local
+        return self._by_local[1], self._by_local[2]
+
+    def _limit_of(self, i: int) -> float | None:
+        """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
+        stranger, local = self._limits_now()
         if stranger == local:  # who knows the ground does not matter now
             return local
         return local if self._column_one("local", i) else stranger
@@ -797,8 +815,8 @@ class Sight:
 
     def _limits(self, ia: np.ndarray) -> np.ndarray | None:
         """6.3: each observer's sight limit (inf: none), or None when no observer has one."""
-        fn, weather, time = self._limit_fn, self.weather, self.time
-        by_local = {True: fn(weather, time, True), False: fn(weather, time, False)}
+        stranger, local = self._limits_now()
+        by_local = {True: local, False: stranger}
         if by_local[True] == by_local[False]:  # who knows the ground does not matter now
             same = by_local[True]
             return None if same is None else np.full(ia.size, same, dtype=float)

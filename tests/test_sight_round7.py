@@ -10,7 +10,9 @@ Each shortcut is pinned against the computation it replaced, over real battles o
 * ``los.visible_many`` reads the ends' levels from the padded layer (``Grid.cells``) when every
   end is on the grid, and finds each sample count's last line with one dict;
 * an enemy skirmisher screen's gap to the troops it screens is measured only when the observer
-  is near the screen (``_troops_clear`` and ``_judge``).
+  is near the screen (``_troops_clear`` and ``_judge``);
+* a batch of pairs all new is worked out on the caller's arrays, and the 6.3 limits are asked
+  of the rules once per light and weather.
 """
 
 from __future__ import annotations
@@ -198,3 +200,43 @@ def test_6_2_screens_judged_as_before(minden) -> None:
         "seen through a screen",
         "near a screen too far from its troops",
     } <= settled, settled
+
+
+@pytest.mark.parametrize(
+    ("weather", "time"), [("clear", "day"), ("fog", "day"), ("clear", "night")]
+)
+def test_6_3_batches_as_pair_by_pair_with_the_rules_limits(minden, weather: str, time: str) -> None:
+    # 6.2-6.3 on a real battle's positions: batches with pairs repeated and pairs answered
+    # before, as each pair alone; each observer's limit as the rules give it (the red side
+    # knows the ground: two limits in fog and at night)
+    battle = Battle(minden, last_stand(scenario(minden, 24)), Dice(4), delivery=InstantDelivery())
+    for _ in range(5):
+        battle.step()
+    battle.state.sides["red"].locality = "red"  # 6.3: red knows the ground (Sight's locality)
+    rules = battle.sight.rules
+    look = Sight(battle.bf, battle.state, rules=rules, weather=weather, time=time, locality="red")
+    look._refresh()
+    n = len(look.ids)
+    rng = np.random.default_rng(63)
+    rows = np.arange(n)
+    want_limit = []
+    for i in rows.tolist():
+        v = rules.sight_limit_m(weather, time, look.local(look.forms[i]))
+        want_limit.append(float("inf") if v is None else v)
+    got_limit = look._limits(rows)
+    if len(set(want_limit)) == 1 and want_limit[0] == float("inf"):
+        assert got_limit is None
+    else:
+        assert got_limit is not None and got_limit.tolist() == want_limit
+    assert (weather, time) == ("clear", "day") or len(set(want_limit)) == 2
+    one = Sight(battle.bf, battle.state, rules=rules, weather=weather, time=time, locality="red")
+    batch = Sight(battle.bf, battle.state, rules=rules, weather=weather, time=time, locality="red")
+    batch._refresh()
+    for size in (4, 40, 400):
+        ia, ja = rng.integers(0, n, size), rng.integers(0, n, size)
+        ia[: size // 4] = ia[size // 4 : size // 2]  # some pairs twice in one batch
+        ja[: size // 4] = ja[size // 4 : size // 2]
+        got = batch._answers(ia, ja).tolist()  # later batches meet answers held
+        ids = look.ids
+        assert got == [one.sees(ids[i], ids[j]) for i, j in zip(ia.tolist(), ja.tolist())]
+    assert 0 < sum(got) < len(got)
