@@ -292,18 +292,28 @@ class Sight:
         self._cols: dict[str, np.ndarray] = {}
         self._box_py: list[list[float]] | None = None
         self._rows_py: list[list[float]] | None = None
+        # the same formations in the same rows (the table's list is replaced, never changed,
+        # when one joins or leaves: engine.state): their ids and rows carry over
+        same_rows = table.forms is getattr(self, "_tforms", None) and bool(old_forms)
         self._tforms = table.forms
-        forms = list(table.forms)
-        self.ids = [f.id for f in forms]
-        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        if same_rows:
+            forms = old_forms
+        else:
+            forms = list(table.forms)
+            self.ids = [f.id for f in forms]
+            self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = revs = [f._rev for f in forms]
         self._revs_at = CLOCK.now
         if old_cols and forms:
-            was = {id(f): k for k, f in enumerate(old_forms)}
-            src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
-            same = src >= 0
-            same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
+            if same_rows:  # each row its own source: read values kept where unchanged
+                src = np.arange(len(forms))
+                same = np.array(old_revs) == np.array(revs)
+            else:
+                was = {id(f): k for k, f in enumerate(old_forms)}
+                src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
+                same = src >= 0
+                same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
             if same.any():
                 for name, col in old_cols.items():
                     new = np.full(len(forms), np.nan)

@@ -12,7 +12,9 @@ Each shortcut is pinned against the computation it replaced, over real battles o
 * an enemy skirmisher screen's gap to the troops it screens is measured only when the observer
   is near the screen (``_troops_clear`` and ``_judge``);
 * a batch of pairs all new is worked out on the caller's arrays, and the 6.3 limits are asked
-  of the rules once per light and weather.
+  of the rules once per light and weather;
+* a rebuild with the same formations in the same rows keeps their ids and rows, and carries
+  what was read of the unchanged ones row to row.
 """
 
 from __future__ import annotations
@@ -240,3 +242,34 @@ def test_6_3_batches_as_pair_by_pair_with_the_rules_limits(minden, weather: str,
         ids = look.ids
         assert got == [one.sees(ids[i], ids[j]) for i, j in zip(ia.tolist(), ja.tolist())]
     assert 0 < sum(got) < len(got)
+
+
+def test_rebuilt_rows_and_what_was_read_as_a_cold_sights(minden) -> None:
+    # the battle's Sight after many rebuilds (moves, losses, a formation destroyed): its rows,
+    # ids and every value it holds as read (type, skirmisher, see-through, local) are a cold
+    # Sight's of the same state
+    battle = Battle(minden, last_stand(scenario(minden, 24)), Dice(6), delivery=InstantDelivery())
+    held = 0
+    for _ in range(BOUNDS):
+        if battle.finished:
+            break
+        battle.step()
+        sight = battle.sight
+        sight._refresh()
+        cold = _cold(battle)
+        cold._refresh()
+        assert sight.ids == cold.ids and sight.index == cold.index
+        assert [f is g for f, g in zip(sight.forms, cold.forms, strict=True)] == [True] * len(
+            cold.forms
+        )
+        for name, col in sight._cols.items():
+            for r, v in enumerate(col.tolist()):
+                if v != v:  # not read
+                    continue
+                want = float(cold._column_value(name, r))
+                if name == "type":  # each Sight numbers the unit types as it meets them
+                    assert sight._type_names[int(v)] == cold._type_names[int(want)]
+                else:
+                    assert v == want, (name, sight.ids[r])
+                held += 1
+    assert held > 100
