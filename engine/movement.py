@@ -191,9 +191,10 @@ class Frame:
     """A footprint's sample points in the formation's frame, for placing at many poses: what
     :func:`_lattice_local` and :func:`_middle_local` give (the same float operations, in plain
     floats for the few bases). The points are written into one array only when a pose asks
-    for them: most poses are known to be all open ground from ``reach`` alone."""
+    for them: most poses are known to be all open ground from ``reach`` alone, so the bases
+    are not even read until then (the formation must stay put while its frame is in use)."""
 
-    __slots__ = ("_ba", "_bl", "_ca", "_col", "_pts", "nb", "reach")
+    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
         # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
@@ -201,35 +202,53 @@ class Frame:
         fx = math.sin(r)
         fy = rx = math.cos(r)
         ry = -fx
+        o = f.obb()
+        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
+        dx, dy = o.cx - f.cx, o.cy - f.cy
+        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
+        # every living base's centre lies within the rectangle less half a pitch across and
+        # half a base deep (Formation.obb widens the bases' own frame values, the very sums
+        # the lattice starts from, by those), so its lattice lies within these of the centre:
+        # a bound on what the bases one by one would give (1 mm to spare for the rounding of
+        # the rectangle's sums), only ever a little further out, which merely makes a uniform
+        # footprint a little less often known without sampling (never a different class)
+        gap = f.loose_gap / 2 if f.loose else 0
+        n = f.n_alive
+        far = 0.0
+        if n:
+            ea = abs(ca) + o.hw - (f.pitch_w / 2.0 - gap)
+            el = abs(cl) + o.hd - f.base_d / 2.0
+            far = math.hypot(max(ea, 0.0) + _LAT_A_MAX, max(el, 0.0) + _LAT_L_MAX) + 1e-3
+        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
+        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
+        self._f = f
+        self._rev = f.revision
+        self._ca = ca
+        self._col = (cl, o.hd)
+        self._pts: np.ndarray | None = None
+        #: how many of the points belong to the lattice
+        self.nb = 9 * n
+        #: no point is further than this from the formation's centre (metres, rounded up)
+        self.reach = far * (1.0 + 1e-9) + 1e-6
+
+    def base_frame(self) -> tuple[list[float], list[float]]:
+        """Each living base's centre in the formation's frame: (across, along), slot order."""
+        f = self._f
+        assert f.revision == self._rev, f"{f.id} changed while its footprint frame was in use"
+        r = math.radians(f.facing)
+        fx = math.sin(r)
+        fy = rx = math.cos(r)
+        ry = -fx
         cx, cy = f.cx, f.cy
         ba: list[float] = []
         bl: list[float] = []
-        far = 0.0
-        hypot = math.hypot
         for b in f.bases:
             if b.status is not BaseStatus.DEAD:
                 dx = b.x - cx
                 dy = b.y - cy
-                a = dx * rx + dy * ry
-                l_ = dx * fx + dy * fy
-                ba.append(a)
-                bl.append(l_)
-                h = hypot(abs(a) + _LAT_A_MAX, abs(l_) + _LAT_L_MAX)
-                if h > far:
-                    far = h
-        o = f.obb()
-        # geometry.local(OBB(cx, cy, 0, 0, facing), o.cx, o.cy): the same sums
-        dx, dy = o.cx - cx, o.cy - cy
-        ca, cl = dx * rx + dy * ry, dx * fx + dy * fy
-        # the middle column runs from cl - hd + 2.5 to cl + hd - 2.5
-        far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
-        self._ba, self._bl, self._ca = ba, bl, ca
-        self._col = (cl, o.hd)
-        self._pts: np.ndarray | None = None
-        #: how many of the points belong to the lattice
-        self.nb = 9 * len(ba)
-        #: no point is further than this from the formation's centre (metres, rounded up)
-        self.reach = far * (1.0 + 1e-9) + 1e-6
+                ba.append(dx * rx + dy * ry)
+                bl.append(dx * fx + dy * fy)
+        return ba, bl
 
     @property
     def pts(self) -> np.ndarray:
@@ -239,7 +258,7 @@ class Frame:
             nb = self.nb
             ls = _column(*self._col)
             out = np.empty((2, nb + ls.shape[0]))
-            out[:, :nb] = (np.array([self._ba, self._bl]).reshape(2, -1, 1) + _LAT).reshape(2, -1)
+            out[:, :nb] = (np.array(self.base_frame()).reshape(2, -1, 1) + _LAT).reshape(2, -1)
             out[0, nb:] = self._ca
             out[1, nb:] = ls
             self._pts = out
@@ -418,7 +437,10 @@ def allowance_for(f: Formation, classes: list[int], rules: MoveRules) -> float |
     if FORBIDDEN in classes:
         return None
     speed = rules.speed_m(f)
-    speeds = [speed(c) for c in classes] if classes else [speed(0)]
+    if len(classes) < 2:
+        # one class (open ground is class 0): its speed, what the min of one value gives
+        return speed(classes[0] if classes else 0)
+    speeds = [speed(c) for c in classes]
     if any(s is None for s in speeds):
         return None
     return min(x for x in speeds if x is not None)
@@ -612,28 +634,31 @@ def retreat_bearing(
     if enemy_centre is None:
         return home % 360.0
     away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    best, best_key = away, (angle_diff(away, home), 0.0)
-    cands: list[tuple[float, float]] = []  # (candidate, k) in the order they are weighed
+    best_key = (angle_diff(away, home), 0.0)
+    # the candidates in the order they are weighed (n), those nearer home than ``away`` sorted
+    # by (nearness to home, k, n): the first allowed one is the loop's pick, ties going to
+    # the first weighed as in the loop, with no enemy base looked at for the rest
+    better: list[tuple[float, float, int, float]] = []
+    n = 0
     k = step
     while k <= 45.0 + 1e-9:
-        cands.append(((away + k) % 360.0, k))
-        cands.append(((away - k) % 360.0, k))
-        k += step
-    if not cands:
-        return round(best, 6) % 360.0
-    # every candidate against every enemy base at once: angle_diff's operations elementwise
-    # (abs, % 360 and 360 - d round exactly as Python's floats do)
-    ok = [True] * len(cands)
-    if enemy_bases:
-        eb = np.array([bearing(centre[0], centre[1], x, y) for x, y in enemy_bases])
-        d = np.abs(np.array([c for c, _ in cands])[:, None] - eb) % 360.0
-        ok = (np.where(d > 180.0, 360.0 - d, d) >= 45.0).all(axis=1).tolist()
-    for (cand, k), fine in zip(cands, ok, strict=True):
-        if fine:
-            key = (angle_diff(cand, home), k)
+        for cand in ((away + k) % 360.0, (away - k) % 360.0):
+            d = abs(cand - home) % 360.0  # angle_diff(cand, home), inlined
+            key = (360.0 - d if d > 180.0 else d, k)
             if key < best_key:
-                best, best_key = cand, key
-    return round(best, 6) % 360.0
+                better.append((key[0], k, n, cand))
+            n += 1
+        k += step
+    if better:
+        better.sort()
+        cx, cy = centre
+        eb = [bearing(cx, cy, x, y) for x, y in enemy_bases]
+        for _d, _k, _n, cand in better:
+            # angle_diff(cand, e) >= 45: d = |cand - e| % 360 in [45, 315] (360 - d is exact
+            # for d in [180, 360], so the two tests agree bit for bit)
+            if all(45.0 <= abs(cand - e) % 360.0 <= 315.0 for e in eb):
+                return round(cand, 6) % 360.0
+    return round(away, 6) % 360.0
 
 
 # -- contacts (3.2) ---------------------------------------------------------------------------
@@ -651,7 +676,7 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
     # the table's columns: the rectangles of state.active(), in its order, kept up to date
     t = state.table()
     forms, arr, sides = t.forms, t.arr, t.sides
-    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    contacts: dict[str, set[str]] = {}  # only those touching one (most touch none)
     pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     # the pairs whose boxes are within contact distance (engine.spatial), above the diagonal,
     # row by row (the order of the old loops), of two sides; each pair's gap by
@@ -683,11 +708,15 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         f, g = forms[i], forms[j]
         touching = base_pairs(f, g)
         if touching:
-            contacts[f.id].add(g.id)
-            contacts[g.id].add(f.id)
+            contacts.setdefault(f.id, set()).add(g.id)
+            contacts.setdefault(g.id, set()).add(f.id)
             pairs[(f.id, g.id)] = touching
             pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
-    state.contacts = {k: tuple(sorted(v)) for k, v in contacts.items()}
+    # every formation on the table, in its order: the sorted enemies in contact, or none
+    none: tuple[str, ...] = ()
+    state.contacts = {
+        f.id: none if (v := contacts.get(f.id)) is None else tuple(sorted(v)) for f in forms
+    }
     return pairs
 
 
@@ -778,6 +807,15 @@ def _pose_toward(
     # turn reaches 0.0, within any allowance but a negative one). The corners' displacement
     # by the turn is worked out once for both (_turn_reach(dth) is the largest of their
     # lengths, the same sums), again only if the turn is shrunk
+    th1 = th0 + dth
+    if th1 == th0 and math.copysign(1.0, th1) == math.copysign(1.0, th0) and allowance >= 0:
+        # no turn (most moves): _disp_vectors' zeros, with which max_advance's sums come to
+        # sqrt(allowance * allowance) for every corner (0 * u is a zero, so are its square and
+        # the vectors' lengths; a zero's sign changes no sum with a positive number)
+        d = max(0.0, min(dist, math.sqrt(allowance * allowance)))
+        if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
+            d = 0.0
+        return u[0] * d, u[1] * d, dth, d
     disp = _disp_vectors(box, th0, dth)
     if (dth != 0 or allowance < 0) and max(math.hypot(vx, vy) for vx, vy in disp) > allowance:
         turn_reach = _turn_reach(box, th0)
@@ -934,7 +972,7 @@ def execute_move(
         contact_with = hit
     dx, dy, dth = dx * frac, dy * frac, dth * frac
     end = (start[0] + dx, start[1] + dy, (start[2] + dth) % 360.0)
-    dist = max_corner_displacement(box, start[2], dth, (dx, dy)) if (dx or dy or dth) else 0.0
+    dist = _move_length(box, start[2], dth, dx, dy)
     if dist > 1e-9:
         f.set_pose(*end)
         state.version += 1
@@ -949,6 +987,17 @@ def execute_move(
         o = f.obb()
         off_map = not bool(bf.contains(o.cx, o.cy))
     return MoveResult(dist, allowance, halted, contact_with, start, end, off_map)
+
+
+def _move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float:
+    """How far the move's furthest corner goes (6.1: a move's length), 0.0 for no move:
+    ``max_corner_displacement(box, th, dth, (dx, dy))``."""
+    th1 = th + dth
+    if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
+        # no turn (most moves): every corner's displacement is _disp_vectors' zero plus
+        # (dx, dy), of length hypot(dx, dy) (adding +0.0 changes no length), 0.0 for no move
+        return math.hypot(dx, dy)
+    return max_corner_displacement(box, th, dth, (dx, dy))
 
 
 def _without_passable(
@@ -1231,13 +1280,12 @@ def _sweep(
         few = few.subset(live)
         if dth != 0:
             spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
-    ids = [others[k].id for k in keep]
     if dth == 0:
         # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
         hit = few.first_contact(o0, dx, dy)
         if hit is None:
             return 1.0, None
-        return hit[0], ids[hit[1]]
+        return hit[0], others[keep[hit[1]]].id
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
@@ -1249,8 +1297,8 @@ def _sweep(
 
     # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected;
     # the steps outside the window meet nothing
-    ts = np.arange(1, n + 1) / n
-    ts_ = ts.tolist()
+    # (k / n of two ints is rounded once, as numpy's arange(1, n + 1) / n)
+    ts_ = [k / n for k in range(1, n + 1)]
     # the steps in the window: a run of indices (the fractions rise), found by bisection
     steps = range(bisect.bisect_left(ts_, window[0]), bisect.bisect_right(ts_, window[1]))
     met: int | None = None
@@ -1258,18 +1306,18 @@ def _sweep(
     if len(steps) <= 3:
         # a few steps: each in plain floats (FewSeparation, the same gaps as separation_many)
         for i in steps:
-            met = clash(ts[i])
+            met = clash(ts_[i])
             if met is not None:
                 bad = i
                 break
     else:
         bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], gaps_at)
         if bad is not None:
-            met = clash(ts[bad])
+            met = clash(ts_[bad])
     if bad is not None:
         i = bad
-        t = float(ts[i])
-        prev = float(ts[i - 1]) if i else 0.0
+        t = ts_[i]
+        prev = ts_[i - 1] if i else 0.0
         if met is not None:
             # the bisection's poses lie between prev and t: only the rectangles whose window
             # reaches in there can be overlapped (the others are clear of every such pose,
@@ -1278,15 +1326,18 @@ def _sweep(
             which = [k for k, ok in enumerate(inside) if ok]
             bis = few.subset(inside) if len(which) < len(inside) else few
             lo, hi = prev, t
+            sx, sy, sth = start
+            first_overlap = bis.first_overlap_axes
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                at_mid = _overlap_at(
-                    bis, box, start[0] + dx * mid, start[1] + dy * mid, start[2] + dth * mid
+                # _overlap_at(bis, box, ...) without the call between
+                at_mid = first_overlap(
+                    *_pose_axes(box, sx + dx * mid, sy + dy * mid, sth + dth * mid)
                 )
                 if at_mid is None:
                     lo = mid
                 else:
                     # what clash(hi) gives, kept rather than asked again
                     hi, met = mid, which[at_mid]
-            return lo, ids[met or 0]
+            return lo, others[keep[met or 0]].id
     return 1.0, None

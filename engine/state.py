@@ -138,6 +138,8 @@ _FORMATION_WATCH = frozenset(
 )
 #: of those, the formation's place alone (see _BASE_PLACE)
 _FORMATION_PLACE = frozenset({"cx", "cy", "facing"})
+#: Formation.kept() key of the bases' slots (Formation.place)
+_SLOTS = ("state", "slots")
 #: a formation's values derived from the rest, kept by revision (not copied by pickle)
 _DERIVED = ("_obb", "_alive", "_sole", "_kept")
 
@@ -398,11 +400,9 @@ class Formation:
         along = ((ranks - 1) / 2.0 - rank) * self.base_d
         return across, along
 
-    def place(self) -> None:
-        """Put every base at its slot for the formation's centre and facing."""
-        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
-        sin_r, cos_r = math.sin(r), math.cos(r)
-        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    def _slots(self) -> list[tuple[Base, float, float]]:
+        """Each living base with its slot's (across, along) from the formation's centre: the
+        same for every pose until the make-up changes (kept by :meth:`place`)."""
         bases = self.bases
         counts: dict[int, int] = {}
         for b in bases:
@@ -411,29 +411,65 @@ class Formation:
         pw = self.pitch_w
         bd = self.base_d
         frontage = self.frontage
-        cx, cy, facing = self.cx, self.cy, self.facing
         dead = BaseStatus.DEAD
+        out = []
+        for b in bases:
+            if b.status is dead:
+                continue  # removed from the table where it fell
+            rank = b.rank
+            n = counts[rank]
+            width = frontage if rank < ranks - 1 or n >= frontage else n
+            out.append((b, (b.file - (width - 1) / 2.0) * pw, ((ranks - 1) / 2.0 - rank) * bd))
+        return out
+
+    def place(self) -> None:
+        """Put every base at its slot for the formation's centre and facing."""
+        r = math.radians(self.facing)  # geometry.forward and right from one sine and cosine
+        sin_r, cos_r = math.sin(r), math.cos(r)
+        fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+        bases = self.bases
         set_ = object.__setattr__  # one touch for the whole formation, below
         joined = False
         for b in bases:
             if b.owner is not self:  # a base moved in from another formation is ours now
                 set_(b, "owner", self)
                 joined = True
-            if b.status is dead:
-                continue  # removed from the table where it fell
-            rank = b.rank
-            n = counts[rank]
-            width = frontage if rank < ranks - 1 or n >= frontage else n
-            across = (b.file - (width - 1) / 2.0) * pw
-            along = ((ranks - 1) / 2.0 - rank) * bd
-            set_(b, "x", cx + across * rx + along * fx)
-            set_(b, "y", cy + across * ry + along * fy)
+        # the slots are kept with the make-up (Formation.kept: ranks, files, statuses,
+        # frontage, pitch), for this very list holding these very bases (a list changed in
+        # place is caught by comparing them; a base that joined changes the make-up)
+        slots: list[tuple[Base, float, float]] | None = None
+        if not joined:
+            c = self.kept().get(_SLOTS)
+            if c is not None and len(c[0]) == len(bases) and all(map(operator.is_, c[0], bases)):
+                slots = c[1]
+        fresh = slots is None
+        if slots is None:
+            slots = self._slots()
+        cx, cy, facing = self.cx, self.cy, self.facing
+        acr: list[float] = []
+        alg: list[float] = []
+        for b, across, along in slots:
+            x = cx + across * rx + along * fx
+            y = cy + across * ry + along * fy
+            set_(b, "x", x)
+            set_(b, "y", y)
             set_(b, "facing", facing)
+            # the base in the formation's frame, as obb() works it out from x and y
+            dx = x - cx
+            dy = y - cy
+            acr.append(dx * rx + dy * ry)
+            alg.append(dx * fx + dy * fy)
         # a base that joined changes the make-up (the list may have grown in place)
         if joined:
             self._touch()
         else:
             self._touch_place()
+        if fresh:
+            self.kept()[_SLOTS] = (tuple(bases), slots)
+        if acr:
+            # the rectangle now, from the values just placed (obb() would read them back for
+            # the new revision: the move phase asks at once)
+            object.__setattr__(self, "_obb", (self._rev, self._box(acr, alg, rx, ry, fx, fy)))
 
     def set_pose(self, cx: float, cy: float, facing: float) -> None:
         # written without a touch each: place() touches once for the three and the bases
@@ -557,21 +593,27 @@ class Formation:
         cx, cy = self.cx, self.cy
         across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
         along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
+        out = self._box(across, along, rx, ry, fx, fy)
+        object.__setattr__(self, "_obb", (self._rev, out))
+        return out
+
+    def _box(
+        self, across: list[float], along: list[float], rx: float, ry: float, fx: float, fy: float
+    ) -> OBB:
+        """The rectangle round bases at ``across``/``along`` in the formation's frame."""
         gap = self.loose_gap / 2 if self.loose else 0
         min_a = min(across) - self.pitch_w / 2.0 + gap
         max_a = max(across) + self.pitch_w / 2.0 - gap
         min_l = min(along) - self.base_d / 2.0
         max_l = max(along) + self.base_d / 2.0
         ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
-        out = OBB(
+        return OBB(
             self.cx + ca * rx + cl * fx,
             self.cy + ca * ry + cl * fy,
             (max_a - min_a) / 2.0,
             (max_l - min_l) / 2.0,
             self.facing,
         )
-        object.__setattr__(self, "_obb", (self._rev, out))
-        return out
 
     def rank_of(self, side: str) -> list[Base]:
         """The living bases of the rank (or file) facing ``side``: front, rear, left, right (2.4).
@@ -789,6 +831,7 @@ class FormationTable:
             return self
         own = self.state.formations
         rows: set[int] = set()
+        gone: set[int] = set()
         full = False
         for f in clock.log[self._cursor - clock.base :]:
             if f is None:
@@ -800,12 +843,27 @@ class FormationTable:
                     full = True  # one of ours back on the table
                     break
                 continue  # another state's, or off the table already
-            if f.removed:
-                full = True
-                break
             rows.add(k)
-        if full:
+        if not full:
+            # the changed ones now off the table (destroyed, every base dead)
+            gone = {k for k in rows if self.forms[k].removed}
+            rows -= gone
+        if full or (gone and len(gone) == len(self.forms)):
             self._rebuild()
+        elif gone:
+            # what _rebuild would make: the formations still on the table keep the dict's
+            # order (no formation joined or left the dict: that logs None) and their rows
+            # (the kept rectangles of the unchanged ones are their rows already)
+            keep = [k for k in range(len(self.forms)) if k not in gone]
+            forms = [self.forms[k] for k in keep]
+            arr = self.arr[keep]
+            for k in rows:
+                arr[keep.index(k)] = self.forms[k].obb()
+            self.forms = forms
+            self.rows = {f.id: k for k, f in enumerate(forms)}
+            self.arr = arr
+            self.sides = self.sides[keep]
+            self._changed()
         elif rows:
             arr = self.arr.copy()
             for k in rows:

@@ -14,6 +14,7 @@ charge, turn to face, rout and pursue) and Flodden (real ground, a historical de
 from __future__ import annotations
 
 import math
+import operator
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,8 +24,8 @@ from typing import Any, cast
 import pytest
 
 import engine.movement as mv
-from engine.geometry import OBB, FewSeparation, _scalar_axes, forward, local, right
-from engine.state import BaseStatus, Formation
+from engine.geometry import CONTACT_M, OBB, FewSeparation, _scalar_axes, forward, local, right
+from engine.state import BaseStatus, Formation, FormationTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -75,6 +76,129 @@ def _old_frame(f: Formation) -> tuple[Any, ...]:
     ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
     far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
     return ba, bl, ca, (cl, o.hd), 9 * len(ba), far * (1.0 + 1e-9) + 1e-6
+
+
+def _old_move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float:
+    """What engine.movement.execute_move measured a move by at main 1858fb7."""
+    return mv.max_corner_displacement(box, th, dth, (dx, dy)) if (dx or dy or dth) else 0.0
+
+
+def _old_obb(f: Formation) -> OBB:
+    """engine.state.Formation.obb at main 1858fb7, worked out from the bases as they stand."""
+    alive = [b for b in f.bases if b.status is not BaseStatus.DEAD] or f.bases
+    r = math.radians(f.facing)
+    sin_r, cos_r = math.sin(r), math.cos(r)
+    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    cx, cy = f.cx, f.cy
+    across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
+    along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
+    gap = f.loose_gap / 2 if f.loose else 0
+    min_a = min(across) - f.pitch_w / 2.0 + gap
+    max_a = max(across) + f.pitch_w / 2.0 - gap
+    min_l = min(along) - f.base_d / 2.0
+    max_l = max(along) + f.base_d / 2.0
+    ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
+    return OBB(
+        f.cx + ca * rx + cl * fx,
+        f.cy + ca * ry + cl * fy,
+        (max_a - min_a) / 2.0,
+        (max_l - min_l) / 2.0,
+        f.facing,
+    )
+
+
+def _old_place(f: Formation) -> list[tuple[float, float, float]]:
+    """Where engine.state.Formation.place at main 1858fb7 put each living base (x, y, facing),
+    worked out from the slots afresh."""
+    r = math.radians(f.facing)
+    sin_r, cos_r = math.sin(r), math.cos(r)
+    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
+    counts: dict[int, int] = {}
+    for b in f.bases:
+        counts[b.rank] = counts.get(b.rank, 0) + 1
+    ranks = max(counts) + 1 if counts else 0
+    out = []
+    for b in f.bases:
+        if b.status is BaseStatus.DEAD:
+            continue
+        n = counts[b.rank]
+        width = f.frontage if b.rank < ranks - 1 or n >= f.frontage else n
+        across = (b.file - (width - 1) / 2.0) * f.pitch_w
+        along = ((ranks - 1) / 2.0 - b.rank) * f.base_d
+        out.append((f.cx + across * rx + along * fx, f.cy + across * ry + along * fy, f.facing))
+    return out
+
+
+def _old_allowance_for(f: Any, classes: list[int], rules: Any) -> float | None:
+    """engine.movement.allowance_for at main 1858fb7."""
+    if mv.FORBIDDEN in classes:
+        return None
+    speed = rules.speed_m(f)
+    speeds = [speed(c) for c in classes] if classes else [speed(0)]
+    if any(s is None for s in speeds):
+        return None
+    return min(x for x in speeds if x is not None)
+
+
+def _old_contacts(state: Any) -> dict[str, tuple[str, ...]]:
+    """The contacts engine.movement.update_contacts set at main 1858fb7 (every pair of
+    formations of two sides with a pair of bases in contact), from base_pairs afresh."""
+    forms = state.table().forms
+    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    for i, f in enumerate(forms):
+        for g in forms[i + 1 :]:
+            gap = mv.separation(f.obb(), mv.obb_array([g.obb()]))[0]
+            if f.side != g.side and gap <= CONTACT_M and mv.base_pairs(f, g):
+                contacts[f.id].add(g.id)
+                contacts[g.id].add(f.id)
+    return {k: tuple(sorted(v)) for k, v in contacts.items()}
+
+
+def _old_new_contact_sides(ctx: Any) -> dict[str, tuple[str, ...]]:
+    """The sides phases._mark_new_contacts at main 1858fb7 gave each formation on the table."""
+    state = ctx.state
+    out = {}
+    for f in state.active():
+        sides: set[str] = set()
+        for eid in state.contacts.get(f.id, ()):
+            if eid in f.contacts_prev:
+                continue
+            for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                sides.add(f.contact_side(state.bases[b]))
+        out[f.id] = tuple(sorted(sides))
+    return out
+
+
+def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Equal float by float, the sign of a zero too (== takes -0.0 for 0.0)."""
+    return len(a) == len(b) and all(
+        x == y and math.copysign(1.0, x) == math.copysign(1.0, y) for x, y in zip(a, b, strict=True)
+    )
+
+
+def _old_steps_blocked(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
+    """engine.rulesets.two_mm_earth.phases._replace_casualties' test at main 1858fb7: every
+    base within 2 km against the bases that stepped forward."""
+    import numpy as np
+
+    from engine.geometry import obb_array, overlaps
+
+    fx, fy = f.centre()
+    t = state.table()
+    reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
+    others = [
+        x
+        for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+        if (g := t.forms[k]) is not f
+        for x in g.alive_bases
+        if math.hypot(x.x - fx, x.y - fy) < 2000.0
+    ]
+    arr = obb_array([x.obb() for x in others]) if others else None
+    return any(
+        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
+        or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
+        for b in moved
+    )
 
 
 def _old_reachable(
@@ -166,6 +290,10 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
+    seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
+    seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
+    seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
+    seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -214,8 +342,14 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_frame(f: Formation) -> Any:
         got = frame_cls(f)
-        assert (got._ba, got._bl, got._ca, got._col, got.nb, got.reach) == _old_frame(f), f.id
+        ba, bl, ca, col, nb, reach = _old_frame(f)
+        assert (*got.base_frame(), got._ca, got._col, got.nb) == (ba, bl, ca, col, nb), f.id
+        # the reach is now a bound from the rectangle (no base read): never nearer than what
+        # the bases one by one gave (a nearer one could call a mixed footprint uniform), and
+        # at most a few metres further (a missing corner base, the millimetre's slack)
+        assert reach <= got.reach <= reach + 10.0, (f.id, reach, got.reach)
         seen["frame"] += 1
+        seen["frame_loose"] += got.reach > reach + 0.01
         return got
 
     def check_box(f: Formation) -> tuple[float, float, float, float]:
@@ -224,6 +358,92 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         seen["box"] += 1
         return got
 
+    move_length = mv._move_length
+
+    def check_length(bx: Any, th: float, dth: float, dx: float, dy: float) -> float:
+        got = move_length(bx, th, dth, dx, dy)
+        assert _same_bits((got,), (_old_move_length(bx, th, dth, dx, dy),)), (th, dth, dx, dy)
+        seen["length"] += 1
+        seen["length_turn"] += th + dth != th
+        return got
+
+    place = Formation.place
+
+    def check_place(f: Formation) -> None:
+        want = _old_place(f)
+        place(f)
+        got = [(b.x, b.y, b.facing) for b in f.bases if b.status is not BaseStatus.DEAD]
+        assert _same_bits(tuple(v for p in got for v in p), tuple(v for p in want for v in p))
+        seen["place"] += 1
+        # the rectangle kept by place() for the new revision is the one obb() would work out
+        kept = f._obb
+        if kept is not None and kept[0] == f.revision:
+            assert _same_bits(kept[1], _old_obb(f)), f.id
+            seen["place_obb"] += 1
+
+    sync = FormationTable.sync
+
+    def check_sync(t: FormationTable) -> FormationTable:
+        before = t.revision
+        dropped = len(t.forms)
+        out = sync(t)
+        if t.revision != before:
+            # the table as a rebuild from the state's formations makes it, bit for bit
+            fresh = FormationTable(t.state)
+            fresh._rebuild()
+            assert t.forms == fresh.forms and all(map(operator.is_, t.forms, fresh.forms))
+            assert t.rows == fresh.rows
+            assert t.arr.dtype == fresh.arr.dtype and t.arr.tobytes() == fresh.arr.tobytes()
+            assert t.sides.dtype == fresh.sides.dtype and t.sides.tolist() == fresh.sides.tolist()
+            seen["sync"] += 1
+            seen["sync_dropped"] += len(t.forms) < dropped
+        return out
+
+    steps_blocked = ph._steps_blocked
+
+    def check_steps(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
+        got = steps_blocked(state, f, moved, before)
+        assert got == _old_steps_blocked(state, f, moved, before), f.id
+        seen["steps"] += 1
+        seen["steps_blocked"] += got
+        return got
+
+    allowance_for = mv.allowance_for
+
+    def check_allowance(f: Any, classes: list[int], rules: Any) -> float | None:
+        got = allowance_for(f, classes, rules)
+        assert got == _old_allowance_for(f, classes, rules), (f.id, classes)
+        seen["allowance"] += 1
+        seen["allowance_classes"] += len(classes) > 0
+        return got
+
+    contacts_of = ph.update_contacts
+
+    def check_contacts(state: Any) -> Any:
+        got = contacts_of(state)
+        want = _old_contacts(state)
+        # the same formations in the same order, each with the same enemies
+        assert list(state.contacts.items()) == list(want.items())
+        seen["contacts"] += 1
+        seen["contacts_pairs"] += len(got)
+        return got
+
+    mark = ph._mark_new_contacts
+
+    def check_mark(ctx: Any) -> None:
+        mark(ctx)
+        want = _old_new_contact_sides(ctx)
+        assert {f.id: f.new_contact_sides for f in ctx.state.active()} == want
+        seen["marked"] += sum(1 for v in want.values() if v)
+        seen["mark"] += 1
+
+    monkeypatch.setattr(ph, "_mark_new_contacts", check_mark)
+    monkeypatch.setattr(mv, "allowance_for", check_allowance)
+    monkeypatch.setattr(ph, "update_contacts", check_contacts)
+    monkeypatch.setattr(ph, "_steps_blocked", check_steps)
+    monkeypatch.setattr(FormationTable, "sync", check_sync)
+    monkeypatch.setattr(mv, "_move_length", check_length)
+    monkeypatch.setattr(Formation, "place", check_place)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
     monkeypatch.setattr(mv, "_pose_toward", check_pose)
@@ -261,7 +481,22 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         _fight(b, 12)
     # many moves of each kind: straight and turning, into contact and clear
     _assert_busy(
-        seen, lambda k: {"sweep_met": 300, "sweep_turn": 200, "touch_near": 10}.get(k, 800)
+        seen,
+        lambda k: {
+            "sweep_met": 300,
+            "sweep_turn": 200,
+            "touch_near": 10,
+            "frame_loose": 0,
+            "length_turn": 200,
+            "sync_dropped": 10,
+            "steps": 10,
+            "steps_blocked": 10,
+            "contacts": 20,
+            "contacts_pairs": 100,
+            "mark": 10,
+            "marked": 10,
+            "allowance_classes": 0,
+        }.get(k, 800),
     )
 
 
@@ -273,7 +508,24 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
     built = build_battlefield(sc)
     with _checked(monkeypatch) as seen:
         fight(sc, built, 1, snapshots=False)  # as the CLI and the known answers fight it
-    _assert_busy(seen, lambda k: {"sweep_met": 20, "sweep_turn": 20, "touch_near": 0}.get(k, 100))
+    _assert_busy(
+        seen,
+        lambda k: {
+            "sweep_met": 20,
+            "sweep_turn": 20,
+            "touch_near": 0,
+            "frame_loose": 0,
+            "length_turn": 20,
+            "sync_dropped": 2,
+            "steps": 0,
+            "steps_blocked": 0,
+            "contacts": 10,
+            "contacts_pairs": 4,
+            "mark": 10,
+            "marked": 2,
+            "allowance_classes": 10,
+        }.get(k, 100),
+    )
 
 
 class _Spy(FewSeparation):

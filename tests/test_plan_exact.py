@@ -69,6 +69,24 @@ def test_10_3_retreat_bearing_ties_go_to_the_first_weighed() -> None:
     assert retreat_bearing((0.0, 0.0), (0.0, 100.0), [], 180.0) == 180.0
 
 
+def test_10_3_retreat_bearing_bases_exactly_45_degrees_off() -> None:
+    # 10.3 "at least 45 degrees": enemy bases on the compass and half-compass points lie at
+    # exactly 45 degrees (atan2 of lattice points) from candidates veering off the compass, so
+    # the boundary is met exactly; every subset of those bases and homes round the compass
+    # give the loop's bearing
+    points = [(0.0, 100.0), (100.0, 100.0), (100.0, 0.0), (100.0, -100.0)]
+    points += [(-x, -y) for x, y in points]
+    veers = set()
+    for enemy in ((0.0, 100.0), (0.0, -100.0), (100.0, -100.0)):
+        for mask in range(1 << len(points)):
+            bases = [p for i, p in enumerate(points) if mask >> i & 1]
+            for home in range(0, 360, 15):
+                want = _old_retreat_bearing((0.0, 0.0), enemy, bases, float(home))
+                assert retreat_bearing((0.0, 0.0), enemy, bases, float(home)) == want
+                veers.add(want)
+    assert {135.0, 180.0, 225.0, 0.0, 315.0, 45.0} <= veers and len(veers) > 15
+
+
 def test_front_rank_at_bound_start_equals_the_front_rank(
     built_minden: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

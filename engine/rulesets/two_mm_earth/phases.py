@@ -71,7 +71,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
-from engine.state import BaseStatus, Formation, FormationTable, Morale
+from engine.state import BaseStatus, BattleState, Formation, FormationTable, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
 
@@ -789,9 +789,13 @@ def _touching_enemy(
     ex = arr[:, 0] - o.cx
     ey = arr[:, 1] - o.cy
     reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
-    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
-    near = near[sides[near] != f.side]
-    if not near.size:
+    # the sides of the few near ones one by one (a comparison over the sides column and a
+    # fancy index cost more than the handful of string tests)
+    side = f.side
+    near = [
+        k for k in (ex * ex + ey * ey <= reach * reach).nonzero()[0].tolist() if sides[k] != side
+    ]
+    if not near:
         return False
     # the few near ones' gaps in plain floats (geometry.FewSeparation: separation()'s values
     # bit for bit; a gap found above CONTACT_M on one axis is not worked out further)
@@ -832,6 +836,33 @@ def step_forward(f: Formation) -> bool:
     return changed
 
 
+def _steps_blocked(
+    state: BattleState, f: Formation, moved: list[Any], before: dict[str, tuple[float, float]]
+) -> bool:
+    """3.1: whether the bases of ``f`` that stepped forward (``moved``, from ``before``) went
+    further than one base depth or onto another formation's base (by more than 0.5 m)."""
+    # the ranks shifting by more than a base depth first (the usual answer, and asked of the
+    # moved bases alone): then the other bases are not gathered at all
+    if any(math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01 for b in moved):
+        return True
+    fx, fy = f.centre()
+    # the bases within 2 km: only formations whose rectangle reaches that near can have
+    # one (a base stands inside its formation's rectangle), in the table's order
+    t = state.table()
+    reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
+    others = [
+        x
+        for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
+        if (g := t.forms[k]) is not f
+        for x in g.alive_bases
+        if math.hypot(x.x - fx, x.y - fy) < 2000.0
+    ]
+    if not others:
+        return False
+    arr = obb_array([x.obb() for x in others])
+    return any(overlaps(b.obb(), arr, tol=0.5).any() for b in moved)
+
+
 def _replace_casualties(ctx: TwoMmContext) -> None:
     """3.1 in the movement phase: formations that make no move this bound (in combat, holding)
     bring rear-rank bases forward into the front rank's gaps. A moving formation keeps its
@@ -840,10 +871,10 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
     if not _own_formation_rules(ctx):
         return
     for f in state.active():
-        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
-            continue
         plan = ctx.plans.get(f.id)
         if plan is not None and plan.kind != "none":
+            continue  # most formations move (asked first: ``ranks`` reads every base)
+        if f.loose or f.morale is Morale.ROUTING or f.ranks < 2:
             continue
         if not any(not b.alive and b.rank == 0 for b in f.bases):
             continue  # nothing to fill in the first rank (cheap test first)
@@ -861,24 +892,7 @@ def _replace_casualties(ctx: TwoMmContext) -> None:
             for b in f.alive_bases
             if math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 1e-6
         ]
-        fx, fy = f.centre()
-        # the bases within 2 km: only formations whose rectangle reaches that near can have
-        # one (a base stands inside its formation's rectangle), in the table's order
-        t = state.table()
-        reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
-        others = [
-            x
-            for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
-            if (g := t.forms[k]) is not f
-            for x in g.alive_bases
-            if math.hypot(x.x - fx, x.y - fy) < 2000.0
-        ]
-        arr = obb_array([x.obb() for x in others]) if others else None
-        bad = any(
-            math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
-            or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
-            for b in moved
-        )
+        bad = _steps_blocked(state, f, moved, before)
         if bad:
             # a slot is taken (an enemy followed into it) or the ranks would shift: stay put
             for b in f.bases:
@@ -1074,15 +1088,19 @@ def _pursuers_last(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
 
 def _mark_new_contacts(ctx: TwoMmContext) -> None:
     state = ctx.state
-    bases = state.bases
+    bases: dict[str, Any] | None = None  # every base by id, gathered only if a contact is new
     for f in state.active():
         sides: set[str] = set()
         for eid in state.contacts.get(f.id, ()):
             if eid in f.contacts_prev:
                 continue
             for _a, b in ctx.base_pairs.get((f.id, eid), ()):
+                if bases is None:
+                    bases = state.bases
                 sides.add(f.contact_side(bases[b]))
-        f.new_contact_sides = tuple(sorted(sides))
+        new = tuple(sorted(sides)) if sides else ()
+        if f.new_contact_sides != new:  # most stay () bound after bound: no write
+            f.new_contact_sides = new
 
 
 def _ladders_at_wall(ctx: TwoMmContext) -> None:
