@@ -369,7 +369,7 @@ class Sight:
         observers first (short lines, few troops in the way: most are seen at once), then from
         the next ones by centre distance in growing rounds, each round's pairs in one batch
         (:meth:`_answers`). Every pair's answer is its own, so the set is the one every pair
-        would give; answers already held (:meth:`fresh_copy`) are used first.
+        would give; answers already held (of this very position state) are used first.
         """
         return self.seen_by_sides([side])[side]
 
