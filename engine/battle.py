@@ -60,10 +60,19 @@ def seen_by_side(state: BattleState, sight: Sight) -> dict[str, list[str]]:
     """6.2: the enemy formations each side sees at the end of a bound (any formation of the
     side on the table sees them, troops and terrain in the way as in the bound): the one fog of
     war, recorded so the playback shows what the battle used, not a recomputation."""
-    # a copy with its own caches: the battle's Sight stays exactly as the bound left it; the
-    # answers the phases worked out for this very position state come along (Sight.fresh_copy)
-    look = sight.fresh_copy()
-    return look.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
+    # asked of the battle's own Sight, as a phase would ask it: an answer is the state's own
+    # (the same whoever asks and whatever is cached), and Sight's caches hold only answers of
+    # the position state and light as they are now (engine.state's revision clock, a change of
+    # light resets them: engine.light), so the record reuses what the phases worked out and
+    # the next bound what the record did, while nothing moves (a copy's look, Sight.fresh_copy,
+    # threw those away and rebuilt the arrays)
+    return sight.seen_by_sides(list(state.sides))  # the sides' looks in step (the same records)
+
+
+#: each enum member's value, as the log stores it (a dict lookup: an enum's ``.value`` is a
+#: descriptor call, and the record reads one per base and formation every bound)
+_STATUS_VALUE: dict[BaseStatus, str] = {s: s.value for s in BaseStatus}
+_MORALE_VALUE: dict[Morale, str] = {m: m.value for m in Morale}
 
 
 def snapshot(
@@ -77,18 +86,18 @@ def snapshot(
     ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
+    status, morale = _STATUS_VALUE, _MORALE_VALUE
     for f in state.formations.values():
-        gone = f.morale is Morale.DESTROYED
         for b in f.bases:
             bases[b.id] = {
                 "x": b.x,
                 "y": b.y,
                 "facing": b.facing,
                 "formation": b.formation,
-                "state": "dead" if gone and b.status is BaseStatus.DEAD else b.status.value,
+                "state": status[b.status],
             }
         forms[f.id] = {
-            "morale": f.morale.value,
+            "morale": morale[f.morale],
             "order": f.order,
             "wing_of": f.wing_of,
             **(record(f) if record is not None else {}),

@@ -292,18 +292,28 @@ class Sight:
         self._cols: dict[str, np.ndarray] = {}
         self._box_py: list[list[float]] | None = None
         self._rows_py: list[list[float]] | None = None
+        # the same formations in the same rows (the table's list is replaced, never changed,
+        # when one joins or leaves: engine.state): their ids and rows carry over
+        same_rows = table.forms is getattr(self, "_tforms", None) and bool(old_forms)
         self._tforms = table.forms
-        forms = list(table.forms)
-        self.ids = [f.id for f in forms]
-        self.index = {fid: i for i, fid in enumerate(self.ids)}
+        if same_rows:
+            forms = old_forms
+        else:
+            forms = list(table.forms)
+            self.ids = [f.id for f in forms]
+            self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = revs = [f._rev for f in forms]
         self._revs_at = CLOCK.now
         if old_cols and forms:
-            was = {id(f): k for k, f in enumerate(old_forms)}
-            src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
-            same = src >= 0
-            same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
+            if same_rows:  # each row its own source: read values kept where unchanged
+                src = np.arange(len(forms))
+                same = np.array(old_revs) == np.array(revs)
+            else:
+                was = {id(f): k for k, f in enumerate(old_forms)}
+                src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
+                same = src >= 0
+                same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
             if same.any():
                 for name, col in old_cols.items():
                     new = np.full(len(forms), np.nan)
@@ -359,7 +369,7 @@ class Sight:
         observers first (short lines, few troops in the way: most are seen at once), then from
         the next ones by centre distance in growing rounds, each round's pairs in one batch
         (:meth:`_answers`). Every pair's answer is its own, so the set is the one every pair
-        would give; answers already held (:meth:`fresh_copy`) are used first.
+        would give; answers already held (of this very position state) are used first.
         """
         return self.seen_by_sides([side])[side]
 
@@ -646,7 +656,7 @@ class Sight:
         il, jl = ia.tolist(), ja.tolist()
         ids = self.ids
         keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
-        self._work_out_keyed(keys, il, jl)
+        self._work_out_keyed(keys, il, jl, (ia, ja))
         return np.fromiter(map(self._cache.__getitem__, keys), dtype=bool, count=len(keys))
 
     def _work_out(self, pairs: list[tuple[int, int]]) -> None:
@@ -659,8 +669,15 @@ class Sight:
         keys = list(zip(map(ids.__getitem__, il), map(ids.__getitem__, jl), strict=True))
         self._work_out_keyed(keys, il, jl)
 
-    def _work_out_keyed(self, keys: list[tuple[str, str]], il: list[int], jl: list[int]) -> None:
-        """:meth:`_work_out` of the pairs (``il[n]``, ``jl[n]``) whose ids are ``keys[n]``."""
+    def _work_out_keyed(
+        self,
+        keys: list[tuple[str, str]],
+        il: list[int],
+        jl: list[int],
+        rows: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """:meth:`_work_out` of the pairs (``il[n]``, ``jl[n]``) whose ids are ``keys[n]``
+        (``rows``: ``il`` and ``jl`` as arrays, when the caller has them)."""
         cache = self._cache
         # the pairs not cached, each once, in the order first asked (a key's rows are the
         # same wherever it occurs: ids and rows are one to one)
@@ -670,26 +687,37 @@ class Sight:
         if len(todo) <= _FEW_PAIRS:
             self._work_out_few(todo)
             return
-        rows = np.array(list(todo.values()), dtype=np.intp)
-        ia, ja = rows[:, 0], rows[:, 1]
+        if rows is not None and len(todo) == len(keys):  # every pair new, each once: in order
+            ia, ja = rows
+        else:
+            both = np.array(list(todo.values()), dtype=np.intp)
+            ia, ja = both[:, 0], both[:, 1]
         ok = self.on_map[ia] & self.on_map[ja]
         limit = self._limits(ia)
         if limit is not None:
             ok &= ~self._beyond(ia, ja, limit)
-        go = np.flatnonzero(ok)
-        if go.size:
-            go = go[self._clear_of_troops(ia[go], ja[go])]
+        if ok.all():  # every pair on the map and within its limit (the usual case)
+            go = np.flatnonzero(self._clear_of_troops(ia, ja))
+        else:
+            go = np.flatnonzero(ok)
+            if go.size:
+                go = go[self._clear_of_troops(ia[go], ja[go])]
         seen = np.zeros(ia.size, dtype=bool)
         if go.size:
             seen[go] = self._terrain(ia[go], ja[go])
         cache.update(zip(todo, seen.tolist(), strict=True))
 
-    def _limit_of(self, i: int) -> float | None:
-        """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
+    def _limits_now(self) -> tuple[float | None, float | None]:
+        """6.3: the sight limits of strangers and of troops who know the ground in the light
+        and weather now (asked of the rules once per change of light)."""
         fn, weather, time = self._limit_fn, self.weather, self.time
         if self._by_local[0] != (weather, time):
             self._by_local = ((weather, time), fn(weather, time, False), fn(weather, time, True))
-        _, stranger, local = self._by_local
+        return self._by_local[1], self._by_local[2]
+
+    def _limit_of(self, i: int) -> float | None:
+        """6.3: formation ``i``'s sight limit now (None: none but the ground)."""
+        stranger, local = self._limits_now()
         if stranger == local:  # who knows the ground does not matter now
             return local
         return local if self._column_one("local", i) else stranger
@@ -797,8 +825,8 @@ class Sight:
 
     def _limits(self, ia: np.ndarray) -> np.ndarray | None:
         """6.3: each observer's sight limit (inf: none), or None when no observer has one."""
-        fn, weather, time = self._limit_fn, self.weather, self.time
-        by_local = {True: fn(weather, time, True), False: fn(weather, time, False)}
+        stranger, local = self._limits_now()
+        by_local = {True: local, False: stranger}
         if by_local[True] == by_local[False]:  # who knows the ground does not matter now
             same = by_local[True]
             return None if same is None else np.full(ia.size, same, dtype=float)
@@ -976,14 +1004,16 @@ class Sight:
         through = np.zeros(si.size, dtype=bool)
         if judge.size:
             near = self._point_gaps(ri[judge], oi[judge], thr[judge]) <= thr[judge]
-            screen = skirm[judge]
-            if screen.any():  # and within skirmish_screen_m of the troops they screen
+            # screens near the observer, and within skirmish_screen_m of the troops they
+            # screen (measured only for those: a screen the observer is not near blocks)
+            screen = skirm[judge] & near
+            if screen.any():
                 n_ = judge[screen]
                 pairs = list(zip(ri[n_].tolist(), tj[n_].tolist(), strict=True))
                 self._fill_gaps(pairs)  # in one call (kept: the numbers of distance())
                 gaps = self._gaps
                 to_screened = np.array([gaps[k][j] for k, j in pairs])
-                near[screen] &= to_screened <= rules.skirmish_screen_m
+                near[screen] = to_screened <= rules.skirmish_screen_m
             through[judge] = near
         return ~(over | through)
 
@@ -1118,9 +1148,13 @@ class Sight:
                     continue
                 return False
             if col("skirm", k):
-                to_screened = self._gaps_to(k, [j])[0]  # distance(), kept for the state
                 screen = self.rules.skirmish_screen_m
-                if point_distance(self.obbs[k], *p) <= screen and to_screened <= screen:
+                # the gap to the screened troops (distance(), kept for the state) is measured
+                # only for a screen the observer is near (a screen it is not near blocks)
+                if (
+                    point_distance(self.obbs[k], *p) <= screen
+                    and self._gaps_to(k, [j])[0] <= screen
+                ):
                     continue
             return False
         return True

@@ -144,8 +144,11 @@ def visible_many(
     if cells is None:
         cells = SightCells.of(level, blocks_sight)
     xe, ye = np.concatenate([a[:, 0], b[:, 0]]), np.concatenate([a[:, 1], b[:, 1]])
-    r, c = grid.rowcol(xe, ye)
-    ends = level[r, c]
+    if on_grid:  # Grid.cells of points on the grid: rowcol's cells, in fewer numpy calls
+        ends = cells.level.take(grid.cells(xe, ye))
+    else:
+        r, c = grid.rowcol(xe, ye)
+        ends = level[r, c]
     # every sample between two points on the grid is on it (or rounds onto the padding): no
     # clipping then, one index per sample
     clip = not on_grid and not bool(grid.contains(xe, ye).all())
@@ -165,9 +168,8 @@ def visible_many(
     sizes = buckets[order].tolist()
     # the lines of one count follow each other (sorted): a group is grown a run of equal
     # counts at a time, not a line at a time (the same groups as line by line: see _grow)
-    run_end: dict[int, int] = {}
-    for k in [*np.flatnonzero(np.diff(buckets[order])).tolist(), n_pairs - 1]:
-        run_end[sizes[k]] = k + 1
+    # (a dict keeps the last of equal keys: each count's last line, in one C loop)
+    run_end = dict(zip(sizes, range(1, n_pairs + 1), strict=True))
     start = 0
     while start < n_pairs:
         stop, _real = _grow(sizes, run_end, start)
