@@ -157,9 +157,11 @@ def test_held_answers_kept_by_the_formations_the_clock_logged_as_by_all(
         return got
 
     monkeypatch.setattr(Sight, "_same_view", every_formation)
-    for _ in range(8):
+    # the whole battle: since the record asks the battle's own Sight (no copy a bound) and
+    # the morale passes ask fewer pairs, a changed view (False) first comes after bound 12
+    for _ in range(30):
         battle.step()
-    assert verdicts.count(True) > 20 and False in verdicts
+    assert verdicts.count(True) > 20 and False in verdicts, (verdicts.count(True), len(verdicts))
 
 
 def test_6_2_sides_looked_at_in_step_as_one_at_a_time(battles: list[Battle]) -> None:
