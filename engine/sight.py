@@ -287,6 +287,7 @@ class Sight:
         self._hear_sorted: dict[int, tuple[list[int], list[float]]] = {}
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
+        self._sides_py: list[int] | None = None
         self._side_names: dict[str, int] = {}
         self._axes_py: tuple[list[float], list[float], list[float], list[float]] | None = None
         self._cols: dict[str, np.ndarray] = {}
@@ -944,8 +945,9 @@ class Sight:
             crossed: dict[int, list[int]] = {}
             for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
                 crossed.setdefault(s_, []).append(r_)
-            for s_, ks in crossed.items():
-                clear[s_] = self._troops_clear(int(ia[s_]), int(ja[s_]), ks)
+            il, jl, troops_clear = ia.tolist(), ja.tolist(), self._troops_clear
+            blocked = [s_ for s_, ks in crossed.items() if not troops_clear(il[s_], jl[s_], ks)]
+            clear[blocked] = False
             return clear
         clear[si[self._judge(ia, ja, si, ri)]] = False
         return clear
@@ -1097,6 +1099,13 @@ class Sight:
             )
         return self._sides
 
+    def _side_list(self) -> list[int]:
+        """:meth:`_side_codes` as Python ints (for the per-crossing loops)."""
+        got = self._sides_py
+        if got is None:
+            got = self._sides_py = cast(list[int], self._side_codes().tolist())
+        return got
+
     def _terrain(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
         """Terrain sight (6.2) of the pairs (observer row, target row), in one call."""
         self.los_calls += ia.size
@@ -1128,20 +1137,22 @@ class Sight:
             hits = crossed.nonzero()[0].tolist()
         if not hits:
             return True
-        o = self.forms[i]
         levels = self._lv
         top = max(levels[i], levels[j])
         col, names = self._column_one, self._type_names
+        # each formation's side as a small number (one to one with the side's name), read from
+        # a list: no Formation looked up per troop in the way
+        sides = self._side_list()
+        o_side = sides[i]
         o_type = see_through = None  # read on first need (profiles are loops over bases)
         for k in hits:
-            blocker = self.forms[k]
             if levels[k] < top:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
                 o_type = names[int(col("type", i))]
             if self._sees_over(o_type, names[int(col("type", k))]):
                 continue
-            if blocker.side == o.side:
+            if sides[k] == o_side:
                 if see_through is None:
                     see_through = col("see_through", i)
                 if point_distance(self.obbs[k], *p) <= see_through:
