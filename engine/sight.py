@@ -1193,7 +1193,23 @@ class Sight:
         self._refresh()
         if len(observers) > 4 and self._hear_near is None:
             self._hear_calls = max(self._hear_calls, 4)  # the table at the next ask
-        return [self.heard(o) for o in observers]
+        # :meth:`heard` of each, its state read once: nothing changes between the questions
+        # (working out an earshot reads the position state only, and it is current)
+        held, index, earshot = self._heard, self.index, self._earshot
+        forms, contacts = self.forms, self.state.contacts
+        out: list[str | None] = []
+        for o in observers:
+            near = held.get(o)
+            if near is None:
+                near = held[o] = earshot(index[o])
+            got = None
+            for k in near[0]:
+                f = forms[k]
+                if f.moved_m > 0 or f.fought or contacts.get(f.id):
+                    got = f.id
+                    break
+            out.append(got)
+        return out
 
     def _earshot(self, i: int) -> tuple[list[int], list[float]]:
         """The formations within ``hearing_m`` of formation ``i`` (not ``i``), nearest first

@@ -2,8 +2,9 @@
 
 ``Sight._troops_clear`` reads each formation's side from a list of side numbers (one to one with
 the sides' names) instead of looking up the observer's and each blocker's ``Formation``, and
-``_clear_of_troops_whole`` hands it its rows as Python ints and marks the blocked lines at once.
-Both are pinned here against the code they replaced, over real battles on real ground (the
+``_clear_of_troops_whole`` hands it its rows as Python ints and marks the blocked lines at once;
+``Sight.heard_many`` reads the state once for all its observers instead of asking ``heard`` of
+each. All are pinned here against the code they replaced, over real battles on real ground (the
 engine benchmark's armies on Minden's hills): every line between two formations that crosses
 others, friends in the way (seen through within 100 m of the observer) and enemies alike.
 """
@@ -104,3 +105,33 @@ def test_6_2_troops_in_the_way_judged_as_before(minden) -> None:
         assert got.tolist() == crossings, battle.state.bound
     # both answers, and friends seen through, met many times over
     assert lines > 1000 and blocked > 100 and lines - blocked > 100 and friends_through > 50
+
+
+def test_6_2_heard_many_as_heard_one_by_one(minden) -> None:
+    # after every phase (who moved or fought changes phase by phase, 10.2 "events you can see or
+    # hear"): the battle's Sight asked for every formation at once, against a Sight that has
+    # worked nothing out asked one formation at a time
+    battle = Battle(minden, last_stand(scenario(minden, 30)), Dice(4), delivery=InstantDelivery())
+    heard_some = phases = 0
+    for _ in range(BOUNDS):
+        if battle.finished:
+            break
+        for _phase in battle.phases():
+            s = battle.sight
+            cold = Sight(
+                s.bf,
+                battle.state,
+                rules=s.rules,
+                weather=s.weather,
+                time=s.time,
+                locality=s.locality,
+            )
+            cold._refresh()
+            ids = list(cold.ids)  # the formations on the table
+            one_by_one = [cold.heard(o) for o in ids]
+            assert s.heard_many(ids) == one_by_one, (battle.state.bound, battle.state.phase)
+            assert s.heard_many(ids[:3]) == one_by_one[:3]  # a few: earshot row by row
+            heard_some += sum(h is not None for h in one_by_one)
+            phases += 1
+    # 6.2: the closest moving or fighting unit within 75 m is heard, many times over
+    assert phases > 50 and heard_some > 200
