@@ -25,6 +25,7 @@ How formations follow their orders (9.1) when planning moves:
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 from typing import Any, cast
 
 import numpy as np
@@ -92,8 +93,22 @@ def _by_initiative(ctx: TwoMmContext, low_first: bool) -> list[Formation]:
     if hit is None:
         idx = _order_index(ctx)
         sign = 1 if low_first else -1
-        hit = t.memo[key] = sorted(t.forms, key=lambda f: (sign * f.initiative, idx[f.id]))
+        forms = t.forms
+        # the same keys as (sign * f.initiative, idx[f.id]), each formation's initiative kept
+        # with its make-up (Formation.kept: it hangs on the living bases' profiles alone);
+        # deployment order is unique, so no two keys tie
+        keys = [(sign * _initiative(f), idx[f.id]) for f in forms]
+        hit = t.memo[key] = [forms[k] for k in sorted(range(len(forms)), key=keys.__getitem__)]
     return list(cast(list[Formation], hit))
+
+
+def _initiative(f: Formation) -> int:
+    """``f.initiative`` (2.1), kept with the formation's make-up (``Formation.kept``)."""
+    kept = f.kept()
+    hit = kept.get("initiative")
+    if hit is None:
+        hit = kept["initiative"] = f.initiative
+    return cast(int, hit)
 
 
 def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
@@ -114,24 +129,37 @@ def start_bound(ctx: TwoMmContext) -> None:
     ctx.allowances = {}
     if len(ctx.cover_cache) > 4 * len(state.formations):
         ctx.cover_cache = {}  # entries of past revisions: kept by revision, dropped now and then
-    ctx.start_poses = {}
+    poses: dict[str, dict[str, tuple[float, float, float]]] = {}
+    ctx.start_poses = poses
     # the bound's bookkeeping is none of what a formation's rectangle or the table depend on
     # (state._FORMATION_WATCH): written past Formation.__setattr__'s watch, ~15 fields a
-    # formation every bound
+    # formation every bound, written out (no loop over the names: this runs for every
+    # formation at every bound)
     set_ = object.__setattr__
     contacts = state.contacts
     for f in state.formations.values():
-        for name in _BOUND_FALSE:
-            set_(f, name, False)
-        for name in _BOUND_ZERO:
-            set_(f, name, 0)
+        set_(f, "shot", False)
+        set_(f, "fought", False)
+        set_(f, "shot_at", False)
+        set_(f, "fired_ordnance", False)
+        set_(f, "hits_melee", 0)
+        set_(f, "hits_ranged", 0)
+        set_(f, "killed_in_bound", 0)
         set_(f, "moved_m", 0.0)
         set_(f, "alive_at_start", f.n_alive)
         set_(f, "front_at_start", _front_ids(f))
-        for name in _BOUND_EMPTY:
-            set_(f, name, ())
+        set_(f, "characters_killed", ())
+        set_(f, "new_contact_sides", ())
+        set_(f, "tested", ())
         set_(f, "contacts_prev", contacts.get(f.id, ()))
-        ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+        # each base's pose, read in C (the same dict as {b.id: (b.x, b.y, b.facing)})
+        bases = f.bases
+        poses[f.id] = dict(zip(map(_BASE_ID, bases), map(_BASE_POSE, bases), strict=True))
+
+
+#: a base's id and its pose at the bound's start (start_bound)
+_BASE_ID = attrgetter("id")
+_BASE_POSE = attrgetter("x", "y", "facing")
 
 
 def _front_ids(f: Formation) -> tuple[str, ...]:
@@ -385,15 +413,26 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     # 10.3: the enemy bases within 600 m of the centre; a base stands inside its formation's
     # rectangle and the centre inside ours, so none of a formation farther than that (with a
     # millimetre for rounding) is near enough: their bases are not looked at
+    memo = ctx.state.table().memo  # (the table _near_gaps read: nothing moves in planning)
     enemy_bases = [
-        (b.x, b.y)
+        p
         for g, gap in near
         if gap < 600.0 + 1e-3
-        for b in g.alive_bases
-        if math.hypot(b.x - fx, b.y - fy) < 600
+        for p in _alive_points(memo, g)
+        if math.hypot(p[0] - fx, p[1] - fy) < 600
     ]
     b = retreat_bearing((fx, fy), threat, enemy_bases, home)
     return MovePlan(f.id, kind, b)
+
+
+def _alive_points(memo: dict[Any, Any], g: Formation) -> list[tuple[float, float]]:
+    """``[(b.x, b.y) for b in g.alive_bases]``, kept in the table's ``memo`` for its revision
+    (where the bases stand: the retreat plans of many formations look at the same enemies)."""
+    key = ("alive_xy", g.id)
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = [(b.x, b.y) for b in g.alive_bases]
+    return cast("list[tuple[float, float]]", hit)
 
 
 def _join_target(state: Any, f: Formation) -> Formation | None:
