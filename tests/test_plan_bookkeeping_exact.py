@@ -3,12 +3,9 @@ battle, what the plain code they replace gave (so the battle log stays the same;
 tests/known_answers pins that as well).
 
 - 1.1 start of the bound (``phases.start_bound``): the notes cleared by writes spelled out, not a
-  loop over the names, and each base's pose at the start read by ``operator.attrgetter``: the
-  same notes and the same ``ctx.start_poses`` as the loop and the dict comprehension.
+  loop over the names: the same notes and the same ``ctx.start_poses`` as the loop.
 - 2.1 initiative order (``phases._by_initiative``): each formation's initiative kept with its
   make-up gives the order ``sorted(forms, key=(+-initiative, deployment order))`` gives.
-- 10.3 retreats (``phases._retreat_plan``): the enemy bases within 600 m, read from the points
-  kept for the table's revision, are those of the loop over each near enemy's living bases.
 
 The battle is the engine benchmark's on Minden (real ground, ``benchmarks/bench_engine.py``),
 30 formations a side fought to the last, so formations attack, lose bases, break and rout.
@@ -16,7 +13,6 @@ The battle is the engine benchmark's on Minden (real ground, ``benchmarks/bench_
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -108,38 +104,3 @@ def test_2_1_initiative_order_equals_the_sort(
         b.step()
     assert {low for low, _n in calls} == {True, False} and len(calls) >= 4 * BOUNDS
     assert max(n for _low, n in calls) > 1, "formations of several initiatives to order"
-
-
-def test_10_3_retreat_enemy_bases_equal_the_loop(
-    built_minden: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # 10.3: the enemy bases within 600 m a retreat or rout veers from are, in order, those of
-    # the loop over the nearest enemies' living bases
-    real_plan, real_bearing = phases._retreat_plan, phases.retreat_bearing
-    wanted: list[list[tuple[float, float]]] = []
-    given: list[list[tuple[float, float]]] = []
-
-    def plan(ctx: Any, f: Formation, kind: str) -> Any:
-        fx, fy = f.centre()
-        wanted.append(
-            [
-                (b.x, b.y)
-                for g, gap in phases._near_gaps(ctx, f, 6)
-                if gap < 600.0 + 1e-3
-                for b in g.alive_bases
-                if math.hypot(b.x - fx, b.y - fy) < 600
-            ]
-        )
-        return real_plan(ctx, f, kind)
-
-    def bearing(centre: Any, threat: Any, bases: Any, home: float) -> float:
-        given.append(list(bases))
-        return float(real_bearing(centre, threat, bases, home))
-
-    monkeypatch.setattr(phases, "_retreat_plan", plan)
-    monkeypatch.setattr(phases, "retreat_bearing", bearing)
-    b = _battle(built_minden)
-    for _ in range(BOUNDS):
-        b.step()
-    assert given == wanted
-    assert len(given) > 50 and sum(1 for g in given if len(g) > 4) > 20

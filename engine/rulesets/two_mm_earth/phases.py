@@ -25,7 +25,6 @@ How formations follow their orders (9.1) when planning moves:
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from typing import Any, cast
 
 import numpy as np
@@ -152,14 +151,7 @@ def start_bound(ctx: TwoMmContext) -> None:
         set_(f, "new_contact_sides", ())
         set_(f, "tested", ())
         set_(f, "contacts_prev", contacts.get(f.id, ()))
-        # each base's pose, read in C (the same dict as {b.id: (b.x, b.y, b.facing)})
-        bases = f.bases
-        poses[f.id] = dict(zip(map(_BASE_ID, bases), map(_BASE_POSE, bases), strict=True))
-
-
-#: a base's id and its pose at the bound's start (start_bound)
-_BASE_ID = attrgetter("id")
-_BASE_POSE = attrgetter("x", "y", "facing")
+        poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
 
 
 def _front_ids(f: Formation) -> tuple[str, ...]:
@@ -172,7 +164,8 @@ def _front_ids(f: Formation) -> tuple[str, ...]:
     return cast("tuple[str, ...]", hit)
 
 
-#: the bound's bookkeeping start_bound clears (none of them watched by the state's clock)
+#: the bound's bookkeeping start_bound clears, written out there (none of them watched by the
+#: state's clock; tests/test_plan_bookkeeping_exact.py checks each)
 _BOUND_FALSE = ("shot", "fought", "shot_at", "fired_ordnance")
 _BOUND_ZERO = ("hits_melee", "hits_ranged", "killed_in_bound")
 _BOUND_EMPTY = ("characters_killed", "new_contact_sides", "tested")
@@ -413,26 +406,15 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
     # 10.3: the enemy bases within 600 m of the centre; a base stands inside its formation's
     # rectangle and the centre inside ours, so none of a formation farther than that (with a
     # millimetre for rounding) is near enough: their bases are not looked at
-    memo = ctx.state.table().memo  # (the table _near_gaps read: nothing moves in planning)
     enemy_bases = [
-        p
+        (b.x, b.y)
         for g, gap in near
         if gap < 600.0 + 1e-3
-        for p in _alive_points(memo, g)
-        if math.hypot(p[0] - fx, p[1] - fy) < 600
+        for b in g.alive_bases
+        if math.hypot(b.x - fx, b.y - fy) < 600
     ]
     b = retreat_bearing((fx, fy), threat, enemy_bases, home)
     return MovePlan(f.id, kind, b)
-
-
-def _alive_points(memo: dict[Any, Any], g: Formation) -> list[tuple[float, float]]:
-    """``[(b.x, b.y) for b in g.alive_bases]``, kept in the table's ``memo`` for its revision
-    (where the bases stand: the retreat plans of many formations look at the same enemies)."""
-    key = ("alive_xy", g.id)
-    hit = memo.get(key)
-    if hit is None:
-        hit = memo[key] = [(b.x, b.y) for b in g.alive_bases]
-    return cast("list[tuple[float, float]]", hit)
 
 
 def _join_target(state: Any, f: Formation) -> Formation | None:
