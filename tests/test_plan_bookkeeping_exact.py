@@ -104,3 +104,36 @@ def test_2_1_initiative_order_equals_the_sort(
         b.step()
     assert {low for low, _n in calls} == {True, False} and len(calls) >= 4 * BOUNDS
     assert max(n for _low, n in calls) > 1, "formations of several initiatives to order"
+
+
+def test_2_1_kept_initiative_follows_the_living_bases() -> None:
+    # 2.1: a mixed formation acts at its living bases' lowest initiative (11.3 rear ranks of
+    # another profile); the initiative kept with the make-up is worked out again when the
+    # bases that set it die, or a base's profile changes (a replacement moved up)
+    from engine.rulesets.two_mm_earth.phases import _initiative
+    from engine.rulesets.two_mm_earth.profiles import load_army
+    from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
+    from engine.state import BaseStatus, Formation
+
+    army = load_army(str(Path(__file__).parent / "data" / "troops" / "rules_red.yaml"))
+    f = Formation.build(
+        "m",
+        "red",
+        "M",
+        army.profile("cav"),
+        n_bases=4,
+        frontage=2,
+        cx=0.0,
+        cy=0.0,
+        facing=0.0,
+        rear_profile=army.profile("archers"),
+        rear_ranks=1,
+        **BASE_SIZE,
+    )
+    assert _initiative(f) == f.initiative == 3  # the archers' 3, not the knights' 4
+    for b in f.bases:
+        if b.profile.id == "archers":
+            b.status = BaseStatus.DEAD
+    assert _initiative(f) == f.initiative == 4
+    f.bases[0].profile = army.profile("guns")
+    assert _initiative(f) == f.initiative == 1
