@@ -1241,7 +1241,14 @@ class Sight:
         else:
             ii, jj = np.nonzero(index.lower_bound_matrix() <= self.rules.hearing_m)
         ca = corners_many(self.arr)  # corners() of every rectangle, the same numbers
-        gg = distance_pairs(self.arr[ii], self.arr[jj], ca[ii]) if ii.size else np.zeros(0)
+        # a rectangle's gap to itself is 0.0 (distance_pairs: it overlaps itself, its
+        # separation is minus its width, when both half extents are positive): not measured
+        arr = self.arr
+        ask = (ii != jj) | ~((arr[ii, 2] > 0.0) & (arr[ii, 3] > 0.0))
+        gg = np.zeros(ii.size)
+        if ask.any():
+            ia, ja = ii[ask], jj[ask]
+            gg[ask] = distance_pairs(arr[ia], arr[ja], ca[ia])
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())

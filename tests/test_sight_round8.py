@@ -1,12 +1,14 @@
-"""6.2 troops in the way judged more cheaply (issue 15, round 8) give what the old code gave.
+"""6.2 troops in the way judged and hearing worked out more cheaply (issue 15, round 8) give
+what the old code gave.
 
 ``Sight._troops_clear`` reads each formation's side from a list of side numbers (one to one with
 the sides' names) instead of looking up the observer's and each blocker's ``Formation``, and
 ``_clear_of_troops_whole`` hands it its rows as Python ints and marks the blocked lines at once;
 ``Sight.heard_many`` reads the state once for all its observers instead of asking ``heard`` of
-each. All are pinned here against the code they replaced, over real battles on real ground (the
-engine benchmark's armies on Minden's hills): every line between two formations that crosses
-others, friends in the way (seen through within 100 m of the observer) and enemies alike.
+each; the hearing table does not measure a rectangle's gap to itself (0.0). All are pinned here
+against the code they replaced, over real battles on real ground (the engine benchmark's armies
+on Minden's hills): every line between two formations that crosses others, friends in the way
+(seen through within 100 m of the observer) and enemies alike; hearing after every phase.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.geometry import point_distance, segment_hits
+from engine.geometry import corners_many, distance_pairs, point_distance, segment_hits
 from engine.orders import InstantDelivery
-from engine.sight import Sight
+from engine.sight import _HEAR_TREE_FROM, Sight, _box_pairs_within
 from scenario_builder.build import build_site
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -135,3 +137,50 @@ def test_6_2_heard_many_as_heard_one_by_one(minden) -> None:
             phases += 1
     # 6.2: the closest moving or fighting unit within 75 m is heard, many times over
     assert phases > 50 and heard_some > 200
+
+
+def _old_table(s: Sight) -> tuple[list[list[int]], list[list[float]]]:
+    """The hearing table's candidates and gaps row by row as before round 8: every candidate
+    pair measured by ``distance_pairs``, each rectangle's own pair too."""
+    index = s.spatial
+    if index.n > _HEAR_TREE_FROM:
+        ii, jj = _box_pairs_within(index.box, s.rules.hearing_m)
+    else:
+        ii, jj = np.nonzero(index.lower_bound_matrix() <= s.rules.hearing_m)
+    gg = distance_pairs(s.arr[ii], s.arr[jj], corners_many(s.arr)[ii])
+    rows = [jj[ii == r].tolist() for r in range(len(s.ids))]
+    gaps = [gg[ii == r].tolist() for r in range(len(s.ids))]
+    return rows, gaps
+
+
+@pytest.mark.parametrize(("per_side", "bounds"), [(30, BOUNDS), (105, 3)])
+def test_6_2_hearing_table_as_every_pair_measured(minden, per_side: int, bounds: int) -> None:
+    # 105 a side: more than _HEAR_TREE_FROM formations (the sweep's candidates, not the matrix)
+    sc = last_stand(scenario(minden, per_side))
+    battle = Battle(minden, sc, Dice(6), delivery=InstantDelivery())
+    own_pairs = near_pairs = 0
+    for _ in range(bounds):
+        if battle.finished:
+            break
+        for _phase in battle.phases():
+            s = battle.sight
+            cold = Sight(
+                s.bf,
+                battle.state,
+                rules=s.rules,
+                weather=s.weather,
+                time=s.time,
+                locality=s.locality,
+            )
+            cold._refresh()
+            cold._hear_calls = 4  # the table at the next ask
+            table = cold._hearing_table()
+            assert table is not None
+            rows, gaps = _old_table(cold)
+            for r in range(len(cold.ids)):
+                assert table[r] == (rows[r], gaps[r]), (battle.state.bound, r)
+                assert cold._gaps[r] == dict(zip(rows[r], gaps[r], strict=True))
+                own_pairs += r in rows[r]
+                near_pairs += len(rows[r]) - 1
+    # 6.2 hearing_m (75 m): every rectangle is its own candidate; many others are near
+    assert own_pairs > 1000 and near_pairs > 1000
