@@ -194,7 +194,7 @@ class Frame:
     for them: most poses are known to be all open ground from ``reach`` alone, so the bases
     are not even read until then (the formation must stay put while its frame is in use)."""
 
-    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "nb", "reach")
+    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "box", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
         # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
@@ -225,6 +225,9 @@ class Frame:
         self._rev = f.revision
         self._ca = ca
         self._col = (cl, o.hd)
+        #: :func:`_local_box` of the formation (the same sums of the same sine and cosine):
+        #: worked out here anyway, so a move asks for it once
+        self.box = (ca, cl, o.hw, o.hd)
         self._pts: np.ndarray | None = None
         #: how many of the points belong to the lattice
         self.nb = 9 * n
@@ -897,7 +900,8 @@ def execute_move(
                 bf, frame, "move", pose if pose is not None else (f.cx, f.cy, f.facing)
             )
 
-    box = _local_box(f)
+    # the frame has the box already (the same sums): not worked out a second time
+    box = frame.box if frame is not None else _local_box(f)
     start = (f.cx, f.cy, f.facing)
     may_leave = f.morale is Morale.ROUTING  # routers flee off the table (11.1)
     # the allowance is a function of f's bases and morale (unchanged until the move is made)
@@ -1207,9 +1211,13 @@ def _reachable(
     hypot = math.hypot
     ox, oy = o0.cx, o0.cy
     # the near rows as Python floats in one call (a tolist per row cost more than its sums);
-    # "close" in numpy's elementwise operations (the same IEEE sums in Python floats), the
-    # exact reach, then the mover's own row, known by its id
+    # the mover's own row first, known by its id (always near: its sums are not worth doing),
+    # then the exact reach, then "close" in numpy's elementwise operations (the same IEEE
+    # sums in Python floats)
+    fid = f.id
     for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+        if table is not None and table[k].id == fid:
+            continue  # the mover's own row
         cx, cy, hw, hd = row[:4]
         px, py = cx - sx, cy - sy
         t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
@@ -1219,8 +1227,6 @@ def _reachable(
             lim_k = hw + hd + reach
             if qx * qx + qy * qy > lim_k * lim_k:
                 continue  # not close
-            if table is not None and table[k].id == f.id:
-                continue  # the mover's own row
             keep.append(k)
             boxes.append(row)
     return keep, boxes

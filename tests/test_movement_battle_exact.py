@@ -348,6 +348,9 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         # the bases one by one gave (a nearer one could call a mixed footprint uniform), and
         # at most a few metres further (a missing corner base, the millimetre's slack)
         assert reach <= got.reach <= reach + 10.0, (f.id, reach, got.reach)
+        # the box the move takes from its frame instead of asking _local_box (6.1)
+        assert got.box == _old_local_box(f), f.id
+        seen["box"] += 1
         seen["frame"] += 1
         seen["frame_loose"] += got.reach > reach + 0.01
         return got
