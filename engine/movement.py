@@ -1218,7 +1218,7 @@ def _reachable(
     for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
         if table is not None and table[k].id == fid:
             continue  # the mover's own row
-        cx, cy, hw, hd = row[:4]
+        cx, cy, hw, hd, _th = row  # (a slice of the row would be a new list)
         px, py = cx - sx, cy - sy
         t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
         t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
