@@ -508,12 +508,23 @@ def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float,
     return [(a + sa * hw, l_ + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]
 
 
+#: the last turning :func:`_disp_vectors` call: (box, th, dth, the vectors). A turning move
+#: asks for the same turn again (``_pose_toward``'s, then the sweep's length of the move),
+#: with the very same objects: known by identity, the same bits for sure (and kept alive
+#: here, so no other object can take their ids)
+_LAST_DISP: list[Any] = [None, None, None, None]
+
+
 def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
-    """World displacement of each corner from rotating by ``dth`` about the centre."""
+    """World displacement of each corner from rotating by ``dth`` about the centre (do not
+    change the list: the last turn's is kept)."""
     th1 = th + dth
     if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
         # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
         return [(0.0, 0.0)] * 4
+    last = _LAST_DISP
+    if box is last[0] and th is last[1] and dth is last[2]:
+        return last[3]
     # forward(th) is (sin, cos) and right(th) (cos, -sin) of one radians(th): one sine and
     # cosine a facing, the corners of _corner_offsets in its order, the same float operations
     r = math.radians(th)
@@ -530,6 +541,7 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
                     a * -s1 + l_k * c1 - (a * -s0 + l_k * c0),
                 )
             )
+    last[:] = (box, th, dth, out)
     return out
 
 

@@ -291,7 +291,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
-    seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = 0
+    seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
     seen["steps"] = seen["steps_blocked"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
@@ -336,9 +336,12 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
+        last = mv._LAST_DISP
+        kept = bx is last[0] and th is last[1] and dth is last[2]  # the last turn's, kept
         got = disp(bx, th, dth)
         assert got == _old_disp_vectors(bx, th, dth), (bx, th, dth)
         seen["disp"] += 1
+        seen["disp_kept"] += kept
         return got
 
     def check_frame(f: Formation) -> Any:
@@ -492,6 +495,7 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         lambda k: {
             "sweep_met": 300,
             "sweep_turn": 200,
+            "disp_kept": 200,
             "touch_near": 10,
             "frame_loose": 0,
             "length_turn": 200,
@@ -520,6 +524,7 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
         lambda k: {
             "sweep_met": 20,
             "sweep_turn": 20,
+            "disp_kept": 10,
             "touch_near": 0,
             "frame_loose": 0,
             "length_turn": 20,
