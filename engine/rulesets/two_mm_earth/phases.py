@@ -92,8 +92,22 @@ def _by_initiative(ctx: TwoMmContext, low_first: bool) -> list[Formation]:
     if hit is None:
         idx = _order_index(ctx)
         sign = 1 if low_first else -1
-        hit = t.memo[key] = sorted(t.forms, key=lambda f: (sign * f.initiative, idx[f.id]))
+        forms = t.forms
+        # the same keys as (sign * f.initiative, idx[f.id]), each formation's initiative kept
+        # with its make-up (Formation.kept: it hangs on the living bases' profiles alone);
+        # deployment order is unique, so no two keys tie
+        keys = [(sign * _initiative(f), idx[f.id]) for f in forms]
+        hit = t.memo[key] = [forms[k] for k in sorted(range(len(forms)), key=keys.__getitem__)]
     return list(cast(list[Formation], hit))
+
+
+def _initiative(f: Formation) -> int:
+    """``f.initiative`` (2.1), kept with the formation's make-up (``Formation.kept``)."""
+    kept = f.kept()
+    hit = kept.get("initiative")
+    if hit is None:
+        hit = kept["initiative"] = f.initiative
+    return cast(int, hit)
 
 
 def low_initiative_first(ctx: TwoMmContext) -> list[Formation]:
@@ -114,24 +128,30 @@ def start_bound(ctx: TwoMmContext) -> None:
     ctx.allowances = {}
     if len(ctx.cover_cache) > 4 * len(state.formations):
         ctx.cover_cache = {}  # entries of past revisions: kept by revision, dropped now and then
-    ctx.start_poses = {}
+    poses: dict[str, dict[str, tuple[float, float, float]]] = {}
+    ctx.start_poses = poses
     # the bound's bookkeeping is none of what a formation's rectangle or the table depend on
     # (state._FORMATION_WATCH): written past Formation.__setattr__'s watch, ~15 fields a
-    # formation every bound
+    # formation every bound, written out (no loop over the names: this runs for every
+    # formation at every bound)
     set_ = object.__setattr__
     contacts = state.contacts
     for f in state.formations.values():
-        for name in _BOUND_FALSE:
-            set_(f, name, False)
-        for name in _BOUND_ZERO:
-            set_(f, name, 0)
+        set_(f, "shot", False)
+        set_(f, "fought", False)
+        set_(f, "shot_at", False)
+        set_(f, "fired_ordnance", False)
+        set_(f, "hits_melee", 0)
+        set_(f, "hits_ranged", 0)
+        set_(f, "killed_in_bound", 0)
         set_(f, "moved_m", 0.0)
         set_(f, "alive_at_start", f.n_alive)
         set_(f, "front_at_start", _front_ids(f))
-        for name in _BOUND_EMPTY:
-            set_(f, name, ())
+        set_(f, "characters_killed", ())
+        set_(f, "new_contact_sides", ())
+        set_(f, "tested", ())
         set_(f, "contacts_prev", contacts.get(f.id, ()))
-        ctx.start_poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+        poses[f.id] = {b.id: (b.x, b.y, b.facing) for b in f.bases}
 
 
 def _front_ids(f: Formation) -> tuple[str, ...]:
@@ -144,7 +164,8 @@ def _front_ids(f: Formation) -> tuple[str, ...]:
     return cast("tuple[str, ...]", hit)
 
 
-#: the bound's bookkeeping start_bound clears (none of them watched by the state's clock)
+#: the bound's bookkeeping start_bound clears, written out there (none of them watched by the
+#: state's clock; tests/test_plan_bookkeeping_exact.py checks each)
 _BOUND_FALSE = ("shot", "fought", "shot_at", "fired_ordnance")
 _BOUND_ZERO = ("hits_melee", "hits_ranged", "killed_in_bound")
 _BOUND_EMPTY = ("characters_killed", "new_contact_sides", "tested")
