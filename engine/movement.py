@@ -508,11 +508,13 @@ def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float,
     return [(a + sa * hw, l_ + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]
 
 
-#: the last turning :func:`_disp_vectors` call: (box, th, dth, the vectors). A turning move
-#: asks for the same turn again (``_pose_toward``'s, then the sweep's length of the move),
-#: with the very same objects: known by identity, the same bits for sure (and kept alive
-#: here, so no other object can take their ids)
-_LAST_DISP: list[Any] = [None, None, None, None]
+#: the last turning :func:`_disp_vectors` call, one tuple (box, th, dth, the vectors). A
+#: turning move asks for the same turn again (``_pose_toward``'s, then the sweep's length of
+#: the move), with the very same objects: known by identity, the same bits for sure (and kept
+#: alive here, so no other object can take their ids). One tuple, read and replaced whole:
+#: battles fought in threads of one process (a Dask worker with several threads) never read
+#: one call's key with another's vectors
+_LAST_DISP: list[tuple[Any, Any, Any, list[tuple[float, float]]]] = [(None, None, None, [])]
 
 
 def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
@@ -522,7 +524,7 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
     if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
         # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
         return [(0.0, 0.0)] * 4
-    last = _LAST_DISP
+    last = _LAST_DISP[0]
     if box is last[0] and th is last[1] and dth is last[2]:
         return last[3]
     # forward(th) is (sin, cos) and right(th) (cos, -sin) of one radians(th): one sine and
@@ -541,7 +543,7 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
                     a * -s1 + l_k * c1 - (a * -s0 + l_k * c0),
                 )
             )
-    last[:] = (box, th, dth, out)
+    _LAST_DISP[0] = (box, th, dth, out)
     return out
 
 

@@ -336,7 +336,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
-        last = mv._LAST_DISP
+        last = mv._LAST_DISP[0]
         kept = bx is last[0] and th is last[1] and dth is last[2]  # the last turn's, kept
         got = disp(bx, th, dth)
         assert got == _old_disp_vectors(bx, th, dth), (bx, th, dth)
