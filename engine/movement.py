@@ -194,7 +194,7 @@ class Frame:
     for them: most poses are known to be all open ground from ``reach`` alone, so the bases
     are not even read until then (the formation must stay put while its frame is in use)."""
 
-    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "nb", "reach")
+    __slots__ = ("_ca", "_col", "_f", "_pts", "_rev", "box", "nb", "reach")
 
     def __init__(self, f: Formation) -> None:
         # forward(facing) is (sin, cos) and right(facing) (cos, -sin) of one radians(facing)
@@ -225,6 +225,9 @@ class Frame:
         self._rev = f.revision
         self._ca = ca
         self._col = (cl, o.hd)
+        #: :func:`_local_box` of the formation (the same sums of the same sine and cosine):
+        #: worked out here anyway, so a move asks for it once
+        self.box = (ca, cl, o.hw, o.hd)
         self._pts: np.ndarray | None = None
         #: how many of the points belong to the lattice
         self.nb = 9 * n
@@ -505,12 +508,25 @@ def _corner_offsets(box: tuple[float, float, float, float]) -> list[tuple[float,
     return [(a + sa * hw, l_ + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]
 
 
+#: the last turning :func:`_disp_vectors` call, one tuple (box, th, dth, the vectors). A
+#: turning move asks for the same turn again (``_pose_toward``'s, then the sweep's length of
+#: the move), with the very same objects: known by identity, the same bits for sure (and kept
+#: alive here, so no other object can take their ids). One tuple, read and replaced whole:
+#: battles fought in threads of one process (a Dask worker with several threads) never read
+#: one call's key with another's vectors
+_LAST_DISP: list[tuple[Any, Any, Any, list[tuple[float, float]]]] = [(None, None, None, [])]
+
+
 def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
-    """World displacement of each corner from rotating by ``dth`` about the centre."""
+    """World displacement of each corner from rotating by ``dth`` about the centre (do not
+    change the list: the last turn's is kept)."""
     th1 = th + dth
     if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
         # no turn (most moves): the same bits both ways, and x - x is +0.0 for any finite x
         return [(0.0, 0.0)] * 4
+    last = _LAST_DISP[0]
+    if box is last[0] and th is last[1] and dth is last[2]:
+        return last[3]
     # forward(th) is (sin, cos) and right(th) (cos, -sin) of one radians(th): one sine and
     # cosine a facing, the corners of _corner_offsets in its order, the same float operations
     r = math.radians(th)
@@ -527,6 +543,7 @@ def _disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
                     a * -s1 + l_k * c1 - (a * -s0 + l_k * c0),
                 )
             )
+    _LAST_DISP[0] = (box, th, dth, out)
     return out
 
 
@@ -897,7 +914,8 @@ def execute_move(
                 bf, frame, "move", pose if pose is not None else (f.cx, f.cy, f.facing)
             )
 
-    box = _local_box(f)
+    # the frame has the box already (the same sums): not worked out a second time
+    box = frame.box if frame is not None else _local_box(f)
     start = (f.cx, f.cy, f.facing)
     may_leave = f.morale is Morale.ROUTING  # routers flee off the table (11.1)
     # the allowance is a function of f's bases and morale (unchanged until the move is made)
@@ -1207,10 +1225,14 @@ def _reachable(
     hypot = math.hypot
     ox, oy = o0.cx, o0.cy
     # the near rows as Python floats in one call (a tolist per row cost more than its sums);
-    # "close" in numpy's elementwise operations (the same IEEE sums in Python floats), the
-    # exact reach, then the mover's own row, known by its id
+    # the mover's own row first, known by its id (always near: its sums are not worth doing),
+    # then the exact reach, then "close" in numpy's elementwise operations (the same IEEE
+    # sums in Python floats)
+    fid = f.id
     for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
-        cx, cy, hw, hd = row[:4]
+        if table is not None and table[k].id == fid:
+            continue  # the mover's own row
+        cx, cy, hw, hd, _th = row  # (a slice of the row would be a new list)
         px, py = cx - sx, cy - sy
         t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
         t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
@@ -1219,8 +1241,6 @@ def _reachable(
             lim_k = hw + hd + reach
             if qx * qx + qy * qy > lim_k * lim_k:
                 continue  # not close
-            if table is not None and table[k].id == f.id:
-                continue  # the mover's own row
             keep.append(k)
             boxes.append(row)
     return keep, boxes

@@ -25,7 +25,7 @@ import pytest
 
 import engine.movement as mv
 from engine.geometry import CONTACT_M, OBB, FewSeparation, _scalar_axes, forward, local, right
-from engine.state import BaseStatus, Formation, FormationTable
+from engine.state import CLOCK, BaseStatus, Formation, FormationTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -291,7 +291,8 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
     seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
-    seen["sync"] = seen["sync_dropped"] = seen["steps"] = seen["steps_blocked"] = 0
+    seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
+    seen["steps"] = seen["steps_blocked"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
@@ -335,9 +336,12 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         return got
 
     def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
+        last = mv._LAST_DISP[0]
+        kept = bx is last[0] and th is last[1] and dth is last[2]  # the last turn's, kept
         got = disp(bx, th, dth)
         assert got == _old_disp_vectors(bx, th, dth), (bx, th, dth)
         seen["disp"] += 1
+        seen["disp_kept"] += kept
         return got
 
     def check_frame(f: Formation) -> Any:
@@ -348,6 +352,9 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         # the bases one by one gave (a nearer one could call a mixed footprint uniform), and
         # at most a few metres further (a missing corner base, the millimetre's slack)
         assert reach <= got.reach <= reach + 10.0, (f.id, reach, got.reach)
+        # the box the move takes from its frame instead of asking _local_box (6.1)
+        assert got.box == _old_local_box(f), f.id
+        seen["box"] += 1
         seen["frame"] += 1
         seen["frame_loose"] += got.reach > reach + 0.01
         return got
@@ -386,6 +393,8 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     def check_sync(t: FormationTable) -> FormationTable:
         before = t.revision
         dropped = len(t.forms)
+        # one change since the last sync (a move): FormationTable.sync's shortcut
+        one = CLOCK.base + len(CLOCK.log) - t._cursor == 1
         out = sync(t)
         if t.revision != before:
             # the table as a rebuild from the state's formations makes it, bit for bit
@@ -396,6 +405,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
             assert t.arr.dtype == fresh.arr.dtype and t.arr.tobytes() == fresh.arr.tobytes()
             assert t.sides.dtype == fresh.sides.dtype and t.sides.tolist() == fresh.sides.tolist()
             seen["sync"] += 1
+            seen["sync_one"] += one
             seen["sync_dropped"] += len(t.forms) < dropped
         return out
 
@@ -485,6 +495,7 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         lambda k: {
             "sweep_met": 300,
             "sweep_turn": 200,
+            "disp_kept": 200,
             "touch_near": 10,
             "frame_loose": 0,
             "length_turn": 200,
@@ -513,6 +524,7 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
         lambda k: {
             "sweep_met": 20,
             "sweep_turn": 20,
+            "disp_kept": 10,
             "touch_near": 0,
             "frame_loose": 0,
             "length_turn": 20,
