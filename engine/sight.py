@@ -945,8 +945,15 @@ class Sight:
             crossed: dict[int, list[int]] = {}
             for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
                 crossed.setdefault(s_, []).append(r_)
-            il, jl, troops_clear = ia.tolist(), ja.tolist(), self._troops_clear
-            blocked = [s_ for s_, ks in crossed.items() if not troops_clear(il[s_], jl[s_], ks)]
+            # the crossed lines' rows as Python ints (only theirs: a batch can be thousands of
+            # lines, of which a few cross anything), the blocked ones marked at once
+            lines = list(crossed)
+            il, jl, troops_clear = ia[lines].tolist(), ja[lines].tolist(), self._troops_clear
+            blocked = [
+                s_
+                for s_, i_, j_ in zip(lines, il, jl, strict=True)
+                if not troops_clear(i_, j_, crossed[s_])
+            ]
             clear[blocked] = False
             return clear
         clear[si[self._judge(ia, ja, si, ri)]] = False
