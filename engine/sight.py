@@ -287,6 +287,7 @@ class Sight:
         self._hear_sorted: dict[int, tuple[list[int], list[float]]] = {}
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
+        self._sides_py: list[int] | None = None
         self._side_names: dict[str, int] = {}
         self._axes_py: tuple[list[float], list[float], list[float], list[float]] | None = None
         self._cols: dict[str, np.ndarray] = {}
@@ -944,8 +945,16 @@ class Sight:
             crossed: dict[int, list[int]] = {}
             for s_, r_ in zip(si.tolist(), ri.tolist(), strict=True):
                 crossed.setdefault(s_, []).append(r_)
-            for s_, ks in crossed.items():
-                clear[s_] = self._troops_clear(int(ia[s_]), int(ja[s_]), ks)
+            # the crossed lines' rows as Python ints (only theirs: a batch can be thousands of
+            # lines, of which a few cross anything), the blocked ones marked at once
+            lines = list(crossed)
+            il, jl, troops_clear = ia[lines].tolist(), ja[lines].tolist(), self._troops_clear
+            blocked = [
+                s_
+                for s_, i_, j_ in zip(lines, il, jl, strict=True)
+                if not troops_clear(i_, j_, crossed[s_])
+            ]
+            clear[blocked] = False
             return clear
         clear[si[self._judge(ia, ja, si, ri)]] = False
         return clear
@@ -1097,6 +1106,13 @@ class Sight:
             )
         return self._sides
 
+    def _side_list(self) -> list[int]:
+        """:meth:`_side_codes` as Python ints (for the per-crossing loops)."""
+        got = self._sides_py
+        if got is None:
+            got = self._sides_py = cast(list[int], self._side_codes().tolist())
+        return got
+
     def _terrain(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
         """Terrain sight (6.2) of the pairs (observer row, target row), in one call."""
         self.los_calls += ia.size
@@ -1128,20 +1144,22 @@ class Sight:
             hits = crossed.nonzero()[0].tolist()
         if not hits:
             return True
-        o = self.forms[i]
         levels = self._lv
         top = max(levels[i], levels[j])
         col, names = self._column_one, self._type_names
+        # each formation's side as a small number (one to one with the side's name), read from
+        # a list: no Formation looked up per troop in the way
+        sides = self._side_list()
+        o_side = sides[i]
         o_type = see_through = None  # read on first need (profiles are loops over bases)
         for k in hits:
-            blocker = self.forms[k]
             if levels[k] < top:
                 continue  # anything on a lower level can be seen over
             if o_type is None:
                 o_type = names[int(col("type", i))]
             if self._sees_over(o_type, names[int(col("type", k))]):
                 continue
-            if blocker.side == o.side:
+            if sides[k] == o_side:
                 if see_through is None:
                     see_through = col("see_through", i)
                 if point_distance(self.obbs[k], *p) <= see_through:
@@ -1182,7 +1200,23 @@ class Sight:
         self._refresh()
         if len(observers) > 4 and self._hear_near is None:
             self._hear_calls = max(self._hear_calls, 4)  # the table at the next ask
-        return [self.heard(o) for o in observers]
+        # :meth:`heard` of each, its state read once: nothing changes between the questions
+        # (working out an earshot reads the position state only, and it is current)
+        held, index, earshot = self._heard, self.index, self._earshot
+        forms, contacts = self.forms, self.state.contacts
+        out: list[str | None] = []
+        for o in observers:
+            near = held.get(o)
+            if near is None:
+                near = held[o] = earshot(index[o])
+            got = None
+            for k in near[0]:
+                f = forms[k]
+                if f.moved_m > 0 or f.fought or contacts.get(f.id):
+                    got = f.id
+                    break
+            out.append(got)
+        return out
 
     def _earshot(self, i: int) -> tuple[list[int], list[float]]:
         """The formations within ``hearing_m`` of formation ``i`` (not ``i``), nearest first
@@ -1214,7 +1248,14 @@ class Sight:
         else:
             ii, jj = np.nonzero(index.lower_bound_matrix() <= self.rules.hearing_m)
         ca = corners_many(self.arr)  # corners() of every rectangle, the same numbers
-        gg = distance_pairs(self.arr[ii], self.arr[jj], ca[ii]) if ii.size else np.zeros(0)
+        # a rectangle's gap to itself is 0.0 (distance_pairs: it overlaps itself, its
+        # separation is minus its width, when both half extents are positive): not measured
+        arr = self.arr
+        ask = (ii != jj) | ~((arr[ii, 2] > 0.0) & (arr[ii, 3] > 0.0))
+        gg = np.zeros(ii.size)
+        if ask.any():
+            ia, ja = ii[ask], jj[ask]
+            gg[ask] = distance_pairs(arr[ia], arr[ja], ca[ia])
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())

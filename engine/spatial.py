@@ -267,18 +267,6 @@ def nearest_enemies(
             out[r] = (jj[a:b], gg[a:b])
         at = starts[-1]
     return out
-    # the gaps of every side's candidates in one call (elementwise: the same numbers)
-    ii = np.concatenate([p[2] for p in parts])
-    jj = np.concatenate([p[3] for p in parts])
-    gg = distance_rows(arr, ii, jj, ca)
-    at = 0
-    for mine, counts, _ii, _jj in parts:
-        starts = (at + np.concatenate([[0], np.cumsum(counts)])).tolist()
-        for m, r in enumerate(mine.tolist()):
-            a, b = starts[m], starts[m + 1]
-            out[r] = (jj[a:b], gg[a:b])
-        at = starts[-1]
-    return out
 
 
 #: up to this many (formation, enemy) pairs a side, :func:`nearest_enemies` measures every
