@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import math
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,7 @@ from engine.geometry import (
     separation_pairs,
 )
 from engine.spatial import RectIndex, rect_boxes
-from engine.state import BaseStatus, BattleState, Formation, Morale, RowGrid
+from engine.state import BaseStatus, BattleState, Formation, Morale
 from scenario_builder.battlefield import Battlefield
 
 if TYPE_CHECKING:
@@ -1195,12 +1195,10 @@ def _reachable(
     start: tuple[float, float, float],
     dx: float,
     dy: float,
-    grid: RowGrid | None = None,
 ) -> tuple[list[int], list[list[float]]]:
     """The rows of ``all_arr`` (rectangles, (N, 5)) the sweep of ``f`` from ``start`` by
     (dx, dy) (and any turn) can reach, in order, and those rows as Python floats. ``table``:
-    the formations of the rows when the mover's own row is among them (left out by its id);
-    ``grid``: ``all_arr``'s :class:`~engine.state.RowGrid`, if the caller has it."""
+    the formations of the rows when the mover's own row is among them (left out by its id)."""
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
     # the rectangles the mover's path can reach: every point of the mover stays within
     # ``rho`` of its centre's straight path (the rotation is about that centre), every point
@@ -1218,38 +1216,20 @@ def _reachable(
     # squares): a circle round the middle, which leaves fewer rows to the exact tests below
     # than one round the start
     half = rho + 0.5 * math.sqrt(len2) + 1e-3
-    mx, my = sx + 0.5 * dx, sy + 0.5 * dy
-    cand = grid.near(mx, my, half) if grid is not None else None
-    near_rows: Iterable[tuple[int, list[float]]]
-    if cand is not None and grid is not None:
-        # the table's grid: only the rows in the cells about the path's middle, that circle's
-        # test on each in Python floats (numpy's elementwise sums below, the same IEEE
-        # operations in the same order: the same rows pass), no pass over the whole table
-        rows = grid.rows
-        near_rows = []
-        for k in cand:
-            row = rows[k]
-            ex_ = row[0] - mx
-            ey_ = row[1] - my
-            lim_ = row[2] + row[3] + half
-            if ex_ * ex_ + ey_ * ey_ <= lim_ * lim_:
-                near_rows.append((k, row))
-    else:
-        ex = all_arr[:, 0] - mx
-        ey = all_arr[:, 1] - my
-        lim = all_arr[:, 2] + all_arr[:, 3] + half
-        near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
-        # the near rows as Python floats in one call (a tolist per row cost more than its sums)
-        near_rows = zip(near.tolist(), all_arr[near].tolist(), strict=True)
+    ex = all_arr[:, 0] - (sx + 0.5 * dx)
+    ey = all_arr[:, 1] - (sy + 0.5 * dy)
+    lim = all_arr[:, 2] + all_arr[:, 3] + half
+    near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
     keep: list[int] = []
     boxes: list[list[float]] = []
     hypot = math.hypot
     ox, oy = o0.cx, o0.cy
+    # the near rows as Python floats in one call (a tolist per row cost more than its sums);
     # the mover's own row first, known by its id (always near: its sums are not worth doing),
     # then the exact reach, then "close" in numpy's elementwise operations (the same IEEE
     # sums in Python floats)
     fid = f.id
-    for k, row in near_rows:
+    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
         if table is not None and table[k].id == fid:
             continue  # the mover's own row
         cx, cy, hw, hd, _th = row  # (a slice of the row would be a new list)
@@ -1287,11 +1267,8 @@ def _sweep(
     else:  # the whole table, the mover's own row masked out below (no copies of the rest)
         others, all_arr = table
     o0 = obb_at(box, *start)
-    # the table's grid of rows when the sweep is given the table's own array (not one with
-    # friends left out, 11.1's passable ones)
-    grid = state.table().grid(all_arr) if table is not None else None
     keep, boxes = _reachable(
-        f, others if table is not None else None, all_arr, o0, box, start, dx, dy, grid
+        f, others if table is not None else None, all_arr, o0, box, start, dx, dy
     )
     a_, l_, hw_, hd_ = box
     if not keep:

@@ -765,86 +765,6 @@ class _Formations(dict[str, Formation]):
         return out
 
 
-#: the side of :class:`RowGrid`'s square cells, metres: about the reach of one move's sweep
-#: (a move's path and the rectangles about it span 2-3 cells each way)
-GRID_CELL_M = 200.0
-
-
-class RowGrid:
-    """The rows of one table rectangle array (``arr``, (N, 5)) bucketed by the cell of their
-    centres, with the rows as Python floats (``rows[k] == arr[k].tolist()``) and ``reach`` no
-    less than any row's ``hw + hd``: which rows may lie near a point, found from the cells
-    about it and not by a pass over the whole table (6.1: the sweep of one move meets only
-    the few rectangles about its path, so its cull should not cost O(N) per move).
-
-    Kept by :class:`FormationTable` across its revisions: a row rewritten (a move) is moved
-    between cells; a formation leaving or joining the table drops it (rebuilt when next asked).
-
-    >>> g = RowGrid(np.array([[x, 10.0, 5.0, 5.0, 0.0] for x in (900.0, 10.0, 1800.0, 150.0)]))
-    >>> g.near(1000.0, 0.0, 50.0), g.near(0.0, 0.0, 50.0)  # the rows of the cells about it
-    ([0], [1, 3])
-    >>> g.near(0.0, 0.0, 5000.0) is None  # more cells than rows: no cheaper than a pass
-    True
-    """
-
-    __slots__ = ("arr", "cell_of", "cells", "reach", "rows")
-
-    def __init__(self, arr: np.ndarray) -> None:
-        self.arr = arr
-        self.rows: list[list[float]] = arr.tolist()
-        self.cells: dict[tuple[float, float], list[int]] = {}
-        self.cell_of: list[tuple[float, float]] = []
-        self.reach = 0.0
-        c = GRID_CELL_M
-        for k, (cx, cy, hw, hd, _th) in enumerate(self.rows):
-            key = (cx // c, cy // c)
-            self.cells.setdefault(key, []).append(k)
-            self.cell_of.append(key)
-            if hw + hd > self.reach:
-                self.reach = hw + hd
-
-    def rewrite(self, k: int, arr: np.ndarray) -> None:
-        """Row ``k`` of ``arr`` (the table's new array, equal to the old but there) anew."""
-        self.arr = arr
-        row = arr[k].tolist()
-        self.rows[k] = row  # a new list: rows handed out before keep their values
-        cx, cy, hw, hd, _th = row
-        c = GRID_CELL_M
-        key = (cx // c, cy // c)
-        old = self.cell_of[k]
-        if key != old:
-            self.cells[old].remove(k)
-            self.cells.setdefault(key, []).append(k)
-            self.cell_of[k] = key
-        if hw + hd > self.reach:
-            self.reach = hw + hd  # an upper bound only: a row that shrinks leaves it
-
-    def near(self, x: float, y: float, radius: float) -> list[int] | None:
-        """The rows, in order, whose centres lie within ``radius`` + their ``hw + hd`` of
-        (x, y) or somewhat further (a superset, 1 m to spare for rounding: the caller tests
-        each exactly), or None when the square about (x, y) spans more cells than the table
-        has rows (a pass over the whole table is then no dearer)."""
-        c = GRID_CELL_M
-        r = radius + self.reach + 1.0
-        i0, i1 = (x - r) // c, (x + r) // c
-        j0, j1 = (y - r) // c, (y + r) // c
-        if not (i1 - i0 + 1.0) * (j1 - j0 + 1.0) <= len(self.rows):
-            return None  # (and a NaN anywhere)
-        cells = self.cells
-        out: list[int] = []
-        i = i0
-        while i <= i1:
-            j = j0
-            while j <= j1:
-                got = cells.get((i, j))
-                if got:
-                    out.extend(got)
-                j += 1.0
-            i += 1.0
-        out.sort()
-        return out
-
-
 class FormationTable:
     """The formations on a state's table as columns (issue 15): ``forms`` in deployment order,
     ``arr`` their rectangles (N, 5: cx, cy, hw, hd, facing), ``sides`` (N,), ``rows`` id ->
@@ -859,7 +779,6 @@ class FormationTable:
 
     __slots__ = (
         "_cursor",
-        "_grid",
         "_sides_of",
         "arr",
         "forms",
@@ -880,7 +799,6 @@ class FormationTable:
         self.sides = np.zeros(0, dtype=object)
         self.memo: dict[Any, Any] = {}
         self._sides_of: dict[str, list[Formation]] | None = None
-        self._grid: RowGrid | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"state": self.state}  # the clock is the process's: rebuilt after a copy
@@ -894,7 +812,6 @@ class FormationTable:
         self.rows = {f.id: k for k, f in enumerate(forms)}
         self.arr = obb_array([f.obb() for f in forms])
         self.sides = np.array([f.side for f in forms])
-        self._grid = None
         self._changed()
 
     def _changed(self) -> None:
@@ -923,8 +840,6 @@ class FormationTable:
                     arr = self.arr.copy()
                     arr[k] = f.obb()
                     self.arr = arr
-                    if self._grid is not None:
-                        self._grid.rewrite(k, arr)
                     self._changed()
                     self._cursor = end
                     return self
@@ -962,29 +877,15 @@ class FormationTable:
             self.rows = {f.id: k for k, f in enumerate(forms)}
             self.arr = arr
             self.sides = self.sides[keep]
-            self._grid = None  # rows renumbered: rebuilt when next asked
             self._changed()
         elif rows:
             arr = self.arr.copy()
             for k in rows:
                 arr[k] = self.forms[k].obb()
             self.arr = arr
-            if self._grid is not None:
-                for k in sorted(rows):
-                    self._grid.rewrite(k, arr)
             self._changed()
         self._cursor = end
         return self
-
-    def grid(self, arr: np.ndarray) -> RowGrid | None:
-        """The :class:`RowGrid` of ``arr`` if that is this table's array now (built at the
-        first call after a formation left or joined the table), else None."""
-        if arr is not self.arr:
-            return None
-        g = self._grid
-        if g is None or g.arr is not arr:
-            g = self._grid = RowGrid(arr)
-        return g
 
     def side_forms(self, side: str) -> list[Formation]:
         """The formations of one side on the table, in deployment order (do not change it)."""

@@ -202,19 +202,10 @@ def _old_steps_blocked(state: Any, f: Any, moved: list[Any], before: Any) -> boo
 
 
 def _old_reachable(
-    f: Any,
-    table: Any,
-    all_arr: Any,
-    o0: Any,
-    box: Any,
-    start: Any,
-    dx: float,
-    dy: float,
-    grid: Any = None,
+    f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
 ) -> tuple[list[int], list[list[float]]]:
     """The rows engine.movement._sweep kept at main 488014c: a circle round the start
-    rectangle's centre over the whole table, then the exact reach of the path row by row
-    (``grid``, the table's grid of rows the new code may be given, not used)."""
+    rectangle's centre over the whole table, then the exact reach of the path row by row."""
     reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
     ex = all_arr[:, 0] - o0.cx
     ey = all_arr[:, 1] - o0.cy
@@ -298,7 +289,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """Wrap the movement functions: each call answered by the new code, checked against the
     old; yields the counts of calls checked (and of sweeps that met something, that turned)."""
     seen = {"sweep": 0, "sweep_met": 0, "sweep_turn": 0, "disp": 0, "frame": 0, "box": 0}
-    seen["reach"] = seen["reach_grid"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
+    seen["reach"] = seen["pose"] = seen["touch"] = seen["touch_near"] = 0
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
     seen["steps"] = seen["steps_blocked"] = 0
@@ -330,11 +321,6 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         got = reachable(*args)
         assert got == _old_reachable(*args), args[0].id
         seen["reach"] += 1
-        grid = args[8] if len(args) > 8 else None
-        if grid is not None:
-            # the table's grid, up to date: its rows are those of the array asked about
-            assert grid.arr is args[2] and grid.rows == args[2].tolist()
-            seen["reach_grid"] += 1
         return got
 
     def check_sweep(
