@@ -1148,6 +1148,17 @@ def _check_path(
     return dx, dy, dth, d, allowance, None
 
 
+def _most_overlapped(gaps: list[float], tol: float = 1e-6) -> int | None:
+    """``FewSeparation.first_overlap`` at a pose from its gaps there (``gaps_axes`` of the
+    same pose: the same sums, the same values): the rectangle overlapped most (a gap below
+    ``-tol``), the first on ties, or None."""
+    found, worst = None, 0.0
+    for k, g in enumerate(gaps):
+        if g < -tol and (found is None or g < worst):
+            found, worst = k, g
+    return found
+
+
 def _first_overlapping_step(
     few: FewSeparation,
     spans: list[tuple[float, float]],
@@ -1156,6 +1167,7 @@ def _first_overlapping_step(
     first: int,
     last: int,
     gaps_at: Callable[[float], list[float]],
+    found: list[list[float]] | None = None,
 ) -> int | None:
     """The first of the steps ``ts[first..last]`` at which the mover overlaps one of ``few``
     (a gap below -1e-6), or None: what testing every step gives, found by conservative
@@ -1165,12 +1177,14 @@ def _first_overlapping_step(
     (the separating-axis gap is no more than the distance, and that shrinks no faster than
     the mover's points travel; 1 mm to spare for rounding, as in the sweep's windows), nor
     after the end of its window (``spans``): the steps in between are clear and are not
-    placed."""
+    placed. ``found``: a list the gaps at the step returned are appended to."""
     i = first
     while i <= last:
         t = ts[i]
         gaps = gaps_at(t)
         if min(gaps) < -1e-6:
+            if found is not None:
+                found.append(gaps)
             return i
         nxt = math.inf
         for g, (lo, hi) in zip(gaps, spans, strict=True):
@@ -1316,8 +1330,21 @@ def _sweep(
     length = max_corner_displacement(box, start[2], dth, (dx, dy))
     n = max(1, math.ceil(length / SWEEP_STEP_M))
 
+    sx, sy, sth = start
+    sin, cos, radians = math.sin, math.cos, math.radians
+    math_axes = _MATH_AXES
+
     def gaps_at(t: float) -> list[float]:
-        return _gaps_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+        # _gaps_at(few, box, sx + dx * t, sy + dy * t, sth + dth * t) with _pose_axes' sums
+        # written out (the same operations in the same order: the same bits), one call
+        th = sth + dth * t
+        r = radians(th)
+        fx = sin(r)
+        fy = cos(r)
+        axes = (fx, fy, fy, -fx) if math_axes and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
+        return few.gaps_axes(
+            sx + dx * t + a_ * fy + l_ * fx, sy + dy * t + a_ * -fx + l_ * fy, hw_, hd_, axes
+        )
 
     def clash(t: float) -> int | None:
         return _overlap_at(few, box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
@@ -1338,9 +1365,19 @@ def _sweep(
                 bad = i
                 break
     else:
-        bad = _first_overlapping_step(few, spans, travel, ts_, steps[0], steps[-1], gaps_at)
+        at_bad: list[list[float]] = []
+        bad = _first_overlapping_step(
+            few,
+            spans,
+            travel,
+            ts_,
+            steps[0],
+            steps[-1],
+            gaps_at,
+            at_bad,
+        )
         if bad is not None:
-            met = clash(ts_[bad])
+            met = _most_overlapped(at_bad[0])  # clash(ts_[bad]) from the gaps found there
     if bad is not None:
         i = bad
         t = ts_[i]
@@ -1353,7 +1390,6 @@ def _sweep(
             which = [k for k, ok in enumerate(inside) if ok]
             bis = few.subset(inside) if len(which) < len(inside) else few
             lo, hi = prev, t
-            sx, sy, sth = start
             first_overlap = bis.first_overlap_axes
             for _ in range(8):
                 mid = (lo + hi) / 2.0

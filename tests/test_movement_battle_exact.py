@@ -293,6 +293,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["frame_loose"] = seen["length"] = seen["length_turn"] = seen["place_obb"] = 0
     seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
     seen["steps"] = seen["steps_blocked"] = 0
+    seen["step_gaps"] = seen["step_met"] = seen["step_met_several"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
@@ -323,9 +324,12 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         seen["reach"] += 1
         return got
 
+    current: list[Any] = [None]  # the sweep being made: (box, start, dx, dy, dth)
+
     def check_sweep(
         state: Any, f: Any, bx: Any, start: Any, dx: float, dy: float, dth: float, table: Any = None
     ) -> tuple[float, str | None]:
+        current[0] = (bx, start, dx, dy, dth)
         got = sweep(state, f, bx, start, dx, dy, dth, table)
         if table is not None:
             want = _old_sweep(None, f, bx, start, dx, dy, dth, table)
@@ -333,6 +337,40 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
             seen["sweep"] += 1
             seen["sweep_met"] += got[1] is not None
             seen["sweep_turn"] += dth != 0 and got[1] is not None
+        return got
+
+    first_step = mv._first_overlapping_step
+
+    def check_first_step(
+        few: Any,
+        spans: Any,
+        travel: float,
+        ts: list[float],
+        first: int,
+        last: int,
+        gaps_at: Any,
+        found: Any = None,
+    ) -> int | None:
+        # a turning sweep's steps: the gaps the sweep measures at each step (its pose written
+        # out) are _gaps_at's, bit for bit, and the rectangle it takes as met at the step found
+        # (from those gaps) is the one _overlap_at (first_overlap) names there
+        bx, start, dx, dy, dth = current[0]
+
+        def pose(t: float) -> tuple[Any, float, float, float]:
+            return bx, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t
+
+        def checked_gaps(t: float) -> list[float]:
+            got = gaps_at(t)
+            assert _same_bits(tuple(got), tuple(mv._gaps_at(few, *pose(t)))), (start, t)
+            seen["step_gaps"] += 1
+            return got
+
+        got = first_step(few, spans, travel, ts, first, last, checked_gaps, found)
+        if got is not None and found is not None:
+            want = mv._overlap_at(few, *pose(ts[got]))
+            assert mv._most_overlapped(found[-1]) == want, (start, ts[got])
+            seen["step_met"] += 1
+            seen["step_met_several"] += sum(g < -1e-6 for g in found[-1]) > 1
         return got
 
     def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
@@ -455,6 +493,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     monkeypatch.setattr(mv, "_move_length", check_length)
     monkeypatch.setattr(Formation, "place", check_place)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
+    monkeypatch.setattr(mv, "_first_overlapping_step", check_first_step)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
     monkeypatch.setattr(mv, "_pose_toward", check_pose)
     monkeypatch.setattr(ph, "_touching_enemy", check_touching)
@@ -495,6 +534,8 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
         lambda k: {
             "sweep_met": 300,
             "sweep_turn": 200,
+            "step_met": 200,
+            "step_met_several": 5,
             "disp_kept": 200,
             "touch_near": 10,
             "frame_loose": 0,
@@ -524,6 +565,9 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
         lambda k: {
             "sweep_met": 20,
             "sweep_turn": 20,
+            "step_gaps": 20,
+            "step_met": 5,
+            "step_met_several": 0,
             "disp_kept": 10,
             "touch_near": 0,
             "frame_loose": 0,
