@@ -1287,15 +1287,15 @@ def _sweep(
     a_, l_, hw_, hd_ = box
     if not keep:
         return 1.0, None
-    # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
-    few = FewSeparation.of_boxes(boxes)
     # formations already overlapping at the start (should not happen) are ignored, and so
     # are those further at the start than any point of the mover travels (along its path at
     # most the straight move plus the turn's arc at the furthest corner): no step can meet them
     travel = math.hypot(dx, dy) + abs(math.radians(dth)) * math.hypot(abs(a_) + hw_, abs(l_) + hd_)
     travel = travel * (1.0 + 1e-9) + 1e-3
-    # (a gap beyond travel is not worked out to the end: that rectangle is left out anyway)
-    gaps = few.gaps_upto(o0, travel)
+    # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls;
+    # their gaps at the start come with the rows (of_boxes_upto: one pass), a gap beyond
+    # travel not worked out to the end (that rectangle is left out anyway)
+    few, gaps = FewSeparation.of_boxes_upto(boxes, o0, travel)
     live = [-1e-6 <= g <= travel for g in gaps]
     # a turn: the fractions of the move at which each rectangle left could be met (no point
     # of the mover gets nearer to it than its gap at the start less the way come since, or
@@ -1318,7 +1318,8 @@ def _sweep(
         return 1.0, None
     if not all(live):
         keep = [k for k, ok in zip(keep, live, strict=True) if ok]
-        few = few.subset(live)
+        # a straight move asks first_contact at o0's facing: its extents kept
+        few = few.subset(live, o0.facing if dth == 0 else None)
         if dth != 0:
             spans = [sp for sp, ok in zip(spans, live, strict=True) if ok]
     if dth == 0:

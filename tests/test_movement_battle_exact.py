@@ -294,6 +294,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
     seen["steps"] = seen["steps_blocked"] = 0
     seen["step_gaps"] = seen["step_met"] = seen["step_met_several"] = 0
+    seen["upto"] = seen["subset_along"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
@@ -371,6 +372,32 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
             assert mv._most_overlapped(found[-1]) == want, (start, ts[got])
             seen["step_met"] += 1
             seen["step_met_several"] += sum(g < -1e-6 for g in found[-1]) > 1
+        return got
+
+    upto = FewSeparation.of_boxes_upto.__func__  # type: ignore[attr-defined]
+
+    def check_upto(cls: Any, boxes: Any, a: Any, limit: float) -> Any:
+        # the sweep's rows and gaps at the start in one pass: of_boxes then gaps_upto (main
+        # d8a34b8), bit for bit, and the extents kept for a's facing, those _rb_along gives
+        few, gaps = upto(cls, boxes, a, limit)
+        old = FewSeparation.of_boxes(boxes)
+        old_gaps = old.gaps_upto(a, limit)
+        assert few._rows == old._rows and _same_bits(tuple(gaps), tuple(old_gaps)), a
+        assert few._along == old._along, a
+        seen["upto"] += 1
+        return few, gaps
+
+    subset = FewSeparation.subset
+
+    def check_subset(self: Any, keep: list[bool], facing: float | None = None) -> Any:
+        got = subset(self, keep, facing)
+        assert got._rows == [r for r, k in zip(self._rows, keep, strict=True) if k]
+        if facing is not None and facing in got._along:
+            # the extents kept are those worked out afresh for the rows kept
+            fresh = FewSeparation.__new__(FewSeparation)
+            fresh._rows, fresh._along = got._rows, {}
+            assert got._along[facing] == fresh._rb_along(facing, *_scalar_axes(facing))
+            seen["subset_along"] += 1
         return got
 
     def check_disp(bx: Any, th: float, dth: float) -> list[tuple[float, float]]:
@@ -492,6 +519,8 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     monkeypatch.setattr(FormationTable, "sync", check_sync)
     monkeypatch.setattr(mv, "_move_length", check_length)
     monkeypatch.setattr(Formation, "place", check_place)
+    monkeypatch.setattr(FewSeparation, "of_boxes_upto", classmethod(check_upto))
+    monkeypatch.setattr(FewSeparation, "subset", check_subset)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_first_overlapping_step", check_first_step)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
@@ -536,6 +565,7 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "sweep_turn": 200,
             "step_met": 200,
             "step_met_several": 5,
+            "subset_along": 20,
             "disp_kept": 200,
             "touch_near": 10,
             "frame_loose": 0,
@@ -568,6 +598,8 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "step_gaps": 20,
             "step_met": 5,
             "step_met_several": 0,
+            "subset_along": 0,
+            "upto": 30,
             "disp_kept": 10,
             "touch_near": 0,
             "frame_loose": 0,
@@ -621,3 +653,33 @@ def test_6_1_overlap_and_gaps_at_a_pose_equal_those_of_obb_at() -> None:
         assert mv._gaps_at(few, box, x, y, th) == few.gaps(o), (i, th)  # type: ignore[arg-type]
         met += got is not None
     assert met > 1000
+
+
+def test_6_1_rows_and_gaps_in_one_pass_equal_of_boxes_then_gaps_upto() -> None:
+    # FewSeparation.of_boxes_upto (the sweep's rows and gaps at the start) against of_boxes
+    # then gaps_upto, bit for bit, over random rectangles near and far, at random limits
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    cut = 0
+    for i in range(3000):
+        rows = [
+            [*rng.uniform(-150, 150, 2).tolist(), *rng.uniform(1, 60, 2).tolist(), f]
+            for f in rng.uniform(-30, 400, int(rng.integers(1, 7))).tolist()
+        ]
+        a = OBB(
+            *rng.uniform(-40, 40, 2).tolist(),
+            *rng.uniform(1, 60, 2).tolist(),
+            [0.0, 90.0, 359.5, float(rng.uniform(0, 360))][i % 4],
+        )
+        limit = float(rng.uniform(-5, 120))
+        few, gaps = FewSeparation.of_boxes_upto(rows, a, limit)
+        old = FewSeparation.of_boxes(rows)
+        want = old.gaps_upto(a, limit)
+        assert few._rows == old._rows and _same_bits(tuple(gaps), tuple(want)), i
+        assert few._along == old._along, i
+        cut += sum(g > limit for g in want)
+        keep = [bool(v) for v in rng.integers(0, 2, len(rows))]
+        sub = few.subset(keep, a.facing)
+        assert sub._along[a.facing] == [r for r, k in zip(old._along[a.facing], keep) if k], i
+    assert cut > 1000  # many gaps cut short above the limit
