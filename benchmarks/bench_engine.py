@@ -14,18 +14,21 @@ Times are CPU seconds of this process (the machine is shared; wall time is print
 Run with pytest-benchmark:   python -m pytest benchmarks/bench_engine.py --benchmark-enable
 or as a script:              python benchmarks/bench_engine.py
 one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json
-growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
-                                 [--repeat 3] [--json]
     prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
     (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
-    ``--profile FILE`` writes cProfile stats of the fight; ``--calls`` adds "calls", the Python
-    function calls of the fight counted by cProfile). The set-up's objects are frozen out
-    of the garbage collector's walks before the clock starts, as ``scenario-builder run`` does.
-``--growth`` fights every size in a fresh process, the sizes interleaved round by round so a
-shared host's slow spells fall on all of them, and fits the exponent of the least CPU time of
-each size against N (least squares on the logs). The host's speed is read before every round (a
-fixed 10 M-step Python loop, "loop_s"), and the count of Python calls per size is fitted too: it
-does not depend on the host, so it is the figure to compare across sittings.
+    ``--profile FILE`` writes cProfile stats of the fight; ``--calls`` adds "calls", the calls
+    of Python functions in the fight, built-ins left out, counted by cProfile). The set-up's
+    objects are frozen out of the garbage collector's walks before the clock starts, as
+    ``scenario-builder run`` does.
+growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
+                                 [--repeat 3] [--json]
+    fights every size in a fresh process, the sizes interleaved round by round so a shared
+    host's slow spells fall on all of them, and fits the exponent of the least CPU time of each
+    size against N (least squares on the logs). The host's speed is read before every round (a
+    fixed 10 M-step Python loop, "loop_s"), and the count of Python function calls per size is
+    fitted too: it does not depend on the host, so it is the figure to compare across sittings
+    (it leaves out the work inside numpy calls and built-ins, which grows faster: read it beside
+    the times).
 """
 
 from __future__ import annotations
@@ -153,8 +156,11 @@ def measure(
         "cpu_s": round(cpu, 3),
     }
     if prof is not None and calls:
-        # every call the profiler saw, primitive or recursive (pstats' own total)
-        out["calls"] = int(pstats.Stats(prof).total_calls)  # type: ignore[attr-defined]
+        # the calls of Python functions (each a frame, the interpreter's unit of work), not
+        # of built-ins such as abs or a dict's get, which cost a tenth as much and would
+        # weigh the few-rectangle float sums far above their share of the time
+        stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+        out["calls"] = sum(int(v[1]) for k, v in stats.items() if k[0] != "~")
     return out
 
 
