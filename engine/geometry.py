@@ -578,6 +578,10 @@ class FewSeparation:
         ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
         ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
         found: tuple[float, int] | None = None
+        inf = math.inf
+        # the four axes written out one after another (no tuple of axes built per rectangle,
+        # no max / min calls): each step as before, ``max(a, b)`` as ``b if b > a else a``
+        # and ``min(a, b)`` as ``b if b < a else a`` (the first on ties, as max and min)
         for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
             zip(self._rows, self._rb_along(facing, afx, afy, arx, ary))
         ):
@@ -585,27 +589,85 @@ class FewSeparation:
             py = oy - cy
             rf = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy) + o0
             rr = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy) + o1
-            lo_tol, hi_tol, lo_touch = -math.inf, math.inf, -math.inf
-            for ux, uy, r in (
-                (afx, afy, ra0 + rb0),
-                (arx, ary, ra1 + rb1),
-                (bfx, bfy, rf),
-                (brx, bry, rr),
-            ):
-                p = ux * px + uy * py
-                v = -(ux * dx + uy * dy)
-                if v == 0.0:
-                    if abs(p) >= r - tol:
-                        lo_tol, hi_tol = math.inf, -math.inf  # apart along this axis for good
-                        break
-                    continue
+            lo_tol, hi_tol, lo_touch = -inf, inf, -inf
+            r = ra0 + rb0
+            # axis 1: a's forward
+            p = afx * px + afy * py
+            v = -(afx * dx + afy * dy)
+            if v == 0.0:
+                if abs(p) >= r - tol:
+                    continue  # apart along this axis for good: never met
+            else:
                 t1, t2 = (-(r - tol) - p) / v, ((r - tol) - p) / v
                 if t1 > t2:
                     t1, t2 = t2, t1
-                lo_tol = max(lo_tol, t1)
-                hi_tol = min(hi_tol, t2)
+                if t1 > lo_tol:
+                    lo_tol = t1
+                if t2 < hi_tol:
+                    hi_tol = t2
                 t1, t2 = (-r - p) / v, (r - p) / v
-                lo_touch = max(lo_touch, min(t1, t2))
+                if t2 < t1:
+                    t1 = t2
+                if t1 > lo_touch:
+                    lo_touch = t1
+            r = ra1 + rb1
+            # axis 2: a's right
+            p = arx * px + ary * py
+            v = -(arx * dx + ary * dy)
+            if v == 0.0:
+                if abs(p) >= r - tol:
+                    continue  # apart along this axis for good: never met
+            else:
+                t1, t2 = (-(r - tol) - p) / v, ((r - tol) - p) / v
+                if t1 > t2:
+                    t1, t2 = t2, t1
+                if t1 > lo_tol:
+                    lo_tol = t1
+                if t2 < hi_tol:
+                    hi_tol = t2
+                t1, t2 = (-r - p) / v, (r - p) / v
+                if t2 < t1:
+                    t1 = t2
+                if t1 > lo_touch:
+                    lo_touch = t1
+            # axis 3: the other's forward
+            p = bfx * px + bfy * py
+            v = -(bfx * dx + bfy * dy)
+            if v == 0.0:
+                if abs(p) >= rf - tol:
+                    continue  # apart along this axis for good: never met
+            else:
+                t1, t2 = (-(rf - tol) - p) / v, ((rf - tol) - p) / v
+                if t1 > t2:
+                    t1, t2 = t2, t1
+                if t1 > lo_tol:
+                    lo_tol = t1
+                if t2 < hi_tol:
+                    hi_tol = t2
+                t1, t2 = (-rf - p) / v, (rf - p) / v
+                if t2 < t1:
+                    t1 = t2
+                if t1 > lo_touch:
+                    lo_touch = t1
+            # axis 4: the other's right
+            p = brx * px + bry * py
+            v = -(brx * dx + bry * dy)
+            if v == 0.0:
+                if abs(p) >= rr - tol:
+                    continue  # apart along this axis for good: never met
+            else:
+                t1, t2 = (-(rr - tol) - p) / v, ((rr - tol) - p) / v
+                if t1 > t2:
+                    t1, t2 = t2, t1
+                if t1 > lo_tol:
+                    lo_tol = t1
+                if t2 < hi_tol:
+                    hi_tol = t2
+                t1, t2 = (-rr - p) / v, (rr - p) / v
+                if t2 < t1:
+                    t1 = t2
+                if t1 > lo_touch:
+                    lo_touch = t1
             if lo_tol < hi_tol and hi_tol > 0.0 and lo_tol < 1.0:
                 t = max(0.0, lo_touch)
                 if found is None or t < found[0]:

@@ -232,6 +232,50 @@ def _old_reachable(
     return keep, boxes
 
 
+def _old_first_contact(
+    few: FewSeparation, a: Any, dx: float, dy: float, tol: float = 1e-6
+) -> tuple[float, int] | None:
+    """geometry.FewSeparation.first_contact at main d8a34b8 (the four axes in a loop)."""
+    cx, cy, ahw, ahd, facing = a
+    afx, afy, arx, ary = _scalar_axes(facing)
+    ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+    ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+    found: tuple[float, int] | None = None
+    for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
+        zip(few._rows, few._rb_along(facing, afx, afy, arx, ary))
+    ):
+        px = ox - cx
+        py = oy - cy
+        rf = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy) + o0
+        rr = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy) + o1
+        lo_tol, hi_tol, lo_touch = -math.inf, math.inf, -math.inf
+        for ux, uy, r in (
+            (afx, afy, ra0 + rb0),
+            (arx, ary, ra1 + rb1),
+            (bfx, bfy, rf),
+            (brx, bry, rr),
+        ):
+            p = ux * px + uy * py
+            v = -(ux * dx + uy * dy)
+            if v == 0.0:
+                if abs(p) >= r - tol:
+                    lo_tol, hi_tol = math.inf, -math.inf  # apart along this axis for good
+                    break
+                continue
+            t1, t2 = (-(r - tol) - p) / v, ((r - tol) - p) / v
+            if t1 > t2:
+                t1, t2 = t2, t1
+            lo_tol = max(lo_tol, t1)
+            hi_tol = min(hi_tol, t2)
+            t1, t2 = (-r - p) / v, (r - p) / v
+            lo_touch = max(lo_touch, min(t1, t2))
+        if lo_tol < hi_tol and hi_tol > 0.0 and lo_tol < 1.0:
+            t = max(0.0, lo_touch)
+            if found is None or t < found[0]:
+                found = (t, k)
+    return found
+
+
 def _old_pose_toward(
     f: Any, box: Any, plan: Any, allowance: float, rules: Any
 ) -> tuple[float, float, float, float]:
@@ -294,7 +338,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["sync"] = seen["sync_one"] = seen["sync_dropped"] = seen["disp_kept"] = 0
     seen["steps"] = seen["steps_blocked"] = 0
     seen["step_gaps"] = seen["step_met"] = seen["step_met_several"] = 0
-    seen["upto"] = seen["subset_along"] = 0
+    seen["upto"] = seen["subset_along"] = seen["contact"] = seen["contact_met"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
@@ -386,6 +430,19 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         assert few._along == old._along, a
         seen["upto"] += 1
         return few, gaps
+
+    first_contact = FewSeparation.first_contact
+
+    def check_contact(self: Any, a: Any, dx: float, dy: float, tol: float = 1e-6) -> Any:
+        # the exact time of impact of a straight move (6.1) as main d8a34b8 gave it, bit for bit
+        got = first_contact(self, a, dx, dy, tol)
+        want = _old_first_contact(self, a, dx, dy, tol)
+        assert (got is None) == (want is None), (a, dx, dy)
+        if got is not None and want is not None:
+            assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (a, dx, dy)
+            seen["contact_met"] += 1
+        seen["contact"] += 1
+        return got
 
     subset = FewSeparation.subset
 
@@ -521,6 +578,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     monkeypatch.setattr(Formation, "place", check_place)
     monkeypatch.setattr(FewSeparation, "of_boxes_upto", classmethod(check_upto))
     monkeypatch.setattr(FewSeparation, "subset", check_subset)
+    monkeypatch.setattr(FewSeparation, "first_contact", check_contact)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_first_overlapping_step", check_first_step)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
@@ -566,6 +624,8 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "step_met": 200,
             "step_met_several": 5,
             "subset_along": 20,
+            "contact": 300,
+            "contact_met": 150,
             "disp_kept": 200,
             "touch_near": 10,
             "frame_loose": 0,
@@ -600,6 +660,8 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "step_met_several": 0,
             "subset_along": 0,
             "upto": 30,
+            "contact": 5,
+            "contact_met": 2,
             "disp_kept": 10,
             "touch_near": 0,
             "frame_loose": 0,
@@ -683,3 +745,44 @@ def test_6_1_rows_and_gaps_in_one_pass_equal_of_boxes_then_gaps_upto() -> None:
         sub = few.subset(keep, a.facing)
         assert sub._along[a.facing] == [r for r, k in zip(old._along[a.facing], keep) if k], i
     assert cut > 1000  # many gaps cut short above the limit
+
+
+def test_6_1_first_contact_equals_the_loop_over_axes() -> None:
+    # FewSeparation.first_contact with its four axes written out against main d8a34b8's loop,
+    # bit for bit: random rectangles and straight moves; moves along the x or y axis with the
+    # mover and / or the others square to it (v == 0 on some axes: apart for good, or not),
+    # touching and apart, several met at once
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    met = parallel = 0
+
+    def turn(square: bool) -> float:
+        return float(rng.choice([0.0, 90.0, 180.0])) if square else float(rng.uniform(0, 360))
+
+    for i in range(6000):
+        along = i % 2 == 0  # a move along the x or y axis
+        others_square, mover_square = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+        rows = [
+            [
+                *rng.uniform(-120, 120, 2).tolist(),
+                *rng.uniform(2, 40, 2).tolist(),
+                turn(others_square),
+            ]
+            for _ in range(int(rng.integers(1, 6)))
+        ]
+        few = FewSeparation.of_boxes(rows)
+        a = OBB(
+            *rng.uniform(-30, 30, 2).tolist(), *rng.uniform(2, 40, 2).tolist(), turn(mover_square)
+        )
+        d = rng.uniform(-200, 200, 2).tolist()
+        if along:
+            d[int(rng.integers(0, 2))] = 0.0
+            parallel += others_square or mover_square
+        got = few.first_contact(a, d[0], d[1])
+        want = _old_first_contact(few, a, d[0], d[1])
+        assert (got is None) == (want is None), i
+        if got is not None and want is not None:
+            assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (i, got, want)
+            met += 1
+    assert met > 1000 and parallel > 2000
