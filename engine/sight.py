@@ -185,6 +185,8 @@ class Sight:
         #: unit types met so far, numbered (any position state: a type is a name)
         self._type_codes: dict[str, int] = {}
         self._type_names: list[str] = []
+        #: 6.2 who sees over whom, by type code (:meth:`_over_matrix`)
+        self._over: np.ndarray | None = None
         #: ((weather, time), 6.3 limit of strangers, of troops who know the ground)
         self._by_local: tuple[tuple[str, str], float | None, float | None] = (("", ""), None, None)
         self.los_calls = 0
@@ -874,16 +876,24 @@ class Sight:
             # boxes to meet, and one crossing that blocks settles a pair (hidden); then the
             # next stretch of the lines left open, out to _NEAR_TARGET_M[1], and so on; only
             # the pairs left open whose line is longer than the last reach are asked about the
-            # whole line. The stretches follow each other (each starts at the point the one
-            # before ended, the same numbers), so a line shorter than a reach has had all of
-            # it looked at; the crossings found are real ones of the whole line (its own slab
-            # test), so the answers are the same
+            # rest of the line, out to the observer. The stretches follow each other (each
+            # starts at the point the one before ended, the same numbers), so every line has had
+            # all of it looked at (a box the line crosses where two stretches meet holds that
+            # point within its millimetre's pad: both stretches' boxes meet it); the crossings
+            # found are real ones of the whole line (its own slab test), so the answers are the
+            # same
             clear = np.ones(n_pairs, dtype=bool)
             rest = np.arange(n_pairs)
             start = qs
-            for reach in _NEAR_TARGET_M:
-                ends, far = self._toward(qs[rest], ps[rest], reach)
-                si, ri = index.crossing_unordered(ends, start)
+            for reach in (*_NEAR_TARGET_M, None):
+                if reach is None:  # the rest of each line left open, out to its observer
+                    ends, far = ps[rest], np.zeros(rest.size, dtype=bool)
+                else:
+                    ends, far = self._toward(qs[rest], ps[rest], reach)
+                if rest.size * index.n <= _FEW_CROSSINGS:  # the same pairs as the tree's
+                    si, ri = index.crossing_few(ends, start)
+                else:
+                    si, ri = index.crossing_unordered(ends, start)
                 si, ri = self._blockers(ia[rest], ja[rest], ps[rest], qs[rest], si, ri)
                 open_ = np.ones(rest.size, dtype=bool)
                 open_[si] = False
@@ -891,8 +901,7 @@ class Sight:
                 go = open_ & far  # open so far, and longer than this reach
                 rest, start = rest[go], ends[go]
                 if not rest.size:
-                    return clear
-            clear[rest] = self._clear_of_troops_whole(ia[rest], ja[rest])
+                    break
             return clear
         return self._clear_of_troops_whole(ia, ja)
 
@@ -925,17 +934,7 @@ class Sight:
         top = np.maximum(lv[ia], lv[ja])
         keep = (ri != ia[si]) & (ri != ja[si]) & (lv[ri] >= top[si])
         si, ri = si[keep], ri[keep]
-        # boxes the line itself passes by (a long line's own box meets many): the line misses
-        # a box when the box's centre is farther from it than the box reaches across it; the
-        # boxes are padded by a millimetre, far beyond rounding, so no crossing is dropped
-        if si.size > _CULL_LINES_FROM:
-            box = index.box
-            nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]
-            cx = (box[ri, 0] + box[ri, 2]) * 0.5 - ps[si, 0]
-            cy = (box[ri, 1] + box[ri, 3]) * 0.5 - ps[si, 1]
-            reach = np.abs(nx) * (box[ri, 2] - box[ri, 0]) + np.abs(ny) * (box[ri, 3] - box[ri, 1])
-            near = np.abs(nx * cx + ny * cy) * 2.0 <= reach
-            si, ri = si[near], ri[near]
+        si, ri = self._passing_near(ps, qs, si, ri)
         hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
         si, ri = si[hit], ri[hit]
         clear = np.ones(n_pairs, dtype=bool)
@@ -959,6 +958,24 @@ class Sight:
         clear[si[self._judge(ia, ja, si, ri)]] = False
         return clear
 
+    def _passing_near(
+        self, ps: np.ndarray, qs: np.ndarray, si: np.ndarray, ri: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Of the candidate crossings (line ``si[n]``: ``ps -> qs``, formation ``ri[n]``), all
+        but boxes the line passes by (a long line's own box meets many): the line misses a box
+        when the box's centre is farther from it than the box reaches across it; the boxes are
+        padded by a millimetre, far beyond rounding, so no crossing is dropped. A few are left
+        to the slab test as they are."""
+        if si.size <= _CULL_LINES_FROM:
+            return si, ri
+        box = self.spatial.box
+        nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]
+        cx = (box[ri, 0] + box[ri, 2]) * 0.5 - ps[si, 0]
+        cy = (box[ri, 1] + box[ri, 3]) * 0.5 - ps[si, 1]
+        reach = np.abs(nx) * (box[ri, 2] - box[ri, 0]) + np.abs(ny) * (box[ri, 3] - box[ri, 1])
+        near = np.abs(nx * cx + ny * cy) * 2.0 <= reach
+        return si[near], ri[near]
+
     def _blockers(
         self,
         ia: np.ndarray,
@@ -973,7 +990,7 @@ class Sight:
         lv = self.levels
         top = np.maximum(lv[ia], lv[ja])
         keep = (ri != ia[si]) & (ri != ja[si]) & (lv[ri] >= top[si])
-        si, ri = si[keep], ri[keep]
+        si, ri = self._passing_near(ps, qs, si[keep], ri[keep])
         hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
         si, ri = si[hit], ri[hit]
         if not si.size:
@@ -991,13 +1008,7 @@ class Sight:
         # troops the observer sees over (6.2: monsters over anything, ...): the rule asked
         # once per pair of unit types in the batch
         tc = self._column("type", np.concatenate([oi, ri])).astype(np.intp)
-        ko, kk = tc[: oi.size], tc[oi.size :]
-        combos, back = np.unique(ko * len(self._type_names) + kk, return_inverse=True)
-        names, sees_over, n_types = self._type_names, self._sees_over, len(self._type_names)
-        over = np.array(
-            [sees_over(names[c // n_types], names[c % n_types]) for c in combos.tolist()],
-            dtype=bool,
-        )[back.ravel()]
+        over = self._over_matrix()[tc[: oi.size], tc[oi.size :]]
         skirm = enemy & ~over  # enemy skirmishers in the way, not seen over: perhaps a screen
         if skirm.any():
             skirm[skirm] = self._column("skirm", ri[skirm]) > 0
@@ -1026,6 +1037,19 @@ class Sight:
             through[judge] = near
         return ~(over | through)
 
+    def _over_matrix(self) -> np.ndarray:
+        """6.2 who sees over whom among the unit types met so far: ``[a, b]`` whether troops of
+        type code ``a`` see over those of ``b`` (the rule asked once per pair of types; types
+        are only ever added, so the matrix holds while their count does)."""
+        names = self._type_names
+        got = self._over
+        if got is None or got.shape[0] != len(names):
+            sees_over = self._sees_over
+            got = self._over = np.array(
+                [[sees_over(a, b) for b in names] for a in names], dtype=bool
+            ).reshape(len(names), len(names))
+        return got
+
     def _column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """What sight reads of formations ``rows`` (:meth:`_column_value`) as floats, each
         formation's value worked out once per position state (a column of this position
@@ -1036,8 +1060,9 @@ class Sight:
         out = col[rows]
         miss = np.isnan(out)
         if miss.any():
-            for r in np.unique(rows[miss]).tolist():
-                col[r] = float(self._column_value(name, r))
+            at = np.unique(rows[miss])
+            value = self._column_value
+            col[at] = np.array([float(value(name, r)) for r in at.tolist()], dtype=float)
             out = col[rows]
         return out
 
