@@ -1,0 +1,130 @@
+"""6.2 troops in the way at scale, round 9 (issue 15): what the shortcuts give is what the plain
+computation gives.
+
+``Sight._clear_of_troops`` looks first at the troops next to each target, stretch by stretch,
+and the lines still open are asked about the rest of their line (out to the observer), not the
+whole line again; each stretch's candidates are culled by the boxes the line passes by
+(``Sight._passing_near``) before the slab test; 6.2 who sees over whom is read from a matrix of
+the unit types met (``Sight._over_matrix``), not worked out per batch. Each is pinned here
+against the rule read pair by pair (every formation the line crosses, ``Sight._troops_clear``)
+on real ground: the engine benchmark's armies on Minden a few bounds in.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.sight as sight_module
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.geometry import segment_hits, segment_hits_sparse
+from engine.orders import InstantDelivery
+from engine.sight import Sight
+from scenario_builder.build import build_site
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_engine import last_stand, scenario  # the engine benchmark's armies
+
+
+@pytest.fixture(scope="module")
+def battle() -> Battle:
+    """2 x 120 formations 5 bounds in (the lines met, some routed and pursued)."""
+    bf = build_site("minden").battlefield
+    out = Battle(bf, last_stand(scenario(bf, 120)), Dice(3), delivery=InstantDelivery())
+    for _ in range(5):
+        out.step()
+    return out
+
+
+def _look(battle: Battle) -> Sight:
+    look = battle.sight.fresh_copy()
+    look._cache.clear()
+    return look
+
+
+def _pairs(look: Sight, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` (observer, target) rows drawn at random (seeded), no formation with itself."""
+    rng = np.random.default_rng(9)
+    n = len(look.ids)
+    ia, ja = rng.integers(0, n, count), rng.integers(0, n, count)
+    keep = ia != ja
+    return ia[keep], ja[keep]
+
+
+def _pair_by_pair(look: Sight, ia: np.ndarray, ja: np.ndarray) -> list[bool]:
+    """6.2 read one pair at a time: every formation the line crosses (the slab test over the
+    whole table), judged by ``_troops_clear``."""
+    out = []
+    for i, j in zip(ia.tolist(), ja.tolist(), strict=True):
+        p, q = tuple(look._xy[i]), tuple(look._xy[j])
+        crossed = segment_hits(p, q, look.arr, look.axes)
+        crossed[i] = crossed[j] = False
+        out.append(look._troops_clear(i, j, crossed.nonzero()[0].tolist()))
+    return out
+
+
+@pytest.mark.parametrize("reach", [(150.0, 1000.0), (150.0, 400.0), (60.0,)])
+def test_6_2_rest_of_the_line_last_as_pair_by_pair(
+    battle: Battle, reach: tuple[float, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    look = _look(battle)
+    look._refresh()
+    ia, ja = _pairs(look, 3000)
+    want = _pair_by_pair(look, ia, ja)
+    assert 0 < sum(want) < len(want)
+    # the stretches among this many formations and pairs (the thresholds: 2 x 160 and more)
+    monkeypatch.setattr(sight_module, "_NEAR_TARGET_AMONG", 0)
+    monkeypatch.setattr(sight_module, "_NEAR_TARGET_M", reach)
+    assert look._clear_of_troops(ia, ja).tolist() == want
+    # lines blocked only beyond the last reach (only the rest of the line finds those: without
+    # it they would come out clear), many of them
+    qs, ps = look.arr[ja, :2], look.arr[ia, :2]
+    far_only = 0
+    for n, (i, j) in enumerate(zip(ia.tolist(), ja.tolist(), strict=True)):
+        if want[n] or np.hypot(*(ps[n] - qs[n])) <= reach[-1]:
+            continue
+        ends, _far = Sight._toward(qs[n : n + 1], ps[n : n + 1], reach[-1])
+        crossed = segment_hits(tuple(ends[0]), tuple(qs[n]), look.arr, look.axes)
+        crossed[i] = crossed[j] = False
+        hits = crossed.nonzero()[0].tolist()
+        far_only += look._troops_clear(i, j, hits)
+    assert far_only > 10
+
+
+def test_6_2_stretch_cull_keeps_every_crossing(battle: Battle) -> None:
+    look = _look(battle)
+    look._refresh()
+    ia, ja = _pairs(look, 400)
+    ps, qs = look.arr[ia, :2], look.arr[ja, :2]
+    si, ri = look.spatial.crossing_few(ps, qs)
+    hit = segment_hits_sparse(ps, qs, look.arr, si, ri, look.axes)
+    ks, kr = look._passing_near(ps, qs, si, ri)
+    kept = set(zip(ks.tolist(), kr.tolist(), strict=True))
+    crossings = set(zip(si[hit].tolist(), ri[hit].tolist(), strict=True))
+    assert crossings and crossings <= kept
+    assert len(kept) < si.size // 2  # most boxes the lines' own boxes meet are passed by
+
+
+def test_6_2_who_sees_over_whom_from_the_type_matrix(battle: Battle) -> None:
+    look = _look(battle)
+    look._refresh()
+    rows = np.arange(len(look.ids))
+    codes = look._column("type", rows).astype(int).tolist()
+    names = look._type_names
+    assert codes == [names.index(f.unit_type) for f in look.forms]
+    over = look._over_matrix()
+    rules = look.rules
+    want = [[rules.sees_over(a, b) for b in names] for a in names]
+    assert over.tolist() == want
+    # both ways round among the battle's types (cavalry over foot, not foot over cavalry):
+    # the matrix read the wrong way round would differ
+    assert (over != over.T).any()
+    # the other columns filled in one go hold each formation's own values
+    for name in ("skirm", "see_through"):
+        got = look._column(name, rows[::-1]).tolist()[::-1]
+        assert got == [float(look._column_value(name, r)) for r in rows.tolist()]
+    assert any(look._column("skirm", rows)) and not all(look._column("skirm", rows))
