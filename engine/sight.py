@@ -80,6 +80,9 @@ _BEARING_ROWS = 16.0
 #: added to the distance of an observer whose line seems blocked next to the target
 #: (Sight._shadowed): after every observer whose line seems open, nearest first
 _SHADOWED_LAST = 1e9
+#: what sight reads of a formation (Sight._column_value) that comes from its make-up alone (its
+#: living bases' profiles: engine.state ``Formation._crev``), so holds through its moves
+_MAKE_UP_COLUMNS = frozenset({"type", "skirm"})
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
 #: from it in arrays
 _FEW_JUDGED = 24
@@ -273,6 +276,7 @@ class Sight:
         old_cols: dict[str, np.ndarray] = getattr(self, "_cols", {})
         old_forms: list[Formation] = getattr(self, "forms", [])
         old_revs: list[int] = getattr(self, "_revs", [])
+        old_crevs: list[int] = getattr(self, "_crevs", [])
         self._version = self.state.version
         self._table, self._revision = table, table.revision
         self._cache.clear()
@@ -307,20 +311,27 @@ class Sight:
             self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = revs = [f._rev for f in forms]
+        self._crevs = crevs = [f._crev for f in forms]
         self._revs_at = CLOCK.now
         if old_cols and forms:
+            # a formation's unit type and whether it skirmishes come from its living bases'
+            # profiles (its make-up, engine.state ``_crev``): kept through moves; the rest
+            # (characters with it, knowing the ground) while nothing of it changed (``_rev``)
             if same_rows:  # each row its own source: read values kept where unchanged
                 src = np.arange(len(forms))
                 same = np.array(old_revs) == np.array(revs)
+                made = np.array(old_crevs) == np.array(crevs)
             else:
                 was = {id(f): k for k, f in enumerate(old_forms)}
                 src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
-                same = src >= 0
+                same, made = src >= 0, src >= 0
                 same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
-            if same.any():
-                for name, col in old_cols.items():
+                made[made] = np.array(old_crevs)[src[made]] == np.array(crevs)[made]
+            for name, col in old_cols.items():
+                keep = made if name in _MAKE_UP_COLUMNS else same
+                if keep.any():
                     new = np.full(len(forms), np.nan)
-                    new[same] = col[src[same]]
+                    new[keep] = col[src[keep]]
                     self._cols[name] = new
         self.obbs = [f.obb() for f in forms]
         self.arr = table.arr  # the table's rectangles (copied by the table before a change)

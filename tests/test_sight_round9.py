@@ -128,3 +128,38 @@ def test_6_2_who_sees_over_whom_from_the_type_matrix(battle: Battle) -> None:
         got = look._column(name, rows[::-1]).tolist()[::-1]
         assert got == [float(look._column_value(name, r)) for r in rows.tolist()]
     assert any(look._column("skirm", rows)) and not all(look._column("skirm", rows))
+
+
+def test_6_2_unit_types_kept_through_moves_read_again_on_a_new_make_up(battle: Battle) -> None:
+    # what sight reads of a formation's make-up (its unit type, whether it skirmishes: its
+    # living bases' profiles) is kept when it only moves, and read again when its bases change
+    look = _look(battle)
+    look._refresh()
+    rows = np.arange(len(look.ids))
+    for name in ("type", "skirm", "see_through"):
+        look._column(name, rows)
+    state = battle.state
+    moved, remade = look.forms[0], look.forms[1]
+    other = next(f for f in look.forms if f.unit_type != remade.unit_type)
+    old_pose = (moved.cx, moved.cy, moved.facing)
+    old_profiles = [b.profile for b in remade.bases]
+    try:
+        moved.set_pose(moved.cx + 5.0, moved.cy, moved.facing)
+        for b in remade.bases:
+            b.profile = other.bases[0].profile
+        state.version += 1
+        look._refresh()  # a new position state: the arrays rebuilt
+        assert look.forms[0] is moved and look._revs[0] == moved._rev
+        cols = look._cols
+        assert cols["type"][0] == cols["type"][0] and cols["skirm"][0] == cols["skirm"][0]
+        assert np.isnan(cols["see_through"][0])  # characters are not of the make-up
+        assert np.isnan(cols["type"][1]) and np.isnan(cols["skirm"][1])
+        got = look._column("type", np.array([0, 1])).tolist()
+        want = [float(look._type_code(0)), float(look._type_code(1))]
+        assert got == want and look._type_names[int(got[1])] == other.unit_type
+        assert look._column("skirm", rows).tolist() == [float(f.skirmisher) for f in look.forms]
+    finally:
+        moved.set_pose(*old_pose)
+        for b, p in zip(remade.bases, old_profiles, strict=True):
+            b.profile = p
+        state.version += 1
