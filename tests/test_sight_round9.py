@@ -163,3 +163,20 @@ def test_6_2_unit_types_kept_through_moves_read_again_on_a_new_make_up(battle: B
         for b, p in zip(remade.bases, old_profiles, strict=True):
             b.profile = p
         state.version += 1
+
+
+def test_one_point_on_the_map_as_the_arrays_say(battle: Battle) -> None:
+    # Battlefield.contains of one point in Python floats (a formation's centre: movement and
+    # morale ask thousands of times a battle) skips the arrays: the same answers, edges too
+    bf = battle.bf
+    minx, miny, maxx, maxy = bf.bounds
+    xs = [minx, maxx, (minx + maxx) / 2, np.nextafter(minx, -np.inf), np.nextafter(maxx, 0.0)]
+    ys = [miny, maxy, (miny + maxy) / 2, np.nextafter(miny, np.inf), np.nextafter(maxy, np.inf)]
+    xs, ys = [float(v) for v in xs] + [float("nan")], [float(v) for v in ys] + [float("nan")]
+    got, want = [], []
+    for x in xs:
+        for y in ys:
+            got.append(bf.contains(x, y))
+            want.append(bool(bf.contains(np.array([x]), np.array([y]))[0]))
+    assert got == want and any(want) and not all(want)
+    assert all(type(v) is bool for v in got)
