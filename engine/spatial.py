@@ -117,7 +117,7 @@ class RectIndex:
         q, t = self._tree.query(
             shapely.box(b[:, 0] - grow, b[:, 1] - grow, b[:, 2] + grow, b[:, 3] + grow)
         )
-        bi, bo = b[q], self.box[t]
+        bi, bo = b.take(q, axis=0), self.box.take(t, axis=0)  # rows: take, not fancy indexing
         gx = np.maximum(np.maximum(bo[:, 0] - bi[:, 2], bi[:, 0] - bo[:, 2]), 0.0)
         gy = np.maximum(np.maximum(bo[:, 1] - bi[:, 3], bi[:, 1] - bo[:, 3]), 0.0)
         keep = np.hypot(gx, gy) <= gap
