@@ -439,8 +439,6 @@ class Sight:
                     n = row_of.get(t)
                     if n is not None:
                         seen[n] = True
-        xy = self.arr[:, :2]
-        d = np.hypot(xy[own, None, 0] - xy[None, enemy, 0], xy[own, None, 1] - xy[None, enemy, 1])
         # pairs that cannot see (an end off the map; 6.3: the boxes round the two farther
         # apart than the observer's limit, so the gap is too) are not asked: they are last in
         # each enemy's order and cut off by its count of possible observers
@@ -452,7 +450,6 @@ class Sight:
             gx = np.maximum(np.maximum(b[..., 0] - a[..., 2], a[..., 0] - b[..., 2]), 0.0)
             gy = np.maximum(np.maximum(b[..., 1] - a[..., 3], a[..., 1] - b[..., 3]), 0.0)
             possible &= ~(np.hypot(gx, gy) > limit[:, None])
-        d[~possible] = np.inf
         # the formation that saw each enemy at the last look (a hint only: which pairs are
         # asked first, never what they answer) is asked first: troops move little in a bound,
         # and the nearest observers of an enemy behind its own lines see nothing
@@ -475,10 +472,15 @@ class Sight:
         count = possible.sum(axis=0)
         # (rank, enemy) of the enemies still to find: observers whose line the troops next to
         # the enemy seem to leave open first (:meth:`_shadowed`, a guess), nearest first
-        ranked = np.zeros(d.shape, dtype=np.intp)
+        ranked = np.zeros(possible.shape, dtype=np.intp)
         todo = np.flatnonzero(~seen & (count > 0))
         if todo.size:
-            key = d[:, todo]
+            # the centres' distances of the enemies still to find only (the witness settled
+            # most), infinite where the pair cannot see
+            xs, ys = self._xy2[:, 0], self._xy2[:, 1]
+            ox, oy, tg = xs.take(own)[:, None], ys.take(own)[:, None], enemy[todo]
+            key = np.hypot(ox - xs.take(tg)[None, :], oy - ys.take(tg)[None, :])
+            key[~possible[:, todo]] = np.inf
             if own.size >= _SHADOW_FROM:
                 key[self._shadowed(own, enemy[todo], key) & np.isfinite(key)] += _SHADOWED_LAST
             ranked[:, todo] = own[np.argsort(key, axis=0, kind="stable")]

@@ -180,3 +180,33 @@ def test_one_point_on_the_map_as_the_arrays_say(battle: Battle) -> None:
             want.append(bool(bf.contains(np.array([x]), np.array([y]))[0]))
     assert got == want and any(want) and not all(want)
     assert all(type(v) is bool for v in got)
+
+
+def test_6_3_record_in_fog_at_night_as_every_pair(battle: Battle) -> None:
+    # 6.3 fog at night: 500 m for troops who do not know the ground. The bound's record looks
+    # at each enemy from its observers in an order (nearest first, those the guess thinks
+    # shadowed last, those beyond the limit never), out to its count of possible observers:
+    # the enemies any formation of the side sees pair by pair, each asked on its own
+    state = battle.state
+    red_home = state.sides["red"].locality
+
+    def fog() -> Sight:
+        s = battle.sight
+        return Sight(s.bf, state, rules=s.rules, weather="fog", time="night", locality=red_home)
+
+    record = fog().seen_by_sides(list(state.sides))
+    every = fog()
+    every._refresh()
+    sides = every._side_codes()
+    n = len(every.ids)
+    ia, ja = (v.ravel() for v in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
+    cross = sides[ia] != sides[ja]
+    ia, ja = ia[cross], ja[cross]
+    hit = every._answers(ia, ja)
+    for side, code in every._side_names.items():
+        mine = sides[ia] == code
+        want = sorted({every.ids[j] for j in ja[mine & hit].tolist()})
+        assert record[side] == want, side
+        assert want  # pairs beyond the limit among the observers (below)
+    limit = every._limits(ia)
+    assert limit is not None and every._beyond(ia, ja, limit).any()
