@@ -25,6 +25,7 @@ How formations follow their orders (9.1) when planning moves:
 from __future__ import annotations
 
 import math
+from collections.abc import Generator
 from typing import Any, cast
 
 import numpy as np
@@ -428,6 +429,35 @@ def _join_target(state: Any, f: Formation) -> Formation | None:
 
 
 def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
+    """``f``'s move this bound (9.1, 10.3, 11.1-11.2; the module's docstring), its one sight
+    question answered by ``ctx.sight.visible`` (:func:`_plan_steps`)."""
+    steps = _plan_steps(ctx, f)
+    try:
+        targets = next(steps)
+    except StopIteration as done:
+        return cast(MovePlan, done.value)
+    return _plan_finish(steps, ctx.sight.visible(f.id, targets))
+
+
+def _plan_finish(steps: PlanSteps, seen: list[str]) -> MovePlan:
+    """The plan :func:`_plan_steps` makes once told which targets of its question are seen."""
+    try:
+        steps.send(seen)
+    except StopIteration as done:
+        return cast(MovePlan, done.value)
+    raise AssertionError("a plan asks sight once")  # pragma: no cover
+
+
+#: :func:`_plan_steps`: yields its one sight question (targets), is sent the targets seen
+PlanSteps = Generator[list[str], list[str], MovePlan]
+
+
+def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
+    """:func:`plan_for` as steps: it yields the targets of its one sight question, if it asks
+    one (whose targets never hang on an earlier sight answer), and is sent those seen
+    (``ctx.sight.visible``'s answer), so the plan phase asks every formation's question
+    first, works out their terrain sight in one batch, then finishes each plan: the tests
+    made before the question are made once."""
     state = ctx.state
     none = MovePlan(f.id, "none")
     if f.morale is Morale.ROUTING:
@@ -469,7 +499,7 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
                 in_range = [target] if _gap(f, target, ctx) <= rng else []
             else:
                 in_range = [g for g, d in near_gaps if d <= rng]
-            if in_range and ctx.sight.visible(f.id, [g.id for g in in_range]):
+            if in_range and (yield [g.id for g in in_range]):
                 return none  # stand and shoot
             if target is None and near:
                 target = near[0]
@@ -479,7 +509,7 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
             plan.max_m = max(0.0, _gap(f, target, ctx) - 0.8 * rng)
             return plan if plan.max_m >= MIN_MOVE_M else none
         if target is None:
-            seen = ctx.sight.visible(f.id, [g.id for g in near])
+            seen = yield [g.id for g in near]
             pick = [g for g in near if g.id in seen] or near
             target = pick[0] if pick else None
         if target is None:
@@ -499,37 +529,6 @@ def plan_for(ctx: TwoMmContext, f: Formation) -> MovePlan:
     return none
 
 
-def _sight_asks(ctx: TwoMmContext, f: Formation) -> list[str]:
-    """The targets :func:`plan_for` will ask ``ctx.sight.visible`` about for ``f`` (its one
-    sight question, whose targets never hang on an earlier sight answer): plan_for's own
-    tests up to that call, without its side effects."""
-    state = ctx.state
-    if f.morale in (Morale.ROUTING, Morale.RETREATING) or f.order != "attack":
-        return []
-    contacts = state.contacts.get(f.id, ())
-    broken = (Morale.RETREATING, Morale.ROUTING)
-    if contacts and not (
-        f.pursuing in contacts and all(state.formations[c].morale in broken for c in contacts)
-    ):
-        return []
-    if any(b.ladder_ready for b in f.alive_bases):
-        return []
-    if f.pursuing is not None:
-        g = state.formations.get(f.pursuing)
-        if g is not None and not g.removed and g.morale in broken:
-            return []
-    target = state.formations.get(f.target_formation or "")
-    if target is None or target.removed or target.side == f.side:
-        target = None
-    near = _near_gaps(ctx, f)
-    if shooting_bases(f):
-        rng = range_m(f)
-        if target is not None:
-            return [target.id] if _gap(f, target, ctx) <= rng else []
-        return [g.id for g, d in near if d <= rng]
-    return [g.id for g, _d in near] if target is None else []
-
-
 def _unready(ctx: TwoMmContext, f: Formation) -> bool:
     """Issue 12: a steady formation still in camp, asleep, on the march or forming up
     (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
@@ -544,8 +543,26 @@ def phase_plan_moves(ctx: TwoMmContext) -> None:
     asking = sum(1 for f in order if f.order == "attack" or f.morale is not Morale.STEADY)
     if asking > _NEAR_BATCH_AFTER:
         _near_candidates(ctx.state.table(), force=True)
-    ctx.sight.prefetch([(f.id, _sight_asks(ctx, f)) for f in order])
-    plans = {f.id: plan_for(ctx, f) for f in order}
+    # each plan up to its sight question, the questions' sight in one batch, then the rest
+    # (the plans in ``order``, and the questions asked of Sight in it, as plan_for would)
+    made: list[MovePlan | None] = []
+    asks: list[tuple[str, list[str]]] = []
+    waiting: list[tuple[int, Formation, PlanSteps, list[str]]] = []
+    for f in order:
+        steps = _plan_steps(ctx, f)
+        try:
+            targets = next(steps)
+        except StopIteration as done:
+            made.append(done.value)
+            continue
+        waiting.append((len(made), f, steps, targets))
+        made.append(None)
+        asks.append((f.id, targets))
+    ctx.sight.prefetch(asks)
+    visible = ctx.sight.visible
+    for k, f, steps, targets in waiting:
+        made[k] = _plan_finish(steps, visible(f.id, targets))
+    plans = {f.id: cast(MovePlan, plan) for f, plan in zip(order, made, strict=True)}
     for f in order:
         # a formation a friend stopped last bound waits, steps back, holds or takes a lane
         plan = unjam(ctx.jams, ctx.state, f, plans[f.id], plans)
