@@ -292,9 +292,9 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     if limit <= _NEAR_ALL and kf is not None:
         # every formation's ranked nearest, once worked out for the revision: read, not kept
         # again formation by formation (the plan phases ask ~2 per formation)
-        ranked_rows = kept.get("near_ranked_rows")
-        if ranked_rows is not None:
-            return cast("list[tuple[Formation, float]]", ranked_rows[kf][:limit])
+        ranked = kept.get("near_ranked_rows")
+        if ranked is not None:
+            return cast(_Ranked, ranked).row(kf, limit)
     memo = ("near", f.id, limit)
     hit = kept.get(memo)
     if hit is not None:
@@ -304,7 +304,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
         return []
     table = _near_candidates(t) if kf is not None and limit <= _NEAR_ALL else None
     if table is not None and kf is not None:
-        return _near_ranked_rows(t, table)[kf][:limit]
+        return _near_ranked_rows(t, table).row(kf, limit)
     from engine.geometry import distance
 
     forms, arr = t.forms, t.arr
@@ -321,33 +321,64 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
     return out
 
 
-def _near_ranked_rows(
-    t: FormationTable, table: list[tuple[np.ndarray, np.ndarray]]
-) -> list[list[tuple[Formation, float]]]:
+class _Ranked:
+    """Every row's ``_NEAR_ALL`` nearest enemies with their gaps, nearest first (ties by row),
+    held flat: the enemies of row ``k`` are ``forms[starts[k]:ends[k]]``, their gaps
+    ``gaps[...]`` the same slice. A row's list of (enemy, gap) pairs is made when asked, not
+    kept: a kept pair for every candidate of every row (5,500 at 2 x 240) outlived the
+    collector's young generations, and its full collections came several times as often."""
+
+    __slots__ = ("ends", "forms", "gaps", "starts")
+
+    def __init__(
+        self, forms: list[Formation], gaps: list[float], starts: list[int], ends: list[int]
+    ) -> None:
+        self.forms, self.gaps, self.starts, self.ends = forms, gaps, starts, ends
+
+    def row(self, k: int, limit: int) -> list[tuple[Formation, float]]:
+        """Row ``k``'s first ``limit`` nearest enemies with their gaps."""
+        s = self.starts[k]
+        e = min(self.ends[k], s + limit)
+        return list(zip(self.forms[s:e], self.gaps[s:e]))
+
+    def gap(self, k: int, g: Formation) -> float | None:
+        """The gap from row ``k`` to ``g`` if ``g`` is among its nearest, else None."""
+        forms, gid = self.forms, g.id
+        for i in range(self.starts[k], self.ends[k]):
+            if forms[i].id == gid:
+                return self.gaps[i]
+        return None
+
+
+def _near_ranked_rows(t: FormationTable, table: list[tuple[np.ndarray, np.ndarray]]) -> _Ranked:
     """Row -> its ``_NEAR_ALL`` nearest enemies with their gaps, nearest first (ties by row),
     from the table of candidates (:func:`_near_candidates`), every row at once and kept for
-    the table's revision: one sort of all the candidates by (row, gap, enemy row), the order
-    each row's own ``np.lexsort((idx, gaps))`` gives (an enemy is once in a row's list)."""
+    the table's revision: one sort of all the candidates by (row, gap), stable, so ties stay
+    in the table's order of enemy rows (ascending): the order each row's own
+    ``np.lexsort((idx, gaps))`` gives (an enemy is once in a row's list)."""
     memo = t.memo
     hit = memo.get("near_ranked_rows")
     if hit is not None:
-        return cast("list[list[tuple[Formation, float]]]", hit)
+        return cast(_Ranked, hit)
     forms = t.forms
     lens = np.fromiter((len(i) for i, _g in table), dtype=np.intp, count=len(table))
-    out: list[list[tuple[Formation, float]]] = [[] for _ in table]
+    out = _Ranked([], [], [0] * len(table), [0] * len(table))
     if lens.sum():
         rows = np.repeat(np.arange(len(table)), lens)
         idx = np.concatenate([i for i, _g in table])
         gaps = np.concatenate([g for _i, g in table])
-        order = np.lexsort((idx, gaps, rows))
+        order = np.lexsort((gaps, rows))  # (stable: ties keep the ascending enemy rows)
         # the first _NEAR_ALL of each row (no limit asks for more)
         starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
         rank = np.arange(order.size) - np.repeat(starts, lens)
         take = order[rank < _NEAR_ALL]
-        # the pairs of every row in one list (made in C: map and zip), cut row by row
-        pairs = list(zip(map(forms.__getitem__, idx[take].tolist()), gaps[take].tolist()))
-        ends = np.cumsum(np.minimum(lens, _NEAR_ALL)).tolist()
-        out = [pairs[s:e] for s, e in zip([0, *ends[:-1]], ends)]
+        ends = np.cumsum(np.minimum(lens, _NEAR_ALL))
+        out = _Ranked(
+            list(map(forms.__getitem__, idx[take].tolist())),
+            gaps[take].tolist(),
+            [0, *ends[:-1].tolist()],
+            ends.tolist(),
+        )
     memo["near_ranked_rows"] = out
     return out
 
@@ -375,13 +406,12 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
             return cast(float, hit)
         # the ranked nearest of f (_near_gaps), not copied into a dict for every formation:
         # _gap is asked of a few
-        ranked_rows = kept.get("near_ranked_rows")
+        ranked = kept.get("near_ranked_rows")
         kf = t.rows.get(f.id)
-        if ranked_rows is not None and kf is not None:
-            gid = g.id
-            for h, d in ranked_rows[kf]:
-                if h.id == gid:
-                    return cast(float, d)
+        if ranked is not None and kf is not None:
+            d = cast(_Ranked, ranked).gap(kf, g)
+            if d is not None:
+                return d
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
