@@ -16,8 +16,19 @@ or as a script:              python benchmarks/bench_engine.py
 one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json
     prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
     (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
-    ``--profile FILE`` writes cProfile stats of the fight). The set-up's objects are frozen out
-    of the garbage collector's walks before the clock starts, as ``scenario-builder run`` does.
+    ``--profile FILE`` writes cProfile stats of the fight; ``--calls`` adds "calls", the calls
+    of Python functions in the fight, built-ins left out, counted by cProfile). The set-up's
+    objects are frozen out of the garbage collector's walks before the clock starts, as
+    ``scenario-builder run`` does.
+growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
+                                 [--repeat 3] [--json]
+    fights every size in a fresh process, the sizes interleaved round by round so a shared
+    host's slow spells fall on all of them, and fits the exponent of the least CPU time of each
+    size against N (least squares on the logs). The host's speed is read before every round (a
+    fixed 10 M-step Python loop, "loop_s"), and the count of Python function calls per size is
+    fitted too: it does not depend on the host, so it is the figure to compare across sittings
+    (it leaves out the work inside numpy calls and built-ins, which grows faster: read it beside
+    the times).
 """
 
 from __future__ import annotations
@@ -25,8 +36,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import math
+import pstats
+import subprocess
+import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from engine.battle import Battle
 from engine.dice import Dice
@@ -105,7 +122,9 @@ def test_bench_engine_30_bounds_to_the_last(benchmark) -> None:
     benchmark.pedantic(fight, args=(bf, sc), rounds=1, iterations=1)
 
 
-def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]:
+def measure(
+    per_side: int, profile: str | None = None, calls: bool = False
+) -> dict[str, float | int]:
     """CPU seconds of a 2 x ``per_side`` battle fought to the last (instant orders) for at most
     ``BOUNDS`` bounds; set-up (ground, deployment) excluded."""
     # the engine imports scipy.spatial on first need, and only above a size (engine/spatial.py
@@ -119,7 +138,7 @@ def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]
     # as ``scenario-builder run`` does once the armies are deployed (cli/run.py fight): the
     # set-up's objects out of the full garbage collections' walks (scenario_builder.heap)
     freeze_setup()
-    prof = cProfile.Profile() if profile else None
+    prof = cProfile.Profile() if profile or calls else None
     t0 = time.process_time()
     if prof is not None:
         prof.enable()
@@ -130,7 +149,77 @@ def measure(per_side: int, profile: str | None = None) -> dict[str, float | int]
     if prof is not None and profile:
         prof.dump_stats(profile)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
-    return {"per_side": per_side, "bases": n_bases, "bounds": b.state.bound, "cpu_s": round(cpu, 3)}
+    out: dict[str, float | int] = {
+        "per_side": per_side,
+        "bases": n_bases,
+        "bounds": b.state.bound,
+        "cpu_s": round(cpu, 3),
+    }
+    if prof is not None and calls:
+        # the calls of Python functions (each a frame, the interpreter's unit of work), not
+        # of built-ins such as abs or a dict's get, which cost a tenth as much and would
+        # weigh the few-rectangle float sums far above their share of the time
+        stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+        out["calls"] = sum(int(v[1]) for k, v in stats.items() if k[0] != "~")
+    return out
+
+
+def growth_exponent(sizes: list[int], values: list[float]) -> float:
+    """The exponent ``k`` of ``values ~ c * sizes ** k``, least squares on the logs.
+
+    >>> round(growth_exponent([30, 60, 120, 240], [1.0, 2.0, 4.0, 8.0]), 6)
+    1.0
+    >>> round(growth_exponent([30, 240], [0.5, 0.5 * 8 ** 1.15]), 6)
+    1.15
+    """
+    if len(sizes) != len(values) or len(sizes) < 2:
+        raise ValueError(f"expected two or more sizes with a value each, got {sizes} / {values}")
+    slope, _ = np.polyfit(np.log(sizes), np.log(values), 1)
+    return float(slope)
+
+
+def loop_seconds() -> float:
+    """CPU seconds of a fixed 10 M-step Python loop: how fast the (shared) host runs now."""
+    t0 = time.process_time()
+    s = 0
+    for i in range(10_000_000):
+        s += i
+    return round(time.process_time() - t0, 3)
+
+
+def _one(per_side: int, calls: bool = False) -> dict[str, float | int]:
+    """``measure(per_side)`` in a fresh interpreter (no state warmed by a larger battle)."""
+    cmd = [sys.executable, __file__, "--per-side", str(per_side), "--json"]
+    done = subprocess.run(cmd + (["--calls"] if calls else []), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench_engine.py --per-side {per_side}: {done.stderr.strip()[-300:]}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def growth(sizes: list[int], repeat: int) -> dict[str, object]:
+    """The least CPU time of each size over ``repeat`` interleaved rounds, each size's Python
+    calls (one profiled run each), and both growth exponents."""
+    best: dict[int, float] = {}
+    bounds: dict[int, int] = {}
+    loops: list[float] = []
+    for _ in range(repeat):
+        loops.append(loop_seconds())
+        for n in sizes:
+            r = _one(n)
+            best[n] = min(best.get(n, math.inf), float(r["cpu_s"]))
+            bounds[n] = int(r["bounds"])
+    counts = {n: int(_one(n, calls=True)["calls"]) for n in sizes}
+    cpu = [best[n] for n in sizes]
+    return {
+        "sizes": sizes,
+        "bounds": [bounds[n] for n in sizes],
+        "cpu_s_min": cpu,
+        "exponent": round(growth_exponent(sizes, cpu), 3),
+        "calls": [counts[n] for n in sizes],
+        "calls_exponent": round(growth_exponent(sizes, [counts[n] for n in sizes]), 3),
+        "repeat": repeat,
+        "loop_s": loops,
+    }
 
 
 def main() -> None:
@@ -138,9 +227,28 @@ def main() -> None:
     ap.add_argument("--per-side", type=int, help="formations a side (one battle to the last)")
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     ap.add_argument("--profile", metavar="FILE", help="write cProfile stats of the fight")
+    ap.add_argument("--calls", action="store_true", help="count the fight's Python calls")
+    ap.add_argument("--growth", action="store_true", help="fit the growth over --sizes")
+    ap.add_argument("--sizes", default="30,60,120,240", help="formations a side, comma-separated")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds of --growth (least time kept)")
     args = ap.parse_args()
+    if args.growth:
+        try:
+            sizes = [int(v) for v in args.sizes.split(",")]
+        except ValueError:
+            raise SystemExit(
+                f"--sizes: expected whole numbers like 30,60,120, got {args.sizes!r}"
+            ) from None
+        if len(sizes) < 2 or min(sizes) < 1 or args.repeat < 1:
+            raise SystemExit(
+                f"--growth: expected two or more sizes >= 1 and --repeat >= 1, got "
+                f"{args.sizes!r} and {args.repeat}"
+            )
+        g = growth(sizes, args.repeat)
+        print(json.dumps(g) if args.json else "\n".join(f"{k}: {v}" for k, v in g.items()))
+        return
     if args.per_side is not None:
-        out = measure(args.per_side, args.profile)
+        out = measure(args.per_side, args.profile, args.calls)
         print(json.dumps(out) if args.json else out)
         return
     bf = build_site("minden").battlefield
