@@ -80,6 +80,9 @@ _BEARING_ROWS = 16.0
 #: added to the distance of an observer whose line seems blocked next to the target
 #: (Sight._shadowed): after every observer whose line seems open, nearest first
 _SHADOWED_LAST = 1e9
+#: what sight reads of a formation (Sight._column_value) that comes from its make-up alone (its
+#: living bases' profiles: engine.state ``Formation._crev``), so holds through its moves
+_MAKE_UP_COLUMNS = frozenset({"type", "skirm"})
 #: up to this many crossings they are judged by _troops_clear one line at a time (in floats),
 #: from it in arrays
 _FEW_JUDGED = 24
@@ -108,7 +111,7 @@ def _box_pairs_within(box: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarr
     _, order, lo, cnt = best
     ii = np.repeat(np.arange(n), cnt)
     jj = order[np.arange(ii.size) - np.repeat(np.cumsum(cnt) - cnt - lo, cnt)]
-    bi, bj = box[ii], box[jj]
+    bi, bj = box.take(ii, axis=0), box.take(jj, axis=0)  # rows: take is many times faster
     gx = np.maximum(np.maximum(bj[:, 0] - bi[:, 2], bi[:, 0] - bj[:, 2]), 0.0)
     gy = np.maximum(np.maximum(bj[:, 1] - bi[:, 3], bi[:, 1] - bj[:, 3]), 0.0)
     keep = np.hypot(gx, gy) <= gap
@@ -185,6 +188,8 @@ class Sight:
         #: unit types met so far, numbered (any position state: a type is a name)
         self._type_codes: dict[str, int] = {}
         self._type_names: list[str] = []
+        #: 6.2 who sees over whom, by type code (:meth:`_over_matrix`)
+        self._over: np.ndarray | None = None
         #: ((weather, time), 6.3 limit of strangers, of troops who know the ground)
         self._by_local: tuple[tuple[str, str], float | None, float | None] = (("", ""), None, None)
         self.los_calls = 0
@@ -271,6 +276,7 @@ class Sight:
         old_cols: dict[str, np.ndarray] = getattr(self, "_cols", {})
         old_forms: list[Formation] = getattr(self, "forms", [])
         old_revs: list[int] = getattr(self, "_revs", [])
+        old_crevs: list[int] = getattr(self, "_crevs", [])
         self._version = self.state.version
         self._table, self._revision = table, table.revision
         self._cache.clear()
@@ -305,20 +311,27 @@ class Sight:
             self.index = {fid: i for i, fid in enumerate(self.ids)}
         self.forms = forms
         self._revs = revs = [f._rev for f in forms]
+        self._crevs = crevs = [f._crev for f in forms]
         self._revs_at = CLOCK.now
         if old_cols and forms:
+            # a formation's unit type and whether it skirmishes come from its living bases'
+            # profiles (its make-up, engine.state ``_crev``): kept through moves; the rest
+            # (characters with it, knowing the ground) while nothing of it changed (``_rev``)
             if same_rows:  # each row its own source: read values kept where unchanged
                 src = np.arange(len(forms))
                 same = np.array(old_revs) == np.array(revs)
+                made = np.array(old_crevs) == np.array(crevs)
             else:
                 was = {id(f): k for k, f in enumerate(old_forms)}
                 src = np.array([was.get(id(f), -1) for f in forms], dtype=np.intp)
-                same = src >= 0
+                same, made = src >= 0, src >= 0
                 same[same] = np.array(old_revs)[src[same]] == np.array(revs)[same]
-            if same.any():
-                for name, col in old_cols.items():
+                made[made] = np.array(old_crevs)[src[made]] == np.array(crevs)[made]
+            for name, col in old_cols.items():
+                keep = made if name in _MAKE_UP_COLUMNS else same
+                if keep.any():
                     new = np.full(len(forms), np.nan)
-                    new[same] = col[src[same]]
+                    new[keep] = col[src[keep]]
                     self._cols[name] = new
         self.obbs = [f.obb() for f in forms]
         self.arr = table.arr  # the table's rectangles (copied by the table before a change)
@@ -338,6 +351,9 @@ class Sight:
         self._on: list[bool] = self.on_map.tolist()
         self._lv: list[int] = self.levels.tolist()
         self._xy: list[list[float]] = self.arr[:, :2].tolist()
+        #: the centres as one array of their own (rows gathered by take: numpy's fancy
+        #: indexing of rows of a 2-D array costs several times more)
+        self._xy2 = np.ascontiguousarray(self.arr[:, :2])
 
     def current(self) -> bool:
         """Whether the answers held are those of the state as it is now: nothing on the table
@@ -423,8 +439,6 @@ class Sight:
                     n = row_of.get(t)
                     if n is not None:
                         seen[n] = True
-        xy = self.arr[:, :2]
-        d = np.hypot(xy[own, None, 0] - xy[None, enemy, 0], xy[own, None, 1] - xy[None, enemy, 1])
         # pairs that cannot see (an end off the map; 6.3: the boxes round the two farther
         # apart than the observer's limit, so the gap is too) are not asked: they are last in
         # each enemy's order and cut off by its count of possible observers
@@ -436,7 +450,6 @@ class Sight:
             gx = np.maximum(np.maximum(b[..., 0] - a[..., 2], a[..., 0] - b[..., 2]), 0.0)
             gy = np.maximum(np.maximum(b[..., 1] - a[..., 3], a[..., 1] - b[..., 3]), 0.0)
             possible &= ~(np.hypot(gx, gy) > limit[:, None])
-        d[~possible] = np.inf
         # the formation that saw each enemy at the last look (a hint only: which pairs are
         # asked first, never what they answer) is asked first: troops move little in a bound,
         # and the nearest observers of an enemy behind its own lines see nothing
@@ -459,10 +472,15 @@ class Sight:
         count = possible.sum(axis=0)
         # (rank, enemy) of the enemies still to find: observers whose line the troops next to
         # the enemy seem to leave open first (:meth:`_shadowed`, a guess), nearest first
-        ranked = np.zeros(d.shape, dtype=np.intp)
+        ranked = np.zeros(possible.shape, dtype=np.intp)
         todo = np.flatnonzero(~seen & (count > 0))
         if todo.size:
-            key = d[:, todo]
+            # the centres' distances of the enemies still to find only (the witness settled
+            # most), infinite where the pair cannot see
+            xs, ys = self._xy2[:, 0], self._xy2[:, 1]
+            ox, oy, tg = xs.take(own)[:, None], ys.take(own)[:, None], enemy[todo]
+            key = np.hypot(ox - xs.take(tg)[None, :], oy - ys.take(tg)[None, :])
+            key[~possible[:, todo]] = np.inf
             if own.size >= _SHADOW_FROM:
                 key[self._shadowed(own, enemy[todo], key) & np.isfinite(key)] += _SHADOWED_LAST
             ranked[:, todo] = own[np.argsort(key, axis=0, kind="stable")]
@@ -506,8 +524,9 @@ class Sight:
         if not ti.size or not own.size:
             return out
         fx, fy, rx, ry = (v[ks] for v in self.axes)
-        hw, hd = arr[ks, 2], arr[ks, 3]
-        ox, oy = arr[ks, 0] - arr[ti, 0], arr[ks, 1] - arr[ti, 1]
+        ak, at_ = arr.take(ks, axis=0), arr.take(ti, axis=0)
+        hw, hd = ak[:, 2], ak[:, 3]
+        ox, oy = ak[:, 0] - at_[:, 0], ak[:, 1] - at_[:, 1]
         reach = np.hypot(ox, oy)
         ux, uy = ox / np.where(reach > 0, reach, 1.0), oy / np.where(reach > 0, reach, 1.0)
         # the widest corner seen from the target: the cosine of the half angle it spans
@@ -547,7 +566,7 @@ class Sight:
         cand = np.arange(p.size) - np.repeat(np.cumsum(n) - n - a, n)  # its place in flat
         col, row = order.ravel()[cand], pos[p]
         # the test itself, element by element as over every observer
-        d = dist[col, row]
+        d = np.ravel(dist).take(col * dist.shape[1] + row)  # dist[col, row]
         hit = (oxs[col] - txs[row]) * ux[p] + (oys[col] - tys[row]) * uy[p] >= wide[p] * d
         hit &= d > near[p]
         hit &= lv[own[col]] <= lv[ks[p]]
@@ -606,7 +625,9 @@ class Sight:
         ii = np.fromiter((p[0] for p in todo), dtype=np.intp, count=len(todo))
         jj = np.fromiter((p[1] for p in todo), dtype=np.intp, count=len(todo))
         ca = np.array([have[p[0]] for p in todo]).reshape(-1, 4, 2)
-        vals = cast(list[float], distance_pairs(self.arr[ii], self.arr[jj], ca).tolist())
+        arr = self.arr
+        vals = distance_pairs(arr.take(ii, axis=0), arr.take(jj, axis=0), ca).tolist()
+        vals = cast(list[float], vals)
         gaps = self._gaps
         for (i, j), v in zip(todo, vals, strict=True):
             row = gaps.get(i)
@@ -846,7 +867,7 @@ class Sight:
         (by more than a micrometre: the gap is never more than the centres' distance); the
         rest are measured (:meth:`_fill_gaps`)."""
         box = self.spatial.box
-        a, b = box[ia], box[ja]
+        a, b = box.take(ia, axis=0), box.take(ja, axis=0)
         gx = np.maximum(np.maximum(b[:, 0] - a[:, 2], a[:, 0] - b[:, 2]), 0.0)
         gy = np.maximum(np.maximum(b[:, 1] - a[:, 3], a[:, 1] - b[:, 3]), 0.0)
         out = np.hypot(gx, gy) > limit
@@ -867,23 +888,31 @@ class Sight:
         judged by the same tests in arrays (a point distance near a threshold measured again
         as ``_troops_clear`` measures it)."""
         n_pairs = ia.size
-        ps, qs = self.arr[ia, :2], self.arr[ja, :2]
+        ps, qs = self._xy2.take(ia, axis=0), self._xy2.take(ja, axis=0)
         index = self.spatial
         if n_pairs >= _NEAR_TARGET_FIRST_FROM and index.n >= _NEAR_TARGET_AMONG:
             # troops next to the target first: the last _NEAR_TARGET_M[0] of each line has few
             # boxes to meet, and one crossing that blocks settles a pair (hidden); then the
             # next stretch of the lines left open, out to _NEAR_TARGET_M[1], and so on; only
             # the pairs left open whose line is longer than the last reach are asked about the
-            # whole line. The stretches follow each other (each starts at the point the one
-            # before ended, the same numbers), so a line shorter than a reach has had all of
-            # it looked at; the crossings found are real ones of the whole line (its own slab
-            # test), so the answers are the same
+            # rest of the line, out to the observer. The stretches follow each other (each
+            # starts at the point the one before ended, the same numbers), so every line has had
+            # all of it looked at (a box the line crosses where two stretches meet holds that
+            # point within its millimetre's pad: both stretches' boxes meet it); the crossings
+            # found are real ones of the whole line (its own slab test), so the answers are the
+            # same
             clear = np.ones(n_pairs, dtype=bool)
             rest = np.arange(n_pairs)
             start = qs
-            for reach in _NEAR_TARGET_M:
-                ends, far = self._toward(qs[rest], ps[rest], reach)
-                si, ri = index.crossing_unordered(ends, start)
+            for reach in (*_NEAR_TARGET_M, None):
+                if reach is None:  # the rest of each line left open, out to its observer
+                    ends, far = ps[rest], np.zeros(rest.size, dtype=bool)
+                else:
+                    ends, far = self._toward(qs[rest], ps[rest], reach)
+                if rest.size * index.n <= _FEW_CROSSINGS:  # the same pairs as the tree's
+                    si, ri = index.crossing_few(ends, start)
+                else:
+                    si, ri = index.crossing_unordered(ends, start)
                 si, ri = self._blockers(ia[rest], ja[rest], ps[rest], qs[rest], si, ri)
                 open_ = np.ones(rest.size, dtype=bool)
                 open_[si] = False
@@ -891,8 +920,7 @@ class Sight:
                 go = open_ & far  # open so far, and longer than this reach
                 rest, start = rest[go], ends[go]
                 if not rest.size:
-                    return clear
-            clear[rest] = self._clear_of_troops_whole(ia[rest], ja[rest])
+                    break
             return clear
         return self._clear_of_troops_whole(ia, ja)
 
@@ -912,7 +940,7 @@ class Sight:
     def _clear_of_troops_whole(self, ia: np.ndarray, ja: np.ndarray) -> np.ndarray:
         """:meth:`_clear_of_troops` over the whole of every line."""
         n_pairs = ia.size
-        ps, qs = self.arr[ia, :2], self.arr[ja, :2]
+        ps, qs = self._xy2.take(ia, axis=0), self._xy2.take(ja, axis=0)
         # the slab test on the (line, formation) pairs whose boxes meet only (engine.spatial)
         index = self.spatial
         if n_pairs * index.n <= _FEW_CROSSINGS:
@@ -925,17 +953,7 @@ class Sight:
         top = np.maximum(lv[ia], lv[ja])
         keep = (ri != ia[si]) & (ri != ja[si]) & (lv[ri] >= top[si])
         si, ri = si[keep], ri[keep]
-        # boxes the line itself passes by (a long line's own box meets many): the line misses
-        # a box when the box's centre is farther from it than the box reaches across it; the
-        # boxes are padded by a millimetre, far beyond rounding, so no crossing is dropped
-        if si.size > _CULL_LINES_FROM:
-            box = index.box
-            nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]
-            cx = (box[ri, 0] + box[ri, 2]) * 0.5 - ps[si, 0]
-            cy = (box[ri, 1] + box[ri, 3]) * 0.5 - ps[si, 1]
-            reach = np.abs(nx) * (box[ri, 2] - box[ri, 0]) + np.abs(ny) * (box[ri, 3] - box[ri, 1])
-            near = np.abs(nx * cx + ny * cy) * 2.0 <= reach
-            si, ri = si[near], ri[near]
+        si, ri = self._passing_near(ps, qs, si, ri)
         hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
         si, ri = si[hit], ri[hit]
         clear = np.ones(n_pairs, dtype=bool)
@@ -959,6 +977,25 @@ class Sight:
         clear[si[self._judge(ia, ja, si, ri)]] = False
         return clear
 
+    def _passing_near(
+        self, ps: np.ndarray, qs: np.ndarray, si: np.ndarray, ri: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Of the candidate crossings (line ``si[n]``: ``ps -> qs``, formation ``ri[n]``), all
+        but boxes the line passes by (a long line's own box meets many): the line misses a box
+        when the box's centre is farther from it than the box reaches across it; the boxes are
+        padded by a millimetre, far beyond rounding, so no crossing is dropped. A few are left
+        to the slab test as they are."""
+        if si.size <= _CULL_LINES_FROM:
+            return si, ri
+        box = self.spatial.box.take(ri, axis=0)
+        p0 = ps.take(si, axis=0)
+        nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]
+        cx = (box[:, 0] + box[:, 2]) * 0.5 - p0[:, 0]
+        cy = (box[:, 1] + box[:, 3]) * 0.5 - p0[:, 1]
+        reach = np.abs(nx) * (box[:, 2] - box[:, 0]) + np.abs(ny) * (box[:, 3] - box[:, 1])
+        near = np.abs(nx * cx + ny * cy) * 2.0 <= reach
+        return si[near], ri[near]
+
     def _blockers(
         self,
         ia: np.ndarray,
@@ -973,7 +1010,7 @@ class Sight:
         lv = self.levels
         top = np.maximum(lv[ia], lv[ja])
         keep = (ri != ia[si]) & (ri != ja[si]) & (lv[ri] >= top[si])
-        si, ri = si[keep], ri[keep]
+        si, ri = self._passing_near(ps, qs, si[keep], ri[keep])
         hit = segment_hits_sparse(ps, qs, self.arr, si, ri, self.axes)
         si, ri = si[hit], ri[hit]
         if not si.size:
@@ -991,13 +1028,7 @@ class Sight:
         # troops the observer sees over (6.2: monsters over anything, ...): the rule asked
         # once per pair of unit types in the batch
         tc = self._column("type", np.concatenate([oi, ri])).astype(np.intp)
-        ko, kk = tc[: oi.size], tc[oi.size :]
-        combos, back = np.unique(ko * len(self._type_names) + kk, return_inverse=True)
-        names, sees_over, n_types = self._type_names, self._sees_over, len(self._type_names)
-        over = np.array(
-            [sees_over(names[c // n_types], names[c % n_types]) for c in combos.tolist()],
-            dtype=bool,
-        )[back.ravel()]
+        over = self._over_matrix()[tc[: oi.size], tc[oi.size :]]
         skirm = enemy & ~over  # enemy skirmishers in the way, not seen over: perhaps a screen
         if skirm.any():
             skirm[skirm] = self._column("skirm", ri[skirm]) > 0
@@ -1026,6 +1057,19 @@ class Sight:
             through[judge] = near
         return ~(over | through)
 
+    def _over_matrix(self) -> np.ndarray:
+        """6.2 who sees over whom among the unit types met so far: ``[a, b]`` whether troops of
+        type code ``a`` see over those of ``b`` (the rule asked once per pair of types; types
+        are only ever added, so the matrix holds while their count does)."""
+        names = self._type_names
+        got = self._over
+        if got is None or got.shape[0] != len(names):
+            sees_over = self._sees_over
+            got = self._over = np.array(
+                [[sees_over(a, b) for b in names] for a in names], dtype=bool
+            ).reshape(len(names), len(names))
+        return got
+
     def _column(self, name: str, rows: np.ndarray) -> np.ndarray:
         """What sight reads of formations ``rows`` (:meth:`_column_value`) as floats, each
         formation's value worked out once per position state (a column of this position
@@ -1036,8 +1080,9 @@ class Sight:
         out = col[rows]
         miss = np.isnan(out)
         if miss.any():
-            for r in np.unique(rows[miss]).tolist():
-                col[r] = float(self._column_value(name, r))
+            at = np.unique(rows[miss])
+            value = self._column_value
+            col[at] = np.array([float(value(name, r)) for r in at.tolist()], dtype=float)
             out = col[rows]
         return out
 
@@ -1086,10 +1131,11 @@ class Sight:
         itself, so comparisons with the threshold come out as _troops_clear's."""
         arr = self.arr
         fx, fy, rx, ry = (v[ks] for v in self.axes)
-        dx = arr[os, 0] - arr[ks, 0]
-        dy = arr[os, 1] - arr[ks, 1]
-        a = np.maximum(np.abs(dx * rx + dy * ry) - arr[ks, 2], 0.0)
-        b = np.maximum(np.abs(dx * fx + dy * fy) - arr[ks, 3], 0.0)
+        ao, ak = arr.take(os, axis=0), arr.take(ks, axis=0)
+        dx = ao[:, 0] - ak[:, 0]
+        dy = ao[:, 1] - ak[:, 1]
+        a = np.maximum(np.abs(dx * rx + dy * ry) - ak[:, 2], 0.0)
+        b = np.maximum(np.abs(dx * fx + dy * fy) - ak[:, 3], 0.0)
         out = np.hypot(a, b)
         for n in np.flatnonzero(np.abs(out - thr) <= 1e-6).tolist():
             k, o = int(ks[n]), int(os[n])
@@ -1117,7 +1163,10 @@ class Sight:
         """Terrain sight (6.2) of the pairs (observer row, target row), in one call."""
         self.los_calls += ia.size
         try:
-            return np.atleast_1d(self.bf.line_of_sight_many(self.arr[ia, :2], self.arr[ja, :2]))
+            xy = self._xy2
+            return np.atleast_1d(
+                self.bf.line_of_sight_many(xy.take(ia, axis=0), xy.take(ja, axis=0))
+            )
         except OffMapError:
             out = np.zeros(ia.size, dtype=bool)
             observers = np.unique(ia)
@@ -1255,7 +1304,9 @@ class Sight:
         gg = np.zeros(ii.size)
         if ask.any():
             ia, ja = ii[ask], jj[ask]
-            gg[ask] = distance_pairs(arr[ia], arr[ja], ca[ia])
+            gg[ask] = distance_pairs(
+                arr.take(ia, axis=0), arr.take(ja, axis=0), ca.take(ia, axis=0)
+            )
         out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())

@@ -160,6 +160,9 @@ class Battlefield:
     def contains(self, x: Any, y: Any) -> Any:
         """Whether points lie on the battlefield (scalar in -> bool out, arrays -> bool array)."""
         minx, miny, maxx, maxy = self.bounds
+        if type(x) is float and type(y) is float:  # one point in Python floats: the same tests
+            # without arrays (the engine asks of a formation's centre thousands of times)
+            return minx <= x < maxx and miny < y <= maxy
         xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         inside = (xa >= minx) & (xa < maxx) & (ya > miny) & (ya <= maxy)
         return bool(inside) if inside.ndim == 0 else inside

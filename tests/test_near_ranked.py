@@ -54,7 +54,8 @@ def test_ranked_in_one_sort_equals_row_by_row_and_brute_force(built_minden: Any)
             idx, gaps = table[k]
             order = np.lexsort((idx, gaps))[:_NEAR_ALL]
             want = [(t.forms[j], d) for j, d in zip(idx[order].tolist(), gaps[order].tolist())]
-            assert ranked[k] == want
+            assert ranked.row(k, _NEAR_ALL) == want
+            assert ranked.row(k, 3) == want[:3]
             # against every enemy measured (no table, no culling)
             foe = np.flatnonzero(t.sides != f.side)
             all_gaps = distance(f.obb(), t.arr[foe])
