@@ -120,6 +120,44 @@ def _box_pairs_within(box: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarr
     return ii[at], jj[at]
 
 
+class _HearingTable:
+    """Every formation's candidates within earshot and their gaps (:meth:`Sight._hearing_table`)
+    as flat lists cut by row: each row's lists are sliced when asked (most rows never are)."""
+
+    __slots__ = ("_cut", "_gs", "_js", "_near_gs", "_near_js", "_starts")
+
+    def __init__(
+        self,
+        starts: list[int],
+        js: list[int],
+        gs: list[float],
+        cut: list[int],
+        near_js: list[int],
+        near_gs: list[float],
+    ) -> None:
+        self._starts, self._js, self._gs = starts, js, gs
+        self._cut, self._near_js, self._near_gs = cut, near_js, near_gs
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def row(self, r: int) -> tuple[list[int], list[float]]:
+        """Row ``r``'s candidates (ascending, itself among them) and their gaps."""
+        a, b = self._starts[r], self._starts[r + 1]
+        return self._js[a:b], self._gs[a:b]
+
+    def gaps(self, r: int) -> dict[int, float]:
+        """Row ``r``'s candidates' gaps as a new dict (candidate -> gap)."""
+        a, b = self._starts[r], self._starts[r + 1]
+        return dict(zip(self._js[a:b], self._gs[a:b], strict=True))
+
+    def near(self, r: int) -> tuple[list[int], list[float]]:
+        """Row ``r``'s formations within earshot (not itself), nearest first (ties in row
+        order), and their gaps."""
+        a, b = self._cut[r], self._cut[r + 1]
+        return self._near_js[a:b], self._near_gs[a:b]
+
+
 def _nearest_first(
     i: int, near: list[int], gap_list: list[float], best_d: float
 ) -> tuple[list[int], list[float]]:
@@ -288,9 +326,8 @@ class Sight:
         self._gaps: dict[int, dict[int, float]] = {}
         self._spatial: RectIndex | None = None
         self._hear_calls = 0
-        self._hear_near: dict[int, tuple[list[int], list[float]]] | None = None
-        #: each row's formations within earshot, nearest first, and their gaps (_hearing_table)
-        self._hear_sorted: dict[int, tuple[list[int], list[float]]] = {}
+        #: every row's candidates within earshot and their gaps (:meth:`_hearing_table`)
+        self._hear_near: _HearingTable | None = None
         self._corners: dict[int, np.ndarray] = {}
         self._sides: np.ndarray | None = None
         self._sides_py: list[int] | None = None
@@ -603,19 +640,34 @@ class Sight:
         elements of ``distance(obbs[i], arr)`` asked for, the same numbers, element by element."""
         row = self._gaps.get(i)
         if row is None:
-            row = self._gaps[i] = {}
+            row = self._gap_row(i)
         todo = [j for j in dict.fromkeys(js) if j not in row]
         if todo:
             vals = cast(list[float], distance(self.obbs[i], self.arr[todo]).tolist())
             row.update(zip(todo, vals, strict=True))
         return [row[j] for j in js]
 
+    def _gap_row(self, i: int) -> dict[int, float]:
+        """Formation ``i``'s gaps worked out this position state (other row -> gap), made on
+        first need: with the hearing table's gaps of the row when the table was made before
+        (a row not asked when the table was made; the rows asked then got them at once)."""
+        row = self._gaps.get(i)
+        if row is None:
+            table = self._hear_near
+            row = self._gaps[i] = {} if table is None else table.gaps(i)
+        return row
+
     def _fill_gaps(self, pairs: list[tuple[int, int]]) -> None:
         """The gaps of many (observer row, other row) pairs not yet known, in one
         ``distance_pairs`` call (the same numbers as ``distance`` row by row)."""
         from engine.geometry import corners, distance_pairs
 
-        todo = [(i, j) for i, j in dict.fromkeys(pairs) if j not in self._gaps.get(i, ())]
+        gaps, row_of = self._gaps, self._gap_row
+        todo = [
+            (i, j)
+            for i, j in dict.fromkeys(pairs)
+            if j not in (gaps[i] if i in gaps else row_of(i))
+        ]
         if not todo:
             return
         have = self._corners  # corners() of the rows asked so far (the same numbers)
@@ -628,12 +680,8 @@ class Sight:
         arr = self.arr
         vals = distance_pairs(arr.take(ii, axis=0), arr.take(jj, axis=0), ca).tolist()
         vals = cast(list[float], vals)
-        gaps = self._gaps
         for (i, j), v in zip(todo, vals, strict=True):
-            row = gaps.get(i)
-            if row is None:
-                row = gaps[i] = {}
-            row[j] = v
+            gaps[i][j] = v  # every row asked was made above
 
     def prefetch_gaps(self, pairs: list[tuple[str, str]]) -> None:
         """Work out ``distance(a, b)`` of many pairs at once, for later calls to find."""
@@ -1275,11 +1323,11 @@ class Sight:
         # within hearing_m is among them, so nearest first (ties by order) as over all of them
         table = self._hearing_table()
         if table is not None:  # sorted and cut with the table, every row at once
-            return self._hear_sorted.get(i, ([], []))
+            return table.near(i)
         near = self.spatial.within(i, best_d).tolist()
         return _nearest_first(i, near, self._gaps_to(i, near), best_d)
 
-    def _hearing_table(self) -> dict[int, tuple[list[int], list[float]]] | None:
+    def _hearing_table(self) -> _HearingTable | None:
         """Every formation's candidates within earshot and their gaps, in one pass, once
         several formations have asked in this position state (None before): box lower bounds
         of every pair, then ``distance_pairs`` on the pairs within ``hearing_m`` (the same
@@ -1307,32 +1355,27 @@ class Sight:
             gg[ask] = distance_pairs(
                 arr.take(ia, axis=0), arr.take(ja, axis=0), ca.take(ia, axis=0)
             )
-        out: dict[int, tuple[list[int], list[float]]] = {}
         starts = np.searchsorted(ii, np.arange(len(self.ids) + 1)).tolist()
         js, gs = jj.tolist(), cast(list[float], gg.tolist())
-        gaps = self._gaps
-        for r in range(len(self.ids)):
-            a, b = starts[r], starts[r + 1]
-            out[r] = (js[a:b], gs[a:b])
-            row = gaps.get(r)
-            if row is None:  # a row not asked yet: made in one go
-                gaps[r] = dict(zip(js[a:b], gs[a:b], strict=True))
-                continue
-            for j, g in zip(js[a:b], gs[a:b], strict=True):
-                row.setdefault(j, g)
         # each row's formations within earshot, nearest first, ties in row order: _earshot's
         # cut and stable sort of each row (ascending columns) as one sort by (row, gap, column)
         best_d = self.rules.hearing_m
         ok = (ii != jj) & (gg <= best_d)
         si, sj, sg = ii[ok], jj[ok], gg[ok]
         at = np.lexsort((sj, sg, si))
-        si, sjl, sgl = si[at], sj[at].tolist(), cast(list[float], sg[at].tolist())
-        cut = np.searchsorted(si, np.arange(len(self.ids) + 1)).tolist()
-        self._hear_sorted = {
-            r: (sjl[cut[r] : cut[r + 1]], sgl[cut[r] : cut[r + 1]]) for r in range(len(self.ids))
-        }
-        self._hear_near = out
-        return out
+        cut = np.searchsorted(si[at], np.arange(len(self.ids) + 1)).tolist()
+        table = _HearingTable(
+            starts, js, gs, cut, sj[at].tolist(), cast(list[float], sg[at].tolist())
+        )
+        # the gaps of the rows asked already (each pair's first value stays); a row not asked
+        # yet gets its gaps from the table when first asked (:meth:`_gap_row`), not all now
+        gaps = self._gaps
+        for r, row in gaps.items():
+            a, b = starts[r], starts[r + 1]
+            for j, g in zip(js[a:b], gs[a:b], strict=True):
+                row.setdefault(j, g)
+        self._hear_near = table
+        return table
 
     def aware(self, observer: str, target: str) -> bool:
         """Seen or heard: what counts for morale (10.2 "events you can see or hear")."""

@@ -124,7 +124,10 @@ def test_6_2_hearing_from_the_sweep_as_from_the_tree(
     monkeypatch.setattr(sight_module, "_box_pairs_within", tree)
     old = big_battle.sight.fresh_copy()
     assert [old.heard(i) for i in ids] == got
-    assert sweep._hear_near == old._hear_near and sweep._hear_near is not None
+    assert sweep._hear_near is not None and old._hear_near is not None
+    rows = range(len(sweep.ids))
+    assert [sweep._hear_near.row(r) for r in rows] == [old._hear_near.row(r) for r in rows]
+    assert [sweep._hear_near.near(r) for r in rows] == [old._hear_near.near(r) for r in rows]
     assert sum(h is not None for h in got) > 10
 
 
@@ -185,16 +188,20 @@ def test_6_2_earshot_sorted_with_the_table_as_row_by_row(per_side: int, big_batt
     assert table is not None
     # the gaps the table keeps for later questions: each pair's first value stays
     want_gaps = {r: dict(row) for r, row in before.items()}
-    for r, (js, gs) in table.items():
+    for r in range(len(table)):
+        js, gs = table.row(r)
         row = want_gaps.setdefault(r, {})
         for j, g in zip(js, gs, strict=True):
             row.setdefault(j, g)
-    assert look._gaps == want_gaps and len(before) < len(want_gaps)
+    # the rows asked before got the table's gaps at once, the others get them when first asked
+    assert look._gaps == {r: want_gaps[r] for r in before}
+    assert {r: look._gap_row(r) for r in want_gaps} == want_gaps
+    assert len(before) < len(want_gaps)
     best_d = look.rules.hearing_m
     one = battle.sight.fresh_copy()  # row by row, with the gaps of distance()
     heard_some = 0
     for r in range(len(look.ids)):
-        want = sight_module._nearest_first(r, *table[r], best_d)
+        want = sight_module._nearest_first(r, *table.row(r), best_d)
         near = one.spatial.within(r, best_d).tolist()
         assert (
             look._earshot(r)

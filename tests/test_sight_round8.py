@@ -178,8 +178,8 @@ def test_6_2_hearing_table_as_every_pair_measured(minden, per_side: int, bounds:
             assert table is not None
             rows, gaps = _old_table(cold)
             for r in range(len(cold.ids)):
-                assert table[r] == (rows[r], gaps[r]), (battle.state.bound, r)
-                assert cold._gaps[r] == dict(zip(rows[r], gaps[r], strict=True))
+                assert table.row(r) == (rows[r], gaps[r]), (battle.state.bound, r)
+                assert cold._gap_row(r) == dict(zip(rows[r], gaps[r], strict=True))
                 own_pairs += r in rows[r]
                 near_pairs += len(rows[r]) - 1
     # 6.2 hearing_m (75 m): every rectangle is its own candidate; many others are near
