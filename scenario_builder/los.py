@@ -247,10 +247,37 @@ def visible_few(
         dist = np.hypot(dx, dy)  # the ufunc, as on arrays (math.hypot may round otherwise)
         n = min(max(math.ceil(dist / spacing) + 1, 2), max_samples)
         t = _unit_steps(1 << (n - 1).bit_length())  # n rounded up to a power of two
-        flat = _sample_cells(grid, np.array([[ax, ay]]), np.array([dx]), np.array([dy]), t, False)
-        blocked = _blocked(cells, flat, np.array([top]), np.array([dist]), t, edge_m, exact=False)
-        out.append(not bool(blocked[0]))
+        flat = _line_cells(grid, ax, ay, dx, dy, t)
+        if not cells.any_blocks:  # _blocked's test of one line: ground above both ends
+            blocked = bool(level.take(flat).max() > top)
+        else:
+            got = _blocked(
+                cells, flat[None, :], np.array([top]), np.array([dist]), t, edge_m, False
+            )
+            blocked = bool(got[0])
+        out.append(not blocked)
     return out
+
+
+def _line_cells(
+    grid: Grid, ax: float, ay: float, dx: float, dy: float, t: np.ndarray
+) -> np.ndarray:
+    """:func:`_sample_cells` of one line (``t``: its steps, (n,)) from plain floats, without the
+    arrays of one: the same operations on each sample (``t * dx + ax`` is ``ax + dx * t``,
+    IEEE sums and products being commutative), so the same cells."""
+    xs = t * dx
+    xs += ax
+    xs -= grid.x0
+    xs /= grid.res
+    col = xs.astype(np.intp)
+    ys = t * dy
+    ys += ay
+    np.subtract(grid.y0, ys, out=ys)
+    ys /= grid.res
+    row = ys.astype(np.intp)
+    row *= grid.shape[1] + 1
+    row += col
+    return row
 
 
 #: samples worked on at once (a few arrays of this many numbers stay in the CPU's cache)

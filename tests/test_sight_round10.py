@@ -91,3 +91,41 @@ def test_6_2_heard_with_the_lazy_table_as_row_by_row(battle: Battle) -> None:
     for r in range(len(ids)):
         near, gaps = many._hear_near.near(r)
         assert near == one._heard[ids[r]][0] and gaps == one._heard[ids[r]][1]
+
+
+def test_6_2_a_few_lines_one_at_a_time_as_in_a_batch_with_and_without_woods() -> None:
+    # 6.2 terrain sight of a few lines (visible_few: each line's samples from plain floats,
+    # _line_cells) as visible_many's batch gives it, sample cells bit for bit, on real ground:
+    # Teutoburg's woods (blocking terrain) and the same ground with none (ground alone blocks)
+    import numpy as np
+
+    from engine.rulesets import get_ruleset
+    from scenario_builder.los import (
+        SightCells,
+        _line_cells,
+        _sample_cells,
+        _unit_steps,
+        visible_few,
+        visible_many,
+    )
+
+    bf = get_ruleset("2mm-earth").ground(build_site("teutoburg_kalkriese").battlefield)
+    rng = np.random.default_rng(10)
+    minx, miny, maxx, maxy = bf.bounds
+    a = np.column_stack([rng.uniform(minx, maxx, 300), rng.uniform(miny, maxy, 300)])
+    b = np.concatenate(
+        [a[:100] + rng.normal(0, 40, (100, 2)), a[100:] + rng.normal(0, 900, (200, 2))]
+    )
+    b = np.clip(b, [minx + 1, miny + 1], [maxx - 1, maxy - 1])
+    level, woods = bf.layer("level"), bf.layer("blocks_sight")
+    grid = bf._grid
+    for blocks in (woods, np.zeros_like(woods)):
+        cells = SightCells.of(level, blocks)
+        want = visible_many(grid, level, blocks, a, b).tolist()
+        assert visible_few(grid, cells, a.tolist(), b.tolist()) == want
+        assert 0 < sum(want) < len(want)  # some lines blocked, some not
+    for (ax, ay), (bx, by) in zip(a[:50].tolist(), b[:50].tolist(), strict=True):
+        t = _unit_steps(256)
+        dx, dy = bx - ax, by - ay
+        one = _sample_cells(grid, np.array([[ax, ay]]), np.array([dx]), np.array([dy]), t, False)
+        assert np.array_equal(_line_cells(grid, ax, ay, dx, dy, t), one[0])
