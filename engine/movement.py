@@ -1230,10 +1230,17 @@ def _reachable(
     # squares): a circle round the middle, which leaves fewer rows to the exact tests below
     # than one round the start
     half = rho + 0.5 * math.sqrt(len2) + 1e-3
+    # (ex * ex + ey * ey <= lim * lim, its products and sums in place: the same floats with
+    # fewer arrays made)
     ex = all_arr[:, 0] - (sx + 0.5 * dx)
+    ex *= ex
     ey = all_arr[:, 1] - (sy + 0.5 * dy)
-    lim = all_arr[:, 2] + all_arr[:, 3] + half
-    near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
+    ey *= ey
+    ex += ey
+    lim = all_arr[:, 2] + all_arr[:, 3]
+    lim += half
+    lim *= lim
+    near = (ex <= lim).nonzero()[0]
     keep: list[int] = []
     boxes: list[list[float]] = []
     hypot = math.hypot
@@ -1243,7 +1250,8 @@ def _reachable(
     # then the exact reach, then "close" in numpy's elementwise operations (the same IEEE
     # sums in Python floats)
     fid = f.id
-    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+    # (take(): the fancy index's rows at a fraction of its cost)
+    for k, row in zip(near.tolist(), all_arr.take(near, axis=0).tolist(), strict=True):
         if table is not None and table[k].id == fid:
             continue  # the mover's own row
         cx, cy, hw, hd, _th = row  # (a slice of the row would be a new list)
@@ -1394,9 +1402,23 @@ def _sweep(
             first_overlap = bis.first_overlap_axes
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                # _overlap_at(bis, box, ...) without the call between
+                # _overlap_at(bis, box, ...) with _pose_axes' sums written out (the same
+                # operations in the same order, as gaps_at above: the same bits), one call
+                th = sth + dth * mid
+                r = radians(th)
+                fx = sin(r)
+                fy = cos(r)
+                axes = (
+                    (fx, fy, fy, -fx)
+                    if math_axes and 0.0 < th < 360.0
+                    else _scalar_axes(th % 360.0)
+                )
                 at_mid = first_overlap(
-                    *_pose_axes(box, sx + dx * mid, sy + dy * mid, sth + dth * mid)
+                    sx + dx * mid + a_ * fy + l_ * fx,
+                    sy + dy * mid + a_ * -fx + l_ * fy,
+                    hw_,
+                    hd_,
+                    axes,
                 )
                 if at_mid is None:
                     lo = mid
