@@ -140,18 +140,24 @@ def _old_allowance_for(f: Any, classes: list[int], rules: Any) -> float | None:
     return min(x for x in speeds if x is not None)
 
 
-def _old_contacts(state: Any) -> dict[str, tuple[str, ...]]:
+def _old_contacts(
+    state: Any,
+) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], list[tuple[str, str]]]]:
     """The contacts engine.movement.update_contacts set at main 1858fb7 (every pair of
-    formations of two sides with a pair of bases in contact), from base_pairs afresh."""
+    formations of two sides with a pair of bases in contact), from base_pairs afresh, and
+    the base pairs it returned (formation pairs in row order, each pair then its mirror)."""
     forms = state.table().forms
     contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for i, f in enumerate(forms):
         for g in forms[i + 1 :]:
             gap = mv.separation(f.obb(), mv.obb_array([g.obb()]))[0]
-            if f.side != g.side and gap <= CONTACT_M and mv.base_pairs(f, g):
+            if f.side != g.side and gap <= CONTACT_M and (touching := mv.base_pairs(f, g)):
                 contacts[f.id].add(g.id)
                 contacts[g.id].add(f.id)
-    return {k: tuple(sorted(v)) for k, v in contacts.items()}
+                pairs[(f.id, g.id)] = touching
+                pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
+    return {k: tuple(sorted(v)) for k, v in contacts.items()}, pairs
 
 
 def _old_new_contact_sides(ctx: Any) -> dict[str, tuple[str, ...]]:
@@ -622,9 +628,11 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_contacts(state: Any) -> Any:
         got = contacts_of(state)
-        want = _old_contacts(state)
-        # the same formations in the same order, each with the same enemies
+        want, want_pairs = _old_contacts(state)
+        # the same formations in the same order, each with the same enemies; the same base
+        # pairs, formation pairs in the same order (the melee reads them in that order)
         assert list(state.contacts.items()) == list(want.items())
+        assert list(got.items()) == list(want_pairs.items())
         seen["contacts"] += 1
         seen["contacts_pairs"] += len(got)
         return got
@@ -862,3 +870,46 @@ def test_6_1_first_contact_equals_the_loop_over_axes() -> None:
             assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (i, got, want)
             met += 1
     assert met > 1000 and parallel > 2000
+
+
+def test_3_2_contact_candidates_of_two_sides_equal_the_whole_matrix(built_minden: Any) -> None:
+    # update_contacts' candidate pairs (3.2 contact): one side's boxes against the other's,
+    # put back in row order, are the whole matrix's pairs of two sides above its diagonal,
+    # in the same order; with three sides (or one) the whole matrix is asked
+    import numpy as np
+    from bench_engine import last_stand, scenario
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+    from engine.spatial import rect_boxes
+
+    def whole(b: Any, sides: Any) -> tuple[list[int], list[int]]:
+        r = mv._CANDIDATE_M
+        near = (b[:, None, 0] <= b[None, :, 2] + r) & (b[None, :, 0] <= b[:, None, 2] + r)
+        near &= (b[:, None, 1] <= b[None, :, 3] + r) & (b[None, :, 1] <= b[:, None, 3] + r)
+        ii, jj = np.nonzero(near)
+        keep = (jj > ii) & (sides[ii] != sides[jj])
+        return ii[keep].tolist(), jj[keep].tolist()
+
+    bf = built_minden.battlefield
+    b = Battle(bf, last_stand(scenario(bf, 60)), Dice(3), delivery=InstantDelivery())
+    found = 0
+    rng = np.random.default_rng(32)
+    for _ in range(8):  # the lines close, touch, break and pursue
+        b.step()
+        t = b.state.table()
+        boxes = rect_boxes(t.arr)
+        for sides in (
+            t.sides,
+            np.array([("a", "b", "c")[k % 3] for k in range(len(t.sides))]),
+            np.array(["a"] * len(t.sides)),
+            t.sides[::-1].copy(),  # the first row of the other side
+            rng.permutation(t.sides),  # the two sides' rows interleaved (as after a split)
+        ):
+            ii, jj = mv._two_side_pairs(boxes, sides)
+            assert (ii.tolist(), jj.tolist()) == whole(boxes, sides)
+            found += len(ii)
+    assert found > 300
+    e = np.zeros(0)
+    assert [v.tolist() for v in mv._two_side_pairs(np.zeros((0, 4)), e)] == [[], []]
