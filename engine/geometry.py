@@ -805,12 +805,15 @@ def segment_hits_sparse(
         return np.array(_segment_hits_few(ps, qs, others, si, ri, (fx, fy, rx, ry)), dtype=bool)
     # both axes of every pair as rows of (2, m) arrays: one numpy call per step instead of two
     # (the engine asks for a few lines at a time), each element the same arithmetic
-    ux = np.stack([rx[ri], fx[ri]])
-    uy = np.stack([ry[ri], fy[ri]])
-    h = others[ri, 2:4].T
-    px = ps[si, 0] - others[ri, 0]
-    py = ps[si, 1] - others[ri, 1]
-    dx, dy = (qs[:, 0] - ps[:, 0])[si], (qs[:, 1] - ps[:, 1])[si]
+    # (gathers by take(): the same numbers as fancy indexing, at a fraction of its cost)
+    ux = np.stack([rx.take(ri), fx.take(ri)])
+    uy = np.stack([ry.take(ri), fy.take(ri)])
+    o = others.take(ri, axis=0)
+    h = o[:, 2:4].T
+    p = ps.take(si, axis=0)
+    px = p[:, 0] - o[:, 0]
+    py = p[:, 1] - o[:, 1]
+    dx, dy = (qs[:, 0] - ps[:, 0]).take(si), (qs[:, 1] - ps[:, 1]).take(si)
     s = px * ux + py * uy
     v = dx * ux + dy * uy
     par = np.abs(v) < 1e-12
@@ -1052,7 +1055,7 @@ def distance_pairs(
     close = np.flatnonzero(dcx * dcx + dcy * dcy <= reach * reach)
     if close.size:
         sub = (_take(ax_a, close), _take(ax_b, close))
-        over = close[separation_pairs(a[close], b[close], sub) < 0]
+        over = close[separation_pairs(a.take(close, axis=0), b.take(close, axis=0), sub) < 0]
         best[over] = 0.0
     return best
 
@@ -1084,10 +1087,11 @@ def distance_rows(arr: np.ndarray, ii: np.ndarray, jj: np.ndarray, ca: np.ndarra
     if ii.size == 0:
         return np.zeros(0)
     ax = _axes(arr[:, 4])
+    # (gathers by take(): the same numbers as fancy indexing, at a fraction of its cost)
     return distance_pairs(
-        arr[ii],
-        arr[jj],
-        ca[ii],
+        arr.take(ii, axis=0),
+        arr.take(jj, axis=0),
+        ca.take(ii, axis=0),
         (_take(ax, ii), _take(ax, jj)),
     )
 
@@ -1095,7 +1099,7 @@ def distance_rows(arr: np.ndarray, ii: np.ndarray, jj: np.ndarray, ca: np.ndarra
 def _take(ax: Axes, rows: np.ndarray) -> Axes:
     """The axes ``ax`` of the rectangles at ``rows`` (gathered: the same numbers)."""
     fx, fy, rx, ry = ax
-    return fx[rows], fy[rows], rx[rows], ry[rows]
+    return fx.take(rows), fy.take(rows), rx.take(rows), ry.take(rows)
 
 
 def distance_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:

@@ -715,19 +715,15 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         b = t.memo.get("rect_boxes")  # the table's boxes, shared with the other phases
         if b is None:
             b = t.memo["rect_boxes"] = rect_boxes(arr)
-        reach = _CANDIDATE_M
-        near = (b[:, None, 0] <= b[None, :, 2] + reach) & (b[None, :, 0] <= b[:, None, 2] + reach)
-        near &= (b[:, None, 1] <= b[None, :, 3] + reach) & (b[None, :, 1] <= b[:, None, 3] + reach)
-        ii, jj = np.nonzero(near)
-        upper = jj > ii
-        ii, jj = ii[upper], jj[upper]
+        ii, jj = _two_side_pairs(b, sides)
     else:
         ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), _CANDIDATE_M)
         upper = jj > ii
         ii, jj = ii[upper], jj[upper]
-    two = sides[ii] != sides[jj]
-    ii, jj = ii[two], jj[two]
-    touch = separation_pairs(arr[ii], arr[jj]) <= CONTACT_M
+        two = sides[ii] != sides[jj]
+        ii, jj = ii[two], jj[two]
+    # (take(): the fancy index's rows at a fraction of its cost)
+    touch = separation_pairs(arr.take(ii, axis=0), arr.take(jj, axis=0)) <= CONTACT_M
     for i, j in zip(ii[touch].tolist(), jj[touch].tolist(), strict=True):
         f, g = forms[i], forms[j]
         touching = base_pairs(f, g)
@@ -742,6 +738,42 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         f.id: none if (v := contacts.get(f.id)) is None else tuple(sorted(v)) for f in forms
     }
     return pairs
+
+
+def _two_side_pairs(b: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i < j, row-major order) of rows of two sides whose boxes ``b`` ((N, 4):
+    x0, y0, x1, y1) are within ``_CANDIDATE_M`` along both axes: those of the whole matrix
+    of every box against every box above its diagonal. With two sides on the table (the
+    usual battle) only one side's rows against the other's are compared, a quarter of the
+    matrix (what grows as N^2 below _FEW_FORMATIONS), and the pairs put back in row order."""
+    reach = _CANDIDATE_M
+    if not sides.shape[0]:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    mine = sides == sides[0]
+    a = mine.nonzero()[0]
+    o = (~mine).nonzero()[0]
+    rest = sides.take(o)
+    if o.size and (rest == rest[0]).all():
+        ba, bo = b.take(a, axis=0), b.take(o, axis=0)
+        near = (ba[:, None, 0] <= bo[None, :, 2] + reach) & (
+            bo[None, :, 0] <= ba[:, None, 2] + reach
+        )
+        near &= (ba[:, None, 1] <= bo[None, :, 3] + reach) & (
+            bo[None, :, 1] <= ba[:, None, 3] + reach
+        )
+        ka, ko = np.nonzero(near)
+        pa, po = a.take(ka), o.take(ko)
+        ii, jj = np.minimum(pa, po), np.maximum(pa, po)
+        order = np.lexsort((jj, ii))  # by row, then column: np.nonzero's order over the matrix
+        return ii.take(order), jj.take(order)
+    # one side or more than two: the whole matrix, the pairs of two sides above its diagonal
+    near = (b[:, None, 0] <= b[None, :, 2] + reach) & (b[None, :, 0] <= b[:, None, 2] + reach)
+    near &= (b[:, None, 1] <= b[None, :, 3] + reach) & (b[None, :, 1] <= b[:, None, 3] + reach)
+    ii, jj = np.nonzero(near)
+    upper = jj > ii
+    ii, jj = ii[upper], jj[upper]
+    two = sides[ii] != sides[jj]
+    return ii[two], jj[two]
 
 
 def arr_row(arr: np.ndarray, i: int) -> OBB:
@@ -1230,10 +1262,17 @@ def _reachable(
     # squares): a circle round the middle, which leaves fewer rows to the exact tests below
     # than one round the start
     half = rho + 0.5 * math.sqrt(len2) + 1e-3
+    # (ex * ex + ey * ey <= lim * lim, its products and sums in place: the same floats with
+    # fewer arrays made)
     ex = all_arr[:, 0] - (sx + 0.5 * dx)
+    ex *= ex
     ey = all_arr[:, 1] - (sy + 0.5 * dy)
-    lim = all_arr[:, 2] + all_arr[:, 3] + half
-    near = (ex * ex + ey * ey <= lim * lim).nonzero()[0]
+    ey *= ey
+    ex += ey
+    lim = all_arr[:, 2] + all_arr[:, 3]
+    lim += half
+    lim *= lim
+    near = (ex <= lim).nonzero()[0]
     keep: list[int] = []
     boxes: list[list[float]] = []
     hypot = math.hypot
@@ -1243,7 +1282,8 @@ def _reachable(
     # then the exact reach, then "close" in numpy's elementwise operations (the same IEEE
     # sums in Python floats)
     fid = f.id
-    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
+    # (take(): the fancy index's rows at a fraction of its cost)
+    for k, row in zip(near.tolist(), all_arr.take(near, axis=0).tolist(), strict=True):
         if table is not None and table[k].id == fid:
             continue  # the mover's own row
         cx, cy, hw, hd, _th = row  # (a slice of the row would be a new list)
@@ -1394,9 +1434,23 @@ def _sweep(
             first_overlap = bis.first_overlap_axes
             for _ in range(8):
                 mid = (lo + hi) / 2.0
-                # _overlap_at(bis, box, ...) without the call between
+                # _overlap_at(bis, box, ...) with _pose_axes' sums written out (the same
+                # operations in the same order, as gaps_at above: the same bits), one call
+                th = sth + dth * mid
+                r = radians(th)
+                fx = sin(r)
+                fy = cos(r)
+                axes = (
+                    (fx, fy, fy, -fx)
+                    if math_axes and 0.0 < th < 360.0
+                    else _scalar_axes(th % 360.0)
+                )
                 at_mid = first_overlap(
-                    *_pose_axes(box, sx + dx * mid, sy + dy * mid, sth + dth * mid)
+                    sx + dx * mid + a_ * fy + l_ * fx,
+                    sy + dy * mid + a_ * -fx + l_ * fy,
+                    hw_,
+                    hd_,
+                    axes,
                 )
                 if at_mid is None:
                     lo = mid

@@ -140,18 +140,24 @@ def _old_allowance_for(f: Any, classes: list[int], rules: Any) -> float | None:
     return min(x for x in speeds if x is not None)
 
 
-def _old_contacts(state: Any) -> dict[str, tuple[str, ...]]:
+def _old_contacts(
+    state: Any,
+) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], list[tuple[str, str]]]]:
     """The contacts engine.movement.update_contacts set at main 1858fb7 (every pair of
-    formations of two sides with a pair of bases in contact), from base_pairs afresh."""
+    formations of two sides with a pair of bases in contact), from base_pairs afresh, and
+    the base pairs it returned (formation pairs in row order, each pair then its mirror)."""
     forms = state.table().forms
     contacts: dict[str, set[str]] = {f.id: set() for f in forms}
+    pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for i, f in enumerate(forms):
         for g in forms[i + 1 :]:
             gap = mv.separation(f.obb(), mv.obb_array([g.obb()]))[0]
-            if f.side != g.side and gap <= CONTACT_M and mv.base_pairs(f, g):
+            if f.side != g.side and gap <= CONTACT_M and (touching := mv.base_pairs(f, g)):
                 contacts[f.id].add(g.id)
                 contacts[g.id].add(f.id)
-    return {k: tuple(sorted(v)) for k, v in contacts.items()}
+                pairs[(f.id, g.id)] = touching
+                pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
+    return {k: tuple(sorted(v)) for k, v in contacts.items()}, pairs
 
 
 def _old_new_contact_sides(ctx: Any) -> dict[str, tuple[str, ...]]:
@@ -312,6 +318,17 @@ def _old_pose_toward(
     return u[0] * d, u[1] * d, dth, d
 
 
+def _old_pose_axes(box: Any, cx: float, cy: float, th: float) -> tuple[float, ...]:
+    """engine.movement._pose_axes at main bbc4149 (the bisection's poses), flattened."""
+    a, l_, hw, hd = box
+    r = math.radians(th)
+    fx = math.sin(r)
+    fy = rx = math.cos(r)
+    ry = -fx
+    ax = (fx, fy, fy, ry) if mv._MATH_AXES and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
+    return (cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, *ax)
+
+
 def _old_touching_enemy(ctx: Any, f: Any, table: Any) -> bool:
     """engine.rulesets.two_mm_earth.phases._touching_enemy at main 488014c (numpy gaps)."""
     from engine.geometry import CONTACT_M, separation
@@ -341,6 +358,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     seen["upto"] = seen["subset_along"] = seen["contact"] = seen["contact_met"] = 0
     seen["place"] = seen["allowance"] = seen["allowance_classes"] = 0
     seen["contacts"] = seen["contacts_pairs"] = seen["mark"] = seen["marked"] = 0
+    seen["clash"] = seen["bisect"] = seen["bisect_first"] = 0
     import engine.rulesets.two_mm_earth.phases as ph
 
     touching = ph._touching_enemy
@@ -375,13 +393,68 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         state: Any, f: Any, bx: Any, start: Any, dx: float, dy: float, dth: float, table: Any = None
     ) -> tuple[float, str | None]:
         current[0] = (bx, start, dx, dy, dth)
-        got = sweep(state, f, bx, start, dx, dy, dth, table)
+        bisecting[0] = None
+        inside[0] = True
+        try:
+            got = sweep(state, f, bx, start, dx, dy, dth, table)
+        finally:
+            inside[0] = False
         if table is not None:
             want = _old_sweep(None, f, bx, start, dx, dy, dth, table)
             assert got == want, (f.id, start, dx, dy, dth, got, want)
             seen["sweep"] += 1
             seen["sweep_met"] += got[1] is not None
             seen["sweep_turn"] += dth != 0 and got[1] is not None
+        return got
+
+    # a turning sweep's overlap tests (first_overlap_axes): each pose, bit for bit, the one
+    # _pose_axes gave at main bbc4149 for its fraction of the move, a sampled step's or (in
+    # the order the 6.1 bisection takes them) a bisection's middle, followed through its
+    # eight halvings by the answers given
+    inside: list[bool] = [False]
+    bisecting: list[Any] = [None]  # [lo, hi, halvings left] of the bisection under way
+    first_overlap_axes = FewSeparation.first_overlap_axes
+
+    def check_overlap(self: Any, *args: Any, **kw: Any) -> int | None:
+        got = first_overlap_axes(self, *args, **kw)
+        if not inside[0]:
+            return got
+        bx, start, dx, dy, dth = current[0]
+        pose = (*args[:4], *args[4])
+
+        def old_at(t: float) -> tuple[float, ...]:
+            return _old_pose_axes(bx, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+
+        state = bisecting[0]
+        if state is None:
+            length = mv.max_corner_displacement(bx, start[2], dth, (dx, dy))
+            n = max(1, math.ceil(length / mv.SWEEP_STEP_M))
+            ts = [k / n for k in range(1, n + 1)]
+            step = [i for i, t in enumerate(ts) if _same_bits(pose, old_at(t))]
+            if step:  # a sampled step: a bisection follows if it is overlapped
+                seen["clash"] += 1
+                i = step[0]
+                state = [ts[i - 1] if i else 0.0, ts[i], 8]
+                bisecting[0] = state if got is not None else None
+                return got
+            # else the first middle of a step found overlapped from its gaps
+            mids = [
+                i
+                for i, t in enumerate(ts)
+                if _same_bits(pose, old_at(((ts[i - 1] if i else 0.0) + t) / 2.0))
+            ]
+            assert mids, (bx, start, dx, dy, dth, pose)
+            i = mids[0]
+            state = bisecting[0] = [ts[i - 1] if i else 0.0, ts[i], 8]
+            seen["bisect_first"] += 1
+        lo, hi, left = state
+        mid = (lo + hi) / 2.0
+        assert _same_bits(pose, old_at(mid)), (bx, start, dx, dy, dth, mid, pose)
+        seen["bisect"] += 1
+        state[0:2] = (mid, hi) if got is None else (lo, mid)
+        state[2] = left - 1
+        if state[2] == 0:
+            bisecting[0] = None
         return got
 
     first_step = mv._first_overlapping_step
@@ -412,7 +485,9 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
         got = first_step(few, spans, travel, ts, first, last, checked_gaps, found)
         if got is not None and found is not None:
+            inside[0] = False  # (this check's own question, not one of the sweep's)
             want = mv._overlap_at(few, *pose(ts[got]))
+            inside[0] = True
             assert mv._most_overlapped(found[-1]) == want, (start, ts[got])
             seen["step_met"] += 1
             seen["step_met_several"] += sum(g < -1e-6 for g in found[-1]) > 1
@@ -553,9 +628,11 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_contacts(state: Any) -> Any:
         got = contacts_of(state)
-        want = _old_contacts(state)
-        # the same formations in the same order, each with the same enemies
+        want, want_pairs = _old_contacts(state)
+        # the same formations in the same order, each with the same enemies; the same base
+        # pairs, formation pairs in the same order (the melee reads them in that order)
         assert list(state.contacts.items()) == list(want.items())
+        assert list(got.items()) == list(want_pairs.items())
         seen["contacts"] += 1
         seen["contacts_pairs"] += len(got)
         return got
@@ -579,6 +656,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     monkeypatch.setattr(FewSeparation, "of_boxes_upto", classmethod(check_upto))
     monkeypatch.setattr(FewSeparation, "subset", check_subset)
     monkeypatch.setattr(FewSeparation, "first_contact", check_contact)
+    monkeypatch.setattr(FewSeparation, "first_overlap_axes", check_overlap)
     monkeypatch.setattr(mv, "_sweep", check_sweep)
     monkeypatch.setattr(mv, "_first_overlapping_step", check_first_step)
     monkeypatch.setattr(mv, "_reachable", check_reachable)
@@ -638,6 +716,9 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
             "mark": 10,
             "marked": 10,
             "allowance_classes": 0,
+            "clash": 30,
+            "bisect_first": 200,
+            "bisect": 2000,
         }.get(k, 800),
     )
 
@@ -674,6 +755,9 @@ def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch
             "mark": 10,
             "marked": 2,
             "allowance_classes": 10,
+            "clash": 0,
+            "bisect_first": 10,
+            "bisect": 100,
         }.get(k, 100),
     )
 
@@ -786,3 +870,46 @@ def test_6_1_first_contact_equals_the_loop_over_axes() -> None:
             assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (i, got, want)
             met += 1
     assert met > 1000 and parallel > 2000
+
+
+def test_3_2_contact_candidates_of_two_sides_equal_the_whole_matrix(built_minden: Any) -> None:
+    # update_contacts' candidate pairs (3.2 contact): one side's boxes against the other's,
+    # put back in row order, are the whole matrix's pairs of two sides above its diagonal,
+    # in the same order; with three sides (or one) the whole matrix is asked
+    import numpy as np
+    from bench_engine import last_stand, scenario
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+    from engine.spatial import rect_boxes
+
+    def whole(b: Any, sides: Any) -> tuple[list[int], list[int]]:
+        r = mv._CANDIDATE_M
+        near = (b[:, None, 0] <= b[None, :, 2] + r) & (b[None, :, 0] <= b[:, None, 2] + r)
+        near &= (b[:, None, 1] <= b[None, :, 3] + r) & (b[None, :, 1] <= b[:, None, 3] + r)
+        ii, jj = np.nonzero(near)
+        keep = (jj > ii) & (sides[ii] != sides[jj])
+        return ii[keep].tolist(), jj[keep].tolist()
+
+    bf = built_minden.battlefield
+    b = Battle(bf, last_stand(scenario(bf, 60)), Dice(3), delivery=InstantDelivery())
+    found = 0
+    rng = np.random.default_rng(32)
+    for _ in range(8):  # the lines close, touch, break and pursue
+        b.step()
+        t = b.state.table()
+        boxes = rect_boxes(t.arr)
+        for sides in (
+            t.sides,
+            np.array([("a", "b", "c")[k % 3] for k in range(len(t.sides))]),
+            np.array(["a"] * len(t.sides)),
+            t.sides[::-1].copy(),  # the first row of the other side
+            rng.permutation(t.sides),  # the two sides' rows interleaved (as after a split)
+        ):
+            ii, jj = mv._two_side_pairs(boxes, sides)
+            assert (ii.tolist(), jj.tolist()) == whole(boxes, sides)
+            found += len(ii)
+    assert found > 300
+    e = np.zeros(0)
+    assert [v.tolist() for v in mv._two_side_pairs(np.zeros((0, 4)), e)] == [[], []]
