@@ -349,12 +349,58 @@ var SBPlayback = (function () {
     }, true);
 
     map.on("zoomend", function () { draw(cur); });
+    // the panel filled first (its height is part of what the first view keeps clear), then
+    // the view, then the bound drawn again at the view's zoom
+    draw(0);
     // one synchronous view change: an animated zoom here leaves vector layers mis-projected
-    if (D.fit) map.fitBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)], { animate: false });
+    if (D.fit) fitClear(map, L.latLngBounds([ll(D.fit[0] / 10 + P.cx, D.fit[1] / 10 + P.cy), ll(D.fit[2] / 10 + P.cx, D.fit[3] / 10 + P.cy)]));
     draw(0);
     return { draw: draw, current: function () { return cur; }, count: D.bounds.length, setView: function (v) { view = v; draw(cur); },
       playing: function () { return timer !== null; } };
   }
 
-  return { start: start };
+  // The boxes over the map's corners (Leaflet's controls, this page's panel among them, and
+  // the legend, which sits on the page above the map) as {corner, w, h} in pixels of the map.
+  function cornerBoxes(map) {
+    var c = map.getContainer(), cr = c.getBoundingClientRect(), out = [];
+    function add(el, corner) {
+      var r = el.getBoundingClientRect();
+      var l = Math.max(r.left, cr.left), t = Math.max(r.top, cr.top);
+      var rr = Math.min(r.right, cr.right), b = Math.min(r.bottom, cr.bottom);
+      if (rr <= l || b <= t) return; // hidden, empty or off the map
+      var top = corner.charAt(0) === "t", left = corner.charAt(1) === "l";
+      out.push({ top: top, left: left, w: Math.ceil(left ? rr - cr.left : cr.right - l), h: Math.ceil(top ? b - cr.top : cr.bottom - t) });
+    }
+    [["tl", ".leaflet-top.leaflet-left"], ["tr", ".leaflet-top.leaflet-right"], ["bl", ".leaflet-bottom.leaflet-left"], ["br", ".leaflet-bottom.leaflet-right"]].forEach(function (q) {
+      c.querySelectorAll(q[1] + " > .leaflet-control").forEach(function (el) { add(el, q[0]); });
+    });
+    document.querySelectorAll(".sb-legend").forEach(function (el) {
+      var r = el.getBoundingClientRect(), mx = (r.left + r.right) / 2, my = (r.top + r.bottom) / 2;
+      add(el, (my < (cr.top + cr.bottom) / 2 ? "t" : "b") + (mx < (cr.left + cr.right) / 2 ? "l" : "r"));
+    });
+    return out;
+  }
+
+  // fitBounds that keeps the bounds clear of every box over a corner: each box is kept out
+  // either by a margin on its side (its width) or at its end (its height), whichever way of
+  // all of them lets the bounds be drawn largest (the highest zoom; the most free area on ties).
+  function fitClear(map, bounds) {
+    var boxes = cornerBoxes(map).slice(0, 8), size = map.getSize(), best = null;
+    for (var m = 0; m < (1 << boxes.length); m++) {
+      var pad = { l: 0, r: 0, t: 0, b: 0 };
+      boxes.forEach(function (bx, i) {
+        if (m & (1 << i)) { var k = bx.left ? "l" : "r"; pad[k] = Math.max(pad[k], bx.w); }
+        else { var v = bx.top ? "t" : "b"; pad[v] = Math.max(pad[v], bx.h); }
+      });
+      var fw = size.x - pad.l - pad.r, fh = size.y - pad.t - pad.b;
+      if (fw < 0.3 * size.x || fh < 0.3 * size.y) continue; // a sliver: not a view
+      var z = map.getBoundsZoom(bounds, false, L.point(pad.l + pad.r, pad.t + pad.b)), area = fw * fh;
+      if (best === null || z > best.z || (z === best.z && area > best.area)) best = { z: z, area: area, pad: pad };
+    }
+    var p = best ? best.pad : { l: 0, r: 0, t: 0, b: 0 };
+    map.fitBounds(bounds, { paddingTopLeft: L.point(p.l, p.t), paddingBottomRight: L.point(p.r, p.b), animate: false });
+    return p;
+  }
+
+  return { start: start, fitClear: fitClear };
 })();

@@ -4,8 +4,9 @@ place names, a wing split and messengers):
 
 labels present and never overlapping at the opening zoom, formations named on the map and in
 the event list, a key of the symbols, keyboard stepping, toggles, a collapsible panel, no focus
-box after measuring, no play controls in a deployment preview, and pages that work with the
-network cut even when tiles were asked for.
+box after measuring, no play controls in a deployment preview, a first view that keeps every
+base clear of the panel and legend (and Flodden's deployment preview, the demo's first view),
+and pages that work with the network cut even when tiles were asked for.
 """
 
 from __future__ import annotations
@@ -157,6 +158,67 @@ def test_playback_names_formations_on_the_map_and_in_the_event_list(
         assert word in key
     assert problems == []
     page.close()
+
+
+TROOPS_AND_BOXES = """() => {
+  const rect = e => { const r = e.getBoundingClientRect();
+    return {t: e.getAttribute('class') || e.className,
+            l: r.left, r: r.right, u: r.top, b: r.bottom}; };
+  const sel = '.sb-playback, .sb-legend, .leaflet-control-zoom, .leaflet-control-layers';
+  return {
+    boxes: Array.from(document.querySelectorAll(sel)).map(rect),
+    troops: Array.from(document.querySelectorAll('path.sb-base')).map(rect)
+      .filter(r => r.r > r.l && r.b > r.u),
+    names: Array.from(document.querySelectorAll('.sb-form-label'))
+      .filter(e => e.style.visibility !== 'hidden').map(rect)
+      .filter(r => r.r > r.l && r.b > r.u),
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def flodden_deployment(run_cli_module, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Flodden's deployment preview: the demo battle's first view (its armies spread over the
+    whole width of the ground, the Scots' left at the bottom left, under the panel once)."""
+    out = tmp_path_factory.mktemp("flodden") / "deploy.html"
+    code, _, err = run_cli_module("map", "flodden_1513", "--out", out)
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("size", [(1200, 850), (1400, 900), (1000, 700)])
+@pytest.mark.parametrize("which", ["playback", "flodden"])
+def test_playback_first_view_keeps_troops_clear_of_the_panel_and_legend(
+    browser, pages: dict, flodden_deployment: Path, which: str, size: tuple[int, int]
+) -> None:
+    """The first view fits every base in the part of the window that the play panel
+    (bottom left), the legend (bottom right) and the map's buttons leave free: none is drawn
+    under them, and all are in the window (maps/playback.js fitClear)."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto((flodden_deployment if which == "flodden" else pages["playback"]).as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(500)
+    got = page.evaluate(TROOPS_AND_BOXES)
+    assert len(got["troops"]) >= 10 and len(got["boxes"]) >= 3, got
+    for r in got["troops"]:
+        assert r["l"] >= 0 and r["r"] <= size[0] and r["u"] >= 0 and r["b"] <= size[1], r
+    under = _overlaps_between(got["troops"], got["boxes"])
+    assert under == [], under
+    # the formations' names too, where the labels' declutter shows them
+    assert got["names"] and _overlaps_between(got["names"], got["boxes"]) == []
+    assert problems == []
+    page.close()
+
+
+def _overlaps_between(rects: list[dict], boxes: list[dict]) -> list[tuple[str, str]]:
+    return [
+        (a["t"], b["t"])
+        for a in rects
+        for b in boxes
+        if a["l"] < b["r"] and b["l"] < a["r"] and a["u"] < b["b"] and b["u"] < a["b"]
+    ]
 
 
 def test_playback_keyboard_toggles_and_collapsible_panel(browser, pages: dict) -> None:
