@@ -42,15 +42,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.battle import Battle
-from engine.dice import Dice
-from engine.orders import InstantDelivery
-from engine.testing import make_scenario
-from scenario_builder.build import build_site
-from scenario_builder.heap import freeze_setup
+if TYPE_CHECKING:
+    from engine.battle import Battle
+
+# The engine and the ground are imported where they are used, not here: a bad argument is a
+# one-line error at once, not after a second of imports (tests/test_bench_growth.py), and
+# ``measure`` builds the ground, which imports them, before its clock starts.
 
 ROOT = Path(__file__).resolve().parents[1]
 ARMIES = (
@@ -64,6 +65,8 @@ BOUNDS = 30
 def scenario(bf, per_side: int = 60):
     """Two lines of ``per_side`` formations (30 to a row, rows 120 m apart), 700 m apart, all
     ordered to attack."""
+    from engine.testing import make_scenario
+
     minx, miny, maxx, maxy = bf.bounds
     origin = ((minx + maxx) / 2.0, (miny + maxy) / 2.0)
 
@@ -102,7 +105,13 @@ def last_stand(sc):
 
 
 def fight(bf, sc, seed: int = 1, battle: Battle | None = None) -> Battle:
-    b = battle or Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
+    if battle is None:
+        from engine.battle import Battle
+        from engine.dice import Dice
+        from engine.orders import InstantDelivery
+
+        battle = Battle(bf, sc, Dice(seed), delivery=InstantDelivery())
+    b = battle
     for _ in range(BOUNDS):
         if b.finished:
             break
@@ -111,12 +120,16 @@ def fight(bf, sc, seed: int = 1, battle: Battle | None = None) -> Battle:
 
 
 def test_bench_engine_30_bounds(benchmark) -> None:
+    from scenario_builder.build import build_site
+
     bf = build_site("minden").battlefield
     sc = scenario(bf)
     benchmark.pedantic(fight, args=(bf, sc), rounds=3, iterations=1)
 
 
 def test_bench_engine_30_bounds_to_the_last(benchmark) -> None:
+    from scenario_builder.build import build_site
+
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf))
     benchmark.pedantic(fight, args=(bf, sc), rounds=1, iterations=1)
@@ -131,6 +144,12 @@ def measure(
     # BRUTE_PAIRS): a one-off import per process is not battle work, and timing it at some sizes
     # and not others would bend the growth fit, so it is paid before the clock at every size
     import scipy.spatial  # noqa: F401
+
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+    from scenario_builder.build import build_site
+    from scenario_builder.heap import freeze_setup
 
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf, per_side))
@@ -251,6 +270,11 @@ def main() -> None:
         out = measure(args.per_side, args.profile, args.calls)
         print(json.dumps(out) if args.json else out)
         return
+    from engine.battle import Battle
+    from engine.dice import Dice
+    from engine.orders import InstantDelivery
+    from scenario_builder.build import build_site
+
     bf = build_site("minden").battlefield
     sc = scenario(bf)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
