@@ -1,6 +1,6 @@
 /* Label decluttering for scenario-builder maps (this project's own; needs only Leaflet).
    Every label is an element with class "sb-label" and a priority in data-prio (formations 3,
-   places 2, roads 1.5, contours 1). After each zoom or pan, labels are shown in priority order
+   plus a thousandth a base shown, places 2, roads 1.5, contours 1). After each zoom or pan, labels are shown in priority order
    (then page order: longer contours first) and any label whose box would touch one already
    shown is hidden, so no two labels ever overlap. */
 var SBLabels = (function () {

@@ -81,8 +81,11 @@ var SBPlayback = (function () {
         var a = acc[k], f = D.forms[k], col = f.s >= 0 ? sides[f.s].colour : "#333";
         var at = ll(a[0] / a[2] + P.cx, a[1] / a[2] + P.cy);
         var book = bookText(b, +k);
-        var text = (full ? f.name : (f.short || f.name)) + (book ? " \u00b7 " + book : "");
-        var html = '<div class="sb-label sb-form-label" data-prio="3" style="color:' + esc(col) + '">' +
+        // formations' names above places and contours (3), and among them the one with more
+        // bases shown first: where two names would touch, the larger formation keeps its own
+        var prio = 3 + Math.min(a[2], 999) / 1000;
+        var text = (full ? f.name : (f.short || f.name)) + (book ? " \u00b7 " + book : "") + "|" + prio;
+        var html = '<div class="sb-label sb-form-label" data-prio="' + prio + '" style="color:' + esc(col) + '">' +
           esc(full ? f.name : (f.short || f.name)) + (book ? '<span class="sb-form-book"> \u00b7 ' + esc(book) + "</span>" : "") + "</div>";
         if (nameMarks[k]) { nameMarks[k].setLatLng(at); if (nameMarks[k]._sbText !== text) { nameMarks[k].setIcon(L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] })); nameMarks[k]._sbText = text; } }
         else {

@@ -170,7 +170,8 @@ TROOPS_AND_BOXES = """() => {
     troops: Array.from(document.querySelectorAll('path.sb-base')).map(rect)
       .filter(r => r.r > r.l && r.b > r.u),
     names: Array.from(document.querySelectorAll('.sb-form-label'))
-      .filter(e => e.style.visibility !== 'hidden').map(rect)
+      .filter(e => e.style.visibility !== 'hidden')
+      .map(e => Object.assign(rect(e), {text: e.textContent}))
       .filter(r => r.r > r.l && r.b > r.u),
   };
 }"""
@@ -208,6 +209,15 @@ def test_playback_first_view_keeps_troops_clear_of_the_panel_and_legend(
     assert under == [], under
     # the formations' names too, where the labels' declutter shows them
     assert got["names"] and _overlaps_between(got["names"], got["boxes"]) == []
+    # and the largest formation's name is among them (labels.js: more bases, higher priority)
+    data = json.loads(page.locator("#sb-playback-data").evaluate("e => e.textContent"))
+    counts: dict[int, int] = {}
+    for k in data["bases"]["f"]:
+        counts[k] = counts.get(k, 0) + 1
+    big = data["forms"][max(counts, key=lambda k: (counts[k], -k))]
+    shown = [r["text"] for r in got["names"]]
+    starts = (big["name"], big["short"].rstrip("\u2026"))
+    assert any(t.startswith(starts) for t in shown), (big["name"], shown)
     assert problems == []
     page.close()
 
