@@ -354,3 +354,32 @@ def test_an_interrupt_caught_after_an_exec_of_text_still_exits_130(tmp_path):
         [sys.executable, "-m", "interrupted"], cwd=tmp_path, env=env, capture_output=True
     )
     assert proc.returncode == 130, proc.stderr
+
+
+def test_ctrl_c_wrapped_by_pydantic_is_an_abort(monkeypatch, capsys):
+    """A Ctrl-C while pydantic-core builds a model's validator (a module importing) comes out
+    as a SchemaError naming the interrupt, not as KeyboardInterrupt: the CLI still says
+    "Aborted." and exits 130 (seen once in CI in ``montecarlo`` interrupted 1.5 s in), and a
+    SchemaError of any other kind stays an internal error."""
+    import pydantic_core
+
+    import scenario_builder.cli as cli_mod
+
+    def wrapped(**_kw):
+        raise pydantic_core.SchemaError('Error building "enum" validator:\n  KeyboardInterrupt: ')
+
+    monkeypatch.setattr(cli_mod.cli, "main", wrapped)
+    monkeypatch.setattr(cli_mod, "_quiet_exit", lambda: None)  # leave pytest's SIGINT alone
+    with pytest.raises(SystemExit) as exc:
+        cli_mod.main(["sites"])
+    assert exc.value.code == 130
+    assert capsys.readouterr().err.strip().splitlines() == ["Aborted."]
+
+    def other(**_kw):
+        raise pydantic_core.SchemaError("Error building: bad field")
+
+    monkeypatch.setattr(cli_mod.cli, "main", other)
+    with pytest.raises(SystemExit) as exc:
+        cli_mod.main(["sites"])
+    assert exc.value.code == 1
+    assert "internal error (SchemaError" in capsys.readouterr().err
