@@ -29,6 +29,16 @@ growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes
     fitted too: it does not depend on the host, so it is the figure to compare across sittings
     (it leaves out the work inside numpy calls and built-ins, which grows faster: read it beside
     the times).
+against another checkout:    python benchmarks/bench_engine.py --against DIR [--per-side 60]
+                                 [--repeat 3] [--json]
+    the same battle (this checkout's scenario and troop lists) fought by the engine of DIR (a
+    checkout of another commit, e.g. ``git worktree add /tmp/base 38c05b7``, the commit before
+    issue 15; its ``../shared`` must hold the data) and by this one, alternated in fresh
+    processes (this, DIR, DIR, this, ...), so both meet the same spells of a shared host: the
+    least CPU of each, their ratio, and each one's Python calls. The ratio, not a time from
+    another sitting, is what says how much faster a change made the engine (the 10 M-step loop
+    is a poor gauge of the host: Debian's PGO build of CPython runs it 1.4x faster than this
+    machine's pyenv build but the engine only 4 % faster, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -139,7 +149,8 @@ def measure(
     per_side: int, profile: str | None = None, calls: bool = False
 ) -> dict[str, float | int]:
     """CPU seconds of a 2 x ``per_side`` battle fought to the last (instant orders) for at most
-    ``BOUNDS`` bounds; set-up (ground, deployment) excluded."""
+    ``BOUNDS`` bounds; set-up (ground, deployment) excluded. The engine is whichever ``import
+    engine`` finds (``--engine-root`` puts another checkout's first)."""
     # the engine imports scipy.spatial on first need, and only above a size (engine/spatial.py
     # BRUTE_PAIRS): a one-off import per process is not battle work, and timing it at some sizes
     # and not others would bend the growth fit, so it is paid before the clock at every size
@@ -149,7 +160,15 @@ def measure(
     from engine.dice import Dice
     from engine.orders import InstantDelivery
     from scenario_builder.build import build_site
-    from scenario_builder.heap import freeze_setup
+
+    try:
+        from scenario_builder.heap import freeze_setup
+    except ImportError:  # an older checkout (--against): what freeze_setup does, plainly
+        import gc
+
+        def freeze_setup() -> bool:
+            gc.freeze()
+            return True
 
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf, per_side))
@@ -206,13 +225,60 @@ def loop_seconds() -> float:
     return round(time.process_time() - t0, 3)
 
 
-def _one(per_side: int, calls: bool = False) -> dict[str, float | int]:
-    """``measure(per_side)`` in a fresh interpreter (no state warmed by a larger battle)."""
+def _one(per_side: int, calls: bool = False, root: Path | None = None) -> dict[str, float | int]:
+    """``measure(per_side)`` in a fresh interpreter (no state warmed by a larger battle), with
+    the engine of the checkout ``root`` if given."""
     cmd = [sys.executable, __file__, "--per-side", str(per_side), "--json"]
-    done = subprocess.run(cmd + (["--calls"] if calls else []), capture_output=True, text=True)
+    cmd += ["--calls"] if calls else []
+    cmd += ["--engine-root", str(root)] if root is not None else []
+    done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"bench_engine.py --per-side {per_side}: {done.stderr.strip()[-300:]}")
+        where = f" (engine of {root})" if root is not None else ""
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1][-300:]
+        raise SystemExit(f"bench_engine.py --per-side {per_side}{where}: {last}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def use_engine_root(root: Path) -> None:
+    """Make ``import engine`` (and the rest of the project) load from the checkout ``root``;
+    one-line error when it is not a checkout, or when another copy loaded instead."""
+    if not (root / "engine" / "battle.py").is_file():
+        raise SystemExit(f"--engine-root {root}: expected a checkout with engine/battle.py")
+    sys.path.insert(0, str(root))
+    import engine
+
+    got = Path(engine.__file__).resolve().parent.parent
+    if got != root.resolve():
+        raise SystemExit(f"--engine-root {root}: the engine loaded from {got} instead")
+
+
+def against(per_side: int, root: Path, repeat: int) -> dict[str, object]:
+    """The benchmark battle fought by this checkout's engine and by ``root``'s, alternated in
+    fresh processes (ABBA rounds), the least CPU of each, its ratio and each one's calls."""
+    if not (root / "engine" / "battle.py").is_file():
+        raise SystemExit(f"--against {root}: expected a checkout with engine/battle.py")
+    here: list[float] = []
+    there: list[float] = []
+    bounds: dict[str, int] = {}
+    for k in range(repeat):
+        for which in ("here", "there") if k % 2 == 0 else ("there", "here"):
+            r = _one(per_side, root=root if which == "there" else None)
+            (here if which == "here" else there).append(float(r["cpu_s"]))
+            bounds[which] = int(r["bounds"])
+    calls_here = int(_one(per_side, calls=True)["calls"])
+    calls_there = int(_one(per_side, calls=True, root=root)["calls"])
+    return {
+        "per_side": per_side,
+        "against": str(root),
+        "cpu_s": here,
+        "cpu_s_against": there,
+        "ratio_min": round(min(there) / min(here), 3),
+        "bounds": bounds["here"],
+        "bounds_against": bounds["there"],
+        "calls": calls_here,
+        "calls_against": calls_there,
+        "repeat": repeat,
+    }
 
 
 def growth(sizes: list[int], repeat: int) -> dict[str, object]:
@@ -249,8 +315,25 @@ def main() -> None:
     ap.add_argument("--calls", action="store_true", help="count the fight's Python calls")
     ap.add_argument("--growth", action="store_true", help="fit the growth over --sizes")
     ap.add_argument("--sizes", default="30,60,120,240", help="formations a side, comma-separated")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds of --growth (least time kept)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="rounds of --growth / --against (least kept)"
+    )
+    ap.add_argument(
+        "--against", type=Path, metavar="DIR", help="alternate with the engine of checkout DIR"
+    )
+    ap.add_argument("--engine-root", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.engine_root is not None:
+        use_engine_root(args.engine_root)
+    if args.against is not None:
+        if args.repeat < 1 or (args.per_side is not None and args.per_side < 1):
+            raise SystemExit(
+                f"--against: expected --per-side >= 1 and --repeat >= 1, got "
+                f"{args.per_side} and {args.repeat}"
+            )
+        a = against(args.per_side or 60, args.against, args.repeat)
+        print(json.dumps(a) if args.json else "\n".join(f"{k}: {v}" for k, v in a.items()))
+        return
     if args.growth:
         try:
             sizes = [int(v) for v in args.sizes.split(",")]

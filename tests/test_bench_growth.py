@@ -85,3 +85,49 @@ def test_growth_runs_end_to_end() -> None:
     assert g["sizes"] == [4, 8] and len(g["cpu_s_min"]) == 2 and len(g["calls"]) == 2
     assert g["calls"][1] > g["calls"][0]
     assert g["exponent"] == round(growth_exponent([4, 8], g["cpu_s_min"]), 3)
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--against", "/nonexistent/checkout"], "--against"),
+        (["--against", str(BENCH)], "--against"),  # a folder, but no engine in it
+        (["--against", str(BENCH.parent), "--repeat", "0"], "--against"),
+        (["--per-side", "4", "--engine-root", str(BENCH)], "--engine-root"),
+    ],
+)
+def test_against_bad_checkout_one_line_error(args: list[str], names: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_engine.py"), *args], capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    err = done.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert names in err
+
+
+@pytest.mark.slow
+def test_against_itself_is_the_same_battle() -> None:
+    # this checkout against itself: the same engine fights the same battle, so the Python calls
+    # (which do not depend on the host) and the bounds are equal, and both sides were timed
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "bench_engine.py"),
+            "--against",
+            str(BENCH.parent),
+            "--per-side",
+            "4",
+            "--repeat",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    a = json.loads(done.stdout)
+    assert a["calls"] == a["calls_against"] > 1000
+    assert a["bounds"] == a["bounds_against"]
+    assert len(a["cpu_s"]) == len(a["cpu_s_against"]) == 2
+    assert a["ratio_min"] == round(min(a["cpu_s_against"]) / min(a["cpu_s"]), 3)
