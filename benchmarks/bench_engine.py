@@ -13,13 +13,14 @@ Times are CPU seconds of this process (the machine is shared; wall time is print
 
 Run with pytest-benchmark:   python -m pytest benchmarks/bench_engine.py --benchmark-enable
 or as a script:              python benchmarks/bench_engine.py
-one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json
+one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json [--repeat K]
     prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
     (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
     ``--profile FILE`` writes cProfile stats of the fight; ``--calls`` adds "calls", the calls
     of Python functions in the fight, built-ins left out, counted by cProfile). The set-up's
     objects are frozen out of the garbage collector's walks before the clock starts, as
-    ``scenario-builder run`` does.
+    ``scenario-builder run`` does. ``--repeat K`` fights it K times, each in a fresh process,
+    and reports the least CPU, with every run in "cpu_s_runs".
 growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
                                  [--repeat 3] [--json]
     fights every size in a fresh process, the sizes interleaved round by round so a shared
@@ -287,6 +288,16 @@ def against(per_side: int, root: Path, repeat: int) -> dict[str, object]:
     }
 
 
+def repeated(per_side: int, repeat: int) -> dict[str, object]:
+    """``measure(per_side)`` ``repeat`` times, each in a fresh process: the least CPU as
+    ``cpu_s`` (a shared host's slow spells only ever add time), every run as ``cpu_s_runs``."""
+    runs = [_one(per_side) for _ in range(repeat)]
+    out: dict[str, object] = dict(runs[0])
+    out["cpu_s"] = min(float(r["cpu_s"]) for r in runs)
+    out["cpu_s_runs"] = [float(r["cpu_s"]) for r in runs]
+    return out
+
+
 def growth(sizes: list[int], repeat: int) -> dict[str, object]:
     """The least CPU time of each size over ``repeat`` interleaved rounds, each size's Python
     calls (one profiled run each), and both growth exponents."""
@@ -322,7 +333,10 @@ def main() -> None:
     ap.add_argument("--growth", action="store_true", help="fit the growth over --sizes")
     ap.add_argument("--sizes", default="30,60,120,240", help="formations a side, comma-separated")
     ap.add_argument(
-        "--repeat", type=int, default=3, help="rounds of --growth / --against (least kept)"
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs, each in a fresh process, least kept (--per-side 1, --growth / --against 3)",
     )
     ap.add_argument(
         "--against", type=Path, metavar="DIR", help="alternate with the engine of checkout DIR"
@@ -331,13 +345,13 @@ def main() -> None:
     args = ap.parse_args()
     if args.engine_root is not None:
         use_engine_root(args.engine_root)
+    if args.repeat is not None and args.repeat < 1:
+        raise SystemExit(f"--repeat: expected a whole number >= 1, got {args.repeat}")
+    repeat = args.repeat if args.repeat is not None else 3
     if args.against is not None:
-        if args.repeat < 1 or (args.per_side is not None and args.per_side < 1):
-            raise SystemExit(
-                f"--against: expected --per-side >= 1 and --repeat >= 1, got "
-                f"{args.per_side} and {args.repeat}"
-            )
-        a = against(args.per_side or 60, args.against, args.repeat)
+        if args.per_side is not None and args.per_side < 1:
+            raise SystemExit(f"--against: expected --per-side >= 1, got {args.per_side}")
+        a = against(args.per_side or 60, args.against, repeat)
         print(json.dumps(a) if args.json else "\n".join(f"{k}: {v}" for k, v in a.items()))
         return
     if args.growth:
@@ -347,16 +361,18 @@ def main() -> None:
             raise SystemExit(
                 f"--sizes: expected whole numbers like 30,60,120, got {args.sizes!r}"
             ) from None
-        if len(sizes) < 2 or min(sizes) < 1 or args.repeat < 1:
-            raise SystemExit(
-                f"--growth: expected two or more sizes >= 1 and --repeat >= 1, got "
-                f"{args.sizes!r} and {args.repeat}"
-            )
-        g = growth(sizes, args.repeat)
+        if len(sizes) < 2 or min(sizes) < 1:
+            raise SystemExit(f"--growth: expected two or more sizes >= 1, got {args.sizes!r}")
+        g = growth(sizes, repeat)
         print(json.dumps(g) if args.json else "\n".join(f"{k}: {v}" for k, v in g.items()))
         return
     if args.per_side is not None:
-        out = measure(args.per_side, args.profile, args.calls)
+        if args.repeat is not None and args.repeat > 1:
+            if args.profile or args.calls:
+                raise SystemExit("--repeat: one run only with --profile or --calls")
+            out = repeated(args.per_side, args.repeat)
+        else:
+            out = measure(args.per_side, args.profile, args.calls)
         print(json.dumps(out) if args.json else out)
         return
     from engine.battle import Battle
