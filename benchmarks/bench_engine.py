@@ -33,7 +33,7 @@ growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes
 against another checkout:    python benchmarks/bench_engine.py --against DIR [--per-side 60]
                                  [--repeat 3] [--json]
     the same battle (this checkout's scenario and troop lists) fought by the engine of DIR (a
-    checkout of another commit, e.g. ``git worktree add /tmp/base 38c05b7``, the commit before
+    checkout of another commit, e.g. ``git worktree add ../base 38c05b7``, the commit before
     issue 15; its ``../shared`` must hold the data) and by this one, alternated in fresh
     processes (this, DIR, DIR, this, ...), so both meet the same spells of a shared host: the
     least CPU of each, their ratio, and each one's Python calls. The ratio, not a time from
