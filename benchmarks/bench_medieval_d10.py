@@ -34,14 +34,16 @@ def main(seed: int = 1) -> float:
         "sc_guns",
     ]
 
-    def side(types: list[str], y: float, facing: float, prefix: str) -> list[dict]:
+    def side(
+        types: list[str], y: float, facing: float, prefix: str, ids: dict[int, str]
+    ) -> list[dict]:
         out = []
         for i in range(20):
             kind = types[i % len(types)]
             n = 3 if kind.endswith("guns") else 15
             out.append(
                 {
-                    "id": f"{prefix}{i}",
+                    "id": ids.get(i, f"{prefix}{i}"),
                     "profile": kind,
                     "bases": n,
                     "frontage": min(n, 5),
@@ -53,8 +55,10 @@ def main(seed: int = 1) -> float:
         return out
 
     sc = make_scenario(
-        side(red_types, -500.0, 0.0, "r"),
-        side(blue_types, 500.0, 180.0, "b"),
+        # the English list's banner of St Cuthbert stands with the Admiral's vanguard (its
+        # ``inspirational`` entry names the formation): red's first billmen are that vanguard
+        side(red_types, -500.0, 0.0, "r", {0: "en_admiral"}),
+        side(blue_types, 500.0, 180.0, "b", {}),
         armies=(str(TROOPS / "english_1513.yaml"), str(TROOPS / "scots_1513.yaml")),
         origin=origin,
         ruleset="medieval-d10",
