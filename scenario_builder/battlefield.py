@@ -179,6 +179,19 @@ class Battlefield:
         return row, col, xa.ndim == 0
 
     def _sample(self, name: str, x: Any, y: Any) -> Any:
+        if type(x) is float and type(y) is float:
+            # one point in Python floats (the medieval d10 and Dark Age moves sample every step
+            # of a march this way): rowcol's floor, clip and gather without arrays, the same
+            # IEEE operations (numpy's floor of a float64 is math.floor's), the same cell
+            g = self._grid
+            if not self.contains(x, y):
+                self._index(x, y)  # raises the OffMapError with its message
+            rows, cols = g.shape
+            r = math.floor((g.y0 - y) / g.res)
+            c = math.floor((x - g.x0) / g.res)
+            r = 0 if r < 0 else rows - 1 if r >= rows else r
+            c = 0 if c < 0 else cols - 1 if c >= cols else c
+            return self._layers[name].item(r, c)
         row, col, scalar = self._index(x, y)
         values = self._layers[name][row, col]
         return values.item() if scalar else values
