@@ -40,6 +40,7 @@ from engine.rulesets.medieval_d10.charts import (
     TerrainColumn,
     range_band,
 )
+from engine.rulesets.medieval_d10.nearby import UnitTable
 from engine.rulesets.medieval_d10.procedures import (
     control_modifier,
     control_test,
@@ -112,6 +113,11 @@ class Mode(StrEnum):
     DESTROYED = "destroyed"
 
 
+#: what a unit's row in the battle's UnitTable depends on: its centre, its make-up (figures,
+#: formation and order: its depth; figures: alive) and its mode (alive, routing)
+_TABLE_WATCH = frozenset({"x", "y", "unit", "mode"})
+
+
 @dataclass
 class UnitState:
     """One unit on the battlefield (mutable; the battle owns it)."""
@@ -147,6 +153,14 @@ class UnitState:
     seen: set[str] | None = None  # enemy units it has seen (MORALE reason 7); None: not looked
     saw_inspirational_lost: bool = False  # "has seen an Inspirational Figure killed or wounded"
     counter_charge: bool = False  # its charge is a counter-charge (MORALE reason 1)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name in _TABLE_WATCH:
+            # the battle's UnitTable (engine.rulesets.medieval_d10.nearby) reads the row again
+            table = self.__dict__.get("_table")
+            if table is not None:
+                table.touch(self)
 
     @property
     def id(self) -> str:
@@ -365,6 +379,10 @@ class MedievalBattle:
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
         self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
+        #: the units near a unit, by culling in arrays (kept current by the units' writes)
+        self.nearby = UnitTable(
+            list(self.units.values()), self.sides, lambda u: self.size(u)[1] / 2
+        )
 
     # -- helpers ---------------------------------------------------------------------------
     def m(self, chart_cm: float) -> float:
@@ -435,17 +453,24 @@ class MedievalBattle:
         return float(self.bf.elevation_at(x, y))
 
     def nearest_enemy(self, u: UnitState, routing_ok: bool = False) -> UnitState | None:
+        """The living enemy unit of least gap to ``u`` (not routing unless ``routing_ok``),
+        the first in unit order on ties: measured only among those the table cannot rule out."""
         best, best_d = None, math.inf
-        for e in self.alive(self.enemy_of(u.side)):
-            if e.routing and not routing_ok:
-                continue
+        units = self.nearby.units
+        rows = self.nearby.nearest_rows(u, self.enemy_of(u.side), routing_ok=routing_ok)
+        for i in rows.tolist():
+            e = units[i]
             d = self.gap(u, e)
             if d < best_d:
                 best, best_d = e, d
         return best
 
-    def within_150yd(self, u: UnitState, others: Iterator[UnitState]) -> list[UnitState]:
+    def within_150yd(self, u: UnitState, others: Iterable[UnitState] | str) -> list[UnitState]:
+        """The units of ``others`` (or the living units of side ``others``) other than ``u``
+        within 150 yds of it, in their order."""
         reach = self.m(30)  # "within 150yds" = 30 cm at 25 mm (charts are 25 mm distances)
+        if isinstance(others, str):
+            others = self.nearby.near(u, reach, others)
         return [o for o in others if o is not u and self.gap(u, o) <= reach]
 
     def column_of(self, u: UnitState) -> TerrainColumn:
@@ -506,7 +531,7 @@ class MedievalBattle:
         the battlefield's edge)."""
         reach = self.m(30)
         threatened: set[str] = set()
-        for e in self.alive(self.enemy_of(u.side)):
+        for e in self.nearby.near(u, reach, self.enemy_of(u.side)):
             if e.routing or e.mode is Mode.FALL_BACK or e.unit.arm is Arm.ARTILLERY:
                 continue
             if self.gap(u, e) <= reach:
@@ -520,7 +545,7 @@ class MedievalBattle:
         return out
 
     def _covered(self, u: UnitState, where: str, reach: float) -> bool:
-        for f in self.alive(u.side):
+        for f in self.nearby.near(u, reach, u.side):
             if f is u or f.routing or f.mode is Mode.FALL_BACK:
                 continue
             if self.gap(u, f) <= reach and self.sector(u, f.x, f.y) == where:
@@ -699,16 +724,23 @@ class MedievalBattle:
         first time": each unit notes the enemy units it sees; those it sees at its first look
         (the deployment) are not a surprise."""
         lookers = [u for u in self.alive() if not u.routing]
-        self._prefetch_sight([(u, e) for u in lookers for e in self.alive(self.enemy_of(u.side))])
-        for u in lookers:
-            now = {e.id for e in self.alive(self.enemy_of(u.side)) if self.sees(u, e)}
+        enemies = {s: list(self.alive(self.enemy_of(s))) for s in self.sides}
+        # an enemy a unit has seen before can give it no first sight: only the others are
+        # looked at (the answers are the same, and no other question asks of enemy pairs, so
+        # the turn's sight cache answers nothing else differently); the first look sees all
+        todo = [
+            (u, [e for e in enemies[u.side] if u.seen is None or e.id not in u.seen])
+            for u in lookers
+        ]
+        self._prefetch_sight([(u, e) for u, unseen in todo for e in unseen])
+        for u, unseen in todo:
+            now = {e.id for e in unseen if self.sees(u, e)}
             if u.seen is None:
                 u.seen = now
                 continue
-            new = sorted(now - u.seen)
-            if new:
+            if now:
                 u.seen |= now
-                u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(new)}"))
+                u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(sorted(now))}"))
 
     # -- movement ----------------------------------------------------------------------------
     def allowance(self, u: UnitState, *, bonus: bool = False) -> float:
@@ -980,7 +1012,9 @@ class MedievalBattle:
                 continue
             if u.unit.arm is Arm.ARTILLERY or u.order != "attack" or self.turn < u.from_turn:
                 continue
-            if any(self.in_contact(u, e) for e in self.alive(self.enemy_of(side))):
+            if any(
+                self.in_contact(u, e) for e in self.nearby.near(u, CONTACT_M, self.enemy_of(side))
+            ):
                 continue
             reach = self.allowance(u, bonus=True)
             if side == self.side_b and self._counter_charge(u, reach):
@@ -1637,8 +1671,8 @@ class MedievalBattle:
         self, u: UnitState, column: MoraleColumn, reason: str, extra: dict[str, int] | None = None
     ) -> MoraleResult:
         """THE MORALE TEST CHART for ``u`` with the factors its situation gives."""
-        friends = self.within_150yd(u, self.alive(u.side))
-        enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
+        friends = self.within_150yd(u, u.side)
+        enemies = self.within_150yd(u, self.enemy_of(u.side))
         _, cover = self.terrain_at(u.x, u.y)
         shooters = [self.units[s] for s in u.under_fire_by if s in self.units]
         lost = u.unit.figures_lost
@@ -1723,8 +1757,8 @@ class MedievalBattle:
                 continue
             if not (target.routing or target.mode is Mode.FALL_BACK):
                 continue  # the foe stands: the melee goes on, no follow-up to control
-            enemies = self.within_150yd(u, self.alive(self.enemy_of(u.side)))
-            friends = self.within_150yd(u, self.alive(u.side))
+            enemies = self.within_150yd(u, self.enemy_of(u.side))
+            friends = self.within_150yd(u, u.side)
             near = self.commanders_near(u)
             factors = {
                 "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
