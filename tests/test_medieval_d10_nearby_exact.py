@@ -4,7 +4,8 @@ played phase by phase on real ground (the benchmark's 2 x 20 units of the Flodde
 Minden), every unit is asked each question with the table's candidates and again with every
 living unit as a candidate (the old loop), and the answers must be the same. The charts'
 distances: "within 150yds" (MORALE TEST CHART factors; 30 cm at 25 mm), contact, each
-"Insecure" unit flank or rear, the nearest enemy (charges, compulsory moves)."""
+"Insecure" unit flank or rear, the nearest enemy (charges, compulsory moves) and the nearest
+within a missile's long range (Firing Ranges Chart)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def _answers(game: MedievalBattle) -> list[object]:
         out.append([o.id for o in game.within_150yd(u, u.side)])
         out.append([o.id for o in game.within_150yd(u, enemy)])
         out.append(game.insecure_flanks(u))
+        t = game.missile_target(u)  # FIRING CHART: the nearest enemy within long range
+        out.append(None if t is None else t.id)
         out.append([o.id for o in game.nearby.near(u, CONTACT_M, enemy) if game.in_contact(u, o)])
     return out
 

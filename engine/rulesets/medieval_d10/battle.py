@@ -490,24 +490,19 @@ class MedievalBattle:
             self._sight[key] = hit
         return hit
 
-    def _prefetch_sight(self, pairs: list[tuple[UnitState, UnitState]]) -> None:
-        """Fill the turn's sight cache for many pairs in one vectorised line-of-sight call."""
-        todo = []
-        for a, b in pairs:
-            key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
-            if key not in self._sight:
-                todo.append((key, a, b))
+    def _sight_of_pairs(self, pairs: list[tuple[UnitState, UnitState]]) -> list[bool]:
+        """Whether each ``a`` sees its ``b``, in one vectorised line-of-sight call (pair by pair
+        through :meth:`sees` if an end is off the battlefield): :meth:`sees`' answers, not kept in
+        the turn's cache (only ``look`` asks of enemy pairs, each once a turn)."""
         many = getattr(self.bf, "line_of_sight_many", None)
-        if not todo or many is None:
-            return
-        src = np.asarray([(a.x, a.y) for _, a, _ in todo], float)
-        dst = np.asarray([(b.x, b.y) for _, _, b in todo], float)
-        try:
-            hits = many(src, dst)
-        except (ValueError, KeyError, IndexError):
-            return  # some end off the battlefield: ask pair by pair
-        for (key, _, _), hit in zip(todo, hits, strict=True):
-            self._sight[key] = bool(hit)
+        if pairs and many is not None:
+            src = np.asarray([(a.x, a.y) for a, _ in pairs], float)
+            dst = np.asarray([(b.x, b.y) for _, b in pairs], float)
+            try:
+                return [bool(h) for h in many(src, dst)]
+            except (ValueError, KeyError, IndexError):
+                pass  # some end off the battlefield: ask pair by pair
+        return [self.sees(a, b) for a, b in pairs]
 
     def sector(self, u: UnitState, x: float, y: float) -> str:
         """Where a point lies from ``u``: ``front``, ``left``, ``right`` or ``rear`` (beyond
@@ -732,9 +727,10 @@ class MedievalBattle:
             (u, [e for e in enemies[u.side] if u.seen is None or e.id not in u.seen])
             for u in lookers
         ]
-        self._prefetch_sight([(u, e) for u, unseen in todo for e in unseen])
+        pairs = [(u, e) for u, unseen in todo for e in unseen]
+        hits = iter(self._sight_of_pairs(pairs))
         for u, unseen in todo:
-            now = {e.id for e in unseen if self.sees(u, e)}
+            now = {e.id for e in unseen if next(hits)}
             if u.seen is None:
                 u.seen = now
                 continue
@@ -1434,7 +1430,10 @@ class MedievalBattle:
         if weapon is None:
             return None
         best, best_d = None, math.inf
-        for e in self.alive(self.enemy_of(u.side)):
+        # a band needs the range, rounded up, within the longest band: no enemy further than
+        # that centimetre more (and a metre to spare) can be the target
+        longest = max(limit.cm for limit in FIRING_RANGES[weapon].values())
+        for e in self.nearby.near(u, self.m(longest + 1) + 1.0, self.enemy_of(u.side)):
             d = max(0.0, self.gap(u, e))
             band = range_band(weapon, self.scale.chart_cm(d))
             if band is None or d >= best_d:
