@@ -11,7 +11,7 @@ the fight (the ground and the deployment are made before the clock starts).
 
 ``--growth`` fights each size in turn and fits the exponent k of CPU ~ N^k (least squares on
 the logs, as ``bench_engine.py --growth``); ``--log-hash`` adds the first 16 hex digits of the
-SHA-256 of the battle's events, so a change meant to keep results can be checked to keep them.
+SHA-256 of the battle's log (events and snapshots), so a change meant to keep results can be checked to keep them.
 """
 
 from __future__ import annotations
@@ -80,7 +80,10 @@ def scenario(bf: Any, per_side: int = 20) -> Any:
 
 
 def log_hash(log: Any) -> str:
-    text = json.dumps([r.events for r in log.bounds], sort_keys=True, default=str)
+    # the whole log: each bound's events and its snapshot (bases, formations, what is seen)
+    text = json.dumps(
+        [(r.bound, r.events, r.snapshot) for r in log.bounds], sort_keys=True, default=str
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -107,3 +107,25 @@ def test_the_table_follows_the_units_own_writes(built_minden) -> None:
     assert b in game.nearby.near(a, reach, b.side)  # the row read again here, then
     game.destroy(b, "test")
     assert b not in game.nearby.near(a, reach, b.side)
+
+
+def test_alive_follows_mode_and_figures(built_minden) -> None:
+    # UnitState.alive is a plain value kept by the unit's writes (mode, unit), not a field
+    import dataclasses
+
+    from engine.rulesets.medieval_d10.battle import Mode, UnitState
+
+    assert "alive" not in {f.name for f in dataclasses.fields(UnitState)}
+    bf = built_minden.battlefield
+    battle = Battle(bf, scenario(bf, 4), Dice(1), ruleset="medieval-d10")
+    battle.step()
+    game = battle.ctx.game
+    assert isinstance(game, MedievalBattle)
+    u = game.units["b1"]
+    assert u.alive
+    u.unit = u.unit.with_losses(u.unit.figures_left)  # every figure lost
+    assert not u.alive
+    u.unit = dataclasses.replace(u.unit, figures_lost=0)
+    assert u.alive
+    u.mode = Mode.DESTROYED
+    assert not u.alive

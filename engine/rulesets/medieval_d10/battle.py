@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -116,6 +116,8 @@ class Mode(StrEnum):
 #: what a unit's row in the battle's UnitTable depends on: its centre, its make-up (figures,
 #: formation and order: its depth; figures: alive) and its mode (alive, routing)
 _TABLE_WATCH = frozenset({"x", "y", "unit", "mode"})
+#: what ``UnitState.alive`` depends on
+_LIFE = frozenset({"unit", "mode"})
 
 
 @dataclass
@@ -154,21 +156,28 @@ class UnitState:
     saw_inspirational_lost: bool = False  # "has seen an Inspirational Figure killed or wounded"
     counter_charge: bool = False  # its charge is a counter-charge (MORALE reason 1)
 
+    if TYPE_CHECKING:
+
+        @property
+        def alive(self) -> bool:
+            """Not destroyed and with figures left: at run time a plain value, kept by
+            :meth:`__setattr__` when ``mode`` or ``unit`` change (the battle asks it of every
+            unit many times a phase), and no dataclass field (no argument, no default)."""
+
     def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, name, value)
+        d = self.__dict__
+        d[name] = value
         if name in _TABLE_WATCH:
+            if name in _LIFE and "mode" in d:  # (``unit`` comes first in __init__)
+                d["alive"] = d["mode"] is not Mode.DESTROYED and d["unit"].figures_left > 0
             # the battle's UnitTable (engine.rulesets.medieval_d10.nearby) reads the row again
-            table = self.__dict__.get("_table")
+            table = d.get("_table")
             if table is not None:
                 table.touch(self)
 
     @property
     def id(self) -> str:
         return self.unit.id
-
-    @property
-    def alive(self) -> bool:
-        return self.mode is not Mode.DESTROYED and self.unit.figures_left > 0
 
     @property
     def routing(self) -> bool:
@@ -1112,9 +1121,15 @@ class MedievalBattle:
         self._declare(self.side_b)
 
     def _react(self, side: str) -> None:
+        # the enemy's charges by target, in unit order: a reaction changes the reacting unit
+        # alone, never who charges whom (each still checked as it is asked)
+        charging: dict[str, list[UnitState]] = {}
+        for c in self.alive(self.enemy_of(side)):
+            if c.charging and c.target is not None:
+                charging.setdefault(c.target, []).append(c)
         for u in self.alive(side):
             chargers = [
-                c for c in self.alive(self.enemy_of(side)) if c.charging and c.target == u.id
+                c for c in charging.get(u.id, ()) if c.alive and c.charging and c.target == u.id
             ]
             if not chargers or u.routing:
                 continue
@@ -1538,7 +1553,7 @@ class MedievalBattle:
     def phase_melee(self) -> None:
         pairs: list[tuple[UnitState, UnitState]] = []
         for a in self.alive(self.side_a):
-            for b in self.alive(self.side_b):
+            for b in self.nearby.near(a, CONTACT_M, self.side_b):
                 if self.in_contact(a, b):
                     pairs.append((a, b))
         for a, b in pairs:

@@ -416,7 +416,8 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             target = Morale.RETREATING  # rallied: disordered for a phase on the way back
         if f.morale is Morale.DESTROYED:
             target = Morale.DESTROYED
-        f.morale = target
+        if f.morale is not target:  # (a write ticks the state's clock: only a change)
+            f.morale = target
     # Inspirational Figures placed alone: the core's one-base formation follows the figure
     # (alone where it walks; with the unit it joined, at that unit's place)
     for fig in game.figures.values():
