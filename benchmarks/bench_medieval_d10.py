@@ -11,7 +11,8 @@ the fight (the ground and the deployment are made before the clock starts).
 
 ``--growth`` fights each size in turn and fits the exponent k of CPU ~ N^k (least squares on
 the logs, as ``bench_engine.py --growth``); ``--log-hash`` adds the first 16 hex digits of the
-SHA-256 of the battle's log (events and snapshots), so a change meant to keep results can be checked to keep them.
+SHA-256 of the battle's log (events and snapshots), so a change meant to keep results can be
+checked to keep them.
 """
 
 from __future__ import annotations

@@ -1077,6 +1077,34 @@ def _without_passable(
     return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through
 
 
+def swept_rows(
+    box: tuple[float, float, float, float],
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    arr: np.ndarray,
+) -> np.ndarray:
+    """Rows of ``arr`` (rectangles, (N, 5)) that a formation of local ``box`` (its
+    :func:`_local_box`) could overlap at some pose along the straight way from (x0, y0) to
+    (x1, y1), at any facing: ascending; the others are clear of every such pose. Each pose's
+    rectangle lies within ``hypot(across, along) + hypot(hw, hd)`` of its point on the way
+    (``obb_at``), each other rectangle within its half-diagonal of its centre, and the way
+    within half its length of its middle (1 m to spare for rounding).
+
+    >>> arr = obb_array([OBB(0.0, 50.0, 10.0, 5.0, 0.0), OBB(500.0, 0.0, 10.0, 5.0, 0.0)])
+    >>> swept_rows((0.0, 0.0, 10.0, 5.0), 0.0, 0.0, 0.0, 100.0, arr).tolist()
+    [0]
+    """
+    a, l_, hw, hd = box
+    reach = 0.5 * math.hypot(x1 - x0, y1 - y0) + math.hypot(a, l_) + math.hypot(hw, hd) + 1.0
+    dx = arr[:, 0] - 0.5 * (x0 + x1)
+    dy = arr[:, 1] - 0.5 * (y0 + y1)
+    lim = np.hypot(arr[:, 2], arr[:, 3])
+    lim += reach
+    return np.flatnonzero(dx * dx + dy * dy <= lim * lim)
+
+
 def _clear_end(
     box: Any,
     start: tuple[float, float, float],
@@ -1091,6 +1119,11 @@ def _clear_end(
     arr = obb_array([g.obb() for g in through])
     length = max_corner_displacement(box, start[2], dth, (dx, dy)) * frac
     n = max(1, math.ceil(length / SWEEP_STEP_M))
+    # only the friends the way to frac can reach can be overlapped at any of its poses; with
+    # none, the first pose tried is clear (its fraction as the loop works it out)
+    arr = arr[swept_rows(box, start[0], start[1], start[0] + dx * frac, start[1] + dy * frac, arr)]
+    if arr.shape[0] == 0:
+        return frac * n / n
     for k in range(n, 0, -1):
         t = frac * k / n
         pose = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)

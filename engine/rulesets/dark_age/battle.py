@@ -29,6 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
+import numpy as np
+
 from engine.log import Event
 from engine.movement import MoveRules
 from engine.rulesets.dark_age.formations import (
@@ -218,6 +220,15 @@ def move_phase_of(gap_m: float, bow_m: float) -> MovePhase:
     return MovePhase.MARCH if bow_m > 0 and not at_bow else MovePhase.TACTICAL
 
 
+def _rough_front(arr: np.ndarray, foes: np.ndarray, fx: float, fy: float, way: float) -> np.ndarray:
+    """The rows ``foes`` of ``arr`` (rectangles) whose centres may lie within
+    :data:`FRONT_HALF_ARC_DEG` of bearing ``way`` from (fx, fy): numpy's bearings, the arc a
+    millionth of a degree wide for their rounding (each is then tested exactly)."""
+    rough = np.degrees(np.arctan2(arr[foes, 0] - fx, arr[foes, 1] - fy)) % 360.0
+    rough = np.abs((rough - way + 180.0) % 360.0 - 180.0)
+    return foes[rough <= FRONT_HALF_ARC_DEG + 1e-6]
+
+
 def range_halts(ctx: Any) -> list[Event]:
     """5.8: "During the march phase all units must halt at bow range of enemy to their front.
     In the tactical phase they must halt at javelin range. Units need to initiate a charge
@@ -226,7 +237,7 @@ def range_halts(ctx: Any) -> list[Event]:
     (:func:`move_phase_of`) is cut short at bow range, charge or not; in its tactical phase an
     advance is cut short at javelin range and a charge goes in. Ranged troops closing to their
     own range (``attack``) are cut only in the march phase."""
-    from engine.geometry import bearing, distance, obb_array
+    from engine.geometry import bearing, distance
     from engine.movement import MovePlan
     from engine.rulesets.dark_age.command import member_of
 
@@ -234,7 +245,10 @@ def range_halts(ctx: Any) -> list[Event]:
     bow = getattr(ctx, "bow_range_m", None)
     if bow is None:
         bow = ctx.bow_range_m = bow_range_m(state)
-    enemies: dict[str, list[EngineFormation]] = {}
+    # the table's rows are the formations on the table (state.active(), in its order) and
+    # their rectangles (g.obb(), whose centre is g.centre()); nothing moves in here
+    table = state.table()
+    enemies: dict[str, np.ndarray] = {}
     events: list[Event] = []
     for fid, plan in sorted(ctx.plans.items()):
         if plan.kind not in _CLOSING:
@@ -244,20 +258,22 @@ def range_halts(ctx: Any) -> list[Event]:
             continue
         foes = enemies.get(f.side)
         if foes is None:
-            foes = enemies[f.side] = [g for g in state.active() if g.side != f.side]
-        if not foes:
+            foes = enemies[f.side] = np.flatnonzero(table.sides != f.side)
+        if foes.size == 0:
             continue
         fx, fy = f.centre()
         way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
-        front = [
-            g
-            for g in foes
-            if abs((bearing(fx, fy, *g.centre()) - way + 180.0) % 360.0 - 180.0)
+        # "to their front" in numpy first, a hair wide; then each candidate exactly, in order
+        rows = [
+            int(k)
+            for k in _rough_front(table.arr, foes, fx, fy, way).tolist()
+            if abs((bearing(fx, fy, *table.forms[k].centre()) - way + 180.0) % 360.0 - 180.0)
             <= FRONT_HALF_ARC_DEG
         ]
-        if not front:
+        if not rows:
             continue
-        gaps = distance(f.obb(), obb_array([g.obb() for g in front]))
+        front = [table.forms[k] for k in rows]
+        gaps = distance(f.obb(), table.arr[rows])
         k = int(gaps.argmin())
         phase = move_phase_of(float(gaps[k]), bow)
         cf = member_of(ctx, fid)
@@ -481,7 +497,7 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
     passed through by elephants take 2, the elephants none (5.27, :func:`interpenetration_dps`;
     once per action, 5.27 second)."""
     from engine.geometry import obb_array, separation
-    from engine.movement import _local_box, obb_at, signed_turn
+    from engine.movement import _local_box, obb_at, signed_turn, swept_rows
     from engine.rulesets.dark_age.movement import interpenetration_dps
 
     state = ctx.state
@@ -498,6 +514,12 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
         th0 = ctx.start_facing.get(f.id, f.facing)
         dth = signed_turn(th0, m.facing)
         (x0, y0), (x1, y1) = m.from_xy, m.to
+        # the friends the path can reach (the others are clear of every pose on it): in order
+        near = swept_rows(box, x0, y0, x1, y1, arr).tolist()
+        if not near:
+            continue
+        friends = [friends[k] for k in near]
+        arr = arr[near]
         n = max(2, math.ceil(m.distance_m / 5.0))
         crossed: set[int] = set()
         for k in range(1, n):

@@ -327,7 +327,8 @@ def _events_for(
             continue
         if gid and gid in g.characters_killed:
             out.append(MoraleEvent(Trigger.GENERAL_SLAIN, _inches(me, (g.cx, g.cy), scale)))
-        if gid and gid in g.character_ids() and g.morale in _FLEEING and g.id != f.id:
+        # (the cheap tests first: character_ids walks the bases)
+        if gid and g.morale in _FLEEING and g.id != f.id and gid in g.character_ids():
             d = _inches(me, leader_of(ctx, g), scale)
             out.append(MoraleEvent(Trigger.GENERAL_FLEEING, d))
             if g.changed_bound == state.bound:  # routed this round
