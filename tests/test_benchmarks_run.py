@@ -53,6 +53,14 @@ SCRIPTS = [
         r"replay time in workers / in process \(seeds 1-2\): [\d.]+",
     ),
     (["bench_print.py"], r"(?m)^print\s+[\d.]+ s \(layout \+ layers"),
+    (
+        ["bench_dark_age.py", "--growth", "--sizes", "4,8", "--log-hash"],
+        r"(?m)^dark-age 2 x 8 units, \d+ bounds: [\d.]+ s CPU \(\d+ events; .*\) log [0-9a-f]{16}$",
+    ),
+    (
+        ["bench_medieval_d10.py", "--growth", "--sizes", "4,8"],
+        r"(?m)^growth N\^[\d.-]+ over 4,8 units a side$",
+    ),
 ]
 
 
