@@ -72,6 +72,8 @@ ARMIES = (
 )
 PROFILES = ["inf", "inf", "archers", "cav", "skirm"]
 BOUNDS = 30
+#: the ruleset the battle is fought under (--ruleset; None: the scenario's, 2mm Earth v0.9)
+RULESET: str | None = None
 
 
 def scenario(bf, per_side: int = 60):
@@ -174,7 +176,11 @@ def measure(
 
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf, per_side))
-    b = Battle(bf, sc, Dice(1), delivery=InstantDelivery())
+    b = (
+        Battle(bf, sc, Dice(1), delivery=InstantDelivery())
+        if RULESET is None
+        else Battle(bf, sc, Dice(1), delivery=InstantDelivery(), ruleset=RULESET)
+    )
     # as ``scenario-builder run`` does once the armies are deployed (cli/run.py fight): the
     # set-up's objects out of the full garbage collections' walks (scenario_builder.heap)
     freeze_setup()
@@ -233,6 +239,7 @@ def _one(per_side: int, calls: bool = False, root: Path | None = None) -> dict[s
     cmd = [sys.executable, __file__, "--per-side", str(per_side), "--json"]
     cmd += ["--calls"] if calls else []
     cmd += ["--engine-root", str(root)] if root is not None else []
+    cmd += ["--ruleset", RULESET] if RULESET is not None else []
     # one string-hash order for every child: the battle's log is the same under any (the
     # determinism tests), but the work is not quite - the order some sets of ids are walked in
     # decides which answers are already held when asked, so the call count at 2 x 240 moved by
@@ -341,8 +348,27 @@ def main() -> None:
     ap.add_argument(
         "--against", type=Path, metavar="DIR", help="alternate with the engine of checkout DIR"
     )
+    ap.add_argument(
+        "--ruleset",
+        help="fight under another ruleset of the 2mm Earth family (2mm-earth-v0.9+wc-morale)",
+    )
     ap.add_argument("--engine-root", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.ruleset is not None:
+        if args.against is not None:
+            raise SystemExit("--ruleset: not with --against (an older checkout may not know it)")
+        from engine.rulesets import get_ruleset
+
+        try:
+            get_ruleset(args.ruleset)
+        except Exception as exc:  # the registry's one-line message
+            raise SystemExit(f"--ruleset: {exc}") from None
+        if not args.ruleset.startswith("2mm-earth"):
+            # the benchmark's armies are 2mm Earth troop lists (bench_medieval_d10.py and
+            # bench_dark_age.py fight the other rulebooks)
+            raise SystemExit(f"--ruleset: expected a 2mm Earth ruleset, got {args.ruleset!r}")
+        global RULESET
+        RULESET = args.ruleset
     if args.engine_root is not None:
         use_engine_root(args.engine_root)
     if args.repeat is not None and args.repeat < 1:

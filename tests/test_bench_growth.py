@@ -171,3 +171,34 @@ def test_per_side_repeat_keeps_the_least_of_fresh_runs() -> None:
     assert {"per_side", "bases", "bounds", "cpu_s", "cpu_s_runs"} <= set(r)
     assert len(r["cpu_s_runs"]) == 2 and r["cpu_s"] == min(r["cpu_s_runs"])
     assert r["per_side"] == 4 and r["bounds"] > 0
+
+
+@pytest.mark.parametrize("name", ["nope", "dark-age"])
+def test_ruleset_outside_the_2mm_family_one_line_error(name: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "bench_engine.py"), "--per-side", "4", "--ruleset", name],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    err = done.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and err.startswith("--ruleset")
+
+
+def test_wc_ruleset_fights_the_benchmark_battle() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "bench_engine.py"),
+            "--per-side",
+            "4",
+            "--ruleset",
+            "2mm-earth-v0.9+wc-morale",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["per_side"] == 4 and out["bounds"] >= 1

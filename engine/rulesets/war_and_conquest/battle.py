@@ -36,13 +36,14 @@ import shapely
 from engine.dice import DiceResult
 from engine.geometry import OBB, corners, forward, obb_array, right, separation
 from engine.log import Destroyed, Event, Pursuit
-from engine.movement import MoveResult, execute_move
+from engine.movement import MoveResult, execute_move, swept_rows
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.morale import set_morale
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
+    TRIGGERS,
     TWO_MM_EARTH,
     CommandResult,
     Discipline,
@@ -63,7 +64,7 @@ from engine.rulesets.war_and_conquest.morale import (
     rally_test,
     triggered,
 )
-from engine.state import BattleState, Formation, Morale
+from engine.state import CLOCK, BattleState, Formation, Morale
 from scenario_builder.errors import ScenarioError
 from scenario_builder.paths import data_dir
 
@@ -283,17 +284,49 @@ def _general_in_zone(ctx: TwoMmContext, f: Formation, scale: TableScale) -> bool
     return False
 
 
+#: "Fleeing Friends within 5\"": no fleeing friend further can make a unit test
+_FLEEING_FRIEND_IN = next(r.within_in for r in TRIGGERS if r.trigger is Trigger.FRIEND_FLEEING)
+
+
+def _not_steady(state: BattleState) -> list[Formation]:
+    """The formations (of every side, in the state's order, off the table too) fleeing or
+    destroyed: those _events_for's friend triggers can come from. Kept while the state's clock
+    stands (any formation's morale or bases changing moves it)."""
+    memo = state.table().memo
+    hit = memo.get("wc_not_steady")
+    key = (CLOCK.now, len(state.formations))
+    if hit is None or hit[0] != key:
+        out = [
+            g
+            for g in state.formations.values()
+            if g.morale in _FLEEING or g.morale is Morale.DESTROYED
+        ]
+        hit = memo["wc_not_steady"] = (key, out)
+    return cast("list[Formation]", hit[1])
+
+
+def _beyond_inches(me: tuple[float, float], g: Formation, scale: TableScale, inches: float) -> bool:
+    """Whether every point of ``g``'s rectangle (its leader's place among them) lies further
+    than ``inches`` from ``me`` (its centre's distance less its half-diagonal, a metre to
+    spare for rounding): a trigger within ``inches`` of its leader cannot apply."""
+    o = g.obb()
+    near = math.dist(me, (o.cx, o.cy)) - math.hypot(o.hw, o.hd) - 1.0
+    return near > 0.0 and scale.inches(near) > inches
+
+
 def _events_for(
     ctx: TwoMmContext, f: Formation, broke: Iterable[Formation], scale: TableScale
 ) -> list[MoraleEvent]:
-    """The Morale Tests circumstances around ``f`` this bound, as :class:`MoraleEvent`."""
+    """The Morale Tests circumstances around ``f`` this bound, as :class:`MoraleEvent`: those
+    that can apply (a fleeing friend beyond the 5\" of its trigger is left out: it would make
+    no test)."""
     state = ctx.state
     me = leader_of(ctx, f)
     out: list[MoraleEvent] = []
     for g in broke:
         if g.side == f.side and g.id != f.id:
             out.append(MoraleEvent(Trigger.FRIEND_BROKE, _inches(me, leader_of(ctx, g), scale)))
-    for g in state.formations.values():
+    for g in _not_steady(state):
         if g.side != f.side or g.id == f.id:
             continue
         if (
@@ -307,6 +340,8 @@ def _events_for(
                 MoraleEvent(Trigger.FRIEND_DESTROYED_FLEEING, _inches(me, (g.cx, g.cy), scale))
             )
         if g.morale in _FLEEING and not g.removed:
+            if _FLEEING_FRIEND_IN is not None and _beyond_inches(me, g, scale, _FLEEING_FRIEND_IN):
+                continue
             kind = FormationKind.SKIRMISH if (g.loose or g.skirmisher) else FormationKind.BATTLE
             out.append(
                 MoraleEvent(
@@ -754,10 +789,15 @@ def _crossed(
     swept = shapely.union_all(
         [shapely.convex_hull(a.union(b)) for a, b in itertools.pairwise(rects)]
     )
-    friend_polys = [shapely.Polygon(corners(OBB(*map(float, row)))) for row in friend_arr]
+    # only the friends within reach of the way can meet the swept ground (movement.swept_rows:
+    # each pose's rectangle lies within its half-diagonal of its centre on the way)
+    near = swept_rows(
+        (0.0, 0.0, before.hw, before.hd), before.cx, before.cy, after.cx, after.cy, friend_arr
+    ).tolist()
+    friend_polys = [shapely.Polygon(corners(OBB(*map(float, friend_arr[k])))) for k in near]
     return tuple(
-        g.id
-        for g, poly in zip(friends, friend_polys, strict=True)
+        friends[k].id
+        for k, poly in zip(near, friend_polys, strict=True)
         if swept.intersection(poly).area > _TOUCH_M2
     )
 
