@@ -1012,15 +1012,16 @@ def execute_move(
         halted = why
     # sweep against every other formation so bases never overlap
     through: list[Formation] = []
+    through_arr = np.zeros((0, 5))
     if rules.passes is not None:
-        table, through = _without_passable(state, f, table, rules.passes)
+        table, through, through_arr = _without_passable(state, f, table, rules.passes)
     frac, hit = _sweep(state, f, box, start, dx, dy, dth, table)
     if through and frac > 0:
-        clear = _clear_end(box, start, dx, dy, dth, frac, through)
+        clear = _clear_end(box, start, dx, dy, dth, frac, through_arr)
         if clear < frac:
             # halts short of a friend it cannot stop on: the one its full move ended on
             at = obb_at(box, start[0] + dx * frac, start[1] + dy * frac, start[2] + dth * frac)
-            gaps = separation(at, obb_array([g.obb() for g in through]))
+            gaps = separation(at, through_arr)
             frac, hit = clear, through[int(gaps.argmin())].id
     contact_with = None
     if hit is not None:
@@ -1062,8 +1063,9 @@ def _without_passable(
     f: Formation,
     table: tuple[list[Formation], np.ndarray] | None,
     passes: Callable[[Formation, Formation], bool],
-) -> tuple[tuple[list[Formation], np.ndarray], list[Formation]]:
-    """The sweep's table without the friends ``f`` may pass through, and those friends."""
+) -> tuple[tuple[list[Formation], np.ndarray], list[Formation], np.ndarray]:
+    """The sweep's table without the friends ``f`` may pass through, those friends, and their
+    rectangles (rows of the table's array: their ``obb()``s)."""
     forms, arr = (
         table
         if table is not None
@@ -1072,9 +1074,9 @@ def _without_passable(
     keep = [g is f or g.side != f.side or not passes(f, g) for g in forms]
     through = [g for g, k in zip(forms, keep, strict=True) if not k]
     if not through:
-        return (forms, arr), []
+        return (forms, arr), [], arr[:0]
     mask = np.array(keep)
-    return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through
+    return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through, arr[~mask]
 
 
 def swept_rows(
@@ -1112,11 +1114,10 @@ def _clear_end(
     dy: float,
     dth: float,
     frac: float,
-    through: list[Formation],
+    arr: np.ndarray,
 ) -> float:
-    """The furthest fraction <= ``frac`` whose pose overlaps none of ``through`` (a move may
-    pass through friends but not stop on them), searched back in sweep steps."""
-    arr = obb_array([g.obb() for g in through])
+    """The furthest fraction <= ``frac`` whose pose overlaps none of the rectangles ``arr``
+    (the friends a move may pass through but not stop on), searched back in sweep steps."""
     length = max_corner_displacement(box, start[2], dth, (dx, dy)) * frac
     n = max(1, math.ceil(length / SWEEP_STEP_M))
     # only the friends the way to frac can reach can be overlapped at any of its poses; with

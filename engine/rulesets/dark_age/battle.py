@@ -496,7 +496,7 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
     unless one of them was stationary and one unformed and one stand deep; formed troops
     passed through by elephants take 2, the elephants none (5.27, :func:`interpenetration_dps`;
     once per action, 5.27 second)."""
-    from engine.geometry import obb_array, separation
+    from engine.geometry import separation
     from engine.movement import _local_box, obb_at, signed_turn, swept_rows
     from engine.rulesets.dark_age.movement import interpenetration_dps
 
@@ -506,10 +506,15 @@ def interpenetrations(ctx: Any, moves: list[Any], phase: str) -> list[Event]:
         f = state.formations[m.formation]
         if f.removed or f.morale is not Morale.STEADY:
             continue
-        friends = [g for g in state.active(f.side) if g is not f]
-        if not friends:
+        # the table's rows are state.active() and their rectangles (g.obb()): nothing moves here
+        table = state.table()
+        rows = [
+            k for k in np.flatnonzero(table.sides == f.side).tolist() if table.forms[k] is not f
+        ]
+        if not rows:
             continue
-        arr = obb_array([g.obb() for g in friends])
+        friends = [table.forms[k] for k in rows]
+        arr = table.arr[rows]
         box = _local_box(f)
         th0 = ctx.start_facing.get(f.id, f.facing)
         dth = signed_turn(th0, m.facing)
