@@ -1,0 +1,173 @@
+"""Play audit: is each shipped battle *played* as a table plays it?
+
+Fights every shipped scenario under its own ruleset (and Flodden under every registered
+ruleset) for seeds 1..N, exactly as ``scenario-builder run`` fights them, and prints per battle:
+
+- ``melee``: melee events (mean per replay, and in how many replays there was any);
+- ``never acted``: formations that never moved more than 1 m, shot or fought in a replay
+  (counted over replays; the names of the most frequent);
+- ``idle max``: the longest streak of bounds a steady formation with an intent to move or
+  attack (its order ``advance``/``attack``) neither moved more than 1 m, shot nor fought;
+- ``idle named``: idle events the engine logged (``idle``: the stall watcher naming a cause);
+- ``undecided``: replays that ended with no winner, and their reasons.
+
+It reads only the battle logs (``BattleLog.to_dict()``), so it sees what a reader of
+``battle_log.json`` sees::
+
+    python benchmarks/play_audit.py --seeds 10
+    python benchmarks/play_audit.py --only gettysburg_1863_day2 --seeds 4
+
+Not a test: a measurement of play (the figures go into the closing notes and docs/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+#: a formation "moved" in a bound when a move of more than this was logged (issue: a turn in
+#: place or a creep of centimetres is not a move)
+MOVED_M = 1.0
+
+
+@dataclass
+class Replay:
+    melee: int = 0
+    never_acted: list[str] = field(default_factory=list)
+    idle_max: int = 0
+    idle_who: str = ""
+    idle_named: int = 0
+    winner: str | None = None
+    reason: str = ""
+    bounds: int = 0
+
+
+def _acts(e: dict[str, Any]) -> list[str]:
+    """The formations (or units) an event shows acting: moving, shooting or fighting."""
+    t = e.get("type")
+    if t == "moved":
+        return [e["formation"]] if float(e.get("distance_m", 0.0)) > MOVED_M else []
+    if t in ("shot", "melee"):
+        return [x for x in (e.get("formation"), e.get("target")) if x] if t == "melee" else [
+            e["formation"]
+        ]
+    if t == "medieval":
+        kind = e.get("kind")
+        d = e.get("detail") or {}
+        if kind in ("advance", "charge", "fall_back", "rout_move") and float(
+            d.get("metres", 0.0)
+        ) > MOVED_M:
+            return [e["unit"]]
+        if kind == "fire":
+            return [e["unit"]]
+        if kind == "melee":
+            return [d.get("a"), d.get("b")]
+    return []
+
+
+def _is_melee(e: dict[str, Any]) -> bool:
+    return e.get("type") == "melee" or (e.get("type") == "medieval" and e.get("kind") == "melee")
+
+
+def audit_log(log: dict[str, Any]) -> Replay:
+    r = Replay()
+    forms = [f["id"] for f in log.get("formations", [])]
+    acted: set[str] = set()
+    streak: dict[str, int] = collections.defaultdict(int)
+    for b in log["bounds"]:
+        now: set[str] = set()
+        for e in b["events"]:
+            now.update(x for x in _acts(e) if x)
+            if _is_melee(e):
+                r.melee += 1
+            if e.get("type") == "idle":
+                r.idle_named += 1
+        acted |= now
+        snap = (b.get("snapshot") or {}).get("formations") or {}
+        for fid, s in snap.items():
+            intent = s.get("morale") == "steady" and s.get("order") in ("advance", "attack")
+            if intent and fid not in now:
+                streak[fid] += 1
+                if streak[fid] > r.idle_max:
+                    r.idle_max, r.idle_who = streak[fid], f"{fid}@{b['bound']}"
+            else:
+                streak[fid] = 0
+    r.never_acted = [f for f in forms if f not in acted]
+    res = log.get("result") or {}
+    r.winner, r.reason, r.bounds = res.get("winner"), res.get("reason", ""), res.get("bounds", 0)
+    return r
+
+
+def _fight(scenario_id: str, seed: int, ruleset: str | None) -> dict[str, Any]:
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import fight
+
+    sc = load_scenario(scenario_id)
+    log, _ = fight(sc, _built(scenario_id), seed, ruleset=ruleset)
+    return dict(log.to_dict())
+
+
+_GROUND: dict[str, Any] = {}
+
+
+def _built(scenario_id: str) -> Any:
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import build_battlefield
+
+    if scenario_id not in _GROUND:
+        _GROUND[scenario_id] = build_battlefield(load_scenario(scenario_id))
+    return _GROUND[scenario_id]
+
+
+def _cases(only: list[str]) -> list[tuple[str, str | None]]:
+    from engine.rulesets import available_rulesets
+    from engine.scenario import shipped_scenario_ids
+
+    cases: list[tuple[str, str | None]] = [(s, None) for s in shipped_scenario_ids()]
+    cases += [("flodden_1513", rs) for rs in available_rulesets() if rs != "2mm-earth-v0.9"]
+    if only:
+        cases = [c for c in cases if c[0] in only or f"{c[0]}:{c[1]}" in only]
+    return cases
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--only", nargs="*", default=[], help="scenario ids (or id:ruleset)")
+    args = ap.parse_args(argv)
+    print(
+        f"{'battle':40} {'melee':>11} {'never acted':>26} {'idle max':>22} {'named':>5} "
+        "undecided"
+    )
+    for sid, rs in _cases(args.only):
+        reps = []
+        for seed in range(1, args.seeds + 1):
+            try:
+                reps.append(audit_log(_fight(sid, seed, rs)))
+            except Exception as exc:  # an audit reports a battle that cannot be fought
+                print(f"{sid} {rs or ''} seed {seed}: {type(exc).__name__}: {exc}")
+                break
+        if not reps:
+            continue
+        n = len(reps)
+        melee = sum(r.melee for r in reps) / n
+        with_melee = sum(1 for r in reps if r.melee)
+        never = collections.Counter(f for r in reps for f in r.never_acted)
+        worst = max(reps, key=lambda r: r.idle_max)
+        undecided = [r.reason for r in reps if r.winner is None]
+        never_txt = ",".join(f"{f}x{c}" for f, c in never.most_common(2)) or "-"
+        print(
+            f"{sid + (':' + rs if rs else ''):40} {melee:6.1f} {with_melee:2}/{n:<2} "
+            f"{never_txt[:26]:>26} {worst.idle_max:3} {worst.idle_who[:18]:>18} "
+            f"{sum(r.idle_named for r in reps):5} {len(undecided)}"
+            + (f" ({collections.Counter(undecided).most_common(1)[0][0]})" if undecided else "")
+        )
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
