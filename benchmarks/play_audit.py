@@ -51,15 +51,18 @@ def _acts(e: dict[str, Any]) -> list[str]:
     if t == "moved":
         return [e["formation"]] if float(e.get("distance_m", 0.0)) > MOVED_M else []
     if t in ("shot", "melee"):
-        return [x for x in (e.get("formation"), e.get("target")) if x] if t == "melee" else [
-            e["formation"]
-        ]
+        return (
+            [x for x in (e.get("formation"), e.get("target")) if x]
+            if t == "melee"
+            else [e["formation"]]
+        )
     if t == "medieval":
         kind = e.get("kind")
         d = e.get("detail") or {}
-        if kind in ("advance", "charge", "fall_back", "rout_move") and float(
-            d.get("metres", 0.0)
-        ) > MOVED_M:
+        if (
+            kind in ("advance", "charge", "fall_back", "rout_move")
+            and float(d.get("metres", 0.0)) > MOVED_M
+        ):
             return [e["unit"]]
         if kind == "fire":
             return [e["unit"]]
@@ -139,8 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=[], help="scenario ids (or id:ruleset)")
     args = ap.parse_args(argv)
     print(
-        f"{'battle':40} {'melee':>11} {'never acted':>26} {'idle max':>22} {'named':>5} "
-        "undecided"
+        f"{'battle':40} {'melee':>11} {'never acted':>26} {'idle max':>22} {'named':>5} undecided"
     )
     for sid, rs in _cases(args.only):
         reps = []

@@ -23,6 +23,7 @@ from typing import Any
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
+from engine.idle import IdleWatch
 from engine.light import sky_for, twilight_sight_limit
 from engine.log import BattleLog, BoundRecord
 from engine.orders import Commander, Delivery
@@ -184,6 +185,7 @@ class Battle:
             # off the table in the bound-0 snapshot: the header says when and where they come
             self.log.header["arrivals"] = self.arrivals.schedule(self.state.bounds_xy)
         self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
+        self.idle = IdleWatch()
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
@@ -270,7 +272,9 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(self.state.bound, list(self.ctx.events), self._snapshot())
+        events = list(self.ctx.events)
+        events += self.idle.observe(self.ctx, events)  # engine.idle: intents not carried out
+        record = BoundRecord(self.state.bound, events, self._snapshot())
         self.log.bounds.append(record)
         self._check_end()
 
@@ -339,6 +343,7 @@ class Battle:
             self.result["decided_bound"] = at
             self.result["pursuit_bounds"] = self.state.bound - at
             self.result["losses_at_break"] = then
+        self.result["idle"] = self.idle.reported  # engine.idle: idle events logged
         stall = self.ctx.jams.stalled
         if stall is not None:  # engine.jams: the same formations stuck by each other
             self.result["stall"] = str(stall)

@@ -17,7 +17,8 @@ by a friend that is blocked by it. This module
     or an attack (aimed anew at its enemy as it moves) **steps back** a bound, away from the
     friend, facing kept;
   * stuck behind a friend that is not stuck by it: **wait a bound** when the friend moved on
-    last bound (a queue clears by itself); **hold** when the friend already stands on the point
+    last bound (a queue clears by itself); a move aimed at an enemy **side-steps** a bound into
+    the lane beside the friend, then aims anew; **hold** when the friend already stands on the point
     both were sent to (the place is held; crowding onto it achieves nothing); otherwise
     **side-step into a lane**;
   * a lane: the goal moved sideways, away from the friend, by the two formations'
@@ -167,6 +168,11 @@ def unjam(watch: JamWatch, state: Any, f: Any, plan: Any, plans: dict[str, Any])
                 return _take_lane(watch, f, g, plan)
         elif g.id in watch.moved:
             return plan  # wait a bound: the friend in front is moving on
+        elif plan.target is not None and g.id != plan.target:
+            # aimed at an enemy (a charge, an attack, an advance on it) behind a friend that
+            # stands: go round it, a bound's side-step, then aim anew (its goal is the enemy's
+            # place, which a friend in combat there "holds" without taking it)
+            return _side_step(f, g, plan)
         elif plan.kind == "advance" and plan.goal is not None:
             if _holds_point(g, plan.goal):
                 return replace(plan, kind="none")  # the friend holds the point: stay
@@ -187,6 +193,17 @@ def _take_lane(watch: JamWatch, f: Any, g: Any, plan: Any) -> Any:
     watch.lanes[f.id] = lane
     goal = (f.cx + lane[0], f.cy + lane[1])
     return replace(plan, goal=goal, bearing=bearing(f.cx, f.cy, *goal), facing=None)
+
+
+def _side_step(f: Any, g: Any, plan: Any) -> Any:
+    """A bound's move straight sideways, away from the friend ``g`` in the way, into the lane
+    beside it (:func:`_lane`), facing kept; not aimed at the enemy (the move phase would aim it
+    back into the friend), so the next bound's plan aims from the new place."""
+    from engine.movement import MovePlan
+
+    dx, dy, _key = _lane(f, g, plan.bearing)
+    goal = (f.cx + dx, f.cy + dy)
+    return MovePlan(f.id, "advance", bearing(f.cx, f.cy, *goal), goal=goal, facing=None)
 
 
 def _step_away(f: Any, g: Any) -> Any:

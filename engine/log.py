@@ -369,6 +369,18 @@ class Arrived(Event):
     delayed: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Idle(Event):
+    """engine.idle: a formation with an intent (``order``) neither moved, shot nor fought
+    for ``bounds`` bounds running, because of ``cause``."""
+
+    type: ClassVar[str] = "idle"
+    formation: str
+    order: str
+    bounds: int
+    cause: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (
@@ -399,6 +411,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SkyChanged,
         ReadinessEnded,
         Arrived,
+        Idle,
     )
 }
 

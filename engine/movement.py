@@ -1493,3 +1493,49 @@ def _sweep(
                     hi, met = mid, which[at_mid]
             return lo, others[keep[met or 0]].id
     return 1.0, None
+
+
+# -- contact that completes (3.2) ---------------------------------------------------------------
+
+#: the step by which a formation whose outline touches an enemy closes until bases touch
+CLOSE_STEP_M = 0.5
+#: at most this far (a base's depth and some): further, the bases are not there to meet
+CLOSE_MAX_M = 50.0
+
+
+def close_with_bases(
+    state: BattleState, f: Formation, g: Formation, bearing_deg: float, allowance_m: float
+) -> float:
+    """A move that ends with ``f``'s outline touching enemy ``g``'s while no living bases
+    touch (a holed line, a rank set back, an angled front: docs/rules-interpretations.md,
+    "Contact base to base") goes on along ``bearing_deg`` in steps of :data:`CLOSE_STEP_M`,
+    up to ``allowance_m`` (and :data:`CLOSE_MAX_M`), until a base of ``f`` touches a living
+    base of ``g`` (3.2: contact means combat). It never puts a base of ``f`` over a base of
+    ``g``, nor ``f``'s rectangle over a third formation it did not already overlap; short of
+    contact it goes back to where it stood. Returns the distance closed (0 when it could not).
+    """
+    gb = [[float(v) for v in b.obb()] for b in g.alive_bases]
+    if not gb or allowance_m <= 0:
+        return 0.0
+    few = FewSeparation.of_boxes(gb)
+    others = [h for h in state.active() if h is not f and h is not g]
+    arr = obb_array([h.obb() for h in others]) if others else np.zeros((0, 5))
+    clear0 = separation(f.obb(), arr) >= -1e-6 if others else np.zeros(0, dtype=bool)
+    start = (f.cx, f.cy, f.facing)
+    ux, uy = forward(bearing_deg)
+    limit = min(allowance_m, CLOSE_MAX_M)
+    d = 0.0
+    while d + CLOSE_STEP_M <= limit + 1e-9:
+        d += CLOSE_STEP_M
+        f.set_pose(start[0] + ux * d, start[1] + uy * d, start[2])
+        gaps = [few.gaps(b.obb()) for b in f.alive_bases]
+        worst = min(min(x) for x in gaps)
+        if worst < -1e-6:
+            break  # a base would stand on one of theirs: no nearer this way
+        if others and bool((separation(f.obb(), arr) < -1e-6)[clear0].any()):
+            break  # over a third formation
+        if worst <= CONTACT_M:
+            state.version += 1
+            return d
+    f.set_pose(*start)
+    return 0.0

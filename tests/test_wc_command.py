@@ -155,15 +155,16 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 9: the centre ship crew flees through Olaf's
-    retinue at bound 14; the retinue takes the Command Test in that bound's Resolution phase
-    (seed 6 until Maldon's English closed into one Battle Line, 5.5, which moved the fight)."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 9, 15)
+    """Maldon (OS Terrain 50) under dark-age, seed 17: the Viking archers flee through the
+    second ship crew at bound 8; the crew takes the Command Test in that bound's Resolution
+    phase (seed 9 until formations in contact closed base to base and friends were side-stepped,
+    seed 6 before Maldon's English closed into one Battle Line, 5.5: each moved the fight)."""
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 17, 9)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
-        e for e in _tests(b, 14) if e.triggers and e.triggers[0].startswith("friends fled through")
+        e for e in _tests(b, 8) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
-    assert (e.formation, e.triggers[0]) == ("vk_hird", "friends fled through: vk_lith_2")
+    assert (e.formation, e.triggers[0]) == ("vk_lith_2", "friends fled through: vk_archers")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
 
 
@@ -487,17 +488,20 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
 @pytest.mark.parametrize(
     ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
     [
-        ("teutoburg_ad9", WC, 18, 14, "gm_jav_west", "rm_leg_xviii", "pursues"),
-        # seed 20 bound 17 until Maldon's English closed into one Battle Line (5.5)
-        ("maldon_991", DA, 28, 11, "en_fyrd_left", "vk_lith_3", "restrained"),
+        # Teutoburg seed 18 (gm_jav_west) until missile troops closed by Advance (9.1) and
+        # formations in contact closed base to base (3.2)
+        ("flodden_1513", WC, 24, 16, "sc_king", "en_surrey", "pursues"),
+        # seed 28 bound 11 until then; seed 20 bound 17 until Maldon's English closed into
+        # one Battle Line (5.5)
+        ("maldon_991", DA, 9, 18, "en_fyrd_left", "vk_lith_3", "restrained"),
     ],
 )
 def test_restraining_pursuit_in_battle(
     scenario: str, ruleset: str, seed: int, bound: int, formation: str, fled: str, outcome: str
 ) -> None:
     """On shipped ground, in both compositions: a formation told to hold whose enemy in contact
-    breaks takes the Command Test to restrain its men (Teutoburg: the German javelin men fail
-    and chase legio XVIII; Maldon: the left fyrd, in Byrhtnoth's zone, holds its ground)."""
+    breaks takes the Command Test to restrain its men (Flodden: the King's division fails and
+    chases Surrey's battle; Maldon: the left fyrd holds its ground)."""
     b = _battle(load_scenario(scenario), ruleset, seed)
     while b.state.bound < bound:
         b.step()

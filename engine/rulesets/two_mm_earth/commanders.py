@@ -59,7 +59,8 @@ import numpy as np
 
 from engine.geometry import FewSeparation, obb_array, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
-from engine.rulesets.two_mm_earth.profiles import profile_of
+from engine.rulesets.two_mm_earth.charts import UnitType
+from engine.rulesets.two_mm_earth.profiles import Flag, profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import FormationPlan, Plan, PlanStep, Scenario, Trigger, TriggerCondition
 from engine.state import BaseStatus, BattleState, Formation, Morale
@@ -90,6 +91,8 @@ RESERVE_M = 500.0
 #: a waypoint, a step's point or a feint's point is reached by a formation whose centre is this
 #: close (a base is 40 m wide, 9.2's slowest messenger covers 200 m a bound)
 REACHED_M = 60.0
+#: a formation this close behind a friend on station at their objective is its second line
+SECOND_LINE_M = 60.0
 
 _Key = tuple[str, str | None, tuple[float, float] | None]
 
@@ -133,7 +136,11 @@ class PlanCommander:
     seen_routs: set[str] = field(default_factory=set)
     fired_ids: set[str] = field(default_factory=set)
     runs: dict[str, _Run] = field(default_factory=dict)
+    #: formations a trigger has given an order: the General's later word, which their
+    #: objectives no longer override (the defaults still aim it)
+    committed: set[str] = field(default_factory=set)
     _objectives: list[_Objective] | None = None
+    _state_forms: dict[str, Formation] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for fp in self.plan.formations:
@@ -158,6 +165,7 @@ class PlanCommander:
     # -- the Commander protocol -----------------------------------------------------------
     def orders(self, view: CommanderView, bound: int) -> list[Order | WingOrder]:
         state = view.state
+        self._state_forms = state.formations
         if self._objectives is None:
             self._objectives = self._resolve_objectives(view.battlefield)
         mine = [f for f in state.active(self.side) if f.morale is Morale.STEADY]
@@ -167,7 +175,7 @@ class PlanCommander:
             for f in mine:
                 o = self.initial.get(f.id)
                 if o is not None:
-                    want[f.id] = o
+                    want[f.id] = _on_a_place(f, o)
         current = {f.id: self._current(f) for f in mine}
         self._update_taken(state, mine, enemies.forms)
         routed_now = self._new_routs(state)
@@ -189,8 +197,9 @@ class PlanCommander:
                 if trig.order == "attack" and point is None and tf is None:
                     near = enemies.nearest(tgt)
                     tf = near[0].id if near is not None else None
-                want[fid] = Order(trig.order, fid, point, tf)
+                want[fid] = _on_a_place(tgt, Order(trig.order, fid, point, tf))
                 triggered.add(fid)
+                self.committed.add(fid)
                 if fid in self.runs:
                     self.runs[fid].ended = True
         # formation plans (issue 12), for formations no trigger just ordered
@@ -201,12 +210,10 @@ class PlanCommander:
                 continue
             if f.morale is Morale.RETREATING and not (run.plan.feint and run.feint == "back"):
                 continue  # 10.3: broken troops obey no plan (a feint's own fall-back aside)
-            o, own_only = self._plan_order(f, run, state, bound, enemies)
+            o = self._plan_order(f, run, state, bound, enemies)
             if o is None:
                 continue
-            if not own_only:
-                o = self._default_order(f, o, enemies, routed_now) or o
-            want[f.id] = o
+            want[f.id] = o  # a plan step is the General's own word: no default overrides it
             planned.add(f.id)
         # 2. objectives and 3. defaults, for formations no trigger or plan just ordered
         for f in mine:
@@ -233,37 +240,36 @@ class PlanCommander:
     # -- formation plans (issue 12) --------------------------------------------------------
     def _plan_order(
         self, f: Formation, run: _Run, state: BattleState, bound: int, enemies: _Enemies
-    ) -> tuple[Order | None, bool]:
-        """The order ``f``'s plan wants this bound, and whether it is the plan's alone (no
-        defaults on top: holding fire, feinting)."""
+    ) -> Order | None:
+        """The order ``f``'s plan wants this bound (None: the plan is done)."""
         fp = run.plan
         if run.fire_held:
             assert fp.hold_fire is not None
             if not self._condition(fp.hold_fire.until, [f], state, bound, enemies):
-                return BriefedOrder("hold", f.id), True  # 9.1: Hold Fire
+                return BriefedOrder("hold", f.id)  # 9.1: Hold Fire
             run.fire_held = False  # released: shoot at what is in range, or go on with the plan
             rng = _range(f)
             near = enemies.nearest(f)
             if rng > 0 and near is not None and near[1] <= rng:
-                return BriefedOrder("attack", f.id, None, near[0].id), True
+                return BriefedOrder("attack", f.id, None, near[0].id)
         if fp.feint is not None:
-            return self._feint_order(f, run, bound, enemies), True
+            return self._feint_order(f, run, bound, enemies)
         to_xy = self.to_xy
         while run.waypoint < len(fp.waypoints):
             wp = self.plan.place(fp.waypoints[run.waypoint], to_xy)
             if math.dist(f.centre(), wp) > REACHED_M:
-                return BriefedOrder("advance", f.id, wp), False
+                return BriefedOrder("advance", f.id, wp)
             run.waypoint += 1
         while run.step < len(fp.steps):
             step = fp.steps[run.step]
             point = self._step_point(step)
             if not self._step_over(f, step, point, bound, state):
-                return self._step_order(f, step, point), False
+                return self._step_order(f, step, point)
             run.step += 1
         if fp.steps or fp.waypoints:
-            return BriefedOrder("hold", f.id), False  # the route walked, every step done
+            return BriefedOrder("hold", f.id)  # the route walked, every step done
         run.ended = True  # fire released and nothing more planned: the commander's own again
-        return None, False
+        return None
 
     def _feint_order(self, f: Formation, run: _Run, bound: int, enemies: _Enemies) -> Order:
         fe = run.plan.feint
@@ -400,8 +406,8 @@ class PlanCommander:
         return self._condition(trig.when, who, state, bound, enemies)
 
     def _objective_order(self, f: Formation, cur: Order, enemies: _Enemies) -> Order | None:
-        if cur.kind in ("attack", "retreat"):
-            return None  # engaged, or told to go: objectives wait
+        if cur.kind in ("attack", "retreat") or _closing(cur, enemies) or f.id in self.committed:
+            return None  # engaged, told to go, or sent by a trigger: objectives wait
         for ob in self._objectives or []:
             if f.id not in ob.formations:
                 continue
@@ -411,6 +417,8 @@ class PlanCommander:
                     return None
                 return Order("advance", f.id, ob.point)
             station = TAKEN_M if ob.kind == "take" else STATION_M
+            if d > station and ob.kind != "take" and self._second_line(f, ob):
+                d = station  # behind the friend that holds the point: on station there
             if d > station:
                 if cur.kind == "advance" and cur.target_point == ob.point:
                     return None
@@ -420,6 +428,18 @@ class PlanCommander:
             return None
         return None
 
+    def _second_line(self, f: Formation, ob: _Objective) -> bool:
+        """Whether ``f`` stands close behind (within :data:`SECOND_LINE_M`) another steady
+        formation of its side that is on station at the objective's point: the place is held,
+        and ``f`` holds it as its second line rather than crowd onto it (engine.jams would
+        stop it there, behind the friend)."""
+        for g in self._state_forms.values():
+            if g is f or g.side != self.side or g.removed or g.morale is not Morale.STEADY:
+                continue
+            if math.dist(g.centre(), ob.point) <= STATION_M and _gap(f, g) <= SECOND_LINE_M:
+                return True
+        return False
+
     def _default_order(
         self, f: Formation, cur: Order, enemies: _Enemies, routed_now: list[Formation]
     ) -> Order | None:
@@ -427,7 +447,20 @@ class PlanCommander:
         if found is None:
             return None
         near, gap = found
+        aim = enemies.by_id.get(cur.target_formation or "")
+        if (
+            aim is not None
+            and cur.kind in ("advance", "attack")
+            and aim is not near
+            and aim.morale is Morale.STEADY
+            and _gap(f, aim) <= self.strike_m
+        ):
+            return None  # going for an enemy still in reach: no new order (no new messenger)
         if cur.kind == "advance" and gap <= self.strike_m:
+            if closes_on_advance(f):
+                # 9.1: Attack would make these troops shoot; the General means them to close,
+                # and Advance moves "any way which isn't backwards" while they may still shoot
+                return Order("advance", f.id, None, near.id)
             return Order("attack", f.id, None, near.id)
         if cur.kind == "hold":
             rng = _range(f)
@@ -436,6 +469,45 @@ class PlanCommander:
             if gap > RESERVE_M and any(_gap(f, r) <= RESERVE_M for r in routed_now):
                 return Order("attack", f.id, None, near.id)
         return None
+
+
+def closes_on_advance(f: Formation) -> bool:
+    """Whether an advancing formation with missiles goes on into contact (Advance aimed at
+    the enemy) rather than stopping to shoot (Attack), when the General's default sends it at
+    an enemy within striking distance (docs/rules-interpretations.md, "Who closes and who
+    shoots"). 9.1: "Attack means to shoot for ranged troops, but to move into combat for
+    melee-only troops", so melee-only troops are sent in by Attack (False here). Formed troops
+    with missiles (bill-and-bow, musket lines) close by Advance; skirmishers (4.1) and war
+    machines stand off and shoot.
+
+    >>> from engine.state import Formation
+    >>> closes_on_advance(Formation("f", "a", "F", 0.0, 0.0, 0.0, 1, []))  # no bases
+    False
+    """
+    ps = [profile_of(b.profile) for b in f.alive_bases]
+    if not ps or all(p.melee_only for p in ps):
+        return False
+    return not any(
+        p.has(Flag.SKIRMISHER) or p.has(Flag.ORDNANCE_ONLY) or p.unit_type is UnitType.WAR_MACHINE
+        for p in ps
+    )
+
+
+def _on_a_place(f: Formation, o: Order) -> Order:
+    """An attack on a place (a point, no enemy formation named) by troops with missiles is
+    an Advance to it (docs/rules-interpretations.md, "Who closes and who shoots"): 9.1's
+    Attack would have them shoot at whatever is in range and never go there; melee-only
+    troops keep Attack (they move into combat)."""
+    if o.kind != "attack" or o.target_point is None or o.target_formation is not None:
+        return o
+    if not closes_on_advance(f):
+        return o
+    return type(o)("advance", o.formation, o.target_point, None)
+
+
+def _closing(cur: Order, enemies: _Enemies) -> bool:
+    """An Advance aimed at an enemy formation: the formation is going in."""
+    return cur.kind == "advance" and cur.target_formation in enemies.by_id
 
 
 def _range(f: Formation) -> float:
@@ -462,10 +534,11 @@ class _Enemies:
     distance, so only the enemies that bound lets through are measured
     (``geometry.separation``, the value :func:`_gap` gives the pair)."""
 
-    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "few", "forms", "radius")
+    __slots__ = ("_few", "_mine", "_nearest", "_state", "arr", "by_id", "few", "forms", "radius")
 
     def __init__(self, state: BattleState, side: str) -> None:
         self.forms = state.enemies_of(side)
+        self.by_id = {g.id: g for g in self.forms}
         self._state, self._mine = state, side
         t = state.table()
         rows = [t.rows[g.id] for g in self.forms]

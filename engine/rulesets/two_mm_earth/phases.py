@@ -24,6 +24,7 @@ How formations follow their orders (9.1) when planning moves:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Generator
 from typing import Any, NamedTuple, cast
@@ -43,7 +44,10 @@ from engine.log import (
 )
 from engine.movement import (
     MovePlan,
+    MoveResult,
     allowance_for,
+    base_pairs,
+    close_with_bases,
     execute_move,
     footprint_classes,
     retreat_bearing,
@@ -415,6 +419,10 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
+#: moves aimed at a formation, re-aimed when it is their turn (the target may have moved)
+_AIMED = frozenset({"charge", "pursue", "attack", "join", "advance"})
+
+
 def _charge(f: Formation, g: Formation, kind: str) -> MovePlan:
     fx, fy = f.centre()
     gx, gy = g.centre()
@@ -454,6 +462,38 @@ def _join_target(state: Any, f: Formation) -> Formation | None:
         return None
     g = state.formations.get(f.target_formation)
     if g is None or g.removed or g.side != f.side or g is f:
+        return None
+    return g
+
+
+def _complete_contact(state: Any, f: Formation, g: Formation, res: MoveResult) -> MoveResult:
+    """3.2: a move into an enemy that ends with the outlines touching and no bases (a holed
+    or ragged line) goes on until bases touch (``engine.movement.close_with_bases``), toward
+    the enemy's living base nearest to one of ours."""
+    if base_pairs(f, g):
+        return res
+    mine, theirs = f.alive_bases, g.alive_bases
+    if not mine or not theirs:
+        return res
+    a, b = min(
+        ((p, q) for p in mine for q in theirs),
+        key=lambda pq: math.dist((pq[0].x, pq[0].y), (pq[1].x, pq[1].y)),
+    )
+    closed = close_with_bases(
+        state, f, g, bearing(a.x, a.y, b.x, b.y), res.allowance_m - res.distance_m
+    )
+    if closed <= 0:
+        return res
+    f.moved_m = res.distance_m + closed
+    return dataclasses.replace(res, distance_m=f.moved_m, end=(f.cx, f.cy, f.facing))
+
+
+def _advance_target(state: Any, f: Formation) -> Formation | None:
+    """The enemy formation ``f`` was ordered to advance on (to close with it, 9.1), if any."""
+    if f.order != "advance" or not f.target_formation:
+        return None
+    g = state.formations.get(f.target_formation)
+    if g is None or g.removed or g.side == f.side or g.morale is Morale.DESTROYED:
         return None
     return g
 
@@ -558,6 +598,9 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
     if f.order == "advance":
         if join is not None:
             return _charge(f, join, "join")  # 5.1 / 4.2: into base contact, then merge
+        foe = _advance_target(state, f)
+        if foe is not None:
+            return _charge(f, foe, "advance")  # 9.1: Advance on an enemy, into contact
         if f.target_point is not None:
             fx, fy = f.centre()
             tx, ty = f.target_point
@@ -1068,7 +1111,7 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
         if plan.kind == "ladder":
             _ladder_up(ctx, f)
             continue
-        if plan.kind in ("charge", "pursue", "attack", "join") and plan.target is not None:
+        if plan.kind in _AIMED and plan.target is not None:
             g = state.formations[plan.target]
             if g.removed:
                 continue
@@ -1101,6 +1144,13 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             classes_fn=classes_fn,
             table=(table[0], table[1]),
         )
+        if (
+            res.halted == "contact_enemy"
+            and res.contact_with is not None
+            and f.morale is Morale.STEADY
+            and plan.kind in _AIMED
+        ):
+            res = _complete_contact(state, f, state.formations[res.contact_with], res)
         ctx.allowances[f.id] = res.allowance_m
         note_move(stuck, moved, state, f.id, res)
         if res.distance_m > 0:

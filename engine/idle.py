@@ -1,0 +1,95 @@
+"""The idle watcher: formations that mean to act and do not, named with their cause.
+
+A steady formation with an *intent* (its order is to advance or to attack) that for
+:data:`IDLE_BOUNDS` bounds running neither moves more than :data:`MOVED_M`, shoots nor fights
+is idle. The watcher logs an :class:`Idle` event naming why (from what the bound left behind:
+readiness, a messenger on its way, a friend in the way, terrain, the table edge, no target in
+range, no move planned), once per streak and again every :data:`IDLE_BOUNDS` bounds it lasts,
+and counts them in the result (``idle``). It reads every ruleset's formations and events
+(``order``, ``morale``; ``moved``, ``shot``, ``melee``); it changes nothing in the battle, so a
+battle's dice and moves are the same with it.
+
+>>> w = IdleWatch()
+>>> w.streaks
+{}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.log import Event, Idle, Melee, Moved, PlannedMove, Shot
+from engine.state import Morale
+
+__all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleWatch"]
+
+#: bounds running a formation with an intent must be idle before it is reported
+IDLE_BOUNDS = 5
+#: a move of this much or less is no move (a turn in place, a creep against a friend)
+MOVED_M = 1.0
+#: the orders that mean a formation intends to move or strike
+_INTENT = frozenset({"advance", "attack"})
+
+
+@dataclass
+class IdleWatch:
+    """Per battle: each formation's idle streak and the last halt of its moves."""
+
+    streaks: dict[str, int] = field(default_factory=dict)
+    halted: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    reported: int = 0
+
+    def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
+        """The bound's events seen; the idle events this bound adds (after the bound's own)."""
+        acted: set[str] = set()
+        planned: set[str] = set()
+        for e in events:
+            if isinstance(e, Moved):
+                self.halted[e.formation] = (e.halted, None)
+                if e.distance_m > MOVED_M:
+                    acted.add(e.formation)
+            elif isinstance(e, Shot):
+                acted.add(e.formation)
+            elif isinstance(e, Melee):
+                acted.update((e.formation, e.target))
+            elif isinstance(e, PlannedMove):
+                planned.add(e.formation)
+        state = ctx.state
+        out: list[Idle] = []
+        for f in state.active():
+            intent = f.morale is Morale.STEADY and getattr(f, "order", None) in _INTENT
+            if not intent or f.id in acted or state.contacts.get(f.id):
+                self.streaks.pop(f.id, None)
+                continue
+            n = self.streaks.get(f.id, 0) + 1
+            self.streaks[f.id] = n
+            if n % IDLE_BOUNDS == 0:
+                out.append(Idle("end", f.id, str(f.order), n, self._cause(ctx, f, planned)))
+        self.reported += len(out)
+        return out
+
+    def _cause(self, ctx: Any, f: Any, planned: set[str]) -> str:
+        """Why ``f`` stood, as far as the bound tells."""
+        readiness = getattr(ctx, "readiness", None)
+        if readiness is not None and readiness.holds(f.id):
+            return "not ready (engine.readiness)"
+        delivery = getattr(ctx, "delivery", None)
+        if any(getattr(m, "to", None) == f.id for m in getattr(delivery, "in_flight", ())):
+            return "waiting for a messenger"
+        jams = getattr(ctx, "jams", None)
+        friend = jams.stuck_by.get(f.id) if jams is not None else None
+        if friend is not None:
+            busy = " (in combat)" if ctx.state.contacts.get(friend) else ""
+            return f"blocked by friend {friend}{busy}"
+        halt = self.halted.get(f.id, (None, None))[0]
+        if halt == "blocked":
+            return "blocked by a friend in the way"
+        if halt in ("terrain", "edge"):
+            return f"stopped by {'the table edge' if halt == 'edge' else 'terrain'}"
+        if f.id not in planned:
+            if f.order == "attack":
+                return "no enemy in range or in sight to attack"
+            return "no move planned (its goal reached or held by a friend)"
+        return "a move planned but not made"
