@@ -24,7 +24,7 @@ from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
 from engine.light import sky_for, twilight_sight_limit
-from engine.log import BattleLog, BoundRecord
+from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
 from engine.reinforcements import arrivals_for
@@ -34,7 +34,7 @@ from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Formation, Morale
 from engine.terrain import Ground
 
-__all__ = ["Battle", "run_bound", "snapshot"]
+__all__ = ["Battle", "recorded_snapshot", "run_bound", "snapshot"]
 
 
 def run_bound(ctx: BoundContext) -> Iterator[str]:
@@ -83,32 +83,57 @@ def snapshot(
 ) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them;
     with ``sight``, also what each side sees (``seen``: side -> enemy formation ids); with
-    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
+    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``).
+    Floats are rounded as the log writes them (0.01 m, facings 0.1 degree), when recorded."""
+    return recorded_snapshot(state, delivery, sight, record)[0]
+
+
+def recorded_snapshot(
+    state: BattleState,
+    delivery: Delivery | None = None,
+    sight: Sight | None = None,
+    record: Callable[[Formation], dict[str, Any]] | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
+
+    Rounding here, once per value as the entry is built, costs a few percent of what rounding
+    the whole record in a walk at write time did (issue 33); the record in memory then holds
+    what the log file holds."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     status, morale = _STATUS_VALUE, _MORALE_VALUE
+    top = PLAIN_MAX
+    plain = True
     for f in state.formations.values():
         for b in f.bases:
+            x, y, facing = round(b.x, 2), round(b.y, 2), round(b.facing, 1)
+            # NaN and infinity fail the comparisons too: json would refuse them, so the
+            # writer must take its path (engine.log.BattleLog.to_bytes)
+            if not (-top < x < top and -top < y < top and -top < facing < top):
+                plain = False
             bases[b.id] = {
-                "x": b.x,
-                "y": b.y,
-                "facing": b.facing,
+                "x": x,
+                "y": y,
+                "facing": facing,
                 "formation": b.formation,
                 "state": status[b.status],
             }
-        forms[f.id] = {
-            "morale": morale[f.morale],
-            "order": f.order,
-            "wing_of": f.wing_of,
-            **(record(f) if record is not None else {}),
-        }
-    return {
+        entry = {"morale": morale[f.morale], "order": f.order, "wing_of": f.wing_of}
+        if record is not None:
+            extra, ok = round_for_log(record(f))
+            entry.update(extra)
+            plain = plain and ok
+        forms[f.id] = entry
+    messengers, ok_messengers = round_for_log(delivery.snapshot() if delivery is not None else [])
+    losses, ok_losses = round_for_log(state.losses())
+    out = {
         "bases": bases,
         "formations": forms,
-        "messengers": delivery.snapshot() if delivery is not None else [],
-        "losses": state.losses(),
+        "messengers": messengers,
+        "losses": losses,
         **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
+    return out, plain and ok_messengers and ok_losses
 
 
 class Battle:
@@ -183,18 +208,20 @@ class Battle:
             self.ctx.on_bound_start.insert(0, self.arrivals)
             # off the table in the bound-0 snapshot: the header says when and where they come
             self.log.header["arrivals"] = self.arrivals.schedule(self.state.bounds_xy)
-        self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
+        self.log.bounds.append(self._record(0, []))
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
 
-    def _snapshot(self) -> dict[str, Any]:
+    def _record(self, bound: int, events: list[Event]) -> BoundRecord:
+        """The bound's record: its events and, unless snapshots are off, its snapshot."""
         if not self.snapshots:
-            return {}
+            return BoundRecord(bound, events, {}, plain=True)
         ctx, rs = self.ctx, self.ruleset
-        return snapshot(
+        snap, plain = recorded_snapshot(
             self.state, self.delivery, self.sight, lambda f: rs.formation_record(ctx, f)
         )
+        return BoundRecord(bound, events, snap, plain=plain)
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -270,7 +297,7 @@ class Battle:
         if self.finished:
             return
         yield from run_bound(self.ctx)
-        record = BoundRecord(self.state.bound, list(self.ctx.events), self._snapshot())
+        record = self._record(self.state.bound, list(self.ctx.events))
         self.log.bounds.append(record)
         self._check_end()
 
