@@ -119,9 +119,10 @@ def recorded_snapshot(
                 "state": status[b.status],
             }
         entry = {"morale": morale[f.morale], "order": f.order, "wing_of": f.wing_of}
-        if record is not None:
-            extra, ok = round_for_log(record(f))
-            entry.update(extra)
+        extra = record(f) if record is not None else None
+        if extra:  # most rulesets add nothing: no walk for them
+            rounded, ok = round_for_log(extra)
+            entry.update(rounded)
             plain = plain and ok
         forms[f.id] = entry
     messengers, ok_messengers = round_for_log(delivery.snapshot() if delivery is not None else [])
