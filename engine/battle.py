@@ -93,24 +93,35 @@ def recorded_snapshot(
     delivery: Delivery | None = None,
     sight: Sight | None = None,
     record: Callable[[Formation], dict[str, Any]] | None = None,
+    memo: dict[str, tuple[float, float, float, float, float, float]] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
 
-    Rounding here, once per value as the entry is built, costs a few percent of what rounding
-    the whole record in a walk at write time did (issue 33); the record in memory then holds
-    what the log file holds."""
+    Rounding here, once per value as the entry is built, costs a fraction of what rounding the
+    whole record in a walk at write time did (issue 33); the record in memory then holds what
+    the log file holds. ``memo`` (one per battle: base id -> its x, y, facing and their rounded
+    values) spares the rounding of a base that has not moved since the last record."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     status, morale = _STATUS_VALUE, _MORALE_VALUE
     top = PLAIN_MAX
     plain = True
+    seen_xy = memo if memo is not None else {}
     for f in state.formations.values():
         for b in f.bases:
-            x, y, facing = round(b.x, 2), round(b.y, 2), round(b.facing, 1)
-            # NaN and infinity fail the comparisons too: json would refuse them, so the
-            # writer must take its path (engine.log.BattleLog.to_bytes)
-            if not (-top < x < top and -top < y < top and -top < facing < top):
-                plain = False
+            bx, by, bf = b.x, b.y, b.facing
+            m = seen_xy.get(b.id)
+            # the same float objects, not equal values: -0.0 == 0.0, but they round apart
+            if m is not None and m[0] is bx and m[1] is by and m[2] is bf:
+                x, y, facing = m[3], m[4], m[5]
+            else:
+                x, y, facing = round(bx, 2), round(by, 2), round(bf, 1)
+                # NaN and infinity fail the comparisons too: json would refuse them, so the
+                # writer must take its path (engine.log.BattleLog.to_bytes); not kept either
+                if -top < x < top and -top < y < top and -top < facing < top:
+                    seen_xy[b.id] = (bx, by, bf, x, y, facing)
+                else:
+                    plain = False
             bases[b.id] = {
                 "x": x,
                 "y": y,
@@ -154,6 +165,9 @@ class Battle:
         # what each side sees), which is only ever written to the log: a Monte Carlo replay
         # keeps only the result, and the result is the same (tests/test_montecarlo_replay.py)
         self.snapshots = snapshots
+        #: each base's last position and its rounded values, for the next record
+        #: (recorded_snapshot: a base that has not moved is not rounded again)
+        self._rounded: dict[str, tuple[float, float, float, float, float, float]] = {}
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
@@ -220,7 +234,11 @@ class Battle:
             return BoundRecord(bound, events, {}, plain=True)
         ctx, rs = self.ctx, self.ruleset
         snap, plain = recorded_snapshot(
-            self.state, self.delivery, self.sight, lambda f: rs.formation_record(ctx, f)
+            self.state,
+            self.delivery,
+            self.sight,
+            lambda f: rs.formation_record(ctx, f),
+            self._rounded,
         )
         return BoundRecord(bound, events, snap, plain=plain)
 
