@@ -10,7 +10,7 @@ fight (the ground and the deployment are made before the clock starts).
     python benchmarks/bench_dark_age.py --growth [--sizes 20,40,80]
 
 ``--growth`` fits the exponent k of CPU ~ N^k over the sizes; ``--log-hash`` adds the first 16
-hex digits of the SHA-256 of the whole log (events and snapshots).
+hex digits of the SHA-256 of the whole log (battle_log.json's bytes: events and snapshots).
 """
 
 from __future__ import annotations
@@ -79,10 +79,10 @@ def measure(per_side: int = 20, seed: int = 1, with_hash: bool = False) -> dict[
         "result": log.result["reason"],
     }
     if with_hash:
-        text = json.dumps(
-            [(r.bound, r.events, r.snapshot) for r in log.bounds], sort_keys=True, default=str
-        )
-        out["log_hash"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+        # battle_log.json's bytes (since issue 33; before, the records in memory, whose
+        # snapshots now hold rounded values: the hashes of earlier sittings are another sum)
+        data = log.to_bytes() if hasattr(log, "to_bytes") else log.to_json().encode()
+        out["log_hash"] = hashlib.sha256(data).hexdigest()[:16]
     return out
 
 

@@ -20,7 +20,9 @@ one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --js
     of Python functions in the fight, built-ins left out, counted by cProfile). The set-up's
     objects are frozen out of the garbage collector's walks before the clock starts, as
     ``scenario-builder run`` does. ``--repeat K`` fights it K times, each in a fresh process,
-    and reports the least CPU, with every run in "cpu_s_runs".
+    and reports the least CPU, with every run in "cpu_s_runs". ``--log-write`` then writes
+    ``battle_log.json`` once, as ``scenario-builder run`` does, and adds "log_write_s" (CPU),
+    "log_write_share" (of the fight's CPU), "log_bytes" and "log_sha256" (16 hex digits).
 growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
                                  [--repeat 3] [--json]
     fights every size in a fresh process, the sizes interleaved round by round so a shared
@@ -39,7 +41,9 @@ against another checkout:    python benchmarks/bench_engine.py --against DIR [--
     least CPU of each, their ratio, and each one's Python calls. The ratio, not a time from
     another sitting, is what says how much faster a change made the engine (the 10 M-step loop
     is a poor gauge of the host: Debian's PGO build of CPython runs it 1.4x faster than this
-    machine's pyenv build but the engine only 4 % faster, docs/performance.md).
+    machine's pyenv build but the engine only 4 % faster, docs/performance.md). With
+    ``--log-write`` each run also writes its log (issue 33: the write's share of the fight, and
+    the two logs' hashes, which must agree).
 """
 
 from __future__ import annotations
@@ -149,9 +153,19 @@ def test_bench_engine_30_bounds_to_the_last(benchmark) -> None:
     benchmark.pedantic(fight, args=(bf, sc), rounds=1, iterations=1)
 
 
+def write_log(log: object, path: Path) -> None:
+    """``battle_log.json`` written as ``scenario-builder run`` writes it (cli/run.py
+    ``write_run``); an older checkout (``--against``) has no ``to_bytes``: its text, encoded."""
+    to_bytes = getattr(log, "to_bytes", None)
+    if to_bytes is not None:
+        path.write_bytes(to_bytes())
+    else:
+        path.write_text(log.to_json(), encoding="utf-8")  # type: ignore[attr-defined]
+
+
 def measure(
-    per_side: int, profile: str | None = None, calls: bool = False
-) -> dict[str, float | int]:
+    per_side: int, profile: str | None = None, calls: bool = False, log_write: bool = False
+) -> dict[str, float | int | str]:
     """CPU seconds of a 2 x ``per_side`` battle fought to the last (instant orders) for at most
     ``BOUNDS`` bounds; set-up (ground, deployment) excluded. The engine is whichever ``import
     engine`` finds (``--engine-root`` puts another checkout's first)."""
@@ -195,12 +209,26 @@ def measure(
     if prof is not None and profile:
         prof.dump_stats(profile)
     n_bases = sum(f.bases for s in sc.sides for f in s.formations)
-    out: dict[str, float | int] = {
+    out: dict[str, float | int | str] = {
         "per_side": per_side,
         "bases": n_bases,
         "bounds": b.state.bound,
         "cpu_s": round(cpu, 3),
     }
+    if log_write:
+        # once, as the CLI writes it after the fight (garbage collector on, as there)
+        import hashlib
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "battle_log.json"
+            t0 = time.process_time()
+            write_log(b.log, path)
+            out["log_write_s"] = round(time.process_time() - t0, 4)
+            data = path.read_bytes()
+        out["log_write_share"] = round(float(out["log_write_s"]) / cpu, 4)
+        out["log_bytes"] = len(data)
+        out["log_sha256"] = hashlib.sha256(data).hexdigest()[:16]
     if prof is not None and calls:
         # the calls of Python functions (each a frame, the interpreter's unit of work), not
         # of built-ins such as abs or a dict's get, which cost a tenth as much and would
@@ -233,11 +261,14 @@ def loop_seconds() -> float:
     return round(time.process_time() - t0, 3)
 
 
-def _one(per_side: int, calls: bool = False, root: Path | None = None) -> dict[str, float | int]:
+def _one(
+    per_side: int, calls: bool = False, root: Path | None = None, log_write: bool = False
+) -> dict[str, float | int | str]:
     """``measure(per_side)`` in a fresh interpreter (no state warmed by a larger battle), with
     the engine of the checkout ``root`` if given."""
     cmd = [sys.executable, __file__, "--per-side", str(per_side), "--json"]
     cmd += ["--calls"] if calls else []
+    cmd += ["--log-write"] if log_write else []
     cmd += ["--engine-root", str(root)] if root is not None else []
     cmd += ["--ruleset", RULESET] if RULESET is not None else []
     # one string-hash order for every child: the battle's log is the same under any (the
@@ -266,19 +297,24 @@ def use_engine_root(root: Path) -> None:
         raise SystemExit(f"--engine-root {root}: the engine loaded from {got} instead")
 
 
-def against(per_side: int, root: Path, repeat: int) -> dict[str, object]:
+def against(per_side: int, root: Path, repeat: int, log_write: bool = False) -> dict[str, object]:
     """The benchmark battle fought by this checkout's engine and by ``root``'s, alternated in
-    fresh processes (ABBA rounds), the least CPU of each, its ratio and each one's calls."""
+    fresh processes (ABBA rounds), the least CPU of each, its ratio and each one's calls; with
+    ``log_write``, each run's log write too (CPU s, share of its fight, the log's hash)."""
     if not (root / "engine" / "battle.py").is_file():
         raise SystemExit(f"--against {root}: expected a checkout with engine/battle.py")
     here: list[float] = []
     there: list[float] = []
     bounds: dict[str, int] = {}
+    writes: dict[str, list[tuple[float, float, str]]] = {"here": [], "there": []}
     for k in range(repeat):
         for which in ("here", "there") if k % 2 == 0 else ("there", "here"):
-            r = _one(per_side, root=root if which == "there" else None)
+            r = _one(per_side, root=root if which == "there" else None, log_write=log_write)
             (here if which == "here" else there).append(float(r["cpu_s"]))
             bounds[which] = int(r["bounds"])
+            if log_write:
+                w = (float(r["log_write_s"]), float(r["log_write_share"]), str(r["log_sha256"]))
+                writes[which].append(w)
     calls_here = int(_one(per_side, calls=True)["calls"])
     calls_there = int(_one(per_side, calls=True, root=root)["calls"])
     return {
@@ -292,6 +328,18 @@ def against(per_side: int, root: Path, repeat: int) -> dict[str, object]:
         "calls": calls_here,
         "calls_against": calls_there,
         "repeat": repeat,
+        **(
+            {
+                "log_write_s": [w[0] for w in writes["here"]],
+                "log_write_s_against": [w[0] for w in writes["there"]],
+                "log_write_share": [w[1] for w in writes["here"]],
+                "log_write_share_against": [w[1] for w in writes["there"]],
+                "log_sha256": sorted({w[2] for w in writes["here"]}),
+                "log_sha256_against": sorted({w[2] for w in writes["there"]}),
+            }
+            if log_write
+            else {}
+        ),
     }
 
 
@@ -337,6 +385,11 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     ap.add_argument("--profile", metavar="FILE", help="write cProfile stats of the fight")
     ap.add_argument("--calls", action="store_true", help="count the fight's Python calls")
+    ap.add_argument(
+        "--log-write",
+        action="store_true",
+        help="time writing battle_log.json after the fight (--per-side, --against)",
+    )
     ap.add_argument("--growth", action="store_true", help="fit the growth over --sizes")
     ap.add_argument("--sizes", default="30,60,120,240", help="formations a side, comma-separated")
     ap.add_argument(
@@ -377,7 +430,7 @@ def main() -> None:
     if args.against is not None:
         if args.per_side is not None and args.per_side < 1:
             raise SystemExit(f"--against: expected --per-side >= 1, got {args.per_side}")
-        a = against(args.per_side or 60, args.against, repeat)
+        a = against(args.per_side or 60, args.against, repeat, args.log_write)
         print(json.dumps(a) if args.json else "\n".join(f"{k}: {v}" for k, v in a.items()))
         return
     if args.growth:
@@ -394,11 +447,11 @@ def main() -> None:
         return
     if args.per_side is not None:
         if args.repeat is not None and args.repeat > 1:
-            if args.profile or args.calls:
-                raise SystemExit("--repeat: one run only with --profile or --calls")
+            if args.profile or args.calls or args.log_write:
+                raise SystemExit("--repeat: one run only with --profile, --calls or --log-write")
             out = repeated(args.per_side, args.repeat)
         else:
-            out = measure(args.per_side, args.profile, args.calls)
+            out = measure(args.per_side, args.profile, args.calls, args.log_write)
         print(json.dumps(out) if args.json else out)
         return
     from engine.battle import Battle

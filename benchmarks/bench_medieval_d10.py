@@ -11,7 +11,7 @@ the fight (the ground and the deployment are made before the clock starts).
 
 ``--growth`` fights each size in turn and fits the exponent k of CPU ~ N^k (least squares on
 the logs, as ``bench_engine.py --growth``); ``--log-hash`` adds the first 16 hex digits of the
-SHA-256 of the battle's log (events and snapshots), so a change meant to keep results can be
+SHA-256 of battle_log.json's bytes (events and snapshots), so a change meant to keep results can be
 checked to keep them.
 """
 
@@ -81,11 +81,11 @@ def scenario(bf: Any, per_side: int = 20) -> Any:
 
 
 def log_hash(log: Any) -> str:
-    # the whole log: each bound's events and its snapshot (bases, formations, what is seen)
-    text = json.dumps(
-        [(r.bound, r.events, r.snapshot) for r in log.bounds], sort_keys=True, default=str
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    # the whole log as battle_log.json holds it: each bound's events and its snapshot (bases,
+    # formations, what is seen). Before issue 33 the records in memory were hashed; their
+    # snapshots now hold rounded values, so earlier sittings' hashes are another sum
+    data = log.to_bytes() if hasattr(log, "to_bytes") else log.to_json().encode()
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def measure(per_side: int = 20, seed: int = 1, with_hash: bool = False) -> dict[str, Any]:

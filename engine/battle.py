@@ -25,7 +25,7 @@ from engine.deploy import deploy
 from engine.dice import Dice
 from engine.idle import IdleWatch
 from engine.light import sky_for, twilight_sight_limit
-from engine.log import BattleLog, BoundRecord
+from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
 from engine.reinforcements import arrivals_for
@@ -35,7 +35,7 @@ from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Formation, Morale
 from engine.terrain import Ground
 
-__all__ = ["Battle", "run_bound", "snapshot"]
+__all__ = ["Battle", "recorded_snapshot", "run_bound", "snapshot"]
 
 
 def run_bound(ctx: BoundContext) -> Iterator[str]:
@@ -84,32 +84,69 @@ def snapshot(
 ) -> dict[str, Any]:
     """Every base, formation state, messengers in flight and losses, as the log stores them;
     with ``sight``, also what each side sees (``seen``: side -> enemy formation ids); with
-    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``)."""
+    ``record``, what the ruleset adds to each formation's entry (``Ruleset.formation_record``).
+    Floats are rounded as the log writes them (0.01 m, facings 0.1 degree), when recorded."""
+    return recorded_snapshot(state, delivery, sight, record)[0]
+
+
+def recorded_snapshot(
+    state: BattleState,
+    delivery: Delivery | None = None,
+    sight: Sight | None = None,
+    record: Callable[[Formation], dict[str, Any]] | None = None,
+    memo: dict[str, tuple[float, float, float, float, float, float]] | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
+
+    Rounding here, once per value as the entry is built, costs a fraction of what rounding the
+    whole record in a walk at write time did (issue 33); the record in memory then holds what
+    the log file holds. ``memo`` (one per battle: base id -> its x, y, facing and their rounded
+    values) spares the rounding of a base that has not moved since the last record."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     status, morale = _STATUS_VALUE, _MORALE_VALUE
+    top = PLAIN_MAX
+    plain = True
+    seen_xy = memo if memo is not None else {}
     for f in state.formations.values():
         for b in f.bases:
+            bx, by, bf = b.x, b.y, b.facing
+            m = seen_xy.get(b.id)
+            # the same float objects, not equal values: -0.0 == 0.0, but they round apart
+            if m is not None and m[0] is bx and m[1] is by and m[2] is bf:
+                x, y, facing = m[3], m[4], m[5]
+            else:
+                x, y, facing = round(bx, 2), round(by, 2), round(bf, 1)
+                # NaN and infinity fail the comparisons too: json would refuse them, so the
+                # writer must take its path (engine.log.BattleLog.to_bytes); not kept either
+                if -top < x < top and -top < y < top and -top < facing < top:
+                    seen_xy[b.id] = (bx, by, bf, x, y, facing)
+                else:
+                    plain = False
             bases[b.id] = {
-                "x": b.x,
-                "y": b.y,
-                "facing": b.facing,
+                "x": x,
+                "y": y,
+                "facing": facing,
                 "formation": b.formation,
                 "state": status[b.status],
             }
-        forms[f.id] = {
-            "morale": morale[f.morale],
-            "order": f.order,
-            "wing_of": f.wing_of,
-            **(record(f) if record is not None else {}),
-        }
-    return {
+        entry = {"morale": morale[f.morale], "order": f.order, "wing_of": f.wing_of}
+        extra = record(f) if record is not None else None
+        if extra:  # most rulesets add nothing: no walk for them
+            rounded, ok = round_for_log(extra)
+            entry.update(rounded)
+            plain = plain and ok
+        forms[f.id] = entry
+    messengers, ok_messengers = round_for_log(delivery.snapshot() if delivery is not None else [])
+    losses, ok_losses = round_for_log(state.losses())
+    out = {
         "bases": bases,
         "formations": forms,
-        "messengers": delivery.snapshot() if delivery is not None else [],
-        "losses": state.losses(),
+        "messengers": messengers,
+        "losses": losses,
         **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
+    return out, plain and ok_messengers and ok_losses
 
 
 class Battle:
@@ -129,6 +166,9 @@ class Battle:
         # what each side sees), which is only ever written to the log: a Monte Carlo replay
         # keeps only the result, and the result is the same (tests/test_montecarlo_replay.py)
         self.snapshots = snapshots
+        #: each base's last position and its rounded values, for the next record
+        #: (recorded_snapshot: a base that has not moved is not rounded again)
+        self._rounded: dict[str, tuple[float, float, float, float, float, float]] = {}
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
@@ -184,19 +224,25 @@ class Battle:
             self.ctx.on_bound_start.insert(0, self.arrivals)
             # off the table in the bound-0 snapshot: the header says when and where they come
             self.log.header["arrivals"] = self.arrivals.schedule(self.state.bounds_xy)
-        self.log.bounds.append(BoundRecord(0, [], self._snapshot()))
+        self.log.bounds.append(self._record(0, []))
         self.idle = IdleWatch()
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None
 
-    def _snapshot(self) -> dict[str, Any]:
+    def _record(self, bound: int, events: list[Event]) -> BoundRecord:
+        """The bound's record: its events and, unless snapshots are off, its snapshot."""
         if not self.snapshots:
-            return {}
+            return BoundRecord(bound, events, {}, plain=True)
         ctx, rs = self.ctx, self.ruleset
-        return snapshot(
-            self.state, self.delivery, self.sight, lambda f: rs.formation_record(ctx, f)
+        snap, plain = recorded_snapshot(
+            self.state,
+            self.delivery,
+            self.sight,
+            lambda f: rs.formation_record(ctx, f),
+            self._rounded,
         )
+        return BoundRecord(bound, events, snap, plain=plain)
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:
@@ -274,7 +320,7 @@ class Battle:
         yield from run_bound(self.ctx)
         events = list(self.ctx.events)
         events += self.idle.observe(self.ctx, events)  # engine.idle: intents not carried out
-        record = BoundRecord(self.state.bound, events, self._snapshot())
+        record = self._record(self.state.bound, events)
         self.log.bounds.append(record)
         self._check_end()
 

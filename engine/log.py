@@ -4,6 +4,10 @@ The format is in docs/architecture.md ("BattleLog"). Events are frozen dataclass
 ``type`` (the JSON ``type``), the ``phase`` it happened in, and ``to_dict()``. Floats are rounded
 to 0.01 m / 0.1 degree so the same battle gives the same bytes.
 
+The bytes are those of :func:`_json_dumps` (the json module); :meth:`BattleLog.to_bytes` makes
+them with orjson (issue 33: a sixth of the time), falling back to json for the whole log on any
+value orjson would write otherwise (tests/test_log_write.py holds the writer before issue 33).
+
 >>> e = Moved("execute_moves", "eng_centre", (0.0, 0.0), (3.14159, 100.0), 90.0, 100.004, 100.0)
 >>> e.to_dict()["to"], e.to_dict()["type"]
 ([3.14, 100.0], 'moved')
@@ -15,19 +19,36 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import orjson
+
 from engine.dice import DiceResult
 
-__all__ = ["EVENT_TYPES", "BattleLog", "BoundRecord", "Event", "dumps"]
+__all__ = ["EVENT_TYPES", "BattleLog", "BoundRecord", "Event", "dumps", "round_for_log"]
 
 FORMAT = "battlelog/1"
+
+#: keys whose floats the log keeps to 0.1 degree (every other float to 0.01 m)
+_ANGLES = frozenset(("facing", "bearing", "angle"))
+#: Python's ``repr`` and orjson write a float alike when it is 0 or 1e-4 <= |x| < 1e16 (below,
+#: orjson writes 0.00001 where repr writes 1e-05; above, 1e16 against 1e+16; tests/test_log_write
+#: checks the edges); NaN and infinity fail every comparison, so one chained test catches all
+PLAIN_MAX = 1e16
+_PLAIN_MIN = 1e-4
+
+
+class _NotPlain(Exception):
+    """A value the orjson writer cannot vouch for (a float outside the range where it writes as
+    ``json`` does, NaN, infinity): the log is written by the ``json`` module instead."""
 
 
 def _round(v: Any, key: str = "") -> Any:
     if isinstance(v, float):
-        return round(v, 1) if key in ("facing", "bearing", "angle") else round(v, 2)
+        return round(v, 1) if key in _ANGLES else round(v, 2)
     if isinstance(v, DiceResult):
         return v.to_dict()
     if isinstance(v, dict):
@@ -37,9 +58,95 @@ def _round(v: Any, key: str = "") -> Any:
     return v
 
 
-def dumps(obj: Any) -> str:
-    """The one JSON form of the log: sorted keys, no spaces."""
+def _round_strict(v: Any, key: str = "") -> Any:
+    """:func:`_round`, raising :class:`_NotPlain` for a float orjson would write otherwise."""
+    if isinstance(v, float):
+        r = round(v, 1) if key in _ANGLES else round(v, 2)
+        # rounded, a float is 0 or at least 0.01 in size: only the upper bound can fail
+        if not -PLAIN_MAX < r < PLAIN_MAX:
+            raise _NotPlain
+        return r
+    if isinstance(v, DiceResult):
+        return v.to_dict()
+    if isinstance(v, dict):
+        return {str(k): _round_strict(x, str(k)) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_round_strict(x, key) for x in v]
+    return v
+
+
+def round_for_log(v: Any, key: str = "") -> tuple[Any, bool]:
+    """``v`` as the log stores it (floats to 0.01, angles to 0.1) and whether orjson writes it
+    as ``json`` does (False: a float that is NaN, infinite or 1e16 and over).
+
+    >>> round_for_log({"x": 1.234, "facing": 90.06, "n": 3})
+    ({'x': 1.23, 'facing': 90.1, 'n': 3}, True)
+    >>> round_for_log([float("nan")])[1]
+    False
+    """
+    try:
+        return _round_strict(v, key), True
+    except _NotPlain:
+        return _round(v, key), False
+
+
+def _plain(v: Any) -> bool:
+    """Whether orjson writes ``v`` byte for byte as :func:`_json_dumps` does: str keys, and
+    floats (not rounded here) 0 or within [1e-4, 1e16); unknown types are left to ``json``."""
+    c = v.__class__
+    if c is str or c is int or c is bool or v is None:
+        return True
+    if c is float:
+        return v == 0.0 or _PLAIN_MIN <= abs(v) < PLAIN_MAX
+    if c is dict:
+        return all(k.__class__ is str and _plain(x) for k, x in v.items())
+    if c is list or c is tuple:
+        return all(_plain(x) for x in v)
+    return False
+
+
+def _json_dumps(obj: Any) -> str:
+    """The reference form, by the ``json`` module: sorted keys, no spaces, ASCII only."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+#: no ``default``: anything orjson does not know (numpy scalars, sets) and the types passed
+#: through (dataclasses, datetimes, which ``json`` rejects) raise TypeError -> the json path
+_ORJSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+_ORJSON_OPTIONS |= orjson.OPT_PASSTHROUGH_DATETIME
+#: what ``json``'s ensure_ascii escapes and orjson writes as it is (DEL and all non-ASCII);
+#: both escape the control characters below 0x20 alike
+_NOT_ASCII = re.compile("[\x7f-\U0010ffff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c < 0x10000:
+        return f"\\u{c:04x}"
+    c -= 0x10000  # a UTF-16 surrogate pair, as json writes it
+    return f"\\u{0xD800 | (c >> 10):04x}\\u{0xDC00 | (c & 0x3FF):04x}"
+
+
+def _encode(obj: Any) -> bytes:
+    """orjson's bytes for a plain value (see :func:`_plain`): those of :func:`_json_dumps`.
+    Raises TypeError (orjson.JSONEncodeError) for what orjson cannot write."""
+    raw = orjson.dumps(obj, option=_ORJSON_OPTIONS)
+    if raw.isascii() and b"\x7f" not in raw:
+        return raw
+    # non-ASCII can only be inside strings, where json writes a \uXXXX escape
+    return _NOT_ASCII.sub(_escape, raw.decode("utf-8")).encode("ascii")
+
+
+def dumps(obj: Any) -> str:
+    """The one JSON form of the log: sorted keys, no spaces, ASCII only (``json.dumps`` with
+    ``sort_keys``, compact separators, ``allow_nan=False``), written by orjson when ``obj`` is
+    plain (:func:`_plain`, a walk: the log itself is written by :meth:`BattleLog.to_json`)."""
+    if _plain(obj):
+        try:
+            return _encode(obj).decode("ascii")
+        except TypeError:
+            pass
+    return _json_dumps(obj)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +157,85 @@ class Event:
     phase: str
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if v is None and f.name == "dice":
-                continue
-            out[f.name] = _round(v, f.name)
+        convert = _TO_DICT.get(self.__class__)
+        if convert is None:
+            convert = _TO_DICT[self.__class__] = _converter(self.__class__, strict=False)
+        return convert(self)
+
+
+_Converter = Callable[[Event], dict[str, Any]]
+#: event class -> its generated to_dict (the log's), and the writer's strict one
+_TO_DICT: dict[type[Event], _Converter] = {}
+_TO_PLAIN_DICT: dict[type[Event], _Converter] = {}
+
+
+def _converter(cls: type[Event], strict: bool) -> _Converter:
+    """``cls``'s to_dict as straight-line code, written once per class as dataclasses writes
+    ``__init__``: ``{"type": ..., field: _round(value, field), ...}`` with ``dice`` left out
+    when None. A generic loop over ``dataclasses.fields`` with ``_round`` on each value was two
+    thirds of the log's write time (issue 33); here a str, int or None value is stored as it is
+    and a float rounded in line, every other value still goes through ``_round``. ``strict``:
+    raise :class:`_NotPlain` for a float orjson would not write as ``json`` does."""
+    strict_check = [
+        f"    if not -{PLAIN_MAX!r} < r < {PLAIN_MAX!r}:",
+        "        raise _NotPlain",
+    ]
+    walk = "_round_strict" if strict else "_round"
+    lines = ["def to_dict(self):", f"    out = {{'type': {cls.type!r}}}"]
+    for f in dataclasses.fields(cls):
+        name, digits = f.name, 1 if f.name in _ANGLES else 2
+        as_is = ["if c is str or c is int or v is None:", f"    out[{name!r}] = v"]
+        rounded = [
+            "if c is float:",
+            f"    r = round(v, {digits})",
+            *(strict_check if strict else []),
+            f"    out[{name!r}] = r",
+        ]
+        # the likely class tested first: a float field's value is nearly always a float
+        first, second = (rounded, as_is) if str(f.type).startswith("float") else (as_is, rounded)
+        # a tuple or list (positions, routes, triggers) in one comprehension: a float inside
+        # the writer's range rounded in line, anything else through the walk (which, strict,
+        # raises for a float outside it)
+        items = [
+            "elif c is tuple or c is list:",
+            f"    out[{name!r}] = [round(x, {digits}) if x.__class__ is float"
+            + (f" and -{PLAIN_MAX!r} < x < {PLAIN_MAX!r}" if strict else "")
+            + f" else x if x.__class__ is str else {walk}(x, {name!r}) for x in v]",
+        ]
+        body = [
+            *first,
+            "el" + second[0],
+            *second[1:],
+            *items,
+            "else:",
+            f"    out[{name!r}] = {walk}(v, {name!r})",
+        ]
+        if name == "dice":  # a roll-free event leaves the key out
+            body = ["if v is not None:", *("    " + ln for ln in body)]
+        lines += [f"    v = self.{name}", "    c = v.__class__", *("    " + ln for ln in body)]
+    lines.append("    return out")
+    scope: dict[str, Any] = {
+        "_round": _round,
+        "_round_strict": _round_strict,
+        "_NotPlain": _NotPlain,
+    }
+    exec("\n".join(lines), scope)  # the code is built above from the class's own fields
+    convert: _Converter = scope["to_dict"]
+    return convert
+
+
+def _plain_event(e: Event) -> dict[str, Any]:
+    """``e.to_dict()`` for the orjson writer; raises :class:`_NotPlain` if it cannot vouch."""
+    cls = e.__class__
+    if cls.to_dict is not Event.to_dict:  # its own to_dict (WCTest drops an empty re-roll)
+        out = e.to_dict()
+        if not _plain(out):
+            raise _NotPlain
         return out
+    convert = _TO_PLAIN_DICT.get(cls)
+    if convert is None:
+        convert = _TO_PLAIN_DICT[cls] = _converter(cls, strict=True)
+    return convert(e)
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,17 +597,31 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 @dataclass(slots=True)
 class BoundRecord:
-    """One bound: its events in order and the snapshot of every base after it."""
+    """One bound: its events in order and the snapshot of every base after it.
+
+    ``plain``: the snapshot is stored as the log writes it, rounded when it was recorded, and
+    orjson writes it as ``json`` does (:func:`engine.battle.snapshot` checks both and says so);
+    otherwise it is rounded on the way out, as before issue 33."""
 
     bound: int
     events: list[Event] = field(default_factory=list)
     snapshot: dict[str, Any] = field(default_factory=dict)
+    plain: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The log's form; a plain snapshot is shared, not copied (the log's own dict)."""
         return {
             "bound": self.bound,
             "events": [e.to_dict() for e in self.events],
-            "snapshot": _round(self.snapshot),
+            "snapshot": self.snapshot if self.plain else _round(self.snapshot),
+        }
+
+    def _plain_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` for the orjson writer; raises :class:`_NotPlain` if it cannot vouch."""
+        return {
+            "bound": self.bound,
+            "events": [_plain_event(e) for e in self.events],
+            "snapshot": self.snapshot if self.plain else _round_strict(self.snapshot),
         }
 
     def of_type(self, type_: str) -> list[Event]:
@@ -449,8 +642,24 @@ class BattleLog:
         out["result"] = self.result
         return out
 
+    def to_bytes(self) -> bytes:
+        """``battle_log.json``'s bytes: ``dumps(self.to_dict())`` encoded, written by orjson
+        (issue 33: the json module's encoder and the rounding walk were 16 % of a 2 x 240
+        fight). Anything orjson would write otherwise than ``json`` (a float it formats apart,
+        NaN or infinity, a key that is not a str, a type it does not know) sends the whole
+        log down the json path, so the bytes are the same either way (tests/test_log_write)."""
+        try:
+            out = {"format": FORMAT, **_round_strict(self.header)}
+            out["bounds"] = [b._plain_dict() for b in self.bounds]
+            if not _plain(self.result):  # written as it is, unrounded
+                raise _NotPlain
+            out["result"] = self.result
+            return _encode(out)
+        except (_NotPlain, TypeError):
+            return _json_dumps(self.to_dict()).encode("ascii")
+
     def to_json(self) -> str:
-        return dumps(self.to_dict())
+        return self.to_bytes().decode("ascii")
 
     def events(self, type_: str | None = None) -> list[Event]:
         return [e for b in self.bounds for e in b.events if type_ is None or e.type == type_]

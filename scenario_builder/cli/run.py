@@ -172,7 +172,8 @@ def fight(
 
 def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) -> None:
     """Write a run directory: ``battle_log.json``, ``summary.json``, ``battlefield/``."""
-    (directory / "battle_log.json").write_text(log.to_json(), encoding="utf-8")
+    # the bytes as made (ASCII JSON): no round trip through a str (engine.log, issue 33)
+    (directory / "battle_log.json").write_bytes(log.to_bytes())
     (directory / "summary.json").write_text(
         json.dumps(summary, sort_keys=True, indent=2), encoding="utf-8"
     )
