@@ -162,8 +162,8 @@ def unjam(watch: JamWatch, state: Any, f: Any, plan: Any, plans: dict[str, Any])
             yielder = max(forms, key=lambda h: (_to_goal(h, plans.get(h.id)), h.id))
             if yielder is not f or _to_goal(f, plan) < 0:
                 return plan
-            if plan.kind != "advance" or plan.goal is None:
-                return _step_away(f, g)  # a charge aims anew at its enemy: make room
+            if plan.kind != "advance" or plan.goal is None or plan.target is not None:
+                return _step_away(f, g)  # a move aimed at an enemy aims anew: make room
             if lane is None:
                 return _take_lane(watch, f, g, plan)
         elif g.id in watch.moved:

@@ -20,6 +20,7 @@ bound out of camp or off the march (arming and dressing ranks) and two from slee
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -51,6 +52,7 @@ class _Status:
     enemy_within_m: float | None
     attacked: bool
     order: bool
+    friend_attacked_within_m: float | None = None
     ended: int | None = None  # the bound the state ended in
     ready_at: int | None = None  # the first bound it acts in
     seen: tuple[Any, ...] = ()  # base statuses as last seen (hits since)
@@ -67,6 +69,9 @@ class ReadinessWatch:
     def __init__(self, statuses: dict[str, _Status]) -> None:
         self.statuses = statuses
         self.log: Any = None  # the battle's log: last bound's orders received (engine.battle)
+        #: every formation's base statuses as last seen (who was hit since: the alarm)
+        self._sigs: dict[str, tuple[Any, ...]] = {}
+        self._attacked: set[str] = set()  # formations attacked since the last bound began
 
     def holds(self, fid: str) -> bool:
         """Whether ``fid`` may not plan a move or a shot this bound."""
@@ -82,6 +87,8 @@ class ReadinessWatch:
 
         state = ctx.state
         n = state.bound
+        if any(st.friend_attacked_within_m is not None for st in self.statuses.values()):
+            self._attacked = self._attacked_now(state)
         for fid in list(self.statuses):
             st = self.statuses[fid]
             f = state.formations.get(fid)
@@ -99,6 +106,19 @@ class ReadinessWatch:
             st.ready_at = n + FORM_UP_BOUNDS[st.state]
             ctx.emit(ReadinessEnded("orders", fid, str(st.state), cause))
 
+    def _attacked_now(self, state: Any) -> set[str]:
+        """Formations in contact with an enemy, or with a base hit since the last bound."""
+        out: set[str] = set()
+        for f in state.formations.values():
+            sig = _signature(f)
+            before = self._sigs.get(f.id)
+            self._sigs[f.id] = sig
+            if f.removed:
+                continue
+            if (before is not None and before != sig) or _in_enemy_contact(state, f):
+                out.add(f.id)
+        return out
+
     def _cause(self, ctx: Any, f: Any, st: _Status, n: int) -> str | None:
         state = ctx.state
         if f.removed or f.morale is not Morale.STEADY:
@@ -113,13 +133,20 @@ class ReadinessWatch:
         if (
             st.order
             and self.log is not None
-            and len(self.log.bounds) > 1
+            and self.log.bounds[-1].bound > 1  # bound 1's orders are the briefing
             and any(
                 e.type == "order_received" and e.formation == f.id
                 for e in self.log.bounds[-1].events
             )
         ):
             return "order"  # an order reached it last bound (a messenger, 9.1-9.2)
+        if st.friend_attacked_within_m is not None:
+            for gid in sorted(self._attacked):
+                g = state.formations.get(gid)
+                if g is None or g is f or g.side != f.side or g.removed:
+                    continue
+                if math.dist(f.centre(), g.centre()) <= st.friend_attacked_within_m:
+                    return f"alarm: {gid} attacked"  # the alarm spreads (issue: surprise)
         if st.bound is not None and n >= st.bound:
             return "bound"
         if st.enemy_within_m is not None:
@@ -127,6 +154,13 @@ class ReadinessWatch:
                 if g.side != f.side and ctx.sight.distance(f.id, g.id) <= st.enemy_within_m:
                     return "enemy_within"
         return None
+
+
+def _in_enemy_contact(state: Any, f: Any) -> bool:
+    return any(
+        (g := state.formations.get(c)) is not None and g.side != f.side
+        for c in state.contacts.get(f.id, ())
+    )
 
 
 def readiness_for(scenario: Any, state: Any) -> ReadinessWatch | None:
@@ -138,7 +172,14 @@ def readiness_for(scenario: Any, state: Any) -> ReadinessWatch | None:
             if spec is None or spec.state == Readiness.READY:
                 continue
             u = spec.until
-            st = _Status(Readiness(spec.state), u.bound, u.enemy_within_m, u.attacked, u.order)
+            st = _Status(
+                Readiness(spec.state),
+                u.bound,
+                u.enemy_within_m,
+                u.attacked,
+                u.order,
+                u.friend_attacked_within_m,
+            )
             st.seen = _signature(state.formations[fs.id])
             statuses[fs.id] = st
     return ReadinessWatch(statuses) if statuses else None

@@ -181,6 +181,8 @@ class ReadinessEnd(BaseModel):
     enemy_within_m: float | None = Field(default=None, gt=0)  # an enemy this close
     attacked: bool = True  # hit, or an enemy in contact
     order: bool = False  # an order reaches it after bound 1 (a messenger, 9.1-9.2)
+    #: the alarm spreads: a friendly formation this close (centre to centre) is attacked
+    friend_attacked_within_m: float | None = Field(default=None, gt=0)
 
 
 class ReadinessSpec(BaseModel):
@@ -472,6 +474,9 @@ class SideSpec(BaseModel):
     men_per_base: float | None = Field(default=None, gt=0)  # overrides the scenario's
     command_formations: list[CommandFormationSpec] = Field(default_factory=list)  # Dark Age 5.5
     manoeuvres: list[ManoeuvreSpec] = Field(default_factory=list)  # Dark Age 5.17-5.29
+    #: 9.2 the age of this side's communications, when it differs from the scenario's ``age``
+    #: (an army with the telegraph against one without)
+    age: Literal["prehistoric", "ancients", "modern"] | None = None
 
 
 class WeatherChange(BaseModel):

@@ -71,7 +71,10 @@ CHECKED_ELSEWHERE = ("2mm-earth-v0.9+wc-morale", "medieval-d10")
     ],
 )
 def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_attack):
-    report = check_ruleset(ruleset, flodden_attack, seed=3, battlefield=flodden_bf)
+    # v0.7's rout tests (5.x) need a fight its table answers within the hook bounds: seed 3's
+    # battle has none since missile troops close by Advance (9.1) and it ends in 14 bounds
+    seed = 5 if ruleset == "2mm-earth-v0.7" else 3
+    report = check_ruleset(ruleset, flodden_attack, seed=seed, battlefield=flodden_bf)
     # 2mm Earth 11; with W&C's Resolution and End 10; medieval-d10 15 (no phase 14)
     n_phases = len(get_ruleset(ruleset).phases)
     assert report.bounds >= 1 and report.phases == report.bounds * n_phases

@@ -30,6 +30,12 @@ SCENARIOS = sorted(p.stem for p in (data_dir() / "scenarios").glob("*.yaml"))
 
 #: battles whose historical winner does not win most replays: the mechanism that is missing
 MISSING_WINNER: dict[str, str] = {
+    "flodden_1513": (
+        "no disorder: the Scottish pike columns lost their order crossing the wet hollow and "
+        "could not use their pikes against the bills (Hall 1548; Barr 2001); 2mm Earth has no "
+        "disordered state, so once the columns close base to base (3.2) the pike fight is even "
+        "and the Scots win about as often as the English"
+    ),
     "barnet_1471": (
         "no friendly fire or misidentification: Warwick's army broke when Montagu's men shot "
         "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "

@@ -159,11 +159,18 @@ class MessengerDelivery:
     _latest: dict[str, int] = field(default_factory=dict)  # formation -> seq of newest order
     #: 9.1's triple classes in the ground's own vocabulary (``Ruleset.route_triple``)
     triple: Mapping[str, frozenset[str]] | None = None
+    #: 9.2 a side whose age differs from the scenario's: its own rate (SideSpec.age)
+    side_rates: Mapping[str, float] = field(default_factory=dict)
+
+    def rate_for(self, side: str) -> float:
+        """The distance a message of ``side`` travels in a bound (9.2)."""
+        return self.side_rates.get(side, self.rate_m)
 
     @classmethod
     def for_scenario(cls, battlefield: Ground, scenario: Any) -> MessengerDelivery:
         """The delivery for a scenario's age (9.2); the routing graph is built on first use."""
-        return cls(battlefield, MESSENGER_RATE_M[scenario.age])
+        rates = {sd.id: MESSENGER_RATE_M[sd.age] for sd in scenario.sides if sd.age is not None}
+        return cls(battlefield, MESSENGER_RATE_M[scenario.age], side_rates=rates)
 
     # -- the routing graph (one per battlefield, cached by identity in routing) ------------
     def prepare(self) -> None:
@@ -235,11 +242,12 @@ class MessengerDelivery:
             order,
             giver.id,
             bound,
-            _arrival(route.cost_m, self.rate_m, bound),
+            _arrival(route.cost_m, self.rate_for(side), bound),
             route,
             seq=seq,
         )
-        m.travelled_m = self.rate_m  # 9.1: it covers the distance of a bound in the bound sent
+        # 9.1: it covers the distance of a bound in the bound sent
+        m.travelled_m = self.rate_for(side)
         self.in_flight.append(m)
         return [
             MessengerSent(
@@ -276,7 +284,7 @@ class MessengerDelivery:
             ev = self._replan(m, f, blocked_by_side[m.side])
             if ev is not None:
                 events.append(ev)
-            m.travelled_m += self.rate_m
+            m.travelled_m += self.rate_for(m.side)
             if bound >= m.arrival_bound:
                 m.travelled_m = min(m.travelled_m, m.cost_m)
                 events.append(
@@ -325,7 +333,7 @@ class MessengerDelivery:
             xy = character_xy(state, c)
             if xy is None:
                 continue
-            if point_distance(o, *xy) > self.rate_m:
+            if point_distance(o, *xy) > self.rate_for(side):
                 continue  # the string is never shorter than the straight line
             if point_distance(o, *xy) == 0.0:
                 return True
@@ -335,7 +343,7 @@ class MessengerDelivery:
                 r = self._route(xy, _nearest_point(f, *xy), blocked)
             except (NoRouteError, OffMapError):
                 continue
-            if r.cost_m <= self.rate_m:
+            if r.cost_m <= self.rate_for(side):
                 return True
         return False
 
@@ -368,7 +376,7 @@ class MessengerDelivery:
         m.done_path = (*(m.done_path or ()), *(done if not m.done_path else done[1:]), here)
         m.done_cost_m = m.travelled_m
         m.route = new
-        m.arrival_bound = _arrival(m.cost_m, self.rate_m, m.sent_bound)
+        m.arrival_bound = _arrival(m.cost_m, self.rate_for(m.side), m.sent_bound)
         return MessengerRerouted(
             "orders",
             m.side,

@@ -220,8 +220,12 @@ class TwoMmEarthGame(Ruleset):
         """9.1-9.2: messengers at the age's rate."""
         from engine.rulesets.two_mm_earth.messengers import MessengerDelivery
 
+        rates = self.messenger_rate_m
         return MessengerDelivery(
-            battlefield, self.messenger_rate_m[scenario.age], triple=self.route_triple
+            battlefield,
+            rates[scenario.age],
+            triple=self.route_triple,
+            side_rates={sd.id: rates[sd.age] for sd in scenario.sides if sd.age is not None},
         )
 
     def automatic_commanders(self, scenario: Scenario, battlefield: Ground) -> dict[str, Commander]:
@@ -380,7 +384,9 @@ class TwoMmEarth(TwoMmEarthMoves):
     panic_dice: ClassVar[int] = 2
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
-        "morale_effect": lambda v: None if v is None else "rout",
+        # every answer changed (a row the version's table leaves blank now routs too), so a
+        # battle that consults the table at all tells (v0.7's table answers few of the rows)
+        "morale_effect": lambda v: "rout" if v != "rout" else None,
         # issue 12, 11.1 after the break: 2mm Earth's morale chapter, so a composition with
         # another book's morale does not inherit it (it stops at the break)
         "begin_aftermath": lambda events: [],
