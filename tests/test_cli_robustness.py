@@ -203,6 +203,9 @@ def test_print_errors_name_the_option_at_fault(run_cli, coarse_flodden, tmp_path
     assert code == 1 and "--paper: expected 50 to 5000 mm a side" in one_error_line(err)
     code, _, err = run_cli("print", coarse_flodden, "--max-pages", "3", "--out", tmp_path / "b.pdf")
     assert code == 1 and one_error_line(err).startswith("Error: --max-pages: expected at most 3")
+    code, _, err = run_cli("print", coarse_flodden, "--max-pages", "0", "--out", tmp_path / "z.pdf")
+    line = one_error_line(err)
+    assert code == 1 and line == "Error: --max-pages: expected at least 1 sheet, got 0"
     code, _, err = run_cli(
         "print", coarse_flodden, "--paper", "50x50mm", "--margin", "16", "--out", tmp_path / "c.pdf"
     )
