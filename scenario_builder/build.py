@@ -46,8 +46,16 @@ from scenario_builder.classify import (
     slope_degrees,
 )
 from scenario_builder.codetables import COVER_CLASSES, DEFAULT_FEATURE, MOVE_CLASSES, CodeTables
-from scenario_builder.dem import BBox, Grid, read_dem, reproject_dem, reproject_sea, target_grid
-from scenario_builder.errors import NoOverlapError, ScenarioWarning
+from scenario_builder.dem import (
+    BBox,
+    Grid,
+    planned_grid,
+    read_dem,
+    reproject_dem,
+    reproject_sea,
+    target_grid,
+)
+from scenario_builder.errors import NoOverlapError, ScenarioWarning, TooLargeError
 from scenario_builder.landcover import (
     NONE,
     burn_vectors,
@@ -70,6 +78,14 @@ STAGES: tuple[str, ...] = (
     "regions",
 )
 Progress = Callable[[str], None]
+
+# Peak memory of a build per grid cell, measured with /usr/bin/time (max RSS less the ~0.2 GB the
+# imports take): flodden at 10, 5 and 3 m and gettysburg at 7.5 m came to 81-95 bytes a cell.
+BYTES_PER_CELL = 90
+# The largest shipped site at its default resolution is gettysburg, 1.22 M cells (7.5 m); the
+# others are 0.11-0.16 M (25 m). 16 M is 13 times gettysburg: about 1.4 GB and 20 s on one
+# core, where flodden at 0.5 m (390 M cells, ~35 GB) would exhaust the machine unannounced.
+MAX_CELLS = 16_000_000
 PathLike = str | os.PathLike[str]
 
 
@@ -120,6 +136,7 @@ def build_from_paths(
     skip_outside_overlays: bool = False,
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    max_cells: int | None = MAX_CELLS,
 ) -> BuildResult:
     """Build a Battlefield from files: a DEM, land cover (rasters and/or vector files), overlays.
 
@@ -132,8 +149,20 @@ def build_from_paths(
     error unless ``unknown_as`` names the feature they become. An overlay outside the area is an
     error, or with ``skip_outside_overlays`` (a shipped site's own overlay, built for any
     ``bbox``) skipped with a :class:`ScenarioWarning`; overlays are clipped to the area by
-    rasterising them on its grid. Nothing is written; call ``.save(dir)`` on the result.
+    rasterising them on its grid. A grid of more than ``max_cells`` cells is refused before
+    anything is read (:func:`check_size`; None: no limit). Nothing is written; call
+    ``.save(dir)`` on the result.
     """
+    if max_cells is not None:
+        check_size(
+            dem,
+            resolution=resolution,
+            bbox=bbox,
+            bbox_crs=bbox_crs,
+            max_cells=max_cells,
+            option="resolution",
+            limit_name="max_cells=",
+        )
     tell = progress or (lambda _stage: None)
     tables = CodeTables.load(codes, unknown_as=unknown_as)
     wet_names = frozenset(significant_streams)
@@ -240,6 +269,41 @@ def build_from_paths(
     tell("regions")
     regions = regions_frame(feature, grid, tables)
     return BuildResult(bf, regions, contours)
+
+
+def check_size(
+    dem: PathLike,
+    *,
+    resolution: float | None,
+    bbox: BBox | None = None,
+    bbox_crs: str | None = None,
+    max_cells: int = MAX_CELLS,
+    option: str = "--resolution",
+    limit_name: str = "--max-cells",
+) -> Grid:
+    """The grid a build would make, from the DEM's header; a :class:`TooLargeError` naming
+    ``option`` if it has more than ``max_cells`` cells.
+
+    >>> from scenario_builder.sites import get_site
+    >>> check_size(get_site("flodden").dem, resolution=25.0).shape
+    (395, 395)
+    >>> check_size(get_site("flodden").dem, resolution=0.5)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    scenario_builder.errors.TooLargeError: --resolution: 0.5 m cells ... would make 391,980,512 \
+cells (~35.3 GB), over the limit of 16,000,000; raise it with --max-cells
+    """
+    grid = planned_grid(dem, resolution=resolution, bbox=bbox, bbox_crs=bbox_crs)
+    cells = grid.width * grid.height
+    if cells > max_cells:
+        gb = cells * BYTES_PER_CELL / 1e9
+        km = f"{grid.width * grid.res / 1000:.3g} x {grid.height * grid.res / 1000:.3g} km"
+        raise TooLargeError(
+            option,
+            f"{grid.res:g} m cells over {km} would make {cells:,} cells (~{gb:.1f} GB), over "
+            f"the limit of {max_cells:,}; raise it with {limit_name}",
+        )
+    return grid
 
 
 def default_smooth_m(dem_ground_res: float) -> float:

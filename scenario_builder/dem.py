@@ -317,21 +317,101 @@ def target_grid(
 ) -> Grid:
     """The local UTM grid covering the DEM (and the bbox, W,S,E,N in ``bbox_crs``, default WGS84
     degrees, if given) with square cells."""
-    w, s, e, n = src.lonlat_bounds()
+    return _grid(
+        src.path,
+        src.crs,
+        src.bounds,
+        src.ground_res,
+        resolution=resolution,
+        bbox=bbox,
+        bbox_crs=bbox_crs,
+    )
+
+
+def planned_grid(
+    path: str | os.PathLike[str],
+    *,
+    resolution: float | None = None,
+    bbox: BBox | None = None,
+    bbox_crs: str | None = None,
+) -> Grid:
+    """The grid :func:`target_grid` will make of ``read_dem(path, bbox, bbox_crs)``, from the
+    DEM's header alone: no cell is read, so a build can be sized (and refused) before it
+    allocates anything.
+
+    >>> from scenario_builder.sites import get_site
+    >>> dem = get_site("minden").dem
+    >>> planned_grid(dem, resolution=55) == target_grid(read_dem(dem), resolution=55)
+    True
+    """
+    path = Path(path)
+    with _open_checked(path) as src:
+        if src.crs is None:
+            raise CRSError(path, "expected a coordinate reference system, got none")
+        crs = CRS.from_user_input(src.crs)
+        window = rasterio.windows.Window(0, 0, src.width, src.height)
+        if bbox is not None:
+            window = _bbox_window(path, src, crs, bbox, bbox_crs or "EPSG:4326")
+        transform = src.window_transform(window)
+    shape = (int(window.height), int(window.width))
+    bounds = rasterio.transform.array_bounds(shape[0], shape[1], transform)[:4]
+    return _grid(
+        path,
+        crs,
+        bounds,
+        _ground_res(transform, crs, shape),
+        resolution=resolution,
+        bbox=bbox,
+        bbox_crs=bbox_crs,
+    )
+
+
+# A transverse Mercator grid is true to a part in a thousand within about 3 degrees of its
+# central meridian; an area wider than this cannot be laid on one UTM grid without its edges
+# (and the arithmetic of the inner rectangle) going wrong.
+MAX_SPAN_DEG = 6.0
+
+
+def _grid(
+    path: Path,
+    src_crs: CRS,
+    src_bounds: tuple[float, float, float, float],
+    ground_res: float,
+    *,
+    resolution: float | None,
+    bbox: BBox | None,
+    bbox_crs: str | None,
+) -> Grid:
+    w, s, e, n = rasterio.warp.transform_bounds(src_crs, "EPSG:4326", *src_bounds, densify_pts=21)
     box_crs = CRS.from_user_input(bbox_crs or "EPSG:4326")
     if bbox is not None:
+        # Only the part of the bbox on the DEM is built (read_dem cuts the same window): a box
+        # far larger than the DEM (a whole-world one) would otherwise project to nonsense.
+        have = rasterio.warp.transform_bounds(src_crs, box_crs, *src_bounds, densify_pts=21)
+        bbox = (
+            max(bbox[0], have[0]),
+            max(bbox[1], have[1]),
+            min(bbox[2], have[2]),
+            min(bbox[3], have[3]),
+        )
         lon_box = (
             bbox
-            if bbox_crs is None
+            if box_crs.is_geographic
             else rasterio.warp.transform_bounds(box_crs, "EPSG:4326", *bbox, densify_pts=21)
         )
         w, s = max(w, lon_box[0]), max(s, lon_box[1])
         e, n = min(e, lon_box[2]), min(n, lon_box[3])
+    if e - w > MAX_SPAN_DEG or n - s > MAX_SPAN_DEG:
+        raise NoOverlapError(
+            path,
+            f"expected an area at most {MAX_SPAN_DEG:g} degrees across (one UTM grid), got "
+            f"{e - w:.1f} x {n - s:.1f} degrees ({w:.2f},{s:.2f},{e:.2f},{n:.2f}); give a --bbox",
+        )
     crs = utm_crs((w + e) / 2.0, (s + n) / 2.0)
-    res = float(resolution) if resolution else min(MAX_DEFAULT_RES, nice_resolution(src.ground_res))
+    res = float(resolution) if resolution else min(MAX_DEFAULT_RES, nice_resolution(ground_res))
     if not res > 0:
         raise ValueError(f"expected a positive resolution, got {resolution}")
-    x0, y0, x1, y1 = _inner_rect(src.crs, src.bounds, crs)
+    x0, y0, x1, y1 = _inner_rect(src_crs, src_bounds, crs)
     if bbox is not None:
         bx0, by0, bx1, by1 = _inner_rect(box_crs, bbox, crs)
         x0, y0, x1, y1 = max(x0, bx0), max(y0, by0), min(x1, bx1), min(y1, by1)
@@ -339,7 +419,13 @@ def target_grid(
     left, top = math.ceil(x0 / res) * res, math.floor(y1 / res) * res
     width, height = int((x1 - left) // res), int((top - y0) // res)
     if width < 2 or height < 2:
-        raise NoOverlapError(src.path, f"area too small for {res} m cells ({width}x{height})")
+        across = f"{(x1 - x0) / 1000:.3g} x {(y1 - y0) / 1000:.3g} km"
+        coarsest = min(x1 - x0, y1 - y0) / 3.0  # 3 cells a side leave 2 after snapping inward
+        raise NoOverlapError(
+            path,
+            f"expected at least 2x2 cells, got {max(width, 0)}x{max(height, 0)}: the area "
+            f"built is {across}, too small for {res:g} m cells (at most {coarsest:.0f} m fit)",
+        )
     return Grid(crs, Affine(res, 0.0, left, 0.0, -res, top), width, height)
 
 

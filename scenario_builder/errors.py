@@ -60,6 +60,10 @@ class LayoutError(ScenarioError, ValueError):
     """An unknown paper size or table scale, or a print layout that cannot be made."""
 
 
+class TooLargeError(ScenarioError, ValueError):
+    """A job that would need more cells (memory, time) than its limit allows."""
+
+
 class RulesetError(ScenarioError, KeyError):
     """An unknown ruleset name."""
 

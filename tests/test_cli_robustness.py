@@ -203,6 +203,9 @@ def test_print_errors_name_the_option_at_fault(run_cli, coarse_flodden, tmp_path
     assert code == 1 and "--paper: expected 50 to 5000 mm a side" in one_error_line(err)
     code, _, err = run_cli("print", coarse_flodden, "--max-pages", "3", "--out", tmp_path / "b.pdf")
     assert code == 1 and one_error_line(err).startswith("Error: --max-pages: expected at most 3")
+    code, _, err = run_cli("print", coarse_flodden, "--max-pages", "0", "--out", tmp_path / "z.pdf")
+    line = one_error_line(err)
+    assert code == 1 and line == "Error: --max-pages: expected at least 1 sheet, got 0"
     code, _, err = run_cli(
         "print", coarse_flodden, "--paper", "50x50mm", "--margin", "16", "--out", tmp_path / "c.pdf"
     )
@@ -383,3 +386,60 @@ def test_ctrl_c_wrapped_by_pydantic_is_an_abort(monkeypatch, capsys):
         cli_mod.main(["sites"])
     assert exc.value.code == 1
     assert "internal error (SchemaError" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "starts"),
+    [
+        (
+            ("--resolution", "0.5"),
+            "Error: --resolution: 0.5 m cells over 9.9 x 9.89 km would make 391,980,512 cells "
+            "(~35.3 GB), over the limit of 16,000,000; raise it with --max-cells",
+        ),
+        (
+            ("--resolution", "5", "--max-cells", "1000"),
+            "Error: --resolution: 5 m cells over",
+        ),
+        (
+            ("--resolution", "100000"),
+            "Error: {dem}: expected at least 2x2 cells, got 0x0: the area built is 9.9 x 9.9 km, "
+            "too small for 100000 m cells (at most 3298 m fit)",
+        ),
+        (("--max-cells", "0"), "Error: --max-cells: expected a whole number >= 1, got 0"),
+    ],
+    ids=["too-fine", "own-limit", "too-coarse", "no-limit"],
+)
+def test_build_is_sized_before_any_work(run_cli, tmp_path, args, starts):
+    from scenario_builder.sites import get_site
+
+    t0 = time.perf_counter()
+    code, _out, err = run_cli("build", "flodden", *args, "--out", tmp_path / "bf")
+    assert code == 1
+    assert one_error_line(err).startswith(starts.format(dem=get_site("flodden").dem))
+    assert time.perf_counter() - t0 < 10  # refused from the header, not after reading the DEM
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_whole_world_bbox_builds_the_dem_inside_it(run_cli, tmp_path):
+    code, _out, err = run_cli("build", "flodden", "--bbox=-180,-85,180,85", "--out", tmp_path / "w")
+    assert code == 0, err
+    meta = json.loads((tmp_path / "w" / "battlefield.json").read_text())
+    assert meta["slug"] == "flodden"
+
+
+def test_a_dem_wider_than_one_utm_grid_is_one_line(run_cli, tmp_path):
+    import numpy as np
+    import rasterio
+    from affine import Affine
+
+    world = tmp_path / "world.tif"
+    with rasterio.open(
+        world, "w", driver="GTiff", width=36, height=17, count=1, dtype="float32",
+        crs="EPSG:4326", transform=Affine(10, 0, -180, 0, -10, 85),
+    ) as dst:  # fmt: skip
+        dst.write(np.full((17, 36), 100, dtype=np.float32), 1)
+    code, _out, err = run_cli("build", "--dem", world, "--out", tmp_path / "o")
+    assert code == 1
+    line = one_error_line(err)
+    assert line.startswith(f"Error: {world}: expected an area at most 6 degrees across")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["world.tif"]

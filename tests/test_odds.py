@@ -280,9 +280,9 @@ def test_cli_human_output_tables() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--attack", "melee", "--arming", "0", "-r", "4"], "expected --arming >= 1, got 0"),
-        (["--attack", "melee", "--arming", "-2", "-r", "4"], "expected --arming >= 1, got -2"),
-        (["--attack", "melee", "-r", "4"], "expected --arming >= 1, got None"),
+        (["--attack", "melee", "--arming", "0", "-r", "4"], "expected --arming 1..20, got 0"),
+        (["--attack", "melee", "--arming", "-2", "-r", "4"], "expected --arming 1..20, got -2"),
+        (["--attack", "melee", "-r", "4"], "expected --arming 1..20, got none"),
         (["--attack", "melee", "--arming", "2", "-r", "0"], "expected --resilience 1..7, got 0"),
         (["--attack", "melee", "--arming", "2", "-r", "8"], "expected --resilience 1..7, got 8"),
         (["--panic"], "expected --resilience R (1..7), got none"),
@@ -333,7 +333,7 @@ def test_cli_human_output_tables() -> None:
         ),
         (
             ["--attack", "ranged", "--arming", "2", "-r", "4", "--ordnance-ranks", "0"],
-            "expected --ordnance-ranks >= 1",
+            "expected --ordnance-ranks 1..10, got 0",
         ),
         (
             ["--attack", "melee", "--arming", "2", "-r", "4", "--leadership", "2"],
@@ -343,7 +343,32 @@ def test_cli_human_output_tables() -> None:
         (["--panic", "-r", "4", "-l", "4"], "expected --leadership 0..3, got 4"),
         (["--panic", "-r", "4", "--ruleset", "dba"], "unknown ruleset 'dba'; expected one of"),
         (["--panic", "-r", "4", "--seen-fleeing", "1"], "use --ruleset 2mm-earth-v0.7"),
-        (["--panic", "-r", "4", "--simulate", "0"], "expected --simulate N >= 1, got 0"),
+        (["--panic", "-r", "4", "--simulate", "0"], "expected --simulate 1..1000000, got 0"),
+        # every whole-number option has a range, checked before any odds are worked out
+        (
+            ["--attack", "melee", "--arming", "100000", "-r", "4"],
+            "Error: odds: expected --arming 1..20, got 100000",
+        ),
+        (["--attack", "melee", "--arming", "200", "-r", "4"], "expected --arming 1..20, got 200"),
+        (
+            ["--panic", "-r", "4", "--simulate", "1000000000000"],
+            "expected --simulate 1..1000000, got 1000000000000",
+        ),
+        (
+            ["--attack", "melee", "--arming", "2", "-r", "4", "--outnumber", "50"],
+            "expected --outnumber -20..20, got 50",
+        ),
+        (["--panic", "-r", "4", "-m", "-11"], "expected --modifier -10..10, got -11"),
+        (
+            ["--panic", "-r", "4", "--ruleset", "2mm-earth-v0.7", "--contact-sides", "4"],
+            "expected --contact-sides 0..3, got 4",
+        ),
+        (["--wc-morale", "15"], "expected --wc-morale -2..14, got 15"),
+        (
+            ["--ruleset", "medieval-d10", "--attack", "ranged", "--figures", "100000"],
+            "expected --figures 1..200, got 100000",
+        ),
+        (["--ruleset", "medieval-d10", "--control", "--simulate", "2000000"], "--simulate 1..1"),
     ],
 )
 def test_cli_bad_input_one_line_error(

@@ -17,7 +17,14 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
-from scenario_builder.build import STAGES, BuildResult, build_from_paths, build_site
+from scenario_builder.build import (
+    MAX_CELLS,
+    STAGES,
+    BuildResult,
+    build_from_paths,
+    build_site,
+    check_size,
+)
 from scenario_builder.classify import CLIFF_DEG
 from scenario_builder.coords import as_written, describe, guess_box_crs, parse_bbox, parse_crs
 from scenario_builder.errors import ScenarioError
@@ -139,6 +146,15 @@ def read_bbox(
     show_default=True,
     help="Slopes steeper than this (degrees) are cliffs: impractical.",
 )
+@click.option(
+    "--max-cells",
+    "max_cells",
+    type=int,
+    default=MAX_CELLS,
+    show_default=True,
+    help="Refuse a grid of more cells than this (about 90 bytes of memory a cell), checked "
+    "before anything is read; the largest shipped site builds to 1.2 M.",
+)
 @out_dir_option
 @force_option
 def build(
@@ -155,6 +171,7 @@ def build(
     min_region: float,
     smooth_m: float | None,
     cliff_deg: float,
+    max_cells: int,
     out: str,
     force: bool,
 ) -> None:
@@ -172,6 +189,18 @@ def build(
         source = get_site(slug).dem if slug is not None else dem
         assert source is not None  # checked above: a SLUG or --dem
         bbox_crs, read_line = read_bbox(bbox, crs_text, source)
+    if max_cells < 1:
+        raise ScenarioError("--max-cells", f"expected a whole number >= 1, got {max_cells}")
+    if slug is not None:
+        from scenario_builder.sites import get_site
+
+        dem_path: str | Path = get_site(slug).dem
+    else:
+        assert dem is not None  # checked above: a SLUG or --dem
+        dem_path = dem
+    # Sized from the DEM's header before --out is claimed or a cell is read: a grid too fine
+    # for the machine is one line now, not minutes of swapping.
+    check_size(dem_path, resolution=resolution, bbox=bbox, bbox_crs=bbox_crs, max_cells=max_cells)
     stamp = {"command": "build", "input": slug or str(dem)}
     claim_out_dir(out, stamp, force=force)
     options: dict[str, Any] = dict(
@@ -184,6 +213,7 @@ def build(
         unknown_as=unknown_as,
         bbox=bbox,
         bbox_crs=bbox_crs,
+        max_cells=max_cells,
     )
     if read_line:
         click.echo(read_line)

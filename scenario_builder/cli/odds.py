@@ -31,6 +31,47 @@ COVERS = ("open", "wet", "debris", "overhead")
 V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
 
 
+# The range each whole-number option accepts, checked before any work. Exact odds are fractions
+# over 6^dice, so the dice are kept to tables a person reads (a troop's A is 1-5, 3.1 adds one
+# die a base of overlap: 20 dice and 20 bases leave room for house rules, at most 43 rows); a
+# simulation runs ~400 k trials a second, so a million is a few seconds. R-like values follow
+# the charts (2.3, 10.5); the counts of v0.7's situation and medieval-d10's figures and guns are
+# well past any table.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "arming": (1, 20),
+    "resilience": (1, 7),
+    "outnumber": (-20, 20),
+    "ordnance_ranks": (1, 10),
+    "leadership": (0, 3),
+    "modifier": (-10, 10),
+    "other_resilience": (1, 7),
+    "seen_fleeing": (0, 20),
+    "seen_routing": (0, 20),
+    "contact_sides": (0, 3),
+    "wc_mv": (-2, 14),
+    "figures": (1, 200),
+    "guns": (1, 20),
+    "simulate": (1, 1_000_000),
+}
+FLAGS = {"wc_mv": "--wc-morale"}
+
+
+def check_bounds(opts: dict[str, Any]) -> None:
+    """A one-line error for the first whole-number option outside :data:`BOUNDS`.
+
+    >>> check_bounds({"arming": 3, "simulate": None})
+    >>> check_bounds({"arming": 200})
+    Traceback (most recent call last):
+    ...
+    scenario_builder.cli.odds.OddsInputError: odds: expected --arming 1..20, got 200
+    """
+    for name, (low, high) in BOUNDS.items():
+        value = opts.get(name)
+        if value is not None and not low <= value <= high:
+            flag = FLAGS.get(name, _flag(name))
+            raise _fail(f"expected {flag} {low}..{high}, got {value}")
+
+
 class OddsInputError(ScenarioError, ValueError):
     """A bad combination of ``odds`` options."""
 
@@ -46,7 +87,7 @@ def _frac(x: Fraction) -> str:
 @click.command("odds")
 @click.option("--attack", "attack", metavar="melee|ranged", help="Odds of an attack's hits.")
 @click.option("--panic", is_flag=True, help="Odds of one panic test (10.5).")
-@click.option("--arming", type=int, help="Attack dice (A, 2.2), >= 1.")
+@click.option("--arming", type=int, help="Attack dice (A, 2.2), 1..20.")
 @click.option("--resilience", "-r", type=int, help="Target's (or tester's) R, 1..7 (2.3).")
 @click.option(
     "--half-range",
@@ -59,17 +100,27 @@ def _frac(x: Fraction) -> str:
 @click.option("--skirmisher", is_flag=True, help="Shooter is a skirmisher: no moving penalty.")
 @click.option("--cover", metavar="|".join(COVERS), help="Target's cover, chart 7.2.")
 @click.option("--unit-type", metavar="TYPE", help=f"Target's unit type: {', '.join(UNIT_TYPES)}.")
-@click.option("--outnumber", type=int, default=0, help="Own bases minus enemy bases (3.1).")
-@click.option("--ordnance-ranks", type=int, help="Fire as ordnance with this many ranks (8.1).")
+@click.option(
+    "--outnumber", type=int, default=0, help="Own bases minus enemy bases (3.1), -20..20."
+)
+@click.option(
+    "--ordnance-ranks", type=int, help="Fire as ordnance with this many ranks (8.1), 1..10."
+)
 @click.option("--volley", is_flag=True, help="Flintlock volley: 2-rank ordnance (8.2).")
 @click.option("--leadership", "-l", type=int, default=0, help="Highest L in the formation, 0..3.")
-@click.option("--modifier", "-m", type=int, default=0, help="Change to R for the panic test.")
+@click.option(
+    "--modifier", "-m", type=int, default=0, help="Change to R for the panic test, -10..10."
+)
 @click.option("--routing", is_flag=True, help="The formation is routing: no L deducted.")
 @ruleset_option
-@click.option("--other-resilience", type=int, help="v0.7: the other R (lowest is used).")
-@click.option("--seen-fleeing", type=int, help="v0.7: friendly formations seen fleeing (+1).")
-@click.option("--seen-routing", type=int, help="v0.7: friendly formations seen routing (+2).")
-@click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each).")
+@click.option("--other-resilience", type=int, help="v0.7: the other R (lowest is used), 1..7.")
+@click.option(
+    "--seen-fleeing", type=int, help="v0.7: friendly formations seen fleeing (+1), 0..20."
+)
+@click.option(
+    "--seen-routing", type=int, help="v0.7: friendly formations seen routing (+2), 0..20."
+)
+@click.option("--contact-sides", type=int, help="v0.7: sides in enemy contact (+1 each), 0..3.")
 @click.option("--rear-contact", is_flag=True, help="v0.7: enemy in contact at the rear (+2).")
 @click.option("--army-morale", is_flag=True, help="v0.7: army-morale test (9.1).")
 @click.option(
@@ -77,7 +128,7 @@ def _frac(x: Fraction) -> str:
     "wc_mv",
     type=int,
     metavar="MV",
-    help="War & Conquest morale/command test against this (modified) MV.",
+    help="War & Conquest morale/command test against this (modified) MV, -2..14.",
 )
 @click.option("--flee-pursuit", is_flag=True, help="W&C: a fleeing unit caught (<= pursuer).")
 @click.option("--dark-age-move", "da_troop", metavar="TROOP", help="Dark Age move roll (5.9).")
@@ -92,7 +143,7 @@ def _frac(x: Fraction) -> str:
 @click.option("--fast", is_flag=True, help="Dark Age fast move (charge, evade, rout...).")
 @click.option("--difficult", is_flag=True, help="Dark Age move in difficult terrain (5.13).")
 @click.option("--weapon", help="medieval-d10: missile or melee weapon of the attackers.")
-@click.option("--figures", type=int, help="medieval-d10: figures firing or fighting.")
+@click.option("--figures", type=int, help="medieval-d10: figures firing or fighting, 1..200.")
 @click.option("--armour", help="medieval-d10: target's armour grade (super_heavy ... light).")
 @click.option("--class", "troop_class", help="medieval-d10: troop class A-E or M (default C).")
 @click.option("--range-band", help="medieval-d10: short, medium or long.")
@@ -100,14 +151,16 @@ def _frac(x: Fraction) -> str:
 @click.option("--factor", multiple=True, metavar="KEY[=N]", help="medieval-d10: chart line.")
 @click.option("--part-dice", is_flag=True, help="medieval-d10: the Part-Dice rule.")
 @click.option("--automatic-kills", is_flag=True, help="medieval-d10: Automatic Kills (melee).")
-@click.option("--guns", type=int, help="medieval-d10: artillery gun models firing.")
+@click.option("--guns", type=int, help="medieval-d10: artillery gun models firing, 1..20.")
 @click.option("--morale", metavar="COLUMN", help="medieval-d10: a morale test for this reason.")
 @click.option("--control", is_flag=True, help="medieval-d10: a control test.")
 @click.option("--initiative", metavar="FIRST,SECOND", help="medieval-d10: commander kinds.")
 @click.option("--dice-sides", type=int, help="medieval-d10 initiative: 10 (default) or 6.")
 @click.option("--commander", help="medieval-d10: kind of the commander with the unit.")
 @click.option("--cavalry", is_flag=True, help="medieval-d10 control test: the unit is cavalry.")
-@click.option("--simulate", type=int, metavar="N", help="Also roll it N times with the dice.")
+@click.option(
+    "--simulate", type=int, metavar="N", help="Also roll it N times with the dice, 1..1000000."
+)
 @seed_option
 @json_option
 def odds(**opts: Any) -> None:
@@ -131,6 +184,8 @@ def odds(**opts: Any) -> None:
         medieval_odds,
         print_medieval,
     )
+
+    check_bounds(opts)
 
     if opts["ruleset"] in MEDIEVAL_NAMES:
         report = medieval_odds(opts)
@@ -159,10 +214,6 @@ def odds(**opts: Any) -> None:
     r = opts["resilience"]
     if r is None:
         raise _fail("expected --resilience R (1..7), got none")
-    if not 1 <= r <= 7:
-        raise _fail(f"expected --resilience 1..7, got {r}")
-    if opts["simulate"] is not None and opts["simulate"] < 1:
-        raise _fail(f"expected --simulate N >= 1, got {opts['simulate']}")
     report = _attack(opts) if opts["attack"] else _panic(opts)
     if opts["as_json"]:
         click.echo(json.dumps(report, sort_keys=True, indent=2))
@@ -228,15 +279,13 @@ def _attack(opts: dict[str, Any]) -> dict[str, Any]:
     if kind not in ("melee", "ranged"):
         raise _fail(f"expected --attack melee or ranged, got {kind!r}")
     arming = opts["arming"]
-    if arming is None or arming < 1:
-        raise _fail(f"expected --arming >= 1, got {arming}")
+    if arming is None:
+        raise _fail("expected --arming 1..20, got none")
     volley = opts["volley"]
     ranks = opts["ordnance_ranks"]
     if volley and ranks is None:
         ranks = 2
     ordnance = ranks is not None
-    if ordnance and ranks < 1:
-        raise _fail(f"expected --ordnance-ranks >= 1, got {ranks}")
     if kind == "melee":
         for name in ("half_range", "moving", "skirmisher", "volley", "ordnance_ranks"):
             if opts[name] not in (None, False):
@@ -319,16 +368,11 @@ def _panic(opts: dict[str, Any]) -> dict[str, Any]:
     _reject(opts, _ATTACK_ONLY, "--panic")
     ruleset = two_mm_ruleset(opts["ruleset"])
     leadership = opts["leadership"]
-    if not 0 <= leadership <= 3:
-        raise _fail(f"expected --leadership 0..3, got {leadership}")
     situation: dict[str, Any] = {}
     for name in V07_OPTIONS:
         value = opts[name]
         if value is None:
             continue
-        low = 1 if name == "other_resilience" else 0
-        if value < low:
-            raise _fail(f"expected {_flag(name)} >= {low}, got {value}")
         situation[name] = value
     for name in ("rear_contact", "army_morale"):
         if opts[name]:
@@ -379,8 +423,6 @@ def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
         from engine.rulesets.war_and_conquest.odds import command_pass_chance, morale_pass_chance
 
         mv = opts["wc_mv"]
-        if not -2 <= mv <= 14:
-            raise _fail(f"expected --wc-morale MV in -2..14, got {mv}")
         rows = {}
         methods = (
             (DiceMethod.TWO_D6, "2d6"),

@@ -103,8 +103,6 @@ def medieval_odds(opts: dict[str, Any]) -> dict[str, Any]:
     for name in ("arming", "resilience", "cover", "unit_type", "ordnance_ranks"):
         if opts.get(name) is not None:
             raise _fail(f"--{name.replace('_', '-')} is a 2mm Earth option")
-    if opts["simulate"] is not None and opts["simulate"] < 1:
-        raise _fail(f"expected --simulate N >= 1, got {opts['simulate']}")
     return {
         "attack": _attack,
         "morale": _morale,
