@@ -29,7 +29,7 @@ from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
 from engine.reinforcements import arrivals_for
-from engine.rulesets import Ruleset, get_ruleset
+from engine.rulesets import Ruleset, check_playable, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
 from engine.state import BaseStatus, BattleState, Formation, Morale
@@ -172,6 +172,7 @@ class Battle:
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
+        check_playable(scenario, ruleset)  # a mechanism it cannot play: refused, not ignored
         # the ground as this ruleset reads it: its classes from its own terrain table
         self.bf = ground = ruleset.ground(battlefield)
         self.scenario = scenario

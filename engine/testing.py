@@ -64,6 +64,7 @@ STRUCTURAL_HOOKS = frozenset(
         "classify_slope",
         "load_army",
         "prepare",
+        "unplayable",  # asked once as the battle is set up (engine.rulesets.check_playable)
         "delivery",
         "commander",
         "automatic_commanders",

@@ -193,6 +193,12 @@ class Ruleset:
     def prepare(self, state: BattleState, scenario: Scenario) -> None:
         """After deployment, before bound 1: set what the book says troops start with."""
 
+    def unplayable(self, scenario: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
+        """The scenario's mechanisms this ruleset cannot play: (the field's place, why) each.
+        The battle refuses a scenario with any (``check_playable``), so none is silently
+        ignored. The default plays them all."""
+        return []
+
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """How orders reach formations (the default: at once)."""
         from engine.orders import InstantDelivery
@@ -278,6 +284,23 @@ R = TypeVar("R", bound="type[Ruleset]")
 _REGISTRY: dict[str, type[Ruleset]] = {}
 _ALIASES: dict[str, str] = {}
 _INSTANCES: dict[str, Ruleset] = {}
+
+
+def check_playable(scenario: Scenario, ruleset: Ruleset) -> None:
+    """One line naming the scenario file, its line and the first field ``ruleset`` cannot
+    play (``Ruleset.unplayable``); nothing when it plays them all."""
+    bad = ruleset.unplayable(scenario)
+    if not bad:
+        return
+    from scenario_builder.errors import ScenarioFileError
+
+    loc, why = bad[0]
+    line = scenario.line_of(loc)
+    where = f"line {line}: " if line else ""
+    field_name = ".".join(str(x) for x in loc)
+    raise ScenarioFileError(
+        scenario.path or scenario.id, f"{where}{field_name}: {ruleset.name} {why}"
+    )
 
 
 def register(cls: R) -> R:

@@ -116,6 +116,9 @@ class Mode(StrEnum):
 #: what a unit's row in the battle's UnitTable depends on: its centre, its make-up (figures,
 #: formation and order: its depth; figures: alive) and its mode (alive, routing)
 _TABLE_WATCH = frozenset({"x", "y", "unit", "mode"})
+#: a unit whose centre is this close to the place it was sent to has reached it (as 2mm
+#: Earth's General reads a waypoint: commanders.REACHED_M)
+GOAL_M = 60.0
 #: what ``UnitState.alive`` depends on
 _LIFE = frozenset({"unit", "mode"})
 
@@ -131,6 +134,11 @@ class UnitState:
     facing: float  # bearing in radians, 0 = north, clockwise
     order: str = "hold"
     from_turn: int = 1
+    #: the scenario's place to attack (an attack on a point, an objective to take): the unit
+    #: advances on it first, until there or an enemy is within its move (engine.conditions)
+    goal: tuple[float, float] | None = None
+    #: the scenario's enemy unit to attack: advanced on instead of the nearest while it stands
+    aim: str | None = None
     mode: Mode = Mode.OBEY
     mode_until: int = 0  # the turn a half-speed / no-advance result lasts to
     target: str | None = None
@@ -1316,6 +1324,9 @@ class MedievalBattle:
                 u.unit = dc_replace(u.unit, disordered=False)
                 self.log("reformed", u.id)
                 continue
+            if u.order == "march" and u.goal is not None and u.mode is not Mode.NO_ADVANCE:
+                self._march(u)
+                continue
             if u.order != "attack" or self.turn < u.from_turn or enemy is None:
                 continue
             if u.mode is Mode.NO_ADVANCE or u.unit.arm is Arm.ARTILLERY:
@@ -1323,6 +1334,18 @@ class MedievalBattle:
             allowance = self.allowance(u)
             if u.mode is Mode.HALF_SPEED:
                 allowance /= 2
+            if u.goal is not None:
+                if math.dist((u.x, u.y), u.goal) <= GOAL_M or self.gap(u, enemy) <= allowance:
+                    u.goal = None  # there, or an enemy within its move: it goes at the enemy
+                else:
+                    moved = self.move_toward(u, u.goal[0], u.goal[1], allowance)
+                    u.moved = moved > 0
+                    if moved:
+                        self.log("advance", u.id, toward="place", metres=round(moved, 1))
+                    continue
+            aimed = self.units.get(u.aim) if u.aim is not None else None
+            if aimed is not None and aimed.alive and not aimed.routing:
+                enemy = aimed  # the enemy the scenario sends it at
             # "any movement not resulting in the unit coming into base-to-base contact": stop
             # 1 cm (chart) short of the nearest enemy
             room = self.gap(u, enemy) - self.m(1)
@@ -1335,6 +1358,20 @@ class MedievalBattle:
             u.moved = moved > 0
             if moved:
                 self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
+
+    def _march(self, u: UnitState) -> None:
+        """A unit sent to hold a place away from where it stood (a ``hold`` objective) moves
+        on it at its rate (half when the last test said so), then holds there: no charge is
+        declared on the way (it is not ordered to attack)."""
+        assert u.goal is not None
+        if math.dist((u.x, u.y), u.goal) <= GOAL_M:
+            u.order, u.goal = "hold", None
+            return
+        allowance = self.allowance(u) / (2 if u.mode is Mode.HALF_SPEED else 1)
+        moved = self.move_toward(u, u.goal[0], u.goal[1], allowance)
+        u.moved = moved > 0
+        if moved:
+            self.log("advance", u.id, toward="place", metres=round(moved, 1))
 
     def _artillery(self, u: UnitState, enemy: UnitState | None) -> None:
         """Normal movement and firing of a battery (MOVEMENT CHART artillery rows): unlimbered

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from engine.conditions import condition_holds
 from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
@@ -231,6 +232,9 @@ class MedievalContext(BoundContext):
 
     game: MedievalBattle | None = None
     emitted: int = 0
+    #: the plan's triggers fired so far: (side, index) and their ids (engine.conditions)
+    fired: set[tuple[str, int]] = field(default_factory=set)
+    fired_ids: set[str] = field(default_factory=set)
 
 
 def _phase(book_phase: BookPhase, method: str) -> Phase:
@@ -244,31 +248,116 @@ def _phase(book_phase: BookPhase, method: str) -> Phase:
     return Phase(phase_name(book_phase), run)
 
 
-def _orders(ctx: MedievalContext) -> dict[str, tuple[str, int]]:
-    """Each formation's order word and first turn: its deployment order, brought forward by the
-    plan's bound-timed ``attack``/``advance`` triggers (the only triggers this ruleset reads)."""
-    out: dict[str, tuple[str, int]] = {}
+@dataclass(slots=True)
+class _Orders:
+    """A unit's orders as the scenario gives them: its word, the turn it acts from, the place
+    it goes for first and the enemy it is sent at."""
+
+    word: str = "hold"
+    start: int = 1
+    goal: tuple[float, float] | None = None
+    aim: str | None = None
+
+
+def _bound_only(trig: Any) -> bool:
+    w = trig.when
+    return w.bound is not None and not any(
+        getattr(w, k) is not None
+        for k in (
+            "formation",
+            "enemy_within_m",
+            "losses_fraction",
+            "routs",
+            "objective_taken",
+            "trigger_fired",
+        )
+    )
+
+
+def _orders(ctx: MedievalContext) -> dict[str, _Orders]:
+    """Each formation's orders: its deployment order (``attack``/``advance``: attack; else
+    hold) with its target place or enemy; a ``take`` objective's formations attack, going for
+    the objective's point first; a ``hold`` or ``screen`` objective's formations deployed
+    farther than :data:`_STATION_M` from its point march there, then hold; then the plan's
+    bound-timed triggers bring attack orders forward to their turn. The other triggers are
+    judged turn by turn (:func:`_fire_triggers`).
+    """
+    out: dict[str, _Orders] = {}
     sc = ctx.scenario
     if sc is None:
         return out
+    to_xy = ctx.bf.to_xy
     for side in sc.sides:
         for fs in side.formations:
             word = "attack" if fs.order in ("attack", "advance") else "hold"
-            out[fs.id] = (word, 1)
-        plan = getattr(side, "plan", None)
+            goal = fs.target.resolve(to_xy) if fs.target is not None else None
+            aim = fs.target_formation if word == "attack" else None
+            out[fs.id] = _Orders(word, 1, goal if word == "attack" else None, aim)
+        plan = sc.plan_of(side.id)
+        for ob in plan.objectives if plan is not None else ():
+            point = ob.point.resolve(to_xy)
+            for fid in ob.formations:
+                o = out.setdefault(fid, _Orders())
+                f = ctx.state.formations.get(fid)
+                if ob.kind == "take":
+                    o.word, o.goal, o.aim = "attack", point, None
+                elif f is not None and math.dist(f.centre(), point) > _STATION_M:
+                    o.word, o.goal, o.aim = "march", point, None  # to the place, then hold it
         for trig in plan.triggers if plan is not None else ():
-            if trig.when.bound is None or trig.order not in ("attack", "advance"):
-                continue
-            if any(
-                getattr(trig.when, k) is not None
-                for k in ("enemy_within_m", "losses_fraction", "routs", "objective_taken")
-            ):
+            if not _bound_only(trig) or trig.order not in ("attack", "advance"):
                 continue
             for fid in trig.formations:
-                word, _ = out.get(fid, ("hold", 1))
-                if word == "hold":
-                    out[fid] = ("attack", trig.when.bound)
+                o = out.setdefault(fid, _Orders())
+                if o.word in ("hold", "march"):
+                    o.word, o.start = "attack", trig.when.bound or 1
+                    o.goal = trig.target.resolve(to_xy) if trig.target is not None else None
+                    o.aim = trig.target_formation
     return out
+
+
+#: a unit deployed this close to a hold or screen objective's point holds it by standing;
+#: one farther off marches there first, then holds (2mm Earth's commanders.STATION_M)
+_STATION_M = 150.0
+
+
+def _fire_triggers(ctx: MedievalContext, game: MedievalBattle) -> None:
+    """The plan's triggers other than bound-timed attacks, judged as each turn begins on the
+    core's state (engine.conditions: the reading every ruleset shares); each fires once, in
+    file order, giving its formations (default: the condition's formation) its order: attack
+    or advance (at its target place or enemy, else the nearest) or hold."""
+    sc = ctx.scenario
+    if sc is None:
+        return
+    state, bound = ctx.state, ctx.state.bound
+    for side in sc.sides:
+        plan = sc.plan_of(side.id)
+        for i, trig in enumerate(plan.triggers if plan is not None else ()):
+            key = (side.id, i)
+            if key in ctx.fired:
+                continue
+            who = [state.formations[x] for x in trig.formations if x in state.formations]
+            if _bound_only(trig) and trig.order in ("attack", "advance"):
+                if bound >= (trig.when.bound or 0):  # given with the orders (_orders)
+                    ctx.fired.add(key)
+                    if trig.id is not None:
+                        ctx.fired_ids.add(trig.id)
+                continue
+            if not condition_holds(trig.when, who, state, bound, fired=ctx.fired_ids):
+                continue
+            ctx.fired.add(key)
+            if trig.id is not None:
+                ctx.fired_ids.add(trig.id)
+            targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
+            for fid in targets:
+                u = game.units.get(fid)
+                if u is None or u.side != side.id or not u.alive:
+                    continue
+                if trig.order == "hold":
+                    u.order, u.goal, u.aim = "hold", None, None
+                    continue
+                u.order, u.from_turn = "attack", min(u.from_turn, game.turn)
+                u.goal = trig.target.resolve(ctx.bf.to_xy) if trig.target is not None else None
+                u.aim = trig.target_formation
 
 
 def _game(ctx: MedievalContext) -> MedievalBattle:
@@ -336,7 +425,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             spec = spec.model_copy(
                 update={"id": fs.id, "name": fs.name or spec.name, "figures": fs.bases}
             )
-            word, start = orders.get(fs.id, ("hold", 1))
+            o = orders.get(fs.id, _Orders())
             units.append(
                 UnitState(
                     Unit.from_spec(spec),
@@ -344,8 +433,10 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     f.cx,
                     f.cy,
                     math.radians(f.facing),
-                    order=word,
-                    from_turn=start,
+                    order=o.word,
+                    from_turn=o.start,
+                    goal=o.goal,
+                    aim=o.aim,
                     commander=with_unit.get(fs.id),
                 )
             )
@@ -517,7 +608,62 @@ class MedievalD10(Ruleset):
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)
 
+    def unplayable(self, scenario: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        """The scenario mechanisms this book has no procedure for (docs/rules-interpretations.md,
+        "Scenario mechanisms by ruleset"): refused with the field, never silently ignored."""
+        out: list[tuple[tuple[str | int, ...], str]] = []
+        if scenario.victory.pursuit_bounds:
+            out.append(
+                (
+                    ("victory", "pursuit_bounds"),
+                    "ends the battle at the break (its pursuit is the charts' own PURSUING "
+                    "mode); expected 0",
+                )
+            )
+        if scenario.weather_changes:
+            out.append(
+                (("weather_changes", 0), "rolls its own weather and wind each turn (phase 2)")
+            )
+        for si, side in enumerate(scenario.sides):
+            if side.readiness is not None and side.readiness.state != "ready":
+                out.append((("sides", si, "readiness"), "has no rule for troops caught unready"))
+            if side.age is not None:
+                out.append((("sides", si, "age"), "sends no messengers (9.2's ages)"))
+            for fi, fs in enumerate(side.formations):
+                if fs.readiness is not None and fs.readiness.state != "ready":
+                    loc = ("sides", si, "formations", fi, "readiness")
+                    out.append((loc, "has no rule for troops caught unready"))
+            plan = scenario.plan_of(side.id)
+            if plan is None:
+                continue
+            at: tuple[str | int, ...] = ("sides", si, "plan")
+            for pi, fp in enumerate(plan.formations):
+                out.append(
+                    (
+                        (*at, "formations", pi),
+                        f"plays no formation plan ({fp.formation}: waypoints, steps, hold fire, "
+                        "feints or timed arrivals)",
+                    )
+                )
+            for ti, trig in enumerate(plan.triggers):
+                if trig.order not in ("attack", "advance", "hold"):
+                    out.append(
+                        (
+                            (*at, "triggers", ti, "order"),
+                            f"has no {trig.order} order (attack, advance or hold)",
+                        )
+                    )
+                if trig.when.objective_taken is not None:
+                    out.append(
+                        (
+                            (*at, "triggers", ti, "when", "objective_taken"),
+                            "does not judge objectives taken",
+                        )
+                    )
+        return out
+
     def start_bound(self, ctx: BoundContext) -> None:
         assert isinstance(ctx, MedievalContext)
         if ctx.game is not None:
             ctx.game.begin_turn()
+            _fire_triggers(ctx, ctx.game)

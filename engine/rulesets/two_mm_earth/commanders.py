@@ -57,13 +57,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.conditions import condition_holds
 from engine.geometry import FewSeparation, obb_array, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.charts import UnitType
 from engine.rulesets.two_mm_earth.profiles import Flag, profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import FormationPlan, Plan, PlanStep, Scenario, Trigger, TriggerCondition
-from engine.state import BaseStatus, BattleState, Formation, Morale
+from engine.state import BattleState, Formation, Morale
 
 if TYPE_CHECKING:
     from engine.terrain import Ground
@@ -338,31 +339,11 @@ class PlanCommander:
         bound: int,
         enemies: _Enemies,
     ) -> bool:
-        """A trigger condition (all given parts); ``who`` is whose distance to the enemy counts
-        when the condition names no formation."""
-        if w.bound is not None and bound < w.bound:
-            return False
-        subject = state.formations.get(w.formation) if w.formation else None
-        if w.formation and subject is None:
-            return False
-        if w.enemy_within_m is not None:
-            near = [subject] if subject is not None else who
-            near = [f for f in near if not f.removed]
-            if not any(enemies.within(f, w.enemy_within_m) for f in near):
-                return False
-        if w.losses_fraction is not None:
-            if subject is None:
-                return False
-            dead = sum(1 for b in subject.bases if b.status is BaseStatus.DEAD)
-            if dead / max(1, subject.start_bases or len(subject.bases)) < w.losses_fraction:
-                return False
-        if w.routs is not None:
-            r = state.formations.get(w.routs)
-            if r is None or r.morale not in (Morale.ROUTING, Morale.DESTROYED):
-                return False
-        if w.trigger_fired is not None and w.trigger_fired not in self.fired_ids:
-            return False
-        return w.objective_taken is None or w.objective_taken in self.taken
+        """A trigger condition (engine.conditions, the one reading for every ruleset), the
+        enemy's distance by this call's table of enemies."""
+        return condition_holds(
+            w, who, state, bound, fired=self.fired_ids, taken=self.taken, within=enemies.within
+        )
 
     # -- pieces ---------------------------------------------------------------------------
     def _resolve_objectives(self, bf: Ground) -> list[_Objective]:

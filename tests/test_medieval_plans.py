@@ -1,0 +1,166 @@
+"""medieval-d10 plays the scenario's plan through the core's reading (engine.conditions):
+triggers of every kind, target places and enemies, objectives to take and to hold; and refuses,
+with the field named, the mechanisms its book has no procedure for. On the shipped ground of
+Towton and Flodden. Reading: docs/rules-interpretations.md ("Scenario mechanisms by ruleset").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.rulesets import get_ruleset
+from engine.scenario import Scenario, load_scenario
+from engine.state import BaseStatus
+from scenario_builder.cli.run import build_battlefield
+from scenario_builder.errors import ScenarioFileError
+from scenario_builder.paths import data_dir
+
+MEDIEVAL = "medieval-d10"
+
+
+@pytest.fixture(scope="module")
+def grounds() -> dict[str, Any]:
+    return {
+        sid: build_battlefield(load_scenario(sid)).battlefield
+        for sid in ("towton_1461", "flodden_1513")
+    }
+
+
+def _edited(sid: str, edit: Any) -> Scenario:
+    sc = load_scenario(sid)
+    data = sc.model_dump(mode="json", exclude_defaults=True)
+    edit(data)
+    new = Scenario.model_validate(data)
+    new._path = sc.path
+    return new
+
+
+def _side(data: dict[str, Any], sid: str) -> dict[str, Any]:
+    return next(s for s in data["sides"] if s["id"] == sid)
+
+
+def _battle(sc: Scenario, bf: Any, seed: int = 1) -> Battle:
+    return Battle(bf, sc, Dice(seed), ruleset=get_ruleset(MEDIEVAL))
+
+
+def _acts(b: Battle, unit: str) -> list[tuple[int, str, dict[str, Any]]]:
+    return [
+        (rec.bound, e.kind, e.detail)
+        for rec in b.log.bounds
+        for e in rec.events
+        if e.type == "medieval"
+        and getattr(e, "unit", None) == unit
+        and e.kind in ("advance", "charge_declared", "charge")
+    ]
+
+
+def test_a_losses_trigger_sends_the_reserve_in(grounds: dict[str, Any]) -> None:
+    """Towton: Norfolk's battle comes in when the Yorkist centre has lost a tenth of its men
+    (a ``losses_fraction`` trigger in place of its timed arrival): it stands until the turn
+    after that loss, then advances. Before, medieval-d10 read bound-timed triggers only and
+    Norfolk never moved."""
+
+    def edit(data: dict[str, Any]) -> None:
+        plan = _side(data, "yorkists")["plan"]
+        plan["triggers"] = [t for t in plan["triggers"] if "yk_norfolk" not in t["formations"]]
+        plan["triggers"].append(
+            {
+                "when": {"losses_fraction": 0.1, "formation": "yk_centre"},
+                "order": "attack",
+                "formations": ["yk_norfolk"],
+            }
+        )
+
+    b = _battle(_edited("towton_1461", edit), grounds["towton_1461"])
+    lost_at = None
+    while not b.finished and b.state.bound < 40:
+        b.step()
+        f = b.state.formations["yk_centre"]
+        dead = sum(1 for x in f.bases if x.status is BaseStatus.DEAD) / len(f.bases)
+        if lost_at is None and dead >= 0.1:
+            lost_at = b.state.bound
+    assert lost_at is not None, "the Yorkist centre lost a tenth of its men"
+    acts = _acts(b, "yk_norfolk")
+    assert acts, "Norfolk's battle was sent in"
+    assert acts[0][0] > lost_at, (acts[0], lost_at)  # judged as the next turn began
+
+
+def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> None:
+    """Flodden under medieval-d10: Stanley's battle, told to take the Scots' right flank, and
+    Home's division, the English right, go for those places from the first turn; Surrey's
+    battle, told to hold Piper Hill 194 m from where it stands, marches onto it and stands."""
+    sc = load_scenario("flodden_1513")
+    b = _battle(sc, grounds["flodden_1513"])
+    b.run(6)
+    for unit in ("en_stanley", "sc_home", "en_surrey"):
+        first = _acts(b, unit)[0]
+        assert first[0] == 1 and first[1] == "advance" and first[2]["toward"] == "place", first
+    plan = sc.plan_of("english")
+    assert plan is not None
+    hill = next(o for o in plan.objectives if o.id == "hold_piper_hill").point
+    xy = hill.resolve(b.bf.to_xy)
+    f = b.state.formations["en_surrey"]
+    assert math.dist(f.centre(), xy) <= 60.0 + 1e-6 or b.state.contacts.get("en_surrey")
+
+
+@pytest.mark.parametrize(
+    ("field", "edit"),
+    [
+        ("victory.pursuit_bounds", lambda d: d.__setitem__("victory", {"pursuit_bounds": 5})),
+        (
+            "sides.0.readiness",
+            lambda d: d["sides"][0].__setitem__("readiness", {"state": "asleep"}),
+        ),
+        ("sides.0.age", lambda d: d["sides"][0].__setitem__("age", "modern")),
+        (
+            "sides.0.plan.formations.0",
+            lambda d: d["sides"][0]["plan"].__setitem__(
+                "formations", [{"formation": "yk_left", "waypoints": [{"xy": [0.0, 0.0]}]}]
+            ),
+        ),
+        (
+            "sides.0.plan.triggers.0.order",
+            lambda d: d["sides"][0]["plan"]["triggers"][0].__setitem__("order", "retreat"),
+        ),
+        (
+            "weather_changes.0",
+            lambda d: d.__setitem__("weather_changes", [{"bound": 3, "weather": "rain"}]),
+        ),
+    ],
+)
+def test_a_mechanism_medieval_cannot_play_is_refused(
+    field: str, edit: Any, tmp_path: Path, run_cli: Any
+) -> None:
+    """Towton with one mechanism medieval-d10 has no procedure for: ``run`` stops with one
+    line naming the scenario file, the line and the field, exit 1, nothing written."""
+    data = yaml.safe_load((data_dir() / "scenarios" / "towton_1461.yaml").read_text())
+    edit(data)
+    data["battlefield"] = {"slug": "towton"}
+    p = tmp_path / "towton_edit.yaml"
+    p.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _stdout, err = run_cli("run", str(p), "--out", str(out))
+    assert code == 1, err
+    lines = [x for x in err.strip().splitlines() if x]
+    assert len(lines) == 1, err
+    assert "towton_edit.yaml" in lines[0] and field in lines[0] and MEDIEVAL in lines[0], err
+    assert not out.exists()
+
+
+def test_the_battle_refuses_before_fighting(grounds: dict[str, Any]) -> None:
+    """The library refuses too (engine.rulesets.check_playable): Battle() raises the same
+    one-line ScenarioFileError before a bound is fought."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["victory"] = {"pursuit_bounds": 3}
+
+    with pytest.raises(ScenarioFileError, match=re.escape("victory.pursuit_bounds: medieval-d10")):
+        _battle(_edited("towton_1461", edit), grounds["towton_1461"])
