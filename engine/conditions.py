@@ -9,7 +9,7 @@ objective ``objective_taken`` is taken.
 
 >>> from engine.scenario import TriggerCondition
 >>> from engine.state import BattleState
->>> condition_holds(TriggerCondition(bound=3), [], BattleState(), 2, fired=set())
+>>> condition_holds(TriggerCondition(bound=3), [], BattleState({}, {}, {}), 2, fired=set())
 False
 """
 

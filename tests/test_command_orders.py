@@ -227,11 +227,13 @@ def test_plan_commander_bound_trigger_fires_once_and_defaults(flodden):
     st.bound = 2
     two = [str(o) for o in cmd.orders(CommanderView("scots", 2, st, bf, sc), 2)]
     # flodden plan: {when: {bound: 2}, order: attack, formations: [sc_errol, sc_king], target: ...}
-    assert any(o.startswith("attack sc_errol to ") for o in two)
-    assert any(o.startswith("attack sc_king to ") for o in two)
+    # an attack on a place is an Advance to it (rules-interpretations, "Who closes and who
+    # shoots"): the pike columns go for Piper Hill, not for whichever enemy is nearest
+    assert any(o.startswith("advance sc_errol to ") for o in two)
+    assert any(o.startswith("advance sc_king to ") for o in two)
     st.bound = 3
     three = [str(o) for o in cmd.orders(CommanderView("scots", 3, st, bf, sc), 3)]
-    assert not any(o.startswith(("attack sc_errol", "attack sc_king")) for o in three)
+    assert not any(o.startswith(("advance sc_errol", "advance sc_king")) for o in three)
     assert "attack sc_argyll" in " ".join(three)  # the bound-3 trigger
 
 

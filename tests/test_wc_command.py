@@ -488,20 +488,19 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
 @pytest.mark.parametrize(
     ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
     [
-        # Teutoburg seed 18 (gm_jav_west) until missile troops closed by Advance (9.1) and
-        # formations in contact closed base to base (3.2)
-        ("flodden_1513", WC, 24, 16, "sc_king", "en_surrey", "pursues"),
-        # seed 28 bound 11 until then; seed 20 bound 17 until Maldon's English closed into
-        # one Battle Line (5.5)
-        ("maldon_991", DA, 9, 18, "en_fyrd_left", "vk_lith_3", "restrained"),
+        # (Teutoburg seed 18, gm_jav_west pursuing, and Maldon seed 28 bound 11 until missile
+        # troops closed by Advance, 9.1, and formations in contact closed base to base, 3.2;
+        # Maldon seed 20 bound 17 until its English closed into one Battle Line, 5.5)
+        ("teutoburg_ad9", WC, 55, 14, "rm_aux_van", "gm_slope_west", "restrained"),
+        ("maldon_991", DA, 9, 17, "en_fyrd_right", "vk_lith_1", "pursues"),
     ],
 )
 def test_restraining_pursuit_in_battle(
     scenario: str, ruleset: str, seed: int, bound: int, formation: str, fled: str, outcome: str
 ) -> None:
     """On shipped ground, in both compositions: a formation told to hold whose enemy in contact
-    breaks takes the Command Test to restrain its men (Flodden: the King's division fails and
-    chases Surrey's battle; Maldon: the left fyrd holds its ground)."""
+    breaks takes the Command Test to restrain its men (Teutoburg: the Roman vanguard holds its
+    ground; Maldon: the right fyrd fails and chases the first ship crew)."""
     b = _battle(load_scenario(scenario), ruleset, seed)
     while b.state.bound < bound:
         b.step()

@@ -475,15 +475,22 @@ def closes_on_advance(f: Formation) -> bool:
 
 
 def _on_a_place(f: Formation, o: Order) -> Order:
-    """An attack on a place (a point, no enemy formation named) by troops with missiles is
-    an Advance to it (docs/rules-interpretations.md, "Who closes and who shoots"): 9.1's
-    Attack would have them shoot at whatever is in range and never go there; melee-only
-    troops keep Attack (they move into combat)."""
+    """An attack on a place (a point, no enemy formation named) is an Advance to it
+    (docs/rules-interpretations.md, "Who closes and who shoots"): 9.1's Attack has troops with
+    missiles shoot at whatever is in range and melee-only troops charge whatever enemy is
+    nearest, and neither ever goes there. On the way the General's default sends the
+    formation at an enemy within striking distance (Attack for melee-only troops, Advance on
+    it for those that close). Skirmishers and war machines keep Attack (they shoot)."""
     if o.kind != "attack" or o.target_point is None or o.target_formation is not None:
         return o
-    if not closes_on_advance(f):
+    if not (closes_on_advance(f) or _melee_only(f)):
         return o
     return type(o)("advance", o.formation, o.target_point, None)
+
+
+def _melee_only(f: Formation) -> bool:
+    ps = [profile_of(b.profile) for b in f.alive_bases]
+    return bool(ps) and all(p.melee_only for p in ps)
 
 
 def _closing(cur: Order, enemies: _Enemies) -> bool:
