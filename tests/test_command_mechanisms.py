@@ -167,3 +167,21 @@ def test_9_2_a_side_with_its_own_age_sends_at_its_own_rate(grounds: dict[str, An
     for e in sent:
         if e.side == "confederates":
             assert e.arrival_bound == arrival_bound(e.cost_m, 500.0, e.sent_bound), e
+
+
+# -- a mechanism a ruleset cannot play ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["2mm-earth-v0.9+wc-morale", "dark-age"])
+def test_pursuit_bounds_under_a_book_with_no_pursuit_is_refused(
+    ruleset: str, tmp_path: Any, run_cli: Any
+) -> None:
+    """Barnet's ``pursuit_bounds: 10`` under War & Conquest's morale (whose battle ends at the
+    break, it has no 11.1 pursuit): ``run --ruleset`` stops with one line naming the file, the
+    line and the field, exit 1, nothing written; under 2mm Earth the pursuit runs."""
+    out = tmp_path / "out"
+    code, _o, err = run_cli("run", "barnet_1471", "--ruleset", ruleset, "--out", str(out))
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert code == 1 and len(lines) == 1, err
+    assert "barnet_1471.yaml: line " in lines[0] and "victory.pursuit_bounds: " + ruleset in err
+    assert not out.exists()

@@ -302,7 +302,8 @@ def test_v07_panic_tests_get_the_friends_seen() -> None:
         log, _ = fight(sc, built, 1, ruleset="2mm-earth-v0.7")
     finally:
         mp.undo()
-    assert checks.counts["panic"] > 5 and checks.counts["seen_nonzero"] > 0
+    # (3 rout tests since the Scottish columns advance on Piper Hill; 6+ before)
+    assert checks.counts["panic"] >= 3 and checks.counts["seen_nonzero"] > 0
     case = "flodden_1513_2mm_earth_v0.7_seed1"
     want = json.loads(known_answers.path_of(case).read_text(encoding="utf-8"))
     got = known_answers._answer(log, {"scenario": "flodden_1513", "seed": 1})

@@ -196,7 +196,11 @@ class Ruleset:
     def unplayable(self, scenario: Scenario) -> list[tuple[tuple[str | int, ...], str]]:
         """The scenario's mechanisms this ruleset cannot play: (the field's place, why) each.
         The battle refuses a scenario with any (``check_playable``), so none is silently
-        ignored. The default plays them all."""
+        ignored. The default refuses ``victory.pursuit_bounds`` for a book with no pursuit
+        after the break (one that keeps the default :meth:`pursuit_over`)."""
+        if scenario.victory.pursuit_bounds and type(self).pursuit_over is Ruleset.pursuit_over:
+            why = "has no pursuit after the break (its battle ends when an army breaks); expected 0"
+            return [(("victory", "pursuit_bounds"), why)]
         return []
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:

@@ -611,15 +611,9 @@ class MedievalD10(Ruleset):
     def unplayable(self, scenario: Any) -> list[tuple[tuple[str | int, ...], str]]:
         """The scenario mechanisms this book has no procedure for (docs/rules-interpretations.md,
         "Scenario mechanisms by ruleset"): refused with the field, never silently ignored."""
-        out: list[tuple[tuple[str | int, ...], str]] = []
-        if scenario.victory.pursuit_bounds:
-            out.append(
-                (
-                    ("victory", "pursuit_bounds"),
-                    "ends the battle at the break (its pursuit is the charts' own PURSUING "
-                    "mode); expected 0",
-                )
-            )
+        # pursuit_bounds: the battle ends at the break (the charts' own PURSUING mode is the
+        # pursuit), refused by the default for a book with no pursuit after the break
+        out = super().unplayable(scenario)
         if scenario.weather_changes:
             out.append(
                 (("weather_changes", 0), "rolls its own weather and wind each turn (phase 2)")
