@@ -256,3 +256,17 @@ def test_idle_formations_are_named_with_their_cause(ground: dict[str, Any]) -> N
     assert all(e.bounds % 5 == 0 and e.cause for _, e in idle)
     assert any(e.cause == "blocked by friend en_king" for _, e in idle), [e for _, e in idle]
     assert log.result is not None and log.result["idle"] == len(idle)
+
+
+def test_maldon_shieldwalls_in_contact_fight_it_out(ground: dict[str, Any]) -> None:
+    """Maldon (dark-age) seed 2: the shieldwalls that stood planning charges and moving 0 m
+    from bound 14 to 40 (the holed unit's outline touching the enemy, no living stand) now
+    close base to base and fight: the battle is decided well before its 40 bounds, every
+    steady formation with an intent acted within 5 bounds (no idle event), and close-quarter
+    melee is fought on both sides."""
+    log = _fight(ground, "maldon_991", 2)
+    assert log.result is not None
+    assert log.result["winner"] is not None and log.result["bounds"] < 40, log.result
+    assert log.result["idle"] == 0 and "stall" not in log.result, log.result
+    melee = _of(log, "melee")
+    assert {e.formation[:3] for _, e in melee} == {"en_", "vk_"}

@@ -64,8 +64,8 @@ MISSING_RATIO: dict[str, str] = {
     "flodden_1513": (
         "no disorder: the Scottish pike columns lost their order crossing the wet hollow and "
         "could not use their pikes against the bills (Hall 1548; Barr 2001); 2mm Earth has no "
-        "disordered state, so the pike fight is even and the English lose nearly as many men as "
-        "the Scots (and the battle stops at the break: no pursuit_bounds at dusk)"
+        "disordered state, so the pike fight is even and the English lose as many men as the "
+        "Scots or more (and the battle stops at the break: no pursuit_bounds at dusk)"
     ),
     "gettysburg_1863_day2": (
         "no enfilade: the Union III Corps salient was shot at from two sides and cost the Union "
