@@ -53,6 +53,7 @@ MARK_EVENTS = (
     "disorder",
     "manoeuvre",
     "wc_test",
+    "idle",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0
@@ -137,6 +138,8 @@ _SENTENCES: dict[str, str] = {
     "{cost_m} m, due bound {arrival_bound}",
     # issue 12: a timed reinforcement comes on (engine.reinforcements)
     "arrived": "{formation} arrives on the table ({edge}), {delayed} bound(s) late",
+    # engine.idle: an order not carried out for bounds running, and why
+    "idle": "{formation} has not carried out \u201c{order}\u201d for {bounds} bounds: {cause}",
 }
 
 
@@ -211,6 +214,9 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     >>> _event_text({"type": "arrived", "formation": "f", "edge": "south", "at": [1.0, 2.0],
     ...              "facing": 0.0, "delayed": 0})
     'f arrives on the table (south), 0 bound(s) late'
+    >>> _event_text({"type": "idle", "formation": "f", "order": "advance", "bounds": 5,
+    ...              "cause": "blocked by friend g"})
+    'f has not carried out \u201cadvance\u201d for 5 bounds: blocked by friend g'
     >>> _event_text({"type": "earthquake", "formation": "f", "dice": {"faces": [6]}, "size": 9})
     'earthquake; f; dice [6]; size 9'
     """
