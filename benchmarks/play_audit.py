@@ -7,7 +7,8 @@ ruleset) for seeds 1..N, exactly as ``scenario-builder run`` fights them, and pr
 - ``never acted``: formations that never moved more than 1 m, shot or fought in a replay
   (counted over replays; the names of the most frequent);
 - ``idle max``: the longest streak of bounds a steady formation with an intent to move or
-  attack (its order ``advance``/``attack``) neither moved more than 1 m, shot nor fought;
+  attack (its order ``advance``/``attack``, not at the place its advance was to) neither
+  moved more than 1 m, shot nor fought;
 - ``idle named``: idle events the engine logged (``idle``: the stall watcher naming a cause);
 - ``undecided``: replays that ended with no winner, and their reasons.
 
@@ -80,9 +81,15 @@ def audit_log(log: dict[str, Any]) -> Replay:
     forms = [f["id"] for f in log.get("formations", [])]
     acted: set[str] = set()
     streak: dict[str, int] = collections.defaultdict(int)
+    arrived: dict[str, str] = {}  # formation -> the order it reached its goal under
+    orders: dict[str, str] = {}
     for b in log["bounds"]:
         now: set[str] = set()
         for e in b["events"]:
+            if e.get("type") == "moved" and e.get("halted") == "goal":
+                arrived[e["formation"]] = orders.get(e["formation"], "")
+            if e.get("type") == "order_received":
+                orders[e["formation"]] = e.get("order", "")
             now.update(x for x in _acts(e) if x)
             if _is_melee(e):
                 r.melee += 1
@@ -92,6 +99,8 @@ def audit_log(log: dict[str, Any]) -> Replay:
         snap = (b.get("snapshot") or {}).get("formations") or {}
         for fid, s in snap.items():
             intent = s.get("morale") == "steady" and s.get("order") in ("advance", "attack")
+            if intent and fid in arrived and arrived[fid] == orders.get(fid, ""):
+                intent = False  # at the place its advance was to, standing there by order
             if intent and fid not in now:
                 streak[fid] += 1
                 if streak[fid] > r.idle_max:

@@ -38,7 +38,8 @@ class IdleWatch:
     """Per battle: each formation's idle streak and the last halt of its moves."""
 
     streaks: dict[str, int] = field(default_factory=dict)
-    halted: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    #: each formation's last halt (engine.movement) and, once read, the order it halted under
+    halted: dict[str, tuple[str | None, Any]] = field(default_factory=dict)
     reported: int = 0
 
     def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
@@ -60,6 +61,8 @@ class IdleWatch:
         out: list[Idle] = []
         for f in state.active():
             intent = f.morale is Morale.STEADY and getattr(f, "order", None) in _INTENT
+            if intent and self._arrived(f):
+                intent = False  # an advance to a place it reached: it stands there by order
             if not intent or f.id in acted or state.contacts.get(f.id):
                 self.streaks.pop(f.id, None)
                 continue
@@ -69,6 +72,16 @@ class IdleWatch:
                 out.append(Idle("end", f.id, str(f.order), n, self._cause(ctx, f, planned)))
         self.reported += len(out)
         return out
+
+    def _arrived(self, f: Any) -> bool:
+        """Whether ``f``'s last move ended at its goal under the order it still has (9.1:
+        melee-only troops told to Hold keep their Advance, standing where it took them)."""
+        key = (f.order, f.target_point, f.target_formation)
+        halt, at = self.halted.get(f.id, (None, None))
+        if halt == "goal" and at is None:
+            self.halted[f.id] = (halt, key)  # the order it reached its goal under
+            return True
+        return halt == "goal" and at == key
 
     def _cause(self, ctx: Any, f: Any, planned: set[str]) -> str:
         """Why ``f`` stood, as far as the bound tells."""

@@ -247,14 +247,18 @@ def test_a_holed_line_closes_until_bases_touch(ground: dict[str, Any]) -> None:
 
 
 def test_idle_formations_are_named_with_their_cause(ground: dict[str, Any]) -> None:
-    """Halidon Hill seed 2: Norfolk's and Balliol's battles are ordered forward and stand
-    behind the King's battle, which holds their point; the watcher names them (blocked by
-    friend en_king) after 5 bounds, and the result counts the idle events."""
-    log = _fight(ground, "halidon_hill_1333", 2)
+    """Gettysburg seed 1: Winslow's battery, ordered to attack (shoot), stands behind de
+    Trobriand's brigade in the Wheatfield with nothing to shoot at past it; the watcher names
+    it (blocked by friend us_trobriand) after 5 bounds, at bound 10, and the result counts the
+    idle events. (Halidon Hill's battles crowding the King's point were the case until the
+    formations holding one objective stood side by side.)"""
+    log = _fight(ground, "gettysburg_1863_day2", 1)
     idle = _of(log, "idle")
     assert idle
     assert all(e.bounds % 5 == 0 and e.cause for _, e in idle)
-    assert any(e.cause == "blocked by friend en_king" for _, e in idle), [e for _, e in idle]
+    first = next((bd, e) for bd, e in idle if e.formation == "us_winslow")
+    assert first[0] == 10 and first[1].bounds == 5, first
+    assert first[1].cause == "blocked by friend us_trobriand", first
     assert log.result is not None and log.result["idle"] == len(idle)
 
 
@@ -270,3 +274,28 @@ def test_maldon_shieldwalls_in_contact_fight_it_out(ground: dict[str, Any]) -> N
     assert log.result["idle"] == 0 and "stall" not in log.result, log.result
     melee = _of(log, "melee")
     assert {e.formation[:3] for _, e in melee} == {"en_", "vk_"}
+
+
+def test_battles_holding_one_objective_stand_side_by_side(ground: dict[str, Any]) -> None:
+    """Halidon Hill: the three English battles hold one point (the hill). Each is sent to its
+    own station in a line through it, square to the Scots, in the order they stand, so they
+    stand side by side: by bound 6 no two of their rectangles overlap or touch end to end
+    more than the 20 m gap allows, and none was idle behind the King's battle (before, Norfolk's
+    and Balliol's pressed onto his point: 'blocked by friend en_king' for 30 bounds)."""
+    from engine.geometry import obb_array, separation
+
+    sc = load_scenario("halidon_hill_1333")
+    bf = _built(ground, "halidon_hill_1333").battlefield
+    rs = get_ruleset(sc.ruleset)
+    b = Battle(bf, sc, Dice(2), ruleset=rs, commanders=dict(rs.automatic_commanders(sc, bf)))
+    for _ in range(6):
+        b.step()
+    forms = [b.state.formations[x] for x in ("en_norfolk", "en_king", "en_balliol")]
+    for i, f in enumerate(forms):
+        others = [g for g in forms[i + 1 :]]
+        if others:
+            gaps = separation(f.obb(), obb_array([g.obb() for g in others]))
+            assert (gaps >= 20.0 - 1.0).all(), (f.id, gaps)
+    log = b.run()
+    idle = [(bd, e) for bd, e in _of(log, "idle") if e.cause == "blocked by friend en_king"]
+    assert not idle, idle

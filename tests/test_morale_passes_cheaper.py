@@ -300,10 +300,11 @@ def test_v07_panic_tests_get_the_friends_seen() -> None:
     checks = _Checks(mp, TwoMmEarthV07)
     try:
         log, _ = fight(sc, built, 1, ruleset="2mm-earth-v0.7")
+        for seed in (2, 3):  # more rout tests to compare (seed 1 alone has few since the
+            fight(sc, built, seed, ruleset="2mm-earth-v0.7")  # columns advance on Piper Hill)
     finally:
         mp.undo()
-    # (3 rout tests since the Scottish columns advance on Piper Hill; 6+ before)
-    assert checks.counts["panic"] >= 3 and checks.counts["seen_nonzero"] > 0
+    assert checks.counts["panic"] > 5 and checks.counts["seen_nonzero"] > 0
     case = "flodden_1513_2mm_earth_v0.7_seed1"
     want = json.loads(known_answers.path_of(case).read_text(encoding="utf-8"))
     got = known_answers._answer(log, {"scenario": "flodden_1513", "seed": 1})

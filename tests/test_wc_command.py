@@ -169,20 +169,21 @@ def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
 
 
 def test_resolution_2_friends_fled_through_teutoburg_wc_morale_drilled_reroll() -> None:
-    """Teutoburg (Kalkriese) under 2mm-earth-v0.9+wc-morale, seed 4: the first baggage column
-    flees through legio XVIII at bound 10; the legion, drilled and within Varus' zone of
-    command (+1), fails its first throw and passes on the re-roll."""
-    b, spy = _fled_through_battle(load_scenario("teutoburg_ad9"), WC, 4, 10)
+    """Teutoburg (Kalkriese) under 2mm-earth-v0.9+wc-morale, seed 10: legio XVII's injured
+    flee through the legion at bound 15; the legion, drilled and within Varus' zone of
+    command (+1), fails its first throw and passes on the re-roll (seed 4, the baggage through
+    legio XVIII at bound 10, until the battles holding one objective stood side by side)."""
+    b, spy = _fled_through_battle(load_scenario("teutoburg_ad9"), WC, 10, 15)
     assert _check_fled_through(b, spy) >= 1
-    (e,) = [e for e in _tests(b, 10) if e.triggers and e.triggers[0].startswith("friends fled")]
+    (e,) = [e for e in _tests(b, 15) if e.triggers and e.triggers[0].startswith("friends fled")]
     assert (e.formation, e.triggers) == (
-        "rm_leg_xviii",
-        ("friends fled through: rm_baggage_1", wc.ZONE),
+        "rm_leg_xvii",
+        ("friends fled through: rm_leg_xvii_inj", wc.ZONE),
     )
     assert sum(sorted(e.dice.faces)[:2]) > e.mv  # the first throw failed
     assert e.reroll is not None and e.reroll.purpose.endswith("(drilled re-roll)")
     assert e.outcome == "pass" and e.score == sum(sorted(e.reroll.faces)[:2]) <= e.mv
-    assert b.state.formations["rm_leg_xviii"].morale is Morale.STEADY
+    assert b.state.formations["rm_leg_xvii"].morale is Morale.STEADY
 
 
 # -- Command Tests for chart 9.3's order rolls --------------------------------------------------
@@ -488,10 +489,11 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
 @pytest.mark.parametrize(
     ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
     [
-        # (Teutoburg seed 18, gm_jav_west pursuing, and Maldon seed 28 bound 11 until missile
+        # (Teutoburg seed 55 bound 14 until the battles holding one objective stood side by
+        # side; Teutoburg seed 18, gm_jav_west pursuing, and Maldon seed 28 bound 11 until missile
         # troops closed by Advance, 9.1, and formations in contact closed base to base, 3.2;
         # Maldon seed 20 bound 17 until its English closed into one Battle Line, 5.5)
-        ("teutoburg_ad9", WC, 55, 14, "rm_aux_van", "gm_slope_west", "restrained"),
+        ("teutoburg_ad9", WC, 50, 12, "rm_aux_van", "gm_horse", "restrained"),
         ("maldon_991", DA, 9, 17, "en_fyrd_right", "vk_lith_1", "pursues"),
     ],
 )

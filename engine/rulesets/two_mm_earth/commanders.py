@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.conditions import condition_holds
-from engine.geometry import FewSeparation, obb_array, separation, separation_many
+from engine.geometry import FewSeparation, bearing, obb_array, right, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.charts import UnitType
 from engine.rulesets.two_mm_earth.profiles import Flag, profile_of
@@ -94,6 +94,8 @@ RESERVE_M = 500.0
 REACHED_M = 60.0
 #: a formation this close behind a friend on station at their objective is its second line
 SECOND_LINE_M = 60.0
+#: the gap between formations holding one objective side by side (half a base's frontage)
+LINE_GAP_M = 20.0
 
 _Key = tuple[str, str | None, tuple[float, float] | None]
 
@@ -142,6 +144,8 @@ class PlanCommander:
     committed: set[str] = field(default_factory=set)
     _objectives: list[_Objective] | None = None
     _state_forms: dict[str, Formation] = field(default_factory=dict)
+    #: (objective, formation) -> its place in the line that holds the objective (_stations)
+    _stations: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for fp in self.plan.formations:
@@ -169,6 +173,7 @@ class PlanCommander:
         self._state_forms = state.formations
         if self._objectives is None:
             self._objectives = self._resolve_objectives(view.battlefield)
+            self._stations = _stations(self._objectives, state, self.side)
         mine = [f for f in state.active(self.side) if f.morale is Morale.STEADY]
         enemies = _Enemies(state, self.side)
         want: dict[str, Order] = {}
@@ -398,12 +403,14 @@ class PlanCommander:
                     return None
                 return Order("advance", f.id, ob.point)
             station = TAKEN_M if ob.kind == "take" else STATION_M
+            place = ob.point if ob.kind == "take" else self._stations.get((ob.id, f.id), ob.point)
+            d = math.dist(f.centre(), place)
             if d > station and ob.kind != "take" and self._second_line(f, ob):
                 d = station  # behind the friend that holds the point: on station there
             if d > station:
-                if cur.kind == "advance" and cur.target_point == ob.point:
+                if cur.kind == "advance" and cur.target_point == place:
                     return None
-                return Order("advance", f.id, ob.point)
+                return Order("advance", f.id, place)
             if cur.kind != "hold":
                 return Order("hold", f.id)
             return None
@@ -450,6 +457,41 @@ class PlanCommander:
             if gap > RESERVE_M and any(_gap(f, r) <= RESERVE_M for r in routed_now):
                 return Order("attack", f.id, None, near.id)
         return None
+
+
+def _stations(
+    objectives: list[_Objective], state: BattleState, side: str
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Where each formation of a ``hold`` or ``screen`` objective with several stands: side by
+    side in one line through the point, square to the enemy army (as the battle began), in the
+    order they stand across it now (none crosses another to get there), :data:`LINE_GAP_M`
+    apart; a table deploys the battles of a held ridge in line, not on top of one another
+    (docs/rules-interpretations.md, "Plans carried out")."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    foes = [g for g in state.enemies_of(side) if not g.removed]
+    if not foes:
+        return out
+    ex = sum(g.cx for g in foes) / len(foes)
+    ey = sum(g.cy for g in foes) / len(foes)
+    for ob in objectives:
+        if ob.kind == "take":
+            continue
+        forms = [
+            f for fid in ob.formations if (f := state.formations.get(fid)) is not None and f.bases
+        ]
+        if len(forms) < 2:
+            continue
+        px, py = ob.point
+        rx, ry = right(bearing(px, py, ex, ey))  # along the line, facing the enemy
+        forms.sort(key=lambda f: ((f.cx - px) * rx + (f.cy - py) * ry, f.id))
+        widths = [2.0 * f.obb().hw for f in forms]
+        total = sum(widths) + LINE_GAP_M * (len(forms) - 1)
+        at = -total / 2.0
+        for f, w in zip(forms, widths, strict=True):
+            mid = at + w / 2.0
+            out[(ob.id, f.id)] = (px + rx * mid, py + ry * mid)
+            at += w + LINE_GAP_M
+    return out
 
 
 def closes_on_advance(f: Formation) -> bool:
