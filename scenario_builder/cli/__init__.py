@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import warnings
+from typing import Any
 
 import click
 
@@ -72,16 +73,33 @@ def cli() -> None:
     """Historical battle scenario builder: real ground, Battle for 2mm Earth rules, maps, print."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``timeout``, a cancelled job) raised as an interrupt, so every
+    clean-up a Ctrl-C runs (temporary folders beside ``--out``, workers) runs for it too."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the CLI, turning project errors into one-line messages."""
+    """Console entry point: run the CLI, turning project errors into one-line messages.
+
+    SIGTERM ends a command as Ctrl-C does, with exit status 143 (128 + 15) and one line,
+    ``Terminated.``, after the same clean-up (docs/errors.md)."""
     warnings.showwarning = _show_warning
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         cli.main(args=argv, prog_name="scenario-builder", standalone_mode=False)
     except ScenarioError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(1)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
         _quiet_exit()
+        if _terminated(exc):
+            click.echo("Terminated.", err=True)
+            sys.exit(143)
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
@@ -89,8 +107,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         _quiet_exit()
+        if _terminated(exc):
+            click.echo("Terminated.", err=True)
+            sys.exit(143)
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except BrokenPipeError:  # `scenario-builder sites | head`: the reader left; say nothing
@@ -103,6 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:
         if interrupted(exc):  # Ctrl-C inside a library that wrapped it: still an abort
             _quiet_exit()
+            if _terminated(exc):
+                click.echo("Terminated.", err=True)
+                sys.exit(143)
             click.echo("Aborted.", err=True)
             sys.exit(130)
         # A bug, not bad input: still one line (and exit 1); the traceback on request.
@@ -145,6 +169,22 @@ def interrupted(exc: BaseException) -> bool:
     return False
 
 
+def _terminated(exc: BaseException) -> bool:
+    """Whether ``exc`` is (or was caused by) a SIGTERM (:class:`Terminated`).
+
+    >>> _terminated(RuntimeError("x")), _terminated(Terminated())
+    (False, True)
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, Terminated):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
 def _quiet_exit() -> None:
     """After an interrupt, library clean-up at exit (a Dask cluster interrupted while starting,
     closed by distributed's atexit hook) may fail; the user has had the one line already.
@@ -161,6 +201,7 @@ def _quiet_exit() -> None:
     exec("")  # lowers CPython's "unhandled KeyboardInterrupt" flag (see above)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # nor a second kill
 
 
 def os_error_line(exc: OSError) -> str:
