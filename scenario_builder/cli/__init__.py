@@ -141,10 +141,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` is a Ctrl-C that a library caught and wrapped: a KeyboardInterrupt in
-    its chain of causes, or pydantic-core's SchemaError, which a Ctrl-C while a model's
-    validator is being built (as a module imports) turns into a message with the interrupt's
-    name in it and no cause (seen in ``montecarlo`` interrupted 1.5 s in).
+    """Whether ``exc`` is a Ctrl-C (or SIGTERM) that a library caught and wrapped: a
+    KeyboardInterrupt in its chain of causes, or an error of a C extension (:data:`_WRAPPERS`)
+    with the interrupt's name in its message and no cause: pydantic-core's SchemaError, when a
+    Ctrl-C comes while a model's validator is being built (seen in ``montecarlo`` interrupted
+    1.5 s in), reportlab's RuntimeError while a PDF's text is measured (``demo``).
 
     >>> interrupted(RuntimeError("x"))
     False
@@ -156,6 +157,8 @@ def interrupted(exc: BaseException) -> bool:
     ... except RuntimeError as outer:
     ...     interrupted(outer)
     True
+    >>> interrupted(RuntimeError("codec failed (KeyboardInterrupt: )"))
+    True
     """
     seen: set[int] = set()
     e: BaseException | None = exc
@@ -163,10 +166,22 @@ def interrupted(exc: BaseException) -> bool:
         seen.add(id(e))
         if isinstance(e, KeyboardInterrupt):
             return True
-        if type(e).__name__ == "SchemaError" and "KeyboardInterrupt" in str(e):
+        if type(e).__name__ in _WRAPPERS and _INTERRUPT_NAMES & set(_words(str(e))):
             return True
         e = e.__cause__ or e.__context__
     return False
+
+
+#: errors a C extension raises with an interrupt it caught named only in the message:
+#: pydantic-core's SchemaError, and reportlab's _rl_accel RuntimeError ("encoding with
+#: 'WinAnsiEncoding' codec failed (KeyboardInterrupt: )", seen in `demo` interrupted while it
+#: prints)
+_WRAPPERS = frozenset({"SchemaError", "RuntimeError"})
+_INTERRUPT_NAMES = frozenset({"KeyboardInterrupt", "Terminated"})
+
+
+def _words(text: str) -> list[str]:
+    return "".join(c if c.isalnum() or c == "_" else " " for c in text).split()
 
 
 def _terminated(exc: BaseException) -> bool:
@@ -174,12 +189,16 @@ def _terminated(exc: BaseException) -> bool:
 
     >>> _terminated(RuntimeError("x")), _terminated(Terminated())
     (False, True)
+    >>> _terminated(RuntimeError("codec failed (Terminated: )"))
+    True
     """
     seen: set[int] = set()
     e: BaseException | None = exc
     while e is not None and id(e) not in seen:
         seen.add(id(e))
         if isinstance(e, Terminated):
+            return True
+        if type(e).__name__ in _WRAPPERS and "Terminated" in _words(str(e)):
             return True
         e = e.__cause__ or e.__context__
     return False
