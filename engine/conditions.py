@@ -7,7 +7,7 @@ of any of ``who`` when it names none; ``formation`` has lost ``losses_fraction``
 friendly formation ``routs`` is routing or destroyed; trigger ``trigger_fired`` has fired;
 objective ``objective_taken`` is taken.
 
->>> from engine.scenario import TriggerCondition
+>>> from engine.scenario import Trigger, TriggerCondition
 >>> from engine.state import BattleState
 >>> condition_holds(TriggerCondition(bound=3), [], BattleState({}, {}, {}), 2, fired=set())
 False
@@ -20,10 +20,10 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 from engine.geometry import obb_array, separation
-from engine.scenario import TriggerCondition
+from engine.scenario import Trigger, TriggerCondition
 from engine.state import BaseStatus, BattleState, Formation, Morale
 
-__all__ = ["condition_holds", "enemy_within"]
+__all__ = ["condition_holds", "enemy_within", "trigger_formations"]
 
 
 def enemy_within(state: BattleState) -> Callable[[Formation, float], bool]:
@@ -78,3 +78,9 @@ def condition_holds(
     if w.trigger_fired is not None and w.trigger_fired not in fired:
         return False
     return w.objective_taken is None or w.objective_taken in taken
+
+
+def trigger_formations(trig: Trigger) -> list[str]:
+    """The formations a fired trigger gives its order to: its ``formations``, else the
+    formation its condition names."""
+    return list(trig.formations) or ([trig.when.formation] if trig.when.formation else [])

@@ -38,17 +38,19 @@ class IdleWatch:
     """Per battle: each formation's idle streak and the last halt of its moves."""
 
     streaks: dict[str, int] = field(default_factory=dict)
-    #: each formation's last halt (engine.movement) and, once read, the order it halted under
-    halted: dict[str, tuple[str | None, Any]] = field(default_factory=dict)
+    #: each formation's last halt (engine.movement) and the order it moved under
+    halted: dict[str, tuple[str | None, tuple[Any, ...]]] = field(default_factory=dict)
     reported: int = 0
 
     def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
         """The bound's events seen; the idle events this bound adds (after the bound's own)."""
         acted: set[str] = set()
         planned: set[str] = set()
+        forms = ctx.state.formations
         for e in events:
             if isinstance(e, Moved):
-                self.halted[e.formation] = (e.halted, None)
+                # the halt and the order it was made under (an arrival counts for that order)
+                self.halted[e.formation] = (e.halted, _order_key(forms[e.formation]))
                 if e.distance_m > MOVED_M:
                     acted.add(e.formation)
             elif isinstance(e, Shot):
@@ -76,12 +78,7 @@ class IdleWatch:
     def _arrived(self, f: Any) -> bool:
         """Whether ``f``'s last move ended at its goal under the order it still has (9.1:
         melee-only troops told to Hold keep their Advance, standing where it took them)."""
-        key = (f.order, f.target_point, f.target_formation)
-        halt, at = self.halted.get(f.id, (None, None))
-        if halt == "goal" and at is None:
-            self.halted[f.id] = (halt, key)  # the order it reached its goal under
-            return True
-        return halt == "goal" and at == key
+        return self.halted.get(f.id) == ("goal", _order_key(f))
 
     def _cause(self, ctx: Any, f: Any, planned: set[str]) -> str:
         """Why ``f`` stood, as far as the bound tells."""
@@ -96,7 +93,7 @@ class IdleWatch:
         if friend is not None:
             busy = " (in combat)" if ctx.state.contacts.get(friend) else ""
             return f"blocked by friend {friend}{busy}"
-        halt = self.halted.get(f.id, (None, None))[0]
+        halt = self.halted.get(f.id, (None, ()))[0]
         if halt == "blocked":
             return "blocked by a friend in the way"
         if halt in ("terrain", "edge"):
@@ -106,3 +103,11 @@ class IdleWatch:
                 return "no enemy in range or in sight to attack"
             return "no move planned (its goal reached or held by a friend)"
         return "a move planned but not made"
+
+
+def _order_key(f: Any) -> tuple[Any, ...]:
+    return (
+        getattr(f, "order", None),
+        getattr(f, "target_point", None),
+        getattr(f, "target_formation", None),
+    )

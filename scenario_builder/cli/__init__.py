@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -160,16 +161,21 @@ def interrupted(exc: BaseException) -> bool:
     >>> interrupted(RuntimeError("codec failed (KeyboardInterrupt: )"))
     True
     """
+    return any(
+        isinstance(e, KeyboardInterrupt)
+        or (type(e).__name__ in _WRAPPERS and bool(_INTERRUPT_NAMES & set(_words(str(e)))))
+        for e in _chain(exc)
+    )
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and its causes (or, without one, the exception it was raised while handling)."""
     seen: set[int] = set()
     e: BaseException | None = exc
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        if isinstance(e, KeyboardInterrupt):
-            return True
-        if type(e).__name__ in _WRAPPERS and _INTERRUPT_NAMES & set(_words(str(e))):
-            return True
+        yield e
         e = e.__cause__ or e.__context__
-    return False
 
 
 #: errors a C extension raises with an interrupt it caught named only in the message:
@@ -192,16 +198,11 @@ def _terminated(exc: BaseException) -> bool:
     >>> _terminated(RuntimeError("codec failed (Terminated: )"))
     True
     """
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, Terminated):
-            return True
-        if type(e).__name__ in _WRAPPERS and "Terminated" in _words(str(e)):
-            return True
-        e = e.__cause__ or e.__context__
-    return False
+    return any(
+        isinstance(e, Terminated)
+        or (type(e).__name__ in _WRAPPERS and "Terminated" in _words(str(e)))
+        for e in _chain(exc)
+    )
 
 
 def _quiet_exit() -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.conditions import condition_holds
+from engine.conditions import condition_holds, trigger_formations
 from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
@@ -347,8 +347,7 @@ def _fire_triggers(ctx: MedievalContext, game: MedievalBattle) -> None:
             ctx.fired.add(key)
             if trig.id is not None:
                 ctx.fired_ids.add(trig.id)
-            targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
-            for fid in targets:
+            for fid in trigger_formations(trig):
                 u = game.units.get(fid)
                 if u is None or u.side != side.id or not u.alive:
                     continue

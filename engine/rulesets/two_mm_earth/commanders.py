@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.conditions import condition_holds
+from engine.conditions import condition_holds, trigger_formations
 from engine.geometry import FewSeparation, bearing, obb_array, right, separation, separation_many
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.charts import UnitType
@@ -193,8 +193,7 @@ class PlanCommander:
             self.fired.add(i)
             if trig.id is not None:
                 self.fired_ids.add(trig.id)
-            targets = trig.formations or ([trig.when.formation] if trig.when.formation else [])
-            for fid in targets:
+            for fid in trigger_formations(trig):
                 tgt = state.formations.get(fid)
                 if tgt is None or tgt.side != self.side or tgt.removed:
                     continue
