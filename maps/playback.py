@@ -285,13 +285,20 @@ class _Ends:
 
 
 _WING = re.compile(r"^(?P<root>.+)_w\d+$")
+_INJURED = re.compile(r"^(?P<root>.+)_inj\d*$")
 
 
 def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     """Every formation the log mentions: the header's, the bases', and wings split off in battle.
 
     Wings (4.2, ids ``<formation>_w<n>``) appear only in snapshots and ``wing_split`` events; their
-    side comes from their bases, else from the formation they split from.
+    side comes from their bases, else from the formation they split from. A formation's injured
+    bases moving as a group (``<formation>_inj``) appear only in events.
+
+    >>> log = {"formations": [{"id": "a", "side": "s", "name": "A"}], "bases": [],
+    ...        "bounds": [{"snapshot": {"bases": {}}, "events": [{"formation": "a_inj"}]}]}
+    >>> _formations(log, {})["a_inj"]
+    {'side': 's', 'name': 'A (injured)'}
     """
     out: dict[str, dict[str, Any]] = {
         f["id"]: {"side": f.get("side"), "name": f.get("name", f["id"])}
@@ -314,6 +321,14 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
                 root = parent or (m.group("root") if m else None)
                 side = out.get(root, {}).get("side") if root else None
                 out[f] = {"side": side, "name": _wing_name(f, parent, out)}
+        # a formation's injured bases moving as a group of their own (``<id>_inj``, 2mm
+        # Earth's movement) appear in the moves' events only
+        for e in bound["events"]:
+            f = e.get("formation")
+            m = _INJURED.match(f) if isinstance(f, str) and f not in out else None
+            if m is not None and m.group("root") in out:
+                root = out[m.group("root")]
+                out[f] = {"side": root["side"], "name": f"{root['name']} (injured)"}
     for f, v in out.items():
         if v["side"] is None:
             m = _WING.match(f)
