@@ -299,6 +299,9 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
     ...        "bounds": [{"snapshot": {"bases": {}}, "events": [{"formation": "a_inj"}]}]}
     >>> _formations(log, {})["a_inj"]
     {'side': 's', 'name': 'A (injured)'}
+    >>> log["bounds"][0]["snapshot"]["formations"] = {"a_inj": {}}  # in a snapshot too
+    >>> _formations(log, {})["a_inj"]
+    {'side': 's', 'name': 'A (injured)'}
     """
     out: dict[str, dict[str, Any]] = {
         f["id"]: {"side": f.get("side"), "name": f.get("name", f["id"])}
@@ -317,7 +320,7 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
         for f, st in (snap.get("formations") or {}).items():
             if f not in out:
                 parent = st.get("wing_of") if isinstance(st, Mapping) else None
-                m = _WING.match(f)
+                m = _WING.match(f) or _INJURED.match(f)
                 root = parent or (m.group("root") if m else None)
                 side = out.get(root, {}).get("side") if root else None
                 out[f] = {"side": side, "name": _wing_name(f, parent, out)}
@@ -327,11 +330,10 @@ def _formations(log: Mapping[str, Any], side_of: Mapping[str, str]) -> dict[str,
             f = e.get("formation")
             m = _INJURED.match(f) if isinstance(f, str) and f not in out else None
             if m is not None and m.group("root") in out:
-                root = out[m.group("root")]
-                out[f] = {"side": root["side"], "name": f"{root['name']} (injured)"}
+                out[f] = {"side": out[m.group("root")]["side"], "name": _wing_name(f, None, out)}
     for f, v in out.items():
         if v["side"] is None:
-            m = _WING.match(f)
+            m = _WING.match(f) or _INJURED.match(f)
             v["side"] = out.get(m.group("root"), {}).get("side") if m else None
     return out
 
@@ -342,6 +344,10 @@ def _wing_name(f: str, parent: str | None, known: Mapping[str, Mapping[str, Any]
     >>> _wing_name("sc_king_w2", None, {"sc_king": {"name": "James IV's division"}})
     "James IV's division (wing 2)"
     """
+    injured = _INJURED.match(f)
+    if injured is not None and injured.group("root") in known:
+        # a formation's injured bases moving as a group of their own (2mm Earth's movement)
+        return f"{known[injured.group('root')]['name']} (injured)"
     m = _WING.match(f)
     root = parent or (m.group("root") if m else None)
     if root is None or root not in known:

@@ -243,6 +243,26 @@ def test_a_holed_line_closes_until_bases_touch(ground: dict[str, Any]) -> None:
     assert close_with_bases(state, f, g, 0.0, 0.0) == 0.0 and (f.cx, f.cy) == before
 
 
+def test_flodden_outlines_touching_close_from_standing(ground: dict[str, Any]) -> None:
+    """Flodden seed 3: Argyll's division and Stanley's wing came to stand outline to outline
+    with no bases touching, both planning charges, and the move phase passed over them as
+    "in contact" for bounds 11 to 19 (idle events named them). A formation whose outline
+    touches an enemy's with no living bases in contact now closes base to base from where it
+    stands (3.2, within its move allowance): they fight hand to hand from bound 11 until
+    Stanley's wing is destroyed, and no formation of the battle is idle with an intent."""
+    log = _fight(ground, "flodden_1513", 3)
+    melee = {(e.formation, e.target) for _, e in _of(log, "melee")}
+    assert {("sc_argyll", "en_stanley"), ("en_stanley", "sc_argyll")} <= melee, melee
+    closes = [
+        (bd, e)
+        for bd, e in _of(log, "moved")
+        if e.formation == "sc_argyll" and e.halted == "contact_enemy" and e.distance_m < 5.0
+    ]
+    assert closes, "no close from standing"
+    assert [bd for bd, e in _of(log, "destroyed") if e.formation == "en_stanley"]
+    assert log.result is not None and log.result["idle"] == 0, log.result
+
+
 # -- the idle watcher ----------------------------------------------------------------------------
 
 

@@ -944,6 +944,69 @@ def _touching_enemy(
     return any(g <= CONTACT_M for g in FewSeparation.of_boxes(boxes).gaps_upto(o, CONTACT_M))
 
 
+def _outline_target(ctx: TwoMmContext, f: Formation, plan: MovePlan) -> Formation | None:
+    """The enemy whose outline ``f``'s touches with no living bases in contact on either side
+    (a holed or ragged line: 3.2), when ``f`` is in contact with no enemy base at all and its
+    plan closes (an aimed plan: its target first, else the nearest such enemy)."""
+    if plan.kind not in _AIMED or not f.alive_bases:
+        return None
+    state = ctx.state
+    touching = [
+        g for g in state.active() if g.side != f.side and g.alive_bases and _gap(f, g) <= CONTACT_M
+    ]
+    if not touching or any(base_pairs(f, g) for g in touching):
+        return None  # in combat already: it stays to fight
+    if plan.target is not None:
+        for g in touching:
+            if g.id == plan.target:
+                return g
+    return min(touching, key=lambda g: (_gap(f, g), g.id))
+
+
+def _close_from_standing(
+    ctx: TwoMmContext, f: Formation, plan: MovePlan, stuck: dict[str, str], moved: set[str]
+) -> None:
+    """3.2 from standing: ``f``'s outline touches an enemy's while no bases do; it closes
+    toward that enemy's living base nearest one of its own, within its move allowance on the
+    ground it stands on (``engine.movement.close_with_bases``)."""
+    g = _outline_target(ctx, f, plan)
+    if g is None:
+        return
+    classes, _off = footprint_classes(ctx.bf, f, "move")
+    allowance = allowance_for(f, classes, ctx.move_rules) or 0.0
+    start = (f.cx, f.cy)
+    a, b = min(
+        ((p, q) for p in f.alive_bases for q in g.alive_bases),
+        key=lambda pq: math.dist((pq[0].x, pq[0].y), (pq[1].x, pq[1].y)),
+    )
+    closed = close_with_bases(ctx.state, f, g, bearing(a.x, a.y, b.x, b.y), allowance)
+    ctx.allowances[f.id] = allowance
+    if closed <= 0:
+        return
+    f.moved_m = closed
+    res = MoveResult(
+        start=(start[0], start[1], f.facing),
+        end=(f.cx, f.cy, f.facing),
+        distance_m=closed,
+        allowance_m=allowance,
+        halted="contact_enemy",
+        contact_with=g.id,
+    )
+    note_move(stuck, moved, ctx.state, f.id, res)
+    ctx.emit(
+        Moved(
+            "execute_moves",
+            f.id,
+            res.start[:2],
+            res.end[:2],
+            f.facing,
+            closed,
+            allowance,
+            res.halted,
+        )
+    )
+
+
 def _own_formation_rules(ctx: TwoMmContext) -> bool:
     """Whether 2mm Earth's movement-and-formations part is played (3.1 step forward, 11.1
     injured split, 11.3 Pike & Shot): a composed ruleset with another book's formations (the
@@ -1123,7 +1186,11 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
         t = state.table()
         table = (t.forms, t.arr, t.sides)
         if f.morale is Morale.STEADY and plan.kind != "pursue" and _touching_enemy(ctx, f, table):
-            continue  # charged before its turn: it stays to fight (3.2)
+            # charged before its turn (or still in contact): it stays to fight (3.2); where
+            # the outlines touch and no living bases do, it closes base to base from where it
+            # stands rather than freezing outline to outline for the rest of the battle
+            _close_from_standing(ctx, f, plan, stuck, moved)
+            continue
         classes_fn = None
         if ctx.has_walls:
             start_fort = sieges.fortification_at(ctx.bf, f)
