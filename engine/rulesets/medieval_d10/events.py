@@ -65,7 +65,15 @@ def _factor(face: int) -> int:
 
 
 def _factors(factors: Mapping[str, int]) -> str:
-    shown = [f"{k.replace('_', ' ')} {v:+d}" for k, v in sorted(factors.items()) if v]
+    """The chart lines a test counted (how many times each: "insecure flank x2"), not their
+    values, which the modifier sums with the troop class the event leaves implied.
+
+    >>> _factors({"commander_with": 1, "insecure_flank": 2})
+    ' (commander with, insecure flank x2)'
+    """
+    shown = [
+        k.replace("_", " ") + (f" x{v}" if v > 1 else "") for k, v in sorted(factors.items()) if v
+    ]
     return f" ({', '.join(shown)})" if shown else ""
 
 
@@ -114,7 +122,9 @@ class Initiative(MedievalEvent):
                 + (f" ({kind})" if kind else " (no commander)")
                 + f" = {total}"
             )
-        again = f" after {len(self.rolls) - 1} tie(s)" if len(self.rolls) > 1 else ""
+        # "If both sides have the same Initiative score, both sides roll their dice again"
+        ties = "; ".join(_faces(r) for r in self.rolls[:-1])
+        again = f" (tied first on {ties}, rolled again)" if ties else ""
         return f"initiative: {'; '.join(parts)}{again}; {names(self.side_a)} are side A"
 
 
