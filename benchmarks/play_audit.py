@@ -57,23 +57,18 @@ def _acts(e: dict[str, Any]) -> list[str]:
             if t == "melee"
             else [e["formation"]]
         )
-    if t == "medieval":
-        kind = e.get("kind")
-        d = e.get("detail") or {}
-        if (
-            kind in ("advance", "charge", "fall_back", "rout_move")
-            and float(d.get("metres", 0.0)) > MOVED_M
-        ):
-            return [e["unit"]]
-        if kind == "fire":
-            return [e["unit"]]
-        if kind == "melee":
-            return [d.get("a"), d.get("b")]
+    # medieval-d10's own events (engine/rulesets/medieval_d10/events.py)
+    if t in ("d10_advance", "d10_charge", "d10_fall_back", "d10_rout_move"):
+        return [e["unit"]] if float(e.get("metres", 0.0)) > MOVED_M else []
+    if t == "d10_fire":
+        return [e["unit"]]
+    if t == "d10_melee":
+        return [e["a"], e["b"]]
     return []
 
 
 def _is_melee(e: dict[str, Any]) -> bool:
-    return e.get("type") == "melee" or (e.get("type") == "medieval" and e.get("kind") == "melee")
+    return e.get("type") in ("melee", "d10_melee")
 
 
 def audit_log(log: dict[str, Any]) -> Replay:

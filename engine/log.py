@@ -18,17 +18,29 @@ value orjson would write otherwise (tests/test_log_write.py holds the writer bef
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import re
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 import orjson
 
 from engine.dice import DiceResult
 
-__all__ = ["EVENT_TYPES", "BattleLog", "BoundRecord", "Event", "dumps", "round_for_log"]
+__all__ = [
+    "EVENT_TYPES",
+    "BattleLog",
+    "BoundRecord",
+    "Draw",
+    "Event",
+    "dumps",
+    "round_for_log",
+]
 
 FORMAT = "battlelog/1"
 
@@ -149,11 +161,36 @@ def dumps(obj: Any) -> str:
     return _json_dumps(obj)
 
 
+class Draw(StrEnum):
+    """How the playback draws an event that declares it (:attr:`Event.draw`): a line from the
+    actor to the target (shooting, melee), a marker at the actor, or only its line of words."""
+
+    NONE = "none"
+    SHOT = "shot"
+    MELEE = "melee"
+    MARK = "mark"
+
+
+def _same(text: str) -> str:
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
-    """Base of all events."""
+    """Base of all events.
+
+    A ruleset's own events (DESIGN.md: "events are declared classes in every ruleset") also
+    say how the playback shows them: :attr:`draw`, :attr:`mark` (the marker glyph, named by
+    the core event whose look it shares), :meth:`actor_id` and :meth:`target_id` (ids the playback
+    finds in the bound's snapshot) and :meth:`describe`, the event in a player's words. The
+    core's events leave them at these defaults and the maps word them from their fields.
+    """
 
     type: ClassVar[str] = "event"
+    #: how the playback draws it; NONE: as the maps' own tables say (the core's events)
+    draw: ClassVar[Draw] = Draw.NONE
+    #: with ``Draw.MARK``: the core event type whose marker it is drawn with ("rout", ...)
+    mark: ClassVar[str | None] = None
     phase: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,6 +198,62 @@ class Event:
         if convert is None:
             convert = _TO_DICT[self.__class__] = _converter(self.__class__, strict=False)
         return convert(self)
+
+    def actor_id(self) -> str | None:
+        """The formation (or unit) that acts: where a line starts or a marker stands."""
+        return None
+
+    def target_id(self) -> str | None:
+        """The formation a line ends at (the one shot at, fought, charged)."""
+        return None
+
+    def describe(self, names: Callable[[str], str] = _same) -> str | None:
+        """The event in a player's words, ids turned into names by ``names`` (which is also
+        given free text, to name the ids inside it); None: the maps word it themselves."""
+        return None
+
+    @classmethod
+    def from_dict(cls, data: typing.Mapping[str, Any]) -> typing.Self:
+        """The event back from its log form (``to_dict``): JSON lists become the tuples the
+        fields hold, strings the enums; keys the class does not have are refused (TypeError).
+
+        >>> e = Moved("execute_moves", "a", (0.0, 0.0), (1.0, 2.0), 90.0, 2.24, 100.0)
+        >>> Moved.from_dict(e.to_dict()) == e
+        True
+        """
+        hints = _hints(cls)
+        kwargs = {k: _typed(v, hints[k]) if k in hints else v for k, v in data.items()}
+        kwargs.pop("type", None)
+        return cls(**kwargs)
+
+
+#: event class -> its fields' types (resolved once: the annotations are strings)
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
+
+
+def _typed(value: Any, hint: Any) -> Any:
+    """A JSON value as a field of type ``hint`` holds it (tuples, enums; others as they are)."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        for arm in typing.get_args(hint):
+            if arm is not type(None):
+                return _typed(value, arm)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(value)
+    if origin is tuple and isinstance(value, list):
+        args = typing.get_args(hint)
+        item = args[0] if args else Any
+        return tuple(_typed(v, item) for v in value)
+    return value
 
 
 _Converter = Callable[[Event], dict[str, Any]]

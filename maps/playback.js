@@ -128,6 +128,8 @@ var SBPlayback = (function () {
       var parts = [];
       if (b.ft && b.ft[fi]) parts.push(b.ft[fi]);
       if (b.dp && b.dp[fi] !== null && b.dp[fi] !== undefined) parts.push(b.dp[fi] + " DP");
+      // medieval-d10: "18 figures (2 lost), disordered" (maps/playback.py _figures)
+      if (b.fg && b.fg[fi]) parts.push(b.fg[fi]);
       return parts.join(", ");
     }
 
@@ -162,15 +164,32 @@ var SBPlayback = (function () {
     }
 
     var small = false;
-    function basePx() {
-      // screen pixels of a 40 m frontage at the map's centre (web mercator)
+    function metresPerPx() {
+      // ground metres in one screen pixel at the map's centre (web mercator)
       var lat = map.getCenter().lat * Math.PI / 180;
-      return 40 / (40075016.686 * Math.cos(lat) / Math.pow(2, map.getZoom() + 8));
+      return 40075016.686 * Math.cos(lat) / Math.pow(2, map.getZoom() + 8);
+    }
+    function basePx() {
+      // screen pixels of a 40 m frontage
+      return 40 / metresPerPx();
+    }
+    // a base is never drawn under this many pixels across (its shorter side): a 9 m figure
+    // of medieval-d10 zoomed out stays a visible block, not a speck under its character ring
+    var MIN_BASE_PX = 5;
+    // units in contact stand a few metres apart: their melee line is drawn at least this long
+    // (about its middle, same direction) so a fight reads at any zoom
+    var MIN_LINE_PX = 30;
+    function atLeast(a, z, px) {
+      var pa = map.latLngToLayerPoint(a), pz = map.latLngToLayerPoint(z), d = pa.distanceTo(pz);
+      if (d >= px) return [a, z];
+      var m = pa.add(pz).divideBy(2), u = d > 0 ? pz.subtract(pa).divideBy(d) : L.point(1, 0);
+      return [map.layerPointToLatLng(m.subtract(u.multiplyBy(px / 2))), map.layerPointToLatLng(m.add(u.multiplyBy(px / 2)))];
     }
 
     function draw(k) {
       cur = Math.max(0, Math.min(D.bounds.length - 1, k));
       small = basePx() < 14;
+      var mpp = metresPerPx();
       fronts.forEach(function (pl) { pl.setStyle({ weight: small ? 1.2 : 2.5 }); });
       var b = D.bounds[cur], prev = cur > 0 ? D.bounds[cur - 1] : null, vis = visibleSet(b);
       var frontLines = sides.map(function () { return []; });
@@ -183,7 +202,8 @@ var SBPlayback = (function () {
           continue;
         }
         var x = b.p[3 * i] / 10 + P.cx, y = b.p[3 * i + 1] / 10 + P.cy, f = b.p[3 * i + 2] / 10;
-        var c = corners(x, y, f, B.w[i], B.d[i]);
+        var grow = Math.max(1, MIN_BASE_PX * mpp / Math.min(B.w[i], B.d[i]));
+        var c = corners(x, y, f, B.w[i] * grow, B.d[i] * grow);
         polys[i].setLatLngs(c.map(function (p) { return ll(p[0], p[1]); }));
         var fi = formOf(b, i);
         polys[i].setStyle(style(i, st, fi >= 0 ? b.m[fi] : "s", died));
@@ -191,6 +211,8 @@ var SBPlayback = (function () {
         if (st !== "d") frontLines[B.s[i]].push([ll(c[0][0], c[0][1]), ll(c[1][0], c[1][1])]);
         if (chars[i]) {
           chars[i].setLatLng(ll(x, y));
+          // the ring fits its base as drawn: 6 px round a big base, down to 3 px round a small one
+          chars[i].setRadius(Math.max(3, Math.min(6, 0.7 * Math.min(B.w[i], B.d[i]) * grow / mpp)));
           if (!gChars.hasLayer(chars[i])) gChars.addLayer(chars[i]);
         }
       }
@@ -214,21 +236,25 @@ var SBPlayback = (function () {
         lines.push(e);
         if (e.k) {
           if (!show.events) return;
-          var mk = MARK[e.t] || OTHER_MARK;
+          // a book's own event names the core glyph it is drawn with (mk) and reads in words
+          var mk = MARK[e.mk || e.t] || OTHER_MARK, tip = e.mk ? e.x : e.t.replace(/_/g, " ");
           L.marker(ll(e.k[0] / 10 + P.cx, e.k[1] / 10 + P.cy), { pane: "sbEv", keyboard: false,
             icon: L.divIcon({ className: "sb-event sb-event-" + e.t + " sb-glyph-" + mk[0], html: glyph(mk[0], mk[1]), iconSize: [16, 16], iconAnchor: [8, 8] }) })
-            .bindTooltip(esc(e.t.replace(/_/g, " "))).bindPopup("<b>" + esc(e.t.replace(/_/g, " ")) + "</b><br>" + esc(e.x)).addTo(gEv);
+            .bindTooltip(esc(tip)).bindPopup("<b>" + esc(e.mk || e.t.replace(/_/g, " ")) + "</b><br>" + esc(e.x)).addTo(gEv);
           return;
         }
         if (!e.l) return;
-        var melee = e.t === "melee" || e.t === "pursuit";
+        // lk: the line a book's own event asks for (shot or melee); the core's by their type
+        var melee = e.lk ? e.lk === "melee" : e.t === "melee" || e.t === "pursuit";
         if (melee ? !show.melee : !show.shooting) return;
         var a = ll(e.l[0] / 10 + P.cx, e.l[1] / 10 + P.cy), z = ll(e.l[2] / 10 + P.cx, e.l[3] / 10 + P.cy);
+        var ends = atLeast(a, z, MIN_LINE_PX);
+        a = ends[0]; z = ends[1];
         var col = melee ? PAL.melee : PAL.shot;
         // a white casing under the line: legible on any ground, whatever the armies' colours
         L.polyline([a, z], { pane: "sbEv", color: "#fff", weight: melee ? 7 : 5, opacity: 0.8, interactive: false }).addTo(gEv);
-        L.polyline([a, z], { pane: "sbEv", color: col, weight: melee ? 4 : 2.5, opacity: 0.95, dashArray: e.t === "shot" ? "4 4" : null, className: "sb-event sb-event-" + e.t })
-          .bindPopup("<b>" + esc(e.t) + "</b><br>" + esc(e.x)).addTo(gEv);
+        L.polyline([a, z], { pane: "sbEv", color: col, weight: melee ? 4 : 2.5, opacity: 0.95, dashArray: melee ? null : "4 4", className: "sb-event sb-event-" + e.t + " sb-line-" + (melee ? "melee" : "shot") })
+          .bindPopup("<b>" + esc(e.lk || e.t) + "</b><br>" + esc(e.x)).addTo(gEv);
       });
       drawNames(b, vis);
       updatePanel(b, lines);

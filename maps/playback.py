@@ -24,6 +24,7 @@ import numpy as np
 from branca.element import Element, MacroElement
 from jinja2 import Template
 
+from engine.log import EVENT_TYPES, Draw, Event
 from maps.battlefield_map import BaseMap, battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
@@ -394,6 +395,12 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
     renamer = Renamer(formations, bases, sides)
+    types = event_types(log)
+
+    def namer(text: str) -> str:
+        # what a book's describe() is given: a side's id, a formation's or base's, or free text
+        return renamer.sides.get(text) or str(renamer.text(text))
+
     xs: list[float] = []
     ys: list[float] = []
     # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
@@ -434,6 +441,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
             book["ft"] = [fsnap.get(f, {}).get("formation_type") for f in form_ids]
         if any("dps" in fsnap.get(f, {}) for f in form_ids):
             book["dp"] = [fsnap.get(f, {}).get("dps") for f in form_ids]
+        # medieval-d10: figures left and lost, disorder, what its last test made it do
+        if any("figures" in fsnap.get(f, {}) for f in form_ids):
+            book["fg"] = [_figures(fsnap.get(f, {})) for f in form_ids]
         ends = _Ends(snap, form_of)
         vis: dict[str, list[int]] = {}
         seen_forms: dict[int, set[str]] = {i: set() for i in range(len(sides))}
@@ -485,9 +495,18 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         for ev in bound.get("events", []):
             if not isinstance(ev, Mapping):
                 continue
-            item: dict[str, Any] = {"t": str(ev.get("type", "")), "x": _event_text(renamer(ev))}
-            who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
-            whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
+            typed = _typed_event(types, ev)
+            words = typed.describe(namer) if typed is not None else None
+            item: dict[str, Any] = {
+                "t": str(ev.get("type", "")),
+                "x": words if words is not None else _event_text(renamer(ev)),
+            }
+            draw = typed.draw if typed is not None else Draw.NONE
+            if typed is not None and draw is not Draw.NONE:
+                who, whom = typed.actor_id(), typed.target_id()
+            else:
+                who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
+                whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
             for key, ref in (("a", who), ("b", whom)):
                 if isinstance(ref, str):
                     ref_side = form_side.get(ref) or side_of.get(ref)
@@ -497,15 +516,19 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
                 item["vs"] = [
                     i for i in range(len(sides)) if i == item["as"] or who in seen_forms[i]
                 ]
-            if item["t"] in LINE_EVENTS:
+            if draw in (Draw.SHOT, Draw.MELEE) or (draw is Draw.NONE and item["t"] in LINE_EVENTS):
                 # a formation wiped out in this very fight is drawn where its bases fell
                 pa, pb = ends.at(who) or ends.last(who), ends.at(whom) or ends.last(whom)
                 if pa is not None and pb is not None:
                     item["l"] = [_dm(pa[0], cx), _dm(pa[1], cy), _dm(pb[0], cx), _dm(pb[1], cy)]
-            elif item["t"] in MARK_EVENTS:
+                    if draw is not Draw.NONE:  # the book's event says which line it is
+                        item["lk"] = draw.value
+            elif draw is Draw.MARK or (draw is Draw.NONE and item["t"] in MARK_EVENTS):
                 at = ends.at(ev.get("base")) or ends.at(who) or ends.last(who)
                 if at is not None:
                     item["k"] = [_dm(at[0], cx), _dm(at[1], cy)]
+                    if typed is not None and typed.mark:  # drawn with a core event's glyph
+                        item["mk"] = typed.mark
             events.append(item)
         messengers = []
         for m in snap.get("messengers", []) or []:
@@ -577,6 +600,53 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         "fog": fog,
         "fogSource": "engine" if recorded else ("recomputed" if fog else None),
     }
+
+
+def _figures(record: Mapping[str, Any]) -> str | None:
+    """A formation record's figures in words (medieval-d10: one base is one figure).
+
+    >>> _figures({"figures": 18, "figures_lost": 2, "disordered": True, "mode": "no advance"})
+    '18 figures (2 lost), disordered, no advance'
+    >>> _figures({"figures": 8, "figures_lost": 0, "mode": "act as ordered"})
+    '8 figures'
+    """
+    if "figures" not in record:
+        return None
+    parts = [f"{record['figures']} figures"]
+    if record.get("figures_lost"):
+        parts[0] += f" ({record['figures_lost']} lost)"
+    if record.get("disordered"):
+        parts.append("disordered")
+    mode = record.get("mode")
+    if mode and mode != "act as ordered":
+        parts.append(str(mode))
+    return ", ".join(parts)
+
+
+def event_types(log: Mapping[str, Any]) -> Mapping[str, type[Event]]:
+    """The event classes of the log's ruleset (the core's and the book's own), found through
+    the registry; a log naming no ruleset known here reads with the core's alone."""
+    from engine.rulesets import get_ruleset
+    from scenario_builder.errors import RulesetError
+
+    name = log.get("ruleset")
+    try:
+        return get_ruleset(str(name)).event_types() if name else EVENT_TYPES
+    except RulesetError:
+        return EVENT_TYPES
+
+
+def _typed_event(types: Mapping[str, type[Event]], ev: Mapping[str, Any]) -> Event | None:
+    """``ev`` as its class, when the class words and draws itself (a book's own event); None
+    for the core's events (worded by :data:`_SENTENCES`) and for a record its class no longer
+    reads (a log from another version of the book): those read field by field."""
+    cls = types.get(str(ev.get("type")))
+    if cls is None or cls.describe is Event.describe:
+        return None
+    try:
+        return cls.from_dict(ev)
+    except (TypeError, ValueError, KeyError):
+        return None
 
 
 def _short_label(name: str) -> str:

@@ -52,13 +52,12 @@ def _battle(sc: Scenario, bf: Any, seed: int = 1) -> Battle:
 
 
 def _acts(b: Battle, unit: str) -> list[tuple[int, str, dict[str, Any]]]:
+    kinds = ("d10_advance", "d10_charge_declared", "d10_charge")
     return [
-        (rec.bound, e.kind, e.detail)
+        (rec.bound, e.type.removeprefix("d10_"), e.to_dict())
         for rec in b.log.bounds
         for e in rec.events
-        if e.type == "medieval"
-        and getattr(e, "unit", None) == unit
-        and e.kind in ("advance", "charge_declared", "charge")
+        if e.type in kinds and getattr(e, "unit", None) == unit
     ]
 
 

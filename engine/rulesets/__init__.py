@@ -67,6 +67,7 @@ from scenario_builder.errors import RulesetError
 if TYPE_CHECKING:
     from engine.context import BoundContext
     from engine.dice import Dice
+    from engine.log import Event
     from engine.orders import Commander, Delivery
     from engine.scenario import Scenario
     from engine.state import BattleState, Formation, UnitProfile
@@ -147,6 +148,10 @@ class Ruleset:
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
     order_kinds: ClassVar[tuple[str, ...]] = ()
+    #: the book's own event classes, beside the core's (engine.log.EVENT_TYPES); the maps
+    #: read a log's events back through :meth:`event_types` (a tuple, not a hook: it changes
+    #: no battle, only how its log is read)
+    events: ClassVar[tuple[type[Event], ...]] = ()
     #: built by the subclass's ``__init__`` (so overrides of its hooks are what the core calls)
     move_rules: MoveRules
     sight_rules: SightRules
@@ -254,6 +259,13 @@ class Ruleset:
         """What the book adds to a formation's entry in each bound's snapshot (the default:
         nothing; ``dark-age`` records its formation type and DPs for the playback)."""
         return {}
+
+    def event_types(self) -> dict[str, type[Event]]:
+        """Each event ``type`` a log of this ruleset holds -> its class (the core's and
+        :attr:`events`), for reading a log back: ``cls.from_dict(d).describe()``."""
+        from engine.log import EVENT_TYPES
+
+        return {**EVENT_TYPES, **{c.type: c for c in self.events}}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""

@@ -42,6 +42,7 @@ from engine.rulesets.medieval_d10.charts import (
 )
 from engine.rulesets.medieval_d10.nearby import UnitTable
 from engine.rulesets.medieval_d10.procedures import (
+    CasualtyRoll,
     control_modifier,
     control_test,
     firing_need,
@@ -321,6 +322,16 @@ def _step(i: int, face: int, n: int) -> int:
     if face >= 8:
         return max(i - 1, 0)
     return i
+
+
+def strikes(a: CasualtyRoll | None, b: CasualtyRoll | None) -> dict[str, Any]:
+    """A melee's two strikes for its record: each side's kill score and d10s (MELEE CHART),
+    left out for a side that did not strike."""
+    out: dict[str, Any] = {}
+    for key, r in (("a", a), ("b", b)):
+        if r is not None:
+            out[f"need_{key}"], out[f"faces_{key}"] = r.need, list(r.faces)
+    return out
 
 
 def phase_name(phase: Phase) -> str:
@@ -905,6 +916,7 @@ class MedievalBattle:
         self.log(
             "initiative",
             None,
+            sides=list(self.sides),
             rolls=[list(r) for r in init.rolls],
             totals=list(init.totals),
             side_a=self.side_a,
@@ -1596,11 +1608,11 @@ class MedievalBattle:
         for a, b in pairs:
             if not (a.alive and b.alive):
                 continue
-            ka = self.strike(a, b)
-            kb = self.strike(b, a)
+            ra, rb = self.strike(a, b), self.strike(b, a)
+            ka, kb = (0 if r is None else r.kills for r in (ra, rb))
             self.take_losses(b, ka, risk="melee")
             self.take_losses(a, kb, risk="melee")
-            self.log("melee", None, a=a.id, b=b.id, kills_by_a=ka, kills_by_b=kb)
+            self.log("melee", None, a=a.id, b=b.id, kills_by_a=ka, kills_by_b=kb, **strikes(ra, rb))
             for loser, winner, lost in ((a, b, ka < kb), (b, a, kb < ka)):
                 if ka == kb or lost:
                     loser.melee_lost = True
@@ -1609,12 +1621,13 @@ class MedievalBattle:
                     winner.control_reasons.append(f"won melee against {loser.id}")
                     winner.target = loser.id
 
-    def strike(self, u: UnitState, foe: UnitState) -> int:
-        """MELEE CHART: ``u`` strikes ``foe``; routing units do not strike back."""
+    def strike(self, u: UnitState, foe: UnitState) -> CasualtyRoll | None:
+        """MELEE CHART: ``u`` strikes ``foe`` (None: it does not; routing units do not strike
+        back, nor do guns)."""
         if u.routing or not u.alive:
-            return 0
+            return None
         if u.unit.arm is Arm.ARTILLERY:
-            return 0
+            return None
         row = u.unit.melee_row(charging=u.charged_this_turn)
         _, cover = self.terrain_at(foe.x, foe.y)
         cav = u.unit.arm is Arm.CAVALRY
@@ -1661,7 +1674,7 @@ class MedievalBattle:
             part_dice=self.part_dice,
             purpose=f"{u.id} strikes {foe.id}",
         )
-        return roll.kills
+        return roll
 
     # phase 15
     def phase_morale(self) -> None:

@@ -18,7 +18,6 @@ from typing import Any, ClassVar
 
 from engine.conditions import condition_holds, trigger_formations
 from engine.context import BoundContext
-from engine.log import Event
 from engine.movement import MoveRules
 from engine.rulesets import Phase, Ruleset, Scales, register
 from engine.rulesets.medieval_d10.battle import (
@@ -32,6 +31,7 @@ from engine.rulesets.medieval_d10.battle import (
 )
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
+from engine.rulesets.medieval_d10.events import EVENTS, MedievalEvent, from_record
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
@@ -213,17 +213,6 @@ class MedievalArmy:
             if c.id == cid:
                 return c
         raise KeyError(f"army {self.army}: no character {cid!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class MedievalEvent(Event):
-    """One event of the medieval game: its ``kind`` (initiative, charge, fire, melee, morale,
-    control, rout ...), the unit, and the details (dice faces, scores, results)."""
-
-    type: ClassVar[str] = "medieval"
-    kind: str
-    unit: str | None
-    detail: dict[str, Any]
 
 
 @dataclass(slots=True)
@@ -526,8 +515,7 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             ch.alive = False
     phase = state.phase
     for e in game.events[ctx.emitted :]:
-        detail = {k: v for k, v in e.items() if k not in ("turn", "phase", "type", "unit")}
-        ctx.emit(MedievalEvent(phase, e["type"], e.get("unit"), detail))
+        ctx.emit(from_record(phase, e))
     ctx.emitted = len(game.events)
 
 
@@ -589,6 +577,11 @@ class MedievalD10(Ruleset):
         Morale.DESTROYED: "destroyed or left the field",
     }
     order_kinds = ("attack", "hold", "advance")
+    events = EVENTS
+    #: check_hooks: a formation record counting one figure more is seen in the log
+    hook_checks: ClassVar[Mapping[str, Callable[[Any], Any]]] = {
+        "formation_record": lambda v: {**v, "figures": v["figures"] + 1},
+    }
 
     def __init__(self) -> None:
         self.move_rules = MoveRules(speed_m=_speed, min_move_m=0.0, max_turn_deg=180.0)
@@ -654,6 +647,22 @@ class MedievalD10(Ruleset):
                         )
                     )
         return out
+
+    def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
+        """A unit's figures left and lost, whether it is disordered and what its last test
+        made it do (Mode: MORALE TEST RESULT's "half speed advance", "no advance" ...), for
+        the playback; before the game starts (the deployment), its bases are its figures."""
+        game = ctx.game if isinstance(ctx, MedievalContext) else None
+        u = game.units.get(formation.id) if game is not None else None
+        if u is None:
+            lost = len(formation.bases) - formation.n_alive
+            return {"figures": formation.n_alive, "figures_lost": lost, "disordered": False}
+        return {
+            "figures": u.unit.figures_left,
+            "figures_lost": u.unit.figures_lost,
+            "disordered": u.unit.disordered,
+            "mode": u.mode.value,
+        }
 
     def start_bound(self, ctx: BoundContext) -> None:
         assert isinstance(ctx, MedievalContext)
