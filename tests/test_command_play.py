@@ -296,6 +296,22 @@ def test_maldon_shieldwalls_in_contact_fight_it_out(ground: dict[str, Any]) -> N
     assert {e.formation[:3] for _, e in melee} == {"en_", "vk_"}
 
 
+def test_maldon_closing_from_standing_tries_the_next_pair_of_stands(
+    ground: dict[str, Any],
+) -> None:
+    """Maldon (dark-age) seed 1: the third Viking lið stands outline to outline with the left
+    fyrd, turned 70 degrees from it, no stands touching. The way toward the nearest pair of
+    stands is barred (another of its stands would stand on one of theirs first), while the next
+    pair's is open: it closes that way and fights (before, it planned its charge and moved 0 m
+    for 25 bounds, "a move planned but not made", and the battle went 40 bounds undecided)."""
+    log = _fight(ground, "maldon_991", 1)
+    assert log.result is not None and log.result["winner"] is not None, log.result
+    stuck = [(bd, e) for bd, e in _of(log, "idle") if e.cause == "a move planned but not made"]
+    assert not stuck, stuck
+    melee = {e.formation for _, e in _of(log, "melee")}
+    assert "vk_lith_3" in melee, melee
+
+
 def test_battles_holding_one_objective_stand_side_by_side(ground: dict[str, Any]) -> None:
     """Halidon Hill: the three English battles hold one point (the hill). Each is sent to its
     own station in a line through it, square to the Scots, in the order they stand, so they

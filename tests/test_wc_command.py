@@ -274,6 +274,32 @@ def test_drilled_legions_reroll_failed_command_tests_teutoburg() -> None:
     assert rerolled, "no drilled re-roll in six seeds"
 
 
+def test_undisciplined_warband_rolls_2d6_only_in_command_tests_teutoburg() -> None:
+    """Command Tests: "Battle Formations over half strength roll 3d6 ... There are two
+    exceptions: Undisciplined Formations only roll 2d6. Drilled Formations may always re-roll
+    failed Command Tests." Both exceptions are the Command Tests'; a morale test is the Morale
+    Rules' ("Battle Formations over half strength may roll 3d6"). Teutoburg under
+    2mm-earth-v0.9+wc-morale: the German warband's Command Tests throw two dice, and its morale
+    tests three while it is a battle formation over half strength (none did before). The
+    warband seldom tests, since it mostly wins: these are battles where it does, under both W&C
+    compositions."""
+    sc = load_scenario("teutoburg_ad9")
+    three = 0
+    for ruleset, seed in ((WC, 3), (DA, 4), (DA, 5)):
+        b = _battle(sc, ruleset, seed)
+        b.run()
+        for e in _tests(b):
+            f = b.state.formations[e.formation]
+            if wc.wc_unit(f, sc).discipline is not Discipline.UNDISCIPLINED:
+                continue
+            _check_score(e)
+            if e.test == "command":
+                assert len(e.dice.faces) == 2, e
+            elif e.test == "morale":
+                three += len(e.dice.faces) == 3
+    assert three >= 1
+
+
 # -- the Army General's zone of command -----------------------------------------------------------
 
 

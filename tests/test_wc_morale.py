@@ -105,8 +105,9 @@ def test_p22_which_dice() -> None:
     skirm = WCUnit("bows", 8, 12, 12, kind=FormationKind.SKIRMISH)
     assert dice_method(skirm, TestKind.MORALE) is DiceMethod.TWO_D6
     undisc = WCUnit("fyrd", 6, 30, 30, discipline=Discipline.UNDISCIPLINED)
+    # "two exceptions" to the Command Tests' 3d6: undisciplined formations roll 2d6 there only
     assert dice_method(undisc, TestKind.COMMAND) is DiceMethod.TWO_D6
-    assert dice_method(undisc, TestKind.MORALE) is DiceMethod.TWO_D6
+    assert dice_method(undisc, TestKind.MORALE) is DiceMethod.THREE_D6_KEEP_TWO_LOWEST
 
 
 def test_p22_test_records_its_dice_with_purpose() -> None:

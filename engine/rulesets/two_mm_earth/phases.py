@@ -963,6 +963,10 @@ def _outline_target(ctx: TwoMmContext, f: Formation, plan: MovePlan) -> Formatio
     return min(touching, key=lambda g: (_gap(f, g), g.id))
 
 
+#: how many of the nearest pairs of bases a close from standing tries the way toward
+_CLOSE_TRIES = 8
+
+
 def _close_from_standing(
     ctx: TwoMmContext, f: Formation, plan: MovePlan, stuck: dict[str, str], moved: set[str]
 ) -> None:
@@ -975,11 +979,18 @@ def _close_from_standing(
     classes, _off = footprint_classes(ctx.bf, f, "move")
     allowance = allowance_for(f, classes, ctx.move_rules) or 0.0
     start = (f.cx, f.cy)
-    a, b = min(
+    # toward the nearest pairs of bases in turn: the nearest pair's way can be barred (another
+    # of its bases would stand on one of theirs first, an angled front, a friend alongside)
+    # where the next pair's is open
+    pairs = sorted(
         ((p, q) for p in f.alive_bases for q in g.alive_bases),
-        key=lambda pq: math.dist((pq[0].x, pq[0].y), (pq[1].x, pq[1].y)),
+        key=lambda pq: (math.dist((pq[0].x, pq[0].y), (pq[1].x, pq[1].y)), pq[0].id, pq[1].id),
     )
-    closed = close_with_bases(ctx.state, f, g, bearing(a.x, a.y, b.x, b.y), allowance)
+    closed = 0.0
+    for a, b in pairs[:_CLOSE_TRIES]:
+        closed = close_with_bases(ctx.state, f, g, bearing(a.x, a.y, b.x, b.y), allowance)
+        if closed > 0:
+            break
     ctx.allowances[f.id] = allowance
     if closed <= 0:
         return
@@ -1158,10 +1169,32 @@ def retreat_blocked_v09(ctx: TwoMmContext, f: Formation) -> None:
     )
 
 
+def wall_classes(ctx: TwoMmContext, f: Formation) -> Any:
+    """The move's terrain classes where the ground has fortifications (8.3: walls bar or slow
+    a move by where it starts and who holds them), for ``execute_move``'s ``classes_fn``;
+    None on open ground."""
+    from engine.rulesets.two_mm_earth import sieges
+
+    if not ctx.has_walls:
+        return None
+    start_fort = sieges.fortification_at(ctx.bf, f)
+    holds = bool(ctx.scenario is not None and ctx.scenario.side(f.side).holds_walls)
+
+    def classes_fn(form: Any, pose: Any) -> Any:
+        return sieges.move_classes(ctx.bf, form, pose, start_fort, holds)
+
+    return classes_fn
+
+
+def rout_plan(ctx: TwoMmContext, f: Formation) -> MovePlan:
+    """A routing formation's move this bound (11.1): away from the enemy it touches or the
+    nearest, by 10.3's retreat bearing."""
+    return _retreat_plan(ctx, f, "rout")
+
+
 def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09) -> None:
     """1.1 moves, fastest initiative first. ``on_blocked(ctx, f)``: what a retreat that cannot
     get away from the enemy does (v0.9 10.3; v0.7 5.1 has its own)."""
-    from engine.rulesets.two_mm_earth import sieges
 
     state = ctx.state
     _replace_casualties(ctx)
@@ -1191,14 +1224,7 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
             # stands rather than freezing outline to outline for the rest of the battle
             _close_from_standing(ctx, f, plan, stuck, moved)
             continue
-        classes_fn = None
-        if ctx.has_walls:
-            start_fort = sieges.fortification_at(ctx.bf, f)
-            holds = bool(ctx.scenario is not None and ctx.scenario.side(f.side).holds_walls)
-
-            def classes_fn(form, pose, _s=start_fort, _h=holds):
-                return sieges.move_classes(ctx.bf, form, pose, _s, _h)
-
+        classes_fn = wall_classes(ctx, f)
         mover = execute_move
         if f.morale is Morale.ROUTING and ctx.flee_move is not None:
             mover = ctx.flee_move  # a composed morale module's flee move (W&C: through friends)

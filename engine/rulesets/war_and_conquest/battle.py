@@ -82,6 +82,7 @@ __all__ = [
     "morale_value",
     "notes",
     "receive_order",
+    "record_fought",
     "resolution_phase",
     "start_round",
     "strategy_roll",
@@ -141,12 +142,18 @@ class FledPath:
 @dataclass(slots=True)
 class WCNotes:
     """What W&C keeps across the phases: the table scale, this turn's Strategic Advantage (the
-    sides' order and the bound it is for), and this bound's flee moves through friends."""
+    sides' order and the bound it is for), this bound's flee moves through friends, and who
+    fought whom in this bound's melee (:func:`record_fought`)."""
 
     scale: TableScale
     order: tuple[str, ...] = ()
     order_bound: int | None = None
     fled: list[FledPath] = field(default_factory=list)
+    #: each formation's enemies in contact when the melee was fought, and the bound it was
+    #: fought in: the Resolution phase judges the combat from these, since the melee's kills
+    #: can break the contact before the results are taken
+    fought: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    fought_bound: int | None = None
 
 
 def notes(ctx: TwoMmContext, scale: TableScale = TWO_MM_EARTH) -> WCNotes:
@@ -249,16 +256,33 @@ def _inches(a: tuple[float, float], b: tuple[float, float], scale: TableScale) -
     return scale.inches(math.dist(a, b))
 
 
-def _enemies_in_contact(ctx: TwoMmContext, f: Formation) -> list[Formation]:
+def record_fought(ctx: TwoMmContext) -> None:
+    """Note who is fighting whom as the melee is fought (the contacts its dice were rolled
+    for). Resolution: "check morale for units ... that have been in or near combat": a unit
+    whose front bases the melee killed still fought this round, won or lost it, and may
+    pursue; the contacts left after the melee's damage no longer show it."""
+    wc = notes(ctx)
+    wc.fought = {fid: ids for fid, ids in ctx.state.contacts.items() if ids}
+    wc.fought_bound = ctx.state.bound
+
+
+def _fought(ctx: TwoMmContext, f: Formation) -> tuple[str, ...]:
+    """The enemies ``f`` fought in this bound's melee (:func:`record_fought`)."""
+    wc = notes(ctx)
+    if wc.fought_bound != ctx.state.bound:
+        return ()
+    return wc.fought.get(f.id, ())
+
+
+def _fought_enemies(ctx: TwoMmContext, f: Formation) -> list[Formation]:
+    """The enemies ``f`` fought this bound that are still on the table."""
     state = ctx.state
-    return [
-        state.formations[i] for i in state.contacts.get(f.id, ()) if not state.formations[i].removed
-    ]
+    return [state.formations[i] for i in _fought(ctx, f) if not state.formations[i].removed]
 
 
 def _combat_result(ctx: TwoMmContext, f: Formation) -> str | None:
     """ "lost", "won", "draw" for a formation in contact this bound, else None."""
-    enemies = _enemies_in_contact(ctx, f)
+    enemies = _fought_enemies(ctx, f)
     if not enemies:
         return None
     theirs = [g.killed_in_bound for g in enemies]
@@ -353,7 +377,7 @@ def _events_for(
             MoraleEvent(
                 Trigger.CASUALTIES_20,
                 casualty_fraction=f.killed_in_bound / f.alive_at_start,
-                engaged=bool(state.contacts.get(f.id)),
+                engaged=bool(_fought(ctx, f)),
             )
         )
     gid = state.sides[f.side].general
@@ -449,6 +473,7 @@ def resolution_phase(
     tested: set[str] = set()
     barred: set[str] = set()  # won, failed: "cannot pursue & stays where it is"
     broke: list[Formation] = []  # fled from combat this phase (10" trigger for friends)
+    fled: list[Formation] = []  # every unit that failed this phase: each flees (2)
     for _ in range(_MAX_PASSES):
         fresh = False
         steady = [f for f in state.active() if f.morale is Morale.STEADY and f.id not in tested]
@@ -483,15 +508,60 @@ def resolution_phase(
                 why = f"W&C morale test ({', '.join(names)})"
                 events += set_morale(ctx, f, Morale.ROUTING, why, phase)
                 fresh = True
+                fled.append(f)
                 if result is not None:
                     broke.append(f)
         if not fresh:
             break
     # 2: Resolve Pursuit & Flee Moves, in the order Strategic Advantage selects: formations
     # that friends fled through this bound take their Command Tests first (their disorder
-    # bars them from pursuing), then the pursuit roll-offs
+    # bars them from pursuing), then the pursuit roll-offs, then the flee moves of the units
+    # that broke in this phase and survived them, and the tests of the friends they fled
+    # through
     events += _fled_through_tests(ctx, order, scale, phase)
     events += _pursuit(ctx, broke, barred, order, scale, phase)
+    events += _flee_moves(ctx, fled, order, scale, phase)
+    events += _fled_through_tests(ctx, order, scale, phase)
+    return events
+
+
+def _flee_moves(
+    ctx: TwoMmContext, fled: list[Formation], order: list[str], scale: TableScale, phase: str
+) -> list[Event]:
+    """Resolution Summary 2, "Resolve Pursuit & Flee Moves": each unit that failed its test
+    this phase makes its flee move now (the host's rout move, 2mm Earth 11.1, through friends
+    by :func:`flee_move`), so the End Phase judges dispersal (3, "Fleeing troops that contact
+    friend or foe") where the flight took it, not where it stood in the line when it broke.
+    Later flee moves are the host's move phase (End Phase 2, "Move troops that failed to
+    rally")."""
+    from engine.log import Moved
+    from engine.movement import update_contacts
+    from engine.rulesets.two_mm_earth.phases import rout_plan, wall_classes
+
+    state = ctx.state
+    wc = notes(ctx, scale)
+    events: list[Event] = []
+    moving = [f for f in fled if not f.removed and f.morale in _FLEEING]
+    for f in _in_turn(ctx, moving, order):
+        plan = rout_plan(ctx, f)
+        res = flee_move(
+            wc, ctx.bf, state, f, plan, rules=ctx.move_rules, classes_fn=wall_classes(ctx, f)
+        )
+        if res.distance_m > 0:
+            events.append(
+                Moved(
+                    phase,
+                    f.id,
+                    res.start[:2],
+                    res.end[:2],
+                    res.end[2],
+                    res.distance_m,
+                    res.allowance_m,
+                    res.halted,
+                )
+            )
+    if moving:
+        ctx.base_pairs = update_contacts(state)
     return events
 
 
@@ -555,7 +625,7 @@ def _pursuit(
         candidates = sorted(
             (
                 g
-                for g in _enemies_in_contact(ctx, f)
+                for g in _fought_enemies(ctx, f)
                 if g.morale is Morale.STEADY and g.id not in barred
             ),
             key=lambda g: g.id,

@@ -180,18 +180,22 @@ def dice_method(unit: WCUnit, kind: TestKind) -> DiceMethod:
 
     Only a battle formation over half strength gets 3d6, and never for a rally (fleeing troops
     use 2d6) nor for the last chance to stand (a fleeing unit's test). Undisciplined formations
-    "only roll 2d6" (written under Command Tests; read as their morale tests too, see
+    "only roll 2d6" in Command Tests: it is one of the "two exceptions" printed under Command
+    Tests, beside the drilled re-roll of "failed Command Tests" (see
     docs/rules-interpretations.md).
 
     >>> u = WCUnit("u", 7, strength=10, full_strength=20)      # exactly half: marked
     >>> dice_method(u, TestKind.MORALE)
     <DiceMethod.TWO_D6: 2>
+    >>> warband = WCUnit("w", 6, 30, 30, discipline=Discipline.UNDISCIPLINED)
+    >>> dice_method(warband, TestKind.COMMAND), dice_method(warband, TestKind.MORALE)
+    (<DiceMethod.TWO_D6: 2>, <DiceMethod.THREE_D6_KEEP_TWO_LOWEST: 3>)
     """
     if (
         kind in (TestKind.RALLY, TestKind.LAST_CHANCE)
         or unit.fleeing
         or unit.kind is not FormationKind.BATTLE
-        or unit.discipline is Discipline.UNDISCIPLINED
+        or (kind is TestKind.COMMAND and unit.discipline is Discipline.UNDISCIPLINED)
         or not unit.over_half_strength
     ):
         return DiceMethod.TWO_D6

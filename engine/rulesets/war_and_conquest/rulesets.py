@@ -35,8 +35,9 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     The orders phase first ends the disorder of units that rallied (or that friends fled
     through) last turn ("disordered until the start of their next round of play"), makes the
     first turn's Strategy Roll (later ones are End Phase 4's), and takes chart 9.3's order rolls
-    as W&C Command Tests. The host's move phase moves fleeing troops by W&C's flee move
-    (through friends, :func:`.battle.flee_move`)."""
+    as W&C Command Tests. The melee notes who fought whom, for the Resolution phase's combat
+    results (:func:`.battle.record_fought`). The host's move phase moves fleeing troops by
+    W&C's flee move (through friends, :func:`.battle.flee_move`)."""
 
     def orders(ctx: Any) -> None:
         wc.notes(ctx, scale)  # W&C's notes, and its flee move in the host's move phase
@@ -46,13 +47,21 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
         # chart 9.3's order rolls taken as W&C Command Tests
         two_mm.phase_orders(ctx, receive=wc.receive_order(ctx, scale))
 
+    def melee(ctx: Any) -> None:
+        wc.record_fought(ctx)  # the combat results are judged from who fought whom
+        two_mm.phase_melee(ctx)
+
     def resolution(ctx: Any) -> None:
         ctx.emit(wc.resolution_phase(ctx, scale, "resolution"))
 
     def end(ctx: Any) -> None:
         ctx.emit(wc.end_phase(ctx, scale, "end"))
 
-    host = [p for p in two_mm.SEQUENCE if p.name not in ("orders", "morale", "pursuit", "rally")]
+    host = [
+        Phase("melee", melee) if p.name == "melee" else p
+        for p in two_mm.SEQUENCE
+        if p.name not in ("orders", "morale", "pursuit", "rally")
+    ]
     return (Phase("orders", orders), *host, Phase("resolution", resolution), Phase("end", end))
 
 
