@@ -112,14 +112,16 @@ def test_side_step_and_step_back_take_the_whole_move(fought: tuple[Battle, dict]
 
 def test_the_commander_forms_a_column_in_bow_range_into_shieldwall() -> None:
     """5.18, the automatic commander: the ship crew in column comes within bow range and forms
-    shieldwall (1 -> 4 wide), at ½ move and 1 DP (within bow range), as soon as there is room
-    (seed 6, bound 7; in seed 1 there is no room beside its friends for the whole fight)."""
-    b, _pos = _fought(6, 8)
+    shieldwall (1 -> 3 wide, the room beside its friends), at ½ move and 1 DP (within bow
+    range), as soon as there is room (seed 21, bound 7; seed 6, 1 -> 4, until a unit that broke
+    in W&C's Resolution made its flee move there; in seed 1 there is no room for the whole
+    fight)."""
+    b, _pos = _fought(21, 8)
     (bd, e) = next(
         (bd, e) for bd, e in _events(b, "manoeuvre") if getattr(e, "by", "") == "commander"
     )
     assert e.formation == "vk_lith_1" and e.manoeuvre == "form_shieldwall"
-    assert e.frontage == (1, 4) and e.dps == 1 and e.section == "5.18"
+    assert e.frontage == (1, 3) and e.dps == 1 and e.section == "5.18"
     dis = [x for d, x in _events(b, "disorder") if d == bd and x.formation == "vk_lith_1"]
     assert any(x.reason == "form_shieldwall (5.18)" for x in dis)
     assert chapter_view(b.state.formations["vk_lith_1"])[2] in (

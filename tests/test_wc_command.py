@@ -155,14 +155,15 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 17: the Viking archers flee through the
-    second ship crew at bound 8; the crew takes the Command Test in that bound's Resolution
-    phase (seed 9 until formations in contact closed base to base and friends were side-stepped,
-    seed 6 before Maldon's English closed into one Battle Line, 5.5: each moved the fight)."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 17, 9)
+    """Maldon (OS Terrain 50) under dark-age, seed 27: the Viking archers flee through the
+    second ship crew at bound 9; the crew takes the Command Test in that bound's Resolution
+    phase (seed 17 until a unit that breaks in Resolution made its flee move there, seed 9
+    until formations in contact closed base to base and friends were side-stepped, seed 6
+    before Maldon's English closed into one Battle Line, 5.5: each moved the fight)."""
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 27, 10)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
-        e for e in _tests(b, 8) if e.triggers and e.triggers[0].startswith("friends fled through")
+        e for e in _tests(b, 9) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
     assert (e.formation, e.triggers[0]) == ("vk_lith_2", "friends fled through: vk_archers")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
@@ -420,6 +421,7 @@ def test_restraining_pursuit_is_a_command_test(minden: Any) -> None:
         notes = wc.notes(b.ctx)
         notes.order, notes.order_bound = ("blue", "red"), b.state.bound
         x.killed_in_bound, x.alive_at_start = 1, 4  # x lost the combat (r lost none)
+        wc.record_fought(b.ctx)  # the round r and x fought this bound
         b.ctx.dice = ScriptedDice(dice)
         events = wc.resolution_phase(b.ctx, TWO_MM_EARTH, "resolution")
         (test,) = [e for e in events if e.type == "wc_test" and e.test == "command"]
@@ -455,6 +457,7 @@ def test_a_winner_that_fails_holds_and_cannot_pursue(minden: Any) -> None:
     notes = wc.notes(b.ctx)
     notes.order, notes.order_bound = ("blue", "red"), b.state.bound
     x.killed_in_bound, x.alive_at_start = 1, 4
+    wc.record_fought(b.ctx)  # the round r and x fought this bound
     b.ctx.dice = ScriptedDice([6, 6, 6, 6, 6, 6])  # x fails, then r fails
     events = wc.resolution_phase(b.ctx, TWO_MM_EARTH, "resolution")
     tests = {e.formation: e for e in events if e.type == "wc_test"}
@@ -548,20 +551,22 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
 @pytest.mark.parametrize(
     ("scenario", "ruleset", "seed", "bound", "formation", "fled", "outcome"),
     [
-        # (Teutoburg seed 55 bound 14 until the battles holding one objective stood side by
-        # side; Teutoburg seed 18, gm_jav_west pursuing, and Maldon seed 28 bound 11 until missile
-        # troops closed by Advance, 9.1, and formations in contact closed base to base, 3.2;
-        # Maldon seed 20 bound 17 until its English closed into one Battle Line, 5.5)
-        ("teutoburg_ad9", WC, 50, 12, "rm_aux_van", "gm_horse", "restrained"),
-        ("maldon_991", DA, 9, 17, "en_fyrd_right", "vk_lith_1", "pursues"),
+        # (Teutoburg seed 50 bound 12, rm_aux_van restrained, and Maldon seed 9 bound 17,
+        # en_fyrd_right pursuing, until the round was judged as fought and a unit that broke
+        # in Resolution fled there; Teutoburg seed 55 bound 14 until the battles holding one
+        # objective stood side by side; Teutoburg seed 18 and Maldon seed 28 bound 11 until
+        # missile troops closed by Advance, 9.1, and formations in contact closed base to
+        # base, 3.2; Maldon seed 20 bound 17 until its English closed into one Battle Line)
+        ("teutoburg_ad9", WC, 55, 15, "gm_jav_east", "rm_aux_rear", "pursues"),
+        ("maldon_991", DA, 1, 8, "en_fyrd_right", "vk_lith_1", "restrained"),
     ],
 )
 def test_restraining_pursuit_in_battle(
     scenario: str, ruleset: str, seed: int, bound: int, formation: str, fled: str, outcome: str
 ) -> None:
     """On shipped ground, in both compositions: a formation told to hold whose enemy in contact
-    breaks takes the Command Test to restrain its men (Teutoburg: the Roman vanguard holds its
-    ground; Maldon: the right fyrd fails and chases the first ship crew)."""
+    breaks takes the Command Test to restrain its men (Teutoburg: the German skirmishers fail
+    and chase the Roman rearguard; Maldon: the right fyrd holds its ground)."""
     b = _battle(load_scenario(scenario), ruleset, seed)
     while b.state.bound < bound:
         b.step()

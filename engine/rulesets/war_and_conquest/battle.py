@@ -539,15 +539,22 @@ def _flee_moves(
     from engine.rulesets.two_mm_earth.phases import rout_plan, wall_classes
 
     state = ctx.state
-    wc = notes(ctx, scale)
+    notes(ctx, scale)  # the notes and ctx.flee_move, made on first use
     events: list[Event] = []
     moving = [f for f in fled if not f.removed and f.morale in _FLEEING]
     for f in _in_turn(ctx, moving, order):
         plan = rout_plan(ctx, f)
-        res = flee_move(
-            wc, ctx.bf, state, f, plan, rules=ctx.move_rules, classes_fn=wall_classes(ctx, f)
+        before = {b.id: (b.x, b.y, b.facing) for b in f.bases}
+        # the context's flee move (the seam the host's move phase calls too), so whatever
+        # wraps it sees every flight of the bound
+        res = ctx.flee_move(
+            ctx.bf, state, f, plan, rules=ctx.move_rules, classes_fn=wall_classes(ctx, f)
         )
         if res.distance_m > 0:
+            # the flee move is a move of its own, after the bound's Movement: its allowance
+            # is measured from where the unit broke (engine.testing checks each move noted)
+            ctx.start_poses[f.id] = before
+            ctx.allowances[f.id] = res.allowance_m
             events.append(
                 Moved(
                     phase,
