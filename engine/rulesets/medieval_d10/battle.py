@@ -745,7 +745,10 @@ class MedievalBattle:
     def look(self) -> None:
         """MORALE reason 7, "The testing unit has just seen previously unseen enemy, for the
         first time": each unit notes the enemy units it sees; those it sees at its first look
-        (the deployment) are not a surprise."""
+        (the deployment) are not a surprise, and neither is an enemy first seen further off
+        than 150 yds (the distance the book gives its other sight tests, reasons 5 and 6: an
+        army seen coming from afar is watched, not sprung on the unit; docs/
+        rules-interpretations.md)."""
         lookers = [u for u in self.alive() if not u.routing]
         enemies = {s: list(self.alive(self.enemy_of(s))) for s in self.sides}
         # an enemy a unit has seen before can give it no first sight: only the others are
@@ -757,6 +760,7 @@ class MedievalBattle:
         ]
         pairs = [(u, e) for u, unseen in todo for e in unseen]
         hits = iter(self._sight_of_pairs(pairs))
+        reach = self.m(30)  # 150 yds
         for u, unseen in todo:
             now = {e.id for e in unseen if next(hits)}
             if u.seen is None:
@@ -764,7 +768,9 @@ class MedievalBattle:
                 continue
             if now:
                 u.seen |= now
-                u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(sorted(now))}"))
+                near = sorted(e.id for e in unseen if e.id in now and self.gap(u, e) <= reach)
+                if near:
+                    u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(near)}"))
 
     # -- movement ----------------------------------------------------------------------------
     def allowance(self, u: UnitState, *, bonus: bool = False) -> float:
