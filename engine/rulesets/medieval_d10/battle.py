@@ -760,7 +760,6 @@ class MedievalBattle:
         ]
         pairs = [(u, e) for u, unseen in todo for e in unseen]
         hits = iter(self._sight_of_pairs(pairs))
-        reach = self.m(30)  # 150 yds
         for u, unseen in todo:
             now = {e.id for e in unseen if next(hits)}
             if u.seen is None:
@@ -768,7 +767,8 @@ class MedievalBattle:
                 continue
             if now:
                 u.seen |= now
-                near = sorted(e.id for e in unseen if e.id in now and self.gap(u, e) <= reach)
+                seen_now = [e for e in unseen if e.id in now]
+                near = sorted(e.id for e in self.within_150yd(u, seen_now))
                 if near:
                     u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(near)}"))
 
