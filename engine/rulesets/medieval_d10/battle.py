@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.dice import Dice
+from engine.pathing import CostAt, blocked_between, way_around
 from engine.rulesets.medieval_d10.charts import (
     ARTILLERY_FALL_BACK_ABANDON_MAX,
     COMMANDER_KILLED_VALUE,
@@ -63,6 +64,8 @@ from engine.rulesets.medieval_d10.terrain import (
     load_terrain_table,
     march_fraction,
     slope_class,
+    slope_class_of_code,
+    slope_classes,
 )
 from engine.rulesets.medieval_d10.units import (
     PIKE_SPEAR_HALBERD,
@@ -120,6 +123,9 @@ _TABLE_WATCH = frozenset({"x", "y", "unit", "mode"})
 #: a unit whose centre is this close to the place it was sent to has reached it (as 2mm
 #: Earth's General reads a waypoint: commanders.REACHED_M)
 GOAL_M = 60.0
+#: the least widening of the window searched for a way around forbidden ground (metres): a
+#: marsh or a lake a few hundred metres across is gone round, not only skirted at its edge
+DETOUR_MARGIN_M = 300.0
 #: what ``UnitState.alive`` depends on
 _LIFE = frozenset({"unit", "mode"})
 
@@ -407,6 +413,9 @@ class MedievalBattle:
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
         self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
+        #: units whose last normal move went around forbidden ground, or was stopped by it
+        #: with no way around: the event is logged as that begins, not every turn it lasts
+        self._around: dict[str, str] = {}
         #: the units near a unit, by culling in arrays (kept current by the units' writes)
         self.nearby = UnitTable(
             list(self.units.values()), self.sides, lambda u: self.size(u)[1] / 2
@@ -792,17 +801,143 @@ class MedievalBattle:
         """Sweep ``u`` toward (tx, ty) in steps, paying the TERRAIN CHART's fraction of its
         march rate for each step's ground; stops at impassable ground, at the map edge, on
         reaching the point, or in contact with ``stop_short_of``. Returns metres moved."""
+        if math.hypot(tx - u.x, ty - u.y) < 1e-6 or allowance_m <= 0:
+            return 0.0
+        self.allowance_m[u.id] = self.allowance_m.get(u.id, 0.0) + allowance_m
+        moved, _, _ = self._sweep(u, tx, ty, allowance_m, stop_short_of, face, backwards)
+        self._moved(u, moved)
+        return moved
+
+    def move_along(self, u: UnitState, way: list[tuple[float, float]], allowance_m: float) -> float:
+        """Sweep ``u`` along the points of ``way`` in turn, as :meth:`move_toward` sweeps one
+        leg, on one allowance: each leg spends what the chart charges for its ground and the
+        next starts with what is left. Returns metres moved."""
+        if not way or allowance_m <= 0:
+            return 0.0
+        self.allowance_m[u.id] = self.allowance_m.get(u.id, 0.0) + allowance_m
+        moved, budget = 0.0, allowance_m
+        for tx, ty in way:
+            leg, spent, done = self._sweep(u, tx, ty, budget, None, True, False)
+            moved, budget = moved + leg, budget - spent
+            if not done or budget <= 1e-9:
+                break
+        self._moved(u, moved)
+        return moved
+
+    def advance_to(self, u: UnitState, tx: float, ty: float, allowance_m: float) -> float:
+        """A normal move toward (tx, ty) as a table makes it: straight when the straight way
+        is ground the unit may cross; around it (:func:`engine.pathing.way_around`) when the
+        TERRAIN CHART forbids ground on the straight way (a marsh "only on track, road or
+        through a gap", impassable ground), logging the ground it goes around; straight to
+        the edge, logging that it is blocked, when no way around is found. Returns metres
+        moved."""
+        price = self.ground_price(u)
+        if not blocked_between((u.x, u.y), (tx, ty), price, step=STEP_M):
+            self._around.pop(u.id, None)
+            return self.move_toward(u, tx, ty, allowance_m)
+        by = self._forbidden_on((u.x, u.y), (tx, ty), price)
+        straight = math.dist((u.x, u.y), (tx, ty))
+        way = way_around(
+            (u.x, u.y),
+            (tx, ty),
+            price,
+            cell=max(float(getattr(self.bf, "res", STEP_M)), 2 * STEP_M),
+            margin=max(DETOUR_MARGIN_M, straight / 2),
+        )
+        if way is None:
+            if self._around.get(u.id) != "blocked":
+                self.log("blocked", u.id, by=by)
+            self._around[u.id] = "blocked"
+            return self.move_toward(u, tx, ty, allowance_m)
+        if self._around.get(u.id) != "detour":
+            legs = zip([(u.x, u.y), *way[:-1]], way, strict=True)
+            self.log(
+                "detour",
+                u.id,
+                by=by,
+                way_m=round(sum(math.dist(a, b) for a, b in legs), 1),
+                straight_m=round(straight, 1),
+                reaches=way[-1] == (tx, ty),
+            )
+        self._around[u.id] = "detour"
+        return self.move_along(u, way, allowance_m)
+
+    def _forbidden_on(self, a: tuple[float, float], b: tuple[float, float], price: CostAt) -> str:
+        """The terrain (its chart name) of the first forbidden step on the straight way."""
+        n = max(1, math.ceil(math.dist(a, b) / STEP_M))
+        t = np.arange(1, n + 1) / n
+        xs, ys = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
+        bad = np.flatnonzero(np.isinf(price(xs, ys)))
+        if not len(bad):
+            return Terrain.IMPASSABLE.value
+        return self.terrain_at(float(xs[bad[0]]), float(ys[bad[0]]))[0].value
+
+    def ground_price(self, u: UnitState) -> CostAt:
+        """The price of a metre of ground at many points for ``u``'s move: the reciprocal of
+        the TERRAIN CHART's share of its march rate (slopes counted as if climbed: a path
+        is planned before the way up or down is known), ``inf`` where the chart forbids it
+        and off the map."""
+        column = self.column_of(u)
+        cavalry = u.unit.arm is Arm.CAVALRY
+        local = u.unit.spec.local
+        legend = self.bf.meta["legend"]["feature"]
+        minx, miny, maxx, maxy = self.bf.bounds
+        known: dict[int, float] = {}
+
+        def price(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+            codes, inside = self.bf.codes_on_map("feature", xs, ys)
+            sx = np.clip(xs, minx, np.nextafter(maxx, minx))
+            sy = np.clip(ys, np.nextafter(miny, maxy), maxy)
+            slopes = slope_classes(np.asarray(self.bf.slope_at(sx, sy), dtype=float))
+            keys = np.where(inside, codes.astype(np.int64) * 4 + slopes, -1)
+            out = np.full(keys.shape, math.inf)
+            for key in np.unique(keys).tolist():
+                if key < 0:
+                    continue
+                value = known.get(key)
+                if value is None:
+                    row = self.terrain.rows.get(str(legend.get(key // 4, "unknown")))
+                    terrain = Terrain.OPEN if row is None else row.terrain
+                    frac = march_fraction(
+                        column,
+                        terrain,
+                        slope_class_of_code(key % 4),
+                        uphill=True,
+                        cavalry=cavalry,
+                        local=local,
+                    )
+                    value = known[key] = math.inf if not frac else 1.0 / float(frac)
+                out[keys == key] = value
+            return out
+
+        return price
+
+    def _moved(self, u: UnitState, moved: float) -> None:
+        if moved > 0:
+            u.moving_turn = self.turn
+            self.moved_m[u.id] = self.moved_m.get(u.id, 0.0) + moved
+
+    def _sweep(
+        self,
+        u: UnitState,
+        tx: float,
+        ty: float,
+        budget: float,
+        stop_short_of: UnitState | None,
+        face: bool,
+        backwards: bool,
+    ) -> tuple[float, float, bool]:
+        """One leg of a move: (metres moved, allowance spent, whether it reached the point)."""
         dx, dy = tx - u.x, ty - u.y
         dist = math.hypot(dx, dy)
-        if dist < 1e-6 or allowance_m <= 0:
-            return 0.0
+        if dist < 1e-6:
+            return 0.0, 0.0, True
         ux, uy = dx / dist, dy / dist
-        self.allowance_m[u.id] = self.allowance_m.get(u.id, 0.0) + allowance_m
         if face:
             u.facing = math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy)
         column = self.column_of(u)
         cavalry = u.unit.arm is Arm.CAVALRY
-        budget = allowance_m
+        start = budget
         moved = 0.0
         z = self.elevation(u.x, u.y)
         while moved < dist - 1e-9 and budget > 1e-9:
@@ -811,7 +946,7 @@ class MedievalBattle:
             if not self.bf.contains(nx, ny):
                 if u.routing:
                     self.destroy(u, "routed off the battlefield")
-                break
+                return moved, start - budget, False
             terrain, _ = self.terrain_at(nx, ny)
             nz = self.elevation(nx, ny)
             slope = slope_class(float(self.bf.slope_at(nx, ny)))
@@ -819,12 +954,26 @@ class MedievalBattle:
                 column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=u.unit.spec.local
             )
             if fraction is None or fraction <= 0:
-                break
+                return moved, start - budget, False
             cost = step / float(fraction)
             if cost > budget:
                 step = budget * float(fraction)
                 cost = budget
                 nx, ny = u.x + ux * step, u.y + uy * step
+                # the short last step can end in a cell the full step passed by (a corner of
+                # a marsh between two samples): a unit never stops on ground it may not enter
+                if (
+                    march_fraction(
+                        column,
+                        self.terrain_at(nx, ny)[0],
+                        slope,
+                        uphill=nz > z,
+                        cavalry=cavalry,
+                        local=u.unit.spec.local,
+                    )
+                    is None
+                ):
+                    return moved, start - budget, False
             if stop_short_of is not None:
                 ox, oy = u.x, u.y
                 u.x, u.y = nx, ny
@@ -833,7 +982,7 @@ class MedievalBattle:
                     over = -self.gap(u, stop_short_of)
                     u.x, u.y = nx - ux * over, ny - uy * over
                     moved += max(0.0, step - over)
-                    break
+                    return moved, start - budget, False
                 u.x, u.y = ox, oy
             u.x, u.y = nx, ny
             moved += step
@@ -842,10 +991,7 @@ class MedievalBattle:
             if disorders(column, terrain) and not u.unit.disordered:
                 u.unit = dc_replace(u.unit, disordered=True)
                 self.log("disordered", u.id, by=terrain.value)
-        if moved > 0:
-            u.moving_turn = self.turn
-            self.moved_m[u.id] = self.moved_m.get(u.id, 0.0) + moved
-        return moved
+        return moved, start - budget, moved >= dist - 1e-9
 
     def destroy(self, u: UnitState, why: str) -> None:
         if u.mode is not Mode.DESTROYED:
@@ -1356,7 +1502,7 @@ class MedievalBattle:
                 if math.dist((u.x, u.y), u.goal) <= GOAL_M or self.gap(u, enemy) <= allowance:
                     u.goal = None  # there, or an enemy within its move: it goes at the enemy
                 else:
-                    moved = self.move_toward(u, u.goal[0], u.goal[1], allowance)
+                    moved = self.advance_to(u, u.goal[0], u.goal[1], allowance)
                     u.moved = moved > 0
                     if moved:
                         self.log("advance", u.id, toward="place", metres=round(moved, 1))
@@ -1372,7 +1518,7 @@ class MedievalBattle:
             d = math.dist((u.x, u.y), (enemy.x, enemy.y)) or 1.0
             tx = u.x + (enemy.x - u.x) / d * room
             ty = u.y + (enemy.y - u.y) / d * room
-            moved = self.move_toward(u, tx, ty, allowance)
+            moved = self.advance_to(u, tx, ty, allowance)
             u.moved = moved > 0
             if moved:
                 self.log("advance", u.id, toward=enemy.id, metres=round(moved, 1))
@@ -1386,7 +1532,7 @@ class MedievalBattle:
             u.order, u.goal = "hold", None
             return
         allowance = self.allowance(u) / (2 if u.mode is Mode.HALF_SPEED else 1)
-        moved = self.move_toward(u, u.goal[0], u.goal[1], allowance)
+        moved = self.advance_to(u, u.goal[0], u.goal[1], allowance)
         u.moved = moved > 0
         if moved:
             self.log("advance", u.id, toward="place", metres=round(moved, 1))

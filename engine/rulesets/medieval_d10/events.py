@@ -323,6 +323,41 @@ class Advance(MedievalEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class Detour(MedievalEvent):
+    """GAME TURN SEQUENCE phases 11-12: the straight way to where the unit is going crosses
+    ground the TERRAIN CHART forbids it (``by``: that terrain), so it goes around, by a way
+    of ``way_m`` metres against ``straight_m`` straight; when the place itself cannot be
+    reached (``reaches`` false) the way ends on the ground nearest it that can. Logged as the
+    going around begins (docs/rules-interpretations.md, "Ways around forbidden ground")."""
+
+    type: ClassVar[str] = PREFIX + "detour"
+    by: str
+    way_m: float
+    straight_m: float
+    reaches: bool
+
+    def describe(self, names: Names = _same) -> str:
+        end = "" if self.reaches else ", to the nearest ground they may reach"
+        return (
+            f"{self._who(names)} go around the {self.by} in their way "
+            f"({self.way_m:g} m round{end}; {self.straight_m:g} m straight)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Blocked(MedievalEvent):
+    """GAME TURN SEQUENCE phases 11-12: the straight way crosses ground the TERRAIN CHART
+    forbids the unit (``by``) and no way around it is found: it goes no further than the
+    edge. Logged as the stop begins."""
+
+    type: ClassVar[str] = PREFIX + "blocked"
+    by: str
+
+    def describe(self, names: Names = _same) -> str:
+        return f"{self._who(names)} are stopped by the {self.by}: no way around it"
+
+
+@dataclass(frozen=True, slots=True)
 class Manhandle(Advance):
     """MOVEMENT CHART, Artillery "Manhandled March Rate": a battery pushes its guns forward."""
 
@@ -621,6 +656,8 @@ EVENTS: tuple[type[MedievalEvent], ...] = (
     Evade,
     Charge,
     CounterCharge,
+    Detour,
+    Blocked,
     Advance,
     Manhandle,
     Limber,

@@ -1,0 +1,119 @@
+"""medieval-d10: a unit whose straight way crosses ground the TERRAIN CHART forbids it goes
+around (GAME TURN SEQUENCE phases 11-12; TERRAIN CHART, Marsh: close-order foot "Only on
+track, road or through a gap"), on the shipped Flodden ground, whose boggy hollow at the foot
+of Branxton Hill (overlay, Barr 2001) lies between the armies.
+
+Before ways around were found, every Scottish division swept straight at the English, stopped
+at the edge of the hollow and stood there: Flodden seeds 1-4 under medieval-d10 had no charge
+declared and no melee (docs/rules-interpretations.md, "Ways around forbidden ground").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.pathing import blocked_between, way_around
+from engine.rulesets.medieval_d10.battle import STEP_M
+from engine.scenario import load_scenario
+
+NAME = "medieval-d10"
+
+
+@pytest.fixture(scope="module")
+def flodden(built_flodden: Any) -> Any:
+    return built_flodden.battlefield
+
+
+def _battle(flodden: Any, seed: int) -> Battle:
+    return Battle(flodden, load_scenario("flodden_1513"), Dice(seed), ruleset=NAME)
+
+
+def _game(flodden: Any, seed: int) -> Any:
+    """The game as its first phase leaves it (the armies as deployed)."""
+    battle = _battle(flodden, seed)
+    next(iter(battle.phases()))
+    return battle.ctx.game
+
+
+def _play(flodden: Any, seed: int, check: Any = None) -> Any:
+    """The whole game, ``check(game)`` after every phase."""
+    battle = _battle(flodden, seed)
+    while not battle.finished:
+        for _ in battle.phases():
+            if check is not None:
+                check(battle.ctx.game)
+    return battle.ctx.game
+
+
+def test_the_way_around_the_hollow_keeps_off_the_marsh_and_ends_at_the_enemy(
+    flodden: Any,
+) -> None:
+    game = _game(flodden, 1)
+    home, edmund = game.units["sc_home"], game.units["en_edmund"]
+    price = game.ground_price(home)
+    start, goal = (home.x, home.y), (edmund.x, edmund.y)
+    assert blocked_between(start, goal, price, step=STEP_M)  # the hollow is in the way
+    way = way_around(start, goal, price, cell=2 * STEP_M, margin=600.0)
+    assert way is not None and way[-1] == goal
+    legs = list(zip([start, *way[:-1]], way, strict=True))
+    for a, b in legs:
+        assert not blocked_between(a, b, price, step=STEP_M / 2), (a, b)
+    length = sum(math.dist(a, b) for a, b in legs)
+    # around the end of the hollow: longer than straight, not a wander over the map
+    assert math.dist(start, goal) < length < 2 * math.dist(start, goal)
+
+
+def test_no_way_is_none_and_the_straight_way_is_left_alone(flodden: Any) -> None:
+    game = _game(flodden, 1)
+    home = game.units["sc_home"]
+    price = game.ground_price(home)
+    assert not blocked_between((home.x, home.y), (home.x + 50.0, home.y), price, step=STEP_M)
+
+    def walled(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+        # a ring of forbidden ground round the unit: nothing nearer the goal can be reached
+        r = np.hypot(xs - home.x, ys - home.y)
+        return np.where((r > 12.0) & (r < 80.0), np.inf, price(xs, ys))
+
+    assert (
+        way_around((home.x, home.y), (home.x + 500.0, home.y), walled, cell=10, margin=200) is None
+    )
+
+
+def test_flodden_the_scots_go_around_the_hollow_and_charge_seed_1(flodden: Any) -> None:
+    bad: list[str] = []
+
+    def on_allowed_ground(game: Any) -> None:
+        for u in game.alive():
+            if u.routing or not game.moved_m.get(u.id):
+                continue
+            cost = game.ground_price(u)(np.array([u.x]), np.array([u.y]))[0]
+            if math.isinf(cost):
+                bad.append(f"turn {game.turn}: {u.id} moved onto forbidden ground")
+
+    game = _play(flodden, 1, on_allowed_ground)
+    assert bad == []
+    events = game.events
+    detours = [e for e in events if e["type"] == "detour" and e["unit"] == "sc_home"]
+    assert detours and detours[0]["turn"] == 1 and detours[0]["by"] == "marsh"
+    assert detours[0]["reaches"] and detours[0]["way_m"] > detours[0]["straight_m"]
+    # Home's pikes come round the hollow and charge Edmund Howard's bowmen (turn 17)
+    charges = [e for e in events if e["type"] == "charge_declared"]
+    assert [(e["turn"], e["unit"], e["target"]) for e in charges] == [
+        (17, "sc_home", "en_edmund_bows")
+    ]
+    assert any(e["type"] == "melee" and e["a"] == "sc_home" for e in events)
+
+
+def test_flodden_units_with_no_way_say_so_once(flodden: Any) -> None:
+    game = _play(flodden, 1)
+    blocked = [(e["turn"], e["unit"]) for e in game.events if e["type"] == "blocked"]
+    assert blocked, "Surrey's bowmen have no way over the burn to the Scots"
+    # logged as the stop begins, not every turn it lasts
+    runs = [u for _, u in blocked]
+    assert runs.count("en_surrey_bows") == 1
