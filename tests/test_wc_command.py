@@ -155,15 +155,16 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 27: the Viking archers flee through the
-    second ship crew at bound 9; the crew takes the Command Test in that bound's Resolution
-    phase (seed 17 until a unit that breaks in Resolution made its flee move there, seed 9
-    until formations in contact closed base to base and friends were side-stepped, seed 6
-    before Maldon's English closed into one Battle Line, 5.5: each moved the fight)."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 27, 10)
+    """Maldon (OS Terrain 50) under dark-age, seed 7: the Viking archers flee through the
+    second ship crew at bound 8; the crew takes the Command Test in that bound's Resolution
+    phase (seed 27, bound 9, until skirmishers fell back before formed enemy, 5.12; seed 17
+    until a unit that breaks in Resolution made its flee move there, seed 9 until formations
+    in contact closed base to base and friends were side-stepped, seed 6 before Maldon's
+    English closed into one Battle Line, 5.5: each moved the fight)."""
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 7, 9)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
-        e for e in _tests(b, 9) if e.triggers and e.triggers[0].startswith("friends fled through")
+        e for e in _tests(b, 8) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
     assert (e.formation, e.triggers[0]) == ("vk_lith_2", "friends fled through: vk_archers")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest

@@ -52,6 +52,7 @@ from engine.rulesets.dark_age.command import (
 from engine.rulesets.dark_age.manoeuvres import expand_after_gaps, manoeuvres
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import close_ranks
+from engine.rulesets.dark_age.skirmish import fall_back_before
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
@@ -94,6 +95,8 @@ class DarkAgeContext(TwoMmContext):
     #: 5.5 the scenario's command formations (:mod:`.command`), broken ones kept, flagged
     command_formations: list[Any] = field(default_factory=list)
     command_formations_logged: bool = False
+    #: 5.12 this bound: metres each skirmishing unit fell back before formed enemy
+    skirmish_m: dict[str, float] = field(default_factory=dict)
 
     @property
     def move_rules(self) -> MoveRules:
@@ -137,7 +140,12 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(manoeuvres(ctx, "execute_moves"))
     ctx.emit(da.about_faces(ctx, "execute_moves"))  # 5.21: a way behind the unit
     n = len(ctx.events)
-    two_mm.phase_execute_moves(ctx)
+    ctx.skirmish_m = {}
+    # 5.12: as each formed unit's move ends, skirmishers it came close to fall back
+    two_mm.phase_execute_moves(
+        ctx,
+        after_move=lambda c, f, plan, res: fall_back_before(c, f, plan, res, da.chapter_view),
+    )
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
     ctx.emit(
         da.interpenetrations(ctx, [e for e in ctx.events[n:] if e.type == "moved"], "execute_moves")
@@ -146,6 +154,8 @@ def _execute_moves(ctx: Any) -> None:
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
+    for fid, back_m in ctx.skirmish_m.items():  # 5.12: a move besides the unit's own
+        ctx.allowances[fid] = ctx.allowances.get(fid, 0.0) + back_m
     ctx.emit(expand_after_gaps(ctx, "execute_moves"))  # 5.28: back to its frontage
     ctx.emit(da.charge_dps(ctx, "execute_moves"))
     # 5.5: a command formation that moved or fought out of shape breaks up

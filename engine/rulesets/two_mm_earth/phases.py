@@ -1192,9 +1192,13 @@ def rout_plan(ctx: TwoMmContext, f: Formation) -> MovePlan:
     return _retreat_plan(ctx, f, "rout")
 
 
-def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09) -> None:
+def phase_execute_moves(
+    ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09, after_move: Any = None
+) -> None:
     """1.1 moves, fastest initiative first. ``on_blocked(ctx, f)``: what a retreat that cannot
-    get away from the enemy does (v0.9 10.3; v0.7 5.1 has its own)."""
+    get away from the enemy does (v0.9 10.3; v0.7 5.1 has its own); ``after_move(ctx, f, plan,
+    res)``: what a composed movement chapter does as each move ends (its events; Dark Age
+    5.12: skirmishers fall back before it)."""
 
     state = ctx.state
     _replace_casualties(ctx)
@@ -1259,6 +1263,8 @@ def phase_execute_moves(ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09
                     res.halted,
                 )
             )
+        if after_move is not None:
+            ctx.emit(after_move(ctx, f, plan, res))
         if plan.kind == "retreat" and res.halted == "contact_enemy" and res.distance_m < MIN_MOVE_M:
             on_blocked(ctx, f)  # cannot move away without contacting an enemy base
         if f.morale is Morale.ROUTING and res.off_map:
