@@ -1893,16 +1893,24 @@ class MedievalBattle:
         shooters = [self.units[s] for s in u.under_fire_by if s in self.units]
         lost = u.unit.figures_lost
         factors = {
-            "friend_halted_advancing": sum(1 for f in friends if not f.routing),
-            "friend_routing": sum(1 for f in friends if f.routing or f.mode is Mode.FALL_BACK),
-            "enemy_halted_advancing": sum(1 for e in enemies if not e.routing),
-            "enemy_routing": sum(1 for e in enemies if e.routing or e.mode is Mode.FALL_BACK),
-            "no_friends_in_sight": int(not any(True for f in self.alive(u.side) if f is not u)),
+            # each unit within 150 yds is Halted / Advancing or Routing / Falling Back, never
+            # both (docs/rules-interpretations.md, "Morale factors: one line a unit")
+            "friend_halted_advancing": sum(1 for f in friends if not _going_back(f)),
+            "friend_routing": sum(1 for f in friends if _going_back(f)),
+            "enemy_halted_advancing": sum(1 for e in enemies if not _going_back(e)),
+            "enemy_routing": sum(1 for e in enemies if _going_back(e)),
+            # "No other friendly units are in sight": in sight, not merely alive
+            "no_friends_in_sight": int(
+                not any(self.sees(u, f) for f in self.alive(u.side) if f is not u)
+            ),
             "impetuous": int(u.unit.spec.impetuous),
             "soft_cover": int(cover is Cover.SOFT),
             "hard_cover": int(cover is Cover.HARD),
             "charging": int(u.charging or u.charged_this_turn),
-            "advancing": int(u.moving_turn == self.turn and not u.charged_this_turn),
+            # a rout or a fall back moves the unit, but not forward: no "Advancing" for it
+            "advancing": int(
+                u.moving_turn == self.turn and not u.charged_this_turn and not _going_back(u)
+            ),
             "firing": int(u.fired_turn >= self.turn - 1),
             "under_fire_formed": int(
                 u.under_fire_turn >= self.turn - 1
@@ -1981,10 +1989,10 @@ class MedievalBattle:
                 "irregular": int(u.unit.spec.irregular),
                 "pushing_forward": 1,
                 "disordered": int(u.unit.disordered),
-                "friend_halted_advancing": sum(1 for f in friends if not f.routing),
-                "enemy_halted_advancing": sum(1 for e in enemies if not e.routing),
-                "friend_routing": sum(1 for f in friends if f.routing),
-                "enemy_routing": sum(1 for e in enemies if e.routing),
+                "friend_halted_advancing": sum(1 for f in friends if not _going_back(f)),
+                "enemy_halted_advancing": sum(1 for e in enemies if not _going_back(e)),
+                "friend_routing": sum(1 for f in friends if _going_back(f)),
+                "enemy_routing": sum(1 for e in enemies if _going_back(e)),
                 "commander_with": int(u.commander is not None),
                 "commander_near": int(u.commander is None and bool(near)),
                 "inspirational": int(self.inspired(u)),
@@ -2054,3 +2062,9 @@ def check_invariants(battle: MedievalBattle, before: dict[str, int]) -> dict[str
         if u.routing and u.charging:
             raise AssertionError(f"{u.id}: a routing unit declared a charge")
     return now
+
+
+def _going_back(u: UnitState) -> bool:
+    """Routing or falling back: the charts' "Routing / Falling Back" line, not "Halted /
+    Advancing"."""
+    return u.routing or u.mode is Mode.FALL_BACK
