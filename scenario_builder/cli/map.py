@@ -138,5 +138,5 @@ def _write_deployment(
     # deployment only (no die is rolled), with the ruleset's troop lists and base sizes
     log, summary = fight(sc, built, seed=0, max_bounds=0, ruleset=ruleset)
     with tempfile.TemporaryDirectory(prefix="sb-deploy-") as tmp:
-        write_run(Path(tmp), log, summary, built)
+        write_run(Path(tmp), log, summary, built, gpkg=False)  # only the page is kept
         return write_playback(tmp, out, offline=offline, fog=fog)
