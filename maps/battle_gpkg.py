@@ -45,6 +45,7 @@ __all__ = [
     "TimeBasis",
     "Timeline",
     "battle_layers",
+    "layer_qml",
     "write_battle_gpkg",
 ]
 
@@ -510,20 +511,25 @@ def _sql(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _styles(
-    log: Mapping[str, Any], timeline: Timeline, layers: Mapping[Layer, Any]
-) -> pd.DataFrame:
-    """The ``layer_styles`` rows: QGIS's own table, read when it opens a layer."""
+def layer_qml(log: Mapping[str, Any], timeline: Timeline) -> dict[Layer, str]:
+    """Each layer's QGIS style (QML): its look by side and its temporal properties."""
     palette = side_palette([str(s.get("colour", "#555555")) for s in log["sides"]])
     sides = [
         (str(s["id"]), str(s.get("name", s["id"])), c)
         for s, c in zip(log["sides"], palette, strict=True)
     ]
-    qml = {
+    return {
         Layer.BASES: _bases_qml(sides, timeline.bound_minutes),
         Layer.EVENTS: _by_side_qml(sides, timeline.bound_minutes, 0),
         Layer.MESSENGERS: _by_side_qml(sides, timeline.bound_minutes, 1),
     }
+
+
+def _styles(
+    log: Mapping[str, Any], timeline: Timeline, layers: Mapping[Layer, Any]
+) -> pd.DataFrame:
+    """The ``layer_styles`` rows: QGIS's own table, read when it opens a layer."""
+    qml = layer_qml(log, timeline)
     names = [str(layer) for layer in layers]
     return pd.DataFrame(
         {
@@ -559,14 +565,16 @@ def write_battle_gpkg(
     *,
     date: str | None = None,
     calendar: str | None = None,
+    timeline: Timeline | None = None,
 ) -> Path:
     """Write ``log`` (as read by :func:`maps.battlelog.load_battle_log`) as a GeoPackage with
-    its QGIS styles, atomically; ``date``/``calendar``: the scenario's, for a log with no clock.
+    its QGIS styles, atomically; ``date``/``calendar``: the scenario's, for a log with no clock
+    (or the ``timeline`` made from them, :meth:`Timeline.for_log`).
     """
     import pyogrio
 
     out = Path(out)
-    timeline = Timeline.for_log(log, date, calendar)
+    timeline = timeline or Timeline.for_log(log, date, calendar)
     layers = battle_layers(log, timeline)
     title = str(log.get("scenario", "battle"))
     with atomic_path(out) as tmp:

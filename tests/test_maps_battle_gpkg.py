@@ -190,6 +190,30 @@ def test_a_date_without_a_start_time() -> None:
     )
 
 
+def test_qgis_project_beside_the_gpkg(teutoburg_run: Path, run: tuple[Path, dict]) -> None:
+    """battle.qgs: every layer by a path relative to the run folder, the layers' temporal
+    properties, and the Temporal Controller's range (the battle) and step (one bound)."""
+    _, log = run
+    root = ET.fromstring((teutoburg_run / "battle.qgs").read_text().split("\n", 1)[1])
+    sources = {el.findtext("layername"): el.findtext("datasource") for el in root.iter("maplayer")}
+    assert set(sources) == {"bases", "events", "messengers", "battlefield: movement classes"}
+    for name, source in sources.items():
+        assert source.startswith("./"), name
+        assert (teutoburg_run / source.split("|")[0]).is_file(), name
+    for el in root.iter("maplayer"):
+        if el.get("type") == "vector":
+            assert el.find("temporal").get("enabled") == "1"
+    ts = root.find("ProjectTimeSettings")
+    assert (ts.get("timeStep"), ts.get("timeStepUnit")) == ("1", "min")
+    last = log["bounds"][-1]["bound"]
+    assert ts.findtext("TemporalRange/start") == STAND_IN_START.isoformat()
+    assert (
+        ts.findtext("TemporalRange/end")
+        == (STAND_IN_START + dt.timedelta(minutes=last + 1)).isoformat()
+    )
+    assert root.find("projectCrs/spatialrefsys/authid").text == log["crs"]
+
+
 def test_a_failed_write_leaves_no_run(run_cli, tmp_path: Path, monkeypatch) -> None:
     import maps.battle_gpkg
 
@@ -300,4 +324,79 @@ def test_qgis_opens_styled_and_plays_one_bound(run: tuple[Path, dict], tmp_path:
     for layer in ("bases", "events", "messengers"):
         assert got[layer]["temporal"] and got[layer]["start"] == "datetime", layer
     assert got["frame"] == [bound]  # one frame a bound long shows that bound alone
+    assert png.stat().st_size > 10_000
+
+
+QGIS_PROJECT_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from qgis.core import (QgsApplication, QgsDateTimeRange, QgsMapRendererParallelJob,
+        QgsMapSettings, QgsProject, QgsUnitTypes)
+    from qgis.PyQt.QtCore import QDateTime, QSize, Qt
+    from qgis.PyQt.QtGui import QColor
+
+    qgs, begin, end, png = sys.argv[1:5]
+    app = QgsApplication([], False)
+    app.initQgis()
+    project = QgsProject.instance()
+    out = {"read": project.read(qgs), "layers": {}}
+    for layer in project.mapLayers().values():
+        out["layers"][layer.name()] = {"valid": layer.isValid(),
+                                       "temporal": layer.temporalProperties().isActive(),
+                                       "renderer": layer.renderer().type()}
+    ts = project.timeSettings()
+    out["step"] = [ts.timeStep(), QgsUnitTypes.encodeUnit(ts.timeStepUnit())]
+    s = QgsMapSettings()
+    ids = ("battle_events", "battle_messengers", "battle_bases", "battlefield_move")
+    s.setLayers([project.mapLayer(i) for i in ids])
+    s.setDestinationCrs(project.crs())
+    s.setExtent(project.mapLayer("battle_bases").extent().buffered(150))
+    s.setOutputSize(QSize(1400, 500))
+    s.setBackgroundColor(QColor("white"))
+    s.setIsTemporal(True)
+    s.setTemporalRange(QgsDateTimeRange(QDateTime.fromString(begin, Qt.ISODate),
+                                        QDateTime.fromString(end, Qt.ISODate), True, False))
+    job = QgsMapRendererParallelJob(s)
+    job.start()
+    job.waitForFinished()
+    job.renderedImage().save(png)
+    print(json.dumps(out), flush=True)
+    del job, s
+    project.clear()
+    app.exitQgis()
+    """
+)
+
+
+@pytest.mark.slow
+def test_qgis_opens_the_moved_project_ready_to_play(teutoburg_run: Path, tmp_path: Path) -> None:
+    """The run folder copied elsewhere: QGIS opens battle.qgs with every layer found, styled,
+    temporal, and the Temporal Controller stepping one bound."""
+    if not _has_qgis():
+        pytest.skip("QGIS's Python bindings not installed (Debian python3-qgis)")
+    moved = tmp_path / "elsewhere" / "run"
+    shutil.copytree(teutoburg_run, moved)
+    script = tmp_path / "qgis_project.py"
+    script.write_text(QGIS_PROJECT_SCRIPT, encoding="utf-8")
+    begin = STAND_IN_START + dt.timedelta(minutes=6)
+    end = begin + dt.timedelta(minutes=1)
+    png = tmp_path / "bound6.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_RUNTIME_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [SYSTEM_PYTHON, script, moved / "battle.qgs", begin.isoformat(), end.isoformat(), png],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["read"]
+    assert got["step"] == [1.0, "min"]
+    layers = got["layers"]
+    assert all(v["valid"] for v in layers.values()), layers
+    assert layers["battlefield: movement classes"]["renderer"] == "paletted"
+    for name in ("bases", "events", "messengers"):
+        assert layers[name]["temporal"], name
+    assert layers["bases"]["renderer"] == "RuleRenderer"
     assert png.stat().st_size > 10_000
