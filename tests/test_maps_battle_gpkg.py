@@ -214,6 +214,29 @@ def test_qgis_project_beside_the_gpkg(teutoburg_run: Path, run: tuple[Path, dict
     assert root.find("projectCrs/spatialrefsys/authid").text == log["crs"]
 
 
+def test_map_writes_the_gpkg_of_a_run_folder(
+    run_cli, teutoburg_run: Path, run: tuple[Path, dict], tmp_path: Path
+) -> None:
+    """``map RUN --out X.gpkg``: the same layers as the run's own (a run from before it wrote
+    one); anything but a run folder is a one-line error and nothing is written."""
+    gpkg, _ = run
+    out = tmp_path / "again.gpkg"
+    code, said, err = run_cli("map", teutoburg_run, "--out", out)
+    assert code == 0, err
+    assert "battle GeoPackage" in said
+    for layer in ("bases", "events", "messengers", "layer_styles"):
+        a = pyogrio.read_dataframe(gpkg, layer=layer)
+        b = pyogrio.read_dataframe(out, layer=layer)
+        assert a.drop(columns="update_time", errors="ignore").equals(
+            b.drop(columns="update_time", errors="ignore")
+        ), layer
+    for source in (teutoburg_run / "battlefield", "teutoburg_ad9"):
+        bad = tmp_path / "bad.gpkg"
+        code, _, err = run_cli("map", source, "--out", bad)
+        assert code != 0 and "needs a run directory" in err and "Traceback" not in err
+        assert not bad.exists()
+
+
 def test_a_failed_write_leaves_no_run(run_cli, tmp_path: Path, monkeypatch) -> None:
     import maps.battle_gpkg
 
