@@ -249,8 +249,13 @@ def battle_layers(log: Mapping[str, Any], timeline: Timeline) -> dict[Layer, Any
         ends = _Ends(snap, form_of)
         for seq, ev in enumerate(e for e in bound.get("events", []) if isinstance(e, Mapping)):
             read = reader.read(ev)
-            who = read.actor if isinstance(read.actor, str) else None
-            whom = read.target if isinstance(read.target, str) else None
+            # a book's own event names its actor even when the page draws it as words only
+            who, whom = read.actor, read.target
+            if read.typed is not None:
+                who = who if isinstance(who, str) else read.typed.actor_id()
+                whom = whom if isinstance(whom, str) else read.typed.target_id()
+            who = who if isinstance(who, str) else None
+            whom = whom if isinstance(whom, str) else None
             at = ends.at(ev.get("base")) or (ends.at(who) or ends.last(who) if who else None)
             if at is None:
                 at = _place_in(ev)

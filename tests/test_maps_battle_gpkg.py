@@ -180,6 +180,19 @@ def test_clock_of_a_dated_battle(run_cli, tmp_path: Path) -> None:
     assert "local mean solar time" in _contents(out / GPKG_NAME)["bases"]
 
 
+def test_a_books_own_events_are_placed(run_cli, tmp_path: Path) -> None:
+    """Towton under medieval-d10: the book's events (its describe(), its actor) are worded and
+    stand at the unit they name, though the playback draws them as words only."""
+    out = tmp_path / "towton"
+    code, _, err = run_cli("run", "towton_1461", "--seed", "2", "--max-bounds", "4", "--out", out)
+    assert code == 0, err
+    events = pyogrio.read_dataframe(out / GPKG_NAME, layer="events")
+    advances = events[events["type"] == "d10_advance"]
+    assert len(advances) > 0
+    assert advances.geometry.notna().all()
+    assert all(name in words for name, words in zip(advances["formation_name"], advances["words"]))
+
+
 def test_a_date_without_a_start_time() -> None:
     log = {"ruleset": "2mm-earth-v0.9"}
     tl = Timeline.for_log(log, "1513-09-09", None)  # Flodden: a date only, Julian
