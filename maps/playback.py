@@ -16,6 +16,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +259,57 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+@dataclass(frozen=True)
+class ReadEvent:
+    """One event as the maps read it: its words, how it is drawn, whom it concerns."""
+
+    words: str
+    typed: Event | None  # the book's own event class, when it words and draws itself
+    draw: Draw
+    actor: Any  # the formation (or base) id that acts, when the event names one
+    target: Any
+
+
+class EventReader:
+    """A log's events in a player's words (a book's ``describe()``, else the core's sentences)
+    with the ids of who acts and whom it concerns: the one reading the playback page and the
+    GeoPackage (:mod:`maps.battle_gpkg`) share."""
+
+    def __init__(
+        self,
+        renamer: Renamer,
+        types: Mapping[str, type[Event]],
+        formations: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        self.renamer = renamer
+        self.types = types
+        #: every formation the log names, wings included: its side and name (``_formations``)
+        self.formations = formations
+
+    @classmethod
+    def for_log(cls, log: Mapping[str, Any]) -> EventReader:
+        side_of = {b["id"]: b["side"] for b in log["bases"]}
+        sides = [{"id": s["id"], "name": s.get("name", s["id"])} for s in log["sides"]]
+        formations = _formations(log, side_of)
+        return cls(Renamer(formations, log["bases"], sides), event_types(log), formations)
+
+    def name(self, text: str) -> str:
+        """What a book's describe() is given: a side's id, a formation's or base's, or text."""
+        return self.renamer.sides.get(text) or str(self.renamer.text(text))
+
+    def read(self, ev: Mapping[str, Any]) -> ReadEvent:
+        typed = _typed_event(self.types, ev)
+        words = typed.describe(self.name) if typed is not None else None
+        draw = typed.draw if typed is not None else Draw.NONE
+        if typed is not None and draw is not Draw.NONE:
+            who, whom = typed.actor_id(), typed.target_id()
+        else:
+            who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
+            whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
+        text = words if words is not None else _event_text(self.renamer(ev))
+        return ReadEvent(text, typed, draw, who, whom)
+
+
 class _Ends:
     """Where a formation or base stood in one snapshot (centroid of its living bases)."""
 
@@ -395,12 +447,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
     renamer = Renamer(formations, bases, sides)
-    types = event_types(log)
-
-    def namer(text: str) -> str:
-        # what a book's describe() is given: a side's id, a formation's or base's, or free text
-        return renamer.sides.get(text) or str(renamer.text(text))
-
+    reader = EventReader(renamer, event_types(log), formations)
     xs: list[float] = []
     ys: list[float] = []
     # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
@@ -495,18 +542,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
         for ev in bound.get("events", []):
             if not isinstance(ev, Mapping):
                 continue
-            typed = _typed_event(types, ev)
-            words = typed.describe(namer) if typed is not None else None
-            item: dict[str, Any] = {
-                "t": str(ev.get("type", "")),
-                "x": words if words is not None else _event_text(renamer(ev)),
-            }
-            draw = typed.draw if typed is not None else Draw.NONE
-            if typed is not None and draw is not Draw.NONE:
-                who, whom = typed.actor_id(), typed.target_id()
-            else:
-                who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
-                whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
+            read = reader.read(ev)
+            item: dict[str, Any] = {"t": str(ev.get("type", "")), "x": read.words}
+            typed, draw, who, whom = read.typed, read.draw, read.actor, read.target
             for key, ref in (("a", who), ("b", whom)):
                 if isinstance(ref, str):
                     ref_side = form_side.get(ref) or side_of.get(ref)

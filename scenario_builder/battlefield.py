@@ -35,6 +35,7 @@ import functools
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,10 @@ _DTYPES: dict[str, Any] = {
     "feature": np.uint8,
 }
 TIF, JSON, GPKG = "battlefield.tif", "battlefield.json", "battlefield.gpkg"
+#: the GeoTIFF's NoData value (never a cell's: voids are filled; GIS readers ask for one)
+NODATA = -9999.0
+#: units of the continuous bands (GDAL's band unit type)
+UNITS: dict[str, str] = {"elevation": "m", "slope": "degree"}
 FORMAT = "battlefield/1"
 #: up to this many lines of sight are sampled one at a time (los.visible_few): a batch's fixed
 #: cost is most of a call about one or two lines
@@ -487,7 +492,11 @@ class Battlefield:
             "height": self.shape[0],
             "width": self.shape[1],
             "count": len(LAYERS),
+            # one sample format for every band (GeoTIFF has no other): elevation needs floats,
+            # so the class bands are whole numbers stored as float32, named by their tables
             "dtype": "float32",
+            # no cell is ever empty (voids are filled); GIS readers still ask for a NoData
+            "nodata": NODATA,
             "crs": self.crs.to_wkt(),
             "transform": self.transform,
             "compress": "deflate",
@@ -496,11 +505,26 @@ class Battlefield:
         }
         if profile["tiled"]:
             profile.update(blockxsize=256, blockysize=256)
+        classes = self._class_tables()
         with atomic_path(directory / TIF) as tmp, rasterio.open(tmp, "w", **profile) as dst:
             for i, name in enumerate(LAYERS, start=1):
                 dst.write(self._layers[name].astype(np.float32), i)
                 dst.set_band_description(i, name)
+                if name in UNITS:
+                    dst.set_band_unit(i, UNITS[name])
+                if name in classes:
+                    # in the file itself (GDAL band metadata): what each code means; the colours
+                    # are in the sidecar's attribute table
+                    dst.update_tags(
+                        i,
+                        kind="categorical",
+                        classes=json.dumps({str(c.code): c.name for c in classes[name]}),
+                    )
+                else:
+                    dst.update_tags(i, kind="continuous")
             dst.update_tags(step=str(self.step), format=FORMAT)
+        with atomic_path(directory / (TIF + ".aux.xml")) as tmp:
+            tmp.write_text(_pam_xml(classes), encoding="utf-8")
         meta = {**self.meta, **self.summary()}
         meta["legend"] = {
             k: {str(code): name for code, name in v.items()} for k, v in self.meta["legend"].items()
@@ -514,6 +538,37 @@ class Battlefield:
                     if gdf is not None:
                         gdf.to_file(tmp, layer=name, driver="GPKG")
         return directory
+
+    def _class_tables(self) -> dict[str, list[ClassEntry]]:
+        """Each class band's codes with their names and colours: the legend's names, the
+        colours the maps draw them in (so QGIS and the HTML map agree)."""
+        from maps.colours import COVER_COLOURS, MOVE_COLOURS, level_colour
+
+        legend = self.meta.get("legend", {})
+        colours = {"move": MOVE_COLOURS, "cover": COVER_COLOURS}
+        tables: dict[str, list[ClassEntry]] = {}
+        for name, default in (("move", MoveClass), ("cover", CoverClass)):
+            names = legend.get(name) or {int(c): c.name.lower() for c in default}
+            tables[name] = [
+                ClassEntry(int(code), str(label), colours[name].get(int(code), "#808080"))
+                for code, label in sorted(names.items(), key=lambda kv: int(kv[0]))
+            ]
+        feature = legend.get("feature", {})
+        tables["feature"] = [
+            ClassEntry(int(code), str(label), None)
+            for code, label in sorted(feature.items(), key=lambda kv: int(kv[0]))
+        ]
+        lv = self._layers["level"]
+        low, high = int(lv.min()), int(lv.max())
+        tables["level"] = [
+            ClassEntry(k, f"level {k}", level_colour(k - low, high - low))
+            for k in range(low, high + 1)
+        ]
+        tables["blocks_sight"] = [
+            ClassEntry(0, "clear", "#00000000"),
+            ClassEntry(1, "blocks sight", "#37474f"),
+        ]
+        return tables
 
     @classmethod
     def load(cls, directory: str | Path) -> Battlefield:
@@ -582,3 +637,67 @@ class Battlefield:
             f"Battlefield({self.meta.get('slug', '?')!r}, {self.crs.to_string()}, "
             f"{self.shape[0]}x{self.shape[1]} @ {self.res:g} m, step {self.step:g} m)"
         )
+
+
+@dataclass(frozen=True)
+class ClassEntry:
+    """One code of a class band: its name and colour (``#rrggbb`` or ``#rrggbbaa``; None: the
+    maps give it none, as for features, drawn by their class)."""
+
+    code: int
+    name: str
+    colour: str | None
+
+
+def _rgba(colour: str) -> tuple[int, int, int, int]:
+    c = colour.lstrip("#")
+    return (
+        int(c[0:2], 16),
+        int(c[2:4], 16),
+        int(c[4:6], 16),
+        int(c[6:8], 16) if len(c) == 8 else 255,
+    )
+
+
+def _pam_xml(classes: Mapping[str, list[ClassEntry]]) -> str:
+    """GDAL's PAM sidecar (``battlefield.tif.aux.xml``) for the class bands: category names
+    (``gdalinfo``'s "Categories") and a thematic raster attribute table with each class's colour.
+    GeoTIFF keeps colour tables only for an 8/16-bit first band, so a float32 band's colours
+    travel in the table (QGIS >= 3.30, ArcGIS and GDAL read it).
+
+    >>> print(_pam_xml({"move": [ClassEntry(0, "plain", "#00000000")]}).splitlines()[2])
+        <CategoryNames>
+    """
+    from xml.sax.saxutils import escape
+
+    # GDAL's field types (GFT_Integer 0, GFT_String 2) and usages (GFU_MinMax 5, GFU_Name 2,
+    # GFU_Red..GFU_Alpha 6..9)
+    fields = [("Value", 0, 5), ("Class", 2, 2), ("Red", 0, 6), ("Green", 0, 7)]
+    fields += [("Blue", 0, 8), ("Alpha", 0, 9)]
+    out = ["<PAMDataset>"]
+    for i, name in enumerate(LAYERS, start=1):
+        entries = classes.get(name)
+        if not entries:
+            continue
+        out.append(f'  <PAMRasterBand band="{i}">')
+        if min(e.code for e in entries) >= 0:  # GDAL's names are by code from 0
+            by_code = {e.code: e.name for e in entries}
+            out.append("    <CategoryNames>")
+            for code in range(max(by_code) + 1):
+                out.append(f"      <Category>{escape(by_code.get(code, ''))}</Category>")
+            out.append("    </CategoryNames>")
+        coloured = all(e.colour is not None for e in entries)
+        out.append('    <GDALRasterAttributeTable tableType="thematic">')
+        for k, (fname, ftype, usage) in enumerate(fields if coloured else fields[:2]):
+            out.append(
+                f'      <FieldDefn index="{k}"><Name>{fname}</Name><Type>{ftype}</Type>'
+                f"<Usage>{usage}</Usage></FieldDefn>"
+            )
+        for row, e in enumerate(entries):
+            values = (e.code, escape(e.name), *(_rgba(e.colour) if e.colour else ()))
+            cells = "".join(f"<F>{v}</F>" for v in values)
+            out.append(f'      <Row index="{row}">{cells}</Row>')
+        out.append("    </GDALRasterAttributeTable>")
+        out.append("  </PAMRasterBand>")
+    out.append("</PAMDataset>")
+    return "\n".join(out) + "\n"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import affine
@@ -109,7 +111,67 @@ def test_save_load_round_trip(flodden_bf: Battlefield, tmp_path: Path) -> None:
     assert back.transform == flodden_bf.transform
     assert back.meta["legend"]["feature"] == {0: "open", 1: "forest"}
     assert back.meta["slug"] == "flodden"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["battlefield.json", "battlefield.tif"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "battlefield.json",
+        "battlefield.tif",
+        "battlefield.tif.aux.xml",
+    ]
+
+
+def test_saved_tif_describes_its_bands_to_gis(flodden_bf: Battlefield, tmp_path: Path) -> None:
+    """NoData, units, and the class bands' names (in the file) and categories with colours
+    (GDAL's sidecar), as gdalinfo and QGIS read them; the data read back is unchanged."""
+    from maps.colours import MOVE_COLOURS, hex_to_rgba
+
+    flodden_bf.save(tmp_path)
+    tif = tmp_path / "battlefield.tif"
+    with rasterio.open(tif) as src:
+        assert src.nodata == -9999.0
+        band = {name: i for i, name in enumerate(src.descriptions, start=1)}
+        assert src.units[band["elevation"] - 1] == "m"
+        assert src.units[band["slope"] - 1] == "degree"
+        assert src.tags(band["elevation"])["kind"] == "continuous"
+        move = src.tags(band["move"])
+        assert move["kind"] == "categorical"
+        assert json.loads(move["classes"])["3"] == "woods"
+        assert json.loads(src.tags(band["feature"])["classes"])["1"] == "forest"
+        for name in LAYERS:  # no cell of any band is NoData (voids are filled)
+            assert not (src.read(band[name]) == src.nodata).any(), name
+    if shutil.which("gdalinfo") is None:
+        pytest.skip("GDAL's gdalinfo not installed (Debian gdal-bin)")
+    info = json.loads(
+        subprocess.run(["gdalinfo", "-json", str(tif)], capture_output=True, check=True).stdout
+    )
+    bands = {b["description"]: b for b in info["bands"]}
+    assert bands["move"]["categories"][:5] == ["plain", "wet", "debris", "woods", "impractical"]
+    assert bands["blocks_sight"]["categories"] == ["clear", "blocks sight"]
+    assert bands["elevation"]["unit"] == "m" and bands["elevation"]["noDataValue"] == -9999
+    # each band's attribute table, through GDAL's own Python bindings (gdalinfo -json lists
+    # only the first band's)
+    read_rats = (
+        "import json, sys\n"
+        "from osgeo import gdal\n"
+        "ds = gdal.Open(sys.argv[1])\n"
+        "out = {}\n"
+        "for i in range(1, ds.RasterCount + 1):\n"
+        "    b = ds.GetRasterBand(i); t = b.GetDefaultRAT()\n"
+        "    if t is not None:\n"
+        "        cols = [t.GetNameOfCol(c) for c in range(t.GetColumnCount())]\n"
+        "        out[b.GetDescription()] = [cols] + [[t.GetValueAsString(r, c) for c in "
+        "range(len(cols))] for r in range(t.GetRowCount())]\n"
+        "print(json.dumps(out))\n"
+    )
+    done = subprocess.run(["/usr/bin/python3", "-c", read_rats, str(tif)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("GDAL's Python bindings not installed for /usr/bin/python3 (python3-gdal)")
+    rats = json.loads(done.stdout)
+    assert set(rats) == {"level", "move", "cover", "blocks_sight", "feature"}
+    assert rats["move"][0] == ["Value", "Class", "Red", "Green", "Blue", "Alpha"]
+    woods = next(r for r in rats["move"][1:] if r[1] == "woods")
+    assert tuple(int(v) for v in woods[2:]) == hex_to_rgba(MOVE_COLOURS[3])
+    low = int(flodden_bf.layer("level").min())
+    assert rats["level"][1][:2] == [str(low), f"level {low}"]
+    assert rats["feature"][0] == ["Value", "Class"]  # features have no colour of their own
 
 
 def test_load_bad_directories(tmp_path: Path, flodden_bf: Battlefield) -> None:

@@ -38,6 +38,7 @@ def test_build_shipped_site_writes_a_loadable_battlefield_and_a_summary(run_cli,
         "battlefield.gpkg",
         "battlefield.json",
         "battlefield.tif",
+        "battlefield.tif.aux.xml",
     ]
     bf = Battlefield.load(out_dir)
     assert bf.res == 50.0 and bf.step == 5.0 and bf.meta["slug"] == "flodden"

@@ -136,7 +136,7 @@ def demo(
         with console.status(f"Fighting {sc.name} (seed {seed})..."):
             log, summary = fight(sc, built, seed, settle=True)
             (tmp / "run").mkdir()
-            write_run(tmp / "run", log, summary, built)
+            write_run(tmp / "run", log, summary, built, scenario=sc)
             log_dict = log.to_dict()  # once, for the playback, the print's box and deployment
         t = lap("battle", t)
         with console.status("Drawing maps..."):

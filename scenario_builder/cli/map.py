@@ -4,7 +4,9 @@ DIR is either a built battlefield (``battlefield.tif`` + ``battlefield.json``) o
 (``battle_log.json`` + ``battlefield/``, as written by ``scenario-builder run``). Given a scenario
 instead (a ``.yaml`` file or a shipped scenario id), the page previews its deployment on the built
 ground without fighting: bound 0 of the playback, every base where the scenario puts it, so an
-author can check positions and facings before running.
+author can check positions and facings before running. Given a run directory and an ``--out``
+ending in ``.gpkg``, it writes the battle as a GeoPackage for QGIS (as ``run`` does beside the log;
+for a run written before that).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from .options import drawable_ground, ruleset_option
     "out",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="HTML file to write (atomically).",
+    help="HTML file to write (atomically). For a run folder, a .gpkg name writes the battle as a "
+    "GeoPackage for QGIS instead (docs/qgis.md), as `run` does.",
 )
 @click.option(
     "--offline/--online",
@@ -53,6 +56,11 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
         from engine.rulesets import get_ruleset
 
         get_ruleset(ruleset)  # an unknown name is a one-line error
+    if out.suffix.lower() == ".gpkg":
+        check_writable(out, "--out")
+        path = _write_gpkg(directory, out)
+        click.echo(f"wrote battle GeoPackage {path} ({path.stat().st_size / 1e6:.1f} MB)")
+        return
     if _is_scenario(directory):
         check_writable(out, "--out")
         path = _write_deployment(directory, out, offline=offline, fog=fog, ruleset=ruleset)
@@ -94,6 +102,26 @@ def map_cmd(directory: Path, out: Path, offline: bool, fog: bool, ruleset: str |
     size = path.stat().st_size
     tiles = "" if offline else ", with online tiles"
     click.echo(f"wrote {what} {path} ({size / 1e6:.1f} MB{tiles})")
+
+
+def _write_gpkg(run_dir: Path, out: Path) -> Path:
+    """A run folder's battle as a GeoPackage (a run written before ``run`` wrote one); its date
+    from the shipped scenario the log names, when there is one."""
+    from maps.battle_gpkg import write_battle_gpkg
+    from maps.battlelog import load_battle_log
+
+    if not (run_dir.is_dir() and (run_dir / "battle_log.json").exists()):
+        raise DataSourceError(
+            run_dir, "a .gpkg --out needs a run directory (battle_log.json), found none"
+        )
+    log = load_battle_log(run_dir / "battle_log.json")
+    date, calendar = None, None
+    if _is_scenario(Path(str(log.get("scenario", "")))):
+        from engine.scenario import load_scenario
+
+        sc = load_scenario(str(log["scenario"]))
+        date, calendar = sc.date, sc.calendar
+    return write_battle_gpkg(log, out, date=date, calendar=calendar)
 
 
 def _is_scenario(path: Path) -> bool:
@@ -138,5 +166,5 @@ def _write_deployment(
     # deployment only (no die is rolled), with the ruleset's troop lists and base sizes
     log, summary = fight(sc, built, seed=0, max_bounds=0, ruleset=ruleset)
     with tempfile.TemporaryDirectory(prefix="sb-deploy-") as tmp:
-        write_run(Path(tmp), log, summary, built)
+        write_run(Path(tmp), log, summary, built, gpkg=False)  # only the page is kept
         return write_playback(tmp, out, offline=offline, fog=fog)

@@ -3,8 +3,10 @@
 scenario-builder run flodden_1513 --seed 7 --out out/flodden
 scenario-builder run my_scenario.yaml --seed 3 --out out/mine [--max-bounds 30] [--ruleset NAME]
 
-Writes ``DIR/battle_log.json``, ``DIR/summary.json`` and ``DIR/battlefield/`` (the built ground,
-so ``scenario-builder map DIR`` is self-contained), all atomically.
+Writes ``DIR/battle_log.json``, ``DIR/summary.json``, ``DIR/battle.gpkg`` and ``DIR/battle.qgs``
+(the battle for QGIS: :mod:`maps.battle_gpkg`, :mod:`maps.qgis_project`) and
+``DIR/battlefield/`` (the built ground, so ``scenario-builder map DIR`` is self-contained), all
+atomically.
 """
 
 from __future__ import annotations
@@ -170,10 +172,32 @@ def fight(
     return log, summarise(log, sc)
 
 
-def write_run(directory: Path, log: Any, summary: dict[str, Any], built: Any) -> None:
-    """Write a run directory: ``battle_log.json``, ``summary.json``, ``battlefield/``."""
+def write_run(
+    directory: Path,
+    log: Any,
+    summary: dict[str, Any],
+    built: Any,
+    *,
+    scenario: Any = None,
+    gpkg: bool = True,
+) -> None:
+    """Write a run directory: ``battle_log.json``, ``summary.json``, ``battle.gpkg`` and the
+    QGIS project ``battle.qgs`` (unless ``gpkg`` is False), ``battlefield/``. ``scenario``
+    gives the GeoPackage its date when the log has no clock."""
     # the bytes as made (ASCII JSON): no round trip through a str (engine.log, issue 33)
     (directory / "battle_log.json").write_bytes(log.to_bytes())
+    if gpkg:
+        from maps.battle_gpkg import GPKG_NAME, Timeline, write_battle_gpkg
+        from maps.battlelog import load_battle_log
+        from maps.qgis_project import QGS_NAME, write_battle_project
+
+        # read back as every map reads a log: the file is the one source
+        read = load_battle_log(directory / "battle_log.json")
+        timeline = Timeline.for_log(
+            read, getattr(scenario, "date", None), getattr(scenario, "calendar", None)
+        )
+        write_battle_gpkg(read, directory / GPKG_NAME, timeline=timeline)
+        write_battle_project(read, directory / QGS_NAME, timeline, "./battlefield/battlefield.tif")
     (directory / "summary.json").write_text(
         json.dumps(summary, sort_keys=True, indent=2), encoding="utf-8"
     )
@@ -235,7 +259,7 @@ def run(
         settle=True,
     )
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
-        write_run(tmp, log, summary, built)
+        write_run(tmp, log, summary, built, scenario=sc)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
         return
@@ -252,4 +276,4 @@ def run(
     for s in sc.sides:
         table.add_row(s.name, str(summary["bases"][s.id]), str(summary["losses"][s.id]))
     console.print(table)
-    console.print(f"Wrote {Path(out) / 'battle_log.json'}")
+    console.print(f"Wrote {Path(out) / 'battle_log.json'}, battle.gpkg and battle.qgs (QGIS)")
