@@ -209,7 +209,7 @@ def legend_html(bf: Battlefield, kinds: set[FeatureKind] | None = None) -> str:
         parts.append("<b>On the ground</b>")
         for kind in FeatureKind:
             if kind in kinds:
-                parts.append(_line_swatch(*LINE_STYLES[kind], kind.value))
+                parts.append(_line_swatch(*LINE_STYLES[kind], kind.value.replace("_", " ")))
     names = source_names(bf.meta)
     if names:
         parts.append(

@@ -29,7 +29,9 @@ class FeatureKind(enum.Enum):
     ROAD = "road"
     TRACK = "track"
     WALL = "wall"
+    FIELD_WALL = "field_wall"
     HEDGE = "hedge"
+    FENCE = "fence"
     RIVER = "river"
     STREAM = "stream"
     PLACE = "place"  # a named area or point: village, castle, wood, hill, field
@@ -41,7 +43,9 @@ LINE_KINDS: dict[str, FeatureKind] = {
     "track": FeatureKind.TRACK,
     "sunken_road": FeatureKind.TRACK,
     "wall": FeatureKind.WALL,
+    "field_wall": FeatureKind.FIELD_WALL,
     "hedge": FeatureKind.HEDGE,
+    "fence": FeatureKind.FENCE,
     "river": FeatureKind.RIVER,
     "stream": FeatureKind.STREAM,
     "brook": FeatureKind.STREAM,
@@ -52,7 +56,9 @@ LINE_STYLES: dict[FeatureKind, tuple[str, float, str | None]] = {
     FeatureKind.ROAD: ("#5d4037", 3.0, None),
     FeatureKind.TRACK: ("#8d6e63", 2.0, "6 4"),
     FeatureKind.WALL: ("#212121", 2.5, None),
+    FeatureKind.FIELD_WALL: ("#616161", 2.0, None),
     FeatureKind.HEDGE: ("#33691e", 2.5, "2 3"),
+    FeatureKind.FENCE: ("#795548", 1.5, "1 3"),
     FeatureKind.RIVER: ("#0d47a1", 3.0, None),
     FeatureKind.STREAM: ("#1565c0", 1.5, None),
 }

@@ -717,7 +717,7 @@ def _legend_rows(shapes: Shapes, step: float, scale: TableScale) -> list[LegendR
     for kind in FeatureKind:
         if kind in kinds:
             colour, width, dash = LINE_STYLES[kind]
-            rows.append((line(_rgb(colour), width * 0.45, dash), kind.value))
+            rows.append((line(_rgb(colour), width * 0.45, dash), kind.value.replace("_", " ")))
     sides: dict[str, str] = {}
     for d in shapes.deployed:
         sides.setdefault(d.side, d.colour)
