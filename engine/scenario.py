@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -562,6 +563,10 @@ class HistoricalOutcome(BaseModel):
         return self.model_dump(mode="json").get(key, default)
 
 
+#: a date written as a calendar day (checked as one)
+_ISO_DATE = re.compile(r"\d{1,4}-\d{1,2}-\d{1,2}")
+
+
 class Scenario(BaseModel):
     """A battle to fight: ground, armies, deployment, weather, ruleset, victory."""
 
@@ -609,6 +614,18 @@ class Scenario(BaseModel):
                 fids.add(f.id)
         for loc, problem in self.name_problems():
             raise LocatedError(loc, problem)
+        if self.date is not None and _ISO_DATE.fullmatch(self.date.strip()):
+            # a date written as YYYY-MM-DD is a day of its calendar (free text, "AD 9,
+            # September", stays a description)
+            from engine.light import gregorian_date
+
+            try:
+                gregorian_date(self.date, self.calendar)
+            except ValueError as exc:
+                said = str(exc)
+                if not said.startswith("expected"):  # datetime's own words ("month must be")
+                    said = f"expected a real day, got {self.date!r} ({said})"
+                raise LocatedError(("date",), said) from None
         if self.start_time is not None:
             from engine.light import parse_start
 

@@ -75,6 +75,12 @@ def read_yaml(path: Path) -> tuple[Any, dict[Path_, int]]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataSourceError(path, f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioFileError(
+            path,
+            f"expected a UTF-8 YAML text file, got a byte 0x{exc.object[exc.start]:02x} "
+            f"at offset {exc.start} that is not UTF-8 (a binary file?)",
+        ) from None
     try:
         return load_yaml_with_lines(text)
     except yaml.YAMLError as exc:

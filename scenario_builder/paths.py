@@ -49,6 +49,11 @@ def data_dir() -> Path:
         path = Path(env).expanduser()
         if not path.is_dir():
             raise DataSourceError(path, f"{ENV_VAR} is not a folder")
+        if not (path / "codes" / "features.csv").is_file():
+            # an empty or wrong folder would list no scenarios and exit 0
+            raise DataSourceError(
+                path, f"{ENV_VAR}: expected a data folder with codes/features.csv, got none"
+            )
         return path
     checkout = _checkout_data()
     if checkout is not None:

@@ -443,3 +443,49 @@ def test_a_dem_wider_than_one_utm_grid_is_one_line(run_cli, tmp_path):
     line = one_error_line(err)
     assert line.startswith(f"Error: {world}: expected an area at most 6 degrees across")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["world.tif"]
+
+
+def test_a_binary_scenario_file_is_one_line_naming_it(run_cli, tmp_path: Path) -> None:
+    bad = tmp_path / "scan.yaml"
+    bad.write_bytes(bytes(range(200, 256)) * 4)
+    code, _out, err = run_cli("run", bad, "--out", tmp_path / "o")
+    line = one_error_line(err)
+    assert code == 1 and "scan.yaml" in line and "UTF-8" in line
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("date", ["1513-13-45", "1863-02-30"])
+def test_an_impossible_date_is_refused_without_a_start_time(
+    run_cli, tmp_path: Path, date: str
+) -> None:
+    from scenario_builder.paths import data_dir
+
+    text = (data_dir() / "scenarios" / "flodden_1513.yaml").read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines() if not ln.startswith("start_time:")]
+    lines = [f'date: "{date}"' if ln.startswith("date:") else ln for ln in lines]
+    sc = tmp_path / "bad_date.yaml"
+    sc.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _out, err = run_cli("run", sc, "--out", tmp_path / "o")
+    line = one_error_line(err)
+    assert code == 1 and "bad_date.yaml" in line and "date" in line and date in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_data_folder_without_the_data_is_refused(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCENARIO_BUILDER_DATA", str(tmp_path))
+    code, _out, err = run_cli("scenarios")
+    line = one_error_line(err)
+    assert code == 1 and "SCENARIO_BUILDER_DATA" in line and "codes/features.csv" in line
+
+
+def test_rulesets_piped_is_not_cut_at_80_columns() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "scenario_builder", "rulesets"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    assert "2mm-earth-v0.9 (default)" in out and "…" not in out

@@ -35,10 +35,10 @@ def rulesets(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2, sort_keys=True))
         return
-    from rich.console import Console
     from rich.table import Table
 
     from engine.rulesets import DEFAULT_RULESET
+    from scenario_builder.cli.options import print_table
 
     table = Table("ruleset", "version", "family", "die", "phases", "terrain classes", "scales")
     for d in data:
@@ -56,8 +56,7 @@ def rulesets(as_json: bool) -> None:
         table.add_row(
             name, d["version"], d["family"], d["die"], "\n".join(d["phases"]), terrain, scales
         )
-    console = Console()
-    console.print(table)
+    print_table(table)  # piped: the natural width, not cut at 80 columns
     for d in data:
         if not d.get("composition"):
             continue
@@ -71,4 +70,4 @@ def rulesets(as_json: bool) -> None:
         )
         for row in d["composition"]:
             parts.add_row(row["part"], row["module"], row["book"], row["seed"])
-        console.print(parts)
+        print_table(parts)
