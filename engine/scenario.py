@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
@@ -215,6 +224,16 @@ class FormationSpec(BaseModel):
     flank_profile: str | None = None  # 11.3 Pike & Shot: the outer files of another profile
     flank_files: int = Field(default=0, ge=0)  # files of flank_profile at each end
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
+
+    @field_validator("frontage")
+    @classmethod
+    def _frontage_fits(cls, frontage: int, info: ValidationInfo) -> int:
+        # a front wider than the formation has bases would deploy a one-rank line of
+        # ``bases`` and report it as ``frontage`` wide
+        bases = info.data.get("bases")
+        if bases is not None and frontage > bases:
+            raise LocatedError((), f"expected at most its {bases} bases, got {frontage}")
+        return frontage
 
     @property
     def ranks(self) -> int:

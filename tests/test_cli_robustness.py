@@ -489,3 +489,15 @@ def test_rulesets_piped_is_not_cut_at_80_columns() -> None:
         cwd=ROOT,
     ).stdout
     assert "2mm-earth-v0.9 (default)" in out and "…" not in out
+
+
+def test_a_front_wider_than_the_formation_is_refused(run_cli, tmp_path: Path) -> None:
+    from scenario_builder.paths import data_dir
+
+    text = (data_dir() / "scenarios" / "maldon_991.yaml").read_text(encoding="utf-8")
+    sc = tmp_path / "wide.yaml"
+    sc.write_text(text.replace("bases: 8, frontage: 4,", "bases: 8, frontage: 50,", 1))
+    code, _out, err = run_cli("run", sc, "--out", tmp_path / "o")
+    line = one_error_line(err)
+    assert code == 1 and "wide.yaml" in line and "frontage" in line
+    assert "expected at most its 8 bases, got 50" in line

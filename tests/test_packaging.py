@@ -55,7 +55,7 @@ def test_data_dir_is_the_checkout_when_run_from_source(monkeypatch):
 
 def test_environment_variable_overrides_and_must_be_a_folder(monkeypatch, tmp_path):
     monkeypatch.setenv(ENV_VAR, str(tmp_path))
-    with pytest.raises(DataSourceError, match="expected a data folder with codes/features.csv"):
+    with pytest.raises(DataSourceError, match=r"expected a data folder with codes/features\.csv"):
         data_dir()  # an empty folder would list nothing and exit 0
     (tmp_path / "codes").mkdir()
     (tmp_path / "codes" / "features.csv").write_text("code,feature,priority,description\n")
