@@ -39,6 +39,7 @@ from engine.rulesets.medieval_d10.charts import (
     Phase,
     RangeBand,
     TerrainColumn,
+    TroopClass,
     range_band,
 )
 from engine.rulesets.medieval_d10.nearby import UnitTable
@@ -156,6 +157,10 @@ class UnitState:
     fired_turn: int = -9
     under_fire_turn: int = -9
     under_fire_by: set[str] = field(default_factory=set)
+    #: the enemy units that shot at it this Game Turn (CONTROL TEST reason 3, "Being shot at")
+    shot_at_by: set[str] = field(default_factory=set)
+    #: the turn it broke into a rout (CONTROL TEST reason 4, "seeing an enemy unit break")
+    routed_turn: int = -9
     volleys: int = 0
     shots_fired: int = 0
     ever_under_fire: bool = False
@@ -1021,6 +1026,7 @@ class MedievalBattle:
             u.charged_this_turn = False
             u.casualties_turn = 0
             u.melee_lost = False
+            u.shot_at_by = set()
             u.reactions.clear()
 
     def play(self, phase: Phase, method: str) -> None:
@@ -1714,6 +1720,7 @@ class MedievalBattle:
         self.take_losses(target, kills, risk="firing")
         target.under_fire_turn = self.turn
         target.under_fire_by.add(u.id)
+        target.shot_at_by.add(u.id)
         if not target.ever_under_fire:
             target.ever_under_fire = True
             target.pending.append((R_FIRST_FIRE, "first time under fire"))
@@ -1878,6 +1885,7 @@ class MedievalBattle:
         if u.routing or not u.alive:
             return
         u.mode, u.charging, u.target = Mode.ROUTING, False, None
+        u.routed_turn = self.turn
         u.unit = dc_replace(u.unit, disordered=True)
         self.log("rout", u.id, reason=why)
         if u.unit.arm is Arm.ARTILLERY:
@@ -1965,30 +1973,53 @@ class MedievalBattle:
 
     # phase 16
     def phase_control(self) -> None:
+        """Phase 16, THE CONTROL TEST CHART: a melee winner whose foe breaks (reasons 1-2),
+        a unit retaking a failed test (6), and the impetuous sights of reasons 3-5
+        (:meth:`impetuous_cause`); a unit failing one of those charges impetuously at the
+        enemy that caused it, in phase 3 of the next turn (docs/rules-interpretations.md,
+        "Control tests: the impetuous sights")."""
         for u in list(self.alive()):
             reasons = [r for r in u.control_reasons if r.startswith("won melee")]
             u.control_reasons = [r for r in u.control_reasons if not r.startswith("won melee")]
             if u.mode is Mode.PURSUING:
                 reasons.append("retake a failed control test")
-            if not reasons or u.routing:
+            if u.routing:
                 continue
             # Artillery, skirmishers (and hedgehogs) take no Control Test
             if u.unit.arm is Arm.ARTILLERY or u.unit.order is Order.SKIRMISH:
                 continue
-            target = self.units.get(u.target or "")
-            if target is None or not target.alive:
-                u.mode = Mode.OBEY if u.mode is Mode.PURSUING else u.mode
-                continue
-            if not (target.routing or target.mode is Mode.FALL_BACK):
-                continue  # the foe stands: the melee goes on, no follow-up to control
+            cause: UnitState | None = None
+            if reasons:
+                target = self.units.get(u.target or "")
+                if target is None or not target.alive:
+                    u.mode = Mode.OBEY if u.mode is Mode.PURSUING else u.mode
+                    continue
+                if not (target.routing or target.mode is Mode.FALL_BACK):
+                    continue  # the foe stands: the melee goes on, no follow-up to control
+                cause = target
+            else:
+                sighted = self.impetuous_cause(u)
+                if sighted is None:
+                    continue
+                reason, cause = sighted
+                reasons = [reason]
             enemies = self.within_150yd(u, self.enemy_of(u.side))
             friends = self.within_150yd(u, u.side)
             near = self.commanders_near(u)
+            _, cover = self.terrain_at(u.x, u.y)
+            in_melee = reasons[0].startswith("won melee") or reasons[0].startswith("retake")
+            moved_on = u.moving_turn == self.turn and not _going_back(u)
             factors = {
                 "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
                 "irregular": int(u.unit.spec.irregular),
-                "pushing_forward": 1,
+                "pushing_forward": int(in_melee),
                 "disordered": int(u.unit.disordered),
+                "hard_cover": int(cover is Cover.HARD),
+                "soft_cover": int(cover is Cover.SOFT),
+                "shot_by_cause": int(cause.id in u.shot_at_by),
+                "shot_by_others": int(bool(u.shot_at_by - {cause.id})),
+                "advancing": int(moved_on and not in_melee),
+                "falling_back": int(_going_back(u)),
                 "friend_halted_advancing": sum(1 for f in friends if not _going_back(f)),
                 "enemy_halted_advancing": sum(1 for e in enemies if not _going_back(e)),
                 "friend_routing": sum(1 for f in friends if _going_back(f)),
@@ -1998,6 +2029,9 @@ class MedievalBattle:
                 "inspirational": int(self.inspired(u)),
                 "inspirational_lost": int(u.saw_inspirational_lost),
                 "insecure_flank": len(self.insecure_flanks(u)),
+                "downslope": int(
+                    any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0 for e in enemies)
+                ),
             }
             lost, chief = self.contingent_lost(u)
             # "If killed, the Commander Figure value is: Cautious -1, Bold -2, Rash -2,
@@ -2031,7 +2065,51 @@ class MedievalBattle:
                 if u.mode is Mode.PURSUING:
                     u.mode = Mode.OBEY
             else:
-                u.mode = Mode.PURSUING
+                # "must Follow-Up ... Alternatively ... begin an Impetuous Charge / Pursuit
+                # towards the enemy unit causing them to test"
+                u.mode, u.target = Mode.PURSUING, cause.id
+
+    def impetuous_cause(self, u: UnitState) -> tuple[str, UnitState] | None:
+        """THE CONTROL TEST reasons 3-5 for ``u`` this turn, and the enemy causing the test
+        (the first in unit order), among enemies within its charge reach (march rate plus
+        bonus) and not in contact with it: 3, close-combat cavalry shot at by that enemy this
+        turn; 4, D or E class (or Irregular) troops seeing that enemy break into a rout this
+        turn; 5, formed A class cavalry seeing that enemy close-combat cavalry. Reason 7
+        (mercenaries near loot) and 8 (campaign hatreds) are not played: a scenario cannot yet
+        say whose settlement or baggage is loot, or who hates whom."""
+        if any(
+            self.in_contact(u, e) for e in self.nearby.near(u, CONTACT_M, self.enemy_of(u.side))
+        ):
+            return None
+        reach = self.allowance(u, bonus=True)
+        enemies = [
+            e
+            for e in self.nearby.near(u, reach, self.enemy_of(u.side))
+            if e.alive and self.gap(u, e) <= reach
+        ]
+        if not enemies:
+            return None
+        spec = u.unit.spec
+        cavalry = u.unit.arm is Arm.CAVALRY and u.unit.order is not Order.SKIRMISH
+        if cavalry:
+            for e in enemies:
+                if e.id in u.shot_at_by:
+                    return "close-combat cavalry shot at within charge reach", e
+        if spec.troop_class in (TroopClass.D, TroopClass.E) or spec.irregular:
+            for e in enemies:
+                if e.routed_turn == self.turn and self.sees(u, e):
+                    return "saw an enemy break into rout within charge reach", e
+        if (
+            cavalry
+            and spec.troop_class is TroopClass.A
+            and u.unit.order is Order.CLOSE
+            and not u.unit.disordered
+        ):
+            for e in enemies:
+                close_cavalry = e.unit.arm is Arm.CAVALRY and e.unit.order is not Order.SKIRMISH
+                if close_cavalry and not e.routing and self.sees(u, e):
+                    return "A class cavalry saw enemy cavalry within charge reach", e
+        return None
 
 
 def deploy_unit(
