@@ -410,7 +410,7 @@ def write_heightmap(bf: Battlefield, plan: ModelPlan, surface: Surface, path: Pa
         "count": 1,
         "dtype": "uint16",
         "crs": bf.crs,
-        "transform": bf.transform * Affine.translation(c0, r0),
+        "transform": bf.transform @ Affine.translation(c0, r0),
         "compress": "deflate",
     }
     with rasterio.open(path, "w", **profile) as dst:
