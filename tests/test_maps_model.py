@@ -93,7 +93,7 @@ def test_tiles_fit_the_bed_and_the_table_scale(bf, scale):
     minx, miny, maxx, maxy = plan.window
     assert (maxx - minx, maxy - miny) == pytest.approx((400.0, 300.0))
     mm_per_m = opts.scale.mm_per_m
-    meshes = tile_meshes(bf, plan, opts)
+    meshes = list(tile_meshes(bf, plan, opts))
     assert len(meshes) == plan.rows * plan.cols
     widths: dict[int, float] = {}
     heights: dict[int, float] = {}
