@@ -21,9 +21,10 @@ Neighbouring tiles share their edge row of vertices, so they meet without a seam
 tile's label is engraved mirrored into its underside (it reads right way round when the tile is
 turned over) and is also in the file name.
 
-The heightmap GeoTIFF is the same surface on the battlefield's own grid, for CNC and foam
-cutters: uint16, 0 at the window's lowest ground and 65535 at its highest, with the metres those
-stand for in its tags (``z_min_m``, ``z_max_m``, ``m_per_unit``).
+The heightmap GeoTIFF is the tiles' top surface for CNC and foam cutters, one pixel per mesh
+vertex (``mesh_mm`` of table) in the battlefield's CRS: uint16, 0 at the window's lowest ground
+and 65535 at its highest, with the ground metres those stand for in its tags (``z_min_m``,
+``z_max_m``, ``m_per_unit``; terraces count from level 0 of the build).
 """
 
 from __future__ import annotations
@@ -175,8 +176,8 @@ def _grid_points(plan: ModelPlan) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ground_heights(bf: Battlefield, plan: ModelPlan, surface: Surface) -> np.ndarray:
-    """Height above the window's lowest ground (ground metres) at every vertex of the window,
-    rows south to north: the DEM (bilinear) or the terraces (level above the lowest x step)."""
+    """Ground metres at every vertex of the window, rows south to north: the DEM's elevation
+    (bilinear between cell centres) or the terraces' level x step (metres above level 0)."""
     xs, ys = _grid_points(plan)
     if surface is Surface.SMOOTH:
         from scipy.ndimage import map_coordinates
@@ -186,10 +187,8 @@ def ground_heights(bf: Battlefield, plan: ModelPlan, surface: Surface) -> np.nda
         cols = (xs - x0) / bf.res - 0.5  # cell centres carry the DEM's values
         rows = (y0 - ys) / bf.res - 0.5
         rr, cc = np.meshgrid(rows, cols, indexing="ij")
-        z = map_coordinates(elev, [rr, cc], order=1, mode="nearest")
-        return np.asarray(z - z.min())
-    levels = terrace_levels(bf, plan, xs, ys)
-    return np.asarray((levels - levels.min()).astype(np.float64) * bf.step)
+        return np.asarray(map_coordinates(elev, [rr, cc], order=1, mode="nearest"))
+    return np.asarray(terrace_levels(bf, plan, xs, ys).astype(np.float64) * bf.step)
 
 
 def terrace_levels(bf: Battlefield, plan: ModelPlan, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -310,11 +309,14 @@ class Model:
 
 
 def tile_meshes(
-    bf: Battlefield, plan: ModelPlan, opts: ModelOptions
+    bf: Battlefield, plan: ModelPlan, opts: ModelOptions, ground: np.ndarray | None = None
 ) -> Iterator[tuple[Sheet, trimesh.Trimesh]]:
     """Every tile as a checked watertight solid, its south-west bottom corner at the origin; one
-    at a time (a 3 m table is 150 tiles of ~180 k triangles: all at once took 8 GB)."""
-    rel = ground_heights(bf, plan, opts.surface)
+    at a time (a 3 m table is 150 tiles of ~180 k triangles: all at once took 8 GB). ``ground``:
+    :func:`ground_heights`, when the caller has it already."""
+    if ground is None:
+        ground = ground_heights(bf, plan, opts.surface)
+    rel = ground - ground.min()  # the window's lowest ground stands on the base
     heights = opts.base_mm + rel * opts.scale.mm_per_m * opts.exaggerate
     tw, th = plan.tile_mm
     cx, cy = plan.cells
@@ -337,8 +339,9 @@ def write_model(bf: Battlefield, opts: ModelOptions, directory: Path) -> Model:
     import json
 
     plan = plan_model(bf, opts)
+    ground = ground_heights(bf, plan, opts.surface)
     tiles = []
-    for sheet, mesh in tile_meshes(bf, plan, opts):
+    for sheet, mesh in tile_meshes(bf, plan, opts, ground):
         mesh.export(directory / f"tile_{sheet.label}.stl")
         lo, hi = mesh.bounds
         tiles.append(
@@ -352,7 +355,7 @@ def write_model(bf: Battlefield, opts: ModelOptions, directory: Path) -> Model:
                 len(mesh.faces),
             )
         )
-    write_heightmap(bf, plan, opts.surface, directory / "heightmap.tif")
+    write_heightmap(bf, plan, opts.surface, ground, directory / "heightmap.tif")
     model = Model(plan, tuple(tiles), opts.surface, opts.exaggerate, opts.base_mm)
     index = {
         "scale": str(plan.scale),
@@ -383,7 +386,7 @@ def write_model(bf: Battlefield, opts: ModelOptions, directory: Path) -> Model:
 
 
 def window_cells(bf: Battlefield, window: Window) -> tuple[int, int, int, int]:
-    """Row and column bounds (r0, r1, c0, c1) of the cells the window touches."""
+    """Row and column bounds (r0, r1, c0, c1) of the battlefield cells the window touches."""
     inv = ~bf.transform
     c0, r0 = (math.floor(v + 1e-9) for v in inv @ (window[0], window[3]))
     c1, r1 = (math.ceil(v - 1e-9) for v in inv @ (window[2], window[1]))
@@ -391,33 +394,43 @@ def window_cells(bf: Battlefield, window: Window) -> tuple[int, int, int, int]:
     return max(r0, 0), min(max(r1, r0 + 1), rows), max(c0, 0), min(max(c1, c0 + 1), cols)
 
 
-def write_heightmap(bf: Battlefield, plan: ModelPlan, surface: Surface, path: Path) -> None:
-    """The window's ground on the battlefield's grid as a uint16 GeoTIFF (module docstring)."""
+def heightmap_transform(plan: ModelPlan) -> Affine:
+    """The heightmap's pixels: one per mesh vertex, centred on it (so the raster reaches half a
+    pixel past the window's edges), rows north first."""
+    xs, ys = _grid_points(plan)
+    dx, dy = xs[1] - xs[0], ys[1] - ys[0]
+    return Affine(float(dx), 0.0, float(xs[0] - dx / 2), 0.0, float(-dy), float(ys[-1] + dy / 2))
+
+
+def write_heightmap(
+    bf: Battlefield, plan: ModelPlan, surface: Surface, ground: np.ndarray, path: Path
+) -> None:
+    """The tiles' top surface (``ground``: :func:`ground_heights`, no base or exaggeration) on
+    the mesh's grid as a uint16 GeoTIFF in the battlefield's CRS (module docstring): the ground
+    a cutter carves is the ground the printer prints."""
     import rasterio
 
-    r0, r1, c0, c1 = window_cells(bf, plan.window)
-    if surface is Surface.SMOOTH:
-        z = bf.layer("elevation")[r0:r1, c0:c1].astype(np.float64)
-    else:
-        z = bf.layer("level")[r0:r1, c0:c1].astype(np.float64) * bf.step
+    z = ground[::-1]  # rasters run north to south
     zmin, zmax = float(z.min()), float(z.max())
     span = zmax - zmin
-    units = np.zeros(z.shape, np.uint16) if span == 0 else np.rint((z - zmin) / span * 65535)
+    units = np.zeros(z.shape) if span == 0 else np.rint((z - zmin) / span * 65535)
     profile: dict[str, Any] = {
         "driver": "GTiff",
-        "width": c1 - c0,
-        "height": r1 - r0,
+        "width": z.shape[1],
+        "height": z.shape[0],
         "count": 1,
         "dtype": "uint16",
         "crs": bf.crs,
-        "transform": bf.transform @ Affine.translation(c0, r0),
+        "transform": heightmap_transform(plan),
         "compress": "deflate",
+        "predictor": 2,
+        "tiled": True,
     }
     with rasterio.open(path, "w", **profile) as dst:
         dst.write(units.astype(np.uint16), 1)
         dst.update_tags(
-            z_min_m=f"{zmin:.3f}",
-            z_max_m=f"{zmax:.3f}",
+            z_min_m=f"{zmin:.6f}",
+            z_max_m=f"{zmax:.6f}",
             m_per_unit=f"{span / 65535:.9g}",
             surface=surface.value,
         )

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 import rasterio
 import trimesh
-from affine import Affine
 
 from maps.model import (
     ENGRAVE_MM,
     ModelOptions,
     Surface,
+    ground_heights,
     heightfield_solid,
     parse_bed,
     plan_model,
@@ -168,24 +168,33 @@ def test_each_tile_has_its_label_engraved_underneath(bf):
 
 
 @pytest.mark.parametrize("surface", list(Surface))
-def test_heightmap_is_uint16_on_the_battlefield_grid(bf, tmp_path, surface):
-    write_model(bf, _opts(bf, surface=surface), tmp_path)
-    plan = plan_model(bf, _opts(bf))
-    r0, r1, c0, c1 = window_cells(bf, plan.window)
+def test_heightmap_is_uint16_on_the_mesh_grid(bf, tmp_path, surface):
+    opts = _opts(bf, surface=surface)
+    write_model(bf, opts, tmp_path)
+    plan = plan_model(bf, opts)
+    minx, miny, maxx, maxy = plan.window
     with rasterio.open(tmp_path / "heightmap.tif") as src:
         assert src.dtypes == ("uint16",)
         assert src.crs == bf.crs
-        assert src.transform.almost_equals(bf.transform @ Affine.translation(c0, r0))
-        assert (src.height, src.width) == (r1 - r0, c1 - c0)
+        # one pixel per mesh vertex, centred on it: 1 mm of table at 2mm is 1 m of ground
+        assert src.res == pytest.approx((1.0, 1.0))
+        assert src.xy(0, 0) == pytest.approx((minx, maxy))
+        assert src.xy(src.height - 1, src.width - 1) == pytest.approx((maxx, miny))
         units = src.read(1)
         tags = src.tags()
     assert units.min() == 0 and units.max() == 65535
-    if surface is Surface.SMOOTH:
-        ground = bf.layer("elevation")[r0:r1, c0:c1]
-    else:
-        ground = bf.layer("level")[r0:r1, c0:c1] * bf.step
     back = float(tags["z_min_m"]) + units * float(tags["m_per_unit"])
-    np.testing.assert_allclose(back, ground, atol=float(tags["m_per_unit"]) + 1e-3)
+    ground = ground_heights(bf, plan, surface)[::-1]
+    # half a unit of rounding, and the tags written to the micrometre
+    np.testing.assert_allclose(back, ground, atol=float(tags["m_per_unit"]) / 2 + 1e-5)
+    r0, r1, c0, c1 = window_cells(bf, plan.window)
+    if surface is Surface.SMOOTH:  # the DEM's range under the window, in metres
+        dem = bf.layer("elevation")[r0:r1, c0:c1]
+        lo, hi = float(tags["z_min_m"]), float(tags["z_max_m"])
+        assert dem.min() - 1e-5 <= lo < hi <= dem.max() + 1e-5
+    else:  # whole level steps
+        k = back / bf.step
+        assert np.allclose(k, np.round(k), atol=0.01)
 
 
 def test_model_command_writes_tiles_heightmap_and_summary(run_cli, flodden_dir, bf, tmp_path):
