@@ -239,3 +239,17 @@ def test_bad_options_are_one_line_and_write_nothing(run_cli, flodden_dir, tmp_pa
     assert code == 1
     assert one_error_line(err).startswith(expected)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_directory_models_its_battlefield(run_cli, flodden_dir, bf, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(flodden_dir, run / "battlefield")
+    (run / "battle_log.json").write_text("{}")  # model reads only the run's battlefield
+    w, s, e, n = _bbox(bf)
+    code, stdout, err = run_cli(
+        "model", run, "--out", tmp_path / "m", "--bbox", f"{w},{s},{e},{n}", "--scale", "1:2000"
+    )
+    assert code == 0, err
+    assert "1 tile (1 x 1) of 200.0 x 150.0 mm" in stdout and "at 1:2000" in stdout

@@ -154,8 +154,9 @@ def model(
     if read_line:
         click.echo(read_line)
     how = "terraces" if opts.surface is Surface.TERRACES else "smooth ground"
+    tiles = "1 tile" if p.count == 1 else f"{p.count} tiles"
     click.echo(
-        f"wrote {out}: {p.count} tiles ({p.rows} x {p.cols}) of {tw:.1f} x {th:.1f} mm for a "
+        f"wrote {out}: {tiles} ({p.rows} x {p.cols}) of {tw:.1f} x {th:.1f} mm for a "
         f"{opts.bed} bed, table {p.table_mm[0] / 1000:.2f} x {p.table_mm[1] / 1000:.2f} m at "
         f"{p.scale}"
     )
