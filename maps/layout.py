@@ -116,6 +116,39 @@ def _extent_in(bf: Battlefield, crs: str | None) -> str:
     return as_written(tuple(round(v) for v in transform_bounds(bf.crs, crs, *bf.bounds)))
 
 
+def ground_window(
+    bf: Battlefield,
+    bbox: tuple[float, float, float, float] | None,
+    bbox_crs: str | None = None,
+) -> tuple[float, float, float, float]:
+    """The part of the battlefield under ``bbox`` (W, S, E, N in lon/lat, or in ``bbox_crs``), as
+    (minx, miny, maxx, maxy) in ``bf.crs`` metres; the whole battlefield when ``bbox`` is None.
+    The printed layout and the terrain model (:mod:`maps.model`) both cut their window here."""
+    window = bf.bounds
+    if bbox is None:
+        return window
+    w, s, e, n = bbox
+    if bbox_crs is None:
+        xs, ys = bf.to_xy([w, w, e, e], [s, n, s, n])
+    else:
+        to_map = pyproj.Transformer.from_crs(bbox_crs, bf.crs, always_xy=True)
+        xs, ys = to_map.transform([w, w, e, e], [s, n, s, n])
+    want = (min(xs), min(ys), max(xs), max(ys))
+    window = (
+        max(window[0], want[0]),
+        max(window[1], want[1]),
+        min(window[2], want[2]),
+        min(window[3], want[3]),
+    )
+    if window[0] >= window[2] or window[1] >= window[3]:
+        raise LayoutError(
+            "--bbox",
+            f"expected an area overlapping the battlefield {_extent_in(bf, bbox_crs)}, "
+            f"got {as_written(bbox)}",
+        )
+    return window
+
+
 def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
     """Choose the ground window and the paper orientation with fewer sheets; check the size."""
     if opts.margin_mm < MIN_MARGIN_MM:
@@ -125,27 +158,7 @@ def plan_layout(bf: Battlefield, opts: LayoutOptions) -> Layout:
         )
     if opts.overlap_mm < 0:
         raise LayoutError("--overlap", f"expected 0 mm or more, got {opts.overlap_mm:g} mm")
-    window = bf.bounds
-    if opts.bbox is not None:
-        w, s, e, n = opts.bbox
-        if opts.bbox_crs is None:
-            xs, ys = bf.to_xy([w, w, e, e], [s, n, s, n])
-        else:
-            to_map = pyproj.Transformer.from_crs(opts.bbox_crs, bf.crs, always_xy=True)
-            xs, ys = to_map.transform([w, w, e, e], [s, n, s, n])
-        want = (min(xs), min(ys), max(xs), max(ys))
-        window = (
-            max(window[0], want[0]),
-            max(window[1], want[1]),
-            min(window[2], want[2]),
-            min(window[3], want[3]),
-        )
-        if window[0] >= window[2] or window[1] >= window[3]:
-            raise LayoutError(
-                "--bbox",
-                f"expected an area overlapping the battlefield {_extent_in(bf, opts.bbox_crs)}, "
-                f"got {as_written(opts.bbox)}",
-            )
+    window = ground_window(bf, opts.bbox, opts.bbox_crs)
     width = opts.scale.mm(window[2] - window[0])
     height = opts.scale.mm(window[3] - window[1])
     best: Layout | None = None

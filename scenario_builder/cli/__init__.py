@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "route": "scenario_builder.cli.route:route",
     "map": "scenario_builder.cli.map:map_cmd",
     "print": "scenario_builder.cli.print_cmd:print_cmd",
+    "model": "scenario_builder.cli.model:model",
     "demo": "scenario_builder.cli.demo:demo",
     "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
     "sites": "scenario_builder.cli.sites:sites",
