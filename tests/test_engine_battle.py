@@ -139,8 +139,8 @@ def small_battles(draw):
             {
                 "id": f"{'r' if y < 0 else 'b'}{i}",
                 "profile": draw(st.sampled_from(_PROFILES)),
-                "bases": draw(st.integers(1, 6)),
-                "frontage": 3,
+                "bases": (bases := draw(st.integers(1, 6))),
+                "frontage": min(3, bases),  # no wider than its bases (scenario rule)
                 "at": (-300 + 300 * i + draw(st.integers(-40, 40)), y + draw(st.integers(-60, 60))),
                 "facing": facing,
                 "order": draw(st.sampled_from(["attack", "advance", "hold"])),

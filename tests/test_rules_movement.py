@@ -398,6 +398,8 @@ def test_6_1_allowance_property_random_moves(bf, origin):
             }
             for i in range(4)
         ]
+        for f in red:  # a front no wider than the bases (a scenario may not say otherwise)
+            f["frontage"] = min(3, f["bases"])
         blue = [
             {
                 "id": f"b{i}",
@@ -410,6 +412,8 @@ def test_6_1_allowance_property_random_moves(bf, origin):
             }
             for i in range(4)
         ]
+        for f in blue:
+            f["frontage"] = min(3, f["bases"])
         b = battle(bf, origin, red, blue, max_bounds=6)
         b.dice = Dice(k)
         b.ctx.dice = b.dice
