@@ -149,7 +149,7 @@ def read_bbox(
 @click.option(
     "--max-cells",
     "max_cells",
-    type=int,
+    type=click.IntRange(min=1),
     default=MAX_CELLS,
     show_default=True,
     help="Refuse a grid of more cells than this (about 90 bytes of memory a cell), checked "
@@ -189,8 +189,6 @@ def build(
         source = get_site(slug).dem if slug is not None else dem
         assert source is not None  # checked above: a SLUG or --dem
         bbox_crs, read_line = read_bbox(bbox, crs_text, source)
-    if max_cells < 1:
-        raise ScenarioError("--max-cells", f"expected a whole number >= 1, got {max_cells}")
     if slug is not None:
         from scenario_builder.sites import get_site
 

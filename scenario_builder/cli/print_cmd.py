@@ -65,7 +65,7 @@ from scenario_builder.errors import DataSourceError, ScenarioError
 )
 @click.option(
     "--max-pages",
-    type=int,
+    type=click.IntRange(min=1),
     default=300,
     show_default=True,
     help="Refuse layouts needing more sheets than this (1 or more).",
@@ -126,8 +126,6 @@ def print_cmd(
     from maps.layout import LayoutOptions, plan_layout, write_layout_pdf
     from maps.table import Paper, TableScale
 
-    if max_pages < 1:  # refused here: the layout would report "at most -1 sheets"
-        raise ScenarioError("--max-pages", f"expected at least 1 sheet, got {max_pages}")
     if crs_text is not None:
         if bbox_text is None:
             raise click.UsageError("--crs says what --bbox is in; give --bbox too")
