@@ -839,6 +839,7 @@ class MedievalBattle:
         price = self.ground_price(u)
         if not blocked_between((u.x, u.y), (tx, ty), price, step=STEP_M):
             self._around.pop(u.id, None)
+            allowance_m = self._road_march(u, [(tx, ty)], allowance_m)
             return self.move_toward(u, tx, ty, allowance_m)
         by = self._forbidden_on((u.x, u.y), (tx, ty), price)
         straight = math.dist((u.x, u.y), (tx, ty))
@@ -865,7 +866,37 @@ class MedievalBattle:
                 reaches=way[-1] == (tx, ty),
             )
         self._around[u.id] = "detour"
-        return self.move_along(u, way, allowance_m)
+        return self.move_along(u, way, self._road_march(u, way, allowance_m))
+
+    def _road_march(
+        self, u: UnitState, way: list[tuple[float, float]], allowance_m: float
+    ) -> float:
+        """MOVEMENT CHART "March on a Road or Track" bonus: ``allowance_m`` plus the unit's
+        bonus when its whole move this turn, from where it stands to where the larger
+        allowance would take it along ``way``, lies on road or track (TERRAIN CHART note **:
+        "A unit must be on a road / track for an entire Game Turn, to claim the Road Bonus");
+        a unit at full march rate only (not at half speed, not artillery: its limbered moves
+        are :meth:`_toward_range`'s). Logged as ``road_march``."""
+        if u.mode is Mode.HALF_SPEED or u.unit.arm is Arm.ARTILLERY:
+            return allowance_m
+        if self.terrain_at(u.x, u.y)[0] is not Terrain.ROAD_TRACK:
+            return allowance_m
+        bonus = self.m(u.unit.bonus_cm())
+        left, at = allowance_m + bonus, (u.x, u.y)
+        for point in way:
+            leg = math.dist(at, point)
+            n = max(1, math.ceil(min(leg, left) / STEP_M))
+            for i in range(1, n + 1):
+                t = min(leg, left) * i / n / (leg or 1.0)
+                x, y = at[0] + (point[0] - at[0]) * t, at[1] + (point[1] - at[1]) * t
+                if self.terrain_at(x, y)[0] is not Terrain.ROAD_TRACK:
+                    return allowance_m
+            left -= leg
+            if left <= 0:
+                break
+            at = point
+        self.log("road_march", u.id, bonus_m=round(bonus, 1))
+        return allowance_m + bonus
 
     def _forbidden_on(self, a: tuple[float, float], b: tuple[float, float], price: CostAt) -> str:
         """The terrain (its chart name) of the first forbidden step on the straight way."""

@@ -323,6 +323,18 @@ class Advance(MedievalEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class RoadMarch(MedievalEvent):
+    """MOVEMENT CHART "March on a Road or Track": the unit's whole move this turn is on road or
+    track, so it marches ``bonus_m`` metres further."""
+
+    type: ClassVar[str] = PREFIX + "road_march"
+    bonus_m: float
+
+    def describe(self, names: Names = _same) -> str:
+        return f"{self._who(names)} march by the road (+{self.bonus_m:g} m)"
+
+
+@dataclass(frozen=True, slots=True)
 class Detour(MedievalEvent):
     """GAME TURN SEQUENCE phases 11-12: the straight way to where the unit is going crosses
     ground the TERRAIN CHART forbids it (``by``: that terrain), so it goes around, by a way
@@ -656,6 +668,7 @@ EVENTS: tuple[type[MedievalEvent], ...] = (
     Evade,
     Charge,
     CounterCharge,
+    RoadMarch,
     Detour,
     Blocked,
     Advance,
