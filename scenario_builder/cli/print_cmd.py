@@ -89,7 +89,8 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "levels_per_board",
     type=int,
     default=None,
-    help="Height levels each cut board stands for (default 1, or from --board-mm).",
+    help="Height levels each cut board stands for (default: the fewest that keep the stack "
+    "within 20 boards, or from --board-mm).",
 )
 @click.option(
     "--board-mm",
@@ -196,6 +197,7 @@ def print_cmd(
         from maps.cutlayers import stack_summary
 
         click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")
+        click.echo(f"  {stack.why}")
 
 
 def read_bbox(bf: Any, opts: Any, crs_text: str | None) -> tuple[Any, str]:
