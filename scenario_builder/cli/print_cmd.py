@@ -1,7 +1,7 @@
 """``scenario-builder print BATTLEFIELD_DIR --scale 2mm --paper A4 --out layout.pdf``.
 
 The battlefield at true table scale, tiled over sheets with overlap, crop and registration marks,
-labels and an index page; ``--layers DIR`` adds one cut layer (SVG and PDF) per height step.
+labels and an index page; ``--layers DIR`` adds the cut layers (SVG and PDF template per board).
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "layers",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also write the cut layers (base board + one board per step, SVG + PDF) here.",
+    help="Also write the cut layers (base board + the boards above it, SVG + PDF) here.",
 )
 @click.option(
     "--levels-per-board",
