@@ -16,8 +16,9 @@ Boards that cover the whole window are copies of the base board.
 A board's **cut line** is its outline off the table's edge (the edge is cut straight, to the
 window's size). For each board, ``DIR`` gets
 
-* ``level_KK.pdf``: the board's template, tiled at true scale on the layout's paper, only the
-  sheets a cut line runs through (a sheet wholly on or wholly off the board needs none): each with
+* ``level_KK.pdf``: the board's template: an index page (the table, the board, the sheet grid),
+  then the board tiled at true scale on the layout's paper, only the sheets a cut line runs
+  through (a sheet wholly on or wholly off the board needs none): each with
   the **cut line** (red outline, the kept side faintly tinted), a grey dashed **ghost of the next
   board up** (where it sits on this one), the print layout's registration marks that fall on the
   sheet (the same table points on every board and every sheet), crop marks, its label, where it
@@ -46,6 +47,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.layout import (
+    INDEX_MARGIN_MM,
     Layout,
     LayoutOptions,
     _crop_marks,
@@ -237,29 +239,17 @@ def _stack(
 
 
 def template_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Sheet, BaseGeometry]]:
-    """The sheets of a board's template: those whose own part of the table (the sheet less half
-    of each overlap strip, so every table point is on one) a cut line runs through. A sheet wholly
-    on the board or wholly off it needs no template, and a line only in an overlap strip is traced
-    from the neighbour that owns it (no sheets holding a corner sliver)."""
+    """The sheets of a board's template: those whose own part of the table (``_own_area``) a cut
+    line runs through. A sheet wholly on the board or wholly off it needs no template, and a line
+    only in an overlap strip is traced from the neighbour that owns it (no sheets holding a corner
+    sliver)."""
     window = shapely.box(*lay.window)
     line = g.boundary.difference(window.boundary.buffer(1e-6 * math.sqrt(window.area)))
     if line.is_empty:
         return []
-    t = lay.tiling
-    half = t.overlap / 2
     out = []
-    for sheet in t.sheets():
-        x0, y0, x1, y1 = sheet.window
-        own = Sheet(
-            sheet.row,
-            sheet.col,
-            (
-                x0 + (half if sheet.col else 0.0),
-                y0 + (half if sheet.row else 0.0),
-                x1 - (half if sheet.col < t.cols - 1 else 0.0),
-                y1 - (half if sheet.row < t.rows - 1 else 0.0),
-            ),
-        )
+    for sheet in lay.tiling.sheets():
+        own = Sheet(sheet.row, sheet.col, _own_area(sheet, lay.tiling))
         if shapely.clip_by_rect(line, *lay.sheet_ground(own)).length > 0:
             out.append((sheet, shapely.clip_by_rect(g, *lay.sheet_ground(sheet))))
     return out
@@ -379,19 +369,98 @@ def _neighbours(sheet: Sheet, present: set[str], t: Tiling) -> str:
     return ", ".join(words)
 
 
+def _own_area(sheet: Sheet, t: Tiling) -> tuple[float, float, float, float]:
+    """The part of the table (x0, y0, x1, y1 mm) a sheet alone answers for: the sheet less half
+    of each overlap strip it shares, so every table point belongs to one sheet."""
+    half = t.overlap / 2
+    x0, y0, x1, y1 = sheet.window
+    w, h = t.table
+    return (
+        x0 + (half if sheet.col else 0.0),
+        y0 + (half if sheet.row else 0.0),
+        min(x1 - (half if sheet.col < t.cols - 1 else 0.0), w),
+        min(y1 - (half if sheet.row < t.rows - 1 else 0.0), h),
+    )
+
+
+def _board_index(
+    c: rl_canvas.Canvas,
+    lay: Layout,
+    g: BaseGeometry,
+    ghost: BaseGeometry | None,
+    printed: set[str],
+    note: str,
+) -> None:
+    """The template's first page: the whole table with this board (tinted), the next board up
+    (dashed) and the sheet grid, the template's sheets labelled in black, the others (no cut line:
+    nothing to trace) in grey, so the builder sees where each sheet goes."""
+    pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
+    m = INDEX_MARGIN_MM * PT_PER_MM
+    t = lay.tiling
+    c.setFillColorRGB(0, 0, 0)
+    _fit_string(c, m, ph - m - 10, pw - m, note, 10, font="Helvetica-Bold")
+    _fit_string(
+        c,
+        m,
+        ph - m - 24,
+        pw - m,
+        f"index: {len(printed)} template sheets of the layout's {t.count} (labelled black); the "
+        "grey ones have no cut line (the board covers them whole or not at all).",
+        8,
+    )
+    tw, th = lay.table_mm
+    k = min((pw - 2 * m) / tw, (ph - 2 * m - 40) / th)  # page points per table mm
+    ox, oy = m, ph - m - 34  # the table's NW corner on the page
+
+    def page(x: float, y: float) -> tuple[float, float]:
+        return ox + x * k, oy - y * k
+
+    def draw(geom: BaseGeometry, fill: bool) -> None:
+        if geom.is_empty:
+            return
+        s_ = lay.scale.mm_per_m * k
+        minx, _, _, maxy = lay.window
+        pg = shapely.affinity.affine_transform(geom, (s_, 0, 0, s_, ox - minx * s_, oy - maxy * s_))
+        c.drawPath(_poly_path(c, pg), stroke=1, fill=1 if fill else 0, fillMode=0)
+
+    c.setFillColorRGB(1.0, 0.9, 0.9)
+    c.setStrokeColorRGB(1, 0, 0)
+    c.setLineWidth(0.6)
+    draw(g, True)
+    if ghost is not None:
+        c.setStrokeColorRGB(0.55, 0.55, 0.7)
+        c.setDash(3, 2)
+        draw(ghost, False)
+        c.setDash()
+    c.setLineWidth(0.4)
+    for sheet in t.sheets():
+        x0, y0, x1, y1 = _own_area(sheet, t)
+        on = sheet.label in printed
+        grey = 0.0 if on else 0.7
+        c.setStrokeColorRGB(grey, grey, grey)
+        (px0, py1), (px1, py0) = page(x0, y0), page(x1, y1)
+        c.rect(px0, py0, px1 - px0, py1 - py0, stroke=1, fill=0)
+        c.setFillColorRGB(grey, grey, grey)
+        c.setFont("Helvetica-Bold" if on else "Helvetica", 7)
+        c.drawCentredString((px0 + px1) / 2, (py0 + py1) / 2 - 2.5, sheet.label)
+    c.showPage()
+
+
 def layer_pdf(
     path: Path,
     lay: Layout,
+    g: BaseGeometry,
     sheets: list[tuple[Sheet, BaseGeometry]],
     ghost: BaseGeometry | None,
     note: str,
 ) -> list[str]:
     """A board's template ``sheets`` on paper at true scale, ``ghost`` (the next board up) dashed;
-    returns the labels of the sheets printed."""
+    returns the labels of the sheets printed. An index page comes first."""
     pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
     m = lay.margin_mm * PT_PER_MM
     c = rl_canvas.Canvas(str(path), pagesize=(pw, ph), pageCompression=1, invariant=1)
     c.setTitle(note)
+    _board_index(c, lay, g, ghost, {s.label for s, _ in sheets}, note)
     present = {s.label for s, _ in sheets}
     table_marks = lay.tiling.registration_marks()
     pt_per_m = lay.scale.mm_per_m * PT_PER_MM
@@ -472,7 +541,7 @@ def write_cut_layers(
             pdf = None
             if sheets:  # the base board, a rectangle cut to the table's size, has no template
                 pdf = f"{stem}.pdf"
-                b.sheets = layer_pdf(tmp / pdf, lay, sheets, ghost, note)
+                b.sheets = layer_pdf(tmp / pdf, lay, b.outline, sheets, ghost, note)
             svgs = []
             if cut.bed is None:
                 (tmp / f"{stem}.svg").write_text(
@@ -551,8 +620,8 @@ def stack_summary(stack: Stack) -> str:
     >>> b = Board(0, 3, 3, shapely.box(0, 0, 1000, 1000), skipped=2)
     >>> up = Board(1, 4, 4, shapely.box(0, 0, 500, 1000), 2, ["A1"], skipped=1)
     >>> stack_summary(Stack(3, 1, 2.0, b, [up]))
-    '3 boards (base + 2 above, 1 cut shape), 1 template sheet (3 with no cut line left out), \
-2 m2 of board, 2 m of cut line, 6 mm thick'
+    '3 boards (base + 2 above, 1 cut shape), 1 template sheet (3 with no cut line left out; \
+and an index page a board), 2 m2 of board, 2 m of cut line, 6 mm thick'
     """
     sheets = stack.sheet_count
     skipped = stack.base.skipped + sum(b.skipped for b in stack.boards)
@@ -560,7 +629,8 @@ def stack_summary(stack: Stack) -> str:
     return (
         f"{stack.board_count} boards (base + {above} above, {len(stack.boards)} cut shape"
         f"{'' if len(stack.boards) == 1 else 's'}), {sheets} template sheet"
-        f"{'' if sheets == 1 else 's'} ({skipped} with no cut line left out), "
+        f"{'' if sheets == 1 else 's'} ({skipped} with no cut line left out; and an index page "
+        "a board), "
         f"{stack.board_area_m2:.3g} m2 of board, {stack.cut_length_m:.3g} m of cut line, "
         f"{stack.thickness_mm:g} mm thick"
     )

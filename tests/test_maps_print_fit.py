@@ -233,8 +233,8 @@ def test_flodden_battle_area_cut_stack_is_buildable(
     # every sheet of a sample of boards (low, middle, top) carries >= 4 registration marks
     for b in (boards[0], boards[len(boards) // 2], boards[-1]):
         with pdfplumber.open(layers / b["pdf"]) as doc:
-            assert len(doc.pages) == len(b["sheets"])
-            for page in doc.pages:
+            assert len(doc.pages) == len(b["sheets"]) + 1  # an index page first
+            for page in doc.pages[1:]:
                 assert len(_circles(page)) >= 4
                 words = page.extract_text()
                 assert "neighbours:" in words and "cut from 4 mm board" in words
@@ -328,7 +328,7 @@ def test_template_sheets_only_where_a_cut_line_runs(
     assert idx["sheets"] == sum(len(b["sheets"]) for b in idx["layers"])
     assert idx["sheets_skipped"] == t.count * (len(idx["layers"]) + 1) - idx["sheets"]
     m = re.search(
-        r"(\d+) boards .*?, (\d+) template sheets \((\d+) with no cut line left out\), "
+        r"(\d+) boards .*?, (\d+) template sheets \((\d+) with no cut line left out; .*?\), "
         r"([\d.]+) m2 of board, ([\d.]+) m of cut line",
         stdout,
     )
@@ -342,8 +342,10 @@ def test_template_sheets_only_where_a_cut_line_runs(
     # and on paper: every page of a sample of boards draws cut line inside its printed area
     for b in (idx["layers"][0], idx["layers"][len(idx["layers"]) // 2]):
         with pdfplumber.open(layers / b["pdf"]) as doc:
-            assert len(doc.pages) == len(b["sheets"])
-            for page, label in zip(doc.pages, b["sheets"], strict=True):
+            assert len(doc.pages) == len(b["sheets"]) + 1
+            index = doc.pages[0].extract_text()
+            assert f"index: {len(b['sheets'])} template sheets of the layout's {t.count}" in index
+            for page, label in zip(doc.pages[1:], b["sheets"], strict=True):
                 assert page.extract_text().split()[0] == label
                 assert _cut_line_on_page(page, (w, h), 2.0) > 0, (b["pdf"], label)
 
