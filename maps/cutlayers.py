@@ -2,9 +2,10 @@
 
 6.2: "slopes and rises should be modelled on the battlefield in steps". The stack starts with a
 **base board**, the whole window at its lowest height level; each board above it is the outline of
-the ground at or above its level. A board stands for ``levels_per_board`` height levels (default
-one: a 2 m step at 2mm scale is a 2 mm board); ``board_mm`` is the thickness of the board the
-builder has (default: the levels it stands for at table scale). A level of ground is carried by
+the ground at or above its level. A board stands for ``levels_per_board`` height levels; by default
+the fewest that keep the stack within ``TARGET_BOARDS`` boards (a window of a few levels keeps one
+level a board: a 2 m step at 2mm scale is a 2 mm board). ``board_mm`` is the thickness of the board
+the builder has (default: the levels it stands for at table scale). A level of ground is carried by
 the board nearest its height (``round((level - base) / levels_per_board)``), so coarser boards
 round heights, never shift them all one way.
 
@@ -12,13 +13,17 @@ Boards identical to the one below (a cliff where several levels share one outlin
 printed twice: the board lists ``copies`` (cut that many, or one board that many times thicker).
 Boards that cover the whole window are copies of the base board.
 
-For each board, ``DIR`` gets
+A board's **cut line** is its outline off the table's edge (the edge is cut straight, to the
+window's size). For each board, ``DIR`` gets
 
-* ``level_KK.pdf``: the board tiled at true scale on the layout's paper, only the sheets it has
-  ground on, each with the **cut line** (red outline, the kept side faintly tinted), a grey
-  **ghost of the board below** (where this one sits), the print layout's registration marks that
-  fall on the sheet (the same table points on every board and every sheet), crop marks, its label,
-  its neighbours' labels and a scale bar;
+* ``level_KK.pdf``: the board's template: an index page (the table, the board, the sheet grid),
+  then the board tiled at true scale on the layout's paper, only the sheets a cut line runs
+  through (a sheet wholly on or wholly off the board needs none): each with
+  the **cut line** (red outline, the kept side faintly tinted), a grey dashed **ghost of the next
+  board up** (where it sits on this one), the print layout's registration marks that fall on the
+  sheet (the same table points on every board and every sheet), crop marks, its label, where it
+  lies on the table, its neighbours' labels and a scale bar. The base board is a plain rectangle:
+  it has no template;
 * ``level_KK.svg`` (or, with ``bed``, one ``level_KK_<piece>.svg`` per cutter-bed piece that has
   ground): true size in mm for a laser cutter: ``cut`` group red, the ghost and marks blue
   (engrave or ignore), text blue.
@@ -42,6 +47,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 from shapely.geometry.base import BaseGeometry
 
 from maps.layout import (
+    INDEX_MARGIN_MM,
     Layout,
     LayoutOptions,
     _crop_marks,
@@ -62,6 +68,10 @@ from scenario_builder.errors import LayoutError
 CUT = "#ff0000"
 MARK = "#0000ff"
 GHOST = "#8080ff"
+#: Boards a stack may have before the default levels per board grows: about what a builder cuts
+#: and glues in a weekend, and at 2mm on hills of 100-150 m a step of 6-8 m, still a hill a
+#: wargamer reads as slopes (6.2) rather than as terraces.
+TARGET_BOARDS = 20
 
 
 @dataclass(frozen=True)
@@ -84,6 +94,7 @@ class Board:
     outline: BaseGeometry
     copies: int = 1
     sheets: list[str] = field(default_factory=list)
+    skipped: int = 0  # the layout's sheets this board's template leaves out (no cut line)
 
 
 @dataclass
@@ -95,6 +106,8 @@ class Stack:
     board_mm: float
     base: Board
     boards: list[Board]  # above the base, bottom to top, identical neighbours merged
+    why: str = ""  # how levels_per_board was chosen, for the summary
+    mm_per_m: float = 1.0  # table scale: board areas and cut lengths are reported in table units
 
     @property
     def board_count(self) -> int:
@@ -104,6 +117,23 @@ class Stack:
     @property
     def thickness_mm(self) -> float:
         return self.board_count * self.board_mm
+
+    @property
+    def board_area_m2(self) -> float:
+        """Board to buy: every board's area on the table (m2), copies included."""
+        k = self.mm_per_m / 1000.0
+        return sum(b.outline.area * b.copies for b in [self.base, *self.boards]) * k * k
+
+    @property
+    def cut_length_m(self) -> float:
+        """Cut line to saw (m of table), copies included; the table's straight edges left out."""
+        edge = self.base.outline.boundary.buffer(1e-6 * math.sqrt(self.base.outline.area))
+        k = self.mm_per_m / 1000.0
+        return sum(b.outline.boundary.difference(edge).length * b.copies for b in self.boards) * k
+
+    @property
+    def sheet_count(self) -> int:
+        return sum(len(b.sheets) for b in [self.base, *self.boards])
 
 
 def parse_bed(text: str) -> Paper:
@@ -143,17 +173,50 @@ def plan_stack(bf: Battlefield, lay: Layout, cut: CutOptions) -> Stack:
     """Base board, boards, identical boards merged into copies (see the module docstring)."""
     n = cut.levels_per_board
     step_mm = lay.scale.mm(bf.step)
-    if n is None:
-        n = 1 if cut.board_mm is None else max(1, round(cut.board_mm / step_mm))
-    if n < 1:
+    if n is not None and n < 1:
         raise LayoutError("--levels-per-board", f"expected 1 or more, got {n}")
     if cut.board_mm is not None and not cut.board_mm > 0:
         raise LayoutError("--board-mm", f"expected a thickness above 0 mm, got {cut.board_mm:g}")
-    board_mm = cut.board_mm if cut.board_mm is not None else n * step_mm
+    outlines = level_outlines(bf, lay.window)
+    if n is not None:
+        stack = _stack(bf, lay, n, cut.board_mm, outlines)
+        stack.why = f"{_per_board(n, bf.step)} (--levels-per-board)"
+        return stack
+    if cut.board_mm is not None:
+        n = max(1, round(cut.board_mm / step_mm))
+        stack = _stack(bf, lay, n, cut.board_mm, outlines)
+        stack.why = f"{_per_board(n, bf.step)} (nearest to --board-mm {cut.board_mm:g})"
+        return stack
+    # the fewest levels a board that keep the stack buildable; n past the window's relief leaves
+    # one board above the base, so the search ends
+    first = stack = _stack(bf, lay, 1, None, outlines)
+    while stack.board_count > TARGET_BOARDS:
+        stack = _stack(bf, lay, stack.levels_per_board + 1, None, outlines)
+    n = stack.levels_per_board
+    stack.why = f"{_per_board(n, bf.step)}: " + (
+        f"the fewest that keep the stack within {TARGET_BOARDS} boards "
+        f"(1 level a board: {first.board_count}; --levels-per-board to choose)"
+        if n > 1
+        else f"the stack is within {TARGET_BOARDS} boards"
+    )
+    return stack
+
+
+def _per_board(n: int, step_m: float) -> str:
+    return f"{n} level{'' if n == 1 else 's'} a board ({n * step_m:g} m steps)"
+
+
+def _stack(
+    bf: Battlefield,
+    lay: Layout,
+    n: int,
+    board_mm: float | None,
+    outlines: dict[int, BaseGeometry],
+) -> Stack:
+    """The stack at ``n`` levels a board from the window's level ``outlines``."""
     base_level, groups = board_levels(bf, lay, n)
     window = shapely.box(*lay.window)
     base = Board(0, base_level, base_level, window)
-    outlines = level_outlines(bf, lay.window)
     tol = 0.01 * bf.res**2  # identical: less than a hundredth of a cell apart
     boards: list[Board] = []
     for lo, top in groups:
@@ -171,17 +234,24 @@ def plan_stack(bf: Battlefield, lay: Layout, cut: CutOptions) -> Stack:
                 base.top = top
             continue
         boards.append(Board(len(boards) + 1, lo, top, g))
-    return Stack(base_level, n, board_mm, base, boards)
+    mm = board_mm if board_mm is not None else n * lay.scale.mm(bf.step)
+    return Stack(base_level, n, mm, base, boards, mm_per_m=lay.scale.mm_per_m)
 
 
-def layer_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Sheet, BaseGeometry]]:
-    """The layout's sheets this board has ground on, with that ground: a high, small board is
-    traced from a few sheets, not the whole table's (the sheet labels say where they go)."""
+def template_sheets(lay: Layout, g: BaseGeometry) -> list[tuple[Sheet, BaseGeometry]]:
+    """The sheets of a board's template: those whose own part of the table (``_own_area``) a cut
+    line runs through. A sheet wholly on the board or wholly off it needs no template, and a line
+    only in an overlap strip is traced from the neighbour that owns it (no sheets holding a corner
+    sliver)."""
+    window = shapely.box(*lay.window)
+    line = g.boundary.difference(window.boundary.buffer(1e-6 * math.sqrt(window.area)))
+    if line.is_empty:
+        return []
     out = []
     for sheet in lay.tiling.sheets():
-        part = shapely.clip_by_rect(g, *lay.sheet_ground(sheet))
-        if not part.is_empty and part.area > 0:
-            out.append((sheet, part))
+        own = Sheet(sheet.row, sheet.col, _own_area(sheet, lay.tiling))
+        if shapely.clip_by_rect(line, *lay.sheet_ground(own)).length > 0:
+            out.append((sheet, shapely.clip_by_rect(g, *lay.sheet_ground(sheet))))
     return out
 
 
@@ -295,19 +365,102 @@ def _neighbours(sheet: Sheet, present: set[str], t: Tiling) -> str:
         r, col = sheet.row + dr, sheet.col + dc
         if 0 <= r < t.rows and 0 <= col < t.cols:
             label = f"{row_name(r)}{col + 1}"
-            words.append(f"{word} {label}" + ("" if label in present else " (none)"))
+            words.append(f"{word} {label}" + ("" if label in present else " (no cut)"))
     return ", ".join(words)
 
 
+def _own_area(sheet: Sheet, t: Tiling) -> tuple[float, float, float, float]:
+    """The part of the table (x0, y0, x1, y1 mm) a sheet alone answers for: the sheet less half
+    of each overlap strip it shares, so every table point belongs to one sheet."""
+    half = t.overlap / 2
+    x0, y0, x1, y1 = sheet.window
+    w, h = t.table
+    return (
+        x0 + (half if sheet.col else 0.0),
+        y0 + (half if sheet.row else 0.0),
+        min(x1 - (half if sheet.col < t.cols - 1 else 0.0), w),
+        min(y1 - (half if sheet.row < t.rows - 1 else 0.0), h),
+    )
+
+
+def _board_index(
+    c: rl_canvas.Canvas,
+    lay: Layout,
+    g: BaseGeometry,
+    ghost: BaseGeometry | None,
+    printed: set[str],
+    note: str,
+) -> None:
+    """The template's first page: the whole table with this board (tinted), the next board up
+    (dashed) and the sheet grid, the template's sheets labelled in black, the others (no cut line:
+    nothing to trace) in grey, so the builder sees where each sheet goes."""
+    pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
+    m = INDEX_MARGIN_MM * PT_PER_MM
+    t = lay.tiling
+    c.setFillColorRGB(0, 0, 0)
+    _fit_string(c, m, ph - m - 10, pw - m, note, 10, font="Helvetica-Bold")
+    _fit_string(
+        c,
+        m,
+        ph - m - 24,
+        pw - m,
+        f"index: {len(printed)} template sheets of the layout's {t.count} (labelled black); the "
+        "grey ones have no cut line (the board covers them whole or not at all).",
+        8,
+    )
+    tw, th = lay.table_mm
+    k = min((pw - 2 * m) / tw, (ph - 2 * m - 40) / th)  # page points per table mm
+    ox, oy = m, ph - m - 34  # the table's NW corner on the page
+
+    def page(x: float, y: float) -> tuple[float, float]:
+        return ox + x * k, oy - y * k
+
+    def draw(geom: BaseGeometry, fill: bool) -> None:
+        if geom.is_empty:
+            return
+        s_ = lay.scale.mm_per_m * k
+        minx, _, _, maxy = lay.window
+        pg = shapely.affinity.affine_transform(geom, (s_, 0, 0, s_, ox - minx * s_, oy - maxy * s_))
+        c.drawPath(_poly_path(c, pg), stroke=1, fill=1 if fill else 0, fillMode=0)
+
+    c.setFillColorRGB(1.0, 0.9, 0.9)
+    c.setStrokeColorRGB(1, 0, 0)
+    c.setLineWidth(0.6)
+    draw(g, True)
+    if ghost is not None:
+        c.setStrokeColorRGB(0.55, 0.55, 0.7)
+        c.setDash(3, 2)
+        draw(ghost, False)
+        c.setDash()
+    c.setLineWidth(0.4)
+    for sheet in t.sheets():
+        x0, y0, x1, y1 = _own_area(sheet, t)
+        on = sheet.label in printed
+        grey = 0.0 if on else 0.7
+        c.setStrokeColorRGB(grey, grey, grey)
+        (px0, py1), (px1, py0) = page(x0, y0), page(x1, y1)
+        c.rect(px0, py0, px1 - px0, py1 - py0, stroke=1, fill=0)
+        c.setFillColorRGB(grey, grey, grey)
+        c.setFont("Helvetica-Bold" if on else "Helvetica", 7)
+        c.drawCentredString((px0 + px1) / 2, (py0 + py1) / 2 - 2.5, sheet.label)
+    c.showPage()
+
+
 def layer_pdf(
-    path: Path, lay: Layout, g: BaseGeometry, ghost: BaseGeometry | None, note: str
+    path: Path,
+    lay: Layout,
+    g: BaseGeometry,
+    sheets: list[tuple[Sheet, BaseGeometry]],
+    ghost: BaseGeometry | None,
+    note: str,
 ) -> list[str]:
-    """One board tiled on paper at true scale; returns the labels of the sheets printed."""
+    """A board's template ``sheets`` on paper at true scale, ``ghost`` (the next board up) dashed;
+    returns the labels of the sheets printed. An index page comes first."""
     pw, ph = lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM
     m = lay.margin_mm * PT_PER_MM
     c = rl_canvas.Canvas(str(path), pagesize=(pw, ph), pageCompression=1, invariant=1)
     c.setTitle(note)
-    sheets = layer_sheets(lay, g)
+    _board_index(c, lay, g, ghost, {s.label for s, _ in sheets}, note)
     present = {s.label for s, _ in sheets}
     table_marks = lay.tiling.registration_marks()
     pt_per_m = lay.scale.mm_per_m * PT_PER_MM
@@ -317,21 +470,20 @@ def layer_pdf(
         clip = c.beginPath()
         clip.rect(m, m, pw - 2 * m, ph - 2 * m)
         c.clipPath(clip, stroke=0, fill=0)
-        if ghost is not None:
-            gh = shapely.clip_by_rect(ghost, *lay.sheet_ground(sheet))
-            if not gh.is_empty:
-                pg = shapely.affinity.affine_transform(gh, affine)
-                c.setFillColorRGB(0.88, 0.88, 0.92)
-                c.setStrokeColorRGB(0.45, 0.45, 0.65)
-                c.setLineWidth(0.4)
-                c.setDash(3, 2)
-                c.drawPath(_poly_path(c, pg), stroke=1, fill=1, fillMode=0)
-                c.setDash()
         pg = shapely.affinity.affine_transform(part, affine)
         c.setFillColorRGB(1.0, 0.95, 0.95)  # the kept side, faintly: the line is what matters
         c.setStrokeColorRGB(1, 0, 0)
         c.setLineWidth(0.7)
         c.drawPath(_poly_path(c, pg), stroke=1, fill=1, fillMode=0)
+        if ghost is not None:  # drawn over the tint: it lies on the kept side
+            gh = shapely.clip_by_rect(ghost, *lay.sheet_ground(sheet))
+            if not gh.is_empty:
+                pg = shapely.affinity.affine_transform(gh, affine)
+                c.setStrokeColorRGB(0.55, 0.55, 0.7)
+                c.setLineWidth(0.4)
+                c.setDash(3, 2)
+                c.drawPath(_poly_path(c, pg), stroke=1, fill=0)
+                c.setDash()
         c.restoreState()
         sx0, sy0, sx1, sy1 = sheet.window
         for tx, ty in table_marks:
@@ -355,7 +507,8 @@ def layer_pdf(
             m + 10 * PT_PER_MM + used,
             bar_y + 0.3,
             pw - m - 7 * PT_PER_MM,
-            "neighbours: " + _neighbours(sheet, present, lay.tiling),
+            f"at {sx0:.0f}, {sy0:.0f} mm from the table's NW corner; neighbours: "
+            + _neighbours(sheet, present, lay.tiling),
             6,
             right=True,
         )
@@ -378,12 +531,17 @@ def write_cut_layers(
     directory = Path(directory)
     index: list[dict[str, Any]] = []
     with atomic_dir(directory) as tmp:
-        below = stack.base
-        for b in [stack.base, *stack.boards]:
+        every = [stack.base, *stack.boards]
+        for i, b in enumerate(every):
             note = board_note(bf, lay, stack, b)
             stem = "base" if b.index == 0 else f"level_{b.level:02d}"
-            ghost = None if b.index == 0 else below.outline
-            b.sheets = layer_pdf(tmp / f"{stem}.pdf", lay, b.outline, ghost, note)
+            ghost = every[i + 1].outline if i + 1 < len(every) else None
+            sheets = template_sheets(lay, b.outline)
+            b.skipped = lay.tiling.count - len(sheets)
+            pdf = None
+            if sheets:  # the base board, a rectangle cut to the table's size, has no template
+                pdf = f"{stem}.pdf"
+                b.sheets = layer_pdf(tmp / pdf, lay, b.outline, sheets, ghost, note)
             svgs = []
             if cut.bed is None:
                 (tmp / f"{stem}.svg").write_text(
@@ -409,8 +567,9 @@ def write_cut_layers(
                 "copies": b.copies,
                 "svg": svgs[0] if svgs else None,
                 "svgs": svgs,
-                "pdf": f"{stem}.pdf",
+                "pdf": pdf,
                 "sheets": b.sheets,
+                "sheets_skipped": b.skipped,
                 "thickness_mm": round(stack.board_mm * b.copies, 3),
                 "area_m2": round(b.outline.area, 1),
                 "ground_from_m": _level_base(bf, b.level),
@@ -419,7 +578,6 @@ def write_cut_layers(
                 index.append(entry)
             else:
                 base_entry = entry
-            below = b
         (tmp / "layers.json").write_text(
             json.dumps(
                 {
@@ -427,9 +585,14 @@ def write_cut_layers(
                     "mm_per_m": lay.scale.mm_per_m,
                     "step_m": bf.step,
                     "levels_per_board": stack.levels_per_board,
+                    "levels_per_board_why": stack.why,
+                    "target_boards": TARGET_BOARDS,
                     "board_mm": stack.board_mm,
                     "boards": stack.board_count,
-                    "sheets": sum(len(b.sheets) for b in [stack.base, *stack.boards]),
+                    "sheets": stack.sheet_count,
+                    "sheets_skipped": sum(b.skipped for b in every),
+                    "board_area_m2": round(stack.board_area_m2, 2),
+                    "cut_length_m": round(stack.cut_length_m, 1),
                     "total_thickness_mm": round(stack.thickness_mm, 3),
                     "paper": str(lay.paper),
                     "bed": str(cut.bed) if cut.bed else None,
@@ -450,17 +613,24 @@ def write_cut_layers(
 
 
 def stack_summary(stack: Stack) -> str:
-    """One line for the CLI: boards, sheets, total thickness.
+    """One line for the CLI: boards, template sheets (and those left out), board area, cut
+    length, total thickness.
 
     >>> import shapely
-    >>> b = Board(0, 3, 3, shapely.box(0, 0, 1, 1), sheets=["A1", "A2"])
-    >>> stack_summary(Stack(3, 1, 2.0, b, [Board(1, 4, 4, shapely.box(0, 0, 1, 1), 2, ["A1"])]))
-    '3 boards (base + 2 above, 1 cut shape), 3 sheets, 6 mm thick'
+    >>> b = Board(0, 3, 3, shapely.box(0, 0, 1000, 1000), skipped=2)
+    >>> up = Board(1, 4, 4, shapely.box(0, 0, 500, 1000), 2, ["A1"], skipped=1)
+    >>> stack_summary(Stack(3, 1, 2.0, b, [up]))
+    '3 boards (base + 2 above, 1 cut shape), 1 template sheet (3 with no cut line left out; \
+and an index page a board), 2 m2 of board, 2 m of cut line, 6 mm thick'
     """
-    sheets = sum(len(b.sheets) for b in [stack.base, *stack.boards])
+    sheets = stack.sheet_count
+    skipped = stack.base.skipped + sum(b.skipped for b in stack.boards)
     above = stack.board_count - 1
     return (
         f"{stack.board_count} boards (base + {above} above, {len(stack.boards)} cut shape"
-        f"{'' if len(stack.boards) == 1 else 's'}), {sheets} sheets, "
+        f"{'' if len(stack.boards) == 1 else 's'}), {sheets} template sheet"
+        f"{'' if sheets == 1 else 's'} ({skipped} with no cut line left out; and an index page "
+        "a board), "
+        f"{stack.board_area_m2:.3g} m2 of board, {stack.cut_length_m:.3g} m of cut line, "
         f"{stack.thickness_mm:g} mm thick"
     )

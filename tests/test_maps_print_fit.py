@@ -221,8 +221,9 @@ def test_flodden_battle_area_cut_stack_is_buildable(
     assert idx["levels_per_board"] == 2 and idx["board_mm"] == 4.0  # 2 levels of 2 m at 2mm
     assert idx["boards"] == idx["base"]["copies"] + sum(b["copies"] for b in boards)
     assert idx["total_thickness_mm"] == pytest.approx(idx["boards"] * idx["board_mm"])
-    m = re.search(r"(\d+) boards .*?, (\d+) sheets, ([\d.]+) mm thick", stdout)
+    m = re.search(r"(\d+) boards .*?, (\d+) template sheets .*, ([\d.]+) mm thick", stdout)
     assert m and int(m.group(1)) == idx["boards"] and int(m.group(2)) == idx["sheets"]
+    assert "2 levels a board (4 m steps) (--levels-per-board)" in stdout
     window_area = (idx["window"][2] - idx["window"][0]) * (idx["window"][3] - idx["window"][1])
     assert idx["base"]["area_m2"] == pytest.approx(window_area, rel=1e-6)
     areas = [idx["base"]["area_m2"]] + [b["area_m2"] for b in boards]
@@ -232,11 +233,121 @@ def test_flodden_battle_area_cut_stack_is_buildable(
     # every sheet of a sample of boards (low, middle, top) carries >= 4 registration marks
     for b in (boards[0], boards[len(boards) // 2], boards[-1]):
         with pdfplumber.open(layers / b["pdf"]) as doc:
-            assert len(doc.pages) == len(b["sheets"])
-            for page in doc.pages:
+            assert len(doc.pages) == len(b["sheets"]) + 1  # an index page first
+            for page in doc.pages[1:]:
                 assert len(_circles(page)) >= 4
                 words = page.extract_text()
                 assert "neighbours:" in words and "cut from 4 mm board" in words
+
+
+def _battle_window(flodden_fight: tuple[Path, Any, Any]) -> tuple[Any, Any]:
+    """The demo's print: the battle area at 2mm on A3 (its Battlefield and Layout)."""
+    from maps.layout import LayoutOptions, plan_layout
+    from maps.table import Paper, TableScale
+    from scenario_builder.cli.demo import battle_bbox as bbox
+
+    _, log, bf = flodden_fight
+    opts = LayoutOptions(TableScale.from_text("2mm"), Paper.from_text("A3"), bbox=bbox(log, bf))
+    return bf, plan_layout(bf, opts)
+
+
+def test_default_stack_on_the_battle_area_stays_buildable(
+    flodden_fight: tuple[Path, Any, Any],
+) -> None:
+    """By default the fewest levels a board that keep the stack within TARGET_BOARDS (the demo's
+    window: 70 boards at one level a board); ``--levels-per-board`` still overrides."""
+    from maps.cutlayers import TARGET_BOARDS, CutOptions, plan_stack
+
+    bf, lay = _battle_window(flodden_fight)
+    stack = plan_stack(bf, lay, CutOptions())
+    n = stack.levels_per_board
+    assert n > 1 and stack.board_count <= TARGET_BOARDS
+    assert plan_stack(bf, lay, CutOptions(levels_per_board=n - 1)).board_count > TARGET_BOARDS
+    assert stack.board_mm == n * bf.step  # 2mm: a 2 m level is 2 mm of board
+    assert f"{n} levels a board" in stack.why and f"within {TARGET_BOARDS} boards" in stack.why
+    one = plan_stack(bf, lay, CutOptions(levels_per_board=1))
+    assert one.levels_per_board == 1 and one.board_count > TARGET_BOARDS
+    assert "(--levels-per-board)" in one.why
+
+
+def _cut_line_on_page(page: Any, table_mm: tuple[float, float], inset_mm: float) -> float:
+    """Length (pt) of red stroke more than ``inset_mm`` inside the sheet's printed area and off
+    the table's edge, which the sheet places by its "at X, Y mm from the table's NW corner"."""
+    m = 10 * MM
+    w, h = float(page.width), float(page.height)
+    at = re.search(r"at (\d+), (\d+) mm from the table", page.extract_text())
+    assert at, "the sheet says where it lies on the table"
+    x, y = float(at.group(1)) * MM, float(at.group(2)) * MM
+    edge = shapely.box(m - x, m - y, m - x + table_mm[0] * MM, m - y + table_mm[1] * MM)
+    inner = shapely.box(
+        m + inset_mm * MM, m + inset_mm * MM, w - m - inset_mm * MM, h - m - inset_mm * MM
+    )
+    length = 0.0
+    for obj in page.curves + page.lines:
+        if obj.get("stroking_color") == (1.0, 0.0, 0.0) and len(obj["pts"]) > 1:
+            line = shapely.LineString(obj["pts"]).difference(edge.boundary.buffer(1.0))
+            length += line.intersection(inner).length
+    return length
+
+
+def test_template_sheets_only_where_a_cut_line_runs(
+    run_cli, flodden_fight: tuple[Path, Any, Any], battle_bbox: str, tmp_path: Path
+) -> None:
+    """The demo's print: a board's template holds exactly the sheets whose own part of the table
+    (less half of each overlap) a cut line crosses, read back from the board's SVG; the base
+    board, a plain rectangle, has none; the summary's totals are layers.json's."""
+    run, _, _ = flodden_fight
+    _, lay = _battle_window(flodden_fight)
+    layers = tmp_path / "layers"
+    code, stdout, err = run_cli(
+        "print", run, "--scale", "2mm", "--paper", "A3", "--bbox", battle_bbox,
+        "--out", tmp_path / "l.pdf", "--layers", layers,
+    )  # fmt: skip
+    assert code == 0, err
+    idx = json.loads((layers / "layers.json").read_text())
+    assert idx["boards"] <= idx["target_boards"] and idx["sheets"] <= 400
+    assert idx["base"]["pdf"] is None and idx["base"]["sheets"] == []
+    t = lay.tiling
+    w, h = idx["table_mm"]
+    frame = shapely.box(0, 0, w, h).boundary.buffer(0.01)
+    half = t.overlap / 2
+    for b in idx["layers"]:
+        line = _svg_ground(ET.parse(layers / b["svg"]).getroot()).boundary.difference(frame)
+        want = []
+        for sh in t.sheets():
+            x0, y0, x1, y1 = sh.window
+            last_col, last_row = sh.col == t.cols - 1, sh.row == t.rows - 1
+            own = shapely.box(
+                x0 + (half if sh.col else 0), y0 + (half if sh.row else 0),
+                x1 - (0 if last_col else half), y1 - (0 if last_row else half),
+            )  # fmt: skip
+            if line.intersection(own).length > 0.05:  # the SVG's 0.01 mm rounding aside
+                want.append(sh.label)
+        assert b["sheets"] == want, b["pdf"]
+        assert b["sheets_skipped"] == t.count - len(want)
+    assert idx["sheets"] == sum(len(b["sheets"]) for b in idx["layers"])
+    assert idx["sheets_skipped"] == t.count * (len(idx["layers"]) + 1) - idx["sheets"]
+    m = re.search(
+        r"(\d+) boards .*?, (\d+) template sheets \((\d+) with no cut line left out; .*?\), "
+        r"([\d.]+) m2 of board, ([\d.]+) m of cut line",
+        stdout,
+    )
+    assert m, stdout
+    assert [int(m.group(i)) for i in (1, 2, 3)] == [
+        idx["boards"], idx["sheets"], idx["sheets_skipped"]
+    ]  # fmt: skip
+    assert float(m.group(4)) == pytest.approx(idx["board_area_m2"], rel=0.01)
+    assert float(m.group(5)) == pytest.approx(idx["cut_length_m"], rel=0.01)
+    assert idx["levels_per_board_why"] in stdout
+    # and on paper: every page of a sample of boards draws cut line inside its printed area
+    for b in (idx["layers"][0], idx["layers"][len(idx["layers"]) // 2]):
+        with pdfplumber.open(layers / b["pdf"]) as doc:
+            assert len(doc.pages) == len(b["sheets"]) + 1
+            index = doc.pages[0].extract_text()
+            assert f"index: {len(b['sheets'])} template sheets of the layout's {t.count}" in index
+            for page, label in zip(doc.pages[1:], b["sheets"], strict=True):
+                assert page.extract_text().split()[0] == label
+                assert _cut_line_on_page(page, (w, h), 2.0) > 0, (b["pdf"], label)
 
 
 def test_layers_split_to_a_cutter_bed(run_cli, flodden_run: Path, tmp_path: Path) -> None:
@@ -278,14 +389,19 @@ def test_layers_split_to_a_cutter_bed(run_cli, flodden_run: Path, tmp_path: Path
         assert total == pytest.approx(b["area_m2"], rel=0.01)  # 1:1000: 1 m2 = 1 mm2
 
 
-def _svg_area(root: Any) -> float:
+def _svg_ground(root: Any) -> Any:
+    """The ground a layer's cut line encloses (even-odd rings, table millimetres)."""
     ns = "{http://www.w3.org/2000/svg}"
     d = next(g for g in root.iter(f"{ns}g") if g.get("id") == "cut").find(f"{ns}path").get("d")
     ground = shapely.Polygon()
     for ring in re.findall(r"M([^MZ]+)Z", d):
         poly = shapely.Polygon([tuple(map(float, p.split(","))) for p in ring.split()])
         ground = ground.symmetric_difference(poly.buffer(0))
-    return ground.area
+    return ground
+
+
+def _svg_area(root: Any) -> float:
+    return float(_svg_ground(root).area)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ Layout of ``--out``::
     run/                battle_log.json, summary.json, battlefield/  (as ``run`` writes)
     playback.html       the battle bound by bound, with fog of war per side
     layout.pdf          the battle's ground at true table scale, tiled on sheets
-    layers/             one cut layer (SVG + PDF) per height step
+    layers/             the cut layers: a base board and the boards above it (SVG + PDF)
 """
 
 from __future__ import annotations
@@ -171,6 +171,10 @@ def demo(
             "cut_layers": len(stack.boards),
             "boards": stack.board_count,
             "board_thickness_mm": round(stack.thickness_mm, 1),
+            "levels_per_board": stack.levels_per_board,
+            "cut_sheets": stack.sheet_count,
+            "board_area_m2": round(stack.board_area_m2, 1),
+            "cut_length_m": round(stack.cut_length_m, 1),
             "seconds": {**timings, "total": round(time.perf_counter() - start, 2)},
         }
         (tmp / "demo.json").write_text(json.dumps(report, indent=2, sort_keys=True))
@@ -215,6 +219,9 @@ def _print_report(report: dict[str, Any], sc: Any, out: Path) -> None:
     tm = report["table_m"]
     console.print(
         f"Layout: {report['sheets']} sheets for a {tm[0]} x {tm[1]} m table; "
-        f"{report['cut_layers']} cut layers, {report['boards']} boards stacking "
-        f"{report['board_thickness_mm']:g} mm. Took {report['seconds']['total']} s."
+        f"{report['cut_layers']} cut layers, {report['boards']} boards "
+        f"({report['levels_per_board']} levels a board) stacking "
+        f"{report['board_thickness_mm']:g} mm, {report['board_area_m2']:g} m2 of board, "
+        f"{report['cut_length_m']:g} m of cut line on {report['cut_sheets']} template sheets. "
+        f"Took {report['seconds']['total']} s."
     )

@@ -1,7 +1,7 @@
 """``scenario-builder print BATTLEFIELD_DIR --scale 2mm --paper A4 --out layout.pdf``.
 
 The battlefield at true table scale, tiled over sheets with overlap, crop and registration marks,
-labels and an index page; ``--layers DIR`` adds one cut layer (SVG and PDF) per height step.
+labels and an index page; ``--layers DIR`` adds the cut layers (SVG and PDF template per board).
 """
 
 from __future__ import annotations
@@ -82,14 +82,15 @@ from scenario_builder.errors import DataSourceError, ScenarioError
     "layers",
     default=None,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Also write the cut layers (base board + one board per step, SVG + PDF) here.",
+    help="Also write the cut layers (base board + the boards above it, SVG + PDF) here.",
 )
 @click.option(
     "--levels-per-board",
     "levels_per_board",
     type=int,
     default=None,
-    help="Height levels each cut board stands for (default 1, or from --board-mm).",
+    help="Height levels each cut board stands for (default: the fewest that keep the stack "
+    "within 20 boards, or from --board-mm).",
 )
 @click.option(
     "--board-mm",
@@ -194,6 +195,7 @@ def print_cmd(
         from maps.cutlayers import stack_summary
 
         click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")
+        click.echo(f"  {stack.why}")
 
 
 def read_bbox(bf: Any, opts: Any, crs_text: str | None) -> tuple[Any, str]:
