@@ -26,6 +26,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -142,14 +143,69 @@ def atomic_dir(
     target = Path(target)
     with _writing(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        _clear_stale(target)
+        # the writer's pid in the name: a later run knows a dead writer's leftovers from a
+        # live writer's work (_clear_stale, _refuse_second_writer)
+        tmp = Path(
+            tempfile.mkdtemp(
+                prefix=f".{target.name}.{os.getpid()}.{time.time_ns()}.",
+                suffix=".tmp",
+                dir=target.parent,
+            )
+        )
     try:
+        _refuse_second_writer(target, tmp)
         with _writing(target, tmp):
             yield tmp
         with _writing(target):
             _commit(tmp, target, stamp, replace)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _writers(target: Path) -> list[tuple[Path, int, int]]:
+    """The temporary folders of writers of ``target`` beside it: (folder, the writer's pid,
+    when it began, ns), from the folder's name (a folder's own times change as it fills)."""
+    out = []
+    for p in target.parent.glob(f".{target.name}.*.tmp"):
+        parts = p.name[len(target.name) + 2 :].split(".")
+        if p.is_dir() and len(parts) > 2 and parts[0].isdigit() and parts[1].isdigit():
+            out.append((p, int(parts[0]), int(parts[1])))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def _clear_stale(target: Path) -> None:
+    """Remove the temporary folders that writers of ``target`` which are no longer running left
+    beside it (a machine that lost power, a SIGKILL): nobody else will."""
+    for p, pid, _began in _writers(target):
+        if pid != os.getpid() and not _alive(pid):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _refuse_second_writer(target: Path, mine: Path) -> None:
+    """One writer of ``--out`` at a time: a live writer that began first (by its folder's
+    creation, then pid) keeps it; this one stops with one line, and the first one's output is
+    not lost to a second rename over it."""
+    mine_began = next((b for p, _pid, b in _writers(target) if p == mine), 0)
+    for p, pid, began in _writers(target):
+        if p == mine or pid == os.getpid() or not _alive(pid):
+            continue
+        if (began, pid) < (mine_began, os.getpid()):
+            raise DataSourceError(
+                target,
+                f"--out: another scenario-builder command (pid {pid}) is writing here; wait "
+                "for it to finish or choose another --out",
+            )
 
 
 def _commit(tmp: Path, target: Path, stamp: dict[str, Any] | None, replace: bool) -> None:

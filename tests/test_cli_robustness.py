@@ -520,3 +520,41 @@ def test_usage_errors_are_one_line_and_exit_2(run_cli, args: tuple[str, ...], sa
     code, _out, err = run_cli(*args)
     line = one_error_line(err)
     assert code == 2 and said in line and "--help" in line
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def test_a_dead_writers_leftovers_beside_out_are_cleared(run_cli, tmp_path: Path) -> None:
+    # a run killed with SIGKILL (or a power cut) leaves its temporary folder; the next run
+    # into the same --out removes it
+    stale = tmp_path / f".o.{_dead_pid()}.{time.time_ns()}.k3j.tmp"
+    (stale / "battlefield").mkdir(parents=True)
+    (stale / "battlefield" / "half.tif").write_bytes(b"\0" * 64)
+    code, _out, err = run_cli(
+        "run", "teutoburg_ad9", "--seed", "3", "--max-bounds", "2", "--out", tmp_path / "o"
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
+
+
+def test_a_second_writer_of_the_same_out_stops_with_one_line(run_cli, tmp_path: Path) -> None:
+    # another command, still running, began writing this --out first
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        theirs = tmp_path / f".o.{other.pid}.{time.time_ns()}.a1b.tmp"
+        theirs.mkdir()
+        code, _out, err = run_cli(
+            "run", "teutoburg_ad9", "--seed", "3", "--max-bounds", "2", "--out", tmp_path / "o"
+        )
+        line = one_error_line(err)
+        assert code == 1 and f"another scenario-builder command (pid {other.pid})" in line
+        assert "--out" in line
+        # theirs is left alone; nothing of ours is left
+        assert sorted(p.name for p in tmp_path.iterdir()) == [theirs.name]
+    finally:
+        other.kill()
+        other.wait()

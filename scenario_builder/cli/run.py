@@ -247,18 +247,20 @@ def run(
     script = load_orders(sc, orders_file, orders_side)  # a bad file fails before the build
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
-    built = build_battlefield(sc)
-    log, summary = fight(
-        sc,
-        built,
-        seed,
-        ruleset=ruleset,
-        max_bounds=max_bounds,
-        orders_file=script,
-        orders_side=orders_side,
-        settle=True,
-    )
+    # the battle is fought inside the writer's claim on --out: a second run into the same
+    # folder meanwhile stops with one line rather than silently replacing this one's result
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
+        built = build_battlefield(sc)
+        log, summary = fight(
+            sc,
+            built,
+            seed,
+            ruleset=ruleset,
+            max_bounds=max_bounds,
+            orders_file=script,
+            orders_side=orders_side,
+            settle=True,
+        )
         write_run(tmp, log, summary, built, scenario=sc)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
