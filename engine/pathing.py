@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["CostAt", "blocked_between", "way_around"]
+__all__ = ["CostAt", "blocked_between", "first_blocked", "way_around"]
 
 #: the price of a metre of ground at many points at once (``inf``: may not go there)
 CostAt = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -48,13 +48,22 @@ def _segment(
     return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
 
 
+def first_blocked(
+    a: tuple[float, float], b: tuple[float, float], cost: CostAt, *, step: float
+) -> tuple[float, float] | None:
+    """The first point of ground of infinite cost on the straight line from ``a`` to ``b``,
+    sampled every ``step`` metres (None: the way is open)."""
+    xs, ys = _segment(a, b, step)
+    bad = np.flatnonzero(np.isinf(cost(xs, ys)))
+    return None if not len(bad) else (float(xs[bad[0]]), float(ys[bad[0]]))
+
+
 def blocked_between(
     a: tuple[float, float], b: tuple[float, float], cost: CostAt, *, step: float
 ) -> bool:
     """Whether the straight line from ``a`` to ``b``, sampled every ``step`` metres, crosses
     ground of infinite cost."""
-    xs, ys = _segment(a, b, step)
-    return bool(np.isinf(cost(xs, ys)).any())
+    return first_blocked(a, b, cost, step=step) is not None
 
 
 def _segment_cost(

@@ -146,15 +146,16 @@ def atomic_dir(
         _clear_stale(target)
         # the writer's pid in the name: a later run knows a dead writer's leftovers from a
         # live writer's work (_clear_stale, _refuse_second_writer)
+        began = time.time_ns()
         tmp = Path(
             tempfile.mkdtemp(
-                prefix=f".{target.name}.{os.getpid()}.{time.time_ns()}.",
+                prefix=f".{target.name}.{os.getpid()}.{began}.",
                 suffix=".tmp",
                 dir=target.parent,
             )
         )
     try:
-        _refuse_second_writer(target, tmp)
+        _refuse_second_writer(target, tmp, began)
         with _writing(target, tmp):
             yield tmp
         with _writing(target):
@@ -192,11 +193,10 @@ def _clear_stale(target: Path) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def _refuse_second_writer(target: Path, mine: Path) -> None:
-    """One writer of ``--out`` at a time: a live writer that began first (by its folder's
-    creation, then pid) keeps it; this one stops with one line, and the first one's output is
-    not lost to a second rename over it."""
-    mine_began = next((b for p, _pid, b in _writers(target) if p == mine), 0)
+def _refuse_second_writer(target: Path, mine: Path, mine_began: int) -> None:
+    """One writer of ``--out`` at a time: a live writer that began first (by the start its
+    folder's name records, then pid) keeps it; this one stops with one line, and the first
+    one's output is not lost to a second rename over it."""
     for p, pid, began in _writers(target):
         if p == mine or pid == os.getpid() or not _alive(pid):
             continue

@@ -12,7 +12,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 from scenario_builder.cli.options import force_option, ruleset_option
-from scenario_builder.coords import parse_bbox, parse_crs
+from scenario_builder.coords import parse_bbox
 from scenario_builder.errors import DataSourceError
 
 
@@ -106,23 +106,12 @@ def model(
 
     from maps.layout import LayoutOptions
     from maps.model import ModelOptions, Surface, parse_bed, plan_model, write_model
-    from maps.table import TableScale
     from scenario_builder.battlefield import Battlefield
-    from scenario_builder.cli.print_cmd import read_bbox
+    from scenario_builder.cli.print_cmd import check_crs_option, read_bbox, table_scale
 
     t0 = time.perf_counter()
-    if crs_text is not None:
-        if bbox_text is None:
-            raise click.UsageError("--crs says what --bbox is in; give --bbox too")
-        parse_crs(crs_text)  # a bad name fails before anything is read
-    if ruleset is not None:
-        from engine.rulesets import get_ruleset
-
-        rs = get_ruleset(ruleset)
-        scales = dict(rs.scales.ground_m_per_mm)
-        scale = TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
-    else:
-        scale = TableScale.from_text(scale_text or "2mm")
+    check_crs_option(crs_text, bbox_text)
+    scale = table_scale(scale_text, ruleset)
     opts = ModelOptions(
         scale=scale,
         bed=parse_bed(bed_text),

@@ -125,20 +125,10 @@ def print_cmd(
     """Print the battlefield at true table scale on tiled sheets (and cut layers)."""
     from maps.cutlayers import CutOptions, parse_bed
     from maps.layout import LayoutOptions, plan_layout, write_layout_pdf
-    from maps.table import Paper, TableScale
+    from maps.table import Paper
 
-    if crs_text is not None:
-        if bbox_text is None:
-            raise click.UsageError("--crs says what --bbox is in; give --bbox too")
-        parse_crs(crs_text)  # a bad name fails before anything is read
-    if ruleset is not None:
-        from engine.rulesets import get_ruleset
-
-        rs = get_ruleset(ruleset)
-        scales = dict(rs.scales.ground_m_per_mm)
-        scale = TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
-    else:
-        scale = TableScale.from_text(scale_text or "2mm")
+    check_crs_option(crs_text, bbox_text)
+    scale = table_scale(scale_text, ruleset)
     opts = LayoutOptions(
         scale=scale,
         paper=Paper.from_text(paper_text),
@@ -196,6 +186,29 @@ def print_cmd(
 
         click.echo(f"wrote cut layers to {layers}: {stack_summary(stack)}")
         click.echo(f"  {stack.why}")
+
+
+def check_crs_option(crs_text: str | None, bbox_text: str | None) -> None:
+    """``--crs`` only with ``--bbox``, and a CRS name that parses, before anything is read
+    (``print`` and ``model`` share the window options)."""
+    if crs_text is not None:
+        if bbox_text is None:
+            raise click.UsageError("--crs says what --bbox is in; give --bbox too")
+        parse_crs(crs_text)
+
+
+def table_scale(scale_text: str | None, ruleset: str | None) -> Any:
+    """The ``--scale`` asked for: one of the ruleset's own figure scales (its first by
+    default) with ``--ruleset``, else 2mm Earth's ``2mm``/``6mm`` words (``2mm`` by default)."""
+    from maps.table import TableScale
+
+    if ruleset is not None:
+        from engine.rulesets import get_ruleset
+
+        rs = get_ruleset(ruleset)
+        scales = dict(rs.scales.ground_m_per_mm)
+        return TableScale.for_ruleset(scale_text or next(iter(scales)), scales, rs.name)
+    return TableScale.from_text(scale_text or "2mm")
 
 
 def read_bbox(bf: Any, opts: Any, crs_text: str | None) -> tuple[Any, str]:

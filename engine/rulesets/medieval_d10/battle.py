@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.dice import Dice
-from engine.pathing import CostAt, blocked_between, way_around
+from engine.pathing import CostAt, first_blocked, way_around
 from engine.rulesets.medieval_d10.charts import (
     ARTILLERY_FALL_BACK_ABANDON_MAX,
     COMMANDER_KILLED_VALUE,
@@ -837,11 +837,12 @@ class MedievalBattle:
         the edge, logging that it is blocked, when no way around is found. Returns metres
         moved."""
         price = self.ground_price(u)
-        if not blocked_between((u.x, u.y), (tx, ty), price, step=STEP_M):
+        stop = first_blocked((u.x, u.y), (tx, ty), price, step=STEP_M)
+        if stop is None:
             self._around.pop(u.id, None)
             allowance_m = self._road_march(u, [(tx, ty)], allowance_m)
             return self.move_toward(u, tx, ty, allowance_m)
-        by = self._forbidden_on((u.x, u.y), (tx, ty), price)
+        by = self.terrain_at(*stop)[0].value  # the chart's name of the ground in the way
         straight = math.dist((u.x, u.y), (tx, ty))
         way = way_around(
             (u.x, u.y),
@@ -897,16 +898,6 @@ class MedievalBattle:
             at = point
         self.log("road_march", u.id, bonus_m=round(bonus, 1))
         return allowance_m + bonus
-
-    def _forbidden_on(self, a: tuple[float, float], b: tuple[float, float], price: CostAt) -> str:
-        """The terrain (its chart name) of the first forbidden step on the straight way."""
-        n = max(1, math.ceil(math.dist(a, b) / STEP_M))
-        t = np.arange(1, n + 1) / n
-        xs, ys = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
-        bad = np.flatnonzero(np.isinf(price(xs, ys)))
-        if not len(bad):
-            return Terrain.IMPASSABLE.value
-        return self.terrain_at(float(xs[bad[0]]), float(ys[bad[0]]))[0].value
 
     def ground_price(self, u: UnitState) -> CostAt:
         """The price of a metre of ground at many points for ``u``'s move: the reciprocal of
@@ -1928,16 +1919,17 @@ class MedievalBattle:
         """THE MORALE TEST CHART for ``u`` with the factors its situation gives."""
         friends = self.within_150yd(u, u.side)
         enemies = self.within_150yd(u, self.enemy_of(u.side))
+        friends_on, enemies_on = _lines(friends), _lines(enemies)
         _, cover = self.terrain_at(u.x, u.y)
         shooters = [self.units[s] for s in u.under_fire_by if s in self.units]
         lost = u.unit.figures_lost
         factors = {
             # each unit within 150 yds is Halted / Advancing or Routing / Falling Back, never
             # both (docs/rules-interpretations.md, "Morale factors: one line a unit")
-            "friend_halted_advancing": sum(1 for f in friends if not _going_back(f)),
-            "friend_routing": sum(1 for f in friends if _going_back(f)),
-            "enemy_halted_advancing": sum(1 for e in enemies if not _going_back(e)),
-            "enemy_routing": sum(1 for e in enemies if _going_back(e)),
+            "friend_halted_advancing": friends_on[0],
+            "friend_routing": friends_on[1],
+            "enemy_halted_advancing": enemies_on[0],
+            "enemy_routing": enemies_on[1],
             # "No other friendly units are in sight": in sight, not merely alive
             "no_friends_in_sight": int(
                 not any(self.sees(u, f) for f in self.alive(u.side) if f is not u)
@@ -1974,9 +1966,7 @@ class MedievalBattle:
                 u.unit.arm is Arm.ARTILLERY or u.unit.order is not Order.CLOSE
             ),
             "per_10pct_lost": strength_lost_steps(lost, u.unit.figures, 10),
-            "downslope": int(
-                any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0 for e in enemies)
-            ),
+            "downslope": self._downslope(u, enemies),
             "commander_seen": int(bool(self.commanders_near(u))),
             "contingent_commander_lost": int(self.contingent_lost(u)[0]),
             "inspirational": int(self.inspired(u)),
@@ -2036,6 +2026,7 @@ class MedievalBattle:
                 reasons = [reason]
             enemies = self.within_150yd(u, self.enemy_of(u.side))
             friends = self.within_150yd(u, u.side)
+            friends_on, enemies_on = _lines(friends), _lines(enemies)
             near = self.commanders_near(u)
             _, cover = self.terrain_at(u.x, u.y)
             in_melee = reasons[0].startswith("won melee") or reasons[0].startswith("retake")
@@ -2051,18 +2042,16 @@ class MedievalBattle:
                 "shot_by_others": int(bool(u.shot_at_by - {cause.id})),
                 "advancing": int(moved_on and not in_melee),
                 "falling_back": int(_going_back(u)),
-                "friend_halted_advancing": sum(1 for f in friends if not _going_back(f)),
-                "enemy_halted_advancing": sum(1 for e in enemies if not _going_back(e)),
-                "friend_routing": sum(1 for f in friends if _going_back(f)),
-                "enemy_routing": sum(1 for e in enemies if _going_back(e)),
+                "friend_halted_advancing": friends_on[0],
+                "enemy_halted_advancing": enemies_on[0],
+                "friend_routing": friends_on[1],
+                "enemy_routing": enemies_on[1],
                 "commander_with": int(u.commander is not None),
                 "commander_near": int(u.commander is None and bool(near)),
                 "inspirational": int(self.inspired(u)),
                 "inspirational_lost": int(u.saw_inspirational_lost),
                 "insecure_flank": len(self.insecure_flanks(u)),
-                "downslope": int(
-                    any(self.elevation(e.x, e.y) > self.elevation(u.x, u.y) + 1.0 for e in enemies)
-                ),
+                "downslope": self._downslope(u, enemies),
             }
             lost, chief = self.contingent_lost(u)
             # "If killed, the Commander Figure value is: Cautious -1, Bold -2, Rash -2,
@@ -2099,6 +2088,12 @@ class MedievalBattle:
                 # "must Follow-Up ... Alternatively ... begin an Impetuous Charge / Pursuit
                 # towards the enemy unit causing them to test"
                 u.mode, u.target = Mode.PURSUING, cause.id
+
+    def _downslope(self, u: UnitState, enemies: list[UnitState]) -> int:
+        """THE MORALE / CONTROL TEST CHART "Unit is downslope of enemy within 150yds": an
+        enemy within 150 yds stands more than a metre higher."""
+        z = self.elevation(u.x, u.y)
+        return int(any(self.elevation(e.x, e.y) > z + 1.0 for e in enemies))
 
     def impetuous_cause(self, u: UnitState) -> tuple[str, UnitState] | None:
         """THE CONTROL TEST reasons 3-5 for ``u`` this turn, and the enemy causing the test
@@ -2177,3 +2172,10 @@ def _going_back(u: UnitState) -> bool:
     """Routing or falling back: the charts' "Routing / Falling Back" line, not "Halted /
     Advancing"."""
     return u.routing or u.mode is Mode.FALL_BACK
+
+
+def _lines(units: list[UnitState]) -> tuple[int, int]:
+    """How many of ``units`` stand on the charts' "Halted / Advancing" line and how many on
+    "Routing / Falling Back": each unit on exactly one."""
+    back = sum(1 for v in units if _going_back(v))
+    return len(units) - back, back
