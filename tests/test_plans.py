@@ -22,10 +22,11 @@ from typing import Any
 import pytest
 
 from engine.battle import Battle
+from engine.command.enemies import gap as _gap
+from engine.command.plan import REACHED_M, TAKEN_M
 from engine.dice import Dice
 from engine.log import BattleLog
 from engine.rulesets import get_ruleset
-from engine.rulesets.two_mm_earth.commanders import REACHED_M, TAKEN_M, _gap
 from engine.scenario import Scenario, load_scenario
 from engine.state import Morale
 from scenario_builder.cli.run import build_battlefield

@@ -198,8 +198,9 @@ def test_montecarlo_chunks_cover_every_seed_once() -> None:
 def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:
     """The General's nearest enemy and "enemy within" (issue 4 defaults and triggers) from one
     separation row per formation: the answers of ``_gap`` asked pair by pair."""
+    from engine.command.enemies import Enemies as _Enemies
+    from engine.command.enemies import gap as _gap
     from engine.geometry import separation
-    from engine.rulesets.two_mm_earth.commanders import _Enemies, _gap
 
     state = battle.state
     for side in state.sides:

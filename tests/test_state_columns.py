@@ -162,10 +162,10 @@ def test_kept_cover_classes_equal_fresh_ones_across_bounds(built_teutoburg: Any)
 
 def test_general_nearest_enemy_for_the_side_equals_one_by_one(battle: Any) -> None:
     # 9.1 defaults: the General's nearest enemy of every formation of a side comes from one
-    # matrix (commanders._Enemies); it must be the first of least separation, as asked one
-    # formation at a time, with the same gap
+    # matrix (engine.command.enemies.Enemies); it must be the first of least separation, as
+    # asked one formation at a time, with the same gap
+    from engine.command.enemies import Enemies as _Enemies
     from engine.geometry import separation
-    from engine.rulesets.two_mm_earth.commanders import _Enemies
 
     state = battle.state
     for side in state.sides:
