@@ -25,7 +25,8 @@ formation's place in its own plan) and answers, each bound, in this order of pre
    listed formations advance on the point until it is taken (a formation of the side within
    :data:`TAKEN_M` of it and no enemy as close); ``hold``/``screen`` - formations farther than
    :data:`STATION_M` from their place (side by side in one line through the point) march to
-   it, then hold.
+   it, all the way (within :data:`REACHED_M`), then hold; one that stands nearer holds where
+   it is.
 
 What is left (no trigger, no plan, no objective) is the ruleset's own commander's: its
 defaults (2mm Earth: attack what comes within striking distance, shoot what comes in range).
@@ -223,11 +224,12 @@ class PlanReader:
             station = TAKEN_M if ob.kind == "take" else STATION_M
             place = ob.point if ob.kind == "take" else self._stations.get((ob.id, f.id), ob.point)
             d = math.dist(f.centre(), place)
-            if d > station and ob.kind != "take" and self._second_line(f, ob):
-                d = station  # behind the friend that holds the point: on station there
+            if d > REACHED_M and ob.kind != "take" and self._second_line(f, ob):
+                d = 0.0  # behind the friend that holds the point: on station there
+            going = cur.kind in _GOING and cur.point == place
+            if going and (d > station or (d > REACHED_M and ob.kind != "take")):
+                return None  # on its way to its station: all the way there, then it holds
             if d > station:
-                if cur.kind in _GOING and cur.point == place:
-                    return None
                 return Intent(IntentKind.MARCH, f.id, place, origin=o)
             if cur.kind is not IntentKind.HOLD:
                 return Intent(IntentKind.HOLD, f.id, origin=o)
