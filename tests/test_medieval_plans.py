@@ -95,19 +95,17 @@ def test_a_losses_trigger_sends_the_reserve_in(grounds: dict[str, Any]) -> None:
 def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> None:
     """Flodden under medieval-d10: Stanley's battle, told to take the Scots' right flank, and
     Home's division, the English right, go for those places from the first turn; Surrey's
-    battle, told to hold Piper Hill 194 m from where it stands, marches onto it and stands."""
+    battle, told to hold Piper Hill beside the Admiral's, marches to its station in their
+    line (engine.command: the stations 2mm Earth's General gives) and stands there."""
     sc = load_scenario("flodden_1513")
     b = _battle(sc, grounds["flodden_1513"])
     b.run(6)
     for unit in ("en_stanley", "sc_home", "en_surrey"):
         first = _acts(b, unit)[0]
         assert first[0] == 1 and first[1] == "advance" and first[2]["toward"] == "place", first
-    plan = sc.plan_of("english")
-    assert plan is not None
-    hill = next(o for o in plan.objectives if o.id == "hold_piper_hill").point
-    xy = hill.resolve(b.bf.to_xy)
+    station = b.ctx.readers["english"]._stations[("hold_piper_hill", "en_surrey")]
     f = b.state.formations["en_surrey"]
-    assert math.dist(f.centre(), xy) <= 60.0 + 1e-6 or b.state.contacts.get("en_surrey")
+    assert math.dist(f.centre(), station) <= 60.0 + 1e-6 or b.state.contacts.get("en_surrey")
 
 
 @pytest.mark.parametrize(
@@ -120,9 +118,16 @@ def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> Non
         ),
         ("sides.0.age", lambda d: d["sides"][0].__setitem__("age", "modern")),
         (
-            "sides.0.plan.formations.0",
+            "sides.0.plan.formations.0.hold_fire",
             lambda d: d["sides"][0]["plan"].__setitem__(
-                "formations", [{"formation": "yk_left", "waypoints": [{"xy": [0.0, 0.0]}]}]
+                "formations", [{"formation": "yk_left", "hold_fire": {"until": {"bound": 3}}}]
+            ),
+        ),
+        (
+            "sides.0.plan.formations.0.feint",
+            lambda d: d["sides"][0]["plan"].__setitem__(
+                "formations",
+                [{"formation": "yk_left", "feint": {"point": {"xy": [0.0, 0.0]}}}],
             ),
         ),
         (
@@ -163,3 +168,81 @@ def test_the_battle_refuses_before_fighting(grounds: dict[str, Any]) -> None:
 
     with pytest.raises(ScenarioFileError, match=re.escape("victory.pursuit_bounds: medieval-d10")):
         _battle(_edited("towton_1461", edit), grounds["towton_1461"])
+
+
+def test_a_flank_march_by_waypoints_then_an_attack(grounds: dict[str, Any]) -> None:
+    """Towton: Norfolk's division, given a formation plan (engine.command, the plan reader 2mm
+    Earth's General shares), marches by two waypoints - 150 m east of where it stands, then
+    150 m north of that - declaring no charge on the way, and only then attacks Exeter's battle,
+    the step after its route. Before, medieval-d10 refused every formation plan."""
+    base = load_scenario("towton_1461")
+    bf = grounds["towton_1461"]
+    start = next(
+        f for s in base.sides for f in s.formations if f.id == "yk_norfolk"
+    ).position.resolve(bf.to_xy)
+    wp1 = (start[0] + 150.0, start[1])
+    wp2 = (wp1[0], wp1[1] + 150.0)
+
+    def edit(data: dict[str, Any]) -> None:
+        plan = _side(data, "yorkists")["plan"]
+        plan["triggers"] = [t for t in plan["triggers"] if "yk_norfolk" not in t["formations"]]
+        plan["formations"] = [
+            {
+                "formation": "yk_norfolk",
+                "waypoints": [{"xy": list(wp1)}, {"xy": list(wp2)}],
+                "steps": [{"order": "attack", "target_formation": "ln_left"}],
+            }
+        ]
+
+    b = _battle(_edited("towton_1461", edit), bf)
+    reached: list[int] = []
+    while not b.finished and b.state.bound < 30:
+        b.step()
+        f = b.state.formations["yk_norfolk"]
+        goal = (wp1, wp2)[min(len(reached), 1)]
+        if len(reached) < 2 and math.dist(f.centre(), goal) <= 60.0 + 1e-6:
+            reached.append(b.state.bound)
+    assert len(reached) == 2, f"the route walked: waypoints reached at {reached}"
+    acts = _acts(b, "yk_norfolk")
+    before = [a for a in acts if a[0] <= reached[1]]
+    assert before and all(a[1] == "advance" and a[2]["toward"] == "place" for a in before), before
+    after = [a for a in acts if a[0] > reached[1]]
+    assert after and after[0][2].get("toward") == "ln_left", after[:3]
+    assert b.ctx.issued["yk_norfolk"].target == "ln_left"
+
+
+def test_an_objective_taken_trigger_is_played(grounds: dict[str, Any]) -> None:
+    """Towton: the Yorkist right is to take a place 300 m before it; a trigger waits for that
+    objective to be taken (``objective_taken``, refused before the plan was read by the core)
+    and then sends Norfolk in. Judged as each turn begins: Norfolk stands until the turn the
+    place is found taken, and moves in that turn."""
+    base = load_scenario("towton_1461")
+    bf = grounds["towton_1461"]
+    right = next(f for s in base.sides for f in s.formations if f.id == "yk_right")
+    rx, ry = right.position.resolve(bf.to_xy)
+    facing = math.radians(right.facing)
+    place = (rx + 300.0 * math.sin(facing), ry + 300.0 * math.cos(facing))
+
+    def edit(data: dict[str, Any]) -> None:
+        plan = _side(data, "yorkists")["plan"]
+        plan["triggers"] = [t for t in plan["triggers"] if "yk_norfolk" not in t["formations"]]
+        plan["objectives"] = [
+            {"id": "forward", "point": {"xy": list(place)}, "formations": ["yk_right"]}
+        ]
+        plan["triggers"].append(
+            {
+                "when": {"objective_taken": "forward"},
+                "order": "attack",
+                "formations": ["yk_norfolk"],
+            }
+        )
+
+    b = _battle(_edited("towton_1461", edit), bf)
+    taken_at = None
+    while not b.finished and b.state.bound < 30 and taken_at is None:
+        b.step()
+        if "forward" in b.ctx.readers["yorkists"].taken:
+            taken_at = b.state.bound  # found taken as this turn began
+    assert taken_at is not None and taken_at > 2, f"the Yorkist right took the place: {taken_at}"
+    acts = _acts(b, "yk_norfolk")
+    assert acts and acts[0][0] == taken_at, acts[:2]

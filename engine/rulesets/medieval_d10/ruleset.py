@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from engine.conditions import condition_holds, trigger_formations
+from engine.command import Enemies, Intent, IntentKind, IntentOrigin, PlanReader
 from engine.context import BoundContext
 from engine.movement import MoveRules
 from engine.rulesets import Phase, Ruleset, Scales, register
@@ -41,6 +41,7 @@ from engine.rulesets.medieval_d10.terrain import (
     march_fraction,
 )
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
+from engine.scenario import Plan
 from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
@@ -221,9 +222,9 @@ class MedievalContext(BoundContext):
 
     game: MedievalBattle | None = None
     emitted: int = 0
-    #: the plan's triggers fired so far: (side, index) and their ids (engine.conditions)
-    fired: set[tuple[str, int]] = field(default_factory=set)
-    fired_ids: set[str] = field(default_factory=set)
+    #: each side's plan as read so far (engine.command), and the intent each unit last got
+    readers: dict[str, PlanReader] = field(default_factory=dict)
+    issued: dict[str, Intent] = field(default_factory=dict)
 
 
 def _phase(book_phase: BookPhase, method: str) -> Phase:
@@ -239,7 +240,7 @@ def _phase(book_phase: BookPhase, method: str) -> Phase:
 
 @dataclass(slots=True)
 class _Orders:
-    """A unit's orders as the scenario gives them: its word, the turn it acts from, the place
+    """A unit's orders as the scenario deploys it: its word, the turn it acts from, the place
     it goes for first and the enemy it is sent at."""
 
     word: str = "hold"
@@ -248,29 +249,10 @@ class _Orders:
     aim: str | None = None
 
 
-def _bound_only(trig: Any) -> bool:
-    w = trig.when
-    return w.bound is not None and not any(
-        getattr(w, k) is not None
-        for k in (
-            "formation",
-            "enemy_within_m",
-            "losses_fraction",
-            "routs",
-            "objective_taken",
-            "trigger_fired",
-        )
-    )
-
-
 def _orders(ctx: MedievalContext) -> dict[str, _Orders]:
-    """Each formation's orders: its deployment order (``attack``/``advance``: attack; else
-    hold) with its target place or enemy; a ``take`` objective's formations attack, going for
-    the objective's point first; a ``hold`` or ``screen`` objective's formations deployed
-    farther than :data:`_STATION_M` from its point march there, then hold; then the plan's
-    bound-timed triggers bring attack orders forward to their turn. The other triggers are
-    judged turn by turn (:func:`_fire_triggers`).
-    """
+    """Each formation's deployment order (``attack``/``advance``: attack; else hold) with its
+    target place or enemy. The plan (triggers, formation plans, objectives) is the command
+    layer's, read each turn (:func:`_command`)."""
     out: dict[str, _Orders] = {}
     sc = ctx.scenario
     if sc is None:
@@ -282,70 +264,71 @@ def _orders(ctx: MedievalContext) -> dict[str, _Orders]:
             goal = fs.target.resolve(to_xy) if fs.target is not None else None
             aim = fs.target_formation if word == "attack" else None
             out[fs.id] = _Orders(word, 1, goal if word == "attack" else None, aim)
-        plan = sc.plan_of(side.id)
-        for ob in plan.objectives if plan is not None else ():
-            point = ob.point.resolve(to_xy)
-            for fid in ob.formations:
-                o = out.setdefault(fid, _Orders())
-                f = ctx.state.formations.get(fid)
-                if ob.kind == "take":
-                    o.word, o.goal, o.aim = "attack", point, None
-                elif f is not None and math.dist(f.centre(), point) > _STATION_M:
-                    o.word, o.goal, o.aim = "march", point, None  # to the place, then hold it
-        for trig in plan.triggers if plan is not None else ():
-            if not _bound_only(trig) or trig.order not in ("attack", "advance"):
-                continue
-            for fid in trig.formations:
-                o = out.setdefault(fid, _Orders())
-                if o.word in ("hold", "march"):
-                    o.word, o.start = "attack", trig.when.bound or 1
-                    o.goal = trig.target.resolve(to_xy) if trig.target is not None else None
-                    o.aim = trig.target_formation
     return out
 
 
-#: a unit deployed this close to a hold or screen objective's point holds it by standing;
-#: one farther off marches there first, then holds (2mm Earth's commanders.STATION_M)
-_STATION_M = 150.0
-
-
-def _fire_triggers(ctx: MedievalContext, game: MedievalBattle) -> None:
-    """The plan's triggers other than bound-timed attacks, judged as each turn begins on the
-    core's state (engine.conditions: the reading every ruleset shares); each fires once, in
-    file order, giving its formations (default: the condition's formation) its order: attack
-    or advance (at its target place or enemy, else the nearest) or hold."""
+def _command(ctx: MedievalContext, game: MedievalBattle) -> None:
+    """Each side's plan as the turn begins, read by the core's command layer
+    (:class:`engine.command.PlanReader`, the reading 2mm Earth's General shares): the triggers
+    that fire, the formation plans (waypoints, steps) and the objectives, each intent turned
+    into this game's orders (:func:`_apply`). The General's word needs no messenger here: the
+    book has none (9.2's ages are 2mm Earth's)."""
     sc = ctx.scenario
     if sc is None:
         return
-    state, bound = ctx.state, ctx.state.bound
+    state, bound, to_xy = ctx.state, ctx.state.bound, ctx.bf.to_xy
     for side in sc.sides:
-        plan = sc.plan_of(side.id)
-        for i, trig in enumerate(plan.triggers if plan is not None else ()):
-            key = (side.id, i)
-            if key in ctx.fired:
+        reader = ctx.readers.get(side.id)
+        if reader is None:
+            plan = sc.plan_of(side.id) or Plan()
+            reader = ctx.readers[side.id] = PlanReader(side.id, plan, to_xy)
+        reader.begin(state, to_xy)
+        mine = [f for f in state.active(side.id) if f.morale is Morale.STEADY]
+        enemies = Enemies(state, side.id)
+        reader.update_taken(mine, enemies.forms)
+        told: set[str] = set()
+        for i in reader.fire_triggers(state, bound, enemies):
+            _apply(ctx, game, i)
+            told.add(i.formation)
+        for fid, i in reader.plan_intents(state, bound, enemies, told).items():
+            _apply(ctx, game, i)
+            told.add(fid)
+        for f in mine:
+            if f.id in told or reader.in_plan(f.id):
                 continue
-            who = [state.formations[x] for x in trig.formations if x in state.formations]
-            if _bound_only(trig) and trig.order in ("attack", "advance"):
-                if bound >= (trig.when.bound or 0):  # given with the orders (_orders)
-                    ctx.fired.add(key)
-                    if trig.id is not None:
-                        ctx.fired_ids.add(trig.id)
+            u = game.units.get(f.id)
+            if u is None:
                 continue
-            if not condition_holds(trig.when, who, state, bound, fired=ctx.fired_ids):
-                continue
-            ctx.fired.add(key)
-            if trig.id is not None:
-                ctx.fired_ids.add(trig.id)
-            for fid in trigger_formations(trig):
-                u = game.units.get(fid)
-                if u is None or u.side != side.id or not u.alive:
-                    continue
-                if trig.order == "hold":
-                    u.order, u.goal, u.aim = "hold", None, None
-                    continue
-                u.order, u.from_turn = "attack", min(u.from_turn, game.turn)
-                u.goal = trig.target.resolve(ctx.bf.to_xy) if trig.target is not None else None
-                u.aim = trig.target_formation
+            oi = reader.objective_intent(f, ctx.issued.get(f.id) or _intent_of(u), enemies)
+            if oi is not None:
+                _apply(ctx, game, oi)
+
+
+def _apply(ctx: MedievalContext, game: MedievalBattle, i: Intent) -> None:
+    """An intent as this game's orders, when it differs from the last one given: an attack or
+    an advance is ``attack`` (from this turn, going for its place first, at its enemy), a march
+    is ``march`` (to the place, no charge on the way, then hold), a hold is ``hold``."""
+    u = game.units.get(i.formation)
+    if u is None or not u.alive or ctx.issued.get(i.formation) == i:
+        return
+    ctx.issued[i.formation] = i
+    if i.kind is IntentKind.HOLD:
+        u.order, u.goal, u.aim = "hold", None, None
+    elif i.kind is IntentKind.MARCH and i.point is not None:
+        u.order, u.goal, u.aim = "march", i.point, None
+    elif i.kind in (IntentKind.ATTACK, IntentKind.ADVANCE, IntentKind.MARCH):
+        u.order, u.from_turn = "attack", min(u.from_turn, game.turn)
+        u.goal, u.aim = i.point, i.target
+    # a retreat is refused with the scenario (MedievalD10.unplayable): the book has no order
+
+
+def _intent_of(u: UnitState) -> Intent:
+    """The unit's deployment order as an intent (what it was told before any plan spoke)."""
+    if u.order == "attack":
+        return Intent(IntentKind.ATTACK, u.id, u.goal, u.aim, IntentOrigin.BRIEFING)
+    if u.order == "march":
+        return Intent(IntentKind.MARCH, u.id, u.goal, origin=IntentOrigin.BRIEFING)
+    return Intent(IntentKind.HOLD, u.id, origin=IntentOrigin.BRIEFING)
 
 
 def _game(ctx: MedievalContext) -> MedievalBattle:
@@ -445,6 +428,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     )
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
+    _command(ctx, ctx.game)
     return ctx.game
 
 
@@ -624,26 +608,29 @@ class MedievalD10(Ruleset):
                 continue
             at: tuple[str | int, ...] = ("sides", si, "plan")
             for pi, fp in enumerate(plan.formations):
-                out.append(
-                    (
-                        (*at, "formations", pi),
-                        f"plays no formation plan ({fp.formation}: waypoints, steps, hold fire, "
-                        "feints or timed arrivals)",
-                    )
-                )
+                # waypoints and steps are played (engine.command); these have no procedure here
+                fat: tuple[str | int, ...] = (*at, "formations", pi)
+                if fp.hold_fire is not None:
+                    why = "fires by its own rule each turn (FIRING): no hold fire"
+                    out.append(((*fat, "hold_fire"), f"{fp.formation}: {why}"))
+                if fp.feint is not None:
+                    out.append(((*fat, "feint"), f"{fp.formation}: has no retreat order"))
+                if fp.arrives is not None:
+                    out.append(((*fat, "arrives"), f"{fp.formation}: plays no timed arrivals"))
+                for si_, step in enumerate(fp.steps):
+                    if str(step.order) not in ("attack", "advance", "hold"):
+                        out.append(
+                            (
+                                (*fat, "steps", si_, "order"),
+                                f"has no {step.order} order (attack, advance or hold)",
+                            )
+                        )
             for ti, trig in enumerate(plan.triggers):
                 if trig.order not in ("attack", "advance", "hold"):
                     out.append(
                         (
                             (*at, "triggers", ti, "order"),
                             f"has no {trig.order} order (attack, advance or hold)",
-                        )
-                    )
-                if trig.when.objective_taken is not None:
-                    out.append(
-                        (
-                            (*at, "triggers", ti, "when", "objective_taken"),
-                            "does not judge objectives taken",
                         )
                     )
         return out
@@ -668,4 +655,4 @@ class MedievalD10(Ruleset):
         assert isinstance(ctx, MedievalContext)
         if ctx.game is not None:
             ctx.game.begin_turn()
-            _fire_triggers(ctx, ctx.game)
+            _command(ctx, ctx.game)
