@@ -78,11 +78,12 @@ def audit_log(log: dict[str, Any]) -> Replay:
     streak: dict[str, int] = collections.defaultdict(int)
     arrived: dict[str, str] = {}  # formation -> the order it reached its goal under
     orders: dict[str, str] = {}
+    effective: dict[str, str] = {}  # the order each formation carries out (its last taken up)
     for b in log["bounds"]:
         now: set[str] = set()
         for e in b["events"]:
             if e.get("type") == "moved" and e.get("halted") == "goal":
-                arrived[e["formation"]] = orders.get(e["formation"], "")
+                arrived[e["formation"]] = effective.get(e["formation"], "")
             if e.get("type") == "order_received":
                 orders[e["formation"]] = e.get("order", "")
             now.update(x for x in _acts(e) if x)
@@ -93,8 +94,12 @@ def audit_log(log: dict[str, Any]) -> Replay:
         acted |= now
         snap = (b.get("snapshot") or {}).get("formations") or {}
         for fid, s in snap.items():
+            # the order it carries out: one received that its order word does not show was not
+            # taken up (9.1: melee-only troops told to Hold keep their Advance)
+            if orders.get(fid, " ").split(" ", 1)[0] == s.get("order"):
+                effective[fid] = orders[fid]
             intent = s.get("morale") == "steady" and s.get("order") in ("advance", "attack")
-            if intent and fid in arrived and arrived[fid] == orders.get(fid, ""):
+            if intent and fid in arrived and arrived[fid] == effective.get(fid, ""):
                 intent = False  # at the place its advance was to, standing there by order
             if intent and fid not in now:
                 streak[fid] += 1
