@@ -194,3 +194,19 @@ def test_kalkriese_line_of_march_keeps_to_the_dry_strip() -> None:
     march = _named("teutoburg_kalkriese", "Line of the Roman march")
     assert not march.intersects(_named("teutoburg_kalkriese", "Großes Moor"))
     assert not march.intersects(_named("teutoburg_kalkriese", "Woods on the Kalkrieser Berg"))
+
+
+def test_towton_cock_beck_runs_in_its_valley_below_the_wood_and_the_plateau() -> None:
+    dem = Dem("towton")
+    beck = _named("towton", "Cock Beck")
+    share = _valley_share(dem, beck, offset_m=200.0)
+    assert share >= 0.75, f"Cock Beck: only {share:.0%} of the line is below the ground beside it"
+    elev = [dem.at(*beck.interpolate(t, normalized=True).coords[0]) for t in np.linspace(0, 1, 40)]
+    assert max(elev) <= 40 and elev[0] > elev[-1] + 20, elev  # from Aberford down to the Wharfe
+    meadow = dem.mean_in(_named("towton", "Flood meadows"))
+    wood = dem.mean_in(_named("towton", "Castle Hill Wood"))
+    assert meadow < 22 < wood < 44, (meadow, wood)  # valley floor < the slopes < the 44-52 m top
+    # the wood stands on the spur west of the Yorkist left, between the lines' latitudes
+    wood_c = _named("towton", "Castle Hill Wood").centroid
+    for village, north in (("Saxton", False), ("Towton", True)):
+        assert (_named("towton", f"{village} (").centroid.y > wood_c.y) is north, village
