@@ -6,8 +6,9 @@ formation's place in its own plan) and answers, each bound, in this order of pre
 1. **Triggers** (``plan.triggers``, :meth:`PlanReader.fire_triggers`): each fires once, in file
    order, when all of its conditions hold (:mod:`engine.conditions`). Its formations (default:
    the condition's formation) get its order as an intent with its target; an attack without a
-   target goes at the nearest enemy. A trigger's order is the General's later word: it ends
-   the formation's own plan, and its objectives no longer move it.
+   target is on the nearest enemy, as the ruleset judges it. A trigger's order is the
+   General's later word: it ends the formation's own plan, and its objectives no longer move
+   it.
 2. **Formation plans** (``plan.formations``, :meth:`PlanReader.plan_intents`), for the
    formations no trigger just ordered:
 
@@ -169,13 +170,11 @@ class PlanReader:
                 if tgt is None or tgt.side != self.side or tgt.removed:
                     continue
                 point = trig.target.resolve(self.to_xy) if trig.target is not None else None
-                tf = trig.target_formation
-                if trig.order == "attack" and point is None and tf is None:
-                    near = enemies.nearest(tgt)
-                    tf = near[0].id if near is not None else None
-                out.append(
-                    Intent(IntentKind(str(trig.order)), fid, point, tf, IntentOrigin.TRIGGER)
-                )
+                kind = IntentKind(str(trig.order))
+                # an attack with no target is on the nearest enemy: which one, and when it is
+                # judged, is the ruleset's (2mm Earth's General names the nearest as the order
+                # goes; medieval-d10's unit goes at whoever is nearest each turn)
+                out.append(Intent(kind, fid, point, trig.target_formation, IntentOrigin.TRIGGER))
                 self.committed.add(fid)
                 if fid in self.runs:
                     self.runs[fid].ended = True

@@ -29,7 +29,7 @@ Routing and retreating formations get no orders (10.3-10.4, they obey no one).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.command.enemies import Enemies, gap
@@ -113,7 +113,11 @@ class PlanCommander:
         # 1. triggers: the General's word in the battle (a messenger carries it)
         triggered: set[str] = set()
         for i in reader.fire_triggers(state, bound, enemies):
-            want[i.formation] = _on_a_place(state.formations[i.formation], _order(i))
+            f = state.formations[i.formation]
+            if i.kind is IntentKind.ATTACK and i.point is None and i.target is None:
+                near = enemies.nearest(f)  # the General names the nearest as the order goes
+                i = replace(i, target=near[0].id if near is not None else None)
+            want[i.formation] = _on_a_place(f, _order(i))
             triggered.add(i.formation)
         # 2. formation plans: a plan step is the General's own word, no default overrides it
         planned = reader.plan_intents(state, bound, enemies, triggered)
