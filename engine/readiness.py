@@ -7,6 +7,8 @@ state ends at the first of the conditions the scenario gives (``until``): a boun
 within a distance, being attacked (hit or in melee contact with an enemy; on by default), an
 order reaching the formation after the first bound (``order: true``: a messenger rouses it).
 Then the formation forms up for :data:`FORM_UP_BOUNDS` bounds of its state and is ready.
+A side's readiness is not that of its formations that arrive later in the battle (a plan's
+``arrives``): they were sent for and marched to the field; their own ``readiness`` still holds.
 
 The rulebook has no rule for surprise. Reading (docs/rules-interpretations.md, "Readiness"):
 until it is ready a formation plans no move and no shot (1.1 planning: it has no plan to make);
@@ -167,8 +169,12 @@ def readiness_for(scenario: Any, state: Any) -> ReadinessWatch | None:
     """The watch for a scenario's readiness fields (None if every formation starts ready)."""
     statuses: dict[str, _Status] = {}
     for side in scenario.sides:
+        plan = scenario.plan_of(side.id)
+        # a formation that arrives later marched to the battle: the side's readiness is its
+        # army as the battle began, not troops sent for (docs/rules-interpretations.md)
+        arriving = {fp.formation for fp in (plan.formations if plan else ()) if fp.arrives}
         for fs in side.formations:
-            spec = fs.readiness or side.readiness
+            spec = fs.readiness or (side.readiness if fs.id not in arriving else None)
             if spec is None or spec.state == Readiness.READY:
                 continue
             u = spec.until

@@ -178,3 +178,33 @@ def test_a_side_caught_on_the_march_is_roused_by_an_attack(minden) -> None:
         ("column", "on_the_march", "morale"),
     }
     assert ended[0][0] < 50
+
+
+def test_a_formation_sent_for_arrives_ready_stamford_bridge() -> None:
+    """Stamford Bridge: the Norwegians are caught unready (the side's readiness), but Eystein
+    Orri's men, sent for from the ships, arrive at bound 40 (a plan's ``arrives``) ready to
+    fight: they marched to the battle. Before, the side's readiness held them on arrival (seed
+    3: 46 bounds standing "not ready" with an attack order, the battle going on round them)."""
+    from engine.rulesets import get_ruleset
+    from engine.scenario import load_scenario
+    from scenario_builder.cli.run import _commanders, build_battlefield
+
+    sc = load_scenario("stamford_bridge_1066")
+    bf = build_battlefield(sc).battlefield
+    rs = get_ruleset(sc.ruleset)
+    b = Battle(bf, sc, Dice(3), ruleset=rs, commanders=_commanders(sc, bf, None, None, rs))
+    assert b.ctx.readiness is not None
+    assert b.ctx.readiness.holds("no_harald") and not b.ctx.readiness.holds("no_orri")
+    while not b.finished and b.state.bound < 44:
+        b.step()
+    assert b.state.bound >= 44, "the battle lasts past Orri's arrival in seed 3"
+    arrived = [r.bound for r in b.log.bounds for e in r.events if e.type == "arrived"]
+    moved = [
+        r.bound
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "moved" and e.formation == "no_orri" and e.distance_m > 1.0
+    ]
+    assert arrived and moved and moved[0] <= arrived[0] + 1, (arrived, moved[:3])
+    idle = [e for r in b.log.bounds for e in r.events if e.type == "idle"]
+    assert not [e for e in idle if e.formation == "no_orri" and "not ready" in e.cause]
