@@ -227,6 +227,7 @@ class Battle:
             self.log.header["arrivals"] = self.arrivals.schedule(self.state.bounds_xy)
         self.log.bounds.append(self._record(0, []))
         self.idle = IdleWatch()
+        self.ctx.idle = self.idle  # the commanders answer its reports (engine.command)
         self.result: dict[str, Any] | None = None
         #: (winner, reason, bound, losses then) once an army broke; the pursuit runs on after it
         self.decision: tuple[str | None, str, int, dict[str, int]] | None = None

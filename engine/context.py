@@ -48,6 +48,8 @@ class BoundContext:
     on_bound_start: list[Any] = field(default_factory=list)
     #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
     readiness: Any = None
+    #: who stood idle with an intent, and why (engine.idle.IdleWatch; the commanders answer)
+    idle: Any = None
     #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
     #: runs on (issue 12; engine.battle); None while the battle is undecided
     aftermath: frozenset[str] | None = None

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from engine.log import Event, Idle, Melee, Moved, PlannedMove, Shot
 from engine.state import Morale
 
-__all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleWatch"]
+__all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleCause", "IdleReport", "IdleWatch"]
 
 #: bounds running a formation with an intent must be idle before it is reported
 IDLE_BOUNDS = 5
@@ -31,6 +32,28 @@ IDLE_BOUNDS = 5
 MOVED_M = 1.0
 #: the orders that mean a formation intends to move or strike
 _INTENT = frozenset({"advance", "attack"})
+
+
+class IdleCause(StrEnum):
+    """Why a formation with an intent stood (what the commander can answer)."""
+
+    NOT_READY = "not_ready"
+    MESSENGER = "messenger"
+    FRIEND = "friend"  # a friend in the way (named, or its move halted on one)
+    TERRAIN = "terrain"
+    EDGE = "edge"
+    NO_TARGET = "no_target"  # an attack with no enemy in range or in sight
+    NO_MOVE = "no_move"  # no move planned: its goal reached or held by a friend
+    UNMADE = "unmade"  # a move planned but not made
+
+
+@dataclass(frozen=True, slots=True)
+class IdleReport:
+    """The last idle event of a formation: its bound, cause and the words the log gave."""
+
+    bound: int
+    cause: IdleCause
+    text: str
 
 
 @dataclass
@@ -41,6 +64,8 @@ class IdleWatch:
     #: each formation's last halt (engine.movement) and the order it moved under
     halted: dict[str, tuple[str | None, tuple[Any, ...]]] = field(default_factory=dict)
     reported: int = 0
+    #: each formation's last idle event (the commander answers it: engine.command)
+    reports: dict[str, IdleReport] = field(default_factory=dict)
 
     def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
         """The bound's events seen; the idle events this bound adds (after the bound's own)."""
@@ -71,7 +96,9 @@ class IdleWatch:
             n = self.streaks.get(f.id, 0) + 1
             self.streaks[f.id] = n
             if n % IDLE_BOUNDS == 0:
-                out.append(Idle("end", f.id, str(f.order), n, self._cause(ctx, f, planned)))
+                cause, text = self._cause(ctx, f, planned)
+                self.reports[f.id] = IdleReport(state.bound, cause, text)
+                out.append(Idle("end", f.id, str(f.order), n, text))
         self.reported += len(out)
         return out
 
@@ -80,29 +107,31 @@ class IdleWatch:
         melee-only troops told to Hold keep their Advance, standing where it took them)."""
         return self.halted.get(f.id) == ("goal", _order_key(f))
 
-    def _cause(self, ctx: Any, f: Any, planned: set[str]) -> str:
+    def _cause(self, ctx: Any, f: Any, planned: set[str]) -> tuple[IdleCause, str]:
         """Why ``f`` stood, as far as the bound tells."""
         readiness = getattr(ctx, "readiness", None)
         if readiness is not None and readiness.holds(f.id):
-            return "not ready (engine.readiness)"
+            return IdleCause.NOT_READY, "not ready (engine.readiness)"
         delivery = getattr(ctx, "delivery", None)
         if any(getattr(m, "to", None) == f.id for m in getattr(delivery, "in_flight", ())):
-            return "waiting for a messenger"
+            return IdleCause.MESSENGER, "waiting for a messenger"
         jams = getattr(ctx, "jams", None)
         friend = jams.stuck_by.get(f.id) if jams is not None else None
         if friend is not None:
             busy = " (in combat)" if ctx.state.contacts.get(friend) else ""
-            return f"blocked by friend {friend}{busy}"
+            return IdleCause.FRIEND, f"blocked by friend {friend}{busy}"
         halt = self.halted.get(f.id, (None, ()))[0]
         if halt == "blocked":
-            return "blocked by a friend in the way"
-        if halt in ("terrain", "edge"):
-            return f"stopped by {'the table edge' if halt == 'edge' else 'terrain'}"
+            return IdleCause.FRIEND, "blocked by a friend in the way"
+        if halt == "edge":
+            return IdleCause.EDGE, "stopped by the table edge"
+        if halt == "terrain":
+            return IdleCause.TERRAIN, "stopped by terrain"
         if f.id not in planned:
             if f.order == "attack":
-                return "no enemy in range or in sight to attack"
-            return "no move planned (its goal reached or held by a friend)"
-        return "a move planned but not made"
+                return IdleCause.NO_TARGET, "no enemy in range or in sight to attack"
+            return IdleCause.NO_MOVE, "no move planned (its goal reached or held by a friend)"
+        return IdleCause.UNMADE, "a move planned but not made"
 
 
 def _order_key(f: Any) -> tuple[Any, ...]:

@@ -653,6 +653,18 @@ class Idle(Event):
     cause: str
 
 
+@dataclass(frozen=True, slots=True)
+class Replanned(Event):
+    """engine.command: the commander answered an idle report (``cause``: engine.idle's
+    IdleCause) of ``formation``: ``order`` is its new order, ``reason`` the words for it."""
+
+    type: ClassVar[str] = "replanned"
+    formation: str
+    cause: str
+    order: str
+    reason: str
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     c.type: c
     for c in (
@@ -684,6 +696,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ReadinessEnded,
         Arrived,
         Idle,
+        Replanned,
     )
 }
 

@@ -29,9 +29,11 @@ y>]', got 'charge x'
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from engine.idle import IdleReport
 from engine.log import Event
 from engine.state import BattleState
 from scenario_builder.errors import IllegalOrderError
@@ -110,7 +112,9 @@ class CommanderView:
     """What a commander gets to decide with: the state, its side, and sight queries.
 
     ``sees(observer_fid, target_fid)`` answers 6.2 sight for the current positions;
-    ``battlefield`` is the ground. Commanders must not change the state.
+    ``battlefield`` is the ground; ``idle`` the idle watcher's last report of each formation
+    (engine.idle.IdleReport), which the commander may answer, logging the answer through
+    ``emit``. Commanders must not change the state.
     """
 
     side: str
@@ -119,6 +123,8 @@ class CommanderView:
     battlefield: Ground
     scenario: Scenario | None
     sees: Any = None
+    idle: Mapping[str, IdleReport] = field(default_factory=dict)
+    emit: Callable[[Event], None] | None = None
 
 
 @runtime_checkable

@@ -56,6 +56,7 @@ MARK_EVENTS = (
     "manoeuvre",
     "wc_test",
     "idle",
+    "replanned",
 )
 #: margin around every base's positions for the page's first view (metres)
 FIT_MARGIN_M = 200.0
@@ -142,6 +143,8 @@ _SENTENCES: dict[str, str] = {
     "arrived": "{formation} arrives on the table ({edge}), {delayed} bound(s) late",
     # engine.idle: an order not carried out for bounds running, and why
     "idle": "{formation} has not carried out \u201c{order}\u201d for {bounds} bounds: {cause}",
+    # engine.command: the commander's answer to an idle report
+    "replanned": "{formation}: the General changes its orders to \u201c{order}\u201d ({reason})",
 }
 
 

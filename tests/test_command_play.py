@@ -282,6 +282,41 @@ def test_idle_formations_are_named_with_their_cause(ground: dict[str, Any]) -> N
     assert log.result is not None and log.result["idle"] == len(idle)
 
 
+def test_the_general_answers_an_idle_report(ground: dict[str, Any]) -> None:
+    """Gettysburg seed 1: once the watcher names Winslow's battery blocked by de Trobriand's
+    brigade on its way to its station in the Wheatfield line (bound 10), the General answers
+    in the next bound (``replanned``): the place it stands is its station, and it holds there
+    - so it is never reported idle again. The summary counts the answer among the events."""
+    from scenario_builder.cli.run import summarise
+
+    log = _fight(ground, "gettysburg_1863_day2", 1)
+    idle = [(bd, e) for bd, e in _of(log, "idle") if e.formation == "us_winslow"]
+    answers = [(bd, e) for bd, e in _of(log, "replanned") if e.formation == "us_winslow"]
+    assert [bd for bd, _ in idle] == [10], idle
+    assert len(answers) == 1 and answers[0][0] == 11, answers
+    e = answers[0][1]
+    assert (e.cause, e.order) == ("friend", "hold us_winslow"), e
+    assert "wheatfield" in e.reason, e.reason
+    issued = [
+        ev for bd, ev in _of(log, "order_issued") if bd == 11 and ev.formation == "us_winslow"
+    ]
+    assert [ev.order for ev in issued] == ["hold us_winslow"]
+    summary = summarise(log, load_scenario("gettysburg_1863_day2"))
+    assert summary["events"]["replanned"] >= 1
+
+
+def test_guns_with_nothing_in_range_are_told_to_hold(ground: dict[str, Any]) -> None:
+    """Chacabuco seed 1: the Royalist guns, ordered to attack (shoot), have no enemy in range
+    or sight for 5 bounds (idle at bound 14); the General tells them to hold (they cannot
+    close: war machines stand off and shoot, 9.1), so they shoot what comes into range and
+    are not reported again."""
+    log = _fight(ground, "chacabuco_1817", 1)
+    idle = [(bd, e.cause) for bd, e in _of(log, "idle") if e.formation == "rs_guns"]
+    answers = [(bd, e.order) for bd, e in _of(log, "replanned") if e.formation == "rs_guns"]
+    assert idle == [(14, "no enemy in range or in sight to attack")], idle
+    assert answers == [(15, "hold rs_guns")], answers
+
+
 def test_maldon_shieldwalls_in_contact_fight_it_out(ground: dict[str, Any]) -> None:
     """Maldon (dark-age) seed 2: the shieldwalls that stood planning charges and moving 0 m
     from bound 14 to 40 (the holed unit's outline touching the enemy, no living stand) now

@@ -235,6 +235,29 @@ class PlanReader:
             return None
         return None
 
+    def settle(self, f: Formation) -> str | None:
+        """The commander's answer when ``f`` cannot reach the place its plan or objective sends
+        it to (engine.idle: blocked by a friend, terrain or the table edge): its waypoint is
+        passed over, the next one taken; or, on its way to its station on a held objective,
+        the place it stands becomes its station. The words for the log; None when neither
+        applies (it goes on as it was)."""
+        run = self.runs.get(f.id)
+        if run is not None and not run.ended:
+            if run.waypoint < len(run.plan.waypoints):
+                run.waypoint += 1
+                return "its waypoint cannot be reached: on to the next step of its plan"
+            return None
+        if f.id in self.committed:
+            return None
+        for ob in self._objectives or []:
+            if f.id not in ob.formations:
+                continue
+            if ob.kind == "take":
+                return None
+            self._stations[(ob.id, f.id)] = f.centre()
+            return f"its place on {ob.id} cannot be reached: it holds where it stands"
+        return None
+
     def objective_of(self, fid: str) -> str | None:
         """The first objective that names ``fid`` (None: none does)."""
         return next((ob.id for ob in self._objectives or [] if fid in ob.formations), None)

@@ -35,6 +35,8 @@ from typing import Any
 from engine.command.enemies import Enemies, gap
 from engine.command.intent import Intent, IntentKind, IntentOrigin
 from engine.command.plan import REACHED_M, STATION_M, TAKEN_M, PlanReader
+from engine.idle import IdleCause
+from engine.log import Replanned
 from engine.orders import BriefedOrder, CommanderView, Order
 from engine.rulesets.two_mm_earth.charts import UnitType
 from engine.rulesets.two_mm_earth.profiles import Flag, profile_of
@@ -77,6 +79,8 @@ class PlanCommander:
     to_xy: Any = None
     issued: dict[str, _Key] = field(default_factory=dict)
     seen_routs: set[str] = field(default_factory=set)
+    #: fid -> the bound of the idle report last answered (engine.idle)
+    answered: dict[str, int] = field(default_factory=dict)
     reader: PlanReader = field(init=False)
 
     def __post_init__(self) -> None:
@@ -107,6 +111,8 @@ class PlanCommander:
                 o = self.initial.get(f.id)
                 if o is not None:
                     want[f.id] = _on_a_place(f, o)
+        answered = self._answer_idle(view, enemies)
+        want.update(answered)
         current = {f.id: self._current(f) for f in mine}
         reader.update_taken(mine, enemies.forms)
         routed_now = self._new_routs(state)
@@ -126,7 +132,7 @@ class PlanCommander:
         # 3. objectives and 4. defaults, for formations no trigger or plan just ordered
         for f in mine:
             if f.id in want or f.id in planned or reader.in_plan(f.id):
-                continue  # (a plan done for this bound: it holds what it has)
+                continue  # (a plan done for this bound, an idle report answered)
             oi = reader.objective_intent(f, _intent(current[f.id]), enemies)
             o = _order(oi) if oi is not None else None
             o = self._default_order(f, o or current[f.id], enemies, routed_now) or o
@@ -141,6 +147,59 @@ class PlanCommander:
                 continue
             self.issued[f.id] = _key(o)
             out.append(o)
+        return out
+
+    # -- answering the idle watcher ---------------------------------------------------------
+    def _answer_idle(self, view: CommanderView, enemies: Enemies) -> dict[str, Order]:
+        """The General's answer to each new idle report of his formations (engine.idle), logged
+        as ``replanned``: a formation that cannot reach its place (a friend, terrain or the
+        table edge in the way) passes its waypoint over or holds where it stands for its
+        station (``PlanReader.settle``), or, sent to a place by no plan, holds there; one told
+        to attack with no enemy in range or in sight advances on the nearest enemy if it
+        closes or fights hand to hand (9.1: Advance "any way which isn't backwards"), else
+        (skirmishers, guns) holds, to shoot what comes into range. Reports he cannot answer
+        (not ready, a messenger on its way, no move planned) stand: he waits. The orders he
+        gives here (a formation whose own plan runs gets its next step from the plan)."""
+        out: dict[str, Order] = {}
+        state, reader = view.state, self.reader
+        for fid, rep in view.idle.items():
+            f = state.formations.get(fid)
+            if self.answered.get(fid) == rep.bound or f is None or f.side != self.side:
+                continue
+            self.answered[fid] = rep.bound
+            if f.removed or f.morale is not Morale.STEADY:
+                continue
+            cur = self._current(f)
+            order: Order | None = None
+            reason: str | None = None
+            if rep.cause in (IdleCause.FRIEND, IdleCause.TERRAIN, IdleCause.EDGE):
+                if cur.kind != "advance" or cur.target_formation is not None:
+                    continue  # going at an enemy: engine.jams side-steps it round the friend
+                planned = reader.in_plan(fid)
+                reason = reader.settle(f)
+                # a place no plan step or objective holds it to (a scenario or trigger order)
+                free = fid in reader.committed or reader.objective_of(fid) is None
+                if reason is None and not planned and free:
+                    reason = "its place cannot be reached: it holds where it stands"
+                if reason is not None and not planned:
+                    order = Order("hold", fid)  # (its station is where it stands now)
+            elif rep.cause is IdleCause.NO_TARGET and cur.kind == "attack":
+                near = enemies.nearest(f)
+                if reader.in_plan(fid) or near is None:
+                    continue
+                if closes_on_advance(f) or _melee_only(f):
+                    order = Order("advance", fid, None, near[0].id)
+                    reason = "no enemy in reach to attack: it advances on the nearest"
+                else:
+                    order = Order("hold", fid)
+                    reason = "no enemy in range: it holds, to shoot what comes into range"
+            if reason is None:
+                continue
+            if order is not None:
+                out[fid] = order
+            if view.emit is not None:
+                said = str(order) if order is not None else "its plan's next step"
+                view.emit(Replanned("orders", fid, str(rep.cause), said, reason))
         return out
 
     # -- pieces ---------------------------------------------------------------------------

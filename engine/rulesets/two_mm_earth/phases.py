@@ -193,7 +193,10 @@ def phase_orders(ctx: TwoMmContext, receive: Any = None) -> None:
         commander = ctx.commanders.get(side)
         if commander is None or ctx.aftermath is not None:
             continue  # issue 12: after the break the generals give no new orders (11.1)
-        view = CommanderView(side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees)
+        idle = ctx.idle.reports if ctx.idle is not None else {}
+        view = CommanderView(
+            side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees, idle, ctx.emit
+        )
         for order in commander.orders(view, state.bound):
             check_order(state, side, order)
             ctx.emit(OrderIssued("orders", side, order.formation, str(order)))
