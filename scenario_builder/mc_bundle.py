@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -71,7 +72,7 @@ class Bundle:
 
     def local(self, root: Path) -> tuple[str, str, Plans]:
         """The scenario file, battlefield folder and ``--plan`` files in a materialised copy."""
-        files = root / "scenario"
+        files = root / "files"
         plans = tuple((side, str(files / name)) for side, name in self.plans)
         return str(files / self.scenario), str(root / "battlefield"), plans
 
@@ -95,20 +96,26 @@ class Bundle:
 
 def pack(scenario_file: Path, reads: Iterable[Path], plans: Plans, battlefield_dir: Path) -> Bundle:
     """A bundle of the files read (``reads``: :func:`engine.yamlio.recording_reads` around the
-    head's load), named relative to the folder they all lie in, and the battlefield's files."""
-    named = [Path(scenario_file), *map(Path, reads), *(Path(f) for _, f in plans)]
-    paths = sorted({p.resolve() for p in named})
-    top = Path(os.path.commonpath([p.parent for p in paths]))
+    head's load) and the battlefield's. The scenario and the files it names lie under ``tree/``
+    as they lie relative to the folder that holds them all, so relative names in the scenario
+    still find them; a ``--plan`` file, named by no other file, goes as ``plan/SIDE/NAME``."""
+    read = Counter(Path(p).resolve() for p in (scenario_file, *reads))
+    # a --plan file is in the tree too when something else read it (the scenario names it)
+    read.subtract(Path(f).resolve() for _, f in plans)
+    tree = sorted(p for p, n in read.items() if n > 0)
+    top = Path(os.path.commonpath([p.parent for p in tree]))
 
     def name(p: str | Path) -> str:
-        return Path(p).resolve().relative_to(top).as_posix()
+        return "tree/" + Path(p).resolve().relative_to(top).as_posix()
 
-    files = tuple((name(p), p.read_bytes()) for p in paths)
+    files = [(name(p), p.read_bytes()) for p in tree]
+    named = tuple((side, f"plan/{side}/{Path(f).name}") for side, f in plans)
+    files += [(n, Path(f).read_bytes()) for (_, n), (_, f) in zip(named, plans, strict=True)]
     bf = Path(battlefield_dir)
     ground = tuple(
         (p.relative_to(bf).as_posix(), p.read_bytes()) for p in sorted(bf.rglob("*")) if p.is_file()
     )
-    return Bundle(files, name(scenario_file), tuple((s, name(f)) for s, f in plans), ground)
+    return Bundle(tuple(sorted(files)), name(scenario_file), named, ground)
 
 
 def _safe(name: str) -> PurePosixPath:
@@ -128,7 +135,7 @@ def materialise(bundle: Bundle, under: Path) -> Path:
     under.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".partial-", dir=under))
     try:
-        for base, files in (("scenario", bundle.files), ("battlefield", bundle.battlefield)):
+        for base, files in (("files", bundle.files), ("battlefield", bundle.battlefield)):
             for name, data in files:
                 path = tmp / base / _safe(name)
                 path.parent.mkdir(parents=True, exist_ok=True)

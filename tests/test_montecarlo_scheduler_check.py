@@ -17,7 +17,7 @@ LIMIT_S = 15.0
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
+    def log_message(self, format: str, *args: object) -> None:  # no request log in the test
         pass
 
 
