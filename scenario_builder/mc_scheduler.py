@@ -43,8 +43,12 @@ def _quiet() -> Iterator[None]:
 
 async def _identity(address: str, timeout: float) -> Any:
     from distributed.comm import connect
+    from distributed.security import Security
 
-    comm = await connect(address, timeout=timeout)
+    # the client's TLS files from Dask's configuration (distributed.comm.tls.*), as the
+    # Client that follows reads them: a tls:// scheduler is asked the same way
+    args = Security().get_connection_args("client")
+    comm = await connect(address, timeout=timeout, **args)
     try:
         await comm.write({"op": "identity", "reply": True})
         return await comm.read()
@@ -59,11 +63,20 @@ def check_scheduler(address: str, timeout: float = CHECK_TIMEOUT_S) -> None:
 
     expected = "expected a Dask scheduler address like tcp://HOST:8786"
     try:
-        _, loc = parse_address(address, strict=False)
+        scheme, loc = parse_address(address, strict=False)
     except (ValueError, TypeError):
         raise ScenarioError(address, expected) from None
     if not loc or " " in address:
         raise ScenarioError(address, expected)
+    if scheme == "tls":
+        from distributed.security import Security
+
+        if Security().get_connection_args("client").get("ssl_context") is None:
+            raise ScenarioError(
+                address,
+                "tls:// needs the client's TLS files in Dask's configuration "
+                "(DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ..._CLIENT__CERT, ..._CLIENT__KEY)",
+            )
     try:
         with _quiet():
             reply = asyncio.run(asyncio.wait_for(_identity(address, timeout), timeout))
@@ -77,7 +90,7 @@ def check_scheduler(address: str, timeout: float = CHECK_TIMEOUT_S) -> None:
         from distributed.comm import CommClosedError
 
         if isinstance(exc, CommClosedError):
-            why = "it closed the connection without an answer"
+            why = "it closed the connection without an answer; a TLS scheduler needs tls://"
         elif isinstance(exc, OSError):
             why = f"cannot connect: {exc}"
         else:

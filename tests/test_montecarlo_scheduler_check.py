@@ -4,6 +4,7 @@ seconds, and nothing written beside ``--out`` (the check runs before anything is
 from __future__ import annotations
 
 import http.server
+import os
 import socketserver
 import threading
 import time
@@ -105,3 +106,13 @@ def test_a_dask_worker_is_no_scheduler() -> None:
         worker = next(iter(cluster.scheduler_info["workers"]))
         with pytest.raises(ScenarioError, match="expected a Dask scheduler, got a Dask worker"):
             check_scheduler(worker)
+
+
+def test_tls_without_the_files(
+    tmp_path: Path, run_cli: Callable[..., tuple[int, str, str]], monkeypatch
+) -> None:
+    """A tls:// address with no TLS files in Dask's configuration: said so, nothing tried."""
+    for var in [v for v in os.environ if v.startswith("DASK_DISTRIBUTED__COMM__TLS")]:
+        monkeypatch.delenv(var)
+    line = _refused("tls://127.0.0.1:1", tmp_path, run_cli, monkeypatch)
+    assert "needs the client's TLS files" in line
