@@ -438,9 +438,9 @@ def run_replays(
         from scenario_builder.mc_preload import Preload
 
         plugin = Preload(bundle, ruleset)
-        client.register_plugin(plugin)
-        if scheduler:  # a local cluster goes with its plugins
+        if scheduler:  # a local cluster goes with its plugins; before: a worker may refuse it
             stack.callback(_unregister, client, plugin.name)
+        client.register_plugin(plugin)
         start = time.perf_counter()
         tasks = chunks(seeds, n_workers)
         futures = client.map(

@@ -188,6 +188,16 @@ def test_montecarlo_on_workers_elsewhere(
         )
     assert not any(n.startswith("scenario-builder-") for names in left.values() for n in names)
     assert not any(copies.values()), copies
+    # workers with another version of a troop list the scenario names by id refuse the battle
+    with (site / "data" / "troops" / "royalist_1817.yaml").open("a") as fh:
+        fh.write("# another version\n")
+    monkeypatch.chdir(head)
+    code, _, err = run_cli(*args, "--scheduler", address, "--out", "mc_other")
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "install the same scenario-builder version" in lines[0], err
+    assert "royalist_1817.yaml" in lines[0] and not (head / "mc_other").exists()
+    assert not away_cluster["audit"].exists(), away_cluster["audit"].read_text()
 
 
 def test_the_workers_are_sent_no_head_path(flodden_dir: Path, tmp_path: Path) -> None:

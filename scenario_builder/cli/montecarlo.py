@@ -7,6 +7,7 @@ Writes ``DIR/summary.json`` (win odds with 95 % Wilson intervals, losses per sid
 decision, the comparison with the scenario's historical outcome), ``DIR/runs.json`` (one row per
 replay: seed, winner, bounds, losses), ``DIR/montecarlo.png`` and ``DIR/battlefield/``.
 Replay ``i`` uses seed ``--seed + i``; any of them can be re-run alone with ``run --seed``.
+The scenario's files and the battlefield reach the workers through Dask (docs/montecarlo.md).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from .options import (
 @click.option(
     "--scheduler",
     default=None,
-    help="Address of a running dask.distributed scheduler (instead of a local cluster).",
+    help="Address of a running dask.distributed scheduler (instead of a local cluster); its "
+    "workers need only the same package version (docs/montecarlo.md). Checked first: not a "
+    "scheduler is one error line and exit 1.",
 )
 @click.option(
     "--seed",
