@@ -109,6 +109,9 @@ def replay_many(
 #: the bundles this worker process has written and loaded: key -> the scenario file, battlefield
 #: folder and ``--plan`` files of its own copy (:func:`prepare`)
 _prepared: dict[str, tuple[str, str, Plans]] = {}
+#: how many runs' plugins hold each bundle here: two heads may send one cluster the same battle
+#: at once, and the first to end must not take it from the other
+_holders: dict[str, int] = {}
 
 
 def prepare(bundle: Bundle, under: Path, ruleset: str | None = None) -> None:
@@ -124,12 +127,17 @@ def prepare(bundle: Bundle, under: Path, ruleset: str | None = None) -> None:
         warm(scenario_path, battlefield_dir, ruleset, plans)
     bundle.check_reads(root, reads)
     _prepared[bundle.key] = (scenario_path, battlefield_dir, plans)
+    _holders[bundle.key] = _holders.get(bundle.key, 0) + 1
 
 
 def forget(bundle: Bundle, under: Path) -> None:
-    """Per worker process: drop what :func:`prepare` loaded and wrote."""
+    """Per worker process: drop what :func:`prepare` loaded and wrote, once no run holds it."""
     import shutil
 
+    held = _holders.pop(bundle.key, 0) - 1
+    if held > 0:
+        _holders[bundle.key] = held
+        return
     if _prepared.pop(bundle.key, None) is not None:
         _load.cache_clear()
     shutil.rmtree(bundle.folder(under), ignore_errors=True)

@@ -273,3 +273,30 @@ def test_a_worker_with_other_troop_lists_is_refused(flodden_dir: Path, tmp_path:
     other.write_text("id: changed\n")
     with pytest.raises(ScenarioError, match="install the same scenario-builder version"):
         bundle.check_reads(root, [other])
+
+
+def test_a_worker_keeps_a_bundle_while_a_run_holds_it(built_teutoburg: Any, tmp_path: Path) -> None:
+    """Two runs' plugins of one battle on a worker: the first to end leaves the copy to the
+    other; replays name the battle by its hash alone."""
+    from engine.scenario import load_scenario
+    from engine.yamlio import recording_reads
+    from scenario_builder import montecarlo as mc
+    from scenario_builder.errors import ScenarioError
+    from scenario_builder.mc_bundle import pack
+
+    with recording_reads() as reads:
+        sc = load_scenario("teutoburg_ad9")
+    assert sc.path is not None
+    built_teutoburg.save(tmp_path / "bf")
+    bundle = pack(sc.path, reads, (), tmp_path / "bf")
+    scratch = tmp_path / "worker"
+    mc.prepare(bundle, scratch)
+    mc.prepare(bundle, scratch)
+    mc.forget(bundle, scratch)
+    assert bundle.folder(scratch).is_dir()
+    [row] = mc.replay_prepared(bundle.key, [3])
+    assert row["seed"] == 3
+    mc.forget(bundle, scratch)
+    assert not bundle.folder(scratch).exists()
+    with pytest.raises(ScenarioError, match="no Monte Carlo bundle"):
+        mc.replay_prepared(bundle.key, [3])
