@@ -90,7 +90,9 @@ def check_scheduler(address: str, timeout: float = CHECK_TIMEOUT_S) -> None:
         from distributed.comm import CommClosedError
 
         if isinstance(exc, CommClosedError):
-            why = "it closed the connection without an answer; a TLS scheduler needs tls://"
+            why = "it closed the connection without an answer"
+            if scheme == "tcp":  # what a TLS scheduler does to a plain connection
+                why += "; a TLS scheduler needs tls://"
         elif isinstance(exc, OSError):
             why = f"cannot connect: {exc}"
         else:
