@@ -20,7 +20,9 @@ import time
 from pathlib import Path
 
 from engine.scenario import load_scenario
+from engine.yamlio import recording_reads
 from scenario_builder.cli.run import build_battlefield
+from scenario_builder.mc_bundle import pack
 from scenario_builder.montecarlo import replay, run_replays
 
 
@@ -29,7 +31,9 @@ def main() -> None:
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 100
     workers = int(sys.argv[3]) if len(sys.argv) > 3 else 2
     n_serial = int(sys.argv[4]) if len(sys.argv) > 4 else 20
-    sc = load_scenario(scenario)
+    with recording_reads() as reads:
+        sc = load_scenario(scenario)
+    assert sc.path is not None
     with tempfile.TemporaryDirectory() as d:
         bf_dir = Path(d) / "battlefield"
         build_battlefield(sc).save(bf_dir)
@@ -44,7 +48,8 @@ def main() -> None:
             f"wall, {serial_cpu:.1f} s CPU)"
         )
         t0 = time.perf_counter()
-        results, n, wall = run_replays(sc.path, bf_dir, range(1, runs + 1), workers=workers)
+        bundle = pack(sc.path, reads, (), bf_dir)  # what the workers are sent, as the CLI's
+        results, n, wall = run_replays(bundle, range(1, runs + 1), workers=workers)
         total = time.perf_counter() - t0
         same = [r["winner"] for r in results[:n_serial]] == [r["winner"] for r in serial]
         assert same, "a Dask replay differs from the same seed in process"

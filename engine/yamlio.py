@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -69,8 +71,27 @@ def line_for(lines: dict[Path_, int], path: Sequence[str | int]) -> int | None:
     return lines.get(())
 
 
+#: the files :func:`read_yaml` read, while a :func:`recording_reads` block runs
+_reads: ContextVar[list[Path] | None] = ContextVar("yaml_reads", default=None)
+
+
+@contextlib.contextmanager
+def recording_reads() -> Iterator[list[Path]]:
+    """Collect the path of every file :func:`read_yaml` reads in the block (scenario, plan files,
+    troop lists): what a Monte Carlo worker must be sent to load the same battle."""
+    reads: list[Path] = []
+    token = _reads.set(reads)
+    try:
+        yield reads
+    finally:
+        _reads.reset(token)
+
+
 def read_yaml(path: Path) -> tuple[Any, dict[Path_, int]]:
     """Read a YAML file; missing files and YAML syntax errors become project errors."""
+    reads = _reads.get()
+    if reads is not None:
+        reads.append(Path(path))
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -1,15 +1,18 @@
 """Monte Carlo replays of a battle on Dask: outcome odds with confidence intervals.
 
 Each replay is the same scenario with a different seed (``seed0 + i``), so any single replay can
-be re-run alone with ``scenario-builder run SCENARIO --seed N``. The battlefield is built once and
-loaded by every worker from disk; replays run on a ``dask.distributed`` cluster: a
-``LocalCluster`` of single-threaded worker processes by default (the engine is pure Python and
-holds the GIL), or any scheduler given by address.
+be re-run alone with ``scenario-builder run SCENARIO --seed N``. The battlefield is built once on
+the head; it and the scenario's files travel to the workers as bytes
+(:mod:`scenario_builder.mc_bundle`), so a worker needs the package installed and nothing of the
+head's file system; replays run on a ``dask.distributed`` cluster: a ``LocalCluster`` of
+single-threaded worker processes by default (the engine is pure Python and holds the GIL), or
+any scheduler given by address.
 
 Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so the scheduler's
 per-task cost is paid a few times per worker rather than once per replay; a worker plugin
-(``scenario_builder.mc_preload.Preload``) loads the scenario and battlefield and builds the
-routing graph once per worker process when it joins, before any task; results stream back
+(``scenario_builder.mc_preload.Preload``) writes the bundle into the worker's scratch folder,
+loads the scenario and battlefield and builds the routing graph once per worker process when it
+joins, before any task; results stream back
 task by task (``as_completed``) for the progress bar. A local cluster's workers are forked from a
 fork server (:func:`start_worker_server`) that the CLI starts before anything else, so their
 imports are done on the other core while the main process builds the ground.
@@ -33,9 +36,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scenario_builder.mc_bundle import Bundle
 
 #: seconds to wait for a ``--scheduler`` address to answer
 CONNECT_TIMEOUT_S = 10
@@ -98,6 +104,56 @@ def replay_many(
 ) -> list[dict[str, Any]]:
     """:func:`replay` of each seed in turn: one Dask task for a run of seeds."""
     return [replay(scenario_path, battlefield_dir, s, ruleset, plans) for s in seeds]
+
+
+#: the bundles this worker process has written and loaded: key -> the scenario file, battlefield
+#: folder and ``--plan`` files of its own copy (:func:`prepare`)
+_prepared: dict[str, tuple[str, str, Plans]] = {}
+#: how many runs' plugins hold each bundle here: two heads may send one cluster the same battle
+#: at once, and the first to end must not take it from the other
+_holders: dict[str, int] = {}
+
+
+def prepare(bundle: Bundle, under: Path, ruleset: str | None = None) -> None:
+    """Per worker process: write ``bundle`` under ``under`` (the worker's scratch folder) and
+    :func:`warm` from that copy; the files it read from the worker's installed data must be
+    the head's (:meth:`Bundle.check_reads`)."""
+    from engine.yamlio import recording_reads
+    from scenario_builder.mc_bundle import materialise
+
+    root = materialise(bundle, under)
+    scenario_path, battlefield_dir, plans = bundle.local(root)
+    with recording_reads() as reads:
+        warm(scenario_path, battlefield_dir, ruleset, plans)
+    bundle.check_reads(root, reads)
+    _prepared[bundle.key] = (scenario_path, battlefield_dir, plans)
+    _holders[bundle.key] = _holders.get(bundle.key, 0) + 1
+
+
+def forget(bundle: Bundle, under: Path) -> None:
+    """Per worker process: drop what :func:`prepare` loaded and wrote, once no run holds it."""
+    import shutil
+
+    held = _holders.pop(bundle.key, 0) - 1
+    if held > 0:
+        _holders[bundle.key] = held
+        return
+    if _prepared.pop(bundle.key, None) is not None:
+        _load.cache_clear()
+    shutil.rmtree(bundle.folder(under), ignore_errors=True)
+
+
+def replay_prepared(
+    key: str, seeds: Sequence[int], ruleset: str | None = None
+) -> list[dict[str, Any]]:
+    """:func:`replay_many` on this worker's copy of the bundle ``key`` (:func:`prepare`): the
+    task names the battle by its content hash, never by a path of the head's."""
+    from scenario_builder.errors import ScenarioError
+
+    if key not in _prepared:
+        raise ScenarioError("dask worker", f"no Monte Carlo bundle {key[:16]} (its plugin is gone)")
+    scenario_path, battlefield_dir, plans = _prepared[key]
+    return replay_many(scenario_path, battlefield_dir, seeds, ruleset, plans)
 
 
 def chunks(
@@ -332,8 +388,7 @@ def _describe(values: np.ndarray) -> dict[str, float]:
 
 
 def run_replays(
-    scenario_path: str | Path,
-    battlefield_dir: str | Path,
+    bundle: Bundle,
     seeds: Iterable[int],
     *,
     workers: int = 2,
@@ -341,9 +396,9 @@ def run_replays(
     progress: Callable[[int, int], None] | None = None,
     ruleset: str | None = None,
     dashboard: Callable[[str], None] | None = None,
-    plans: Plans = (),
 ) -> tuple[list[dict[str, Any]], int, float]:
-    """Run replays on Dask; returns (results sorted by seed, worker count, wall seconds).
+    """Run replays of the battle in ``bundle`` (:func:`scenario_builder.mc_bundle.pack`) on
+    Dask; returns (results sorted by seed, worker count, wall seconds).
 
     The wall seconds run from the first task submitted to the last result: cluster start-up
     (and the workers' preload) is not in them.
@@ -357,10 +412,6 @@ def run_replays(
     from dask.distributed import Client, LocalCluster, as_completed
 
     seeds = list(seeds)
-    # absolute: a worker of a --scheduler cluster runs in its own directory (or machine)
-    if Path(scenario_path).exists():  # a file, not a shipped scenario's id
-        scenario_path = Path(scenario_path).resolve()
-    battlefield_dir = Path(battlefield_dir).resolve()
     cluster: Any = None
     client: Any = None
     with contextlib.ExitStack() as stack:
@@ -389,19 +440,22 @@ def run_replays(
             if dashboard is not None:
                 dashboard(str(client.dashboard_link))
         n_workers = len(client.scheduler_info().get("workers", {})) or workers
-        # every worker, now and joining later, loads the battle's ground once before any task
+        # every worker, now and joining later, writes the bundle and loads the battle's ground
+        # once before any task; the plugin is dropped at the end, so a long-lived cluster does
+        # not keep every battle it was sent
         from scenario_builder.mc_preload import Preload
 
-        client.register_plugin(Preload(str(scenario_path), str(battlefield_dir), ruleset, plans))
+        plugin = Preload(bundle, ruleset)
+        if scheduler:  # a local cluster goes with its plugins; before: a worker may refuse it
+            stack.callback(_unregister, client, plugin.name)
+        client.register_plugin(plugin)
         start = time.perf_counter()
         tasks = chunks(seeds, n_workers)
         futures = client.map(
-            replay_many,
-            [str(scenario_path)] * len(tasks),
-            [str(battlefield_dir)] * len(tasks),
+            replay_prepared,
+            [bundle.key] * len(tasks),
             tasks,
             [ruleset] * len(tasks),
-            [plans] * len(tasks),
             pure=False,
         )
         results: list[dict[str, Any]] = []
@@ -470,6 +524,13 @@ def start_worker_server() -> bool:
             signal.signal(signal.SIGINT, previous)
     _server_started = True
     return True
+
+
+def _unregister(client: Any, name: str) -> None:
+    """Drop the worker plugin ``name`` from a cluster that outlives this run (a closing or
+    closed connection has nothing left to drop)."""
+    with contextlib.suppress(Exception):
+        client.unregister_worker_plugin(name)
 
 
 def _quiet_close(client: Any, cluster: Any) -> None:

@@ -7,6 +7,7 @@ Writes ``DIR/summary.json`` (win odds with 95 % Wilson intervals, losses per sid
 decision, the comparison with the scenario's historical outcome), ``DIR/runs.json`` (one row per
 replay: seed, winner, bounds, losses), ``DIR/montecarlo.png`` and ``DIR/battlefield/``.
 Replay ``i`` uses seed ``--seed + i``; any of them can be re-run alone with ``run --seed``.
+The scenario's files and the battlefield reach the workers through Dask (docs/montecarlo.md).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from .options import (
 @click.option(
     "--scheduler",
     default=None,
-    help="Address of a running dask.distributed scheduler (instead of a local cluster).",
+    help="Address of a running dask.distributed scheduler (instead of a local cluster); its "
+    "workers need only the same package version (docs/montecarlo.md). Checked first: not a "
+    "scheduler is one error line and exit 1.",
 )
 @click.option(
     "--seed",
@@ -84,9 +87,11 @@ def montecarlo(
     from rich.table import Table
 
     from engine.scenario import load_scenario
+    from engine.yamlio import recording_reads
     from scenario_builder import montecarlo as mc
     from scenario_builder.cli.run import build_battlefield, fight
     from scenario_builder.errors import ScenarioError
+    from scenario_builder.mc_bundle import pack
 
     if workers is not None and scheduler is not None:
         raise click.UsageError("give --workers or --scheduler, not both")
@@ -96,20 +101,28 @@ def montecarlo(
     if scheduler is None:
         # the local workers' imports start now, in the background (issue 15: fixed cost)
         mc.start_worker_server()
+    else:
+        # first: a wrong address is one line in seconds, before anything is built or written
+        from scenario_builder.mc_scheduler import check_scheduler
+
+        check_scheduler(scheduler)
     # Everything a replay could trip on is checked here, before a cluster starts: the scenario,
     # the output folder, the ground, and the deployment (bound 0: units on the map, orders).
-    sc = load_scenario(scenario)
-    plan_files = tuple((side, str(Path(f).resolve())) for side, f in parse_plans(plans))
-    sc.use_plan_files(plan_files)  # read and checked here; every worker reads them again
-    if ruleset is not None:
-        from engine.rulesets import get_ruleset
+    # The files read meanwhile are the ones the workers are sent (mc_bundle).
+    with recording_reads() as reads:
+        sc = load_scenario(scenario)
+        plan_files = tuple((side, str(Path(f).resolve())) for side, f in parse_plans(plans))
+        sc.use_plan_files(plan_files)  # read and checked here; every worker reads them again
+        if ruleset is not None:
+            from engine.rulesets import get_ruleset
 
-        ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error before work
-        sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for this ruleset
-    stamp = {"command": "montecarlo", "scenario": sc.id}
-    claim_out_dir(out, stamp, force=force)
-    built = build_battlefield(sc)
-    fight(sc, built, seed0, ruleset=ruleset, max_bounds=0)
+            ruleset = get_ruleset(ruleset).name  # an unknown name is a one-line error first
+            sc.army(sc.sides[0].id, get_ruleset(ruleset))  # its troop lists exist for it
+        stamp = {"command": "montecarlo", "scenario": sc.id}
+        claim_out_dir(out, stamp, force=force)
+        built = build_battlefield(sc)
+        fight(sc, built, seed0, ruleset=ruleset, max_bounds=0)  # every side's troop list
+    assert sc.path is not None  # loaded from a file
     n_workers = 0
     if scheduler is None:
         cores = os.cpu_count() or 1
@@ -125,6 +138,7 @@ def montecarlo(
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
         bf_dir = tmp / "battlefield"
         built.save(bf_dir)
+        bundle = pack(sc.path, reads, plan_files, bf_dir)
         progress = Progress(
             "[progress.description]{task.description}",
             BarColumn(),
@@ -138,8 +152,7 @@ def montecarlo(
             task = progress.add_task("replays", total=runs)
             try:
                 results, n_workers, wall = mc.run_replays(
-                    sc.path or scenario,
-                    bf_dir,
+                    bundle,
                     range(seed0, seed0 + runs),
                     workers=n_workers,
                     scheduler=scheduler,
@@ -148,7 +161,6 @@ def montecarlo(
                     if dashboard
                     else None,
                     ruleset=ruleset,
-                    plans=plan_files,
                 )
             except OSError as exc:  # a scheduler that cannot be reached
                 raise ScenarioError(scheduler or "dask", f"cannot run replays ({exc})") from None
