@@ -16,7 +16,7 @@ battle's dice and moves are the same with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -24,7 +24,7 @@ from typing import Any
 from engine.log import Event, Idle, Melee, Moved, PlannedMove, Shot
 from engine.state import Morale
 
-__all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleCause", "IdleReport", "IdleWatch"]
+__all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleCause", "IdleReport", "IdleView", "IdleWatch"]
 
 #: bounds running a formation with an intent must be idle before it is reported
 IDLE_BOUNDS = 5
@@ -45,6 +45,19 @@ class IdleCause(StrEnum):
     NO_TARGET = "no_target"  # an attack with no enemy in range or in sight
     NO_MOVE = "no_move"  # no move planned: its goal reached or held by a friend
     UNMADE = "unmade"  # a move planned but not made
+    SHAKEN = "shaken"  # its last morale or control test holds it (a ruleset's own)
+
+
+@dataclass(frozen=True, slots=True)
+class IdleView:
+    """A ruleset's own reading for the watcher (``Ruleset.idle_view``), for a book whose units
+    and events are not the core's: the order word each formation means to carry out this bound
+    (those that mean to move or strike), the formations that moved more than :data:`MOVED_M`,
+    shot or fought (or stand in contact), and the cause it knows for one that stood."""
+
+    intents: Mapping[str, str]
+    acted: frozenset[str]
+    causes: Mapping[str, tuple[IdleCause, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +98,30 @@ class IdleWatch:
             elif isinstance(e, PlannedMove):
                 planned.add(e.formation)
         state = ctx.state
+        ruleset = getattr(ctx, "ruleset", None)
+        view: IdleView | None = ruleset.idle_view(ctx) if ruleset is not None else None
+        if view is not None:
+            acted |= view.acted
         out: list[Idle] = []
         for f in state.active():
-            intent = f.morale is Morale.STEADY and getattr(f, "order", None) in _INTENT
-            if intent and self._arrived(f):
-                intent = False  # an advance to a place it reached: it stands there by order
+            steady = f.morale is Morale.STEADY
+            if view is not None:
+                word = view.intents.get(f.id)
+                intent = steady and word is not None
+            else:
+                word = getattr(f, "order", None)
+                intent = steady and word in _INTENT and not self._arrived(f)
+                # (an advance to a place it reached: it stands there by order)
             if not intent or f.id in acted or state.contacts.get(f.id):
                 self.streaks.pop(f.id, None)
                 continue
             n = self.streaks.get(f.id, 0) + 1
             self.streaks[f.id] = n
             if n % IDLE_BOUNDS == 0:
-                cause, text = self._cause(ctx, f, planned)
+                known = view.causes.get(f.id) if view is not None else None
+                cause, text = known if known is not None else self._cause(ctx, f, planned)
                 self.reports[f.id] = IdleReport(state.bound, cause, text)
-                out.append(Idle("end", f.id, str(f.order), n, text))
+                out.append(Idle("end", f.id, str(word), n, text))
         self.reported += len(out)
         return out
 

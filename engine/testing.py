@@ -70,6 +70,9 @@ STRUCTURAL_HOOKS = frozenset(
         "automatic_commanders",
         "new_context",
         "start_bound",
+        # asked as every bound ends (engine.idle); what it changes shows only after 5 idle
+        # bounds, longer than some checked battles last
+        "idle_view",
     }
 )
 #: public names of a ruleset that are helpers for its own code or the CLI, not hooks

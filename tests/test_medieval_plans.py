@@ -245,3 +245,26 @@ def test_an_objective_taken_trigger_is_played(grounds: dict[str, Any]) -> None:
     assert taken_at is not None and taken_at > 2, f"the Yorkist right took the place: {taken_at}"
     acts = _acts(b, "yk_norfolk")
     assert acts and acts[0][0] == taken_at, acts[:2]
+
+
+def test_idle_units_are_named_and_answered(grounds: dict[str, Any]) -> None:
+    """Flodden under medieval-d10, seed 4: the King's division, sent for Piper Hill, finds no
+    way round the ground the chart forbids (turn 11) and stands. The idle watcher reads this
+    book's units (MedievalD10.idle_view): after 5 turns it names the cause, and the commander
+    answers in the next turn (``replanned``): the place is given up for the nearest enemy."""
+    b = _battle(load_scenario("flodden_1513"), grounds["flodden_1513"], seed=4)
+    while not b.finished and b.state.bound < 22:
+        b.step()
+    idle = [
+        (r.bound, e.formation, e.cause) for r in b.log.bounds for e in r.events if e.type == "idle"
+    ]
+    assert (16, "sc_king", "no way round the ground the chart forbids") in idle, idle
+    answers = [
+        (r.bound, e.formation, e.cause)
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "replanned"
+    ]
+    assert (17, "sc_king", "terrain") in answers, answers
+    assert b.ctx.game.units["sc_king"].goal is None
+    assert b.log.result is None or b.log.result["idle"] >= 1

@@ -67,6 +67,7 @@ from scenario_builder.errors import RulesetError
 if TYPE_CHECKING:
     from engine.context import BoundContext
     from engine.dice import Dice
+    from engine.idle import IdleView
     from engine.log import Event
     from engine.orders import Commander, Delivery
     from engine.scenario import Scenario
@@ -254,6 +255,13 @@ class Ruleset:
         return {
             s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()
         }
+
+    def idle_view(self, ctx: BoundContext) -> IdleView | None:
+        """The book's own reading for the idle watcher (engine.idle.IdleView: who means to
+        move or strike, who acted, the causes it knows), for a book whose units and events
+        are not the core's; None (the default): the watcher reads the core's formations'
+        orders and its ``moved``, ``shot`` and ``melee`` events."""
+        return None
 
     def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
         """What the book adds to a formation's entry in each bound's snapshot (the default:

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 
 from engine.command import Enemies, Intent, IntentKind, IntentOrigin, PlanReader
 from engine.context import BoundContext
+from engine.idle import MOVED_M, IdleCause, IdleView
+from engine.log import Replanned
 from engine.movement import MoveRules
 from engine.rulesets import Phase, Ruleset, Scales, register
 from engine.rulesets.medieval_d10.battle import (
@@ -225,6 +227,10 @@ class MedievalContext(BoundContext):
     #: each side's plan as read so far (engine.command), and the intent each unit last got
     readers: dict[str, PlanReader] = field(default_factory=dict)
     issued: dict[str, Intent] = field(default_factory=dict)
+    #: units stopped with no way round forbidden ground (its ``blocked`` event's turn), until
+    #: they move again; and the idle reports answered (engine.idle: unit -> report bound)
+    stopped: dict[str, int] = field(default_factory=dict)
+    answered: dict[str, int] = field(default_factory=dict)
 
 
 def _phase(book_phase: BookPhase, method: str) -> Phase:
@@ -277,6 +283,7 @@ def _command(ctx: MedievalContext, game: MedievalBattle) -> None:
     if sc is None:
         return
     state, bound, to_xy = ctx.state, ctx.state.bound, ctx.bf.to_xy
+    _answer_idle(ctx, game)
     for side in sc.sides:
         reader = ctx.readers.get(side.id)
         if reader is None:
@@ -302,6 +309,33 @@ def _command(ctx: MedievalContext, game: MedievalBattle) -> None:
             oi = reader.objective_intent(f, ctx.issued.get(f.id) or _intent_of(u), enemies)
             if oi is not None:
                 _apply(ctx, game, oi)
+
+
+def _answer_idle(ctx: MedievalContext, game: MedievalBattle) -> None:
+    """The commander's answer to each new idle report (engine.idle, this book's reading in
+    :meth:`MedievalD10.idle_view`), logged as ``replanned``: a unit sent for a place it has no
+    way to (ground the chart forbids all round) gives the place up and goes at the nearest
+    enemy by whatever way there is. Held by its test, or with nothing to do, it waits."""
+    watch = ctx.idle
+    if watch is None:
+        return
+    for uid, rep in watch.reports.items():
+        u = game.units.get(uid)
+        if u is None or ctx.answered.get(uid) == rep.bound:
+            continue
+        ctx.answered[uid] = rep.bound
+        if rep.cause is not IdleCause.TERRAIN or u.order != "attack" or u.goal is None:
+            continue
+        u.goal = None
+        ctx.emit(
+            Replanned(
+                "start",
+                uid,
+                str(rep.cause),
+                "attack the nearest enemy",
+                "its place cannot be reached: it goes at the nearest enemy",
+            )
+        )
 
 
 def _apply(ctx: MedievalContext, game: MedievalBattle, i: Intent) -> None:
@@ -634,6 +668,54 @@ class MedievalD10(Ruleset):
                         )
                     )
         return out
+
+    def idle_view(self, ctx: BoundContext) -> IdleView | None:
+        """The idle watcher's reading of the game's own units: a unit means to act when it is
+        ordered to attack from this turn on with an enemy on the field, or to march to a place;
+        it acted when it moved more than a metre, shot, fought, limbered, re-formed or stands in
+        contact with an enemy this turn; one held by its last test ("no advance") is shaken,
+        and one that found no way round ground the chart forbids is stopped by terrain."""
+        if not isinstance(ctx, MedievalContext) or ctx.game is None:
+            return None
+        game = ctx.game
+        turn = game.turn
+        acted = {uid for uid, m in game.moved_m.items() if m > MOVED_M}
+        for e in reversed(game.events):
+            if e.get("turn") != turn:
+                break
+            kind = e["type"]
+            if kind == "melee":
+                acted.update((e["a"], e["b"]))
+            elif kind in ("fire", "limber", "unlimber", "reformed", "manhandle"):
+                acted.add(e["unit"])
+            elif kind == "blocked":  # logged once, as the stop begins: kept until it moves
+                ctx.stopped[e["unit"]] = turn
+        for uid in acted:
+            if ctx.stopped.get(uid, turn) < turn:
+                del ctx.stopped[uid]
+        blocked = set(ctx.stopped)
+        intents: dict[str, str] = {}
+        causes: dict[str, tuple[IdleCause, str]] = {}
+        for u in game.alive():
+            if u.routing or u.mode not in (Mode.OBEY, Mode.HALF_SPEED, Mode.NO_ADVANCE):
+                continue  # falling back, routing, pursuing: its test moves it, not its order
+            enemy = game.nearest_enemy(u)
+            if enemy is None:
+                continue
+            if game.in_contact(u, enemy):
+                acted.add(u.id)
+                continue
+            if u.order == "attack" and turn >= u.from_turn:
+                intents[u.id] = "attack"
+            elif u.order == "march" and u.goal is not None:
+                intents[u.id] = "march"
+            else:
+                continue
+            if u.mode is Mode.NO_ADVANCE:
+                causes[u.id] = (IdleCause.SHAKEN, "held by its last test (no advance)")
+            elif u.id in blocked:
+                causes[u.id] = (IdleCause.TERRAIN, "no way round the ground the chart forbids")
+        return IdleView(intents, frozenset(acted), causes)
 
     def formation_record(self, ctx: BoundContext, formation: Formation) -> dict[str, Any]:
         """A unit's figures left and lost, whether it is disordered and what its last test
