@@ -337,8 +337,13 @@ class Battle:
         while not self.finished and (self.state.bound < limit or self.decision is not None):
             self.step()
         if not self.finished:
-            self._finish(None, f"no decision after {self.state.bound} bounds")
+            self._finish(None, self._undecided())
         return self.log
+
+    def _undecided(self) -> str:
+        """The result's reason when the bounds ran out: why, as engine.idle saw the last bound
+        ("no decision" by choice only when both sides hold)."""
+        return f"no decision after {self.state.bound} bounds: {self.idle.undecided(self.state)}"
 
     def _check_end(self) -> None:
         if self.decision is not None:  # issue 12: the pursuit after the break
@@ -352,7 +357,7 @@ class Battle:
         lost = sorted(s for s, v in broken.items() if v >= frac or not self.state.active(s))
         if not lost:
             if self.state.bound >= self.scenario.max_bounds:
-                self._finish(None, f"no decision after {self.state.bound} bounds")
+                self._finish(None, self._undecided())
             return
         standing = [s for s in self.state.sides if s not in lost]
         if len(standing) == 1:

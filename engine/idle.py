@@ -79,6 +79,8 @@ class IdleWatch:
     reported: int = 0
     #: each formation's last idle event (the commander answers it: engine.command)
     reports: dict[str, IdleReport] = field(default_factory=dict)
+    #: the formations that meant to move or strike in the last bound observed
+    intending: list[str] = field(default_factory=list)
 
     def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
         """The bound's events seen; the idle events this bound adds (after the bound's own)."""
@@ -103,6 +105,7 @@ class IdleWatch:
         if view is not None:
             acted |= view.acted
         out: list[Idle] = []
+        self.intending = []
         for f in state.active():
             steady = f.morale is Morale.STEADY
             if view is not None:
@@ -112,6 +115,8 @@ class IdleWatch:
                 word = getattr(f, "order", None)
                 intent = steady and word in _INTENT and not self._arrived(f)
                 # (an advance to a place it reached: it stands there by order)
+            if intent:
+                self.intending.append(f.id)
             if not intent or f.id in acted or state.contacts.get(f.id):
                 self.streaks.pop(f.id, None)
                 continue
@@ -124,6 +129,19 @@ class IdleWatch:
                 out.append(Idle("end", f.id, str(word), n, text))
         self.reported += len(out)
         return out
+
+    def undecided(self, state: Any) -> str:
+        """Why a battle that ran out of bounds is undecided, as the last bound left it: both
+        sides holding by choice (no formation means to move or strike), the armies still in
+        contact, or the formations whose intent stood idle (those reported, by name)."""
+        if not self.intending:
+            return "both sides hold"
+        if any(state.contacts.get(f.id) for f in state.active()):
+            return "the armies still fighting"
+        idle = sorted(fid for fid in self.intending if self.streaks.get(fid, 0) >= IDLE_BOUNDS)
+        if idle:
+            return "intents not carried out: " + ", ".join(idle)
+        return "the armies still closing"
 
     def _arrived(self, f: Any) -> bool:
         """Whether ``f``'s last move ended at its goal under the order it still has (9.1:

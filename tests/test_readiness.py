@@ -208,3 +208,22 @@ def test_a_formation_sent_for_arrives_ready_stamford_bridge() -> None:
     assert arrived and moved and moved[0] <= arrived[0] + 1, (arrived, moved[:3])
     idle = [e for r in b.log.bounds for e in r.events if e.type == "idle"]
     assert not [e for e in idle if e.formation == "no_orri" and "not ready" in e.cause]
+
+
+def test_no_decision_says_why(minden) -> None:
+    """A battle that runs out of bounds says why it is undecided (engine.idle): two armies
+    that both hold, 2.5 km apart, are "both sides hold"; one side asleep until after the end
+    while the other advances on it is not holding by choice."""
+    bf, origin = minden
+    red = [{"id": "r", "profile": "inf", "bases": 2, "at": (0, -500), "facing": 0}]
+    blue = [{"id": "b", "profile": "inf", "bases": 2, "at": (0, 2000), "facing": 180}]
+    b = _battle(bf, origin, red, blue, max_bounds=4)
+    b.run()
+    assert b.log.result is not None
+    assert b.log.result["reason"] == "no decision after 4 bounds: both sides hold"
+    red[0]["order"] = "advance"
+    red[0]["readiness"] = {"state": "asleep", "until": {"bound": 20}}
+    b = _battle(bf, origin, red, blue, max_bounds=6)
+    b.run()
+    assert b.log.result is not None
+    assert b.log.result["reason"] == "no decision after 6 bounds: intents not carried out: r"
