@@ -10,6 +10,8 @@ ruleset) for seeds 1..N, exactly as ``scenario-builder run`` fights them, and pr
   attack (its order ``advance``/``attack``, not at the place its advance was to) neither
   moved more than 1 m, shot nor fought;
 - ``idle named``: idle events the engine logged (``idle``: the stall watcher naming a cause);
+- ``unnamed``: idle-with-intent streaks of 6 bounds with no idle event for that formation
+  since the streak began (the target: none);
 - ``undecided``: replays that ended with no winner, and their reasons.
 
 It reads only the battle logs (``BattleLog.to_dict()``), so it sees what a reader of
@@ -41,6 +43,8 @@ class Replay:
     idle_max: int = 0
     idle_who: str = ""
     idle_named: int = 0
+    #: idle-with-intent streaks of IDLE_BOUNDS + 1 bounds with no idle event for the formation
+    unnamed: int = 0
     winner: str | None = None
     reason: str = ""
     bounds: int = 0
@@ -79,6 +83,7 @@ def audit_log(log: dict[str, Any]) -> Replay:
     arrived: dict[str, str] = {}  # formation -> the order it reached its goal under
     orders: dict[str, str] = {}
     effective: dict[str, str] = {}  # the order each formation carries out (its last taken up)
+    named_at: dict[str, int] = {}  # formation -> bound of its last idle event
     for b in log["bounds"]:
         now: set[str] = set()
         for e in b["events"]:
@@ -91,6 +96,7 @@ def audit_log(log: dict[str, Any]) -> Replay:
                 r.melee += 1
             if e.get("type") == "idle":
                 r.idle_named += 1
+                named_at[e["formation"]] = b["bound"]
         acted |= now
         snap = (b.get("snapshot") or {}).get("formations") or {}
         for fid, s in snap.items():
@@ -105,6 +111,10 @@ def audit_log(log: dict[str, Any]) -> Replay:
                 streak[fid] += 1
                 if streak[fid] > r.idle_max:
                     r.idle_max, r.idle_who = streak[fid], f"{fid}@{b['bound']}"
+                # the engine names a streak after 5 bounds: one bound's slack for its reading
+                began = b["bound"] - streak[fid] + 1
+                if streak[fid] == 6 and named_at.get(fid, -1) < began:
+                    r.unnamed += 1
             else:
                 streak[fid] = 0
     r.never_acted = [f for f in forms if f not in acted]
@@ -151,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=[], help="scenario ids (or id:ruleset)")
     args = ap.parse_args(argv)
     print(
-        f"{'battle':40} {'melee':>11} {'never acted':>26} {'idle max':>22} {'named':>5} undecided"
+        f"{'battle':40} {'melee':>11} {'never acted':>26} {'idle max':>22} {'named':>5} "
+        f"{'unnamed':>7} undecided"
     )
     for sid, rs in _cases(args.only):
         reps = []
@@ -173,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{sid + (':' + rs if rs else ''):40} {melee:6.1f} {with_melee:2}/{n:<2} "
             f"{never_txt[:26]:>26} {worst.idle_max:3} {worst.idle_who[:18]:>18} "
-            f"{sum(r.idle_named for r in reps):5} {len(undecided)}"
+            f"{sum(r.idle_named for r in reps):5} {sum(r.unnamed for r in reps):7} "
+            f"{len(undecided)}"
             + (f" ({collections.Counter(undecided).most_common(1)[0][0]})" if undecided else "")
         )
         sys.stdout.flush()
