@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from engine.scenario import load_scenario
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.montecarlo import replay, run_replays
 
 

@@ -253,7 +253,7 @@ def check_ruleset(
     elif not hasattr(scenario, "sides"):
         scenario = load_scenario(scenario)
     if battlefield is None:
-        from scenario_builder.cli.run import build_battlefield
+        from scenario_builder.battle import build_battlefield
 
         battlefield = build_battlefield(scenario).battlefield
     rs = get_ruleset(ruleset_name)

@@ -26,7 +26,7 @@ from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.commanders import REACHED_M, closes_on_advance
 from engine.scenario import Scenario, load_scenario
 from engine.state import BaseStatus
-from scenario_builder.cli.run import build_battlefield, fight
+from scenario_builder.battle import build_battlefield, fight
 
 
 @pytest.fixture(scope="module")

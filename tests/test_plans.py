@@ -28,7 +28,7 @@ from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.commanders import REACHED_M, TAKEN_M, _gap
 from engine.scenario import Scenario, load_scenario
 from engine.state import Morale
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.paths import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -85,7 +85,7 @@ def montecarlo(
 
     from engine.scenario import load_scenario
     from scenario_builder import montecarlo as mc
-    from scenario_builder.cli.run import build_battlefield, fight
+    from scenario_builder.battle import build_battlefield, fight
     from scenario_builder.errors import ScenarioError
 
     if workers is not None and scheduler is not None:
