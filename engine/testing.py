@@ -72,8 +72,20 @@ STRUCTURAL_HOOKS = frozenset(
         "start_bound",
     }
 )
-#: public names of a ruleset that are helpers for its own code or the CLI, not hooks
-_HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
+#: public names of a ruleset that are helpers for its own code or the CLI, not hooks (the
+#: scripted orders come in through the commanders a caller passes the battle, the troop list
+#: schema is for ``scenario-builder schema``: no battle reads them)
+_HELPERS = frozenset(
+    {
+        "roll",
+        "describe",
+        "terrain_classes",
+        "hook_checks",
+        "orders_script",
+        "scripted_commanders",
+        "troop_list_schema",
+    }
+)
 
 _ACTIONS = {"shot": "formation", "melee": "formation", "moved": "formation"}
 

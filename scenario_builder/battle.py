@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engine.log import BattleLog
-    from engine.orders import Commander
+    from engine.orders import Commander, ScriptedOrders
     from engine.rulesets import Ruleset
-    from engine.rulesets.two_mm_earth.scripted import OrdersScript
     from engine.scenario import Scenario
     from engine.terrain import Ground
     from scenario_builder.battlefield import Battlefield
@@ -121,11 +120,15 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
 
 
 def load_orders(
-    scenario: Scenario, orders: str | Path | OrdersScript | None, orders_side: str | None
-) -> OrdersScript | None:
-    """An orders file (``run --orders FILE``) read and checked against the scenario (names,
-    sides) before any ground is built; None without one. A loaded script is passed through."""
-    from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_sides
+    scenario: Scenario,
+    orders: str | Path | ScriptedOrders | None,
+    orders_side: str | None,
+    ruleset: Ruleset | str | None = None,
+) -> ScriptedOrders | None:
+    """An orders file (``run --orders FILE``) read by the ruleset (default: the scenario's) and
+    checked against the scenario (names, sides) before any ground is built; None without one.
+    A script already read is checked and passed through."""
+    from engine.rulesets import Ruleset, get_ruleset
     from scenario_builder.errors import ScenarioFileError
 
     if orders is None:
@@ -134,9 +137,8 @@ def load_orders(
                 scenario.path or scenario.id, "--orders-side needs --orders FILE"
             )
         return None
-    script = orders if isinstance(orders, OrdersScript) else OrdersScript.load(orders)
-    scripted_sides(scenario, script, orders_side)  # the checks, on names only
-    return script
+    rs = ruleset if isinstance(ruleset, Ruleset) else get_ruleset(ruleset or scenario.ruleset)
+    return rs.orders_script(orders, scenario, orders_side)
 
 
 def commanders(
@@ -144,22 +146,19 @@ def commanders(
     battlefield: Ground,
     ruleset: Ruleset,
     *,
-    orders: str | Path | OrdersScript | None = None,
+    orders: str | Path | ScriptedOrders | None = None,
     orders_side: str | None = None,
 ) -> dict[str, Commander]:
-    """The ruleset's automatic commanders for every side; ``orders`` (an orders file or a loaded
-    script, :func:`load_orders`) scripts some of them, its positions read on ``battlefield`` (a
-    ``Battlefield`` or a ruleset's view of one)."""
-    from engine.rulesets.two_mm_earth.scripted import scripted_commanders
-
+    """The ruleset's automatic commanders for every side; ``orders`` (an orders file or a
+    script already read, :func:`load_orders`) scripts some of them, its positions read on
+    ``battlefield`` (a ``Battlefield`` or a ruleset's view of one)."""
     chosen: dict[str, Commander] = dict(
         ruleset.automatic_commanders(scenario, ruleset.ground(battlefield))
     )
-    script = load_orders(scenario, orders, orders_side)
+    script = load_orders(scenario, orders, orders_side, ruleset)
     if script is None:
         return chosen
-    script.place(battlefield)
-    chosen.update(scripted_commanders(scenario, script, battlefield.to_xy, orders_side))
+    chosen.update(ruleset.scripted_commanders(scenario, script, battlefield, orders_side))
     return chosen
 
 
@@ -170,7 +169,7 @@ def fight(
     *,
     ruleset: str | None = None,
     max_bounds: int | None = None,
-    orders_file: str | Path | OrdersScript | None = None,
+    orders_file: str | Path | ScriptedOrders | None = None,
     orders_side: str | None = None,
     snapshots: bool = True,
     settle: bool = False,

@@ -424,10 +424,7 @@ SERVER_MODULES = (
     "scenario_builder.battle",
     "engine.rulesets",
     "engine.battle",
-    # the default ruleset's parts its hooks import on first use
-    "engine.rulesets.two_mm_earth.commanders",
-    "engine.rulesets.two_mm_earth.messengers",
-    "engine.rulesets.two_mm_earth.scripted",
+    "engine.rulesets.preload",  # the rulesets' parts their hooks import on first use
     "scenario_builder.battlefield",
     "scenario_builder.routing.graph",
     "scipy.spatial",  # the nearest-enemy k-d tree (engine.spatial imports it on first use)

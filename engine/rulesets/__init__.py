@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     from engine.context import BoundContext
     from engine.dice import Dice
     from engine.log import Event
-    from engine.orders import Commander, Delivery
+    from engine.orders import Commander, Delivery, ScriptedOrders
     from engine.scenario import Scenario
     from engine.state import BattleState, Formation, UnitProfile
 
@@ -158,6 +158,10 @@ class Ruleset:
     #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
     #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
     bound_minutes: ClassVar[float | None] = None
+    #: modules of the ruleset's own folder its hooks import on first use (kept lazy so the CLI
+    #: starts quickly); a process about to fight many battles imports them up front through
+    #: :mod:`engine.rulesets.preload`
+    lazy_modules: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -182,6 +186,11 @@ class Ruleset:
     def load_army(self, name_or_path: str | Path) -> Any:
         """The troop list (unit model and schema) a scenario side names."""
         raise NotImplementedError(f"{self.name}: no troop lists")
+
+    def troop_list_schema(self) -> dict[str, Any]:
+        """The JSON Schema of this ruleset's troop list files (``scenario-builder schema
+        --kind troops``)."""
+        raise RulesetError(None, f"{self.name} has no troop list files")
 
     def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
         """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
@@ -224,6 +233,32 @@ class Ruleset:
         """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
         with them); the default: each side's scenario orders (:meth:`commander`)."""
         return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
+
+    # -- scripted orders: asked by scenario_builder.battle (``run --orders``), not the battle --
+    def orders_script(
+        self, source: str | Path | ScriptedOrders, scenario: Scenario, side: str | None = None
+    ) -> ScriptedOrders:
+        """An orders file (or a script already read) as this book's orders, checked against
+        the scenario's formations and sides by name (no ground needed, so a bad file fails
+        before any is built). ``side``: only that side follows it. The default: the book has
+        no scripted orders."""
+        from scenario_builder.errors import ScenarioFileError
+
+        where = source if isinstance(source, (str, Path)) else source.source
+        raise ScenarioFileError(where, f"{self.name} has no scripted orders (--orders)")
+
+    def scripted_commanders(
+        self,
+        scenario: Scenario,
+        script: ScriptedOrders,
+        battlefield: Ground,
+        side: str | None = None,
+    ) -> dict[str, Commander]:
+        """The commanders following ``script`` (:meth:`orders_script`) for ``side`` or every
+        side it orders, its positions read on ``battlefield``."""
+        from scenario_builder.errors import ScenarioFileError
+
+        raise ScenarioFileError(script.source, f"{self.name} has no scripted orders (--orders)")
 
     # -- the bound ---------------------------------------------------------------------------
     def new_context(self, **parts: Any) -> BoundContext:

@@ -75,7 +75,8 @@ def run(
 
     sc = load_scenario(scenario)
     sc.use_plan_files(parse_plans(plans))
-    script = load_orders(sc, orders_file, orders_side)  # a bad file fails before the build
+    # a bad file fails before the build
+    script = load_orders(sc, orders_file, orders_side, ruleset)
     stamp = {"command": "run", "scenario": sc.id}
     claim_out_dir(out, stamp, force=force)
     # the battle is fought inside the writer's claim on --out: a second run into the same

@@ -597,6 +597,9 @@ class MedievalD10(Ruleset):
         data, lines = read_yaml(p)
         return MedievalArmy.from_list(validate(TroopList, data, p, lines), p, lines)
 
+    def troop_list_schema(self) -> dict[str, Any]:
+        return TroopList.model_json_schema()
+
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)
 
