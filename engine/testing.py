@@ -74,13 +74,14 @@ STRUCTURAL_HOOKS = frozenset(
 )
 #: public names of a ruleset that are helpers for its own code or the CLI, not hooks (the
 #: scripted orders come in through the commanders a caller passes the battle, the troop list
-#: schema is for ``scenario-builder schema``: no battle reads them)
+#: schema and the odds are for ``scenario-builder schema`` and ``odds``: no battle reads them)
 _HELPERS = frozenset(
     {
         "roll",
         "describe",
         "terrain_classes",
         "hook_checks",
+        "odds_report",
         "orders_script",
         "scripted_commanders",
         "troop_list_schema",

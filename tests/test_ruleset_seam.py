@@ -522,23 +522,37 @@ def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
 # Outside the engine the Ruleset object is asked (its hooks and helpers), never a ruleset's
 # folder: a new ruleset then needs no change to the CLI, the Monte Carlo or the maps.
 OUTSIDE = sorted(p for pkg in ("scenario_builder", "maps") for p in (ROOT / pkg).rglob("*.py"))
-#: still reaching into ruleset folders: the ``odds`` command's calculations and options are
-#: each book's own and are not yet registered by the rulesets, so the command picks them by
-#: ruleset name and imports them
-KNOWN_FOLDER_IMPORTS = frozenset(
-    {"scenario_builder/cli/odds.py", "scenario_builder/cli/odds_medieval.py"}
-)
 
 
 @pytest.mark.parametrize("path", OUTSIDE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_seam_nothing_outside_the_engine_imports_a_ruleset_folder(path: Path) -> None:
     rel = path.relative_to(ROOT).as_posix()
     bad = _ruleset_folder_imports(path)
-    if rel in KNOWN_FOLDER_IMPORTS:
-        # an exception that no longer imports a folder comes off the list
-        assert bad, f"{rel} no longer imports a ruleset folder: drop it from the exceptions"
-        return
     assert not bad, f"{rel} imports a ruleset folder (ask the Ruleset object): {bad}"
+
+
+def test_seam_every_odds_question_has_a_ruleset_to_answer_it() -> None:
+    from engine.rulesets import odds_rulesets
+
+    answered = {
+        q: sorted(r.name for r in odds_rulesets() if q in r.odds_questions)
+        for q in (
+            "attack",
+            "panic",
+            "wc_mv",
+            "flee_pursuit",
+            "da_troop",
+            "morale",
+            "control",
+            "initiative",
+        )
+    }
+    assert answered["attack"] == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
+    assert answered["wc_mv"] == answered["flee_pursuit"] == ["2mm-earth-v0.9+wc-morale"]
+    assert answered["da_troop"] == ["dark-age"] and answered["initiative"] == ["medieval-d10"]
+    assert all(answered.values())
+    # only a book with options of its own lists them: the command refuses them elsewhere
+    assert [r.name for r in odds_rulesets() if r.odds_options] == ["medieval-d10"]
 
 
 # -- the CLI: `rulesets` and --ruleset ---------------------------------------------------------

@@ -79,6 +79,7 @@ __all__ = [
     "Scales",
     "available_rulesets",
     "get_ruleset",
+    "odds_rulesets",
     "register",
 ]
 
@@ -162,6 +163,13 @@ class Ruleset:
     #: starts quickly); a process about to fight many battles imports them up front through
     #: :mod:`engine.rulesets.preload`
     lazy_modules: ClassVar[tuple[str, ...]] = ()
+    #: the questions ``scenario-builder odds`` may ask this book, by the name of the option
+    #: that asks it (``attack``, ``panic``, ``wc_mv`` ...): :meth:`odds_report` answers them
+    odds_questions: ClassVar[tuple[str, ...]] = ()
+    #: ``odds`` options only this book reads (name -> value when not given). A book with its
+    #: own options answers every ``odds --ruleset NAME`` question itself; under any other
+    #: ruleset they are refused.
+    odds_options: ClassVar[Mapping[str, Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -233,6 +241,13 @@ class Ruleset:
         """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
         with them); the default: each side's scenario orders (:meth:`commander`)."""
         return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
+
+    # -- odds: asked by ``scenario-builder odds``, not the battle -------------------------------
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        """The answer (JSON values: exact odds as fractions and floats) to the question the
+        ``odds`` options ``opts`` ask (by option name, :mod:`engine.rulesets.odds_options`);
+        one of :attr:`odds_questions`."""
+        raise RulesetError(None, f"ruleset {self.name} answers no odds questions")
 
     # -- scripted orders: asked by scenario_builder.battle (``run --orders``), not the battle --
     def orders_script(
@@ -384,6 +399,12 @@ def unregister(name: str) -> None:
 def available_rulesets() -> list[str]:
     """Canonical names of every registered ruleset, sorted."""
     return sorted(_REGISTRY)
+
+
+def odds_rulesets() -> list[Ruleset]:
+    """Every registered ruleset that answers ``odds`` questions (:attr:`Ruleset.odds_questions`),
+    by name."""
+    return [get_ruleset(n) for n in available_rulesets() if _REGISTRY[n].odds_questions]
 
 
 def get_ruleset(name: str | None = None) -> Ruleset:

@@ -425,6 +425,8 @@ class TwoMmEarth(TwoMmEarthMoves):
 
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
+    #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)
+    odds_questions: ClassVar[tuple[str, ...]] = ("attack", "panic")
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         # every answer changed (a row the version's table leaves blank now routs too), so a
@@ -439,6 +441,11 @@ class TwoMmEarth(TwoMmEarthMoves):
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),
     }
+
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        from engine.rulesets.two_mm_earth.odds_report import attack_report, panic_report
+
+        return attack_report(opts, self) if opts["attack"] else panic_report(opts, self)
 
     # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
     def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
