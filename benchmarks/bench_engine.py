@@ -154,8 +154,9 @@ def test_bench_engine_30_bounds_to_the_last(benchmark) -> None:
 
 
 def write_log(log: object, path: Path) -> None:
-    """``battle_log.json`` written as ``scenario-builder run`` writes it (cli/run.py
-    ``write_run``); an older checkout (``--against``) has no ``to_bytes``: its text, encoded."""
+    """``battle_log.json`` written as ``scenario-builder run`` writes it
+    (``scenario_builder.run_folder.write_run``); an older checkout (``--against``) has no
+    ``to_bytes``: its text, encoded."""
     to_bytes = getattr(log, "to_bytes", None)
     if to_bytes is not None:
         path.write_bytes(to_bytes())
@@ -195,8 +196,8 @@ def measure(
         if RULESET is None
         else Battle(bf, sc, Dice(1), delivery=InstantDelivery(), ruleset=RULESET)
     )
-    # as ``scenario-builder run`` does once the armies are deployed (cli/run.py fight): the
-    # set-up's objects out of the full garbage collections' walks (scenario_builder.heap)
+    # as ``scenario-builder run`` does once the armies are deployed (scenario_builder.battle's
+    # fight): the set-up's objects out of the full garbage collections' walks (heap.freeze_setup)
     freeze_setup()
     prof = cProfile.Profile() if profile or calls else None
     t0 = time.process_time()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from engine.scenario import load_scenario
 from engine.yamlio import recording_reads
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.mc_bundle import pack
 from scenario_builder.montecarlo import replay, run_replays
 

@@ -1,7 +1,7 @@
 """Known-answer battles (STYLE.md item 7, python-chess perft style): scenario + seed -> outcome.
 
 Each case is fought exactly as ``scenario-builder run SCENARIO --seed N`` fights it
-(:func:`scenario_builder.cli.run.build_battlefield` + :func:`scenario_builder.cli.run.fight`),
+(:func:`scenario_builder.battle.build_battlefield` + :func:`scenario_builder.battle.fight`),
 plus the engine benchmark's scenario (benchmarks/bench_engine.py) at a small size: decided (with
 messengers) and fought to the last for 30 bounds (instant orders). The answer is
 the sha256 of the ``battle_log.json`` bytes, the winner, bounds, losses per side and the morale of
@@ -48,14 +48,14 @@ COMPOSED = {
 @cache
 def _built(slug_or_id: str) -> Any:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     return build_battlefield(load_scenario(slug_or_id))
 
 
 def _scenario_case(scenario_id: str, seed: int, ruleset: str | None = None) -> dict[str, Any]:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import fight
+    from scenario_builder.battle import fight
 
     sc = load_scenario(scenario_id)
     log, _ = fight(sc, _built(scenario_id), seed, ruleset=ruleset)

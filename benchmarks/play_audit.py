@@ -125,7 +125,7 @@ def audit_log(log: dict[str, Any]) -> Replay:
 
 def _fight(scenario_id: str, seed: int, ruleset: str | None) -> dict[str, Any]:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import fight
+    from scenario_builder.battle import fight
 
     sc = load_scenario(scenario_id)
     log, _ = fight(sc, _built(scenario_id), seed, ruleset=ruleset)
@@ -137,7 +137,7 @@ _GROUND: dict[str, Any] = {}
 
 def _built(scenario_id: str) -> Any:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     if scenario_id not in _GROUND:
         _GROUND[scenario_id] = build_battlefield(load_scenario(scenario_id))

@@ -50,6 +50,7 @@ __all__ = [
     "Delivery",
     "InstantDelivery",
     "Order",
+    "ScriptedOrders",
     "StandingOrders",
     "check_order",
 ]
@@ -135,6 +136,15 @@ class Commander(Protocol):
         """This bound's orders: :class:`Order` or the ruleset's own kinds (2mm Earth: wing
         orders)."""
         ...
+
+
+class ScriptedOrders(Protocol):
+    """A human plan read from a file (``run --orders FILE``): what a ruleset's
+    ``orders_script`` returns and its ``scripted_commanders`` follows. ``read_as`` counts how
+    its positions were read (map metres or lon,lat), for the CLI to say."""
+
+    source: str
+    read_as: dict[str, int]
 
 
 @dataclass(slots=True)

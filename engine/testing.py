@@ -75,8 +75,21 @@ STRUCTURAL_HOOKS = frozenset(
         "idle_view",
     }
 )
-#: public names of a ruleset that are helpers for its own code or the CLI, not hooks
-_HELPERS = frozenset({"roll", "describe", "terrain_classes", "hook_checks"})
+#: public names of a ruleset that are helpers for its own code or the CLI, not hooks (the
+#: scripted orders come in through the commanders a caller passes the battle, the troop list
+#: schema and the odds are for ``scenario-builder schema`` and ``odds``: no battle reads them)
+_HELPERS = frozenset(
+    {
+        "roll",
+        "describe",
+        "terrain_classes",
+        "hook_checks",
+        "odds_report",
+        "orders_script",
+        "scripted_commanders",
+        "troop_list_schema",
+    }
+)
 
 _ACTIONS = {"shot": "formation", "melee": "formation", "moved": "formation"}
 
@@ -256,7 +269,7 @@ def check_ruleset(
     elif not hasattr(scenario, "sides"):
         scenario = load_scenario(scenario)
     if battlefield is None:
-        from scenario_builder.cli.run import build_battlefield
+        from scenario_builder.battle import build_battlefield
 
         battlefield = build_battlefield(scenario).battlefield
     rs = get_ruleset(ruleset_name)

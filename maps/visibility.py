@@ -36,17 +36,23 @@ from scenario_builder.los import EDGE_M
 _MAX_SAMPLES = 4096
 
 
-def sight_limit_m(weather: str | None, time: str | None) -> float | None:
-    """6.3 seeing distance for non-local troops (None: unlimited), from the engine's chart.
+def sight_limit_m(
+    weather: str | None, time: str | None, ruleset: str | None = None
+) -> float | None:
+    """How far non-local troops see (None: unlimited) under the log's ruleset (default
+    2mm Earth v0.9, whose 6.3 chart gives these), as the battle asked it
+    (:meth:`engine.rulesets.Ruleset.sight_limit_m`).
 
     >>> sight_limit_m("fog", "day"), sight_limit_m("clear", "night"), sight_limit_m("rain", "night")
     (1500.0, 1000.0, 500.0)
     >>> sight_limit_m("clear", "day") is None, sight_limit_m(None, None) is None
     (True, True)
+    >>> sight_limit_m("fog", "night", "medieval-d10") is None  # the d10 book limits no sight
+    True
     """
-    from engine.rulesets.two_mm_earth.charts import sight_limit_m as chart
+    from engine.rulesets import get_ruleset
 
-    return chart(weather or "clear", time or "day", local=False)
+    return get_ruleset(ruleset).sight_limit_m(weather or "clear", time or "day", local=False)
 
 
 class SightProofs:
@@ -311,7 +317,7 @@ def side_limits(log: Mapping[str, Any]) -> dict[str, float | None]:
     >>> side_limits({"sides": [{"id": "a"}]})
     {'a': None}
     """
-    limit = sight_limit_m(log.get("weather"), log.get("time"))
+    limit = sight_limit_m(log.get("weather"), log.get("time"), log.get("ruleset"))
     here = log.get("locality")
     return {
         s["id"]: (None if here is not None and s.get("locality") == here else limit)

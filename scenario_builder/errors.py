@@ -71,6 +71,10 @@ class RulesetError(ScenarioError, KeyError):
         return ScenarioError.__str__(self)
 
 
+class OddsInputError(ScenarioError, ValueError):
+    """A bad combination of ``scenario-builder odds`` options."""
+
+
 class ScenarioWarning(UserWarning):
     """Root of the project's warnings: something was not fatal but the user should know."""
 

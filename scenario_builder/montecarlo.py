@@ -83,7 +83,7 @@ def warm(
     The caches are per process (``_load``; the ground view and the graph are cached by
     battlefield), so the replays that follow start at once."""
     from engine.rulesets import get_ruleset
-    from scenario_builder.cli.run import LoadedBattlefield, fight
+    from scenario_builder.battle import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     fight(scenario, LoadedBattlefield(bf), 0, ruleset=ruleset, max_bounds=1, snapshots=False)
@@ -192,7 +192,7 @@ def replay(
 ) -> dict[str, Any]:
     """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset R]``
     would."""
-    from scenario_builder.cli.run import LoadedBattlefield, fight
+    from scenario_builder.battle import LoadedBattlefield, fight
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     start = time.perf_counter()
@@ -468,20 +468,17 @@ def run_replays(
     return results, n_workers, wall
 
 
-#: what a replay imports (:func:`warm`: the CLI's fight, the engine and its rulesets, the
+#: what a replay imports (:func:`warm`: the library's fight, the engine and its rulesets, the
 #: battlefield, the messengers' routing graph) and what :func:`plot` does (matplotlib),
 #: loaded once by the fork server a local cluster's workers are forked from
 #: (:func:`start_worker_server`)
 SERVER_MODULES = (
     "distributed",
     "scenario_builder.mc_preload",
-    "scenario_builder.cli.run",
+    "scenario_builder.battle",
     "engine.rulesets",
     "engine.battle",
-    # the default ruleset's parts its hooks import on first use
-    "engine.rulesets.two_mm_earth.commanders",
-    "engine.rulesets.two_mm_earth.messengers",
-    "engine.rulesets.two_mm_earth.scripted",
+    "engine.rulesets.preload",  # the rulesets' parts their hooks import on first use
     "scenario_builder.battlefield",
     "scenario_builder.routing.graph",
     "scipy.spatial",  # the nearest-enemy k-d tree (engine.spatial imports it on first use)

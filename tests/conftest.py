@@ -204,7 +204,8 @@ def teutoburg_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     order, messengers in flight and re-routed, panic tests, routs and destroyed formations.
     """
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield, fight, write_run
+    from scenario_builder.battle import build_battlefield, fight
+    from scenario_builder.run_folder import write_run
 
     root = tmp_path_factory.mktemp("teutoburg_run")
     orders = root / "orders.yaml"

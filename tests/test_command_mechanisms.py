@@ -15,7 +15,7 @@ from engine.battle import Battle
 from engine.dice import Dice
 from engine.rulesets import get_ruleset
 from engine.scenario import Scenario, load_scenario
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.routing.route import arrival_bound
 
 

@@ -26,7 +26,7 @@ from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.commanders import REACHED_M, closes_on_advance
 from engine.scenario import Scenario, load_scenario
 from engine.state import BaseStatus
-from scenario_builder.cli.run import build_battlefield, fight
+from scenario_builder.battle import build_battlefield, fight
 
 
 @pytest.fixture(scope="module")
@@ -287,7 +287,7 @@ def test_the_general_answers_an_idle_report(ground: dict[str, Any]) -> None:
     brigade on its way to its station in the Wheatfield line (bound 10), the General answers
     in the next bound (``replanned``): the place it stands is its station, and it holds there
     - so it is never reported idle again. The summary counts the answer among the events."""
-    from scenario_builder.cli.run import summarise
+    from scenario_builder.battle import summarise
 
     log = _fight(ground, "gettysburg_1863_day2", 1)
     idle = [(bd, e) for bd, e in _of(log, "idle") if e.formation == "us_winslow"]

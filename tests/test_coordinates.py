@@ -126,7 +126,7 @@ ORDERS = '1: ["hold en_edmund"]\n2:\n  - "advance en_surrey to {at}"\n'
 
 def _fight(orders: Path, built) -> str:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import fight
+    from scenario_builder.battle import fight
 
     log, _ = fight(load_scenario("flodden_1513"), built, 3, max_bounds=3, orders_file=str(orders))
     return log.to_json()

@@ -22,19 +22,17 @@ LINE = ("en_godric", "en_fyrd_left", "en_hearth", "en_fyrd_right")
 
 @pytest.fixture(scope="module")
 def maldon() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
 
 
 def _fight(sc: Any, ground: Any, seed: int, bounds: int) -> list[tuple[int, dict[str, Any]]]:
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     rs = get_ruleset("dark-age")
-    battle = Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    battle = Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
     for _ in range(bounds):
         for _phase in battle.phases():
             pass

@@ -27,19 +27,17 @@ from scenario_builder.errors import RulesetError
 
 @pytest.fixture(scope="module")
 def maldon() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
 
 
 def _fight(sc: Any, ground: Any, seed: int, rs: Any = None) -> Battle:
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     rs = rs or get_ruleset("dark-age")
-    return Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    return Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
 
 
 @pytest.fixture(scope="module")

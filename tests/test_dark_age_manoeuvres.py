@@ -46,7 +46,7 @@ def fought() -> tuple[Battle, dict[str, Any]]:
 def _fought(seed: int, bounds: int) -> tuple[Battle, dict[str, Any]]:
     """Maldon seed 1 with bound-1 manoeuvres on both sides, fought 10 bounds; the state as
     bound 1's moves began is kept for the frontage and position checks."""
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991")
     rs = get_ruleset("dark-age")
@@ -56,9 +56,7 @@ def _fought(seed: int, bounds: int) -> tuple[Battle, dict[str, Any]]:
         side.manoeuvres = [
             ManoeuvreSpec(bound=1, formations=[f], manoeuvre=m) for f, m in ORDERS[side.id]
         ]
-    b = Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    b = Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
     start = {f.id: (f.cx, f.cy) for f in b.state.formations.values()}
     b.step()
     after_1 = {f.id: (f.cx, f.cy) for f in b.state.formations.values()}
@@ -160,7 +158,7 @@ def test_check_ruleset_with_the_orders_above_on_maldon() -> None:
     re-arranged or turned on the spot (5.18, 5.21, 5.22) are priced in time, not distance, and a
     side-step's javelin throw is its move (5.23) (engine.testing.check_ruleset)."""
     from engine.testing import check_ruleset
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991").model_copy(deep=True)
     rs = get_ruleset("dark-age")
@@ -176,6 +174,6 @@ def test_check_ruleset_with_the_orders_above_on_maldon() -> None:
         battlefield=ground,
         max_bounds=8,
         hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
-        commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
+        commanders=lambda s, bf: commanders(s, bf, rs),
     )
     assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 6

@@ -39,7 +39,7 @@ def fought() -> tuple[Battle, dict[int, dict[str, Any]]]:
     """Maldon seed 1 with the orders above, fought 4 bounds; each formation's pose and
     frontage before each bound's moves are kept (bound -> formation -> (x, y, facing, width)),
     and each bound's dice (bound -> "dice" -> rolls)."""
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991")
     rs = get_ruleset("dark-age")
@@ -50,7 +50,7 @@ def fought() -> tuple[Battle, dict[int, dict[str, Any]]]:
             ManoeuvreSpec(bound=bd, formations=[f], manoeuvre=m, degrees=d)
             for bd, f, m, d in ORDERS[side.id]
         ]
-    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
+    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=commanders(sc, ground, rs))
     poses: dict[int, dict[str, Any]] = {}
     for bound in range(1, 5):
         poses[bound] = {
@@ -184,7 +184,7 @@ def test_5_29_no_unit_moves_off_the_table_voluntarily() -> None:
     stays on the table where it was; its side-step along the edge is made."""
     from engine.geometry import corners
     from engine.rulesets.dark_age.manoeuvres import OFF_TABLE
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991").model_copy(deep=True)
     rs = get_ruleset("dark-age")
@@ -200,7 +200,7 @@ def test_5_29_no_unit_moves_off_the_table_voluntarily() -> None:
         ManoeuvreSpec(bound=1, formations=["en_fyrd_right"], manoeuvre="step_back"),
         ManoeuvreSpec(bound=2, formations=["en_fyrd_right"], manoeuvre="side_step_left"),
     ]
-    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
+    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=commanders(sc, ground, rs))
     f = b.state.formations["en_fyrd_right"]
     start = (f.cx, f.cy)
     b.step()
@@ -219,7 +219,7 @@ def test_check_ruleset_with_every_move_manoeuvre_ordered_on_maldon() -> None:
     losses only grow, ...) hold with the wheels, slow walk, incline and gap above ordered: a
     wheel's or incline's geometry is inside the roll (engine.testing.check_ruleset)."""
     from engine.testing import check_ruleset
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991").model_copy(deep=True)
     rs = get_ruleset("dark-age")
@@ -236,7 +236,7 @@ def test_check_ruleset_with_every_move_manoeuvre_ordered_on_maldon() -> None:
         battlefield=ground,
         max_bounds=6,
         hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
-        commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
+        commanders=lambda s, bf: commanders(s, bf, rs),
     )
     assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 5
 
@@ -246,7 +246,7 @@ def test_5_28_a_unit_still_in_the_gap_pays_its_dp_once() -> None:
     narrows 4 -> 2 to pass a gap (1 DP); the hearth-troop side-steps into the ground it left
     (5.23), so it cannot expand after its move and stays narrow; ordered through the gap again
     next bound it goes on at its time, with no second DP, and tries to expand after each move."""
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991").model_copy(deep=True)
     rs = get_ruleset("dark-age")
@@ -256,7 +256,7 @@ def test_5_28_a_unit_still_in_the_gap_pays_its_dp_once() -> None:
         ManoeuvreSpec(bound=1, formations=["en_hearth"], manoeuvre="side_step_left"),
         ManoeuvreSpec(bound=2, formations=["en_fyrd_left"], manoeuvre="pass_gap"),
     ]
-    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs))
+    b = Battle(ground, sc, Dice(1), ruleset=rs, commanders=commanders(sc, ground, rs))
     b.step()
     b.step()
     first, again = _made(b, "en_fyrd_left", 1), _made(b, "en_fyrd_left", 2)

@@ -23,19 +23,17 @@ from engine.state import BaseStatus
 
 @pytest.fixture(scope="module")
 def maldon() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
 
 
 def _fight(sc: Any, ground: Any, seed: int) -> Battle:
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     rs = get_ruleset("dark-age")
-    return Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    return Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
 
 
 def _kill(f: Any, *slots: tuple[int, int]) -> None:

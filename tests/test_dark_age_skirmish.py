@@ -27,14 +27,12 @@ BOWMEN = {"vk_archers", "en_bowmen"}
 
 
 def _fight(seed: int) -> Battle:
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991")
     rs = get_ruleset(DA)
     ground = rs.ground(build_battlefield(sc).battlefield)
-    b = Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    b = Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
     b.run()
     return b
 
@@ -71,7 +69,7 @@ def test_only_unformed_light_troops_fall_back_and_only_before_formed_enemy(
     backs = _events(seed5, "skirmish_fall_back")
     assert backs
     # the chapter's view of each as deployed (a unit wiped out later has no bases to view)
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     rs = get_ruleset(DA)
@@ -95,7 +93,7 @@ def test_maldon_seed_7_the_bowmen_are_no_longer_caught_in_melee() -> None:
 
 def test_check_ruleset_counts_the_fall_back_in_the_bounds_moves() -> None:
     # the allowance check after every phase sees the fall back as a move besides the roll
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("maldon_991")
     rs = get_ruleset(DA)
@@ -106,6 +104,6 @@ def test_check_ruleset_counts_the_fall_back_in_the_bounds_moves() -> None:
         battlefield=rs.ground(build_battlefield(sc).battlefield),
         max_bounds=8,
         hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
-        commanders=lambda s, bf: _commanders(s, bf, None, None, rs),
+        commanders=lambda s, bf: commanders(s, bf, rs),
     )
     assert report.events.get("skirmish_fall_back", 0) >= 1

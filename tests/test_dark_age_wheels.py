@@ -21,7 +21,7 @@ from engine.scenario import load_scenario
 
 @pytest.fixture(scope="module")
 def maldon() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
@@ -70,13 +70,11 @@ def test_5_17_a_wheel_pivots_on_the_end_it_turns_toward(
 def test_dark_age_battles_wheel_on_one_end(maldon: tuple[Any, Any]) -> None:
     """``dark-age``'s bound rules pivot (the ruleset hook), and a Maldon replay's log has
     shieldwalls wheeling (5.17's DP) while their pivot corners stay on their turn's side."""
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     sc, ground = maldon
     rs = get_ruleset("dark-age")
-    battle = Battle(
-        ground, sc, Dice(4), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    battle = Battle(ground, sc, Dice(4), ruleset=rs, commanders=commanders(sc, ground, rs))
     battle.step()
     assert battle.ctx.move_rules.pivot_wheels
     assert not get_ruleset("2mm-earth-v0.9")._move_rules().pivot_wheels
@@ -100,13 +98,11 @@ def test_5_21_about_face_in_a_maldon_battle(maldon: tuple[Any, Any]) -> None:
     from engine.movement import MovePlan
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind, allowance, half_move
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     sc, ground = maldon
     rs = get_ruleset("dark-age")
-    battle = Battle(
-        ground, sc, Dice(1), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    battle = Battle(ground, sc, Dice(1), ruleset=rs, commanders=commanders(sc, ground, rs))
     fyrd = battle.state.formations["en_fyrd_right"]
     facing = fyrd.facing
     rear = {b.id for b in fyrd.alive_bases if b.rank == fyrd.ranks - 1}

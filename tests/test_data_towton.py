@@ -27,7 +27,7 @@ BNG = Transformer.from_crs("EPSG:27700", "EPSG:4326", always_xy=True)
 
 @pytest.fixture(scope="module")
 def towton() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("towton_1461")
     return sc, get_ruleset("medieval-d10").ground(build_battlefield(sc).battlefield)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _FIGHT = """
 import gc, hashlib, sys
 from engine.scenario import load_scenario
-from scenario_builder.cli.run import build_battlefield, fight
+from scenario_builder.battle import build_battlefield, fight
 settle = sys.argv[1] == "settle"
 sc = load_scenario("flodden_1513")
 log, _ = fight(sc, build_battlefield(sc), 7, max_bounds=6, settle=settle)

@@ -21,7 +21,7 @@ from engine.jams import STALL_BOUNDS, JamWatch, Stall, stuck_cycles
 from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
 from engine.testing import check_battle, flat_origin, make_scenario
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.montecarlo import summarize
 
 ARMIES = (

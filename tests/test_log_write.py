@@ -104,7 +104,7 @@ def test_shipped_battles_write_the_reference_bytes_by_orjson(
     bounds: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario(scenario_id)
     bf = build_battlefield(sc).battlefield

@@ -24,7 +24,7 @@ from scenario_builder.paths import data_dir
 
 @pytest.fixture(scope="module")
 def maldon() -> tuple[Any, Any]:
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     sc = load_scenario("maldon_991")
     return sc, get_ruleset("dark-age").ground(build_battlefield(sc).battlefield)
@@ -151,12 +151,10 @@ def test_5_8_march_phase_halts_at_bow_range_tactical_at_javelin_range(
 
 
 def _fight(sc: Any, ground: Any, seed: int) -> Battle:
-    from scenario_builder.cli.run import _commanders
+    from scenario_builder.battle import commanders
 
     rs = get_ruleset("dark-age")
-    return Battle(
-        ground, sc, Dice(seed), ruleset=rs, commanders=_commanders(sc, ground, None, None, rs)
-    )
+    return Battle(ground, sc, Dice(seed), ruleset=rs, commanders=commanders(sc, ground, rs))
 
 
 def test_wc_enemy_gets_plus_one_after_a_failed_test_in_a_continuing_combat(

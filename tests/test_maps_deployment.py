@@ -92,7 +92,7 @@ def test_preview_names_and_marks_the_formations_that_arrive_later(run_cli, tmp_p
 
     import pyproj
 
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     out = tmp_path / "deploy.html"
     code, _, err = run_cli("map", "chacabuco_1817", "--out", out, "--offline", "--no-fog")

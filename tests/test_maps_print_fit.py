@@ -28,7 +28,8 @@ def flodden_fight(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any, 
     """``scenario-builder run flodden_1513 --max-bounds 0``: the shipped deployment on its
     ground (run directory, BattleLog, Battlefield)."""
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield, fight, write_run
+    from scenario_builder.battle import build_battlefield, fight
+    from scenario_builder.run_folder import write_run
 
     sc = load_scenario("flodden_1513")
     built = build_battlefield(sc)

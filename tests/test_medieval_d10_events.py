@@ -18,7 +18,7 @@ from engine.log import Draw
 from engine.rulesets import get_ruleset
 from engine.rulesets.medieval_d10 import events as ev
 from engine.scenario import load_scenario
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 
 NAME = "medieval-d10"
 BATTLE_PY = Path(ev.__file__).with_name("battle.py")

@@ -19,7 +19,7 @@ from engine.dice import Dice
 from engine.rulesets import get_ruleset
 from engine.scenario import Scenario, load_scenario
 from engine.state import BaseStatus
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.errors import ScenarioFileError
 from scenario_builder.paths import data_dir
 

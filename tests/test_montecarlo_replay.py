@@ -21,7 +21,7 @@ import pytest
 
 from engine.log import BattleLog, dumps
 from engine.scenario import Scenario, load_scenario
-from scenario_builder.cli.run import LoadedBattlefield, build_battlefield, fight
+from scenario_builder.battle import LoadedBattlefield, build_battlefield, fight
 from scenario_builder.montecarlo import replay
 
 # flodden_dir, built_flodden: the built Flodden, once per session (tests/conftest.py)

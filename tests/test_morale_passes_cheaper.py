@@ -292,7 +292,7 @@ def test_v07_panic_tests_get_the_friends_seen() -> None:
     known_answers: Any = importlib.import_module("known_answers")
     from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthV07
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield, fight
+    from scenario_builder.battle import build_battlefield, fight
 
     sc = load_scenario("flodden_1513")
     built = build_battlefield(sc)

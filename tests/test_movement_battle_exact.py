@@ -725,7 +725,7 @@ def test_6_1_moves_equal_the_old_code_in_the_benchmark_battle(
 
 def test_6_1_moves_equal_the_old_code_at_flodden(monkeypatch: pytest.MonkeyPatch) -> None:
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield, fight
+    from scenario_builder.battle import build_battlefield, fight
 
     sc = load_scenario("flodden_1513")
     built = build_battlefield(sc)

@@ -29,7 +29,7 @@ from engine.log import BattleLog
 from engine.rulesets import get_ruleset
 from engine.scenario import Scenario, load_scenario
 from engine.state import Morale
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.paths import data_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -187,12 +187,12 @@ def test_a_formation_sent_for_arrives_ready_stamford_bridge() -> None:
     3: 46 bounds standing "not ready" with an attack order, the battle going on round them)."""
     from engine.rulesets import get_ruleset
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import _commanders, build_battlefield
+    from scenario_builder.battle import build_battlefield, commanders
 
     sc = load_scenario("stamford_bridge_1066")
     bf = build_battlefield(sc).battlefield
     rs = get_ruleset(sc.ruleset)
-    b = Battle(bf, sc, Dice(3), ruleset=rs, commanders=_commanders(sc, bf, None, None, rs))
+    b = Battle(bf, sc, Dice(3), ruleset=rs, commanders=commanders(sc, bf, rs))
     assert b.ctx.readiness is not None
     assert b.ctx.readiness.holds("no_harald") and not b.ctx.readiness.holds("no_orri")
     while not b.finished and b.state.bound < 44:

@@ -78,7 +78,7 @@ def test_v07_1_2_orders_reach_at_once_with_no_chart_roll(bf, origin):
 
 def test_v07_1_2_flodden_orders_obeyed_the_bound_they_are_given():
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield, fight
+    from scenario_builder.battle import build_battlefield, fight
 
     sc = load_scenario("flodden_1513")
     log, _ = fight(sc, build_battlefield(sc), 1, ruleset=V07, max_bounds=4)
@@ -254,7 +254,7 @@ def test_v07_5_3_routers_on_impractical_ground_are_destroyed():
     from engine.movement import footprint_classes
     from engine.rulesets.two_mm_earth.charts import MoveClass
     from engine.scenario import load_scenario
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     flodden = load_scenario("flodden_1513")
     raw = build_battlefield(flodden).battlefield

@@ -487,9 +487,9 @@ RULESET_DIRS = sorted(
 )
 
 
-@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
-def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
-    assert "two_mm_earth" in RULESET_DIRS
+def _ruleset_folder_imports(path: Path) -> list[str]:
+    """Each import (or module named in a string, as a preload list names them) of a ruleset's
+    folder in ``path``: ``line N: engine.rulesets.<folder>...``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     bad = []
     for node in ast.walk(tree):
@@ -498,11 +498,61 @@ def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("engine.rulesets.")
+            and " " not in node.value
+        ):
+            names = [node.value]
         for n in names:
             parts = n.split(".")
             if parts[:2] == ["engine", "rulesets"] and len(parts) > 2 and parts[2] in RULESET_DIRS:
                 bad.append(f"line {node.lineno}: {n}")
+    return bad
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
+    assert "two_mm_earth" in RULESET_DIRS
+    bad = _ruleset_folder_imports(path)
     assert not bad, f"{path.name} imports a ruleset folder: {bad}"
+
+
+# Outside the engine the Ruleset object is asked (its hooks and helpers), never a ruleset's
+# folder: a new ruleset then needs no change to the CLI, the Monte Carlo or the maps.
+OUTSIDE = sorted(p for pkg in ("scenario_builder", "maps") for p in (ROOT / pkg).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", OUTSIDE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_seam_nothing_outside_the_engine_imports_a_ruleset_folder(path: Path) -> None:
+    rel = path.relative_to(ROOT).as_posix()
+    bad = _ruleset_folder_imports(path)
+    assert not bad, f"{rel} imports a ruleset folder (ask the Ruleset object): {bad}"
+
+
+def test_seam_every_odds_question_has_a_ruleset_to_answer_it() -> None:
+    from engine.rulesets import odds_rulesets
+
+    answered = {
+        q: sorted(r.name for r in odds_rulesets() if q in r.odds_questions)
+        for q in (
+            "attack",
+            "panic",
+            "wc_mv",
+            "flee_pursuit",
+            "da_troop",
+            "morale",
+            "control",
+            "initiative",
+        )
+    }
+    assert answered["attack"] == ["2mm-earth-v0.7", "2mm-earth-v0.9", "medieval-d10"]
+    assert answered["wc_mv"] == answered["flee_pursuit"] == ["2mm-earth-v0.9+wc-morale"]
+    assert answered["da_troop"] == ["dark-age"] and answered["initiative"] == ["medieval-d10"]
+    assert all(answered.values())
+    # only a book with options of its own lists them: the command refuses them elsewhere
+    assert [r.name for r in odds_rulesets() if r.odds_options] == ["medieval-d10"]
 
 
 # -- the CLI: `rulesets` and --ruleset ---------------------------------------------------------

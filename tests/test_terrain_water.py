@@ -195,7 +195,7 @@ def test_scenario_step_and_smoothing_reach_the_build(built_minden):
     (6.2): fewer levels than the 2 m default on the same ground."""
     from types import SimpleNamespace
 
-    from scenario_builder.cli.run import build_battlefield
+    from scenario_builder.battle import build_battlefield
 
     ref = BattlefieldRef(slug="minden", step_m=5, smooth_m=30)
     bf = build_battlefield(SimpleNamespace(battlefield=ref, path=None)).battlefield

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from engine.scenario import load_scenario
-from scenario_builder.cli.run import build_battlefield
+from scenario_builder.battle import build_battlefield
 from scenario_builder.montecarlo import run_replays, summarize
 from scenario_builder.paths import data_dir
 

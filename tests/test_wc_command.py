@@ -27,7 +27,7 @@ from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, Discipline
 from engine.scenario import load_scenario
 from engine.state import Morale
 from engine.testing import attack_everything, flat_origin, make_scenario
-from scenario_builder.cli.run import _commanders, build_battlefield
+from scenario_builder.battle import build_battlefield, commanders
 
 WC = "2mm-earth-v0.9+wc-morale"
 DA = "dark-age"
@@ -36,10 +36,10 @@ DA = "dark-age"
 def _battle(scenario: Any, ruleset: str, seed: int, plan: bool = True) -> Battle:
     rs = get_ruleset(ruleset)
     ground = rs.ground(build_battlefield(scenario).battlefield)
-    commanders = _commanders(scenario, ground, None, None, rs) if plan else None
-    if commanders is None:
+    chosen = commanders(scenario, ground, rs) if plan else None
+    if chosen is None:
         return Battle(ground, scenario, Dice(seed), ruleset=rs)
-    return Battle(ground, scenario, Dice(seed), ruleset=rs, commanders=commanders)
+    return Battle(ground, scenario, Dice(seed), ruleset=rs, commanders=chosen)
 
 
 def _tests(b: Battle, bound: int | None = None) -> list[Any]:

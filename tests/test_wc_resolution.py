@@ -20,7 +20,7 @@ from engine.battle import Battle
 from engine.dice import Dice
 from engine.rulesets import get_ruleset
 from engine.scenario import load_scenario
-from scenario_builder.cli.run import _commanders, build_battlefield
+from scenario_builder.battle import build_battlefield, commanders
 
 DA = "dark-age"
 #: seeds where units break in and out of combat, flee through open ground and into friends
@@ -31,8 +31,8 @@ def _fight(seed: int) -> Battle:
     scenario = load_scenario("maldon_991")
     rs = get_ruleset(DA)
     ground = rs.ground(build_battlefield(scenario).battlefield)
-    commanders = _commanders(scenario, ground, None, None, rs)
-    b = Battle(ground, scenario, Dice(seed), ruleset=rs, commanders=commanders)
+    chosen = commanders(scenario, ground, rs)
+    b = Battle(ground, scenario, Dice(seed), ruleset=rs, commanders=chosen)
     b.run()
     return b
 

@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from engine.dice import Dice
     from engine.idle import IdleView
     from engine.log import Event
-    from engine.orders import Commander, Delivery
+    from engine.orders import Commander, Delivery, ScriptedOrders
     from engine.scenario import Scenario
     from engine.state import BattleState, Formation, UnitProfile
 
@@ -80,6 +80,7 @@ __all__ = [
     "Scales",
     "available_rulesets",
     "get_ruleset",
+    "odds_rulesets",
     "register",
 ]
 
@@ -159,6 +160,17 @@ class Ruleset:
     #: how long a bound lasts in minutes, as read from the book (None: the book gives no basis;
     #: a scenario with a ``start_time`` then cannot follow the sun, engine.light)
     bound_minutes: ClassVar[float | None] = None
+    #: modules of the ruleset's own folder its hooks import on first use (kept lazy so the CLI
+    #: starts quickly); a process about to fight many battles imports them up front through
+    #: :mod:`engine.rulesets.preload`
+    lazy_modules: ClassVar[tuple[str, ...]] = ()
+    #: the questions ``scenario-builder odds`` may ask this book, by the name of the option
+    #: that asks it (``attack``, ``panic``, ``wc_mv`` ...): :meth:`odds_report` answers them
+    odds_questions: ClassVar[tuple[str, ...]] = ()
+    #: ``odds`` options only this book reads (name -> value when not given). A book with its
+    #: own options answers every ``odds --ruleset NAME`` question itself; under any other
+    #: ruleset they are refused.
+    odds_options: ClassVar[Mapping[str, Any]] = {}
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -183,6 +195,11 @@ class Ruleset:
     def load_army(self, name_or_path: str | Path) -> Any:
         """The troop list (unit model and schema) a scenario side names."""
         raise NotImplementedError(f"{self.name}: no troop lists")
+
+    def troop_list_schema(self) -> dict[str, Any]:
+        """The JSON Schema of this ruleset's troop list files (``scenario-builder schema
+        --kind troops``)."""
+        raise RulesetError(None, f"{self.name} has no troop list files")
 
     def unit_speed_m(self, profile: UnitProfile, move_class: int) -> float | None:
         """How far a base of ``profile`` moves in one phase in ``move_class`` (None: cannot)."""
@@ -225,6 +242,39 @@ class Ruleset:
         """The sides' automatic generals (``scenario-builder run`` and ``check_ruleset`` fight
         with them); the default: each side's scenario orders (:meth:`commander`)."""
         return {s.id: self.commander(scenario, s.id, battlefield) for s in scenario.sides}
+
+    # -- odds: asked by ``scenario-builder odds``, not the battle -------------------------------
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        """The answer (JSON values: exact odds as fractions and floats) to the question the
+        ``odds`` options ``opts`` ask (by option name, :mod:`engine.rulesets.odds_options`);
+        one of :attr:`odds_questions`."""
+        raise RulesetError(None, f"ruleset {self.name} answers no odds questions")
+
+    # -- scripted orders: asked by scenario_builder.battle (``run --orders``), not the battle --
+    def orders_script(
+        self, source: str | Path | ScriptedOrders, scenario: Scenario, side: str | None = None
+    ) -> ScriptedOrders:
+        """An orders file (or a script already read) as this book's orders, checked against
+        the scenario's formations and sides by name (no ground needed, so a bad file fails
+        before any is built). ``side``: only that side follows it. The default: the book has
+        no scripted orders."""
+        from scenario_builder.errors import ScenarioFileError
+
+        where = source if isinstance(source, (str, Path)) else source.source
+        raise ScenarioFileError(where, f"{self.name} has no scripted orders (--orders)")
+
+    def scripted_commanders(
+        self,
+        scenario: Scenario,
+        script: ScriptedOrders,
+        battlefield: Ground,
+        side: str | None = None,
+    ) -> dict[str, Commander]:
+        """The commanders following ``script`` (:meth:`orders_script`) for ``side`` or every
+        side it orders, its positions read on ``battlefield``."""
+        from scenario_builder.errors import ScenarioFileError
+
+        raise ScenarioFileError(script.source, f"{self.name} has no scripted orders (--orders)")
 
     # -- the bound ---------------------------------------------------------------------------
     def new_context(self, **parts: Any) -> BoundContext:
@@ -357,6 +407,12 @@ def unregister(name: str) -> None:
 def available_rulesets() -> list[str]:
     """Canonical names of every registered ruleset, sorted."""
     return sorted(_REGISTRY)
+
+
+def odds_rulesets() -> list[Ruleset]:
+    """Every registered ruleset that answers ``odds`` questions (:attr:`Ruleset.odds_questions`),
+    by name."""
+    return [get_ruleset(n) for n in available_rulesets() if _REGISTRY[n].odds_questions]
 
 
 def get_ruleset(name: str | None = None) -> Ruleset:

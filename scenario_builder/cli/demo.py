@@ -111,7 +111,8 @@ def demo(
     from maps.layout import LayoutOptions, write_layout_pdf
     from maps.playback import playback_map
     from maps.table import Paper, TableScale
-    from scenario_builder.cli.run import build_battlefield, fight, write_run
+    from scenario_builder.battle import build_battlefield, fight
+    from scenario_builder.run_folder import write_run
 
     console = Console(stderr=True, quiet=as_json)
     opts_scale = TableScale.from_text(scale_text)

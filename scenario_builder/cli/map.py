@@ -159,7 +159,8 @@ def _write_deployment(
 
     from engine.scenario import load_scenario
     from maps.playback import write_playback
-    from scenario_builder.cli.run import build_battlefield, fight, write_run
+    from scenario_builder.battle import build_battlefield, fight
+    from scenario_builder.run_folder import write_run
 
     sc = load_scenario(scenario)
     built = build_battlefield(sc)

@@ -89,7 +89,7 @@ def montecarlo(
     from engine.scenario import load_scenario
     from engine.yamlio import recording_reads
     from scenario_builder import montecarlo as mc
-    from scenario_builder.cli.run import build_battlefield, fight
+    from scenario_builder.battle import build_battlefield, fight
     from scenario_builder.errors import ScenarioError
     from scenario_builder.mc_bundle import pack
 

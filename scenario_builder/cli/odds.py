@@ -9,13 +9,17 @@ runs the engine's own procedures N times with the seeded dice beside the exact f
 from __future__ import annotations
 
 import json
-from fractions import Fraction
 from typing import Any
 
 import click
 
+from engine.rulesets.odds_options import fail as _fail
+from engine.rulesets.odds_options import flag as _flag
+from engine.rulesets.odds_options import reject as _reject
 from scenario_builder.cli.options import json_option, ruleset_option, seed_option
-from scenario_builder.errors import ScenarioError
+from scenario_builder.errors import OddsInputError, RulesetError
+
+__all__ = ["OddsInputError", "check_bounds", "odds"]
 
 UNIT_TYPES = (
     "infantry",
@@ -28,7 +32,6 @@ UNIT_TYPES = (
     "monster",
 )
 COVERS = ("open", "wet", "debris", "overhead")
-V07_OPTIONS = ("other_resilience", "seen_fleeing", "seen_routing", "contact_sides")
 
 
 # The range each whole-number option accepts, checked before any work. Exact odds are fractions
@@ -63,25 +66,13 @@ def check_bounds(opts: dict[str, Any]) -> None:
     >>> check_bounds({"arming": 200})
     Traceback (most recent call last):
     ...
-    scenario_builder.cli.odds.OddsInputError: odds: expected --arming 1..20, got 200
+    scenario_builder.errors.OddsInputError: odds: expected --arming 1..20, got 200
     """
     for name, (low, high) in BOUNDS.items():
         value = opts.get(name)
         if value is not None and not low <= value <= high:
             flag = FLAGS.get(name, _flag(name))
             raise _fail(f"expected {flag} {low}..{high}, got {value}")
-
-
-class OddsInputError(ScenarioError, ValueError):
-    """A bad combination of ``odds`` options."""
-
-
-def _fail(problem: str) -> OddsInputError:
-    return OddsInputError(None, f"odds: {problem}")
-
-
-def _frac(x: Fraction) -> str:
-    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
 
 
 @click.command("odds")
@@ -178,303 +169,56 @@ def odds(**opts: Any) -> None:
         --figures 20 --armour heavy --range-band medium --factor shields
     scenario-builder odds --ruleset medieval-d10 --morale receiving_charge --class D
     """
-    from scenario_builder.cli.odds_medieval import (
-        MEDIEVAL_NAMES,
-        MEDIEVAL_ONLY,
-        medieval_odds,
-        print_medieval,
-    )
+    from engine.rulesets import get_ruleset, odds_rulesets
+    from scenario_builder.cli.odds_medieval import print_medieval
 
     check_bounds(opts)
-
-    if opts["ruleset"] in MEDIEVAL_NAMES:
-        report = medieval_odds(opts)
+    # each ruleset answers its own questions (Ruleset.odds_questions, odds_report); the
+    # command's own options are 2mm Earth's vocabulary, read by that family's rulesets
+    named = get_ruleset(opts["ruleset"])
+    if named.odds_options:  # a book with its own options answers every question itself
+        report = named.odds_report(opts)
         if opts["as_json"]:
             click.echo(json.dumps(report, sort_keys=True, indent=2))
         else:
             print_medieval(report)
         return
-    _reject(opts, MEDIEVAL_ONLY, "2mm Earth odds (use --ruleset medieval-d10)")
-    modes = [
-        bool(opts["attack"]),
-        opts["panic"],
-        opts["wc_mv"] is not None,
-        opts["flee_pursuit"],
-        opts["da_troop"] is not None,
-    ]
-    if sum(modes) != 1:
+    books = odds_rulesets()
+    for other in books:
+        if other.odds_options:
+            _reject(opts, other.odds_options, f"2mm Earth odds (use --ruleset {other.name})")
+    modes = {
+        "attack": bool(opts["attack"]),
+        "panic": opts["panic"],
+        "wc_mv": opts["wc_mv"] is not None,
+        "flee_pursuit": opts["flee_pursuit"],
+        "da_troop": opts["da_troop"] is not None,
+    }
+    asked = [q for q, on in modes.items() if on]
+    if len(asked) != 1:
         raise _fail(
             "expected exactly one of --attack melee|ranged, --panic, --wc-morale MV, "
             "--flee-pursuit or --dark-age-move TROOP"
         )
-    if not (opts["attack"] or opts["panic"]):
-        report = _module_odds(opts)
-        click.echo(json.dumps(report, sort_keys=True, indent=2))
+    question = asked[0]
+    if question not in ("attack", "panic"):
+        # a composed book's own test: answered whichever ruleset is named (as it always was)
+        rs = next(b for b in [named, *books] if question in b.odds_questions)
+        click.echo(json.dumps(rs.odds_report(opts), sort_keys=True, indent=2))
         return
-    r = opts["resilience"]
-    if r is None:
+    if opts["resilience"] is None:
         raise _fail("expected --resilience R (1..7), got none")
-    report = _attack(opts) if opts["attack"] else _panic(opts)
+    if question not in named.odds_questions:
+        raise RulesetError(
+            None, f"ruleset {named.name} has no 2mm Earth odds (2.3 attack dice, 10.5 panic test)"
+        )
+    report = named.odds_report(opts)
     if opts["as_json"]:
         click.echo(json.dumps(report, sort_keys=True, indent=2))
-    elif opts["attack"]:
+    elif question == "attack":
         _print_attack(report)
     else:
         _print_panic(report)
-
-
-_ATTACK_ONLY = {
-    "arming": None,
-    "half_range": False,
-    "moving": False,
-    "skirmisher": False,
-    "cover": None,
-    "unit_type": None,
-    "outnumber": 0,
-    "ordnance_ranks": None,
-    "volley": False,
-}
-_PANIC_ONLY = {
-    "leadership": 0,
-    "modifier": 0,
-    "routing": False,
-    "ruleset": None,
-    "other_resilience": None,
-    "seen_fleeing": None,
-    "seen_routing": None,
-    "contact_sides": None,
-    "rear_contact": False,
-    "army_morale": False,
-}
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _reject(opts: dict[str, Any], defaults: dict[str, Any], mode: str) -> None:
-    for name, default in defaults.items():
-        if opts[name] != default:
-            raise _fail(f"{_flag(name)} does not apply to {mode}")
-
-
-def _attack(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.rulesets.two_mm_earth.charts import CoverClass
-    from engine.rulesets.two_mm_earth.odds import (
-        at_least,
-        attack_distribution_exact,
-        hit_chance,
-        simulate_attack,
-        two_mm_ruleset,
-    )
-    from engine.rulesets.two_mm_earth.resolution import (
-        attack_need,
-        ordnance_dice,
-        outnumbering_bonus,
-    )
-
-    _reject(opts, _PANIC_ONLY, "--attack")
-    rs = two_mm_ruleset(opts["ruleset"])  # the ruleset's own charts (a ruleset without them: error)
-    kind = opts["attack"]
-    if kind not in ("melee", "ranged"):
-        raise _fail(f"expected --attack melee or ranged, got {kind!r}")
-    arming = opts["arming"]
-    if arming is None:
-        raise _fail("expected --arming 1..20, got none")
-    volley = opts["volley"]
-    ranks = opts["ordnance_ranks"]
-    if volley and ranks is None:
-        ranks = 2
-    ordnance = ranks is not None
-    if kind == "melee":
-        for name in ("half_range", "moving", "skirmisher", "volley", "ordnance_ranks"):
-            if opts[name] not in (None, False):
-                raise _fail(f"{_flag(name)} applies to --attack ranged only")
-    elif opts["outnumber"] and not ordnance:
-        raise _fail("--outnumber applies to melee (3.1) or ordnance fire (8.1) only")
-
-    cover = (opts["cover"] or "open").lower()
-    if cover not in COVERS:
-        raise _fail(f"expected --cover one of {', '.join(COVERS)}, got {cover!r}")
-    unit_type = opts["unit_type"]
-    if unit_type is not None and unit_type not in UNIT_TYPES:
-        raise _fail(f"expected --unit-type one of {', '.join(UNIT_TYPES)}, got {unit_type!r}")
-    if cover != "open" and unit_type is None:
-        raise _fail("--cover needs --unit-type (chart 7.2 differs by unit type)")
-    cover_class = CoverClass[cover.upper()]
-    cover_mod = rs.cover_modifier(unit_type, cover_class, kind) if unit_type else 0
-    effective_r = opts["resilience"] + cover_mod
-
-    extra_ranks = ordnance_dice(1, ranks, volley) - 1 if ordnance else 0
-    bonus = outnumbering_bonus(opts["outnumber"] + extra_ranks, 0)
-    n_dice = arming + bonus
-    if kind == "ranged":
-        modifier = rs.shooting_modifier(
-            half_range_or_more=opts["half_range"],
-            moving=opts["moving"],
-            skirmisher=opts["skirmisher"],
-            ordnance=ordnance,
-            into_overhead=cover_class is CoverClass.OVERHEAD,
-            volley=volley,
-        )
-    else:
-        modifier = 0
-    exact = attack_distribution_exact(n_dice, effective_r, modifier)
-    tail = at_least(exact)
-    rows: list[dict[str, Any]] = [
-        {"hits": k, "p": float(p), "fraction": _frac(p), "p_at_least": float(tail[k])}
-        for k, p in enumerate(exact)
-    ]
-    report: dict[str, Any] = {
-        "mode": "attack",
-        "attack": kind,
-        "arming": arming,
-        "bonus_dice": bonus,
-        "dice": n_dice,
-        "resilience": opts["resilience"],
-        "cover": cover,
-        "unit_type": unit_type,
-        "cover_modifier": cover_mod,
-        "effective_resilience": effective_r,
-        "die_modifier": modifier,
-        "ordnance_ranks": ranks,
-        "volley": volley,
-        "need": attack_need(effective_r, modifier),
-        "p_hit": _frac(hit_chance(effective_r, modifier)),
-        "expected_hits": float(sum(k * p for k, p in enumerate(exact))),
-        "distribution": rows,
-    }
-    if opts["simulate"]:
-        sim = simulate_attack(
-            n_dice, effective_r, modifier, trials=opts["simulate"], seed=opts["seed"]
-        )
-        for row, freq in zip(rows, sim, strict=True):
-            row["simulated"] = freq
-        report["simulation"] = {
-            "trials": opts["simulate"],
-            "seed": opts["seed"],
-            "expected_hits": sum(k * f for k, f in enumerate(sim)),
-        }
-    return report
-
-
-def _panic(opts: dict[str, Any]) -> dict[str, Any]:
-    from engine.rulesets.two_mm_earth.odds import (
-        panic_distribution_exact,
-        simulate_panic,
-        two_mm_ruleset,
-    )
-
-    _reject(opts, _ATTACK_ONLY, "--panic")
-    ruleset = two_mm_ruleset(opts["ruleset"])
-    leadership = opts["leadership"]
-    situation: dict[str, Any] = {}
-    for name in V07_OPTIONS:
-        value = opts[name]
-        if value is None:
-            continue
-        situation[name] = value
-    for name in ("rear_contact", "army_morale"):
-        if opts[name]:
-            situation[name] = True
-    if situation and ruleset.panic_dice != 1:
-        used = ", ".join(_flag(n) for n in situation)
-        raise _fail(f"{used}: v0.7 rout-test options; use --ruleset 2mm-earth-v0.7")
-    exact = panic_distribution_exact(
-        opts["resilience"],
-        leadership,
-        opts["modifier"],
-        ruleset,
-        routing=opts["routing"],
-        **situation,
-    )
-    report: dict[str, Any] = {
-        "mode": "panic",
-        "ruleset": ruleset.name,
-        "resilience": opts["resilience"],
-        "leadership": leadership,
-        "modifier": opts["modifier"],
-        "routing": opts["routing"],
-        "situation": situation,
-        "outcomes": {k: {"p": float(v), "fraction": _frac(v)} for k, v in exact.items()},
-    }
-    if opts["simulate"]:
-        sim = simulate_panic(
-            opts["resilience"],
-            leadership,
-            opts["modifier"],
-            ruleset,
-            trials=opts["simulate"],
-            seed=opts["seed"],
-            routing=opts["routing"],
-            **situation,
-        )
-        for k, freq in sim.items():
-            report["outcomes"][k]["simulated"] = freq
-        report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
-    return report
-
-
-def _module_odds(opts: dict[str, Any]) -> dict[str, Any]:
-    """The composed rulesets' procedures (exact, every face enumerated through the procedure):
-    W&C's morale and command tests, its flee/pursuit roll-off, a Dark Age move roll."""
-    if opts["wc_mv"] is not None:
-        from engine.rulesets.war_and_conquest.morale import DiceMethod, Discipline
-        from engine.rulesets.war_and_conquest.odds import command_pass_chance, morale_pass_chance
-
-        mv = opts["wc_mv"]
-        rows = {}
-        methods = (
-            (DiceMethod.TWO_D6, "2d6"),
-            (DiceMethod.THREE_D6_KEEP_TWO_LOWEST, "3d6 keep two lowest"),
-        )
-        for method, label in methods:
-            p = morale_pass_chance(mv, method)
-            hero = morale_pass_chance(mv, method, combat=True)
-            drilled = command_pass_chance(mv, method, Discipline.DRILLED)
-            rows[label] = {
-                "pass": _frac(p),
-                "p": float(p),
-                "combat_with_hero_of_the_day": _frac(hero),
-                "drilled_command_test": _frac(drilled),
-            }
-        return {"mode": "wc-morale", "mv": mv, "tests": rows}
-    if opts["flee_pursuit"]:
-        from engine.rulesets.war_and_conquest.odds import flee_destroyed_chance
-
-        p = flee_destroyed_chance()
-        return {"mode": "flee-pursuit", "dice": "2d6 v 2d6", "destroyed": _frac(p), "p": float(p)}
-    from engine.rulesets.dark_age.formations import Formation, Grade, Troop
-    from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, MoveKind
-    from engine.rulesets.dark_age.odds import move_distribution
-
-    names = {t.name.lower(): t for t in Troop}
-    troop = names.get(opts["da_troop"].lower())
-    if troop is None:
-        raise _fail(f"expected --dark-age-move one of {', '.join(names)}, got {opts['da_troop']!r}")
-    try:
-        grade = Grade(opts["grade"].upper())
-        form = Formation[opts["da_formation"].upper()]
-    except (ValueError, KeyError):
-        raise _fail(
-            f"expected --grade A|B|C and --formation one of "
-            f"{', '.join(f.name.lower() for f in Formation)}, got {opts['grade']!r}, "
-            f"{opts['da_formation']!r}"
-        ) from None
-    kind = MoveKind.FAST if opts["fast"] else MoveKind.NORMAL
-    d = move_distribution(troop, grade, form, kind, difficult=opts["difficult"])
-    return {
-        "mode": "dark-age-move",
-        "troop": troop.name.lower(),
-        "grade": grade.value,
-        "formation": form.name.lower(),
-        "kind": kind.value,
-        "difficult": opts["difficult"],
-        "javelin_throw_m": JAVELIN_THROW_M,
-        "allowance_jt": {str(k): _frac(v) for k, v in d.allowance.items()},
-        "mean_jt": _frac(d.mean_jt),
-        "dp_chance": _frac(d.dp_chance),
-    }
 
 
 def _pct(p: float) -> str:

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from .options import ruleset_option
+
 __all__ = ["schema"]
 
 
@@ -17,9 +19,10 @@ __all__ = ["schema"]
     show_default=True,
     help="Which file format.",
 )
-def schema(kind: str) -> None:
+@ruleset_option
+def schema(kind: str, ruleset: str | None) -> None:
     """Print the JSON Schema of scenario files (--kind plan: a side's plan file, ``plan:
-    plans/x.yaml`` in a scenario; --kind troops: troop lists)."""
+    plans/x.yaml`` in a scenario; --kind troops: the --ruleset's troop lists)."""
     if kind == "scenario":
         from engine.scenario import Scenario
 
@@ -29,7 +32,7 @@ def schema(kind: str) -> None:
 
         out = Plan.model_json_schema()
     else:
-        from engine.rulesets.two_mm_earth.profiles import Army
+        from engine.rulesets import get_ruleset
 
-        out = Army.model_json_schema()
+        out = get_ruleset(ruleset).troop_list_schema()
     click.echo(json.dumps(out, indent=2, sort_keys=True))

@@ -236,6 +236,14 @@ class DarkAge(TwoMmEarthGame):
         supplements={"disorder point effects": (TWO_MM_EARTH_V09, DP_EFFECTS)},
     )
 
+    #: ``odds --dark-age-move TROOP`` (the 5.9 move roll)
+    odds_questions: ClassVar[tuple[str, ...]] = ("da_troop",)
+
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        from engine.rulesets.dark_age.odds_report import move_report
+
+        return move_report(opts)
+
     def resilience_modifier(self, ctx: Any, target: Any) -> int:
         """DP effects (:data:`DP_EFFECTS`): -1 R for a steady unit carrying DPs."""
         dp = getattr(ctx, "dps", {}).get(target.id)

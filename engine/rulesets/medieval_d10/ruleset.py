@@ -34,6 +34,7 @@ from engine.rulesets.medieval_d10.battle import (
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
 from engine.rulesets.medieval_d10.events import EVENTS, MedievalEvent, from_record
+from engine.rulesets.medieval_d10.odds_report import MEDIEVAL_ONLY
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
@@ -601,6 +602,10 @@ class MedievalD10(Ruleset):
         "formation_record": lambda v: {**v, "figures": v["figures"] + 1},
     }
 
+    #: its own ``odds`` questions and options (:mod:`engine.rulesets.medieval_d10.odds_report`)
+    odds_questions: ClassVar[tuple[str, ...]] = ("attack", "morale", "control", "initiative")
+    odds_options: ClassVar[Mapping[str, Any]] = MEDIEVAL_ONLY
+
     def __init__(self) -> None:
         self.move_rules = MoveRules(speed_m=_speed, min_move_m=0.0, max_turn_deg=180.0)
         self.sight_rules = SightRules(
@@ -614,6 +619,14 @@ class MedievalD10(Ruleset):
             p = data_dir() / "troops" / "medieval" / f"{name_or_path}.yaml"
         data, lines = read_yaml(p)
         return MedievalArmy.from_list(validate(TroopList, data, p, lines), p, lines)
+
+    def troop_list_schema(self) -> dict[str, Any]:
+        return TroopList.model_json_schema()
+
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        from engine.rulesets.medieval_d10.odds_report import medieval_odds
+
+        return medieval_odds(opts)
 
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from engine.context import BoundContext
 from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
-from engine.orders import Commander, Delivery, InstantDelivery
+from engine.orders import Commander, Delivery, InstantDelivery, ScriptedOrders
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
 from engine.rulesets.two_mm_earth import charts, morale, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
@@ -41,6 +41,9 @@ from engine.sight import SightRules
 from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
+
+if TYPE_CHECKING:
+    from engine.rulesets.two_mm_earth.scripted import OrdersScript
 
 __all__ = [
     "MORALE_TRIGGERS_V09",
@@ -131,6 +134,11 @@ class TwoMmEarthGame(Ruleset):
     #: trot-canter (about 18 km/h), 9.2 a mounted messenger 500 m a gallop (30 km/h). One
     #: minute a bound (docs/rules-interpretations.md, "Bound duration").
     bound_minutes: ClassVar[float | None] = 1.0
+    lazy_modules: ClassVar[tuple[str, ...]] = (
+        "engine.rulesets.two_mm_earth.commanders",
+        "engine.rulesets.two_mm_earth.messengers",
+        "engine.rulesets.two_mm_earth.scripted",
+    )
 
     def __init__(self) -> None:
         # built once per instance so an override of speed_m / sees_over / sight_limit_m in a
@@ -155,6 +163,41 @@ class TwoMmEarthGame(Ruleset):
     def load_army(self, name_or_path: str | Path) -> Army:
         """A 2mm Earth troop list (data/troops/*.yaml; schema in data/troops/README.md)."""
         return load_army(name_or_path)
+
+    def troop_list_schema(self) -> dict[str, Any]:
+        return Army.model_json_schema()
+
+    def orders_script(
+        self, source: str | Path | ScriptedOrders, scenario: Scenario, side: str | None = None
+    ) -> OrdersScript:
+        """A 2mm Earth orders file (:mod:`engine.rulesets.two_mm_earth.scripted`: bound ->
+        orders in 9.1's words, wing orders 4.2)."""
+        from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_sides
+        from scenario_builder.errors import ScenarioFileError
+
+        if isinstance(source, OrdersScript):
+            script = source
+        elif isinstance(source, (str, Path)):
+            script = OrdersScript.load(source)
+        else:
+            raise ScenarioFileError(source.source, f"expected a {self.family} orders file")
+        scripted_sides(scenario, script, side)  # the checks, on names only
+        return script
+
+    def scripted_commanders(
+        self,
+        scenario: Scenario,
+        script: ScriptedOrders,
+        battlefield: Ground,
+        side: str | None = None,
+    ) -> dict[str, Commander]:
+        from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_commanders
+        from scenario_builder.errors import ScenarioFileError
+
+        if not isinstance(script, OrdersScript):
+            raise ScenarioFileError(script.source, f"expected a {self.family} orders file")
+        script.place(battlefield)
+        return dict(scripted_commanders(scenario, script, battlefield.to_xy, side))
 
     def sees_over(self, observer: str, blocker: str) -> bool:
         """6.2."""
@@ -382,6 +425,8 @@ class TwoMmEarth(TwoMmEarthMoves):
 
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
+    #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)
+    odds_questions: ClassVar[tuple[str, ...]] = ("attack", "panic")
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         # every answer changed (a row the version's table leaves blank now routs too), so a
@@ -396,6 +441,11 @@ class TwoMmEarth(TwoMmEarthMoves):
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),
     }
+
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        from engine.rulesets.two_mm_earth.odds_report import attack_report, panic_report
+
+        return attack_report(opts, self) if opts["attack"] else panic_report(opts, self)
 
     # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
     def begin_aftermath(self, ctx: BoundContext) -> list[Any]:

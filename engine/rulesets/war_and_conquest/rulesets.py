@@ -15,6 +15,7 @@ are ground metres at 2mm Earth's scale (1 mm = 1 m: 1" = 25.4 m).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.context import BoundContext
@@ -91,6 +92,14 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
             Part.MORALE_AND_COMMAND: WC_MORALE,
         },
     )
+
+    #: ``odds --wc-morale MV`` (the morale and command tests) and ``odds --flee-pursuit``
+    odds_questions: ClassVar[tuple[str, ...]] = ("wc_mv", "flee_pursuit")
+
+    def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
+        from engine.rulesets.war_and_conquest.odds_report import wc_report
+
+        return wc_report(opts)
 
     def describe(self) -> dict[str, Any]:
         out = super().describe()
