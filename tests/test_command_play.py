@@ -305,6 +305,19 @@ def test_the_general_answers_an_idle_report(ground: dict[str, Any]) -> None:
     assert summary["events"]["replanned"] >= 1
 
 
+def test_a_formation_barred_from_its_enemy_goes_at_the_nearest(ground: dict[str, Any]) -> None:
+    """Flodden under 2mm Earth with W&C morale, seed 3: the Lord Admiral's vanguard, sent at
+    the King's division, stands behind a friend for 5 bounds (idle at bound 10, engine.jams'
+    side-step did not get it round); the General re-aims it at the nearest enemy, Errol's
+    division, in the next bound."""
+    sc = load_scenario("flodden_1513")
+    log, _ = fight(sc, _built(ground, "flodden_1513"), 3, ruleset="2mm-earth-v0.9+wc-morale")
+    idle = [(bd, e.formation) for bd, e in _of(log, "idle")]
+    assert (10, "en_admiral") in idle, idle
+    answers = [(bd, e.formation, e.order) for bd, e in _of(log, "replanned")]
+    assert (11, "en_admiral", "attack en_admiral on sc_errol") in answers, answers
+
+
 def test_guns_with_nothing_in_range_are_told_to_hold(ground: dict[str, Any]) -> None:
     """Chacabuco seed 1: the Royalist guns, ordered to attack (shoot), have no enemy in range
     or sight for 5 bounds (idle at bound 14); the General tells them to hold (they cannot

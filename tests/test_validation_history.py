@@ -21,7 +21,9 @@ from typing import Any
 import pytest
 
 from engine.scenario import load_scenario
+from engine.yamlio import recording_reads
 from scenario_builder.battle import build_battlefield
+from scenario_builder.mc_bundle import pack
 from scenario_builder.montecarlo import run_replays, summarize
 from scenario_builder.paths import data_dir
 
@@ -86,11 +88,13 @@ MISSING_RATIO: dict[str, str] = {
 @functools.cache
 def _summary(scenario_id: str) -> dict[str, Any]:
     """The replays of one battle, fought once for both checks."""
-    sc = load_scenario(scenario_id)
+    with recording_reads() as reads:  # the files the workers are sent (as the CLI's)
+        sc = load_scenario(scenario_id)
     with tempfile.TemporaryDirectory() as tmp:
         built_dir = Path(tmp) / "battlefield"
         build_battlefield(sc).save(built_dir)
-        runs, _, _ = run_replays(sc.path, built_dir, range(1, RUNS + 1), workers=2)
+        bundle = pack(sc.path, reads, (), built_dir)
+        runs, _, _ = run_replays(bundle, range(1, RUNS + 1), workers=2)
     hist = sc.historical_outcome.model_dump(mode="json") if sc.historical_outcome else None
     return summarize(runs, [side.id for side in sc.sides], hist)
 

@@ -173,8 +173,23 @@ class PlanCommander:
             order: Order | None = None
             reason: str | None = None
             if rep.cause in (IdleCause.FRIEND, IdleCause.TERRAIN, IdleCause.EDGE):
-                if cur.kind != "advance" or cur.target_formation is not None:
-                    continue  # going at an enemy: engine.jams side-steps it round the friend
+                if cur.target_formation is not None and cur.kind in ("advance", "attack"):
+                    # its way to that enemy is barred (engine.jams' side-step did not get it
+                    # round): it goes at the nearest enemy instead, if another is nearer
+                    near = enemies.nearest(f)
+                    if reader.in_plan(fid) or near is None or near[0].id == cur.target_formation:
+                        continue
+                    order = Order(cur.kind, fid, None, near[0].id)
+                    reason = (
+                        f"its way to {cur.target_formation} is barred: it goes at the nearest "
+                        f"enemy, {near[0].id}"
+                    )
+                    out[fid] = order
+                    if view.emit is not None:
+                        view.emit(Replanned("orders", fid, str(rep.cause), str(order), reason))
+                    continue
+                if cur.kind != "advance":
+                    continue
                 planned = reader.in_plan(fid)
                 reason = reader.settle(f)
                 # a place no plan step or objective holds it to (a scenario or trigger order)
