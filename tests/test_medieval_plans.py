@@ -113,8 +113,10 @@ def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> Non
     [
         ("victory.pursuit_bounds", lambda d: d.__setitem__("victory", {"pursuit_bounds": 5})),
         (
-            "sides.0.readiness",
-            lambda d: d["sides"][0].__setitem__("readiness", {"state": "asleep"}),
+            "sides.0.readiness.until.order",
+            lambda d: d["sides"][0].__setitem__(
+                "readiness", {"state": "asleep", "until": {"order": True}}
+            ),
         ),
         ("sides.0.age", lambda d: d["sides"][0].__setitem__("age", "modern")),
         (
@@ -268,3 +270,40 @@ def test_idle_units_are_named_and_answered(grounds: dict[str, Any]) -> None:
     assert (17, "sc_king", "terrain") in answers, answers
     assert b.ctx.game.units["sc_king"].goal is None
     assert b.log.result is None or b.log.result["idle"] >= 1
+
+
+def test_readiness_holds_units_until_roused(grounds: dict[str, Any]) -> None:
+    """Towton with the Lancastrians caught in camp until a Yorkist comes within 300 m
+    (engine.readiness, the reading 2mm Earth plays): their bound-3 attack waits - no charge
+    declared, no move, no shot - until the alarm, then a turn to form up; the Yorkist archers
+    shoot into the camp meanwhile. Before, medieval-d10 refused every readiness state."""
+
+    def edit(data: dict[str, Any]) -> None:
+        _side(data, "lancastrians")["readiness"] = {
+            "state": "unready",
+            "until": {"enemy_within_m": 300},
+        }
+
+    b = _battle(_edited("towton_1461", edit), grounds["towton_1461"])
+    assert b.ctx.readiness is not None and b.ctx.readiness.holds("ln_centre")
+    while not b.finished and b.state.bound < 30:
+        b.step()
+    ready = {
+        e.formation: rec.bound for rec in b.log.bounds for e in rec.events if e.type == "ready"
+    }
+    assert "ln_centre" in ready, ready
+    for fid, at in ready.items():
+        acts = [
+            rec.bound
+            for rec in b.log.bounds
+            for e in rec.events
+            if e.type in ("d10_advance", "d10_charge_declared", "d10_fire")
+            and getattr(e, "unit", None) == fid
+        ]
+        # the state ends as bound ``at`` begins; forming up takes that bound (FORM_UP_BOUNDS)
+        assert all(bd > at for bd in acts), (fid, at, acts[:3])
+    assert any(
+        e.type == "d10_fire" and e.unit.startswith("yk_")
+        for rec in b.log.bounds
+        for e in rec.events
+    )

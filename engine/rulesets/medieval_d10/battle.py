@@ -15,7 +15,7 @@ docs/rules-interpretations.md ("medieval-d10").
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from dataclasses import replace as dc_replace
 from enum import StrEnum
@@ -129,6 +129,11 @@ GOAL_M = 60.0
 DETOUR_MARGIN_M = 300.0
 #: what ``UnitState.alive`` depends on
 _LIFE = frozenset({"unit", "mode"})
+
+
+def _never(uid: str) -> bool:
+    """No unit is held (a battle with no readiness states)."""
+    return False
 
 
 @dataclass
@@ -400,6 +405,8 @@ class MedievalBattle:
         self.part_dice = part_dice
         self.automatic_kills = automatic_kills
         self.terrain = terrain or load_terrain_table()
+        #: units not yet ready to fight (engine.readiness: set by the ruleset)
+        self.held: Callable[[str], bool] = _never
         self.turn = 0
         self.side_a, self.side_b = self.sides
         self.phase: Phase = Phase.INITIATIVE
@@ -1217,6 +1224,8 @@ class MedievalBattle:
                 continue
             if u.unit.arm is Arm.ARTILLERY or u.order != "attack" or self.turn < u.from_turn:
                 continue
+            if self.held(u.id):
+                continue  # not ready (engine.readiness): it declares no charge
             if any(
                 self.in_contact(u, e) for e in self.nearby.near(u, CONTACT_M, self.enemy_of(side))
             ):
@@ -1333,8 +1342,10 @@ class MedievalBattle:
             ]
             if not chargers or u.routing:
                 continue
-            # skirmishers evade (the automatic commanders' choice); the rest stand (and fire)
-            evade = u.unit.order is Order.SKIRMISH
+            # skirmishers evade (the automatic commanders' choice); the rest stand (and fire);
+            # troops not yet ready (engine.readiness) only stand
+            held = self.held(u.id)
+            evade = u.unit.order is Order.SKIRMISH and not held
             column = MoraleColumn.EVADING_CHARGE if evade else MoraleColumn.RECEIVING_CHARGE
             result = self.morale(u, column, "evade a charge" if evade else "receive a charge")
             if evade and result in (
@@ -1356,7 +1367,7 @@ class MedievalBattle:
                 self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
                 continue
             limbered = u.unit.arm is Arm.ARTILLERY and u.unit.limbered
-            if u.unit.spec.missile is not None and not evade and not limbered:
+            if u.unit.spec.missile is not None and not evade and not limbered and not held:
                 u.reactions.add("fire_at_chargers")
             self.log("reaction", u.id, result=result.value, chargers=[c.id for c in chargers])
 
@@ -1492,6 +1503,8 @@ class MedievalBattle:
         for u in list(self.alive(side)):
             if u.moved or u.routing or not u.alive:
                 continue
+            if self.held(u.id):
+                continue  # not ready (engine.readiness): no move and no shot
             enemy = self.nearest_enemy(u)
             engaged = enemy is not None and self.in_contact(u, enemy)
             if engaged:

@@ -461,6 +461,8 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
         header={"home_bearing": home},
         figures=figures,
     )
+    if ctx.readiness is not None:  # engine.readiness: who may not move or shoot yet
+        ctx.game.held = ctx.readiness.holds
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
     _command(ctx, ctx.game)
@@ -642,14 +644,17 @@ class MedievalD10(Ruleset):
                 (("weather_changes", 0), "rolls its own weather and wind each turn (phase 2)")
             )
         for si, side in enumerate(scenario.sides):
-            if side.readiness is not None and side.readiness.state != "ready":
-                out.append((("sides", si, "readiness"), "has no rule for troops caught unready"))
+            # readiness is played (engine.readiness: no charge, move or shot until roused), but
+            # no messenger carries an order to rouse troops here
+            if side.readiness is not None and side.readiness.until.order:
+                loc: tuple[str | int, ...] = ("sides", si, "readiness", "until", "order")
+                out.append((loc, "sends no messengers: no order rouses troops"))
             if side.age is not None:
                 out.append((("sides", si, "age"), "sends no messengers (9.2's ages)"))
             for fi, fs in enumerate(side.formations):
-                if fs.readiness is not None and fs.readiness.state != "ready":
-                    loc = ("sides", si, "formations", fi, "readiness")
-                    out.append((loc, "has no rule for troops caught unready"))
+                if fs.readiness is not None and fs.readiness.until.order:
+                    loc = ("sides", si, "formations", fi, "readiness", "until", "order")
+                    out.append((loc, "sends no messengers: no order rouses troops"))
             plan = scenario.plan_of(side.id)
             if plan is None:
                 continue
