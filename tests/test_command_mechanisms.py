@@ -185,3 +185,43 @@ def test_pursuit_bounds_under_a_book_with_no_pursuit_is_refused(
     assert code == 1 and len(lines) == 1, err
     assert "barnet_1471.yaml: line " in lines[0] and "victory.pursuit_bounds: " + ruleset in err
     assert not out.exists()
+
+
+def test_arrivals_and_readiness_under_dark_age(grounds: dict[str, Any]) -> None:
+    """Stamford Bridge under ``dark-age`` (its own moves, formations and W&C morale on 2mm
+    Earth's seam): the Norwegians caught unready wake when the English come within 400 m or
+    attack, and Orri's men, due at bound 8 here, enter at the south edge that bound and move
+    in it - the core's readiness and arrivals, played by this ruleset as by 2mm Earth. (Its
+    ``pursuit_bounds`` is dropped: dark-age refuses it, its battle ends at the break.)"""
+    base = load_scenario("stamford_bridge_1066")
+    plan = base.plan_of("norwegians")
+    assert plan is not None
+
+    def edit(data: dict[str, Any]) -> None:
+        data["ruleset"] = "dark-age"
+        data["victory"].pop("pursuit_bounds", None)
+        inline = plan.model_dump(mode="json", exclude_defaults=True)
+        for fp in inline["formations"]:
+            if fp["formation"] == "no_orri":
+                fp["arrives"]["bound"] = 8
+        _side(data, "norwegians")["plan"] = inline
+
+    b = _battle(_edited("stamford_bridge_1066", edit), grounds["stamford_bridge_1066"], seed=3)
+    assert b.ruleset.name == "dark-age"
+    assert b.ctx.readiness is not None and b.ctx.readiness.holds("no_harald")
+    assert "no_orri" not in b.state.formations
+    while not b.finished and b.state.bound < 12:
+        b.step()
+    arrived = [
+        (r.bound, e.formation) for r in b.log.bounds for e in r.events if e.type == "arrived"
+    ]
+    assert arrived == [(8, "no_orri")], arrived
+    moved = [
+        r.bound
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "moved" and e.formation == "no_orri" and e.distance_m > 1.0
+    ]
+    assert moved and moved[0] == 8, moved
+    ready = [e.formation for r in b.log.bounds for e in r.events if e.type == "ready"]
+    assert "no_harald" in ready, ready
