@@ -31,6 +31,7 @@ formations included, as the army's general counts on them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,8 @@ __all__ = ["SLIDES", "Arrivals", "arrivals_for"]
 SLIDES = 6
 #: the gap left between the table edge and the rear of an entering formation (m)
 EDGE_GAP_M = 1.0
+#: how much further in (m) an entry at an edge is tried when its footprint is off the map
+_INWARD_STEPS_M = (0.0, 1.0, 2.0, 4.0, 8.0)
 #: facing into the table from each edge (degrees, 0 = north)
 _INWARD = {"north": 180.0, "south": 0.0, "east": 270.0, "west": 90.0}
 
@@ -156,10 +159,15 @@ class Arrivals:
             hw = f.obb().hw
             rx, ry = right(facing)
             base, step = (px, py), (2.0 * hw * rx, 2.0 * hw * ry)
+        # from an edge, a little further in where the footprint's sample points (7.1) reach
+        # past the rectangle (a ruleset's small bases: medieval-d10's figures) off the map
+        inward = _INWARD_STEPS_M if w.edge is not None else (0.0,)
+        fx, fy = math.sin(math.radians(facing)), math.cos(math.radians(facing))
         for k in _slides():
-            pose = (base[0] + k * step[0], base[1] + k * step[1], facing)
-            if self._free(state, f, pose):
-                return pose
+            for d in inward:
+                pose = (base[0] + k * step[0] + d * fx, base[1] + k * step[1] + d * fy, facing)
+                if self._free(state, f, pose):
+                    return pose
         return None
 
     def _free(self, state: BattleState, f: Formation, pose: tuple[float, float, float]) -> bool:

@@ -70,7 +70,7 @@ def test_flodden_under_medieval_d10_logs_every_phase_by_name(flodden: Any, scena
     kinds: dict[str, set[str]] = {}
     for rec in log.bounds[1:]:
         for e in rec.events:
-            if e.type in ("idle", "replanned", "ready"):  # the core's watchers, the answer
+            if e.type in ("idle", "replanned", "ready", "arrived"):  # the core's own events
                 assert e.phase in ("end", "start", "orders"), e
                 continue
             assert e.phase in names

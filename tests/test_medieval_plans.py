@@ -307,3 +307,42 @@ def test_readiness_holds_units_until_roused(grounds: dict[str, Any]) -> None:
         for rec in b.log.bounds
         for e in rec.events
     )
+
+
+def test_a_timed_arrival_comes_on_and_goes_in(grounds: dict[str, Any]) -> None:
+    """Towton with Norfolk's division arriving by the London road at bound 6 (a plan's
+    ``arrives``, engine.reinforcements, the reading 2mm Earth plays): off the table until
+    then - in no phase, no event - it enters at the south edge as bound 6 begins, and the
+    bound-10 trigger sends it in. Its figures count in the Yorkists' strength throughout.
+    Before, medieval-d10 refused timed arrivals."""
+
+    def edit(data: dict[str, Any]) -> None:
+        plan = _side(data, "yorkists")["plan"]
+        plan["formations"] = [{"formation": "yk_norfolk", "arrives": {"bound": 6, "edge": "south"}}]
+
+    b = _battle(_edited("towton_1461", edit), grounds["towton_1461"])
+    assert "yk_norfolk" not in b.state.formations
+    start = None
+    while not b.finished and b.state.bound < 14:
+        b.step()
+        if b.state.bound == 1:
+            start = dict(b.ctx.game.start_figures)
+            assert b.ctx.game.units["yk_norfolk"].offstage
+    arrived = [
+        (r.bound, e.formation, e.edge)
+        for r in b.log.bounds
+        for e in r.events
+        if e.type == "arrived"
+    ]
+    assert arrived == [(6, "yk_norfolk", "south")], arrived
+    acts = _acts(b, "yk_norfolk")
+    assert acts and all(a[0] >= 10 for a in acts), acts[:3]  # the bound-10 trigger
+    u = b.ctx.game.units["yk_norfolk"]
+    assert not u.offstage and u.alive
+    assert start is not None and start["yorkists"] >= 8 + sum(
+        f.bases
+        for s in load_scenario("towton_1461").sides
+        if s.id == "yorkists"
+        for f in s.formations
+        if f.id != "yk_norfolk"
+    )

@@ -120,7 +120,7 @@ class Mode(StrEnum):
 
 #: what a unit's row in the battle's UnitTable depends on: its centre, its make-up (figures,
 #: formation and order: its depth; figures: alive) and its mode (alive, routing)
-_TABLE_WATCH = frozenset({"x", "y", "unit", "mode"})
+_TABLE_WATCH = frozenset({"x", "y", "unit", "mode", "offstage"})
 #: a unit whose centre is this close to the place it was sent to has reached it (as 2mm
 #: Earth's General reads a waypoint: commanders.REACHED_M)
 GOAL_M = 60.0
@@ -128,7 +128,7 @@ GOAL_M = 60.0
 #: marsh or a lake a few hundred metres across is gone round, not only skirted at its edge
 DETOUR_MARGIN_M = 300.0
 #: what ``UnitState.alive`` depends on
-_LIFE = frozenset({"unit", "mode"})
+_LIFE = frozenset({"unit", "mode", "offstage"})
 
 
 def _never(uid: str) -> bool:
@@ -180,6 +180,9 @@ class UnitState:
     seen: set[str] | None = None  # enemy units it has seen (MORALE reason 7); None: not looked
     saw_inspirational_lost: bool = False  # "has seen an Inspirational Figure killed or wounded"
     counter_charge: bool = False  # its charge is a counter-charge (MORALE reason 1)
+    #: off the table until it arrives (engine.reinforcements): no part of the battle, but its
+    #: figures count in its side's strength for the break (as the core counts them)
+    offstage: bool = False
 
     if TYPE_CHECKING:
 
@@ -194,7 +197,11 @@ class UnitState:
         d[name] = value
         if name in _TABLE_WATCH:
             if name in _LIFE and "mode" in d:  # (``unit`` comes first in __init__)
-                d["alive"] = d["mode"] is not Mode.DESTROYED and d["unit"].figures_left > 0
+                d["alive"] = (
+                    d["mode"] is not Mode.DESTROYED
+                    and d["unit"].figures_left > 0
+                    and not d.get("offstage", False)
+                )
             # the battle's UnitTable (engine.rulesets.medieval_d10.nearby) reads the row again
             table = d.get("_table")
             if table is not None:
@@ -1075,7 +1082,9 @@ class MedievalBattle:
         broken = []
         for side in self.sides:
             gone = self.start_figures[side] - sum(
-                u.unit.figures_left for u in self.alive(side) if not u.routing
+                u.unit.figures_left
+                for u in self.units.values()
+                if u.side == side and (u.offstage or (u.alive and not u.routing))
             )
             if gone >= self.break_fraction * self.start_figures[side]:
                 broken.append(side)

@@ -21,6 +21,7 @@ from engine.context import BoundContext
 from engine.idle import MOVED_M, IdleCause, IdleView
 from engine.log import Replanned
 from engine.movement import MoveRules
+from engine.reinforcements import Arrivals
 from engine.rulesets import Phase, Ruleset, Scales, register
 from engine.rulesets.medieval_d10.battle import (
     ARMY_CONTINGENT,
@@ -373,6 +374,9 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     if sc is None:
         raise ValueError("medieval-d10 needs the scenario (troop lists) in the context")
     orders = _orders(ctx)
+    # reinforcements not yet on the table (engine.reinforcements): their units wait off it
+    arrivals = next((h for h in ctx.on_bound_start if isinstance(h, Arrivals)), None)
+    waiting = {fid: w.formation for fid, w in arrivals.waiting.items()} if arrivals else {}
     units: list[UnitState] = []
     commanders: dict[str, CommanderKind] = {}
     with_unit: dict[str, CommanderKind] = {}
@@ -426,7 +430,8 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                 assert insp.formation is not None
                 figures.append(FigureState(insp.id, side.id, insp.formation, None))
         for fs in side.formations:
-            f = ctx.state.formations[fs.id]
+            f = ctx.state.formations.get(fs.id) or waiting.get(fs.id)
+            assert f is not None, fs.id
             spec = army.profile(fs.profile).spec
             spec = spec.model_copy(
                 update={"id": fs.id, "name": fs.name or spec.name, "figures": fs.bases}
@@ -444,6 +449,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     goal=o.goal,
                     aim=o.aim,
                     commander=with_unit.get(fs.id),
+                    offstage=fs.id in waiting,
                 )
             )
     for side in sc.sides:
@@ -490,6 +496,8 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
     state = ctx.state
     fallen = {fig.id for fig in game.figures.values() if not fig.alive}
     for u in game.units.values():
+        if u.offstage:
+            continue  # not on the table yet (engine.reinforcements)
         f: Formation = state.formations[u.id]
         lost = u.unit.figures_lost
         dead_now = len(f.bases) - f.n_alive
@@ -667,8 +675,6 @@ class MedievalD10(Ruleset):
                     out.append(((*fat, "hold_fire"), f"{fp.formation}: {why}"))
                 if fp.feint is not None:
                     out.append(((*fat, "feint"), f"{fp.formation}: has no retreat order"))
-                if fp.arrives is not None:
-                    out.append(((*fat, "arrives"), f"{fp.formation}: plays no timed arrivals"))
                 for si_, step in enumerate(fp.steps):
                     if str(step.order) not in ("attack", "advance", "hold"):
                         out.append(
@@ -754,5 +760,10 @@ class MedievalD10(Ruleset):
     def start_bound(self, ctx: BoundContext) -> None:
         assert isinstance(ctx, MedievalContext)
         if ctx.game is not None:
+            for u in ctx.game.units.values():  # arrived as this bound began (before this)
+                f = ctx.state.formations.get(u.id) if u.offstage else None
+                if f is not None:
+                    u.x, u.y, u.facing = f.cx, f.cy, math.radians(f.facing)
+                    u.offstage = False
             ctx.game.begin_turn()
             _command(ctx, ctx.game)
