@@ -4,7 +4,8 @@ ruleset (2mm Earth's General, medieval-d10's turn, any ruleset reading ``plan.tr
 A condition holds when every part it gives holds (engine.scenario.TriggerCondition): from
 ``bound`` on; an enemy within ``enemy_within_m`` (gap between rectangles) of ``formation``, or
 of any of ``who`` when it names none; ``formation`` has lost ``losses_fraction`` of its bases;
-friendly formation ``routs`` is routing or destroyed; trigger ``trigger_fired`` has fired;
+friendly formation ``routs`` is routing or destroyed; formation ``attacked`` has been attacked
+(an enemy in contact with it, or one of its bases hit); trigger ``trigger_fired`` has fired;
 objective ``objective_taken`` is taken.
 
 >>> from engine.scenario import Trigger, TriggerCondition
@@ -75,9 +76,26 @@ def condition_holds(
         r = state.formations.get(w.routs)
         if r is None or r.morale not in (Morale.ROUTING, Morale.DESTROYED):
             return False
+    if w.attacked is not None:
+        a = state.formations.get(w.attacked)
+        if a is None or not _attacked(state, a):
+            return False
     if w.trigger_fired is not None and w.trigger_fired not in fired:
         return False
     return w.objective_taken is None or w.objective_taken in taken
+
+
+def _attacked(state: BattleState, f: Formation) -> bool:
+    """Whether ``f`` has been attacked: an enemy in contact with it now, or one of its bases
+    hit (injured or killed) at any time. A formation that broke was attacked."""
+    if f.morale in (Morale.ROUTING, Morale.DESTROYED):
+        return True
+    if any(b.status is not BaseStatus.OK for b in f.bases):
+        return True
+    return any(
+        (g := state.formations.get(c)) is not None and g.side != f.side
+        for c in state.contacts.get(f.id, ())
+    )
 
 
 def trigger_formations(trig: Trigger) -> list[str]:

@@ -254,7 +254,8 @@ class TriggerCondition(BaseModel):
     """All given conditions must hold (the 2mm Earth plan commanders): an enemy within
     ``enemy_within_m`` of ``formation`` (else of the trigger's formations); from bound ``bound``
     on; ``formation`` has lost ``losses_fraction`` of its bases; friendly formation ``routs`` is
-    routing or destroyed; objective ``objective_taken`` is taken."""
+    routing or destroyed; formation ``attacked`` has been attacked (an enemy in contact with it,
+    or one of its bases hit); objective ``objective_taken`` is taken."""
 
     model_config = _STRICT
     enemy_within_m: float | None = None
@@ -262,6 +263,7 @@ class TriggerCondition(BaseModel):
     bound: int | None = None
     losses_fraction: float | None = None
     routs: str | None = None
+    attacked: str | None = None
     objective_taken: str | None = None
     #: the trigger of this plan with this ``id`` has fired (conditions chain)
     trigger_fired: str | None = None
@@ -296,9 +298,12 @@ class StepEnd(BaseModel):
     reached: bool = False  # the formation is within the commander's REACHED_M of the point
     taken: bool = False  # the step's objective is taken (PlanCommander's TAKEN_M rule)
     bound: int | None = Field(default=None, ge=1)  # as this bound begins
+    #: a trigger's conditions (all of them), judged for the formation as a trigger's are: "hold
+    #: until the wing beside it is attacked, then go on with the plan"
+    when: TriggerCondition | None = None
 
     def given(self) -> bool:
-        return self.reached or self.taken or self.bound is not None
+        return self.reached or self.taken or self.bound is not None or self.when is not None
 
 
 class PlanStep(BaseModel):
@@ -724,6 +729,8 @@ class Scenario(BaseModel):
                 yield (*loc, "formation"), unknown_name(kind, w.formation, pool)
             if w.routs is not None and w.routs not in everyone:
                 yield (*loc, "routs"), unknown_name("a formation", w.routs, everyone)
+            if w.attacked is not None and w.attacked not in everyone:
+                yield (*loc, "attacked"), unknown_name("a formation", w.attacked, everyone)
             if w.objective_taken is not None and w.objective_taken not in obj_ids:
                 kind_o = f"an objective of side {side_id}"
                 yield (*loc, "objective_taken"), unknown_name(kind_o, w.objective_taken, obj_ids)
@@ -791,6 +798,10 @@ class Scenario(BaseModel):
                 tf = step.target_formation
                 if tf is not None and tf not in enemy:
                     yield (*sl, "target_formation"), unknown_name(theirs, tf, enemy)
+                if step.until.when is not None:
+                    yield from cond(
+                        step.until.when, (*sl, "until", "when"), everyone, "a formation"
+                    )
             if fp.hold_fire is not None:
                 yield from cond(
                     fp.hold_fire.until, (*fl, "hold_fire", "until"), everyone, "a formation"

@@ -186,6 +186,51 @@ def test_a_flank_march_keeps_to_its_waypoints_then_attacks(ground: dict[str, Any
     assert closest <= 400.0, closest
 
 
+def test_a_plan_step_waits_for_a_friend_attacked_then_goes_on(ground: dict[str, Any]) -> None:
+    """Flodden, seed 5: Dacre's Border horse hold until Edmund Howard's wing beside them is
+    attacked (a step's ``until: {when: {attacked: en_edmund}}``, any trigger condition), then
+    go on with their plan and charge Home's division - their own briefing, no messenger. A
+    trigger could not write this: its order ends the formation's plan. (The shipped scenario's
+    trigger waits for a quarter of Edmund's bases lost.)"""
+    sc = load_scenario("flodden_1513")
+    data = sc.model_dump(mode="json", exclude_defaults=True)
+    eng = next(s for s in data["sides"] if s["id"] == "english")
+    plan = sc.plan_of("english")
+    assert plan is not None
+    merged = plan.model_dump(mode="json", exclude_defaults=True)
+    merged["triggers"] = [t for t in merged["triggers"] if "en_dacre" not in t["formations"]]
+    merged["formations"] = [
+        {
+            "formation": "en_dacre",
+            "steps": [
+                {"order": "hold", "until": {"when": {"attacked": "en_edmund"}}},
+                {"order": "attack", "target_formation": "sc_home"},
+            ],
+        }
+    ]
+    eng["plan"] = merged
+    edited = Scenario.model_validate(data)
+    edited._path = sc.path
+    log, _ = fight(edited, _built(ground, "flodden_1513"), 5)
+    attacked_at = None
+    for b in log.to_dict()["bounds"]:
+        bases = (b.get("snapshot") or {}).get("bases", {}).values()
+        hit = any(v["state"] != "ok" for v in bases if v["formation"] == "en_edmund")
+        in_melee = any(
+            e["type"] == "melee" and "en_edmund" in (e.get("formation"), e.get("target"))
+            for e in b["events"]
+        )
+        if hit or in_melee:
+            attacked_at = b["bound"]
+            break
+    assert attacked_at is not None, "Home's division attacked Edmund Howard's wing"
+    moves = [bd for bd, e in _of(log, "moved") if e.formation == "en_dacre" and e.distance_m > 1]
+    assert moves and min(moves) > attacked_at, (attacked_at, moves[:3])
+    sent = [(bd, e.order) for bd, e in _of(log, "order_received") if e.formation == "en_dacre"]
+    assert "attack en_dacre on sc_home" in [o for _, o in sent], sent
+    assert not [e for _, e in _of(log, "messenger_sent") if e.to == "en_dacre"]
+
+
 def _centre(snapshot: dict[str, Any], fid: str) -> tuple[float, float]:
     xy = [(v["x"], v["y"]) for v in snapshot["bases"].values() if v["formation"] == fid]
     return (sum(x for x, _ in xy) / len(xy), sum(y for _, y in xy) / len(xy))

@@ -287,7 +287,7 @@ class PlanReader:
         while run.step < len(fp.steps):
             step = fp.steps[run.step]
             point = self._step_point(step)
-            if not self._step_over(f, step, point, bound, state):
+            if not self._step_over(f, step, point, bound, state, enemies):
                 return self._step_intent(f, step, point)
             run.step += 1
         if fp.steps or fp.waypoints:
@@ -326,6 +326,7 @@ class PlanReader:
         point: tuple[float, float] | None,
         bound: int,
         state: BattleState,
+        enemies: Enemies,
     ) -> bool:
         u = step.until
         reached = point is not None and math.dist(f.centre(), point) <= REACHED_M
@@ -334,6 +335,7 @@ class PlanReader:
                 (u.reached and reached)
                 or (u.taken and step.objective in self.taken)
                 or (u.bound is not None and bound >= u.bound)
+                or (u.when is not None and self._condition(u.when, [f], state, bound, enemies))
             )
         # the default end: an objective to take is taken, an enemy formation attacked is broken,
         # an advance reaches its point; a hold (or an attack on whatever is near) goes on
