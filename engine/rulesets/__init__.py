@@ -75,11 +75,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_RULESET",
+    "PLUGIN_GROUP",
     "Phase",
     "Ruleset",
     "Scales",
     "available_rulesets",
     "get_ruleset",
+    "load_plugins",
     "odds_rulesets",
     "register",
 ]
@@ -404,8 +406,42 @@ def unregister(name: str) -> None:
         ORDER_WORDS.update(other.order_kinds)
 
 
+#: the entry-point group a rulebook packaged on its own registers under (docs/rulesets.md)
+PLUGIN_GROUP = "scenario_builder.rulesets"
+_plugins_loaded = False
+
+
+def load_plugins() -> list[str]:
+    """Load the rulesets installed packages offer in :data:`PLUGIN_GROUP` (once; the shipped
+    ones are registered on import). An entry point names a module that registers its classes
+    with :func:`register`, or a Ruleset class, registered here. One that fails to load is
+    left out with a one-line warning naming it, so a broken plug-in never stops the tool.
+    Returns the warnings (for tests)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return []
+    _plugins_loaded = True
+    import warnings
+    from importlib.metadata import entry_points
+
+    said: list[str] = []
+    for ep in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+            if isinstance(obj, type) and issubclass(obj, Ruleset) and obj.name not in _REGISTRY:
+                register(obj)
+        except Exception as exc:  # a third party's code: any failure leaves it out
+            msg = (
+                f"ruleset plug-in {ep.name!r} ({ep.value}) not loaded: {type(exc).__name__}: {exc}"
+            )
+            said.append(msg)
+            warnings.warn(msg, RuntimeWarning, stacklevel=2)
+    return said
+
+
 def available_rulesets() -> list[str]:
-    """Canonical names of every registered ruleset, sorted."""
+    """Canonical names of every registered ruleset (plug-ins included), sorted."""
+    load_plugins()
     return sorted(_REGISTRY)
 
 
@@ -418,6 +454,9 @@ def odds_rulesets() -> list[Ruleset]:
 def get_ruleset(name: str | None = None) -> Ruleset:
     """The ruleset called ``name`` (or an alias); ``None`` is the default, v0.9."""
     key = DEFAULT_RULESET if name is None else _ALIASES.get(name, name)
+    if key not in _REGISTRY:
+        load_plugins()
+        key = _ALIASES.get(key, key)
     cls = _REGISTRY.get(key)
     if cls is None:
         raise RulesetError(
