@@ -118,7 +118,9 @@ class TwoMmEarthGame(Ruleset):
     #: must change when the hook answers so: proof that something reads it)
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "cover_modifier": lambda v: v + 2,
-        "order_needs_roll": lambda v: not v,
+        # always a die (a cell that needs none ignores it): "never" would leave a cell that
+        # needs one without it, an error rather than a changed battle
+        "order_needs_roll": lambda v: True,
         "order_outcome": lambda v: "hold",
         "sight_limit_m": lambda v: 60.0,
         "sees_over": lambda v: not v,
