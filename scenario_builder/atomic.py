@@ -22,8 +22,10 @@ everything succeeded.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -40,13 +42,64 @@ def _writing(target: Path, tmp: Path | None = None) -> Iterator[None]:
     ``target``: the temporary name means nothing to the user and is gone afterwards."""
     try:
         yield
-    except ScenarioError:
+    except ScenarioError as exc:
+        # a file of ours inside the temporary folder: named by the user's path, as it will be
+        inside = tmp is not None and exc.source is not None and exc.source.startswith(str(tmp))
+        if inside and isinstance(exc, DataSourceError) and exc.source is not None:
+            rel = Path(exc.source).relative_to(tmp).as_posix()  # type: ignore[arg-type]
+            raise DataSourceError(target / rel, exc.problem) from exc
         raise
     except OSError as exc:
         about = str(exc.filename or "")
         if tmp is None or not about or about.startswith(str(tmp)) or about == str(target):
             raise DataSourceError(target, f"cannot write ({exc.strerror or exc})") from exc
         raise
+    except Exception as exc:
+        # a library's own error for a full disk (GDAL/OGR through pyogrio and rasterio, SQLite
+        # in a GeoPackage): the same one line naming the user's path, not an internal error
+        if disk_full(exc) or _nearly_full(target):
+            raise DataSourceError(target, "cannot write (no space left on the device)") from exc
+        raise
+
+
+#: what the libraries we write through say when the disk is full
+_DISK_FULL = re.compile(r"no space left on device|disk is full|disk full|ENOSPC", re.IGNORECASE)
+
+
+#: free space below which a write that failed is taken to have failed for want of space (GDAL
+#: can lose the reason: a GeoPackage on a full disk fails "to commit transaction")
+_NEARLY_FULL_BYTES = 1 << 20
+
+
+def _nearly_full(target: Path) -> bool:
+    """Whether the file system ``target`` is on has less than a MiB free."""
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        return shutil.disk_usage(probe).free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) says the disk is full.
+
+    >>> disk_full(RuntimeError("failed to execute insert : database or disk is full"))
+    True
+    >>> disk_full(OSError(28, "No space left on device"))
+    True
+    >>> disk_full(ValueError("expected a number"))
+    False
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if (isinstance(e, OSError) and e.errno == errno.ENOSPC) or _DISK_FULL.search(str(e)):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 @contextlib.contextmanager
