@@ -99,7 +99,7 @@ def recorded_snapshot(
     """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
 
     Rounding here, once per value as the entry is built, costs a fraction of what rounding the
-    whole record in a walk at write time did (issue 33); the record in memory then holds what
+    whole record in a walk at write time did; the record in memory then holds what
     the log file holds. ``memo`` (one per battle: base id -> its x, y, facing and their rounded
     values) spares the rounding of a base that has not moved since the last record."""
     bases: dict[str, Any] = {}
@@ -211,14 +211,14 @@ class Battle:
         )
         if self.sky is not None:
             self.ctx.on_bound_start.append(self.sky)
-        # issue 12: troops caught in camp, asleep or on the march (engine.readiness)
+        # troops caught in camp, asleep or on the march (engine.readiness)
         self.ctx.readiness = readiness_for(scenario, self.state)
         if self.ctx.readiness is not None:
             self.ctx.on_bound_start.append(self.ctx.readiness)
         self.log = BattleLog(self._header())
         if self.ctx.readiness is not None:
             self.ctx.readiness.log = self.log
-        # issue 12: timed reinforcements leave the table until their bound (engine.reinforcements)
+        # timed reinforcements leave the table until their bound (engine.reinforcements)
         # after the header, which lists every formation and base of the battle
         self.arrivals = arrivals_for(scenario, self.state, ground, ruleset)
         if self.arrivals is not None:
@@ -346,7 +346,7 @@ class Battle:
         return f"no decision after {self.state.bound} bounds: {self.idle.undecided(self.state)}"
 
     def _check_end(self) -> None:
-        if self.decision is not None:  # issue 12: the pursuit after the break
+        if self.decision is not None:  # the pursuit after the break
             winner, reason, at, _ = self.decision
             chase = self.scenario.victory.pursuit_bounds
             if self.state.bound - at >= chase or self.ruleset.pursuit_over(self.ctx):
@@ -389,7 +389,7 @@ class Battle:
             "losses": self.state.losses(),
             "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
         }
-        # issue 12: the losses split as the book tells them apart, and what the pursuit added
+        # the losses split as the book tells them apart, and what the pursuit added
         self.result["casualties"] = self.ruleset.casualties(self.ctx)
         if self.decision is not None:
             _, _, at, then = self.decision

@@ -51,7 +51,7 @@ class BoundContext:
     #: who stood idle with an intent, and why (engine.idle.IdleWatch; the commanders answer)
     idle: Any = None
     #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
-    #: runs on (issue 12; engine.battle); None while the battle is undecided
+    #: runs on (engine.battle); None while the battle is undecided
     aftermath: frozenset[str] | None = None
 
     def emit(self, events: Event | list[Event]) -> None:

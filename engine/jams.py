@@ -1,4 +1,4 @@
-"""Friendly jams (issue 12 item 4): who was stopped by a friend, stall detection, re-planning.
+"""Friendly jams: who was stopped by a friend, stall detection, re-planning.
 
 A move that meets a friendly formation stops short of it (6.1: bases never pass through one
 another; engine.movement reports ``halted="blocked"`` and the friend). Without more, formations

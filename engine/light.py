@@ -1,4 +1,4 @@
-"""Time and light (issue 12 item 2): the clock of a battle, the sun and the moon, bound by bound.
+"""Time and light: the clock of a battle, the sun and the moon, bound by bound.
 
 A scenario with an ISO ``date``, a ``start_time`` (local mean solar time: the hours a source
 gives, on a sundial's clock) and ground (the battlefield's centre) gets a :class:`Clock`. Bound

@@ -5,8 +5,8 @@ The format is in docs/architecture.md ("BattleLog"). Events are frozen dataclass
 to 0.01 m / 0.1 degree so the same battle gives the same bytes.
 
 The bytes are those of :func:`_json_dumps` (the json module); :meth:`BattleLog.to_bytes` makes
-them with orjson (issue 33: a sixth of the time), falling back to json for the whole log on any
-value orjson would write otherwise (tests/test_log_write.py holds the writer before issue 33).
+them with orjson (a sixth of the time), falling back to json for the whole log on any
+value orjson would write otherwise (tests/test_log_write.py holds the older, slower writer).
 
 >>> e = Moved("execute_moves", "eng_centre", (0.0, 0.0), (3.14159, 100.0), 90.0, 100.004, 100.0)
 >>> e.to_dict()["to"], e.to_dict()["type"]
@@ -266,7 +266,7 @@ def _converter(cls: type[Event], strict: bool) -> _Converter:
     """``cls``'s to_dict as straight-line code, written once per class as dataclasses writes
     ``__init__``: ``{"type": ..., field: _round(value, field), ...}`` with ``dice`` left out
     when None. A generic loop over ``dataclasses.fields`` with ``_round`` on each value was two
-    thirds of the log's write time (issue 33); here a str, int or None value is stored as it is
+    thirds of the log's write time; here a str, int or None value is stored as it is
     and a float rounded in line, every other value still goes through ``_round``. ``strict``:
     raise :class:`_NotPlain` for a float orjson would not write as ``json`` does."""
     strict_check = [
@@ -604,7 +604,7 @@ class OrderRefused(Event):
 
 @dataclass(frozen=True, slots=True)
 class SkyChanged(Event):
-    """6.3 / issue 12: the light (day, twilight, night) or the weather as a bound begins: at
+    """6.3: the light (day, twilight, night) or the weather as a bound begins: at
     bound 1 of a scenario with a start time, then whenever either changes (engine.light)."""
 
     type: ClassVar[str] = "sky"
@@ -707,7 +707,7 @@ class BoundRecord:
 
     ``plain``: the snapshot is stored as the log writes it, rounded when it was recorded, and
     orjson writes it as ``json`` does (:func:`engine.battle.snapshot` checks both and says so);
-    otherwise it is rounded on the way out, as before issue 33."""
+    otherwise it is rounded on the way out, as the older writer did."""
 
     bound: int
     events: list[Event] = field(default_factory=list)
@@ -750,7 +750,7 @@ class BattleLog:
 
     def to_bytes(self) -> bytes:
         """``battle_log.json``'s bytes: ``dumps(self.to_dict())`` encoded, written by orjson
-        (issue 33: the json module's encoder and the rounding walk were 16 % of a 2 x 240
+        (the json module's encoder and the rounding walk were 16 % of a 2 x 240
         fight). Anything orjson would write otherwise than ``json`` (a float it formats apart,
         NaN or infinity, a key that is not a str, a type it does not know) sends the whole
         log down the json path, so the bytes are the same either way (tests/test_log_write)."""

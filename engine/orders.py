@@ -102,7 +102,7 @@ class Order:
 
 @dataclass(frozen=True, slots=True)
 class BriefedOrder(Order):
-    """An order a formation carries from its pre-battle plan (issue 12: the next waypoint or
+    """An order a formation carries from its pre-battle plan (the next waypoint or
     step, the end of a feint, fire released on its own condition). Reading of 9.1: the plan was
     given before the battle with the bound-1 briefing, so no messenger has to carry it; the
     order is still received as any other (chart 9.3)."""

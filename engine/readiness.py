@@ -1,4 +1,4 @@
-"""Readiness at the start of a battle (issue 12 item 1): troops caught in camp, asleep or on the
+"""Readiness at the start of a battle: troops caught in camp, asleep or on the
 march, and what rouses them.
 
 A side or a formation of a scenario may start ``unready`` (in camp), ``asleep`` or
@@ -148,7 +148,7 @@ class ReadinessWatch:
                 if g is None or g is f or g.side != f.side or g.removed:
                     continue
                 if math.dist(f.centre(), g.centre()) <= st.friend_attacked_within_m:
-                    return f"alarm: {gid} attacked"  # the alarm spreads (issue: surprise)
+                    return f"alarm: {gid} attacked"  # the alarm spreads (surprise)
         if st.bound is not None and n >= st.bound:
             return "bound"
         if st.enemy_within_m is not None:

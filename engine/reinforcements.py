@@ -1,4 +1,4 @@
-"""Timed reinforcements (issue 12 item 3): formations off the table until their bound, then
+"""Timed reinforcements: formations off the table until their bound, then
 placed at a map edge or a point.
 
 A side's plan may give a formation ``arrives: {bound, edge, point}``

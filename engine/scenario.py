@@ -196,7 +196,7 @@ class ReadinessEnd(BaseModel):
 
 
 class ReadinessSpec(BaseModel):
-    """A side's or a formation's state as the battle begins (issue 12, engine.readiness)."""
+    """A side's or a formation's state as the battle begins (engine.readiness)."""
 
     model_config = _STRICT
     state: Literal["ready", "unready", "asleep", "on_the_march"] = "ready"
@@ -241,7 +241,7 @@ class FormationSpec(BaseModel):
 
 
 class Objective(BaseModel):
-    """A place the automatic commander should take or hold (issue 4)."""
+    """A place the automatic commander should take or hold."""
 
     model_config = _STRICT
     id: str
@@ -270,7 +270,7 @@ class TriggerCondition(BaseModel):
 
 
 class Trigger(BaseModel):
-    """When ``when`` holds, give ``order`` to ``formations`` (issue 4)."""
+    """When ``when`` holds, give ``order`` to ``formations``."""
 
     model_config = _STRICT
     id: str | None = Field(default=None, pattern=_ID)  # named by ``trigger_fired``
@@ -367,7 +367,7 @@ class Arrival(BaseModel):
 
 
 class FormationPlan(BaseModel):
-    """The plan for one formation (issue 12): when it arrives, the route it takes, the steps it
+    """The plan for one formation: when it arrives, the route it takes, the steps it
     carries out in order, whether it holds its fire, a feint. The side's automatic commander
     runs it; the formations a plan does not name are the commander's own."""
 
@@ -514,7 +514,7 @@ class WeatherChange(BaseModel):
 
 class Victory(BaseModel):
     """When a side has lost (``rout_fraction`` of its bases dead or broken) and how long the
-    winner's pursuit runs on after that (issue 12: the ruleset's own pursuit, 11.1 in 2mm
+    winner's pursuit runs on after that (the ruleset's own pursuit, 11.1 in 2mm
     Earth, for at most ``pursuit_bounds`` bounds or until no broken troops are left on the
     field; 0: the battle stops at the break)."""
 
@@ -532,7 +532,7 @@ def _band(v: tuple[float, float] | None) -> tuple[float, float] | None:
 #: a range of men, [low, high] (a point estimate is [n, n])
 Band = Annotated[tuple[float, float] | None, AfterValidator(_band)]
 
-#: the loss categories a historical band may give (issue 12)
+#: the loss categories a historical band may give
 LOSS_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
 
 
@@ -572,7 +572,7 @@ class SideLosses(BaseModel):
 
 
 class HistoricalOutcome(BaseModel):
-    """What happened (issue 12: outcomes as data): the winner (a side id, or null for a draw)
+    """What happened (outcomes as data): the winner (a side id, or null for a draw)
     and each side's losses as ranges of men, with sources; ``montecarlo`` compares replays
     with it (scenario_builder.montecarlo)."""
 

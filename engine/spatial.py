@@ -1,4 +1,4 @@
-"""One spatial index of formation rectangles for the engine's pairwise queries (issue 15).
+"""One spatial index of formation rectangles for the engine's pairwise queries.
 
 Pairwise work (gaps, nearest enemies, hearing, troops in a line of sight) used to compare every
 formation with every other: the square of the army. :class:`RectIndex` keeps the axis-aligned

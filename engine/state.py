@@ -766,7 +766,7 @@ class _Formations(dict[str, Formation]):
 
 
 class FormationTable:
-    """The formations on a state's table as columns (issue 15): ``forms`` in deployment order,
+    """The formations on a state's table as columns: ``forms`` in deployment order,
     ``arr`` their rectangles (N, 5: cx, cy, hw, hd, facing), ``sides`` (N,), ``rows`` id ->
     row; ``revision`` counts its changes and ``memo`` holds what phases derive from one
     revision (a spatial index, gaps, nearest enemies; emptied when it changes).

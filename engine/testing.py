@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 #: hooks the core calls to set up or run every battle: checked by spying that they are called
-#: Hooks the battle consults only once an army has broken (issue 12: pursuit and aftermath):
+#: Hooks the battle consults only once an army has broken (pursuit and aftermath):
 #: checked on the whole battle, fought to its end with a pursuit allowed, not on its first bounds.
 AFTER_BREAK_HOOKS = frozenset({"begin_aftermath", "pursuit_over", "casualties"})
 #: bounds of pursuit the after-break check allows a scenario that gives none

@@ -139,7 +139,7 @@ _SENTENCES: dict[str, str] = {
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
     "messenger_rerouted": "{side}: messenger {id} to {to} re-routed ({reason}); route now "
     "{cost_m} m, due bound {arrival_bound}",
-    # issue 12: a timed reinforcement comes on (engine.reinforcements)
+    # a timed reinforcement comes on (engine.reinforcements)
     "arrived": "{formation} arrives on the table ({edge}), {delayed} bound(s) late",
     # engine.idle: an order not carried out for bounds running, and why
     "idle": "{formation} has not carried out \u201c{order}\u201d for {bounds} bounds: {cause}",
@@ -746,7 +746,7 @@ def result_text(
 ) -> str:
     """What the panel says at the last bound: the result, or that the log is only the
     deployment (``scenario-builder map SCENARIO`` draws bound 0 without fighting), naming the
-    formations that are not on the table yet (a plan's timed ``arrives``, issue 12).
+    formations that are not on the table yet (a plan's timed ``arrives``).
 
     >>> result_text({"winner": "english", "reason": "scots army routed"}, list(range(15)))
     'result: english (scots army routed)'

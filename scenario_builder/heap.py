@@ -1,4 +1,4 @@
-"""The set-up's objects out of the garbage collector's way while a battle is fought (issue 15).
+"""The set-up's objects out of the garbage collector's way while a battle is fought.
 
 A battle builds its log and caches as it goes, so CPython's full (generation 2) collections come
 every few bounds, and each one walks every object the process holds: the imports (about 127,000

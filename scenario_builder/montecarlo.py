@@ -8,7 +8,7 @@ head's file system; replays run on a ``dask.distributed`` cluster: a ``LocalClus
 single-threaded worker processes by default (the engine is pure Python and holds the GIL), or
 any scheduler given by address.
 
-Scaling (issue 15): each task carries a run of seeds (:func:`replay_many`), so the scheduler's
+Scaling: each task carries a run of seeds (:func:`replay_many`), so the scheduler's
 per-task cost is paid a few times per worker rather than once per replay; a worker plugin
 (``scenario_builder.mc_preload.Preload``) writes the bundle into the worker's scratch folder,
 loads the scenario and battlefield and builds the routing graph once per worker process when it
@@ -206,7 +206,7 @@ def replay(
     result["strength"] = {
         side: sum(1 for b in log.header["bases"] if b["side"] == side) for side in sides
     }
-    # issue 12: men per base, so losses can be set against the sources' bands in men
+    # men per base, so losses can be set against the sources' bands in men
     result["men_per_base"] = {side: scenario.representation(side) for side in sides}
     return result
 
@@ -498,7 +498,7 @@ def start_worker_server() -> bool:
     Call it early (the CLI does, before it loads the scenario and builds the ground): the
     server's imports then run on another core while this process works, and every worker
     forked from it starts with them done (spawned, each worker imported them itself, after the
-    ground was built: ~2 s of the fixed cost of a run, issue 15). Once per process; later
+    ground was built: ~2 s of the fixed cost of a run). Once per process; later
     calls find it running. Started with SIGINT ignored, which it and the workers forked from it
     keep, so a Ctrl-C (sent by the terminal to every process in the foreground group) reaches
     only this process, which then closes the cluster; workers interrupted on their own would

@@ -288,7 +288,7 @@ class Ruleset:
     def start_bound(self, ctx: BoundContext) -> None:
         """Before the first phase of every bound (the loop has already advanced the count)."""
 
-    # -- after the break (issue 12: pursuit and aftermath) -------------------------------------
+    # -- after the break (pursuit and aftermath) -------------------------------------
     def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
         """An army broke (``ctx.aftermath`` names the broken sides): what the book makes its
         troops and the winner's do now; returns events. The default: nothing."""

@@ -99,7 +99,7 @@ def montecarlo(
         raise click.UsageError("--dashboard is for the local cluster; a --scheduler has its own")
     console = Console(stderr=True)
     if scheduler is None:
-        # the local workers' imports start now, in the background (issue 15: fixed cost)
+        # the local workers' imports start now, in the background (fixed cost)
         mc.start_worker_server()
     else:
         # first: a wrong address is one line in seconds, before anything is built or written
@@ -203,7 +203,7 @@ def montecarlo(
             f"{hist['ci95'][1]:.0%} of replays (95 %): the engine {verdict} "
             f"history"
         )
-        # issue 12: losses in men (bases x men_per_base) against the sources' bands
+        # losses in men (bases x men_per_base) against the sources' bands
         for side, row in (hist.get("losses_in_men") or {}).items():
             if row.get("simulated_men") is None:
                 out_console.print(f"  {side}: {row.get('note', 'no band')}")

@@ -1,5 +1,5 @@
 """Which units stand near a unit: the culling behind the medieval d10 battle's "within 150 yds",
-"nearest enemy", "in contact" and "insecure flank" questions (issue 15: pairwise work grows
+"nearest enemy", "in contact" and "insecure flank" questions (pairwise work grows
 with neighbours, not with the square of the armies).
 
 :class:`UnitTable` holds every unit's centre, half depth, side, life and rout in arrays. It is

@@ -20,7 +20,7 @@
   it is (``RouteGraph.route_from``); cost and arrival bound are updated (``messenger_rerouted``).
 - It is never captured (9.1). If its formation leaves the field the message is dropped.
 - Orders given in the first bound are the pre-battle briefing and arrive at once, and so do
-  orders the formation's plan gave it then (``engine.orders.BriefedOrder``, issue 12).
+  orders the formation's plan gave it then (``engine.orders.BriefedOrder``).
 - A newer order to the same formation supersedes older ones still in flight.
 - :class:`~wings.WingOrder` is carried out at once by the General (4.2), or refused.
 

@@ -757,7 +757,7 @@ def _resolve_one(
     must_retreat = any(e == "retreat" for e in effects.values())
     tests = tuple(t for t, e in effects.items() if e == "panic_test")
     if tests and _caught_unready(ctx, f):
-        # issue 12, a reading of 10.5 / 10.2: troops not yet formed for battle test at -1R
+        # a reading of 10.5 / 10.2: troops not yet formed for battle test at -1R
         tests = (*tests, "caught_unready")
     events: list[Event] = []
     outcome = "retreat" if must_retreat else "none"
@@ -1088,7 +1088,7 @@ def rout_consequences(ctx: TwoMmContext) -> list[Event]:
 
 def pursuit_phase(ctx: TwoMmContext) -> list[Event]:
     """11.1: the side not retreating pursues a broken enemy it fought, unless ordered to hold or
-    retreat. After an army broke (``ctx.aftermath``, issue 12) the winner's formations that are
+    retreat. After an army broke (``ctx.aftermath``) the winner's formations that are
     free to pursue and have no quarry take the nearest broken formation still on the field:
     "If you are the side NOT retreating/routing, you will automatically pursue"."""
     state = ctx.state

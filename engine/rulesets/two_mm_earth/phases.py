@@ -192,7 +192,7 @@ def phase_orders(ctx: TwoMmContext, receive: Any = None) -> None:
     for side in state.sides:
         commander = ctx.commanders.get(side)
         if commander is None or ctx.aftermath is not None:
-            continue  # issue 12: after the break the generals give no new orders (11.1)
+            continue  # after the break the generals give no new orders (11.1)
         idle = ctx.idle.reports if ctx.idle is not None else {}
         view = CommanderView(
             side, state.bound, state, ctx.bf, ctx.scenario, ctx.sight.sees, idle, ctx.emit

@@ -434,7 +434,7 @@ class TwoMmEarth(TwoMmEarthMoves):
         # every answer changed (a row the version's table leaves blank now routs too), so a
         # battle that consults the table at all tells (v0.7's table answers few of the rows)
         "morale_effect": lambda v: "rout" if v != "rout" else None,
-        # issue 12, 11.1 after the break: 2mm Earth's morale chapter, so a composition with
+        # 11.1 after the break: 2mm Earth's morale chapter, so a composition with
         # another book's morale does not inherit it (it stops at the break)
         "begin_aftermath": lambda events: [],
         "pursuit_over": lambda v: not v,
@@ -449,7 +449,7 @@ class TwoMmEarth(TwoMmEarthMoves):
 
         return attack_report(opts, self) if opts["attack"] else panic_report(opts, self)
 
-    # issue 12: 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
+    # 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
     def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
         return morale.begin_aftermath(ctx)  # type: ignore[arg-type]
 

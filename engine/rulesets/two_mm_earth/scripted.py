@@ -1,4 +1,4 @@
-"""Scripted orders (issue 4): a human plan read from a file replaces the automatic commander.
+"""Scripted orders: a human plan read from a file replaces the automatic commander.
 
 The file maps a bound to the orders given in it (9.1), in the text form of
 :class:`engine.orders.Order` or :class:`engine.rulesets.two_mm_earth.wings.WingOrder`; a position

@@ -88,7 +88,7 @@ MORALE_TRIGGERS_V09: tuple[MoraleTrigger, ...] = (
         "All seen friendlies retreating and 50% or more are routing",
     ),
     MoraleTrigger("push_split", "rout", 'Enemy "push" has separated formation in half (see 12.1)'),
-    # issue 12, a reading (docs/rules-interpretations.md, "Readiness"): 10.5 "Some situations
+    # a reading (docs/rules-interpretations.md, "Readiness"): 10.5 "Some situations
     # will decrease your Resilience for testing purposes, see 10.2"; 10.2's two such rows (front
     # rank killed, enemy on the rear bases) are troops taken where they cannot stand as formed.
     # Troops caught before they have formed for battle (engine.readiness) are the same case. It
