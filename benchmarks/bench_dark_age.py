@@ -79,7 +79,7 @@ def measure(per_side: int = 20, seed: int = 1, with_hash: bool = False) -> dict[
         "result": log.result["reason"],
     }
     if with_hash:
-        # battle_log.json's bytes (since issue 33; before, the records in memory, whose
+        # battle_log.json's bytes (before the faster writer, the records in memory, whose
         # snapshots now hold rounded values: the hashes of earlier sittings are another sum)
         data = log.to_bytes() if hasattr(log, "to_bytes") else log.to_json().encode()
         out["log_hash"] = hashlib.sha256(data).hexdigest()[:16]

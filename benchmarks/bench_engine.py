@@ -2,7 +2,7 @@
 
 The battle is on the shipped Minden DEM (SRTM, data/SOURCES.md): two lines of 60 formations of
 3-5 bases (infantry, archers, cavalry, skirmishers), 700 m apart, every formation ordered to
-attack. Target (issue 3): a 30-bound battle in under 2 s on one core (~66 ms per bound).
+attack. Target: a 30-bound battle in under 2 s on one core (~66 ms per bound).
 
 That battle is decided (a side routs, victory.rout_fraction 0.5) after 7 bounds, so two figures:
 - "decided": the battle to its decision, as ms per bound (x 30 for a 30-bound battle);
@@ -15,7 +15,7 @@ Run with pytest-benchmark:   python -m pytest benchmarks/bench_engine.py --bench
 or as a script:              python benchmarks/bench_engine.py
 one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --json [--repeat K]
     prints {"per_side", "bases", "bounds", "cpu_s"} for N formations a side fought to the last
-    (rout_fraction 1.0), instant orders, 30 bounds, on Minden (issue 15's growth benchmark;
+    (rout_fraction 1.0), instant orders, 30 bounds, on Minden (the scale work's growth benchmark;
     ``--profile FILE`` writes cProfile stats of the fight; ``--calls`` adds "calls", the calls
     of Python functions in the fight, built-ins left out, counted by cProfile). The set-up's
     objects are frozen out of the garbage collector's walks before the clock starts, as
@@ -36,13 +36,13 @@ against another checkout:    python benchmarks/bench_engine.py --against DIR [--
                                  [--repeat 3] [--json]
     the same battle (this checkout's scenario and troop lists) fought by the engine of DIR (a
     checkout of another commit, e.g. ``git worktree add ../base 38c05b7``, the commit before
-    issue 15; its ``../shared`` must hold the data) and by this one, alternated in fresh
+    the scale work; its ``../shared`` must hold the data) and by this one, alternated in fresh
     processes (this, DIR, DIR, this, ...), so both meet the same spells of a shared host: the
     least CPU of each, their ratio, and each one's Python calls. The ratio, not a time from
     another sitting, is what says how much faster a change made the engine (the 10 M-step loop
     is a poor gauge of the host: Debian's PGO build of CPython runs it 1.4x faster than this
     machine's pyenv build but the engine only 4 % faster, docs/performance.md). With
-    ``--log-write`` each run also writes its log (issue 33: the write's share of the fight, and
+    ``--log-write`` each run also writes its log (the write's share of the fight, and
     the two logs' hashes, which must agree).
 """
 

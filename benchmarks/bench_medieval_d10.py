@@ -82,7 +82,7 @@ def scenario(bf: Any, per_side: int = 20) -> Any:
 
 def log_hash(log: Any) -> str:
     # the whole log as battle_log.json holds it: each bound's events and its snapshot (bases,
-    # formations, what is seen). Before issue 33 the records in memory were hashed; their
+    # formations, what is seen). Before the faster writer the records in memory were hashed; their
     # snapshots now hold rounded values, so earlier sittings' hashes are another sum
     data = log.to_bytes() if hasattr(log, "to_bytes") else log.to_json().encode()
     return hashlib.sha256(data).hexdigest()[:16]

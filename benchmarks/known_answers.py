@@ -40,7 +40,7 @@ LAST_STAND_FORMATIONS = 20  # per side, fought to the last for 30 bounds with in
 COMPOSED = {
     "flodden_1513_wc-morale": ("flodden_1513", "2mm-earth-v0.9+wc-morale"),
     "teutoburg_ad9_dark-age": ("teutoburg_ad9", "dark-age"),
-    # issue 11 item 4: the Dark Age battle on real ground, under its own ruleset
+    # the Dark Age battle on real ground, under its own ruleset
     "maldon_991_dark-age": ("maldon_991", "dark-age"),
 }
 

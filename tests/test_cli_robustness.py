@@ -1,4 +1,4 @@
-"""Failure injection through the real entry point (issue 14): every command driven into an
+"""Failure injection through the real entry point: every command driven into an
 unwritable output, a reused --out, a mistyped name, bad coordinates or an interrupt gives one
 line, a non-zero exit, and leaves nothing behind.
 

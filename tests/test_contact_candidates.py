@@ -4,7 +4,7 @@ Contact is a gap of at most CONTACT_M by ``geometry.separation``: the largest ga
 rectangles' four axes, which can be less than the distance between them (corner to corner) and
 less than the gap between their axis-aligned boxes along x or y. The box pre-filters (numpy for
 a few formations, an R-tree above ``_FEW_FORMATIONS``) must not drop such a pair; the cases
-here are the ones each filter dropped when it looked only CONTACT_M out (issue 15, round 7).
+here are the ones each filter dropped when it looked only CONTACT_M out.
 """
 
 from __future__ import annotations

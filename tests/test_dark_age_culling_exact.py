@@ -1,4 +1,4 @@
-"""The Dark Age moves' culling (issue 15: pairwise work grows with neighbours) changes no
+"""The Dark Age moves' culling (pairwise work grows with neighbours) changes no
 battle: ``engine.movement.swept_rows`` leaves out only rectangles no pose along a move can
 overlap, so 5.27 interpenetrations and a move's halt short of the friends it passes through
 (``_clear_end``) are the same with every friend a candidate; 5.8's "enemy to their front"

@@ -116,7 +116,7 @@ def test_demo_writes_everything_and_reports(
     out = tmp_path / "demo"
     code, stdout, err = run_cli(*["demo", "--out", str(out), "--json"])
     assert code == 0, err
-    assert len(drawn) == 1  # issue 15: one base map for the terrain page and the playback
+    assert len(drawn) == 1  # one base map for the terrain page and the playback
     report = json.loads(stdout)
     for name in (
         "battlefield.html",

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 
 def _reference(a: np.ndarray, b: np.ndarray, ca: np.ndarray) -> np.ndarray:
-    """distance_pairs as it was before the cheaper form (issue 15, round 6), verbatim."""
+    """distance_pairs as it was before the cheaper form, verbatim."""
     fx, fy, rx, ry = _axes(b[:, 4])
     dx = ca[:, :, 0].T - b[None, :, 0]  # (4, P)
     dy = ca[:, :, 1].T - b[None, :, 1]

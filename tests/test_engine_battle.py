@@ -79,7 +79,7 @@ def test_check_ruleset_on_every_registered_ruleset(ruleset, flodden_bf, flodden_
     n_phases = len(get_ruleset(ruleset).phases)
     assert report.bounds >= 1 and report.phases == report.bounds * n_phases
     assert report.result is not None
-    # issue 9 "no silent hooks": each hook overridden in turn changes the battle (or is called)
+    # "no silent hooks": each hook overridden in turn changes the battle (or is called)
     # (dark-age has no speed_m: its moves are the Dark Age chapter's rolled javelin throws)
     # (medieval-d10 is another game with hooks of its own; check_hooks covered them above)
     hooks = ("speed_m", "roll_attack", "shooting_modifier", "messenger_rate_m", "sees_over")

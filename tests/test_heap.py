@@ -1,4 +1,4 @@
-"""scenario_builder.heap: the set-up frozen out of the garbage collector's walks (issue 15)
+"""scenario_builder.heap: the set-up frozen out of the garbage collector's walks
 changes how fast a battle is fought, never what happens in it."""
 
 from __future__ import annotations

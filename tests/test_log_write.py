@@ -1,6 +1,6 @@
 """Issue 33: battle_log.json written by orjson, byte for byte as the json module wrote it.
 
-The reference below is the writer as it was before issue 33 (every event through a loop over
+The reference below is the older, slower writer (every event through a loop over
 ``dataclasses.fields`` with ``_round`` on each value, every snapshot rounded in a walk at write
 time, ``json.dumps`` with sorted keys, compact separators and ``allow_nan=False``). The fast
 writer must give its bytes on real battles, and take the json module's path for whatever
@@ -46,7 +46,7 @@ from bench_engine import last_stand, scenario
 
 
 def _generic_to_dict(e: Any) -> dict[str, Any]:
-    """``Event.to_dict`` before issue 33."""
+    """``Event.to_dict`` as the older writer had it."""
     out: dict[str, Any] = {"type": e.type}
     for f in dataclasses.fields(e):
         v = getattr(e, f.name)
@@ -57,7 +57,7 @@ def _generic_to_dict(e: Any) -> dict[str, Any]:
 
 
 def reference_json(log: BattleLog) -> bytes:
-    """battle_log.json as the writer before issue 33 made it (rounding twice is rounding once:
+    """battle_log.json as the older writer made it (rounding twice is rounding once:
     the record's values, rounded when taken, come out the same)."""
     fast = log_module.Event.to_dict
     log_module.Event.to_dict = _generic_to_dict  # type: ignore[method-assign]

@@ -120,8 +120,8 @@ def test_7_3_every_cell_centre_on_its_own_side(request: pytest.FixtureRequest, n
 @pytest.mark.parametrize(
     ("site", "code", "what", "corners"),
     [
-        # Bayreuth's OSM streams are plain brooks now (7.2) and the Till one 4-connected band
-        # (issue 13): the corner-to-corner pieces are the Roter Main where it leaves woods to
+        # Bayreuth's OSM streams are plain brooks now (7.2) and the Till one 4-connected band:
+        # the corner-to-corner pieces are the Roter Main where it leaves woods to
         # the trees, its ponds and the built-up blocks
         ("built_bayreuth", 4, "Roter Main, ponds, built-up (impractical)", True),
         ("built_flodden", 1, "Pallins Burn and the mire (wet)", False),

@@ -86,7 +86,7 @@ def test_preview_panel_says_deployment_in_a_browser(run_cli, tmp_path: Path) -> 
 @pytest.mark.slow  # Chacabuco's 576 levels make an 11 MB page: the full run keeps it
 def test_preview_names_and_marks_the_formations_that_arrive_later(run_cli, tmp_path: Path) -> None:
     """Chacabuco's plan file holds Soler's division and its grenadiers off the table until
-    bound 30 (issue 12 ``arrives``): the preview draws none of their bases at bound 0 (they are
+    bound 30 (a plan's ``arrives``): the preview draws none of their bases at bound 0 (they are
     not there), says in the panel when and where they come on, and marks their entry points."""
     import math
 

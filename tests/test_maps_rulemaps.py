@@ -1,5 +1,5 @@
-"""`map`, `print` and `route` with a chosen ruleset's own terrain classes (issue 10 item 4, issue 9
-item 1): Flodden's shipped ground (data/battlefields/flodden) read through medieval-d10's code
+"""`map`, `print` and `route` with a chosen ruleset's own terrain classes (through the ruleset
+seam): Flodden's shipped ground (data/battlefields/flodden) read through medieval-d10's code
 table (data/codes/medieval-d10.csv) and dark-age's, drawn under their names and colours
 (maps.palettes), and routed by each ruleset's reading of 9.1 (Ruleset.route_triple)."""
 

@@ -47,7 +47,7 @@ def test_unknown_paper_is_a_layout_error(text: str) -> None:
 
 
 def test_paper_too_small_says_its_size_not_a_format_problem() -> None:
-    """issue 14: a well-formed but tiny paper names the size limits, not the format."""
+    """A well-formed but tiny paper names the size limits, not the format."""
     with pytest.raises(LayoutError, match="expected 50 to 5000 mm a side, got 10 x 10 mm"):
         Paper.from_text("10x10mm")
 

@@ -75,7 +75,7 @@ def test_medieval_d10_playback_steps_turn_by_turn(run_cli: Any, tmp_path: Path) 
 def test_medieval_d10_playback_legend_shows_its_terrain_classes(
     run_cli: Any, tmp_path: Path
 ) -> None:
-    """The playback draws the ground as the battle's ruleset read it (issue 10 item 4): the
+    """The playback draws the ground as the battle's ruleset read it: the
     legend and the layer control name the TERRAIN CHART's classes and the DEM's slopes, not 2mm
     Earth's 7.3 classes; the slopes layer switches on from the layer control."""
     from playwright.sync_api import sync_playwright

@@ -1,5 +1,5 @@
 """The movement phase's short cuts give exactly (bit for bit) what sampling every point and
-sweeping every rectangle gives (issue 15: outcomes must not move; tests/known_answers pin whole
+sweeping every rectangle gives (outcomes must not move; tests/known_answers pin whole
 battles, these pin the pieces on real ground and on random rectangles, element by element).
 
 - 7.1 footprints: a footprint known to lie in one class from one raster lookup, the gather of

@@ -1,4 +1,4 @@
-"""Packaging: the wheel carries every package and the whole data/ folder (issue 14).
+"""Packaging: the wheel carries every package and the whole data/ folder.
 
 ``pyproject.toml`` lists its packages (find cannot rename data/ to scenario_builder_data), so a
 new package folder must be added there; these checks fail when one is missing. The wheel itself

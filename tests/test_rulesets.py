@@ -160,7 +160,7 @@ def test_10_2_trigger_table_every_row() -> None:
         "push_split": ("rout", "rout"),
         "retreating_touched": ("panic_test", "panic_test"),
         "retreating_sees_broken": ("panic_test", "panic_test"),
-        # issue 12's reading of 10.5 / 10.2 (engine.readiness): -1R, never a test by itself
+        # the reading of 10.5 / 10.2 (engine.readiness): -1R, never a test by itself
         "caught_unready": ("panic_test", "panic_test"),
     }
     assert {row.trigger for row in MORALE_TRIGGERS_V09} == set(expected)
@@ -177,7 +177,7 @@ def test_10_2_trigger_table_every_row() -> None:
 
 
 def test_attack_through_both_rulesets() -> None:
-    # (no rally_test hook: nothing in the engine asks for one yet - issue 9 "no silent hooks";
+    # (no rally_test hook: nothing in the engine asks for one yet - "no silent hooks";
     # engine.rulesets.two_mm_earth.resolution.rally_test / rally_test_v07 keep the procedures)
     v09, v07 = get_ruleset("2mm-earth-v0.9"), get_ruleset("2mm-earth-v0.7")
     for rs in (v09, v07):

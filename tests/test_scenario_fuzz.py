@@ -69,7 +69,7 @@ def test_load_save_load_round_trips(path: Path, tmp_path: Path) -> None:
     first.save(out)
     second = load_scenario(out)
     assert second == first
-    # a plan file (issue 12) is written relative to the new folder: the same file, another path
+    # a plan file is written relative to the new folder: the same file, another path
     for side in first.sides:
         if first.plan_file(side.id) is not None:
             again = second.plan_file(side.id)

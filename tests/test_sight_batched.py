@@ -1,4 +1,4 @@
-"""6.2-6.3 sight worked out in batches (issue 15) gives the answers of the plain rule.
+"""6.2-6.3 sight worked out in batches gives the answers of the plain rule.
 
 The engine asks line of sight thousands of times a bound, so ``los.visible_many`` samples many
 lines at once from flat padded layers, ``Sight`` judges the troops in the way of every line of a

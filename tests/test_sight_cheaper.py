@@ -1,4 +1,4 @@
-"""6.2 sight made cheaper (issue 15, round 6) gives what the plain code path gives.
+"""6.2 sight made cheaper gives what the plain code path gives.
 
 Each shortcut is pinned against the code it replaced (kept here as the reference), on real
 ground and real battles' positions: the grouping of ``los.visible_many``'s lines a run of

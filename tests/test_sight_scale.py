@@ -1,4 +1,4 @@
-"""6.2 sight's shortcuts at scale (issue 15) give what the plain computation gives.
+"""6.2 sight's shortcuts at scale give what the plain computation gives.
 
 Each test runs the engine benchmark's armies on Minden (real ground) a few bounds in and pins a
 shortcut against the computation it replaced, element by element: the shadow guess of the

@@ -196,8 +196,8 @@ def test_montecarlo_chunks_cover_every_seed_once() -> None:
 
 
 def test_commander_enemies_answer_as_pair_by_pair(battle: Any) -> None:
-    """The General's nearest enemy and "enemy within" (issue 4 defaults and triggers) from one
-    separation row per formation: the answers of ``_gap`` asked pair by pair."""
+    """The General's nearest enemy and "enemy within" (the commander's defaults and triggers)
+    from one separation row per formation: the answers of ``_gap`` asked pair by pair."""
     from engine.command.enemies import Enemies as _Enemies
     from engine.command.enemies import gap as _gap
     from engine.geometry import separation

@@ -1,5 +1,5 @@
 """War & Conquest's morale module on 2mm Earth (ruleset ``2mm-earth-v0.9+wc-morale``) culls its
-pairwise work (issue 15) without changing a battle: the Morale Tests' fleeing friends beyond
+pairwise work without changing a battle: the Morale Tests' fleeing friends beyond
 the 5" of their trigger are left out ("Fleeing Friends within 5\\""), the friend triggers come
 from the fleeing and destroyed formations alone, and a flight's crossed friends (Command Tests,
 "friends flee through it") are sought among those within reach of its way. Fought on real

@@ -1,4 +1,4 @@
-"""6.2 hearing and sight at scale, round 10 (issue 15): what the shortcuts give is what the plain
+"""6.2 hearing and sight at scale: what the shortcuts give is what the plain
 computation gives.
 
 ``Sight._hearing_table`` keeps every row's candidates within earshot as flat lists cut by row

@@ -1,4 +1,4 @@
-"""6.2 sight and the bound's record made cheaper (issue 15, round 7) give what the old code gave.
+"""6.2 sight and the bound's record made cheaper give what the old code gave.
 
 Each shortcut is pinned against the computation it replaced, over real battles on real ground
 (the engine benchmark's armies on Minden's hills):
@@ -76,7 +76,7 @@ def test_6_2_record_on_the_battles_sight_is_a_cold_sights(minden) -> None:
 
 def test_record_of_bases_and_formations_as_read_one_by_one(minden) -> None:
     # every base's and formation's entry as the record wrote them before (the enum's value);
-    # since issue 33 the record rounds as it is taken (0.01 m, facing 0.1 degree), so it holds
+    # the record rounds as it is taken (0.01 m, facing 0.1 degree), so it holds
     # what battle_log.json holds, not the state's unrounded floats
     battle = Battle(minden, last_stand(scenario(minden, 12)), Dice(5), delivery=InstantDelivery())
     states: set[str] = set()

@@ -1,4 +1,4 @@
-"""6.2 troops in the way at scale, round 9 (issue 15): what the shortcuts give is what the plain
+"""6.2 troops in the way at scale: what the shortcuts give is what the plain
 computation gives.
 
 ``Sight._clear_of_troops`` looks first at the troops next to each target, stretch by stretch,

@@ -1,4 +1,4 @@
-"""6.2 troops in the way judged and hearing worked out more cheaply (issue 15, round 8) give
+"""6.2 troops in the way judged and hearing worked out more cheaply give
 what the old code gave.
 
 ``Sight._troops_clear`` reads each formation's side from a list of side numbers (one to one with
