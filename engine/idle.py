@@ -77,7 +77,8 @@ class IdleWatch:
     #: each formation's last halt (engine.movement) and the order it moved under
     halted: dict[str, tuple[str | None, tuple[Any, ...]]] = field(default_factory=dict)
     reported: int = 0
-    #: each formation's last idle event (the commander answers it: engine.command)
+    #: the idle events of the last bound observed, by formation: each new once, so the
+    #: commander answers each once, as the next bound begins (engine.command)
     reports: dict[str, IdleReport] = field(default_factory=dict)
     #: the formations that meant to move or strike in the last bound observed
     intending: list[str] = field(default_factory=list)
@@ -106,6 +107,7 @@ class IdleWatch:
             acted |= view.acted
         out: list[Idle] = []
         self.intending = []
+        self.reports = {}
         for f in state.active():
             steady = f.morale is Morale.STEADY
             if view is not None:

@@ -113,7 +113,7 @@ class CommanderView:
     """What a commander gets to decide with: the state, its side, and sight queries.
 
     ``sees(observer_fid, target_fid)`` answers 6.2 sight for the current positions;
-    ``battlefield`` is the ground; ``idle`` the idle watcher's last report of each formation
+    ``battlefield`` is the ground; ``idle`` the idle watcher's reports of the bound just ended
     (engine.idle.IdleReport), which the commander may answer, logging the answer through
     ``emit``. Commanders must not change the state.
     """

@@ -41,7 +41,7 @@ False
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,7 @@ __all__ = [
     "TAKEN_M",
     "PlanReader",
     "Reach",
+    "Reading",
 ]
 
 #: an objective is taken by a formation whose centre is this close with no enemy as close
@@ -101,6 +102,18 @@ class _Run:
     ended: bool = False  # a trigger gave it an order: the General's word replaces the plan
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One bound's reading of a side's plan, by precedence: the intents of the triggers that
+    fired (in file order), those of the formations whose own plan runs, and, for the rest of
+    the formations asked about, what their objective wants (None: nothing; the ruleset's own
+    commander has them)."""
+
+    triggered: list[Intent]
+    planned: dict[str, Intent]
+    objectives: dict[str, Intent | None]
+
+
 @dataclass(slots=True)
 class PlanReader:
     """Where ``side`` is in ``plan``, and the intents it gives (the module docstring).
@@ -133,6 +146,32 @@ class PlanReader:
             self.runs[fp.formation] = run
 
     # -- each bound -------------------------------------------------------------------------
+    def read(
+        self,
+        state: BattleState,
+        bound: int,
+        enemies: Enemies,
+        mine: list[Formation],
+        current: Callable[[Formation], Intent],
+        held: Collection[str] = (),
+    ) -> Reading:
+        """This bound's intents (the module docstring's order of precedence), after
+        :meth:`begin`: objectives taken are marked from ``mine`` (the side's steady
+        formations), the triggers fire, the formation plans run for the formations no trigger
+        just ordered, and the objectives answer for the rest of ``mine`` - bar those in
+        ``held`` (already ordered this bound by the ruleset's commander) and those whose own
+        plan runs - given what each was last told (``current``)."""
+        self.update_taken(mine, enemies.forms)
+        triggered = self.fire_triggers(state, bound, enemies)
+        told = {i.formation for i in triggered}
+        planned = self.plan_intents(state, bound, enemies, told)
+        objectives: dict[str, Intent | None] = {}
+        for f in mine:
+            if f.id in held or f.id in told or f.id in planned or self.in_plan(f.id):
+                continue
+            objectives[f.id] = self.objective_intent(f, current(f), enemies)
+        return Reading(triggered, planned, objectives)
+
     def begin(self, state: BattleState, to_xy: Any) -> None:
         """Before the bound's questions: the objectives resolved (once), taken ones marked."""
         self._forms = state.formations

@@ -230,9 +230,8 @@ class MedievalContext(BoundContext):
     readers: dict[str, PlanReader] = field(default_factory=dict)
     issued: dict[str, Intent] = field(default_factory=dict)
     #: units stopped with no way round forbidden ground (its ``blocked`` event's turn), until
-    #: they move again; and the idle reports answered (engine.idle: unit -> report bound)
+    #: they move again
     stopped: dict[str, int] = field(default_factory=dict)
-    answered: dict[str, int] = field(default_factory=dict)
 
 
 def _phase(book_phase: BookPhase, method: str) -> Phase:
@@ -294,21 +293,17 @@ def _command(ctx: MedievalContext, game: MedievalBattle) -> None:
         reader.begin(state, to_xy)
         mine = [f for f in state.active(side.id) if f.morale is Morale.STEADY]
         enemies = Enemies(state, side.id)
-        reader.update_taken(mine, enemies.forms)
-        told: set[str] = set()
-        for i in reader.fire_triggers(state, bound, enemies):
-            _apply(ctx, game, i)
-            told.add(i.formation)
-        for fid, i in reader.plan_intents(state, bound, enemies, told).items():
-            _apply(ctx, game, i)
-            told.add(fid)
-        for f in mine:
-            if f.id in told or reader.in_plan(f.id):
-                continue
-            u = game.units.get(f.id)
+
+        def current(f: Formation) -> Intent:
+            u = game.units.get(f.id)  # (none for an Inspirational Figure standing alone)
             if u is None:
-                continue
-            oi = reader.objective_intent(f, ctx.issued.get(f.id) or _intent_of(u), enemies)
+                return Intent(IntentKind.HOLD, f.id, origin=IntentOrigin.BRIEFING)
+            return ctx.issued.get(f.id) or _intent_of(u)
+
+        reading = reader.read(state, bound, enemies, mine, current)
+        for i in (*reading.triggered, *reading.planned.values()):
+            _apply(ctx, game, i)
+        for oi in reading.objectives.values():
             if oi is not None:
                 _apply(ctx, game, oi)
 
@@ -323,9 +318,8 @@ def _answer_idle(ctx: MedievalContext, game: MedievalBattle) -> None:
         return
     for uid, rep in watch.reports.items():
         u = game.units.get(uid)
-        if u is None or ctx.answered.get(uid) == rep.bound:
+        if u is None:
             continue
-        ctx.answered[uid] = rep.bound
         if rep.cause is not IdleCause.TERRAIN or u.order != "attack" or u.goal is None:
             continue
         u.goal = None

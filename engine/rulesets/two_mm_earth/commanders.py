@@ -79,8 +79,6 @@ class PlanCommander:
     to_xy: Any = None
     issued: dict[str, _Key] = field(default_factory=dict)
     seen_routs: set[str] = field(default_factory=set)
-    #: fid -> the bound of the idle report last answered (engine.idle)
-    answered: dict[str, int] = field(default_factory=dict)
     reader: PlanReader = field(init=False)
 
     def __post_init__(self) -> None:
@@ -111,33 +109,29 @@ class PlanCommander:
                 o = self.initial.get(f.id)
                 if o is not None:
                     want[f.id] = _on_a_place(f, o)
-        answered = self._answer_idle(view, enemies)
-        want.update(answered)
+        want.update(self._answer_idle(view, enemies))
         current = {f.id: self._current(f) for f in mine}
-        reader.update_taken(mine, enemies.forms)
         routed_now = self._new_routs(state)
+        reading = reader.read(
+            state, bound, enemies, mine, lambda f: _intent(current[f.id]), held=set(want)
+        )
         # 1. triggers: the General's word in the battle (a messenger carries it)
-        triggered: set[str] = set()
-        for i in reader.fire_triggers(state, bound, enemies):
+        for i in reading.triggered:
             f = state.formations[i.formation]
             if i.kind is IntentKind.ATTACK and i.point is None and i.target is None:
                 near = enemies.nearest(f)  # the General names the nearest as the order goes
                 i = replace(i, target=near[0].id if near is not None else None)
             want[i.formation] = _on_a_place(f, _order(i))
-            triggered.add(i.formation)
         # 2. formation plans: a plan step is the General's own word, no default overrides it
-        planned = reader.plan_intents(state, bound, enemies, triggered)
-        for fid, i in planned.items():
+        for fid, i in reading.planned.items():
             want[fid] = _order(i)
-        # 3. objectives and 4. defaults, for formations no trigger or plan just ordered
-        for f in mine:
-            if f.id in want or f.id in planned or reader.in_plan(f.id):
-                continue  # (a plan done for this bound, an idle report answered)
-            oi = reader.objective_intent(f, _intent(current[f.id]), enemies)
+        # 3. objectives and 4. defaults, for the formations no trigger or plan just ordered
+        for fid, oi in reading.objectives.items():
+            f = state.formations[fid]
             o = _order(oi) if oi is not None else None
-            o = self._default_order(f, o or current[f.id], enemies, routed_now) or o
+            o = self._default_order(f, o or current[fid], enemies, routed_now) or o
             if o is not None:
-                want[f.id] = o
+                want[fid] = o
         out: list[Order | WingOrder] = []
         for f in state.formations.values():  # deployment order: deterministic
             o = want.get(f.id)
@@ -164,9 +158,8 @@ class PlanCommander:
         state, reader = view.state, self.reader
         for fid, rep in view.idle.items():
             f = state.formations.get(fid)
-            if self.answered.get(fid) == rep.bound or f is None or f.side != self.side:
+            if f is None or f.side != self.side:
                 continue
-            self.answered[fid] = rep.bound
             if f.removed or f.morale is not Morale.STEADY:
                 continue
             cur = self._current(f)
