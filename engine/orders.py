@@ -77,27 +77,57 @@ class Order:
             raise IllegalOrderError(None, "expected a target point or a target formation, not both")
 
     def __str__(self) -> str:
-        text = f"{self.kind} {self.formation}"
-        if self.target_formation is not None:
-            text += f" on {self.target_formation}"
-        elif self.target_point is not None:
-            text += f" to {float(self.target_point[0])},{float(self.target_point[1])}"
-        return text
+        return order_text(self.kind, self.formation, self.target_point, self.target_formation)
 
     @classmethod
     def from_text(cls, text: str) -> Order:
-        words = text.split()
-        try:
-            if len(words) == 2:
-                return cls(words[0], words[1])
-            if len(words) == 4 and words[2] == "on":
-                return cls(words[0], words[1], target_formation=words[3])
-            if len(words) == 4 and words[2] == "to":
-                x, y = (float(v) for v in words[3].split(","))
-                return cls(words[0], words[1], target_point=(x, y))
-        except (IllegalOrderError, ValueError):
-            pass
+        parts = parse_order_text(text)
+        if parts is not None:
+            try:
+                return cls(*parts)
+            except IllegalOrderError:
+                pass
         raise IllegalOrderError(None, f"{_USAGE}, got {text!r}")
+
+
+_Point = tuple[float, float]
+
+
+def order_text(kind: str, formation: str, point: _Point | None, target: str | None) -> str:
+    """``kind formation [on target | to x,y]``: how an order (or an intent) prints.
+
+    >>> order_text("advance", "f", (1.0, 2.5), None)
+    'advance f to 1.0,2.5'
+    """
+    text = f"{kind} {formation}"
+    if target is not None:
+        text += f" on {target}"
+    elif point is not None:
+        text += f" to {float(point[0])},{float(point[1])}"
+    return text
+
+
+def parse_order_text(text: str) -> tuple[str, str, _Point | None, str | None] | None:
+    """(kind, formation, point, target) of what :func:`order_text` prints; None if it is not
+    that shape (the kind's word is not checked here).
+
+    >>> parse_order_text("attack a on b")
+    ('attack', 'a', None, 'b')
+    >>> parse_order_text("attack a to x") is None
+    True
+    """
+    words = text.split()
+    if len(words) == 2:
+        return words[0], words[1], None, None
+    if len(words) == 4 and words[2] == "on":
+        return words[0], words[1], None, words[3]
+    if len(words) == 4 and words[2] == "to":
+        try:
+            x, y = (float(v) for v in words[3].split(","))
+        except ValueError:
+            return None
+        return words[0], words[1], (x, y), None
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.orders import order_text, parse_order_text
+
 __all__ = ["Intent", "IntentKind", "IntentOrigin"]
 
 
@@ -63,26 +65,13 @@ class Intent:
             raise ValueError("expected a place or an enemy formation, not both")
 
     def __str__(self) -> str:
-        text = f"{self.kind} {self.formation}"
-        if self.target is not None:
-            text += f" on {self.target}"
-        elif self.point is not None:
-            text += f" to {float(self.point[0])},{float(self.point[1])}"
-        return text
+        return order_text(str(self.kind), self.formation, self.point, self.target)
 
     @classmethod
     def from_text(cls, text: str, origin: IntentOrigin = IntentOrigin.DEFAULT) -> Intent:
         """Parse ``kind formation [on enemy | to x,y]`` (what :meth:`__str__` prints)."""
-        words = text.split()
-        try:
-            kind = IntentKind(words[0])
-            if len(words) == 2:
-                return cls(kind, words[1], origin=origin)
-            if len(words) == 4 and words[2] == "on":
-                return cls(kind, words[1], target=words[3], origin=origin)
-            if len(words) == 4 and words[2] == "to":
-                x, y = (float(v) for v in words[3].split(","))
-                return cls(kind, words[1], (x, y), origin=origin)
-        except (IndexError, ValueError):
-            pass
+        parts = parse_order_text(text)
+        if parts is not None and parts[0] in IntentKind._value2member_map_:
+            word, formation, point, target = parts
+            return cls(IntentKind(word), formation, point, target, origin)
         raise ValueError(f"expected an intent like 'attack <formation> [on <enemy>]', got {text!r}")
