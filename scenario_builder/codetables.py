@@ -44,7 +44,7 @@ MOVE_CLASSES: tuple[str, ...] = tuple(m.name.lower() for m in sorted(MoveClass))
 COVER_CLASSES: tuple[str, ...] = tuple(c.name.lower() for c in sorted(CoverClass))
 
 RASTER_SOURCES: tuple[str, ...] = ("worldcover", "corine", "corine_grid", "nlcd")
-DEFAULT_FEATURE = "open"  # unknown land-cover codes and uncovered cells (documented in README)
+DEFAULT_FEATURE = "open"  # unknown land-cover codes and uncovered cells (docs/building.md)
 
 _HEADERS: dict[str, tuple[str, ...]] = {
     "features": ("code", "feature", "priority"),

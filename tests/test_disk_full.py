@@ -1,4 +1,4 @@
-"""A full disk is one line naming the user's path (README, "Bad input"): never a temporary
+"""A full disk is one line naming the user's path (docs/errors.md): never a temporary
 folder's name, never "internal error" for a library's own words (GDAL through pyogrio says
 "database or disk is full", or only "Failed to commit transaction"), and nothing left behind.
 """

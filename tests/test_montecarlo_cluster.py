@@ -1,4 +1,4 @@
-"""``montecarlo --scheduler ADDR`` on a cluster started with the README's commands, its workers
+"""``montecarlo --scheduler ADDR`` on a cluster started as docs/montecarlo.md says, its workers
 as if on other machines: the package imported from another folder than the head's, each worker
 in a directory and TMPDIR of its own, and an audit hook in every worker that refuses to open any
 path of the head's (its install, its data, its working folder with ``--out``). The replays must
@@ -78,9 +78,9 @@ def _dask(*args: str, cwd: Path, env: dict[str, str], log: Path) -> subprocess.P
 
 @pytest.fixture
 def away_cluster(tmp_path: Path) -> Iterator[dict[str, Any]]:
-    """``dask scheduler`` + two ``dask worker ADDR --nworkers 1 --nthreads 1`` (README, "Monte
-    Carlo replays") importing a copy of the packages; yields the scheduler's address, the
-    copy's folder, the head's folder and the audit log."""
+    """``dask scheduler`` + two ``dask worker ADDR --nworkers 1 --nthreads 1`` (docs/montecarlo.md,
+    "On a cluster of machines") importing a copy of the packages; yields the scheduler's address,
+    the copy's folder, the head's folder and the audit log."""
     import scenario_builder_data
 
     site, head = tmp_path / "site", tmp_path / "head"

@@ -481,9 +481,9 @@ def test_plan_schema_is_printed() -> None:
     assert {"Arrival", "Feint", "HoldFire", "PlanStep", "StepEnd"} <= set(schema["$defs"])
 
 
-def test_the_readme_plan_file_example_loads_against_stamford_bridge(tmp_path: Path) -> None:
-    """The README's plan-file example is a real plan: every name in it checks."""
-    text = (ROOT / "README.md").read_text()
+def test_the_documented_plan_file_example_loads_against_stamford_bridge(tmp_path: Path) -> None:
+    """The documented plan-file example (docs/orders.md) is a real plan: every name in it checks."""
+    text = (ROOT / "docs" / "orders.md").read_text()
     start = text.index("# data/scenarios/stamford_bridge_1066.yaml:")
     block = text[start : text.index("```", start)]
     src = data_dir() / "scenarios" / "stamford_bridge_1066.yaml"

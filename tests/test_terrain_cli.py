@@ -181,7 +181,7 @@ def test_usage_errors_exit_2_without_traceback(args, run_cli, tmp_path):
 def test_unknown_landcover_code_is_an_error_unless_unknown_as(
     run_cli, tmp_path, osm_worldcover_tif, bayreuth_dir
 ):
-    """README: an unknown land-cover code stops the build; --unknown-as CLASS maps it."""
+    """docs/building.md: an unknown land-cover code stops the build; --unknown-as CLASS maps it."""
     with rasterio.open(osm_worldcover_tif) as ds:
         arr = ds.read(1)
     arr[np.where(arr == 30)] = 33  # meadow -> a code WorldCover does not have

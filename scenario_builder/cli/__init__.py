@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: run the CLI, turning project errors into one-line messages.
 
     SIGTERM ends a command as Ctrl-C does, with exit status 143 (128 + 15) and one line,
-    ``Terminated.``, after the same clean-up (README, "Bad input")."""
+    ``Terminated.``, after the same clean-up (docs/errors.md)."""
     warnings.showwarning = _show_warning
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except click.UsageError as exc:
         # a mistyped option, command or value: one line like every other error, with where to
-        # look, and click's (and POSIX's) usage status 2 (README, "Bad input")
+        # look, and click's (and POSIX's) usage status 2 (docs/errors.md)
         where = exc.ctx.command_path if exc.ctx is not None else "scenario-builder"
         click.echo(f"Error: {exc.format_message()} (see '{where} --help')", err=True)
         sys.exit(exc.exit_code)
