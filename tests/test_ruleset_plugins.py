@@ -7,6 +7,7 @@ it on shipped ground; a broken plug-in is left out with one warning line, never 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import venv
@@ -84,6 +85,28 @@ print(log.header["ruleset"], len(log.bounds))
         cwd=tmp_path,
     )
     assert listed.returncode == 0 and "toy-2mm-plugin" in listed.stdout, listed.stderr
+    # its odds question: an option of its own on the one command, bounds checked, answered
+    odds = [str(toy_venv), "-m", "scenario_builder", "odds"]
+    helped = subprocess.run([*odds, "--help"], capture_output=True, text=True, cwd=tmp_path)
+    assert "--toy-need" in helped.stdout and "--arming" in helped.stdout, helped.stderr
+    asked = subprocess.run(
+        [*odds, "--ruleset", "toy-2mm-plugin", "--toy-need", "5", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout) == {
+        "mode": "toy-need",
+        "need": 5,
+        "p": 1 / 3,
+        "fraction": "1/3",
+    }
+    out_of_range = subprocess.run(
+        [*odds, "--toy-need", "9"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert out_of_range.returncode == 1
+    assert out_of_range.stderr.strip() == "Error: odds: expected --toy-need 1..6, got 9"
 
 
 def test_a_broken_plugin_is_left_out_with_one_warning(toy_venv: Path, tmp_path: Path) -> None:

@@ -59,6 +59,7 @@ import numpy as np
 
 from engine.movement import MoveRules
 from engine.orders import ORDER_WORDS
+from engine.rulesets.odds_options import OddsOption, OddsTable
 from engine.sight import SightRules
 from engine.state import Morale
 from engine.terrain import Ground, TerrainTable, ruleset_ground
@@ -173,6 +174,9 @@ class Ruleset:
     #: own options answers every ``odds --ruleset NAME`` question itself; under any other
     #: ruleset they are refused.
     odds_options: ClassVar[Mapping[str, Any]] = {}
+    #: the ``odds`` options :attr:`odds_questions` read, with their help and bounds: the
+    #: command builds its options from every registered book's, so a plug-in brings its own
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -251,6 +255,11 @@ class Ruleset:
         ``odds`` options ``opts`` ask (by option name, :mod:`engine.rulesets.odds_options`);
         one of :attr:`odds_questions`."""
         raise RulesetError(None, f"ruleset {self.name} answers no odds questions")
+
+    def odds_table(self, report: Mapping[str, Any]) -> OddsTable | None:
+        """How ``odds`` prints ``report`` (one of :meth:`odds_report`'s) as a table; ``None``
+        prints the report's JSON."""
+        return None
 
     # -- scripted orders: asked by scenario_builder.battle (``run --orders``), not the battle --
     def orders_script(

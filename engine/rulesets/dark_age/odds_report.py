@@ -7,9 +7,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import OddsOptions, fail, frac
+from engine.rulesets.odds_options import OddsOption, OddsOptions, OptionKind, fail, frac
 
-__all__ = ["move_report"]
+__all__ = ["ODDS_FLAGS", "move_report"]
+
+#: ``odds --dark-age-move TROOP`` (the 5.9 move roll) and what it is rolled for
+ODDS_FLAGS: tuple[OddsOption, ...] = (
+    OddsOption("da_troop", ("--dark-age-move",), "Dark Age move roll (5.9).", metavar="TROOP"),
+    OddsOption("grade", ("--grade",), "Dark Age grade A|B|C.", default="B", show_default=True),
+    OddsOption(
+        "da_formation",
+        ("--formation",),
+        "Dark Age formation: unformed|shieldwall|column|cuneus|single_model.",
+        default="shieldwall",
+        show_default=True,
+    ),
+    OddsOption(
+        "fast", ("--fast",), "Dark Age fast move (charge, evade, rout...).", OptionKind.FLAG
+    ),
+    OddsOption(
+        "difficult", ("--difficult",), "Dark Age move in difficult terrain (5.13).", OptionKind.FLAG
+    ),
+)
 
 
 def move_report(opts: OddsOptions) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from engine.rulesets.compose import (
     Part,
 )
 from engine.rulesets.dark_age import battle as da
+from engine.rulesets.dark_age import odds_report
 from engine.rulesets.dark_age.command import (
     CommandFormationFormed,
     break_up,
@@ -54,6 +55,7 @@ from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, M
 from engine.rulesets.dark_age.ranks import close_ranks
 from engine.rulesets.dark_age.skirmish import fall_back_before
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+from engine.rulesets.odds_options import OddsOption
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
@@ -238,6 +240,7 @@ class DarkAge(TwoMmEarthGame):
 
     #: ``odds --dark-age-move TROOP`` (the 5.9 move roll)
     odds_questions: ClassVar[tuple[str, ...]] = ("da_troop",)
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = odds_report.ODDS_FLAGS
 
     def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
         from engine.rulesets.dark_age.odds_report import move_report

@@ -13,32 +13,68 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import OddsOptions
+from engine.rulesets.odds_options import (
+    OddsOption,
+    OddsOptions,
+    OddsTable,
+    OptionKind,
+    defaults,
+    pct,
+)
 from engine.rulesets.odds_options import fail as _odds_fail
 from engine.rulesets.odds_options import frac as _frac
 from scenario_builder.errors import OddsInputError
 
-__all__ = ["MEDIEVAL_ONLY", "medieval_odds"]
+__all__ = ["MEDIEVAL_ONLY", "ODDS_FLAGS", "medieval_odds", "odds_table"]
 
+_INT, _FLAG = OptionKind.INT, OptionKind.FLAG
+#: the ``odds`` options this book's questions read (attack, morale, control, initiative)
+ODDS_FLAGS: tuple[OddsOption, ...] = (
+    OddsOption("weapon", ("--weapon",), "medieval-d10: missile or melee weapon of the attackers."),
+    OddsOption(
+        "figures",
+        ("--figures",),
+        "medieval-d10: figures firing or fighting, 1..200.",
+        _INT,
+        bounds=(1, 200),
+    ),
+    OddsOption(
+        "armour", ("--armour",), "medieval-d10: target's armour grade (super_heavy ... light)."
+    ),
+    OddsOption("troop_class", ("--class",), "medieval-d10: troop class A-E or M (default C)."),
+    OddsOption("range_band", ("--range-band",), "medieval-d10: short, medium or long."),
+    OddsOption(
+        "range_cm", ("--range-cm",), "medieval-d10: range to target in cm.", OptionKind.FLOAT
+    ),
+    OddsOption(
+        "factor", ("--factor",), "medieval-d10: chart line.", metavar="KEY[=N]", multiple=True
+    ),
+    OddsOption("part_dice", ("--part-dice",), "medieval-d10: the Part-Dice rule.", _FLAG),
+    OddsOption(
+        "automatic_kills", ("--automatic-kills",), "medieval-d10: Automatic Kills (melee).", _FLAG
+    ),
+    OddsOption(
+        "guns",
+        ("--guns",),
+        "medieval-d10: artillery gun models firing, 1..20.",
+        _INT,
+        bounds=(1, 20),
+    ),
+    OddsOption(
+        "morale", ("--morale",), "medieval-d10: a morale test for this reason.", metavar="COLUMN"
+    ),
+    OddsOption("control", ("--control",), "medieval-d10: a control test.", _FLAG),
+    OddsOption(
+        "initiative", ("--initiative",), "medieval-d10: commander kinds.", metavar="FIRST,SECOND"
+    ),
+    OddsOption(
+        "dice_sides", ("--dice-sides",), "medieval-d10 initiative: 10 (default) or 6.", _INT
+    ),
+    OddsOption("commander", ("--commander",), "medieval-d10: kind of the commander with the unit."),
+    OddsOption("cavalry", ("--cavalry",), "medieval-d10 control test: the unit is cavalry.", _FLAG),
+)
 #: odds options that belong to this ruleset only, with their defaults
-MEDIEVAL_ONLY: dict[str, Any] = {
-    "weapon": None,
-    "figures": None,
-    "armour": None,
-    "troop_class": None,
-    "range_band": None,
-    "range_cm": None,
-    "factor": (),
-    "part_dice": False,
-    "automatic_kills": False,
-    "guns": None,
-    "morale": None,
-    "control": False,
-    "initiative": None,
-    "dice_sides": None,
-    "commander": None,
-    "cavalry": False,
-}
+MEDIEVAL_ONLY: dict[str, Any] = defaults(ODDS_FLAGS)
 
 
 def _fail(problem: str) -> OddsInputError:
@@ -298,3 +334,37 @@ def _initiative(opts: OddsOptions) -> dict[str, Any]:
         report["outcomes"]["second wins"]["simulated"] = 1 - f
         report["simulation"] = {"trials": opts["simulate"], "seed": opts["seed"]}
     return report
+
+
+def odds_table(rep: dict[str, Any]) -> OddsTable:
+    """How ``odds --ruleset medieval-d10`` prints a :func:`medieval_odds` report."""
+    sim = rep.get("simulation")
+    if rep["mode"] == "attack":
+        what = f"{rep['guns']} guns" if "guns" in rep else f"{rep['figures']} figures"
+        band = f", {rep['range_band']} range" if "range_band" in rep else ""
+        title = (
+            f"medieval-d10 {rep['attack']}: {what} with {rep['weapon']} (class {rep['class']}) "
+            f"vs {rep['armour']} armour{band}: "
+            f"kill on {rep['need']}+"
+        )
+        columns = [("kills", True)]
+        labelled = [(str(r["kills"]), r) for r in rep["distribution"]]
+    else:
+        title = f"medieval-d10 {rep['mode']}: modifier {rep.get('modifier', 0):+d}"
+        if rep["mode"] == "morale":
+            title += f", {rep['column']}"
+        if rep["mode"] == "initiative":
+            title = f"medieval-d10 initiative: {rep['first']} vs {rep['second']} (d{rep['sides']})"
+        columns = [("outcome", False)]
+        labelled = list(rep["outcomes"].items())
+    columns += [("P", True), ("exact", True)]
+    if sim:
+        columns.append((f"simulated ({sim['trials']}, seed {sim['seed']})", True))
+    rows = []
+    for label, row in labelled:
+        cells = [label, pct(row["p"]), row["fraction"]]
+        if sim:
+            cells.append(pct(row["simulated"]))
+        rows.append(tuple(cells))
+    footer = f"expected kills: {rep['expected_kills']:.3f}" if rep["mode"] == "attack" else ""
+    return OddsTable(title, tuple(columns), tuple(rows), footer)

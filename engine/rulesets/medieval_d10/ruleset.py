@@ -36,6 +36,7 @@ from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, Commande
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
 from engine.rulesets.medieval_d10.events import EVENTS, MedievalEvent, from_record
 from engine.rulesets.medieval_d10.odds_report import MEDIEVAL_ONLY
+from engine.rulesets.medieval_d10.odds_report import ODDS_FLAGS as MEDIEVAL_FLAGS
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
@@ -45,6 +46,7 @@ from engine.rulesets.medieval_d10.terrain import (
     march_fraction,
 )
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
+from engine.rulesets.odds_options import OddsOption, OddsTable
 from engine.scenario import Plan
 from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale, SideState
@@ -609,6 +611,7 @@ class MedievalD10(Ruleset):
     #: its own ``odds`` questions and options (:mod:`engine.rulesets.medieval_d10.odds_report`)
     odds_questions: ClassVar[tuple[str, ...]] = ("attack", "morale", "control", "initiative")
     odds_options: ClassVar[Mapping[str, Any]] = MEDIEVAL_ONLY
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = MEDIEVAL_FLAGS
 
     def __init__(self) -> None:
         self.move_rules = MoveRules(speed_m=_speed, min_move_m=0.0, max_turn_deg=180.0)
@@ -631,6 +634,11 @@ class MedievalD10(Ruleset):
         from engine.rulesets.medieval_d10.odds_report import medieval_odds
 
         return medieval_odds(opts)
+
+    def odds_table(self, report: Mapping[str, Any]) -> OddsTable:
+        from engine.rulesets.medieval_d10.odds_report import odds_table
+
+        return odds_table(dict(report))
 
     def new_context(self, **parts: Any) -> MedievalContext:
         return MedievalContext(**parts)

@@ -16,7 +16,8 @@ from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
 from engine.orders import Commander, Delivery, InstantDelivery, ScriptedOrders
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.two_mm_earth import charts, morale, phases, sieges, v07
+from engine.rulesets.odds_options import OddsOption, OddsTable, fail
+from engine.rulesets.two_mm_earth import charts, morale, odds_report, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.profiles import Army, Flag, load_army
@@ -429,6 +430,7 @@ class TwoMmEarth(TwoMmEarthMoves):
     panic_dice: ClassVar[int] = 2
     #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)
     odds_questions: ClassVar[tuple[str, ...]] = ("attack", "panic")
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = odds_report.ODDS_FLAGS
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthMoves.hook_checks,
         # every answer changed (a row the version's table leaves blank now routs too), so a
@@ -447,7 +449,13 @@ class TwoMmEarth(TwoMmEarthMoves):
     def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
         from engine.rulesets.two_mm_earth.odds_report import attack_report, panic_report
 
+        if opts["resilience"] is None:
+            raise fail("expected --resilience R (1..7), got none")
         return attack_report(opts, self) if opts["attack"] else panic_report(opts, self)
+
+    def odds_table(self, report: Mapping[str, Any]) -> OddsTable:
+        table = odds_report.attack_table if report["mode"] == "attack" else odds_report.panic_table
+        return table(dict(report))
 
     # 11.1 after the break (engine.battle runs it for victory.pursuit_bounds)
     def begin_aftermath(self, ctx: BoundContext) -> list[Any]:
@@ -595,6 +603,8 @@ class TwoMmEarthV07(TwoMmEarth):
 
     name = "2mm-earth-v0.7"
     version = "0.7"
+    #: v0.9's options and the rout test's situation (5.2)
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = odds_report.ODDS_FLAGS_V07
     aliases = ("2mm-earth-0.7",)
     title = "Battle for 2mm Earth v0.7"
     phases = v07.SEQUENCE_V07

@@ -8,9 +8,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import OddsOptions, frac
+from engine.rulesets.odds_options import OddsOption, OddsOptions, OptionKind, frac
 
-__all__ = ["wc_report"]
+__all__ = ["ODDS_FLAGS", "wc_report"]
+
+#: ``odds --wc-morale MV`` (the morale and command tests) and ``odds --flee-pursuit``
+ODDS_FLAGS: tuple[OddsOption, ...] = (
+    OddsOption(
+        "wc_mv",
+        ("--wc-morale",),
+        "War & Conquest morale/command test against this (modified) MV, -2..14.",
+        OptionKind.INT,
+        metavar="MV",
+        bounds=(-2, 14),
+    ),
+    OddsOption(
+        "flee_pursuit",
+        ("--flee-pursuit",),
+        "W&C: a fleeing unit caught (<= pursuer).",
+        OptionKind.FLAG,
+    ),
+)
 
 
 def wc_report(opts: OddsOptions) -> dict[str, Any]:

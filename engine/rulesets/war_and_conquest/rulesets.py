@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 from engine.context import BoundContext
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import TWO_MM_EARTH_V09, WC_MORALE, Composition, Part
+from engine.rulesets.odds_options import OddsOption
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc
+from engine.rulesets.war_and_conquest import odds_report
 from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, TableScale
 from engine.state import Morale
 
@@ -95,6 +97,7 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
 
     #: ``odds --wc-morale MV`` (the morale and command tests) and ``odds --flee-pursuit``
     odds_questions: ClassVar[tuple[str, ...]] = ("wc_mv", "flee_pursuit")
+    odds_flags: ClassVar[tuple[OddsOption, ...]] = odds_report.ODDS_FLAGS
 
     def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
         from engine.rulesets.war_and_conquest.odds_report import wc_report
