@@ -175,6 +175,35 @@ def _same(text: str) -> str:
     return text
 
 
+#: what :meth:`Event.describe` is given to turn ids (and free text holding them) into names
+Names = Callable[[str], str]
+
+
+def keep_ids(text: str) -> str:
+    """The :data:`Names` that leaves ids as they are (a describe() read without a log)."""
+    return text
+
+
+def rolled(dice: Any) -> str:
+    """Dice in a player's words: "rolled 6 and 5" (a :class:`~engine.dice.DiceResult`, its
+    text form, or the faces).
+
+    >>> rolled((3,)), rolled((6, 5)), rolled((1, 4, 6)), rolled(())
+    ('rolled 3', 'rolled 6 and 5', 'rolled 1, 4 and 6', 'no dice')
+    """
+    faces = (
+        dice.get("faces", ()) if isinstance(dice, typing.Mapping) else getattr(dice, "faces", dice)
+    )
+    if isinstance(faces, str):
+        from engine.dice import DiceResult
+
+        faces = DiceResult.from_text(faces).faces
+    faces = [str(f) for f in faces or ()]
+    if not faces:
+        return "no dice"
+    return "rolled " + (", ".join(faces[:-1]) + f" and {faces[-1]}" if len(faces) > 1 else faces[0])
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Base of all events.

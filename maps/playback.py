@@ -52,9 +52,6 @@ MARK_EVENTS = (
     "order_roll",
     "ladder",
     "temperament_change",
-    "disorder",
-    "manoeuvre",
-    "wc_test",
     "idle",
     "replanned",
 )
@@ -122,18 +119,6 @@ _SENTENCES: dict[str, str] = {
     "brigade_merge": "{merged} rejoins {formation}",
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
-    "disorder": "{formation} ({formation_type}) takes {dps} DP ({reason}): {total} DP in all",
-    "range_halt": "{formation} ({move_phase} phase) halts {range_m} m from {target} (5.8): "
-    "{at_m} m left",
-    "disorder_cleared": "{formation} loses its {dps} DP ({rule})",
-    "manoeuvre": "{formation}: {manoeuvre} ({section}), {time}, {dps} DP",
-    "interpenetration": "{formation} passes through {through} (5.27): {dps} DP, {through} "
-    "{through_dps} DP",
-    "closed_ranks": "{formation} ({formation_type}) closes its ranks (5.2-5.3): {before} \u2192 "
-    "{after} stands a rank, {moved_m} m at most",
-    "wc_test": "{formation} W&C {test} test ({triggers}): {dice}, score {score} vs MV {mv} "
-    "\u2192 {outcome}",
-    "wc_strategy": "W&C Strategy Roll for turn {bound}: Strategic Advantage order {order}",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "
     "{cost_m} m, due bound {arrival_bound}",
     "messenger_arrived": "{side}: messenger {id} reached {to}: \u201c{order}\u201d",
@@ -207,15 +192,16 @@ class Renamer:
 
 
 def _event_text(ev: Mapping[str, Any]) -> str:
-    """One line for an event: a sentence for known types, every simple field for others.
+    """One line for an event: a sentence for the core's known types, every simple field for
+    others. A book's own events word themselves (``Event.describe``, :class:`EventReader`);
+    one read here is a record its class no longer reads (a log from another version).
 
     >>> _event_text({"type": "panic_test", "formation": "f", "triggers": ["shot_at"],
     ...              "dice": {"purpose": "panic f", "faces": [2, 5]}, "score": 5,
     ...              "resilience": 4, "outcome": "retreat"})
     'f panic test 10.5 (shot_at): dice [2, 5], score 5 vs resilience 4 \u2192 retreat'
-    >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3,
-    ...              "reason": "move die 5", "formation_type": "shieldwall"})
-    'f (shieldwall) takes 1 DP (move die 5): 3 DP in all'
+    >>> _event_text({"type": "disorder", "formation": "f", "dps": 1, "total": 3})  # a book's
+    'disorder; f; dps 1; total 3'
     >>> _event_text({"type": "arrived", "formation": "f", "edge": "south", "at": [1.0, 2.0],
     ...              "facing": 0.0, "delayed": 0})
     'f arrives on the table (south), 0 bound(s) late'
@@ -238,8 +224,6 @@ def _event_text(ev: Mapping[str, Any]) -> str:
         if text:
             if ev.get("character"):
                 text += f" (character {ev['character']})"
-            if isinstance(ev.get("reroll"), Mapping):  # W&C: a drilled formation's second throw
-                text += f"; drilled re-roll {_dice_text({'dice': ev['reroll']})} (scored)"
             if fields["dice"] and "{dice}" not in template:  # e.g. a die chose the base
                 purpose = ev["dice"].get("purpose") if isinstance(ev["dice"], Mapping) else None
                 text += f"; {fields['dice']}" + (f" ({purpose})" if purpose else "")

@@ -31,7 +31,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
-from engine.log import Event
+from engine.log import Draw, Event, Names, keep_ids
 from engine.movement import MoveRules
 from engine.rulesets.dark_age.formations import (
     CUNEUS_TROOPS,
@@ -143,11 +143,26 @@ class Disorder(Event):
     """Dark Age 5.11-5.27: a formation took disorder points (the playback shows the total)."""
 
     type: ClassVar[str] = "disorder"
+    draw: ClassVar[Draw] = Draw.MARK
     formation: str
     dps: int
     total: int
     reason: str
     formation_type: str = ""
+
+    def actor_id(self) -> str:
+        return self.formation
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> Disorder("execute_moves", "a", 1, 3, "move die 5", "shieldwall").describe()
+        'a (shieldwall) takes 1 DP (move die 5): 3 DP in all'
+        """
+        kind = f" ({self.formation_type})" if self.formation_type else ""
+        return (
+            f"{names(self.formation)}{kind} takes {self.dps} DP ({names(self.reason)}): "
+            f"{self.total} DP in all"
+        )
 
 
 def chapter_view(f: EngineFormation) -> tuple[Troop, Grade, Formation]:
@@ -204,6 +219,16 @@ class RangeHalt(Event):
     at_m: float
     move_phase: str = "tactical"
     range_m: float = JAVELIN_RANGE_M
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> RangeHalt("execute_moves", "a", "b", 175.33, "march", 150.0).describe()
+        'a (march phase) halts 150 m from b (5.8): 175 m left'
+        """
+        return (
+            f"{names(self.formation)} ({self.move_phase} phase) halts {self.range_m:.0f} m from "
+            f"{names(self.target)} (5.8): {self.at_m:.0f} m left"
+        )
 
 
 def move_phase_of(gap_m: float, bow_m: float) -> MovePhase:
@@ -313,6 +338,19 @@ class CommandMoveRoll(Event):
     face: int | None
     allowance: int
     section: str = "5.9"
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> CommandMoveRoll("execute_moves", "line", ("a", "b"), "heavy_infantry", "B", "AvD",
+        ...                 3, 3).describe()
+        'line (a, b) move on one roll (5.9): heavy_infantry grade B, AvD rolled 3: 3 javelin throws'
+        """
+        roll = f"{self.die} rolled {self.face}" if self.die is not None else "no roll"
+        units = ", ".join(names(u) for u in self.units)
+        return (
+            f"{names(self.command_formation)} ({units}) move on one roll ({self.section}): "
+            f"{self.troop} grade {self.grade}, {roll}: {self.allowance} javelin throws"
+        )
 
 
 def _dress(ctx: Any, units: tuple[str, ...]) -> None:
@@ -475,6 +513,14 @@ class Interpenetration(Event):
     dps: int
     through_dps: int
 
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> Interpenetration("execute_moves", "a", "b", 1, 0).describe()
+        'a passes through b (5.27): a takes 1 DP, b 0 DP'
+        """
+        a, b = names(self.formation), names(self.through)
+        return f"{a} passes through {b} (5.27): {a} takes {self.dps} DP, {b} {self.through_dps} DP"
+
 
 def may_pass(f: EngineFormation, g: EngineFormation) -> bool:
     """5.27: a unit may move through a friend (at a price in DPs, :func:`interpenetrations`).
@@ -564,11 +610,25 @@ class Manoeuvre(Event):
     DPs it cost."""
 
     type: ClassVar[str] = "manoeuvre"
+    draw: ClassVar[Draw] = Draw.MARK
     formation: str
     manoeuvre: str
     section: str
     time: str
     dps: int
+
+    def actor_id(self) -> str:
+        return self.formation
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> Manoeuvre("execute_moves", "a", "wheel", "5.17", "a quarter move", 1).describe()
+        'a: wheel (5.17), a quarter move, 1 DP'
+        """
+        return (
+            f"{names(self.formation)}: {self.manoeuvre} ({self.section}), {self.time}, "
+            f"{self.dps} DP"
+        )
 
 
 #: 5.21 "This is the only turn allowed by formed units" besides the wheel; the engine wheels at
@@ -657,6 +717,13 @@ class DisorderCleared(Event):
     formation: str
     dps: int
     rule: str
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> DisorderCleared("end", "a", 2, "rally").describe()
+        'a loses its 2 DP (rally)'
+        """
+        return f"{names(self.formation)} loses its {self.dps} DP ({self.rule})"
 
 
 def rallied_clear_dps(ctx: Any, fleeing_before: set[str], phase: str) -> list[Event]:

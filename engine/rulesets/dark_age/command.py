@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.log import Event
+from engine.log import Event, Names, keep_ids
 from engine.rulesets.dark_age.formations import (
     CommandFormation,
     LineUnit,
@@ -69,6 +69,16 @@ class CommandFormationFormed(Event):
     units: tuple[str, ...]
     section: str = "5.5"
 
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> CommandFormationFormed("plan", "line", "battle_line", ("a", "b")).describe()
+        'a and b stand as one battle line, line (5.5)'
+        """
+        units = [names(u) for u in self.units]
+        said = ", ".join(units[:-1]) + f" and {units[-1]}" if len(units) > 1 else "".join(units)
+        kind = self.kind.replace("_", " ")
+        return f"{said} stand as one {kind}, {names(self.command_formation)} ({self.section})"
+
 
 @dataclass(frozen=True, slots=True)
 class CommandFormationBroken(Event):
@@ -80,6 +90,17 @@ class CommandFormationBroken(Event):
     kind: str
     reason: str
     section: str = "5.5"
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> CommandFormationBroken("plan", "line", "battle_line", "a unit routed").describe()
+        'line is a battle line no longer (5.5): a unit routed; its units move on their own'
+        """
+        kind = self.kind.replace("_", " ")
+        return (
+            f"{names(self.command_formation)} is a {kind} no longer ({self.section}): "
+            f"{names(self.reason)}; its units move on their own"
+        )
 
 
 #: "facing the same, or opposite direction": within 5.15's 22.5 degree deviation of the first

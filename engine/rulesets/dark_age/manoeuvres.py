@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.log import Event
+from engine.log import Draw, Event, Names, keep_ids
 from engine.rulesets.dark_age.formations import CUNEUS_TROOPS, CommandFormation, Formation
 from engine.rulesets.dark_age.movement import (
     JAVELIN_THROW_M,
@@ -118,14 +118,38 @@ class OrderedManoeuvre(Event):
     section, the time it took, the DPs it cost, the frontage before and after."""
 
     type: ClassVar[str] = "manoeuvre"
+    draw: ClassVar[Draw] = Draw.MARK
     formation: str
     manoeuvre: str
     section: str
     time: str
     dps: int
-    by: str
+    #: who ordered it; "" for one the unit made by itself (battle.Manoeuvre's record, which
+    #: this class also reads back: both are the log's "manoeuvre")
+    by: str = ""
     frontage: tuple[int, int] = (0, 0)
     detail: str = ""  # what the move-manoeuvres did (5.17 degrees, 5.26 throws, metres)
+
+    def actor_id(self) -> str:
+        return self.formation
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> OrderedManoeuvre("plan", "a", "form shieldwall", "5.18", "a full move", 1,
+        ...                  "scenario", (2, 4)).describe()
+        'a: form shieldwall (5.18), a full move, 1 DP; ordered by the scenario; frontage 2 -> 4'
+        """
+        text = (
+            f"{names(self.formation)}: {self.manoeuvre} ({self.section}), {self.time}, "
+            f"{self.dps} DP"
+        )
+        if self.by:
+            text += f"; ordered by the {self.by}"
+        if self.frontage != (0, 0) and self.frontage[0] != self.frontage[1]:
+            text += f"; frontage {self.frontage[0]} -> {self.frontage[1]}"
+        if self.detail:
+            text += f"; {self.detail}"
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +161,16 @@ class ManoeuvreRefused(Event):
     manoeuvre: str
     section: str
     reason: str
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> ManoeuvreRefused("plan", "a", "form column", "5.18", "already in column").describe()
+        'a: form column (5.18) not made: already in column'
+        """
+        return (
+            f"{names(self.formation)}: {self.manoeuvre} ({self.section}) not made: "
+            f"{names(self.reason)}"
+        )
 
 
 def _new_frontage(order: ManoeuvreOrder, troop: Any, form: Formation, f: Any) -> int | str:

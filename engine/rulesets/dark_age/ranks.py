@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from engine.geometry import CONTACT_M, forward, obb_array, overlaps, right, separation
-from engine.log import Event
+from engine.log import Event, Names, keep_ids
 from engine.rulesets.dark_age.formations import Formation
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M
 from engine.state import Formation as EngineFormation
@@ -70,6 +70,18 @@ class ClosedRanks(Event):
     before: tuple[int, ...]
     after: tuple[int, ...]
     moved_m: float
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> ClosedRanks("end", "a", "shieldwall", (4, 3), (4, 2, 1), 12.0).describe()
+        'a (shieldwall) closes its ranks (5.2-5.3): 4, 3 -> 4, 2, 1 stands a rank, 12 m at most'
+        """
+        before = ", ".join(map(str, self.before))
+        after = ", ".join(map(str, self.after))
+        return (
+            f"{names(self.formation)} ({self.formation_type}) closes its ranks (5.2-5.3): "
+            f"{before} -> {after} stands a rank, {self.moved_m:g} m at most"
+        )
 
 
 def slots_for(n_alive: int, frontage: int, start: int = 0) -> list[tuple[int, int]]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from engine.context import BoundContext
+from engine.log import Event
 from engine.movement import MoveRules
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import (
@@ -46,14 +47,20 @@ from engine.rulesets.compose import (
 from engine.rulesets.dark_age import battle as da
 from engine.rulesets.dark_age import odds_report
 from engine.rulesets.dark_age.command import (
+    CommandFormationBroken,
     CommandFormationFormed,
     break_up,
     form_at_deployment,
 )
-from engine.rulesets.dark_age.manoeuvres import expand_after_gaps, manoeuvres
+from engine.rulesets.dark_age.manoeuvres import (
+    ManoeuvreRefused,
+    OrderedManoeuvre,
+    expand_after_gaps,
+    manoeuvres,
+)
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
-from engine.rulesets.dark_age.ranks import close_ranks
-from engine.rulesets.dark_age.skirmish import fall_back_before
+from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
+from engine.rulesets.dark_age.skirmish import SkirmishFallBack, fall_back_before
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
 from engine.rulesets.odds_options import OddsOption
 from engine.rulesets.two_mm_earth import phases as two_mm
@@ -212,6 +219,22 @@ class DarkAge(TwoMmEarthGame):
     name = "dark-age"
     aliases = ("dark-age-v0.1",)
     title = "Dark Age formations and movement + War & Conquest morale + 2mm Earth combat"
+    #: the chapter's events and W&C's (each worded and drawn by itself); the rest are the
+    #: core's. A "manoeuvre" reads back as the ordered one, whose ``by`` may be empty.
+    events: ClassVar[tuple[type[Event], ...]] = (
+        *TwoMmEarthWCMorale.events,
+        da.Disorder,
+        da.RangeHalt,
+        da.CommandMoveRoll,
+        da.Interpenetration,
+        da.DisorderCleared,
+        OrderedManoeuvre,
+        ManoeuvreRefused,
+        CommandFormationFormed,
+        CommandFormationBroken,
+        ClosedRanks,
+        SkirmishFallBack,
+    )
     family = "dark-age"
     version = "0.1"
     phases = _phases()

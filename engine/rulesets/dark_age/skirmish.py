@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.geometry import bearing, distance, forward, obb_array
-from engine.log import Event, Moved
+from engine.log import Draw, Event, Moved, Names, keep_ids
 from engine.movement import MovePlan, MoveResult, MoveRules, execute_move
 from engine.rulesets.dark_age.formations import Formation, is_light
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M
@@ -52,11 +52,27 @@ class SkirmishFallBack(Event):
     (all the way) back to a javelin throw from it."""
 
     type: ClassVar[str] = "skirmish_fall_back"
+    draw: ClassVar[Draw] = Draw.MARK
+    mark: ClassVar[str | None] = "retreat"
     formation: str
     enemy: str
     distance_m: float
     gap_m: float
     caught: bool
+
+    def actor_id(self) -> str:
+        return self.formation
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> SkirmishFallBack("execute_moves", "a", "b", 25.0, 12.5, True).describe()
+        'a fall back 25 m before b (5.12), caught 12.5 m from it'
+        """
+        where = f"caught {self.gap_m:g} m from it" if self.caught else f"{self.gap_m:g} m off"
+        return (
+            f"{names(self.formation)} fall back {self.distance_m:g} m before "
+            f"{names(self.enemy)} (5.12), {where}"
+        )
 
 
 def _skirmishers(f: EngineFormation, view: Any) -> bool:

@@ -26,7 +26,7 @@ import csv
 import functools
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
@@ -35,7 +35,7 @@ import shapely
 
 from engine.dice import DiceResult
 from engine.geometry import OBB, corners, forward, obb_array, right, separation
-from engine.log import Destroyed, Event, Pursuit
+from engine.log import Destroyed, Draw, Event, Names, Pursuit, keep_ids, rolled
 from engine.movement import MoveResult, execute_move, swept_rows
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
@@ -98,6 +98,9 @@ class WCTest(Event):
     modified morale value, ``score`` the two dice kept (2d6, or the two lowest of 3d6)."""
 
     type: ClassVar[str] = "wc_test"
+    draw: ClassVar[Draw] = Draw.MARK
+    #: a morale test, drawn as 2mm Earth's panic test is
+    mark: ClassVar[str | None] = "panic_test"
     formation: str
     test: str
     triggers: tuple[str, ...]
@@ -115,6 +118,25 @@ class WCTest(Event):
             del out["reroll"]
         return out
 
+    def actor_id(self) -> str:
+        return self.formation
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """
+        >>> WCTest("resolution", "a", "morale", ("lost combat",), 6, 11, "flee",
+        ...        DiceResult((6, 5), "morale a")).describe()
+        'a W&C morale test (lost combat): rolled 6 and 5, score 11 against MV 6: flee'
+        """
+        why = f" ({', '.join(self.triggers)})" if self.triggers else ""
+        dice = rolled(self.dice) if self.dice is not None else "no dice"
+        text = (
+            f"{names(self.formation)} W&C {self.test} test{why}: {dice}, score {self.score} "
+            f"against MV {self.mv}: {self.outcome}"
+        )
+        if self.reroll is not None:  # a drilled formation's second throw, the one that counts
+            text = text.replace(f": {dice},", f": {dice}; drilled re-roll {rolled(self.reroll)},")
+        return text
+
 
 @dataclass(frozen=True, slots=True)
 class StrategyRoll(Event):
@@ -126,6 +148,33 @@ class StrategyRoll(Event):
     bound: int
     order: tuple[str, ...]
     dice: tuple[DiceResult, ...]
+
+    def describe(self, names: Names = keep_ids) -> str:
+        """Each side's die of the roll-off (re-rolled on a tie) and who moves first.
+
+        >>> said = StrategyRoll("end", 13, ("english", "scots"),
+        ...     (DiceResult((4, 4), "strategy roll turn 13: english v scots"),
+        ...      DiceResult((6, 3), "strategy roll turn 13: english v scots"))).describe()
+        >>> said.split(": ")
+        ['W&C Strategy Roll for turn 13', 'english 4, scots 4, a tie; english 6, scots 3', \
+'english have the Strategic Advantage and move first']
+        """
+        rolls = []
+        for d in self.dice:
+            # read back from a log, a roll is its JSON form
+            faces = tuple(d["faces"] if isinstance(d, Mapping) else d.faces)
+            purpose = str(d.get("purpose", "") if isinstance(d, Mapping) else d.purpose)
+            sides = purpose.split(": ", 1)[-1].split(" v ")
+            if len(sides) == len(faces):
+                said = ", ".join(f"{names(s)} {f}" for s, f in zip(sides, faces, strict=True))
+            else:
+                said = rolled(faces)
+            tie = len(set(faces)) == 1 and len(faces) > 1
+            rolls.append(said + (", a tie" if tie else ""))
+        return (
+            f"W&C Strategy Roll for turn {self.bound}: {'; '.join(rolls)}: "
+            f"{names(self.order[0])} have the Strategic Advantage and move first"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.context import BoundContext
+from engine.log import Event
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import TWO_MM_EARTH_V09, WC_MORALE, Composition, Part
 from engine.rulesets.odds_options import OddsOption
@@ -79,6 +80,8 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
     family = "2mm-earth"
     version = "0.9+wc-morale"
     phases = wc_phases(TWO_MM_EARTH)
+    #: W&C's own events (worded and drawn by themselves); the rest are the core's
+    events: ClassVar[tuple[type[Event], ...]] = (wc.WCTest, wc.StrategyRoll)
     morale_states: ClassVar[Any] = {
         Morale.STEADY: "in good order",
         Morale.RETREATING: "rallied, disordered until its next round",
