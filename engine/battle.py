@@ -331,11 +331,19 @@ class Battle:
             pass
         return self.log.bounds[-1]
 
-    def run(self, max_bounds: int | None = None) -> BattleLog:
+    def run(
+        self,
+        max_bounds: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> BattleLog:
+        """Fight to a decision or ``max_bounds`` (default the scenario's); ``progress(bound,
+        limit)`` is told after every bound (a command's bar)."""
         limit = max_bounds if max_bounds is not None else self.scenario.max_bounds
         # a decided battle's pursuit runs on past the limit (at most victory.pursuit_bounds)
         while not self.finished and (self.state.bound < limit or self.decision is not None):
             self.step()
+            if progress is not None:
+                progress(min(self.state.bound, limit), limit)
         if not self.finished:
             self._finish(None, self._undecided())
         return self.log

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -522,9 +523,11 @@ def write_cut_layers(
     opts: LayoutOptions,
     directory: str | os.PathLike[str],
     cut: CutOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Stack:
     """Write every board's PDF and SVG(s) into ``directory`` (all or nothing); returns the stack
-    (``stack.board_count``, ``stack.thickness_mm``; each board's ``sheets``)."""
+    (``stack.board_count``, ``stack.thickness_mm``; each board's ``sheets``).
+    ``progress(board, boards)`` is told after each board."""
     cut = cut or CutOptions()
     lay = plan_layout(bf, opts)
     stack = plan_stack(bf, lay, cut)
@@ -578,6 +581,8 @@ def write_cut_layers(
                 index.append(entry)
             else:
                 base_entry = entry
+            if progress is not None:
+                progress(i + 1, len(every))
         (tmp / "layers.json").write_text(
             json.dumps(
                 {

@@ -752,9 +752,11 @@ def write_layout_pdf(
     opts: LayoutOptions,
     out: str | os.PathLike[str],
     deployed: list[Deployed] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Layout:
     """Write the layout PDF atomically; returns the plan (sheets, window) it printed.
-    ``deployed`` (``maps.deployment.deployment(log)``) draws the armies at bound 0."""
+    ``deployed`` (``maps.deployment.deployment(log)``) draws the armies at bound 0;
+    ``progress(sheet, sheets)`` is told after each sheet."""
     lay = plan_layout(bf, opts)
     shapes = prepare_shapes(bf, lay.window, deployed)
     out = Path(out)
@@ -770,8 +772,10 @@ def write_layout_pdf(
         c.setAuthor("scenario-builder")
         conv = _convergence(bf)
         _index_page(c, bf, lay, shapes, slug, conv)
-        for sheet in lay.tiling.sheets():
+        for n, sheet in enumerate(lay.tiling.sheets(), 1):
             _sheet_page(c, lay, shapes, sheet, slug, conv)
+            if progress is not None:
+                progress(n, lay.tiling.count)
         c.save()
         os.chmod(tmp, 0o644)
     return lay

@@ -15,6 +15,7 @@ scenario, ruleset and seed give the same log whichever of them ran it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -57,9 +58,12 @@ class LoadedBattlefield:
         return self.battlefield.save(directory)
 
 
-def build_battlefield(scenario: Scenario) -> BuiltGround:
+def build_battlefield(
+    scenario: Scenario, progress: Callable[[str], None] | None = None
+) -> BuiltGround:
     """The scenario's ground: a shipped slug, a built battlefield directory, or a DEM to build
-    (relative paths are read from the scenario file's folder)."""
+    (relative paths are read from the scenario file's folder). ``progress`` is told each
+    build stage's name (``scenario_builder.build.STAGES``)."""
     from scenario_builder.battlefield import Battlefield
     from scenario_builder.build import STEP_M, build_from_paths, build_site
 
@@ -77,6 +81,7 @@ def build_battlefield(scenario: Scenario) -> BuiltGround:
             step=ref.step_m,
             smooth_m=ref.smooth_m,
             significant_streams=ref.significant_streams,
+            progress=progress,
         )
     if ref.path is not None:
         return LoadedBattlefield(Battlefield.load(rel(ref.path)))
@@ -89,6 +94,7 @@ def build_battlefield(scenario: Scenario) -> BuiltGround:
         step=ref.step_m if ref.step_m is not None else STEP_M,
         smooth_m=ref.smooth_m,
         significant_streams=ref.significant_streams or (),
+        progress=progress,
     )
 
 
@@ -173,6 +179,7 @@ def fight(
     orders_side: str | None = None,
     snapshots: bool = True,
     settle: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[BattleLog, dict[str, Any]]:
     """Fight a loaded scenario on its built ground: ``(BattleLog, summary)``.
 
@@ -181,7 +188,8 @@ def fight(
     events but no snapshot (``Battle``'s flag; a Monte Carlo replay, which keeps only the
     result, the same as with them). ``settle``: the process fights this one battle (``run``,
     ``demo``), so what it holds once the armies are deployed is frozen out of the garbage
-    collector's walks first (:func:`scenario_builder.heap.freeze_setup`).
+    collector's walks first (:func:`scenario_builder.heap.freeze_setup`). ``progress(bound,
+    limit)`` is told after every bound.
     """
     from engine.battle import Battle
     from engine.dice import Dice
@@ -198,5 +206,5 @@ def fight(
         from scenario_builder.heap import freeze_setup
 
         freeze_setup()
-    log = battle.run(max_bounds)
+    log = battle.run(max_bounds, progress=progress)
     return log, summarise(log, scenario)

@@ -130,12 +130,18 @@ def demo(
     claim_out_dir(out, stamp, force=force)
     t = time.perf_counter()
     with atomic_dir(out, stamp=stamp, replace=force) as tmp:
-        with console.status(f"Building {sc.battlefield.slug or 'the battlefield'}..."):
-            built = build_battlefield(sc)
+        building = f"Building {sc.battlefield.slug or 'the battlefield'}"
+        with console.status(f"{building}...") as status:
+            built = build_battlefield(sc, progress=lambda s: status.update(f"{building}: {s}..."))
             built.save(tmp / "battlefield")
         t = lap("build", t)
-        with console.status(f"Fighting {sc.name} (seed {seed})..."):
-            log, summary = fight(sc, built, seed, settle=True)
+        fighting = f"Fighting {sc.name} (seed {seed})"
+        with console.status(f"{fighting}...") as status:
+
+            def bound(done: int, limit: int) -> None:
+                status.update(f"{fighting}: bound {done} of at most {limit}...")
+
+            log, summary = fight(sc, built, seed, settle=True, progress=bound)
             (tmp / "run").mkdir()
             write_run(tmp / "run", log, summary, built, scenario=sc)
             log_dict = log.to_dict()  # once, for the playback, the print's box and deployment
@@ -152,11 +158,18 @@ def demo(
             page = playback_map(bf, log_dict, offline=not online, base=base)
             write_html(page, tmp / "playback.html")
         t = lap("maps", t)
-        with console.status("Laying out the table..."):
+        with console.status("Laying out the table...") as status:
+
+            def sheet(done: int, total: int) -> None:
+                status.update(f"Laying out the table: sheet {done} of {total}...")
+
+            def board(done: int, total: int) -> None:
+                status.update(f"Cutting layers: board {done} of {total}...")
+
             bf = built.battlefield
             opts = LayoutOptions(scale=opts_scale, paper=opts_paper, bbox=battle_bbox(log_dict, bf))
-            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log_dict))
-            stack = write_cut_layers(bf, opts, tmp / "layers")
+            lay = write_layout_pdf(bf, opts, tmp / "layout.pdf", deployment(log_dict), sheet)
+            stack = write_cut_layers(bf, opts, tmp / "layers", progress=board)
         t = lap("print", t)
         report = {
             "scenario": sc.id,

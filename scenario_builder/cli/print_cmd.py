@@ -13,6 +13,7 @@ import click
 
 from scenario_builder.atomic import atomic_path, check_writable
 from scenario_builder.cli.options import drawable_ground, ruleset_option
+from scenario_builder.cli.progress import progress_bar
 from scenario_builder.coords import as_written, describe, guess_box_crs, parse_bbox, parse_crs
 from scenario_builder.errors import DataSourceError, ScenarioError
 
@@ -167,12 +168,12 @@ def print_cmd(
     # The PDF is renamed into place only after the cut layers are written: a failure in either
     # leaves neither behind.
     stack = None
-    with atomic_path(out) as pdf:
-        lay = write_layout_pdf(bf, opts, pdf, deployed)
+    with atomic_path(out) as pdf, progress_bar("print") as bar:
+        lay = write_layout_pdf(bf, opts, pdf, deployed, progress=bar.count("sheet"))
         if layers is not None:
             from maps.cutlayers import write_cut_layers
 
-            stack = write_cut_layers(bf, opts, layers, cut)
+            stack = write_cut_layers(bf, opts, layers, cut, progress=bar.count("board"))
     t = lay.tiling
     if read_line:
         click.echo(read_line)

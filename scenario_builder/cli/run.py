@@ -19,6 +19,7 @@ import click
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
 from scenario_builder.battle import build_battlefield, fight, load_orders
+from scenario_builder.cli.progress import progress_bar
 from scenario_builder.run_folder import write_run
 
 from .options import (
@@ -81,8 +82,8 @@ def run(
     claim_out_dir(out, stamp, force=force)
     # the battle is fought inside the writer's claim on --out: a second run into the same
     # folder meanwhile stops with one line rather than silently replacing this one's result
-    with atomic_dir(out, stamp=stamp, replace=force) as tmp:
-        built = build_battlefield(sc)
+    with atomic_dir(out, stamp=stamp, replace=force) as tmp, progress_bar("run") as bar:
+        built = build_battlefield(sc, progress=bar.stage)
         log, summary = fight(
             sc,
             built,
@@ -92,7 +93,9 @@ def run(
             orders_file=script,
             orders_side=orders_side,
             settle=True,
+            progress=bar.count("bound"),
         )
+        bar.stage("writing the log, battle.gpkg and battle.qgs")
         write_run(tmp, log, summary, built, scenario=sc)
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
