@@ -2,7 +2,7 @@
 terms, and the game turn as its own phase list.
 
 The core deploys a scenario's formations as bases (here one base is one figure, sized by
-:attr:`MedievalD10.scales`); the game itself runs in :class:`~.battle.MedievalBattle`, built on the
+:attr:`MedievalD10.scales`); the game itself runs in :class:`~.game.MedievalBattle`, built on the
 first phase from the deployed state, and after every phase the ruleset writes the result back to
 the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
 naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
@@ -23,20 +23,14 @@ from engine.log import Replanned
 from engine.movement import MoveRules
 from engine.reinforcements import Arrivals
 from engine.rulesets import Phase, Ruleset, Scales, register
-from engine.rulesets.medieval_d10.battle import (
-    ARMY_CONTINGENT,
-    PHASES,
-    FigureState,
-    MedievalBattle,
-    Mode,
-    UnitState,
-    assign_contingents,
-)
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
+from engine.rulesets.medieval_d10.commanders import assign_contingents
 from engine.rulesets.medieval_d10.events import EVENTS, MedievalEvent, from_record
+from engine.rulesets.medieval_d10.game import PHASES, MedievalBattle, phase_name
 from engine.rulesets.medieval_d10.odds_report import MEDIEVAL_ONLY
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
+from engine.rulesets.medieval_d10.state import ARMY_CONTINGENT, FigureState, Mode, UnitState
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
     STEEP_MIN_DEG,
@@ -234,12 +228,10 @@ class MedievalContext(BoundContext):
     stopped: dict[str, int] = field(default_factory=dict)
 
 
-def _phase(book_phase: BookPhase, method: str) -> Phase:
-    from engine.rulesets.medieval_d10.battle import phase_name
-
+def _phase(book_phase: BookPhase) -> Phase:
     def run(ctx: MedievalContext) -> None:
         game = _game(ctx)
-        game.play(book_phase, method)
+        game.play(book_phase)
         _sync(ctx, game)
 
     return Phase(phase_name(book_phase), run)
@@ -570,7 +562,7 @@ class MedievalD10(Ruleset):
     family = "medieval-d10"
     version = "1"
     die_sides = 10
-    phases = tuple(_phase(p, m) for p, m in PHASES)
+    phases = tuple(_phase(p) for p in PHASES)
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
         base_w_m=FIGURE_M,
