@@ -326,7 +326,7 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
         }
     )
     charger = UnitState(Unit.from_spec(horse), "red", cx, cy, 0.0, order="attack")
-    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, math.pi)
+    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, 180.0)
     # declare: face 10 (+5) acts as ordered; evade: face 10 (+5) falls back in good order
     game = MedievalBattle(
         minden,

@@ -111,7 +111,7 @@ def test_inspirational_figure_in_morale_control_and_melee(towton: Any) -> None:
     for with_banner in (True, False):
         a = _unit("a", "york", (x0, y0))
         f = _unit("f", "york", (x0 + 100.0, y0))  # 100 m to a's right: seen within 150 yds
-        e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+        e = _unit("e", "lanc", (x0, y0 + 30.0), 180.0)
         figs = [FigureState("banner", "york", "f", None)] if with_banner else []
         game = _game(towton, [a, f, e], figs, ScriptedDice([5] * 20))
         assert game.sees(a, f)
@@ -145,7 +145,7 @@ def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: 
     a = _unit("a", "york", (x0, y0))
     f = _unit("f", "york", (x0 + 100.0, y0))
     far = _unit("far", "york", (x0 + 900.0, y0))  # beyond 150 yds: does not see it fall
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     banner = FigureState("banner", "york", "f", None)
     game = _game(towton, [a, f, far, e], [banner], ScriptedDice([1] + [5] * 20))
     game.phase = Phase.A_NORMAL_MOVEMENT
@@ -177,7 +177,7 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
     a = _unit("a", "york", (x0, y0))
     b = _unit("b", "york", (x0 + 100.0, y0))  # no commander: its contingent is the nearest's
     k = _unit("k", "york", (x0 - 400.0, y0))
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     lord = FigureState("lord", "york", "a", CommanderKind.BOLD, contingent="van", seniority=1)
     king = FigureState(
         "king", "york", "k", CommanderKind.EXCEPTIONAL, contingent="army", general=True
@@ -229,7 +229,7 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
 def test_a_unit_losing_all_its_figures_loses_its_commander(towton: Any) -> None:
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0), figures=3)
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     lord = FigureState("lord", "york", "a", CommanderKind.CAUTIOUS, contingent="van")
     game = _game(towton, [a, e], [lord], ScriptedDice([]))
     take_losses(game, a, 3, risk="melee")  # no die: he falls with the last figures
@@ -246,7 +246,7 @@ def test_insecure_flank_from_positions(towton: Any) -> None:
     # within 150 yds off a flank or the rear, no friend covering that side
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))  # facing north
-    e = _unit("e", "lanc", (x0 + 110.0, y0), -math.pi / 2)  # 110 m to a's right
+    e = _unit("e", "lanc", (x0 + 110.0, y0), 270.0)  # 110 m to a's right
     game = _game(towton, [a, e], [], ScriptedDice([5] * 10))
     assert game.insecure_flanks(a) == ["right"]
     game.phase = Phase.MORALE
@@ -293,7 +293,7 @@ def test_a_flank_resting_on_marsh_is_secure(built_flodden) -> None:
     assert marsh is not None
     # a unit facing north whose left flank edge touches the marsh: the flank rests on it
     a = _unit("a", "york", (0.0, 0.0))
-    e = _unit("e", "lanc", (0.0, 0.0), math.pi / 2)
+    e = _unit("e", "lanc", (0.0, 0.0), 90.0)
     game = _game(flodden, [a, e])
     w, _ = game.size(a)
     step = game.m(2.0)
@@ -327,7 +327,7 @@ def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towto
     # 1 Game Turn"; limbered guns cannot fire
     x0, y0 = towton.to_xy(*PLATEAU)
     gun = _gun("g", (x0, y0), "medium", limbered=True)
-    e = _unit("e", "lanc", (x0, y0 + 720.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 720.0), 180.0)
     game = _game(towton, [gun, e], [], Dice(3))
     assert fire(game, gun, e) == 0  # limbered: no shot
     long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
@@ -376,7 +376,7 @@ def test_flodden_attacking_battery_fires_from_where_it_stands_when_a_target_is_i
             melee=None,
             order="attack",
         )
-        target = _unit("e", "york", archers, math.pi, figures=3, missile="longbow")
+        target = _unit("e", "york", archers, 180.0, figures=3, missile="longbow")
         game = _game(flodden, [gun, target], [], Dice(5))
         long_m = game.m(FIRING_RANGES[MissileWeapon.MEDIUM_FIELD_ARTILLERY][RangeBand.LONG].cm)
         if case != "shipped":
@@ -404,7 +404,7 @@ def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) ->
     # Light Artillery: "Limber or Unlimber 0.5 Game Turn": half a move, then unlimber
     x0, y0 = towton.to_xy(*PLATEAU)
     gun = _gun("g", (x0, y0), "light", limbered=True)
-    e = _unit("e", "lanc", (x0, y0), math.pi)
+    e = _unit("e", "lanc", (x0, y0), 180.0)
     game = _game(towton, [gun, e], [], Dice(3))
     long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
     e.y = y0 + long_m + 20.0 + (game.size(gun)[1] + game.size(e)[1]) / 2
@@ -422,7 +422,7 @@ def test_battery_falling_back_in_disorder_may_abandon_its_guns(towton: Any) -> N
     x0, y0 = towton.to_xy(*PLATEAU)
     for face, abandoned in ((5, True), (6, False)):
         gun = _gun("g", (x0, y0), "medium", limbered=False)
-        e = _unit("e", "lanc", (x0, y0 + 300.0), math.pi)
+        e = _unit("e", "lanc", (x0, y0 + 300.0), 180.0)
         game = _game(towton, [gun, e], [], ScriptedDice([face]))
         gun.mode, gun.fall_back_disordered = Mode.FALL_BACK, True
         game.phase = Phase.COMPULSORY_MOVEMENT
@@ -443,7 +443,7 @@ def test_counter_charge_is_declared_tested_and_meets_the_charger(towton: Any) ->
     x0, y0 = towton.to_xy(*PLATEAU)
     x = _unit("x", "lanc", (x0, y0))  # the charged unit (holds)
     y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")  # may counter-charge
-    c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+    c = _unit("c", "york", (x0, y0 + 90.0), 180.0, order="attack")
     game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
     game.side_a, game.side_b = "york", "lanc"
     c.charging, c.target = True, "x"  # declared in phase 4
@@ -476,7 +476,7 @@ def test_counter_charge_goes_in_on_act_as_ordered_or_half_speed(towton: Any) -> 
         y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")
         # disordered (-2) so that the d10 spans refusals too
         y.unit = dataclasses.replace(y.unit, disordered=True)
-        c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+        c = _unit("c", "york", (x0, y0 + 90.0), 180.0, order="attack")
         game = _game(towton, [x, y, c], [], ScriptedDice([face]))
         c.charging, c.target = True, "x"
         game.phase = Phase.B_DECLARE_CHARGES
@@ -496,7 +496,7 @@ def test_counter_charge_reaches_the_chargers_path_not_only_its_start(towton: Any
     x0, y0 = towton.to_xy(*PLATEAU)
     x = _unit("x", "lanc", (x0, y0))
     y = _unit("y", "lanc", (x0 + 95.0, y0), order="attack")
-    c = _unit("c", "york", (x0, y0 + 100.0), math.pi, order="attack")
+    c = _unit("c", "york", (x0, y0 + 100.0), 180.0, order="attack")
     game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
     c.charging, c.target = True, "x"
     reach = game.allowance(y, bonus=True)
@@ -522,8 +522,8 @@ def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     hidden = towton.to_xy(-1.2918, 53.8366)  # the ambush position
     assert not towton.line_of_sight(obs, hidden)
     w = _unit("w", "york", obs)
-    amb = _unit("amb", "lanc", hidden, math.pi)
-    far = _unit("far", "lanc", hidden, math.pi)
+    amb = _unit("amb", "lanc", hidden, 180.0)
+    far = _unit("far", "lanc", hidden, 180.0)
     game = _game(towton, [w, amb, far], [], ScriptedDice([5] * 4))
     game.phase = Phase.INITIATIVE
     look(game)  # the deployment: nothing seen, no test
@@ -669,7 +669,7 @@ def test_our_weather_table_every_twelfth_turn(towton: Any) -> None:
     # and wind direction; 1-3 one step worse / stronger, 8-10 one step better / lighter; the wind
     # backs a point on 1-2 and veers on 9-10
     x0, y0 = towton.to_xy(*PLATEAU)
-    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), math.pi)]
+    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), 180.0)]
     game = _game(towton, units, [], ScriptedDice([2, 9, 10, 8, 3, 1]))
     game.phase = Phase.WEATHER
     for turn in range(1, 12):
@@ -751,7 +751,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     # up (MOVEMENT CHART skirmish-order infantry line rate, 20 cm) and joins the unit
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))
-    e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 30.0), 180.0)
     banner = FigureState("banner", "york", None, None, x=x0 + 120.0, y=y0, join="a")
     game = _game(towton, [a, e], [banner], ScriptedDice([5] * 40))
     assert inspired(game, a)
@@ -780,7 +780,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     # out of sight and out of 150 yds it inspires no one
     far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
     b = _unit("b", "york", (x0 + 300.0, y0))
-    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), math.pi)], [far])
+    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), 180.0)], [far])
     assert not inspired(game2, b)
 
 

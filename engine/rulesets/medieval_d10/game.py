@@ -312,8 +312,9 @@ class MedievalBattle:
         """Where a point lies from ``u``: ``front``, ``left``, ``right`` or ``rear`` (beyond
         :data:`FLANK_DEG` off its facing a flank, beyond :data:`REAR_DEG` the rear)."""
         dx, dy = x - u.x, y - u.y
-        along = dx * math.sin(u.facing) + dy * math.cos(u.facing)
-        across = dx * math.cos(u.facing) - dy * math.sin(u.facing)
+        sx, sy = u.forward()
+        along = dx * sx + dy * sy
+        across = dx * sy - dy * sx
         off = math.degrees(math.atan2(across, along))
         if abs(off) <= FLANK_DEG:
             return "front"
@@ -351,13 +352,13 @@ class MedievalBattle:
                 return True
         w, d = self.size(u)
         step = self.m(FIGURE_CM[u.unit.arm][0])
-        sx, sy = math.sin(u.facing), math.cos(u.facing)  # forward
+        sx, sy = u.forward()
         if where == "rear":
             px, py = u.x - sx * (d / 2 + step), u.y - sy * (d / 2 + step)
         else:
             side = 1.0 if where == "right" else -1.0
-            px = u.x + side * math.cos(u.facing) * (w / 2 + step)
-            py = u.y - side * math.sin(u.facing) * (w / 2 + step)
+            px = u.x + side * sy * (w / 2 + step)
+            py = u.y - side * sx * (w / 2 + step)
         terrain, _ = self.terrain_at(px, py)
         return terrain in (Terrain.IMPASSABLE, Terrain.MARSH)
 

@@ -215,7 +215,7 @@ def _sweep(
         return 0.0, 0.0, True
     ux, uy = dx / dist, dy / dist
     if face:
-        u.facing = math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy)
+        u.facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
     column = game.column_of(u)
     cavalry = u.unit.arm is Arm.CAVALRY
     start = budget
@@ -287,8 +287,8 @@ def move_away(
     home = game.header.get("home_bearing", {}).get(u.side)
     if enemy is not None:
         dx, dy = u.x - enemy.x, u.y - enemy.y
-    elif home is not None:
-        dx, dy = math.sin(home), math.cos(home)
+    elif home is not None:  # a bearing in degrees, as the core's SideState.home_bearing
+        dx, dy = math.sin(math.radians(home)), math.cos(math.radians(home))
     else:
         dx, dy = -u.forward()[0], -u.forward()[1]
     norm = math.hypot(dx, dy) or 1.0

@@ -6,11 +6,25 @@ The core deploys a scenario's formations as bases (here one base is one figure, 
 first phase from the deployed state, and after every phase the ruleset writes the result back to
 the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
 naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
+
+Two state models, and what is still copied between them (:func:`_sync`, after every phase):
+the game's :class:`~.state.UnitState` carries what only this book asks (its :class:`~.state.Mode`,
+charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE TEST, contingent,
+the unit of figures with its order and disorder) and moves a unit as one centre swept in 5 m
+steps (:mod:`.moves`); the core's ``Formation`` is a set of bases that the command layer (plans,
+triggers, objectives: places and morale), reinforcements, idle reports and the log's snapshots
+read. So each phase writes back, only where it changed: a unit's centre and facing (one
+``set_pose``, not one a step), its figures lost as dead bases (rear ranks first), its mode as
+the core's ``Morale``, the lone Inspirational Figures' places and the characters killed. The
+facing is one unit in both, the core's bearing in degrees (``UnitState.facing``, turned to
+radians only where a sine is taken), so it is copied as it is (``% 360`` as the core keeps it);
+the other way, the deployment and a reinforcement's arrival read the core's centre and facing.
+Making the core's bases the game's only positions would mean a ``set_pose`` of every base at
+every step of a move, or the core reading the game's units: left as the copy above.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -429,7 +443,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     side.id,
                     f.cx,
                     f.cy,
-                    math.radians(f.facing),
+                    f.facing,
                     order=o.word,
                     from_turn=o.start,
                     goal=o.goal,
@@ -440,7 +454,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             )
     for side in sc.sides:
         commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
-    home = {s.id: math.radians(_home_bearing(ctx.state.sides[s.id], units)) for s in sc.sides}
+    home = {s.id: _home_bearing(ctx.state.sides[s.id], units) for s in sc.sides}
     assign_contingents(units, figures)
     ctx.game = MedievalBattle(
         ctx.bf,
@@ -495,7 +509,7 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             )
             for b in alive[: lost - dead_now]:
                 b.status = BaseStatus.DEAD
-        facing = math.degrees(u.facing) % 360.0
+        facing = u.facing % 360.0
         if abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9 or abs(f.facing - facing) > 1e-9:
             dead = {b.id: (b.x, b.y, b.facing) for b in f.bases if not b.alive}
             f.set_pose(u.x, u.y, facing)
@@ -749,7 +763,7 @@ class MedievalD10(Ruleset):
             for u in ctx.game.units.values():  # arrived as this bound began (before this)
                 f = ctx.state.formations.get(u.id) if u.offstage else None
                 if f is not None:
-                    u.x, u.y, u.facing = f.cx, f.cy, math.radians(f.facing)
+                    u.x, u.y, u.facing = f.cx, f.cy, f.facing
                     u.offstage = False
             ctx.game.begin_turn()
             _command(ctx, ctx.game)

@@ -62,7 +62,9 @@ class UnitState:
     side: str
     x: float
     y: float
-    facing: float  # bearing in radians, 0 = north, clockwise
+    #: bearing in degrees, 0 = north, clockwise: the core's ``Formation.facing`` (what the
+    #: core deploys and the ruleset writes back), turned to radians where a sine is taken
+    facing: float
     order: str = "hold"
     from_turn: int = 1
     #: the scenario's place to attack (an attack on a point, an objective to take): the unit
@@ -134,7 +136,8 @@ class UnitState:
         return self.mode is Mode.ROUTING
 
     def forward(self) -> tuple[float, float]:
-        return math.sin(self.facing), math.cos(self.facing)
+        rad = math.radians(self.facing)
+        return math.sin(rad), math.cos(rad)
 
 
 #: the contingent of the army commander's own battle (his troop-list ``contingent`` is None)
@@ -173,4 +176,4 @@ def deploy_unit(
     unit: Unit, side: str, xy: tuple[float, float], facing_deg: float, **kw: Any
 ) -> UnitState:
     """A :class:`UnitState` at a battlefield point, facing a bearing in degrees."""
-    return UnitState(unit, side, float(xy[0]), float(xy[1]), math.radians(facing_deg), **kw)
+    return UnitState(unit, side, float(xy[0]), float(xy[1]), float(facing_deg), **kw)
