@@ -55,6 +55,20 @@ def test_registered_with_its_own_phases_die_scales_and_terrain() -> None:
     assert d["scales"]["ground_m_per_mm"]["25mm"] == pytest.approx(0.4572)
 
 
+def test_each_book_phase_is_a_function_of_the_game_citing_its_phase() -> None:
+    # GAME TURN SEQUENCE CHART: PHASES is the book's table, in its order, each phase a function
+    # of the game (no method looked up by name), its docstring or its module's citing the phase
+    import sys
+
+    assert list(PHASES) == [row.phase for row in GAME_TURN_SEQUENCE]
+    for phase, play in PHASES.items():
+        assert callable(play) and play.__code__.co_varnames[:1] == ("game",), phase
+        cited = f"GAME TURN SEQUENCE phase {int(phase)}"
+        module_doc = sys.modules[play.__module__].__doc__ or ""
+        docs = " ".join(f"{play.__doc__ or ''} {module_doc}".split())
+        assert cited in docs, (phase, play.__qualname__)
+
+
 def test_check_ruleset_passes_on_flodden(flodden: Any, scenario: Any) -> None:
     report = check_ruleset(NAME, scenario, seed=1, battlefield=flodden)
     assert report.bounds >= 2 and report.result is not None
