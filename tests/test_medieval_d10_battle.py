@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 from engine.battle import Battle
 from engine.dice import Dice
 from engine.rulesets import get_ruleset
-from engine.rulesets.medieval_d10.battle import PHASES, check_invariants, phase_name
 from engine.rulesets.medieval_d10.charts import GAME_TURN_SEQUENCE
+from engine.rulesets.medieval_d10.game import PHASES, check_invariants, phase_name
+from engine.rulesets.medieval_d10.moves import move_toward
 from engine.rulesets.medieval_d10.ruleset import MedievalContext
 from engine.scenario import load_scenario
 from engine.testing import check_ruleset
@@ -54,6 +55,20 @@ def test_registered_with_its_own_phases_die_scales_and_terrain() -> None:
     assert d["scales"]["ground_m_per_mm"]["25mm"] == pytest.approx(0.4572)
 
 
+def test_each_book_phase_is_a_function_of_the_game_citing_its_phase() -> None:
+    # GAME TURN SEQUENCE CHART: PHASES is the book's table, in its order, each phase a function
+    # of the game (no method looked up by name), its docstring or its module's citing the phase
+    import sys
+
+    assert list(PHASES) == [row.phase for row in GAME_TURN_SEQUENCE]
+    for phase, play in PHASES.items():
+        assert callable(play) and play.__code__.co_varnames[:1] == ("game",), phase
+        cited = f"GAME TURN SEQUENCE phase {int(phase)}"
+        module_doc = sys.modules[play.__module__].__doc__ or ""
+        docs = " ".join(f"{play.__doc__ or ''} {module_doc}".split())
+        assert cited in docs, (phase, play.__qualname__)
+
+
 def test_check_ruleset_passes_on_flodden(flodden: Any, scenario: Any) -> None:
     report = check_ruleset(NAME, scenario, seed=1, battlefield=flodden)
     assert report.bounds >= 2 and report.result is not None
@@ -66,7 +81,7 @@ def test_flodden_under_medieval_d10_logs_every_phase_by_name(flodden: Any, scena
     battle = Battle(flodden, scenario, Dice(4), ruleset=NAME)
     log = battle.run(max_bounds=12)
     assert log.header["ruleset"] == NAME
-    names = {phase_name(p) for p, _ in PHASES}
+    names = {phase_name(p) for p in PHASES}
     kinds: dict[str, set[str]] = {}
     for rec in log.bounds[1:]:
         for e in rec.events:
@@ -143,7 +158,7 @@ def test_move_allowance_is_the_chart_rate_times_the_terrain_fraction(flodden: An
     game = battle.ctx.game
     u = game.units["sc_home"]
     start = (u.x, u.y)
-    moved = game.move_toward(u, u.x, u.y + 1000.0, game.allowance(u))
+    moved = move_toward(game, u, u.x, u.y + 1000.0, game.allowance(u))
     assert moved == pytest.approx(math.dist(start, (u.x, u.y)))
     assert 0 < moved <= game.m(16) + 1e-9
 
@@ -294,9 +309,10 @@ def test_towton_1461_is_fought_under_medieval_d10_on_os_terrain_50() -> None:
 def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
     # MOVEMENT CHART "Charge, Evade ... (Bonus for each)"; MORALE TEST RESULT "Evading a Charge"
     from engine.dice import ScriptedDice
-    from engine.rulesets.medieval_d10.battle import MedievalBattle, UnitState
     from engine.rulesets.medieval_d10.charts import CommanderKind, Phase
+    from engine.rulesets.medieval_d10.game import MedievalBattle
     from engine.rulesets.medieval_d10.scale import ground_scale
+    from engine.rulesets.medieval_d10.state import UnitState
     from engine.rulesets.medieval_d10.units import Unit, UnitSpec
 
     minx, miny, maxx, maxy = minden.bounds
@@ -324,7 +340,7 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
         }
     )
     charger = UnitState(Unit.from_spec(horse), "red", cx, cy, 0.0, order="attack")
-    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, math.pi)
+    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, 180.0)
     # declare: face 10 (+5) acts as ordered; evade: face 10 (+5) falls back in good order
     game = MedievalBattle(
         minden,
@@ -337,9 +353,9 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
     game.side_a, game.side_b = "red", "blue"
     start_gap = game.gap(charger, target)
     assert start_gap <= game.allowance(charger, bonus=True)  # within charge reach
-    game.play(Phase.A_DECLARE_CHARGES, "phase_declare_a")
-    game.play(Phase.B_DECLARE_REACTIONS, "phase_react_b")
-    game.play(Phase.A_CHARGE_MOVEMENT, "phase_charge_a")
+    game.play(Phase.A_DECLARE_CHARGES)
+    game.play(Phase.B_DECLARE_REACTIONS)
+    game.play(Phase.A_CHARGE_MOVEMENT)
     kinds = [e["type"] for e in game.events]
     assert kinds[:2] == ["morale", "charge_declared"] and "evade" in kinds
     evaded = next(e for e in game.events if e["type"] == "evade")

@@ -17,7 +17,10 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.rulesets.medieval_d10.battle import Mode
+from engine.rulesets.medieval_d10.compulsory import phase_compulsory
+from engine.rulesets.medieval_d10.control import impetuous_cause, phase_control
+from engine.rulesets.medieval_d10.morale import set_rout
+from engine.rulesets.medieval_d10.state import Mode
 from engine.scenario import load_scenario
 
 NAME = "medieval-d10"
@@ -50,7 +53,7 @@ def _a_rout_before_the_highlanders(game: Any) -> tuple[Any, Any]:
     d = 60 + game.size(hl)[1] / 2 + game.size(foe)[1] / 2
     foe.x, foe.y = hl.x + fx * d, hl.y + fy * d
     assert 55 < game.gap(hl, foe) < game.allowance(hl, bonus=True)
-    game.set_rout(foe, "a test")
+    set_rout(game, foe, "a test")
     return hl, foe
 
 
@@ -62,14 +65,14 @@ def flodden(built_flodden: Any) -> Any:
 def test_irregulars_seeing_an_enemy_rout_in_reach_test_and_charge_after_it(flodden: Any) -> None:
     _b, game = _game(flodden, 10)  # a 10: +5, the test fails
     hl, foe = _a_rout_before_the_highlanders(game)
-    assert game.impetuous_cause(hl) == ("saw an enemy break into rout within charge reach", foe)
-    game.phase_control()
+    assert impetuous_cause(game, hl) == ("saw an enemy break into rout within charge reach", foe)
+    phase_control(game)
     (test,) = [e for e in game.events if e["type"] == "control" and e["unit"] == "sc_argyll"]
     assert test["reason"].startswith("saw an enemy break into rout") and not test["passed"]
     assert hl.mode is Mode.PURSUING and hl.target == foe.id
     # phase 3 of the next turn: they go after it at charge speed
     game.begin_turn()
-    game.phase_compulsory()
+    phase_compulsory(game)
     (chase,) = [e for e in game.events if e["type"] == "pursue" and e["unit"] == "sc_argyll"]
     assert chase["target"] == foe.id and chase["metres"] > 0
 
@@ -79,7 +82,7 @@ def test_the_chart_total_decides_even_on_a_one(flodden: Any) -> None:
     # (+1) and Argyll, a Rash commander with them (+1 for -2), still take them over 3
     _b, game = _game(flodden, 1)
     hl, _foe = _a_rout_before_the_highlanders(game)
-    game.phase_control()
+    phase_control(game)
     (test,) = [e for e in game.events if e["type"] == "control" and e["unit"] == "sc_argyll"]
     # THE CONTROL TEST CHART: a 1 is a +1 factor; 3 or lower passes
     assert test["face"] == 1 and test["total"] == 1 + test["modifier"]
@@ -91,6 +94,6 @@ def test_the_chart_total_decides_even_on_a_one(flodden: Any) -> None:
 def test_no_test_without_a_cause(flodden: Any) -> None:
     _b, game = _game(flodden, 10)
     # as deployed nobody has shot, routed or come within charge reach of a cavalry unit
-    assert all(game.impetuous_cause(u) is None for u in game.alive())
-    game.phase_control()
+    assert all(impetuous_cause(game, u) is None for u in game.alive())
+    phase_control(game)
     assert not [e for e in game.events if e["type"] == "control"]

@@ -20,7 +20,7 @@ import pytest
 from engine.battle import Battle
 from engine.dice import Dice
 from engine.pathing import blocked_between, way_around
-from engine.rulesets.medieval_d10.battle import STEP_M
+from engine.rulesets.medieval_d10.moves import STEP_M, ground_price
 from engine.scenario import load_scenario
 
 NAME = "medieval-d10"
@@ -57,7 +57,7 @@ def test_the_way_around_the_hollow_keeps_off_the_marsh_and_ends_at_the_enemy(
 ) -> None:
     game = _game(flodden, 1)
     home, edmund = game.units["sc_home"], game.units["en_edmund"]
-    price = game.ground_price(home)
+    price = ground_price(game, home)
     start, goal = (home.x, home.y), (edmund.x, edmund.y)
     assert blocked_between(start, goal, price, step=STEP_M)  # the hollow is in the way
     way = way_around(start, goal, price, cell=2 * STEP_M, margin=600.0)
@@ -73,7 +73,7 @@ def test_the_way_around_the_hollow_keeps_off_the_marsh_and_ends_at_the_enemy(
 def test_no_way_is_none_and_the_straight_way_is_left_alone(flodden: Any) -> None:
     game = _game(flodden, 1)
     home = game.units["sc_home"]
-    price = game.ground_price(home)
+    price = ground_price(game, home)
     assert not blocked_between((home.x, home.y), (home.x + 50.0, home.y), price, step=STEP_M)
 
     def walled(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -93,7 +93,7 @@ def test_flodden_the_scots_go_around_the_hollow_and_charge_seed_4(flodden: Any) 
         for u in game.alive():
             if u.routing or not game.moved_m.get(u.id):
                 continue
-            cost = game.ground_price(u)(np.array([u.x]), np.array([u.y]))[0]
+            cost = ground_price(game, u)(np.array([u.x]), np.array([u.y]))[0]
             if math.isinf(cost):
                 bad.append(f"turn {game.turn}: {u.id} moved onto forbidden ground")
 

@@ -21,7 +21,8 @@ from engine.scenario import load_scenario
 from scenario_builder.battle import build_battlefield
 
 NAME = "medieval-d10"
-BATTLE_PY = Path(ev.__file__).with_name("battle.py")
+#: the game's modules (game.py and its phase modules): every ``game.log`` call is in one
+GAME_PY = sorted(Path(ev.__file__).parent.glob("*.py"))
 #: the fields that hold dice: every face of them is in the event's words
 DICE_FIELDS = ("faces", "faces_a", "faces_b", "dice", "face", "die", "rolls")
 
@@ -95,11 +96,11 @@ def test_fire_words_as_a_player_reads_them() -> None:
 
 
 def test_every_record_the_game_writes_has_its_class() -> None:
-    """Each ``self.log("<kind>", ...)`` in battle.py names a kind with a declared class, so
-    no record reaches the log as a free dict (``from_record`` would refuse it)."""
-    tree = ast.parse(BATTLE_PY.read_text(encoding="utf-8"))
+    """Each ``game.log("<kind>", ...)`` in the game's modules names a kind with a declared
+    class, so no record reaches the log as a free dict (``from_record`` would refuse it)."""
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in GAME_PY]
     kinds = set()
-    for node in ast.walk(tree):
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)

@@ -16,13 +16,11 @@ from typing import Any
 import pytest
 
 from engine.dice import Dice, ScriptedDice
-from engine.rulesets.medieval_d10.battle import (
-    FigureState,
-    MedievalBattle,
-    Mode,
-    UnitState,
-    assign_contingents,
-    check_invariants,
+from engine.rulesets.medieval_d10.charges import (
+    interception,
+    phase_charge_a,
+    phase_declare_b,
+    phase_react_b,
 )
 from engine.rulesets.medieval_d10.charts import (
     FIRING_RANGES,
@@ -32,9 +30,25 @@ from engine.rulesets.medieval_d10.charts import (
     Phase,
     RangeBand,
 )
+from engine.rulesets.medieval_d10.commanders import (
+    assign_contingents,
+    figure_falls,
+    initiative_commander,
+    inspired,
+    move_lone_figures,
+)
+from engine.rulesets.medieval_d10.compulsory import phase_compulsory
+from engine.rulesets.medieval_d10.control import phase_control
+from engine.rulesets.medieval_d10.fire import fire, take_losses
+from engine.rulesets.medieval_d10.game import MedievalBattle, check_invariants
+from engine.rulesets.medieval_d10.melee import strike
+from engine.rulesets.medieval_d10.morale import look, phase_morale, take_morale_test
+from engine.rulesets.medieval_d10.normal import phase_normal_a
 from engine.rulesets.medieval_d10.ruleset import MedievalContext
 from engine.rulesets.medieval_d10.scale import ground_scale
+from engine.rulesets.medieval_d10.state import FigureState, Mode, UnitState
 from engine.rulesets.medieval_d10.units import Unit, UnitSpec
+from engine.rulesets.medieval_d10.weather import phase_weather
 from scenario_builder.build import build_site
 
 # Edward IV's battle on the Towton plateau (data/scenarios/towton_1461.yaml)
@@ -97,22 +111,22 @@ def test_inspirational_figure_in_morale_control_and_melee(towton: Any) -> None:
     for with_banner in (True, False):
         a = _unit("a", "york", (x0, y0))
         f = _unit("f", "york", (x0 + 100.0, y0))  # 100 m to a's right: seen within 150 yds
-        e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+        e = _unit("e", "lanc", (x0, y0 + 30.0), 180.0)
         figs = [FigureState("banner", "york", "f", None)] if with_banner else []
         game = _game(towton, [a, f, e], figs, ScriptedDice([5] * 20))
         assert game.sees(a, f)
         game.phase = Phase.MORALE
-        game.morale(a, MoraleColumn.OTHER, "test")
+        take_morale_test(game, a, MoraleColumn.OTHER, "test")
         morale = _last(game, "morale")
         # the control test of a melee winner whose foe routs
         a.control_reasons, a.target, e.mode = ["won melee against e"], "e", Mode.ROUTING
         game.phase = Phase.CONTROL
-        game.phase_control()
+        phase_control(game)
         control = _last(game, "control")
         # the unit with the banner strikes: the kill score it needs is in the die's purpose
         game.phase = Phase.MELEE
         e.mode = Mode.OBEY
-        game.strike(f, e)
+        strike(game, f, e)
         need = int(game.dice.history[-1].purpose.split("kill ")[1].split("+")[0])
         got[with_banner] = {"morale": morale, "control": control, "need": need}
     assert got[True]["morale"]["factors"].get("inspirational") == 1
@@ -131,24 +145,24 @@ def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: 
     a = _unit("a", "york", (x0, y0))
     f = _unit("f", "york", (x0 + 100.0, y0))
     far = _unit("far", "york", (x0 + 900.0, y0))  # beyond 150 yds: does not see it fall
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     banner = FigureState("banner", "york", "f", None)
     game = _game(towton, [a, f, far, e], [banner], ScriptedDice([1] + [5] * 20))
     game.phase = Phase.A_NORMAL_MOVEMENT
-    game.take_losses(f, 1, risk="firing")  # the risk die: 1 <= 1 figure lost: the banner falls
+    take_losses(game, f, 1, risk="firing")  # the risk die: 1 <= 1 figure lost: the banner falls
     ev = _last(game, "figure_killed")
     assert ev["figure"] == "banner" and ev["role"] == "inspirational"
     assert ev["reason"] == "firing: d10 1 <= 1 figures lost"
     assert a.saw_inspirational_lost and f.saw_inspirational_lost and not far.saw_inspirational_lost
     assert (5, "saw Inspirational Figure banner killed") in a.pending
     game.phase = Phase.MORALE
-    game.phase_morale()
+    phase_morale(game)
     tests = {e["unit"]: e for e in game.events if e["type"] == "morale"}
     assert tests["a"]["reason"] == "saw Inspirational Figure banner killed"
     assert tests["a"]["factors"]["inspirational_lost"] == 1 and "far" not in tests
     # next turn the loss still counts, and the banner no longer inspires
     game.begin_turn()
-    game.morale(a, MoraleColumn.OTHER, "later")
+    take_morale_test(game, a, MoraleColumn.OTHER, "later")
     later = _last(game, "morale")["factors"]
     assert later.get("inspirational_lost") == 1 and "inspirational" not in later
 
@@ -163,7 +177,7 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
     a = _unit("a", "york", (x0, y0))
     b = _unit("b", "york", (x0 + 100.0, y0))  # no commander: its contingent is the nearest's
     k = _unit("k", "york", (x0 - 400.0, y0))
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     lord = FigureState("lord", "york", "a", CommanderKind.BOLD, contingent="van", seniority=1)
     king = FigureState(
         "king", "york", "k", CommanderKind.EXCEPTIONAL, contingent="army", general=True
@@ -172,22 +186,22 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
     game = _game(towton, [a, b, k, e], [lord, king], ScriptedDice([3, 2] + [5] * 40))
     assert (a.contingent, b.contingent, k.contingent) == ("van", "van", "army")
     game.phase = Phase.MELEE
-    game.take_losses(a, 2, risk="melee")  # d10 3 > 2: he lives
+    take_losses(game, a, 2, risk="melee")  # d10 3 > 2: he lives
     assert lord.alive and not any(ev["type"] == "figure_killed" for ev in game.events)
-    game.take_losses(a, 2, risk="melee")  # d10 2 <= 2: killed
+    take_losses(game, a, 2, risk="melee")  # d10 2 <= 2: killed
     ev = _last(game, "figure_killed")
     assert ev["figure"] == "lord" and ev["reason"] == "melee: d10 2 <= 2 figures lost"
     assert a.commander is None and not lord.alive
     # reason 5 for those who saw it (b, 100 m off), reason 12 for his contingent every turn
     game.phase = Phase.MORALE
-    game.phase_morale()
+    phase_morale(game)
     first = {e["unit"]: e for e in game.events if e["type"] == "morale"}
     assert first["b"]["reason"] == "saw Commander figure lord killed"  # 5 before 12
     assert first["b"]["factors"]["contingent_commander_lost"] == 1
     assert "k" not in first  # the king's battle, 400 m off, neither saw it nor lost its lord
     game.begin_turn()
     n = len(game.events)
-    game.phase_morale()
+    phase_morale(game)
     again = {e["unit"]: e for e in game.events[n:] if e["type"] == "morale"}
     assert again["b"]["reason"] == "contingent commander lord killed"
     # THE CONTROL TEST CHART: "If killed, the Commander Figure value is: ... Bold -2" in place
@@ -199,26 +213,26 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
         Mode.ROUTING,
     )
     game.phase = Phase.CONTROL
-    game.phase_control()
+    phase_control(game)
     control = _last(game, "control")
     assert control["factors"]["contingent_commander_killed"] == -2
     assert "contingent_commander_lost" not in control["factors"]
     # Initiative: "the most senior will roll": the king while he lives, then the next senior
     game.commanders["york"] = CommanderKind.EXCEPTIONAL  # the army commander is the king
-    assert game.initiative_commander("york") is CommanderKind.EXCEPTIONAL
-    game.figure_falls(king, "test")
-    assert game.initiative_commander("york") is None  # no commander figure left: no modifier
+    assert initiative_commander(game, "york") is CommanderKind.EXCEPTIONAL
+    figure_falls(game, king, "test")
+    assert initiative_commander(game, "york") is None  # no commander figure left: no modifier
     lord.alive = True
-    assert game.initiative_commander("york") is CommanderKind.BOLD
+    assert initiative_commander(game, "york") is CommanderKind.BOLD
 
 
 def test_a_unit_losing_all_its_figures_loses_its_commander(towton: Any) -> None:
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0), figures=3)
-    e = _unit("e", "lanc", (x0, y0 + 400.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     lord = FigureState("lord", "york", "a", CommanderKind.CAUTIOUS, contingent="van")
     game = _game(towton, [a, e], [lord], ScriptedDice([]))
-    game.take_losses(a, 3, risk="melee")  # no die: he falls with the last figures
+    take_losses(game, a, 3, risk="melee")  # no die: he falls with the last figures
     assert not lord.alive and _last(game, "figure_killed")["reason"] == (
         "all the unit's figures lost"
     )
@@ -232,11 +246,11 @@ def test_insecure_flank_from_positions(towton: Any) -> None:
     # within 150 yds off a flank or the rear, no friend covering that side
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))  # facing north
-    e = _unit("e", "lanc", (x0 + 110.0, y0), -math.pi / 2)  # 110 m to a's right
+    e = _unit("e", "lanc", (x0 + 110.0, y0), 270.0)  # 110 m to a's right
     game = _game(towton, [a, e], [], ScriptedDice([5] * 10))
     assert game.insecure_flanks(a) == ["right"]
     game.phase = Phase.MORALE
-    game.morale(a, MoraleColumn.OTHER, "test")
+    take_morale_test(game, a, MoraleColumn.OTHER, "test")
     exposed = _last(game, "morale")
     assert exposed["factors"]["insecure_flank"] == 1
     e.x, e.y = x0 - 20.0, y0 - 110.0  # behind
@@ -255,7 +269,7 @@ def test_insecure_flank_from_positions(towton: Any) -> None:
     game2 = _game(towton, [a, f, e], [], ScriptedDice([5] * 10))
     assert game2.insecure_flanks(a) == []
     game2.phase = Phase.MORALE
-    game2.morale(a, MoraleColumn.OTHER, "test")
+    take_morale_test(game2, a, MoraleColumn.OTHER, "test")
     covered = _last(game2, "morale")
     assert "insecure_flank" not in covered["factors"]
 
@@ -279,7 +293,7 @@ def test_a_flank_resting_on_marsh_is_secure(built_flodden) -> None:
     assert marsh is not None
     # a unit facing north whose left flank edge touches the marsh: the flank rests on it
     a = _unit("a", "york", (0.0, 0.0))
-    e = _unit("e", "lanc", (0.0, 0.0), math.pi / 2)
+    e = _unit("e", "lanc", (0.0, 0.0), 90.0)
     game = _game(flodden, [a, e])
     w, _ = game.size(a)
     step = game.m(2.0)
@@ -313,15 +327,15 @@ def test_medium_battery_marches_limbered_unlimbers_a_whole_turn_then_fires(towto
     # 1 Game Turn"; limbered guns cannot fire
     x0, y0 = towton.to_xy(*PLATEAU)
     gun = _gun("g", (x0, y0), "medium", limbered=True)
-    e = _unit("e", "lanc", (x0, y0 + 720.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 720.0), 180.0)
     game = _game(towton, [gun, e], [], Dice(3))
-    assert game.fire(gun, e) == 0  # limbered: no shot
+    assert fire(game, gun, e) == 0  # limbered: no shot
     long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
     seen: list[tuple[int, str]] = []
     for _ in range(8):
         game.phase = Phase.A_NORMAL_MOVEMENT
         before = len(game.events)
-        game.phase_normal_a()
+        phase_normal_a(game)
         turn = [ev["type"] for ev in game.events[before:] if ev.get("unit") == "g"]
         seen += [(game.turn, t) for t in turn]
         if gun.unit.limbered:
@@ -362,7 +376,7 @@ def test_flodden_attacking_battery_fires_from_where_it_stands_when_a_target_is_i
             melee=None,
             order="attack",
         )
-        target = _unit("e", "york", archers, math.pi, figures=3, missile="longbow")
+        target = _unit("e", "york", archers, 180.0, figures=3, missile="longbow")
         game = _game(flodden, [gun, target], [], Dice(5))
         long_m = game.m(FIRING_RANGES[MissileWeapon.MEDIUM_FIELD_ARTILLERY][RangeBand.LONG].cm)
         if case != "shipped":
@@ -376,7 +390,7 @@ def test_flodden_attacking_battery_fires_from_where_it_stands_when_a_target_is_i
         if case == "shipped":
             assert game.gap(gun, target) > long_m
         game.phase = Phase.A_NORMAL_MOVEMENT
-        game.phase_normal_a()
+        phase_normal_a(game)
         kinds[case] = [e["type"] for e in game.events if e.get("unit") == "g"]
         assert gun.unit.limbered is (case != "in_range")
         # a medium battery's limbering is its whole phase ("Limber or Unlimber 1 Game Turn")
@@ -390,12 +404,12 @@ def test_light_battery_moves_half_and_unlimbers_in_the_same_turn(towton: Any) ->
     # Light Artillery: "Limber or Unlimber 0.5 Game Turn": half a move, then unlimber
     x0, y0 = towton.to_xy(*PLATEAU)
     gun = _gun("g", (x0, y0), "light", limbered=True)
-    e = _unit("e", "lanc", (x0, y0), math.pi)
+    e = _unit("e", "lanc", (x0, y0), 180.0)
     game = _game(towton, [gun, e], [], Dice(3))
     long_m = game.m(FIRING_RANGES[MissileWeapon.LIGHT_FIELD_ARTILLERY][RangeBand.LONG].cm)
     e.y = y0 + long_m + 20.0 + (game.size(gun)[1] + game.size(e)[1]) / 2
     game.phase = Phase.A_NORMAL_MOVEMENT
-    game.phase_normal_a()
+    phase_normal_a(game)
     kinds = [ev["type"] for ev in game.events if ev.get("unit") == "g"]
     assert kinds == ["advance", "unlimber"]
     assert _last(game, "unlimber")["game_turns"] == "1/2"
@@ -408,11 +422,11 @@ def test_battery_falling_back_in_disorder_may_abandon_its_guns(towton: Any) -> N
     x0, y0 = towton.to_xy(*PLATEAU)
     for face, abandoned in ((5, True), (6, False)):
         gun = _gun("g", (x0, y0), "medium", limbered=False)
-        e = _unit("e", "lanc", (x0, y0 + 300.0), math.pi)
+        e = _unit("e", "lanc", (x0, y0 + 300.0), 180.0)
         game = _game(towton, [gun, e], [], ScriptedDice([face]))
         gun.mode, gun.fall_back_disordered = Mode.FALL_BACK, True
         game.phase = Phase.COMPULSORY_MOVEMENT
-        game.phase_compulsory()
+        phase_compulsory(game)
         assert (gun.mode is Mode.DESTROYED) is abandoned
         if not abandoned:
             # manhandled back: 8 cm of ground at most, facing the enemy
@@ -429,20 +443,20 @@ def test_counter_charge_is_declared_tested_and_meets_the_charger(towton: Any) ->
     x0, y0 = towton.to_xy(*PLATEAU)
     x = _unit("x", "lanc", (x0, y0))  # the charged unit (holds)
     y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")  # may counter-charge
-    c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+    c = _unit("c", "york", (x0, y0 + 90.0), 180.0, order="attack")
     game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
     game.side_a, game.side_b = "york", "lanc"
     c.charging, c.target = True, "x"  # declared in phase 4
     game.phase = Phase.B_DECLARE_CHARGES
-    game.phase_declare_b()
+    phase_declare_b(game)
     test = _last(game, "morale")
     assert test["unit"] == "y" and test["reason"] == "counter-charge c"
     declared = _last(game, "charge_declared")
     assert declared["unit"] == "y" and declared["counter_charge"] and declared["target"] == "c"
     game.phase = Phase.B_DECLARE_REACTIONS
-    game.phase_react_b()
+    phase_react_b(game)
     game.phase = Phase.A_CHARGE_MOVEMENT
-    game.phase_charge_a()
+    phase_charge_a(game)
     met = _last(game, "counter_charge")
     assert met["unit"] == "y" and met["target"] == "c" and met["contact"]
     charge = _last(game, "charge")
@@ -462,11 +476,11 @@ def test_counter_charge_goes_in_on_act_as_ordered_or_half_speed(towton: Any) -> 
         y = _unit("y", "lanc", (x0 + 60.0, y0 + 60.0), order="attack")
         # disordered (-2) so that the d10 spans refusals too
         y.unit = dataclasses.replace(y.unit, disordered=True)
-        c = _unit("c", "york", (x0, y0 + 90.0), math.pi, order="attack")
+        c = _unit("c", "york", (x0, y0 + 90.0), 180.0, order="attack")
         game = _game(towton, [x, y, c], [], ScriptedDice([face]))
         c.charging, c.target = True, "x"
         game.phase = Phase.B_DECLARE_CHARGES
-        game.phase_declare_b()
+        phase_declare_b(game)
         result = _last(game, "morale")["result"]
         seen[result] = y.charging and y.counter_charge
     assert seen == {
@@ -482,18 +496,18 @@ def test_counter_charge_reaches_the_chargers_path_not_only_its_start(towton: Any
     x0, y0 = towton.to_xy(*PLATEAU)
     x = _unit("x", "lanc", (x0, y0))
     y = _unit("y", "lanc", (x0 + 95.0, y0), order="attack")
-    c = _unit("c", "york", (x0, y0 + 100.0), math.pi, order="attack")
+    c = _unit("c", "york", (x0, y0 + 100.0), 180.0, order="attack")
     game = _game(towton, [x, y, c], [], ScriptedDice([10] * 10))
     c.charging, c.target = True, "x"
     reach = game.allowance(y, bonus=True)
     assert game.gap(y, c) > reach
-    point = game.interception(y, c, reach)
+    point = interception(game, y, c, reach)
     assert point is not None and (c.x, c.y) == (x0, y0 + 100.0)  # c is put back
     game.phase = Phase.B_DECLARE_CHARGES
-    game.phase_declare_b()
+    phase_declare_b(game)
     assert y.counter_charge and y.target == "c"
     game.phase = Phase.A_CHARGE_MOVEMENT
-    game.phase_charge_a()
+    phase_charge_a(game)
     met = _last(game, "counter_charge")
     assert met["contact"] and 0 < met["charger_metres"] <= game.allowance(c, bonus=True)
     assert game.in_contact(y, c) and _last(game, "charge")["met_by"] == "y"
@@ -508,11 +522,11 @@ def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     hidden = towton.to_xy(-1.2918, 53.8366)  # the ambush position
     assert not towton.line_of_sight(obs, hidden)
     w = _unit("w", "york", obs)
-    amb = _unit("amb", "lanc", hidden, math.pi)
-    far = _unit("far", "lanc", hidden, math.pi)
+    amb = _unit("amb", "lanc", hidden, 180.0)
+    far = _unit("far", "lanc", hidden, 180.0)
     game = _game(towton, [w, amb, far], [], ScriptedDice([5] * 4))
     game.phase = Phase.INITIATIVE
-    game.look()  # the deployment: nothing seen, no test
+    look(game)  # the deployment: nothing seen, no test
     assert w.seen == set() and not w.pending
     # both come up onto the plateau, unseen till now: one within 150 yds (137 m), one beyond
     amb.x, amb.y = obs[0], obs[1] + 120.0
@@ -520,7 +534,7 @@ def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     assert towton.line_of_sight(obs, (far.x, far.y)) and game.gap(w, far) > game.m(30)
     game.begin_turn()
     game.phase = Phase.MORALE
-    game.phase_morale()
+    phase_morale(game)
     test = next(e for e in game.events if e["type"] == "morale" and e["unit"] == "w")
     # the one sprung on it at close quarters makes it test; the one seen coming from afar is
     # noted, and makes no test now or when it comes nearer
@@ -528,7 +542,7 @@ def test_first_sight_of_an_unseen_enemy_on_real_ground(towton: Any) -> None:
     assert w.seen == {"amb", "far"}
     n = len(game.events)
     game.begin_turn()
-    game.phase_morale()  # seen before: no second test
+    phase_morale(game)  # seen before: no second test
     assert not [e for e in game.events[n:] if e["type"] == "morale" and e["unit"] == "w"]
 
 
@@ -655,19 +669,19 @@ def test_our_weather_table_every_twelfth_turn(towton: Any) -> None:
     # and wind direction; 1-3 one step worse / stronger, 8-10 one step better / lighter; the wind
     # backs a point on 1-2 and veers on 9-10
     x0, y0 = towton.to_xy(*PLATEAU)
-    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), math.pi)]
+    units = [_unit("a", "york", (x0, y0)), _unit("e", "lanc", (x0, y0 + 500.0), 180.0)]
     game = _game(towton, units, [], ScriptedDice([2, 9, 10, 8, 3, 1]))
     game.phase = Phase.WEATHER
     for turn in range(1, 12):
         game.turn = turn
-        game.phase_weather()  # no roll before turn 12
+        phase_weather(game)  # no roll before turn 12
     assert len(game.dice.history) == 0
     assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
     game.turn = 12
-    game.phase_weather()
+    phase_weather(game)
     assert (game.weather, game.wind_strength, game.wind_from) == ("light_rain", "calm", "NW")
     game.turn = 24
-    game.phase_weather()
+    phase_weather(game)
     assert (game.weather, game.wind_strength, game.wind_from) == ("dry", "breeze", "W")
     assert [e["dice"] for e in game.events if e["type"] == "weather"] == [[2, 9, 10], [8, 3, 1]]
 
@@ -737,17 +751,17 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     # up (MOVEMENT CHART skirmish-order infantry line rate, 20 cm) and joins the unit
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))
-    e = _unit("e", "lanc", (x0, y0 + 30.0), math.pi)
+    e = _unit("e", "lanc", (x0, y0 + 30.0), 180.0)
     banner = FigureState("banner", "york", None, None, x=x0 + 120.0, y=y0, join="a")
     game = _game(towton, [a, e], [banner], ScriptedDice([5] * 40))
-    assert game.inspired(a)
+    assert inspired(game, a)
     game.phase = Phase.MORALE
-    game.morale(a, MoraleColumn.OTHER, "test")
+    take_morale_test(game, a, MoraleColumn.OTHER, "test")
     assert _last(game, "morale")["factors"].get("inspirational") == 1
     game.phase = Phase.MELEE
 
     def need() -> int:
-        game.strike(a, e)
+        strike(game, a, e)
         return int(game.dice.history[-1].purpose.split("kill ")[1].split("+")[0])
 
     alone = need()
@@ -756,7 +770,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
         turns += 1
         game.begin_turn()
         game.phase = Phase.A_NORMAL_MOVEMENT
-        game.move_lone_figures("york")
+        move_lone_figures(game, "york")
         moved = _last(game, "figure_moves")
         assert moved["figure"] == "banner" and moved["metres"] <= game.m(20) + 1e-6
         assert turns <= 3
@@ -766,8 +780,8 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     # out of sight and out of 150 yds it inspires no one
     far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
     b = _unit("b", "york", (x0 + 300.0, y0))
-    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), math.pi)], [far])
-    assert not game2.inspired(b)
+    game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), 180.0)], [far])
+    assert not inspired(game2, b)
 
 
 def test_flodden_banner_placed_alone_walks_to_the_admiral_in_battle() -> None:

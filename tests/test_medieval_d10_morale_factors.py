@@ -19,9 +19,10 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.rulesets.medieval_d10 import battle as mb
-from engine.rulesets.medieval_d10.battle import Mode
+from engine.rulesets.medieval_d10 import morale as mm
 from engine.rulesets.medieval_d10.charts import MoraleColumn
+from engine.rulesets.medieval_d10.morale import take_morale_test
+from engine.rulesets.medieval_d10.state import Mode
 from engine.scenario import load_scenario
 
 NAME = "medieval-d10"
@@ -40,15 +41,15 @@ def _battle(bf: Any, seed: int) -> Battle:
 
 def _factors_of(game: Any, u: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     seen: list[dict[str, int]] = []
-    real = mb.morale_modifier
+    real = mm.morale_modifier
 
     def spy(troop_class: Any, factors: dict[str, int], commander: Any) -> int:
         seen.append(dict(factors))
         return int(real(troop_class, factors, commander))
 
-    monkeypatch.setattr(mb, "morale_modifier", spy)
-    game.morale(u, MoraleColumn.OTHER, "a test")
-    monkeypatch.setattr(mb, "morale_modifier", real)
+    monkeypatch.setattr(mm, "morale_modifier", spy)
+    take_morale_test(game, u, MoraleColumn.OTHER, "a test")
+    monkeypatch.setattr(mm, "morale_modifier", real)
     return seen[-1]
 
 
@@ -86,13 +87,13 @@ def test_a_routing_unit_is_never_advancing_towton_seeds_1_and_2(
     towton: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counted: list[dict[str, int]] = []
-    real = mb.morale_modifier
+    real = mm.morale_modifier
 
     def spy(troop_class: Any, factors: dict[str, int], commander: Any) -> int:
         counted.append(dict(factors))
         return int(real(troop_class, factors, commander))
 
-    monkeypatch.setattr(mb, "morale_modifier", spy)
+    monkeypatch.setattr(mm, "morale_modifier", spy)
     for seed in (1, 2):
         _battle(towton, seed).run()
     routing = [f for f in counted if f.get("routing")]

@@ -21,7 +21,9 @@ from bench_medieval_d10 import scenario
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.rulesets.medieval_d10.battle import CONTACT_M, MedievalBattle
+from engine.rulesets.medieval_d10.fire import missile_target
+from engine.rulesets.medieval_d10.game import MedievalBattle
+from engine.rulesets.medieval_d10.state import CONTACT_M
 
 
 class _Everyone:
@@ -57,7 +59,7 @@ def _answers(game: MedievalBattle) -> list[object]:
         out.append([o.id for o in game.within_150yd(u, u.side)])
         out.append([o.id for o in game.within_150yd(u, enemy)])
         out.append(game.insecure_flanks(u))
-        t = game.missile_target(u)  # FIRING CHART: the nearest enemy within long range
+        t = missile_target(game, u)  # FIRING CHART: the nearest enemy within long range
         out.append(None if t is None else t.id)
         out.append([o.id for o in game.nearby.near(u, CONTACT_M, enemy) if game.in_contact(u, o)])
     return out
@@ -113,7 +115,7 @@ def test_alive_follows_mode_and_figures(built_minden) -> None:
     # UnitState.alive is a plain value kept by the unit's writes (mode, unit), not a field
     import dataclasses
 
-    from engine.rulesets.medieval_d10.battle import Mode, UnitState
+    from engine.rulesets.medieval_d10.state import Mode, UnitState
 
     assert "alive" not in {f.name for f in dataclasses.fields(UnitState)}
     bf = built_minden.battlefield

@@ -12,7 +12,8 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.rulesets.medieval_d10.battle import Mode
+from engine.rulesets.medieval_d10.moves import advance_to, road_march
+from engine.rulesets.medieval_d10.state import Mode
 from engine.rulesets.medieval_d10.terrain import Terrain
 from engine.scenario import load_scenario
 
@@ -40,7 +41,7 @@ def test_a_whole_move_on_the_track_takes_the_road_bonus(flodden: Any) -> None:
     u.x, u.y = a
     assert game.terrain_at(*a)[0] is Terrain.ROAD_TRACK
     rate, bonus = game.allowance(u), game.m(u.unit.bonus_cm())
-    moved = game.advance_to(u, b[0], b[1], rate)
+    moved = advance_to(game, u, b[0], b[1], rate)
     assert moved == pytest.approx(rate + bonus)  # 16 cm + 6 cm at 25 mm: 100.6 m
     assert [e["unit"] for e in game.events if e["type"] == "road_march"] == ["en_stanley"]
 
@@ -52,8 +53,8 @@ def test_no_bonus_off_the_track_or_at_half_speed(flodden: Any) -> None:
     # starting 60 m off the track: not on it for the whole turn
     u.x, u.y = a[0] - 60.0, a[1]
     assert game.terrain_at(u.x, u.y)[0] is not Terrain.ROAD_TRACK
-    assert game._road_march(u, [b], game.allowance(u)) == game.allowance(u)
+    assert road_march(game, u, [b], game.allowance(u)) == game.allowance(u)
     u.x, u.y = a
     u.mode = Mode.HALF_SPEED
-    assert game._road_march(u, [b], game.allowance(u)) == game.allowance(u)
+    assert road_march(game, u, [b], game.allowance(u)) == game.allowance(u)
     assert not [e for e in game.events if e["type"] == "road_march"]

@@ -9,7 +9,14 @@
 - :mod:`.units`: the unit of figures and this ruleset's troop-list schema
 - :mod:`.terrain`: the Battlefield's ``feature`` vocabulary -> this ruleset's terrain, slopes
 - :mod:`.scale`: ground scale per figure scale (15 mm, 25 mm)
-- :mod:`.battle`: the game turn's phases over units of figures on a built battlefield
+- :mod:`.game`: the battle over units of figures on a built battlefield, its questions (gaps,
+  sight, flanks) and the game turn as the GAME TURN SEQUENCE's table of phases
+  (:data:`~.game.PHASES`)
+- :mod:`.state`: the units', figures' and modes' state the phases read and write
+- the phases, one module a concept: :mod:`.initiative` (1), :mod:`.weather` (2),
+  :mod:`.compulsory` (3), :mod:`.charges` (4-9), :mod:`.morale` (10, 15), :mod:`.normal`
+  (11-12) with :mod:`.fire`, :mod:`.melee` (13), :mod:`.control` (16); :mod:`.moves` (moves over
+  the ground) and :mod:`.commanders` (Commander and Inspirational Figures) serve them
 - :mod:`.ruleset`: the registered ``medieval-d10`` on the ruleset seam
 """
 

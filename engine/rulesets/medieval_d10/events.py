@@ -1,7 +1,7 @@
 """The medieval-d10 game's events: one class per thing the game turn does, each with the units,
 dice, scores and results the playback draws and a :meth:`describe` in a player's words.
 
-The game (:class:`~.battle.MedievalBattle`) keeps its own journal of records (``kind``, unit and
+The game (:class:`~.game.MedievalBattle`) keeps its own journal of records (``kind``, unit and
 the values of the moment); as each phase ends the ruleset turns every new record into its event
 here (:func:`from_record`), which refuses a record whose kind or keys no class declares. Charts
 and phases are cited by the quick reference's own names (there are no section numbers): "GAME

@@ -3,7 +3,7 @@
 with neighbours, not with the square of the armies).
 
 :class:`UnitTable` holds every unit's centre, half depth, side, life and rout in arrays. It is
-kept current by the units' own writes: :class:`~engine.rulesets.medieval_d10.battle.UnitState`
+kept current by the units' own writes: :class:`~engine.rulesets.medieval_d10.state.UnitState`
 marks its row whenever its ``x``, ``y``, ``unit`` (figures, formation, order) or ``mode``
 change, and the marked rows are read again at the next question, so the rules never invalidate
 anything themselves. The table answers with a superset of candidates in the battle's unit

@@ -2,15 +2,29 @@
 terms, and the game turn as its own phase list.
 
 The core deploys a scenario's formations as bases (here one base is one figure, sized by
-:attr:`MedievalD10.scales`); the game itself runs in :class:`~.battle.MedievalBattle`, built on the
+:attr:`MedievalD10.scales`); the game itself runs in :class:`~.game.MedievalBattle`, built on the
 first phase from the deployed state, and after every phase the ruleset writes the result back to
 the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
 naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
+
+Two state models, and what is still copied between them (:func:`_sync`, after every phase):
+the game's :class:`~.state.UnitState` carries what only this book asks (its :class:`~.state.Mode`,
+charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE TEST, contingent,
+the unit of figures with its order and disorder) and moves a unit as one centre swept in 5 m
+steps (:mod:`.moves`); the core's ``Formation`` is a set of bases that the command layer (plans,
+triggers, objectives: places and morale), reinforcements, idle reports and the log's snapshots
+read. So each phase writes back, only where it changed: a unit's centre and facing (one
+``set_pose``, not one a step), its figures lost as dead bases (rear ranks first), its mode as
+the core's ``Morale``, the lone Inspirational Figures' places and the characters killed. The
+facing is one unit in both, the core's bearing in degrees (``UnitState.facing``, turned to
+radians only where a sine is taken), so it is copied as it is (``% 360`` as the core keeps it);
+the other way, the deployment and a reinforcement's arrival read the core's centre and facing.
+Making the core's bases the game's only positions would mean a ``set_pose`` of every base at
+every step of a move, or the core reading the game's units: left as the copy above.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,21 +37,15 @@ from engine.log import Replanned
 from engine.movement import MoveRules
 from engine.reinforcements import Arrivals
 from engine.rulesets import Phase, Ruleset, Scales, register
-from engine.rulesets.medieval_d10.battle import (
-    ARMY_CONTINGENT,
-    PHASES,
-    FigureState,
-    MedievalBattle,
-    Mode,
-    UnitState,
-    assign_contingents,
-)
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
 from engine.rulesets.medieval_d10.charts import Phase as BookPhase
+from engine.rulesets.medieval_d10.commanders import assign_contingents
 from engine.rulesets.medieval_d10.events import EVENTS, MedievalEvent, from_record
+from engine.rulesets.medieval_d10.game import PHASES, MedievalBattle, phase_name
 from engine.rulesets.medieval_d10.odds_report import MEDIEVAL_ONLY
 from engine.rulesets.medieval_d10.odds_report import ODDS_FLAGS as MEDIEVAL_FLAGS
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
+from engine.rulesets.medieval_d10.state import ARMY_CONTINGENT, FigureState, Mode, UnitState
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
     STEEP_MIN_DEG,
@@ -236,12 +244,10 @@ class MedievalContext(BoundContext):
     stopped: dict[str, int] = field(default_factory=dict)
 
 
-def _phase(book_phase: BookPhase, method: str) -> Phase:
-    from engine.rulesets.medieval_d10.battle import phase_name
-
+def _phase(book_phase: BookPhase) -> Phase:
     def run(ctx: MedievalContext) -> None:
         game = _game(ctx)
-        game.play(book_phase, method)
+        game.play(book_phase)
         _sync(ctx, game)
 
     return Phase(phase_name(book_phase), run)
@@ -439,7 +445,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     side.id,
                     f.cx,
                     f.cy,
-                    math.radians(f.facing),
+                    f.facing,
                     order=o.word,
                     from_turn=o.start,
                     goal=o.goal,
@@ -450,7 +456,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             )
     for side in sc.sides:
         commanders.setdefault(side.id, CommanderKind.CAUTIOUS)
-    home = {s.id: math.radians(_home_bearing(ctx.state.sides[s.id], units)) for s in sc.sides}
+    home = {s.id: _home_bearing(ctx.state.sides[s.id], units) for s in sc.sides}
     assign_contingents(units, figures)
     ctx.game = MedievalBattle(
         ctx.bf,
@@ -505,7 +511,7 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
             )
             for b in alive[: lost - dead_now]:
                 b.status = BaseStatus.DEAD
-        facing = math.degrees(u.facing) % 360.0
+        facing = u.facing % 360.0
         if abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9 or abs(f.facing - facing) > 1e-9:
             dead = {b.id: (b.x, b.y, b.facing) for b in f.bases if not b.alive}
             f.set_pose(u.x, u.y, facing)
@@ -572,7 +578,7 @@ class MedievalD10(Ruleset):
     family = "medieval-d10"
     version = "1"
     die_sides = 10
-    phases = tuple(_phase(p, m) for p, m in PHASES)
+    phases = tuple(_phase(p) for p in PHASES)
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
         base_w_m=FIGURE_M,
@@ -765,7 +771,7 @@ class MedievalD10(Ruleset):
             for u in ctx.game.units.values():  # arrived as this bound began (before this)
                 f = ctx.state.formations.get(u.id) if u.offstage else None
                 if f is not None:
-                    u.x, u.y, u.facing = f.cx, f.cy, math.radians(f.facing)
+                    u.x, u.y, u.facing = f.cx, f.cy, f.facing
                     u.offstage = False
             ctx.game.begin_turn()
             _command(ctx, ctx.game)

@@ -1,0 +1,75 @@
+"""medieval-d10 GAME TURN SEQUENCE phase 3, Compulsory Movement: routers and units falling back
+move first (the MORALE TEST RESULT's rout and fall back; a battery falling back may abandon its
+guns), then pursuers and units following up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace as dc_replace
+from typing import TYPE_CHECKING
+
+from engine.rulesets.medieval_d10.charts import ARTILLERY_FALL_BACK_ABANDON_MAX, FALL_BACK_DISTANCE
+from engine.rulesets.medieval_d10.moves import move_away, move_toward
+from engine.rulesets.medieval_d10.state import Mode, UnitState
+from engine.rulesets.medieval_d10.units import Arm
+
+if TYPE_CHECKING:
+    from engine.rulesets.medieval_d10.game import MedievalBattle
+
+
+def phase_compulsory(game: MedievalBattle) -> None:
+    """GAME TURN SEQUENCE phase 3, Compulsory Movement: rout moves (march rate plus bonus
+    plus a d10 cm), falls back (FALL BACK DISTANCE), then pursuits and follow-ups."""
+    # routers and units falling back move first, then pursuers and followers-up
+    order = sorted(game.alive(), key=lambda v: v.mode is Mode.PURSUING)
+    for u in order:
+        if not u.alive:
+            continue
+        if u.mode is Mode.ROUTING:
+            enemy = game.nearest_enemy(u, routing_ok=True)
+            (face,) = game.dice.roll(1, f"{u.id} rout", 10).faces
+            dist = game.allowance(u, bonus=True) + game.m(face)
+            move_away(game, u, enemy, dist)
+            u.moved = True
+            game.log("rout_move", u.id, metres=round(game.moved_m.get(u.id, 0.0), 1), die=face)
+        elif u.mode is Mode.FALL_BACK and u.unit.arm is Arm.ARTILLERY:
+            _battery_falls_back(game, u)
+        elif u.mode is Mode.FALL_BACK:
+            enemy = game.nearest_enemy(u, routing_ok=True)
+            back = FALL_BACK_DISTANCE["cavalry" if u.unit.arm is Arm.CAVALRY else "infantry"].cm
+            move_away(game, u, enemy, game.m(back), face_enemy=True)
+            if u.fall_back_disordered:
+                u.unit = dc_replace(u.unit, disordered=True)
+            u.mode, u.moved = Mode.OBEY, True
+            game.log("fall_back", u.id, metres=round(game.moved_m.get(u.id, 0.0), 1))
+        elif u.mode is Mode.PURSUING and u.target in game.units:
+            target = game.units[u.target]
+            if not target.alive:
+                u.mode, u.target = Mode.OBEY, None
+                continue
+            moved = move_toward(
+                game, u, target.x, target.y, game.allowance(u, bonus=True), stop_short_of=target
+            )
+            u.moved = True
+            contact = game.in_contact(u, target)
+            game.log("pursue", u.id, target=target.id, metres=round(moved, 1), contact=contact)
+            if contact and not target.routing:
+                u.mode = Mode.OBEY  # followed up into contact: the melee goes on
+
+
+def _battery_falls_back(game: MedievalBattle, u: UnitState) -> None:
+    """MORALE TEST RESULT, Artillery: falling back in disorder, a d10 of 1-5 abandons the
+    guns (the battery is lost), 6-10 manhandles them back; in good order the guns are
+    manhandled back for one Game Turn, facing the enemy (a limbered battery moves back
+    limbered)."""
+    if u.fall_back_disordered:
+        (face,) = game.dice.roll(1, f"{u.id} falls back in disorder", 10).faces
+        if face <= ARTILLERY_FALL_BACK_ABANDON_MAX:
+            game.log("abandon_guns", u.id, die=face)
+            game.destroy(u, f"abandoned its guns (d10 {face})")
+            return
+    enemy = game.nearest_enemy(u, routing_ok=True)
+    move_away(game, u, enemy, game.allowance(u), face_enemy=True)
+    u.mode, u.moved = Mode.OBEY, True
+    how = "limbered" if u.unit.limbered else "manhandled"
+    game.log("fall_back", u.id, metres=round(game.moved_m.get(u.id, 0.0), 1), guns=how)

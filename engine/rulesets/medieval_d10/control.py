@@ -1,0 +1,163 @@
+"""medieval-d10 GAME TURN SEQUENCE phase 16, Control Tests (THE CONTROL TEST CHART): a melee
+winner whose foe breaks, a unit retaking a failed test, and the impetuous sights of reasons 3-5
+(:func:`impetuous_cause`); a unit failing one charges impetuously at the enemy that caused it,
+in phase 3 of the next turn (docs/rules-interpretations.md, "Control tests: the impetuous
+sights").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from engine.rulesets.medieval_d10.charts import COMMANDER_KILLED_VALUE, TroopClass
+from engine.rulesets.medieval_d10.commanders import commanders_near, contingent_lost, inspired
+from engine.rulesets.medieval_d10.morale import SHOWN_FACTORS, downslope, going_back, lines_of
+from engine.rulesets.medieval_d10.procedures import (
+    control_modifier,
+    control_test,
+    strength_lost_steps,
+)
+from engine.rulesets.medieval_d10.state import CONTACT_M, Mode, UnitState
+from engine.rulesets.medieval_d10.terrain import Cover
+from engine.rulesets.medieval_d10.units import Arm, Order
+
+if TYPE_CHECKING:
+    from engine.rulesets.medieval_d10.game import MedievalBattle
+
+
+def phase_control(game: MedievalBattle) -> None:
+    """Phase 16, THE CONTROL TEST CHART: a melee winner whose foe breaks (reasons 1-2),
+    a unit retaking a failed test (6), and the impetuous sights of reasons 3-5
+    (:func:`impetuous_cause`); a unit failing one of those charges impetuously at the
+    enemy that caused it, in phase 3 of the next turn (docs/rules-interpretations.md,
+    "Control tests: the impetuous sights")."""
+    for u in list(game.alive()):
+        reasons = [r for r in u.control_reasons if r.startswith("won melee")]
+        u.control_reasons = [r for r in u.control_reasons if not r.startswith("won melee")]
+        if u.mode is Mode.PURSUING:
+            reasons.append("retake a failed control test")
+        if u.routing:
+            continue
+        # Artillery, skirmishers (and hedgehogs) take no Control Test
+        if u.unit.arm is Arm.ARTILLERY or u.unit.order is Order.SKIRMISH:
+            continue
+        cause: UnitState | None = None
+        if reasons:
+            target = game.units.get(u.target or "")
+            if target is None or not target.alive:
+                u.mode = Mode.OBEY if u.mode is Mode.PURSUING else u.mode
+                continue
+            if not (target.routing or target.mode is Mode.FALL_BACK):
+                continue  # the foe stands: the melee goes on, no follow-up to control
+            cause = target
+        else:
+            sighted = impetuous_cause(game, u)
+            if sighted is None:
+                continue
+            reason, cause = sighted
+            reasons = [reason]
+        enemies = game.within_150yd(u, game.enemy_of(u.side))
+        friends = game.within_150yd(u, u.side)
+        friends_on, enemies_on = lines_of(friends), lines_of(enemies)
+        near = commanders_near(game, u)
+        _, cover = game.terrain_at(u.x, u.y)
+        in_melee = reasons[0].startswith("won melee") or reasons[0].startswith("retake")
+        moved_on = u.moving_turn == game.turn and not going_back(u)
+        factors = {
+            "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
+            "irregular": int(u.unit.spec.irregular),
+            "pushing_forward": int(in_melee),
+            "disordered": int(u.unit.disordered),
+            "hard_cover": int(cover is Cover.HARD),
+            "soft_cover": int(cover is Cover.SOFT),
+            "shot_by_cause": int(cause.id in u.shot_at_by),
+            "shot_by_others": int(bool(u.shot_at_by - {cause.id})),
+            "advancing": int(moved_on and not in_melee),
+            "falling_back": int(going_back(u)),
+            "friend_halted_advancing": friends_on[0],
+            "enemy_halted_advancing": enemies_on[0],
+            "friend_routing": friends_on[1],
+            "enemy_routing": enemies_on[1],
+            "commander_with": int(u.commander is not None),
+            "commander_near": int(u.commander is None and bool(near)),
+            "inspirational": int(inspired(game, u)),
+            "inspirational_lost": int(u.saw_inspirational_lost),
+            "insecure_flank": len(game.insecure_flanks(u)),
+            "downslope": downslope(game, u, enemies),
+        }
+        lost, chief = contingent_lost(game, u)
+        # "If killed, the Commander Figure value is: Cautious -1, Bold -2, Rash -2,
+        # Exceptional -3": the +2 line's value when the contingent commander is dead
+        killed = 0
+        if lost and chief is not None and not chief.alive and chief.kind is not None:
+            killed = COMMANDER_KILLED_VALUE[chief.kind]
+        else:
+            factors["contingent_commander_lost"] = int(lost)
+        present = u.commander or (near[0].kind if near else None)
+        modifier = killed + control_modifier(
+            u.unit.spec.troop_class, u.unit.arm is Arm.CAVALRY, factors, present
+        )
+        shown = {k: v for k, v in factors.items() if v and k in SHOWN_FACTORS}
+        if u.commander is not None:
+            shown["commander_with"] = 1
+        if killed:
+            shown["contingent_commander_killed"] = killed
+        test = control_test(game.dice, modifier, purpose=f"{u.id} control")
+        game.log(
+            "control",
+            u.id,
+            reason=reasons[0],
+            face=test.face,
+            modifier=modifier,
+            total=test.total,
+            passed=test.passed,
+            factors=shown,
+        )
+        if test.passed:
+            if u.mode is Mode.PURSUING:
+                u.mode = Mode.OBEY
+        else:
+            # "must Follow-Up ... Alternatively ... begin an Impetuous Charge / Pursuit
+            # towards the enemy unit causing them to test"
+            u.mode, u.target = Mode.PURSUING, cause.id
+
+
+def impetuous_cause(game: MedievalBattle, u: UnitState) -> tuple[str, UnitState] | None:
+    """THE CONTROL TEST reasons 3-5 for ``u`` this turn, and the enemy causing the test
+    (the first in unit order), among enemies within its charge reach (march rate plus
+    bonus) and not in contact with it: 3, close-combat cavalry shot at by that enemy this
+    turn; 4, D or E class (or Irregular) troops seeing that enemy break into a rout this
+    turn; 5, formed A class cavalry seeing that enemy close-combat cavalry. Reason 7
+    (mercenaries near loot) and 8 (campaign hatreds) are not played: a scenario cannot yet
+    say whose settlement or baggage is loot, or who hates whom."""
+    if any(game.in_contact(u, e) for e in game.nearby.near(u, CONTACT_M, game.enemy_of(u.side))):
+        return None
+    reach = game.allowance(u, bonus=True)
+    enemies = [
+        e
+        for e in game.nearby.near(u, reach, game.enemy_of(u.side))
+        if e.alive and game.gap(u, e) <= reach
+    ]
+    if not enemies:
+        return None
+    spec = u.unit.spec
+    cavalry = u.unit.arm is Arm.CAVALRY and u.unit.order is not Order.SKIRMISH
+    if cavalry:
+        for e in enemies:
+            if e.id in u.shot_at_by:
+                return "close-combat cavalry shot at within charge reach", e
+    if spec.troop_class in (TroopClass.D, TroopClass.E) or spec.irregular:
+        for e in enemies:
+            if e.routed_turn == game.turn and game.sees(u, e):
+                return "saw an enemy break into rout within charge reach", e
+    if (
+        cavalry
+        and spec.troop_class is TroopClass.A
+        and u.unit.order is Order.CLOSE
+        and not u.unit.disordered
+    ):
+        for e in enemies:
+            close_cavalry = e.unit.arm is Arm.CAVALRY and e.unit.order is not Order.SKIRMISH
+            if close_cavalry and not e.routing and game.sees(u, e):
+                return "A class cavalry saw enemy cavalry within charge reach", e
+    return None

@@ -1,0 +1,135 @@
+"""medieval-d10 firing (the FIRING CHART) and the losses a unit takes: the target a unit with
+missiles shoots at, the shot (gunpowder artillery through the ARTILLERY chart's misfires), and the
+figures lost, each Commander or Inspirational Figure in the front rank at risk. Shots are made
+in normal movement (GAME TURN SEQUENCE phases 11-12) and as reaction fire at chargers (8-9).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from engine.rulesets.medieval_d10.charts import FIRING_RANGES, range_band
+from engine.rulesets.medieval_d10.commanders import figure_falls, figures_with
+from engine.rulesets.medieval_d10.procedures import firing_need, roll_artillery, roll_casualties
+from engine.rulesets.medieval_d10.state import R_CASUALTIES, R_FIRST_FIRE, UnitState
+from engine.rulesets.medieval_d10.terrain import Cover
+from engine.rulesets.medieval_d10.units import Arm, Formation, Order
+
+if TYPE_CHECKING:
+    from engine.rulesets.medieval_d10.game import MedievalBattle
+
+
+def missile_target(game: MedievalBattle, u: UnitState) -> UnitState | None:
+    """FIRING RANGES CHART: the nearest enemy within ``u``'s weapon's longest band (None:
+    none, or no missile weapon)."""
+    weapon = u.unit.spec.missile
+    if weapon is None:
+        return None
+    best, best_d = None, math.inf
+    # a band needs the range, rounded up, within the longest band: no enemy further than
+    # that centimetre more (and a metre to spare) can be the target
+    longest = max(limit.cm for limit in FIRING_RANGES[weapon].values())
+    for e in game.nearby.near(u, game.m(longest + 1) + 1.0, game.enemy_of(u.side)):
+        d = max(0.0, game.gap(u, e))
+        band = range_band(weapon, game.scale.chart_cm(d))
+        if band is None or d >= best_d:
+            continue
+        best, best_d = e, d
+    return best
+
+
+def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool = False) -> int:
+    """FIRING CHART: ``u`` shoots at ``target``; returns figures killed."""
+    weapon = u.unit.spec.missile
+    assert weapon is not None
+    if u.unit.arm is Arm.ARTILLERY and u.unit.limbered:
+        return 0  # limbered guns cannot fire
+    d = max(0.0, game.gap(u, target))
+    band = range_band(weapon, game.scale.chart_cm(d))
+    if band is None:
+        return 0
+    _, cover = game.terrain_at(target.x, target.y)
+    factors: dict[str, int] = {
+        "under_fire": int(u.under_fire_turn >= game.turn - 1),
+        "moving_target": int(target.moving_turn >= game.turn - 1),
+        "soft_cover": int(cover is Cover.SOFT),
+        "hard_cover": int(cover is Cover.HARD),
+        "loose_order_foot": int(
+            target.unit.order is Order.LOOSE and target.unit.arm is Arm.INFANTRY
+        ),
+        "skirmishers_or_deployed_artillery": int(
+            target.unit.order is Order.SKIRMISH
+            or (target.unit.arm is Arm.ARTILLERY and not target.unit.limbered)
+        ),
+        "limbered_artillery_or_wagons": int(
+            target.unit.arm is Arm.ARTILLERY and target.unit.limbered
+        ),
+        "three_ranks_deep": int(game.ranks(target) >= 3),
+        "column_or_schiltron": int(target.unit.formation is Formation.COLUMN),
+        "light_rain": int(game.weather == "light_rain"),
+        "heavy_rain": int(game.weather == "heavy_rain"),
+        "first_shot": int(weapon.is_gunpowder and u.shots_fired == 0),
+        "fourth_volley": int(u.volleys >= 3),
+        "shields": int(target.unit.spec.shields),
+        "barded_horses": int(target.unit.spec.barded),
+    }
+    need = firing_need(weapon, band, target.unit.armour, u.unit.spec.troop_class, factors)
+    purpose = f"{u.id} fires at {target.id}"
+    if u.unit.arm is Arm.ARTILLERY:
+        roll = roll_artillery(game.dice, u.unit.figures_left, need, purpose)
+        kills = roll.kills
+        if roll.exploded:
+            # an exploded gun model is lost (one figure per gun)
+            game.log("gun_exploded", u.id, guns=roll.exploded)
+            take_losses(game, u, roll.exploded)
+        faces: list[int] = list(roll.faces)
+    else:
+        cas = roll_casualties(
+            game.dice, u.unit.figures_left, need, part_dice=game.part_dice, purpose=purpose
+        )
+        kills, faces = cas.kills, list(cas.faces)
+    u.shots_fired += 1
+    u.volleys = u.volleys + 1 if u.fired_turn >= game.turn - 1 else 1
+    u.fired_turn = game.turn
+    u.moved = True
+    take_losses(game, target, kills, risk="firing")
+    target.under_fire_turn = game.turn
+    target.under_fire_by.add(u.id)
+    target.shot_at_by.add(u.id)
+    if not target.ever_under_fire:
+        target.ever_under_fire = True
+        target.pending.append((R_FIRST_FIRE, "first time under fire"))
+    if kills:
+        target.pending.append((R_CASUALTIES, "casualties from firing"))
+    game.log(
+        "fire",
+        u.id,
+        target=target.id,
+        band=band.value,
+        need=need,
+        faces=faces,
+        kills=kills,
+        reaction=reaction,
+    )
+    return kills
+
+
+def take_losses(game: MedievalBattle, u: UnitState, kills: int, risk: str | None = None) -> None:
+    """``u`` loses ``kills`` figures. With ``risk`` (firing or melee) each Commander or
+    Inspirational Figure in its front rank is at risk: one d10, killed on a score of ``kills``
+    or less (one of the figures lost; docs/rules-interpretations.md). A unit that loses all
+    its figures loses its figures too."""
+    if kills <= 0:
+        return
+    u.unit = u.unit.with_losses(kills)
+    u.casualties_turn += kills
+    for fig in figures_with(game, u):
+        if u.unit.figures_left <= 0:
+            figure_falls(game, fig, "all the unit's figures lost")
+        elif risk is not None:
+            (face,) = game.dice.roll(1, f"{fig.id} at risk in {u.id} ({risk})", 10).faces
+            if face <= kills:
+                figure_falls(game, fig, f"{risk}: d10 {face} <= {kills} figures lost")
+    if u.unit.figures_left <= 0:
+        game.destroy(u, "all figures lost")
