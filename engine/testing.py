@@ -85,6 +85,7 @@ _HELPERS = frozenset(
         "terrain_classes",
         "hook_checks",
         "odds_report",
+        "odds_table",
         "orders_script",
         "scripted_commanders",
         "troop_list_schema",
