@@ -647,7 +647,7 @@ class SkyChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class ReadinessEnded(Event):
-    """Issue 12: a formation caught unready (in camp, asleep, on the march) is roused and forms
+    """Readiness: a formation caught unready (in camp, asleep, on the march) is roused and forms
     up; ``cause`` says what ended its state (engine.readiness)."""
 
     type: ClassVar[str] = "ready"
@@ -658,7 +658,7 @@ class ReadinessEnded(Event):
 
 @dataclass(frozen=True, slots=True)
 class Arrived(Event):
-    """Issue 12: a timed reinforcement enters the table as bound ``bound`` begins, at map edge
+    """A timed reinforcement enters the table as bound ``bound`` begins, at map edge
     ``edge`` (or at its plan's point: ``edge`` is ``"point"``), centred at ``at``
     (engine.reinforcements); ``delayed`` bounds late when its entry was blocked."""
 

@@ -1,4 +1,4 @@
-"""Issue 15's growth benchmark (``benchmarks/bench_engine.py --growth``): the exponent fit and
+"""The scale work's growth benchmark (``benchmarks/bench_engine.py --growth``): the exponent fit and
 the call count it rests on, and one-line errors for bad sizes."""
 
 from __future__ import annotations

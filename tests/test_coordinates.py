@@ -1,4 +1,4 @@
-"""Issue 14 item 5: every command that takes coordinates reads lon/lat or map metres, says which,
+"""Every command that takes coordinates reads lon/lat or map metres, says which,
 and reports a bad position in the coordinates the user wrote (with file and line for a file).
 
 On the shipped Flodden site (SRTM 3", data/battlefields/flodden, provenance in data/SOURCES.md):

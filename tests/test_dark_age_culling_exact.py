@@ -21,19 +21,12 @@ from engine.movement import obb_at, swept_rows
 from engine.scenario import load_scenario
 from engine.testing import make_scenario
 from scenario_builder.paths import data_dir
+from tests.reference import culling as culling_ref
 
 
 def _log(bf, sc, seed: int) -> str:
     log = Battle(bf, sc, Dice(seed)).run()
     return json.dumps([(r.bound, r.events, r.snapshot) for r in log.bounds], default=str)
-
-
-def _every_row(box, x0, y0, x1, y1, arr):
-    return np.arange(arr.shape[0])
-
-
-def _every_foe(arr, foes, fx, fy, way):
-    return foes
 
 
 def _line_battle(bf, per_side: int):
@@ -78,8 +71,8 @@ def test_culled_moves_fight_the_same_battle(battle: str, built_minden, monkeypat
         bf = built_minden.battlefield
         sc = _line_battle(bf, 30)
     culled = _log(bf, sc, 7)
-    monkeypatch.setattr("engine.movement.swept_rows", _every_row)
-    monkeypatch.setattr(da, "_rough_front", _every_foe)
+    monkeypatch.setattr("engine.movement.swept_rows", culling_ref.every_row)
+    monkeypatch.setattr(da, "_rough_front", culling_ref.every_foe)
     every = _log(bf, sc, 7)
     assert culled == every
     # the culled questions were asked and mattered: friends passed through, fronts halted

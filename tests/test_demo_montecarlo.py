@@ -1,4 +1,4 @@
-"""Issue 6: the demo command, Monte Carlo replays on Dask, and validation against history."""
+"""The demo command, Monte Carlo replays on Dask, and validation against history."""
 
 from __future__ import annotations
 

@@ -70,3 +70,46 @@ def test_every_docs_page_is_reachable_from_the_readme() -> None:
                 todo.append((page.parent / target.split("#", 1)[0]).resolve())
     unreached = sorted(p.name for p in PAGES[1:] if p.resolve() not in seen)
     assert not unreached, f"docs pages no page links to from the README: {unreached}"
+
+
+#: a dotted name of the three packages, as `engine.battle.run_bound` (not a pattern: `build_*`)
+DOTTED = re.compile(r"(?<![\w.])((?:engine|scenario_builder|maps)(?:\.[A-Za-z_]\w*)+)(?![\w*])")
+
+
+def _dotted_names(text: str) -> list[str]:
+    """The dotted names written in backticks: inline code and fenced code blocks."""
+    blocks = re.findall(r"```.*?```", text, flags=re.S)
+    spans = re.findall(r"`[^`\n]+`", _without_code_blocks(text))
+    return sorted({m for span in blocks + spans for m in DOTTED.findall(span)})
+
+
+def test_every_module_path_in_the_architecture_page_imports() -> None:
+    # docs/architecture.md names modules (`engine.command.plan`), and names in them
+    # (`engine.battle.run_bound`): the longest dotted prefix that is a module must be found,
+    # and the name after it, if any, must be defined there, so a module or function moved or
+    # renamed fails here rather than leaving the page stale
+    import importlib
+    import importlib.util
+
+    names = _dotted_names((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert len(names) > 20  # the page names the code it describes
+    stale = []
+    for name in names:
+        parts = name.split(".")
+        # the longest prefix that is a module: down through the packages, as import goes
+        k = 1
+        while k < len(parts):
+            spec = importlib.util.find_spec(".".join(parts[:k]))
+            if spec is None or spec.submodule_search_locations is None:
+                break  # not a package: what follows is a name in it
+            if importlib.util.find_spec(".".join(parts[: k + 1])) is None:
+                break
+            k += 1
+        module = ".".join(parts[:k])
+        if importlib.util.find_spec(module) is None:
+            stale.append(name)
+            continue
+        rest = parts[k:]
+        if rest and not hasattr(importlib.import_module(module), rest[0]):
+            stale.append(name)
+    assert not stale, f"docs/architecture.md names what the code does not have: {stale}"

@@ -1,4 +1,4 @@
-"""Issue 12 item 7: coasts and rivers are ground truth.
+"""Coasts and rivers are ground truth.
 
 Real data: the Halidon Hill crop of OS Terrain 50 (data/battlefields/halidon_hill, provenance in
 data/SOURCES.md section 5), whose 156 nodata cells in the NE corner are the North Sea (OS has no

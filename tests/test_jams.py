@@ -1,4 +1,4 @@
-"""Issue 12 item 4: no freezes. Friendly jams re-planned, stalls detected (engine.jams).
+"""No freezes. Friendly jams re-planned, stalls detected (engine.jams).
 
 Before this change, formations stopped by friends tried the same move every bound. In the
 shipped Teutoburg battle (seed 1, the automatic commanders of ``scenario-builder run``) the

@@ -1,4 +1,4 @@
-"""Issue 12 item 2: time and light (engine.light) against published astronomy.
+"""Time and light (engine.light) against published astronomy.
 
 The reference values do not come from astral itself:
 - London, 20 June 2024: sunrise 04:43 BST, sunset 21:21 BST (HM Nautical Almanac Office /

@@ -1,16 +1,15 @@
-"""Issue 33: battle_log.json written by orjson, byte for byte as the json module wrote it.
+"""battle_log.json written by orjson, byte for byte as the json module wrote it.
 
-The reference below is the older, slower writer (every event through a loop over
-``dataclasses.fields`` with ``_round`` on each value, every snapshot rounded in a walk at write
-time, ``json.dumps`` with sorted keys, compact separators and ``allow_nan=False``). The fast
-writer must give its bytes on real battles, and take the json module's path for whatever
-orjson would write otherwise (floats it formats apart, NaN, non-str keys, unknown types).
-The known answers (tests/test_known_answers.py) pin the same bytes by their sha256.
+The reference (``tests/reference/log_json.py``) is the older, slower writer (every event through a
+loop over ``dataclasses.fields`` with ``_round`` on each value, every snapshot rounded in a walk at
+write time, ``json.dumps`` with sorted keys, compact separators and ``allow_nan=False``). The fast
+writer must give its bytes on real battles, and take the json module's path for whatever orjson
+would write otherwise (floats it formats apart, NaN, non-str keys, unknown types). The known answers
+(tests/test_known_answers.py) pin the same bytes by their sha256.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import random
@@ -39,43 +38,11 @@ from engine.log import (
 )
 from engine.orders import InstantDelivery
 from engine.scenario import load_scenario
+from tests.reference import log_json as log_json_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from bench_engine import last_stand, scenario
-
-
-def _generic_to_dict(e: Any) -> dict[str, Any]:
-    """``Event.to_dict`` as the older writer had it."""
-    out: dict[str, Any] = {"type": e.type}
-    for f in dataclasses.fields(e):
-        v = getattr(e, f.name)
-        if v is None and f.name == "dice":
-            continue
-        out[f.name] = _round(v, f.name)
-    return out
-
-
-def reference_json(log: BattleLog) -> bytes:
-    """battle_log.json as the older writer made it (rounding twice is rounding once:
-    the record's values, rounded when taken, come out the same)."""
-    fast = log_module.Event.to_dict
-    log_module.Event.to_dict = _generic_to_dict  # type: ignore[method-assign]
-    try:  # an override (WCTest's) calls Event.to_dict: the generic one here
-        out = {"format": log_module.FORMAT, **_round(log.header)}
-        out["bounds"] = [
-            {
-                "bound": b.bound,
-                "events": [e.to_dict() for e in b.events],
-                "snapshot": _round(b.snapshot),
-            }
-            for b in log.bounds
-        ]
-        out["result"] = log.result
-    finally:
-        log_module.Event.to_dict = fast  # type: ignore[method-assign]
-    text = json.dumps(out, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return text.encode("utf-8")
 
 
 def _fast_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,7 +77,7 @@ def test_shipped_battles_write_the_reference_bytes_by_orjson(
     bf = build_battlefield(sc).battlefield
     kw = {"ruleset": ruleset} if ruleset is not None else {}
     log = Battle(bf, sc, Dice(seed), **kw).run(bounds)
-    want = reference_json(log)
+    want = log_json_ref.battle_log_json(log)
     assert all(b.plain for b in log.bounds)
     _fast_only(monkeypatch)
     got = log.to_bytes()
@@ -124,9 +91,9 @@ def test_benchmark_battle_writes_the_reference_bytes(built_minden: Any) -> None:
     sc = last_stand(scenario(bf, per_side=10))
     for seed in (3, 11):
         log = Battle(bf, sc, Dice(seed)).run(20)
-        assert log.to_bytes() == reference_json(log)
+        assert log.to_bytes() == log_json_ref.battle_log_json(log)
     log = Battle(bf, sc, Dice(5), delivery=InstantDelivery()).run(20)
-    assert log.to_bytes() == reference_json(log)
+    assert log.to_bytes() == log_json_ref.battle_log_json(log)
 
 
 def test_the_record_holds_what_the_file_holds(built_minden: Any) -> None:
@@ -204,10 +171,10 @@ def test_what_orjson_cannot_vouch_for_goes_down_the_json_path() -> None:
         # as another producer leaves it (rounded on the way out) and as the battle records it
         for stored, plain in ((snap, False), round_for_log(snap)):
             log = _one_bound_log(stored, events, plain)
-            assert log.to_bytes() == reference_json(log), (snap, events)
+            assert log.to_bytes() == log_json_ref.battle_log_json(log), (snap, events)
     log = _one_bound_log({}, [moved, panic], True)
     log.result = {"broken": {"red": 1e-5}}  # unrounded, below orjson's positional range
-    assert log.to_bytes() == reference_json(log)
+    assert log.to_bytes() == log_json_ref.battle_log_json(log)
 
 
 def test_nan_in_the_record_is_refused_as_json_refused_it() -> None:
@@ -228,5 +195,5 @@ def test_the_generated_to_dict_is_the_generic_one() -> None:
         PanicTest("morale", "f1", (), 5, 7, "steady"),  # no dice: the key left out
         Moved("m", "f", [1.234, {"angle": 1.26}], (1, 2), 7, 1.005, True),  # types as they come
     ):
-        assert e.to_dict() == _generic_to_dict(e)
-        assert list(e.to_dict()) == list(_generic_to_dict(e))
+        assert e.to_dict() == log_json_ref.event_to_dict(e)
+        assert list(e.to_dict()) == list(log_json_ref.event_to_dict(e))

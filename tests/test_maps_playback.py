@@ -355,7 +355,7 @@ def _page(m) -> str:
 
 @pytest.mark.parametrize("offline", [True, False])
 def test_a_shared_base_map_draws_the_same_page(real, offline: bool) -> None:
-    """Issue 15: the demo draws the base map (rasters, contours, roads) once for both of its
+    """The demo draws the base map (rasters, contours, roads) once for both of its
     pages; a page on the shared base is the page drawn afresh, online (the hillshade at 0.55
     under tiles) and offline."""
     from maps.battlefield_map import battlefield_map, draw_base_map

@@ -12,8 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+from tests.reference import culling as culling_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -24,27 +25,6 @@ from engine.dice import Dice
 from engine.rulesets.medieval_d10.fire import missile_target
 from engine.rulesets.medieval_d10.game import MedievalBattle
 from engine.rulesets.medieval_d10.state import CONTACT_M
-
-
-class _Everyone:
-    """A stand-in table that rules nothing out: every living unit of the side is a candidate
-    (the loops before the table)."""
-
-    def __init__(self, game: MedievalBattle) -> None:
-        self.units = list(game.units.values())
-
-    def near(self, u, reach, side=None):
-        return [o for o in self.units if o.alive and (side is None or o.side == side)]
-
-    def nearest_rows(self, u, side, *, routing_ok):
-        return np.array(
-            [
-                i
-                for i, o in enumerate(self.units)
-                if o.alive and o.side == side and (routing_ok or not o.routing)
-            ],
-            dtype=np.intp,
-        )
 
 
 def _answers(game: MedievalBattle) -> list[object]:
@@ -78,7 +58,7 @@ def test_culled_answers_are_the_loops_answers_phase_by_phase(built_minden, seed:
                 continue
             culled = _answers(game)
             table = game.nearby
-            game.nearby = _Everyone(game)  # type: ignore[assignment]
+            game.nearby = culling_ref.Everyone(game)  # type: ignore[assignment]
             try:
                 everyone = _answers(game)
             finally:

@@ -1,4 +1,4 @@
-"""Issue 15: a Monte Carlo replay fights without the per-bound snapshots it never writes.
+"""A Monte Carlo replay fights without the per-bound snapshots it never writes.
 
 ``Battle(..., snapshots=False)`` (what :func:`scenario_builder.montecarlo.replay` uses) keeps
 each bound's events and the result but not the snapshot of bases, formations, messengers and
@@ -112,7 +112,7 @@ def test_worker_preload_builds_the_routing_graph(flodden_dir: Path) -> None:
 
 
 def test_fork_server_preloads_everything_a_replay_imports(flodden_dir: Path) -> None:
-    """Issue 15 (fixed cost): the local workers are forked from a fork server that imported
+    """The fixed cost of a replay: the local workers are forked from a fork server that imported
     ``SERVER_MODULES`` (the fork server skips a module it cannot import without a word, so a
     misspelt name would only show as a slow start). In a fresh process that imports them, the
     worker preload (``warm``) and a replay import nothing more."""

@@ -1,14 +1,15 @@
-"""Issue 15: the movement phase's cheaper code gives, call by call in real battles, exactly
+"""The movement phase's cheaper code gives, call by call in real battles, exactly
 (bit for bit) what the code it replaced gives.
 
-Each battle is fought with the engine's functions wrapped: every call is answered by the
-current code and checked against the old code path on the same arguments (6.1 the sweep
-against the sweep over the whole table with no culling, main at df84c1a, and the rows it
-keeps against the rows the sweep kept at main 488014c; 6.1 / 11.3 the corners'
-displacement of a turn, 7.1 the footprint's frame points and the formation's box in its own
-frame, against their ``geometry.forward`` / ``right`` / ``local`` versions). The battles are
-the engine benchmark's (``benchmarks/bench_engine.py``, Minden, real ground: lines that close,
-charge, turn to face, rout and pursue) and Flodden (real ground, a historical deployment).
+Each battle is fought with the engine's functions wrapped: every call is answered by the current
+code and checked against the old code path on the same arguments (kept in
+``tests/reference/movement.py`` and ``geometry.py``: 6.1 the sweep against the sweep over the whole
+table with no culling, main at df84c1a, and the rows it keeps against the rows the sweep kept at
+main 488014c; 6.1 / 11.3 the corners' displacement of a turn, 7.1 the footprint's frame points and
+the formation's box in its own frame, against their ``geometry.forward`` / ``right`` / ``local``
+versions). The battles are the engine benchmark's (``benchmarks/bench_engine.py``, Minden, real
+ground: lines that close, charge, turn to face, rout and pursue) and Flodden (real ground, a
+historical deployment).
 """
 
 from __future__ import annotations
@@ -24,155 +25,12 @@ from typing import Any, cast
 import pytest
 
 import engine.movement as mv
-from engine.geometry import CONTACT_M, OBB, FewSeparation, _scalar_axes, forward, local, right
+from engine.geometry import OBB, FewSeparation, _scalar_axes
 from engine.state import CLOCK, BaseStatus, Formation, FormationTable
+from tests.reference import geometry as geometry_ref
+from tests.reference import movement as movement_ref
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from test_movement_exact import _old_sweep  # the sweep with no culling
-
-
-def _old_disp_vectors(box: Any, th: float, dth: float) -> list[tuple[float, float]]:
-    """engine.movement._disp_vectors at main 488014c (forward / right of each facing)."""
-    th1 = th + dth
-    if th1 == th and math.copysign(1.0, th1) == math.copysign(1.0, th):
-        return [(0.0, 0.0)] * 4
-    out = []
-    f0, r0 = forward(th), right(th)
-    f1, r1 = forward(th + dth), right(th + dth)
-    a_, l0, hw, hd = box
-    for a, l_ in [(a_ + sa * hw, l0 + sl * hd) for sa in (-1, 1) for sl in (-1, 1)]:
-        x0 = a * r0[0] + l_ * f0[0]
-        y0 = a * r0[1] + l_ * f0[1]
-        x1 = a * r1[0] + l_ * f1[0]
-        y1 = a * r1[1] + l_ * f1[1]
-        out.append((x1 - x0, y1 - y0))
-    return out
-
-
-def _old_local_box(f: Formation) -> tuple[float, float, float, float]:
-    """engine.movement._local_box at main 488014c."""
-    o = f.obb()
-    a, l_ = local(OBB(f.cx, f.cy, 0.0, 0.0, f.facing), o.cx, o.cy)
-    return a, l_, o.hw, o.hd
-
-
-def _old_frame(f: Formation) -> tuple[Any, ...]:
-    """What engine.movement.Frame(f) kept at main 488014c: (ba, bl, ca, col, nb, reach)."""
-    fx, fy = forward(f.facing)
-    rx, ry = right(f.facing)
-    ba: list[float] = []
-    bl: list[float] = []
-    far = 0.0
-    for b in f.bases:
-        if b.status is not BaseStatus.DEAD:
-            dx, dy = b.x - f.cx, b.y - f.cy
-            a, l_ = dx * rx + dy * ry, dx * fx + dy * fy
-            ba.append(a)
-            bl.append(l_)
-            far = max(far, math.hypot(abs(a) + mv._LAT_A_MAX, abs(l_) + mv._LAT_L_MAX))
-    o = f.obb()
-    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
-    far = max(far, math.hypot(abs(ca), abs(cl) + o.hd))
-    return ba, bl, ca, (cl, o.hd), 9 * len(ba), far * (1.0 + 1e-9) + 1e-6
-
-
-def _old_move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float:
-    """What engine.movement.execute_move measured a move by at main 1858fb7."""
-    return mv.max_corner_displacement(box, th, dth, (dx, dy)) if (dx or dy or dth) else 0.0
-
-
-def _old_obb(f: Formation) -> OBB:
-    """engine.state.Formation.obb at main 1858fb7, worked out from the bases as they stand."""
-    alive = [b for b in f.bases if b.status is not BaseStatus.DEAD] or f.bases
-    r = math.radians(f.facing)
-    sin_r, cos_r = math.sin(r), math.cos(r)
-    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
-    cx, cy = f.cx, f.cy
-    across = [(b.x - cx) * rx + (b.y - cy) * ry for b in alive]
-    along = [(b.x - cx) * fx + (b.y - cy) * fy for b in alive]
-    gap = f.loose_gap / 2 if f.loose else 0
-    min_a = min(across) - f.pitch_w / 2.0 + gap
-    max_a = max(across) + f.pitch_w / 2.0 - gap
-    min_l = min(along) - f.base_d / 2.0
-    max_l = max(along) + f.base_d / 2.0
-    ca, cl = (min_a + max_a) / 2.0, (min_l + max_l) / 2.0
-    return OBB(
-        f.cx + ca * rx + cl * fx,
-        f.cy + ca * ry + cl * fy,
-        (max_a - min_a) / 2.0,
-        (max_l - min_l) / 2.0,
-        f.facing,
-    )
-
-
-def _old_place(f: Formation) -> list[tuple[float, float, float]]:
-    """Where engine.state.Formation.place at main 1858fb7 put each living base (x, y, facing),
-    worked out from the slots afresh."""
-    r = math.radians(f.facing)
-    sin_r, cos_r = math.sin(r), math.cos(r)
-    fx, fy, rx, ry = sin_r, cos_r, cos_r, -sin_r
-    counts: dict[int, int] = {}
-    for b in f.bases:
-        counts[b.rank] = counts.get(b.rank, 0) + 1
-    ranks = max(counts) + 1 if counts else 0
-    out = []
-    for b in f.bases:
-        if b.status is BaseStatus.DEAD:
-            continue
-        n = counts[b.rank]
-        width = f.frontage if b.rank < ranks - 1 or n >= f.frontage else n
-        across = (b.file - (width - 1) / 2.0) * f.pitch_w
-        along = ((ranks - 1) / 2.0 - b.rank) * f.base_d
-        out.append((f.cx + across * rx + along * fx, f.cy + across * ry + along * fy, f.facing))
-    return out
-
-
-def _old_allowance_for(f: Any, classes: list[int], rules: Any) -> float | None:
-    """engine.movement.allowance_for at main 1858fb7."""
-    if mv.FORBIDDEN in classes:
-        return None
-    speed = rules.speed_m(f)
-    speeds = [speed(c) for c in classes] if classes else [speed(0)]
-    if any(s is None for s in speeds):
-        return None
-    return min(x for x in speeds if x is not None)
-
-
-def _old_contacts(
-    state: Any,
-) -> tuple[dict[str, tuple[str, ...]], dict[tuple[str, str], list[tuple[str, str]]]]:
-    """The contacts engine.movement.update_contacts set at main 1858fb7 (every pair of
-    formations of two sides with a pair of bases in contact), from base_pairs afresh, and
-    the base pairs it returned (formation pairs in row order, each pair then its mirror)."""
-    forms = state.table().forms
-    contacts: dict[str, set[str]] = {f.id: set() for f in forms}
-    pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for i, f in enumerate(forms):
-        for g in forms[i + 1 :]:
-            gap = mv.separation(f.obb(), mv.obb_array([g.obb()]))[0]
-            if f.side != g.side and gap <= CONTACT_M and (touching := mv.base_pairs(f, g)):
-                contacts[f.id].add(g.id)
-                contacts[g.id].add(f.id)
-                pairs[(f.id, g.id)] = touching
-                pairs[(g.id, f.id)] = [(b, a) for a, b in touching]
-    return {k: tuple(sorted(v)) for k, v in contacts.items()}, pairs
-
-
-def _old_new_contact_sides(ctx: Any) -> dict[str, tuple[str, ...]]:
-    """The sides phases._mark_new_contacts at main 1858fb7 gave each formation on the table."""
-    state = ctx.state
-    out = {}
-    for f in state.active():
-        sides: set[str] = set()
-        for eid in state.contacts.get(f.id, ()):
-            if eid in f.contacts_prev:
-                continue
-            for _a, b in ctx.base_pairs.get((f.id, eid), ()):
-                sides.add(f.contact_side(state.bases[b]))
-        out[f.id] = tuple(sorted(sides))
-    return out
 
 
 def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -180,169 +38,6 @@ def _same_bits(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return len(a) == len(b) and all(
         x == y and math.copysign(1.0, x) == math.copysign(1.0, y) for x, y in zip(a, b, strict=True)
     )
-
-
-def _old_steps_blocked(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
-    """engine.rulesets.two_mm_earth.phases._replace_casualties' test at main 1858fb7: every
-    base within 2 km against the bases that stepped forward."""
-    import numpy as np
-
-    from engine.geometry import obb_array, overlaps
-
-    fx, fy = f.centre()
-    t = state.table()
-    reach = np.hypot(t.arr[:, 0] - fx, t.arr[:, 1] - fy) - np.hypot(t.arr[:, 2], t.arr[:, 3])
-    others = [
-        x
-        for k in np.flatnonzero(reach < 2000.0 + 1.0).tolist()
-        if (g := t.forms[k]) is not f
-        for x in g.alive_bases
-        if math.hypot(x.x - fx, x.y - fy) < 2000.0
-    ]
-    arr = obb_array([x.obb() for x in others]) if others else None
-    return any(
-        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > b.d + 0.01
-        or (arr is not None and overlaps(b.obb(), arr, tol=0.5).any())
-        for b in moved
-    )
-
-
-def _old_reachable(
-    f: Any, table: Any, all_arr: Any, o0: Any, box: Any, start: Any, dx: float, dy: float
-) -> tuple[list[int], list[list[float]]]:
-    """The rows engine.movement._sweep kept at main 488014c: a circle round the start
-    rectangle's centre over the whole table, then the exact reach of the path row by row."""
-    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    ex = all_arr[:, 0] - o0.cx
-    ey = all_arr[:, 1] - o0.cy
-    lim = all_arr[:, 2] + all_arr[:, 3] + reach
-    close = ex * ex + ey * ey <= lim * lim
-    a_, l_, hw_, hd_ = box
-    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
-    sx, sy = start[0], start[1]
-    len2 = dx * dx + dy * dy
-    keep: list[int] = []
-    boxes: list[list[float]] = []
-    near = close.nonzero()[0]
-    for k, row in zip(near.tolist(), all_arr[near].tolist(), strict=True):
-        if table is not None and table[k].id == f.id:
-            continue
-        cx, cy, hw, hd = row[:4]
-        px, py = cx - sx, cy - sy
-        t = (px * dx + py * dy) / len2 if len2 > 0.0 else 0.0
-        t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
-        ex_, ey_ = px - t * dx, py - t * dy
-        if math.hypot(ex_, ey_) <= rho + math.hypot(hw, hd):
-            keep.append(k)
-            boxes.append(row)
-    return keep, boxes
-
-
-def _old_first_contact(
-    few: FewSeparation, a: Any, dx: float, dy: float, tol: float = 1e-6
-) -> tuple[float, int] | None:
-    """geometry.FewSeparation.first_contact at main d8a34b8 (the four axes in a loop)."""
-    cx, cy, ahw, ahd, facing = a
-    afx, afy, arx, ary = _scalar_axes(facing)
-    ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
-    ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
-    found: tuple[float, int] | None = None
-    for k, ((ox, oy, _hw, _hd, bfx, bfy, brx, bry, o0, o1), (rb0, rb1)) in enumerate(
-        zip(few._rows, few._rb_along(facing, afx, afy, arx, ary))
-    ):
-        px = ox - cx
-        py = oy - cy
-        rf = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy) + o0
-        rr = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy) + o1
-        lo_tol, hi_tol, lo_touch = -math.inf, math.inf, -math.inf
-        for ux, uy, r in (
-            (afx, afy, ra0 + rb0),
-            (arx, ary, ra1 + rb1),
-            (bfx, bfy, rf),
-            (brx, bry, rr),
-        ):
-            p = ux * px + uy * py
-            v = -(ux * dx + uy * dy)
-            if v == 0.0:
-                if abs(p) >= r - tol:
-                    lo_tol, hi_tol = math.inf, -math.inf  # apart along this axis for good
-                    break
-                continue
-            t1, t2 = (-(r - tol) - p) / v, ((r - tol) - p) / v
-            if t1 > t2:
-                t1, t2 = t2, t1
-            lo_tol = max(lo_tol, t1)
-            hi_tol = min(hi_tol, t2)
-            t1, t2 = (-r - p) / v, (r - p) / v
-            lo_touch = max(lo_touch, min(t1, t2))
-        if lo_tol < hi_tol and hi_tol > 0.0 and lo_tol < 1.0:
-            t = max(0.0, lo_touch)
-            if found is None or t < found[0]:
-                found = (t, k)
-    return found
-
-
-def _old_pose_toward(
-    f: Any, box: Any, plan: Any, allowance: float, rules: Any
-) -> tuple[float, float, float, float]:
-    """engine.movement._pose_toward at main 488014c (2mm Earth: no pivot wheels)."""
-    th0 = f.facing
-    want = th0 if plan.facing is None else plan.facing
-    turn = rules.max_turn_deg
-    dth = max(-turn, min(turn, mv.signed_turn(th0, want)))
-    u = forward(plan.bearing)
-    if plan.goal is not None:
-        gx, gy = plan.goal
-        dist = math.hypot(gx - f.cx, gy - f.cy)
-        if dist > 1e-9:
-            u = ((gx - f.cx) / dist, (gy - f.cy) / dist)
-    else:
-        dist = math.inf
-    if plan.max_m is not None:
-        dist = min(dist, plan.max_m)
-    assert not rules.pivot_wheels
-    turn_reach = mv._turn_reach(box, th0) if dth != 0 or allowance < 0 else None
-    if turn_reach is not None and turn_reach(dth) > allowance:
-        lo, hi = 0.0, dth
-        for _ in range(20):
-            mid = (lo + hi) / 2.0
-            if turn_reach(mid) <= allowance:
-                lo = mid
-            else:
-                hi = mid
-        dth = lo
-    disp = _old_disp_vectors(box, th0, dth)
-    d = max(0.0, min(dist, mv.max_advance(box, th0, dth, u, allowance, disp=disp)))
-    if d < rules.min_move_m and dist < rules.min_move_m and plan.goal is not None:
-        d = 0.0
-    return u[0] * d, u[1] * d, dth, d
-
-
-def _old_pose_axes(box: Any, cx: float, cy: float, th: float) -> tuple[float, ...]:
-    """engine.movement._pose_axes at main bbc4149 (the bisection's poses), flattened."""
-    a, l_, hw, hd = box
-    r = math.radians(th)
-    fx = math.sin(r)
-    fy = rx = math.cos(r)
-    ry = -fx
-    ax = (fx, fy, fy, ry) if mv._MATH_AXES and 0.0 < th < 360.0 else _scalar_axes(th % 360.0)
-    return (cx + a * rx + l_ * fx, cy + a * ry + l_ * fy, hw, hd, *ax)
-
-
-def _old_touching_enemy(ctx: Any, f: Any, table: Any) -> bool:
-    """engine.rulesets.two_mm_earth.phases._touching_enemy at main 488014c (numpy gaps)."""
-    from engine.geometry import CONTACT_M, separation
-
-    _forms, arr, sides = table
-    o = f.obb()
-    ex = arr[:, 0] - o.cx
-    ey = arr[:, 1] - o.cy
-    reach = (arr[:, 2] + arr[:, 3] + (CONTACT_M + math.hypot(o.hw, o.hd) + 1.0)) * math.sqrt(2.0)
-    near = (ex * ex + ey * ey <= reach * reach).nonzero()[0]
-    near = near[sides[near] != f.side]
-    if not near.size:
-        return False
-    return bool((separation(o, arr[near]) <= CONTACT_M).any())
 
 
 @contextmanager
@@ -365,7 +60,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_touching(ctx: Any, f: Any, table: Any = None) -> bool:
         got = touching(ctx, f, table)
-        assert table is not None and got == _old_touching_enemy(ctx, f, table), f.id
+        assert table is not None and got == movement_ref.touching_enemy(ctx, f, table), f.id
         seen["touch"] += 1
         seen["touch_near"] += got
         return got
@@ -374,7 +69,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_pose(f: Any, bx: Any, plan: Any, allowance: float, rules: Any) -> Any:
         got = pose_toward(f, bx, plan, allowance, rules)
-        assert got == _old_pose_toward(f, bx, plan, allowance, rules), (f.id, allowance)
+        assert got == movement_ref.pose_toward(f, bx, plan, allowance, rules), (f.id, allowance)
         seen["pose"] += 1
         return got
 
@@ -383,7 +78,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_reachable(*args: Any) -> tuple[list[int], list[list[float]]]:
         got = reachable(*args)
-        assert got == _old_reachable(*args), args[0].id
+        assert got == movement_ref.reachable(*args), args[0].id
         seen["reach"] += 1
         return got
 
@@ -400,7 +95,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         finally:
             inside[0] = False
         if table is not None:
-            want = _old_sweep(None, f, bx, start, dx, dy, dth, table)
+            want = movement_ref.sweep(None, f, bx, start, dx, dy, dth, table)
             assert got == want, (f.id, start, dx, dy, dth, got, want)
             seen["sweep"] += 1
             seen["sweep_met"] += got[1] is not None
@@ -423,7 +118,9 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         pose = (*args[:4], *args[4])
 
         def old_at(t: float) -> tuple[float, ...]:
-            return _old_pose_axes(bx, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
+            return movement_ref.pose_axes(
+                bx, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t
+            )
 
         state = bisecting[0]
         if state is None:
@@ -511,7 +208,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     def check_contact(self: Any, a: Any, dx: float, dy: float, tol: float = 1e-6) -> Any:
         # the exact time of impact of a straight move (6.1) as main d8a34b8 gave it, bit for bit
         got = first_contact(self, a, dx, dy, tol)
-        want = _old_first_contact(self, a, dx, dy, tol)
+        want = geometry_ref.first_contact(self, a, dx, dy, tol)
         assert (got is None) == (want is None), (a, dx, dy)
         if got is not None and want is not None:
             assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (a, dx, dy)
@@ -536,21 +233,21 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         last = mv._LAST_DISP[0]
         kept = bx is last[0] and th is last[1] and dth is last[2]  # the last turn's, kept
         got = disp(bx, th, dth)
-        assert got == _old_disp_vectors(bx, th, dth), (bx, th, dth)
+        assert got == movement_ref.disp_vectors(bx, th, dth), (bx, th, dth)
         seen["disp"] += 1
         seen["disp_kept"] += kept
         return got
 
     def check_frame(f: Formation) -> Any:
         got = frame_cls(f)
-        ba, bl, ca, col, nb, reach = _old_frame(f)
+        ba, bl, ca, col, nb, reach = movement_ref.frame(f)
         assert (*got.base_frame(), got._ca, got._col, got.nb) == (ba, bl, ca, col, nb), f.id
         # the reach is now a bound from the rectangle (no base read): never nearer than what
         # the bases one by one gave (a nearer one could call a mixed footprint uniform), and
         # at most a few metres further (a missing corner base, the millimetre's slack)
         assert reach <= got.reach <= reach + 10.0, (f.id, reach, got.reach)
         # the box the move takes from its frame instead of asking _local_box (6.1)
-        assert got.box == _old_local_box(f), f.id
+        assert got.box == movement_ref.local_box(f), f.id
         seen["box"] += 1
         seen["frame"] += 1
         seen["frame_loose"] += got.reach > reach + 0.01
@@ -558,7 +255,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_box(f: Formation) -> tuple[float, float, float, float]:
         got = box(f)
-        assert got == _old_local_box(f), f.id
+        assert got == movement_ref.local_box(f), f.id
         seen["box"] += 1
         return got
 
@@ -566,7 +263,12 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_length(bx: Any, th: float, dth: float, dx: float, dy: float) -> float:
         got = move_length(bx, th, dth, dx, dy)
-        assert _same_bits((got,), (_old_move_length(bx, th, dth, dx, dy),)), (th, dth, dx, dy)
+        assert _same_bits((got,), (movement_ref.move_length(bx, th, dth, dx, dy),)), (
+            th,
+            dth,
+            dx,
+            dy,
+        )
         seen["length"] += 1
         seen["length_turn"] += th + dth != th
         return got
@@ -574,7 +276,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     place = Formation.place
 
     def check_place(f: Formation) -> None:
-        want = _old_place(f)
+        want = movement_ref.formation_place(f)
         place(f)
         got = [(b.x, b.y, b.facing) for b in f.bases if b.status is not BaseStatus.DEAD]
         assert _same_bits(tuple(v for p in got for v in p), tuple(v for p in want for v in p))
@@ -582,7 +284,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
         # the rectangle kept by place() for the new revision is the one obb() would work out
         kept = f._obb
         if kept is not None and kept[0] == f.revision:
-            assert _same_bits(kept[1], _old_obb(f)), f.id
+            assert _same_bits(kept[1], movement_ref.formation_obb(f)), f.id
             seen["place_obb"] += 1
 
     sync = FormationTable.sync
@@ -610,7 +312,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_steps(state: Any, f: Any, moved: list[Any], before: Any) -> bool:
         got = steps_blocked(state, f, moved, before)
-        assert got == _old_steps_blocked(state, f, moved, before), f.id
+        assert got == movement_ref.steps_blocked(state, f, moved, before), f.id
         seen["steps"] += 1
         seen["steps_blocked"] += got
         return got
@@ -619,7 +321,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_allowance(f: Any, classes: list[int], rules: Any) -> float | None:
         got = allowance_for(f, classes, rules)
-        assert got == _old_allowance_for(f, classes, rules), (f.id, classes)
+        assert got == movement_ref.allowance_for(f, classes, rules), (f.id, classes)
         seen["allowance"] += 1
         seen["allowance_classes"] += len(classes) > 0
         return got
@@ -628,7 +330,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_contacts(state: Any) -> Any:
         got = contacts_of(state)
-        want, want_pairs = _old_contacts(state)
+        want, want_pairs = movement_ref.contacts(state)
         # the same formations in the same order, each with the same enemies; the same base
         # pairs, formation pairs in the same order (the melee reads them in that order)
         assert list(state.contacts.items()) == list(want.items())
@@ -641,7 +343,7 @@ def _checked(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
 
     def check_mark(ctx: Any) -> None:
         mark(ctx)
-        want = _old_new_contact_sides(ctx)
+        want = movement_ref.new_contact_sides(ctx)
         assert {f.id: f.new_contact_sides for f in ctx.state.active()} == want
         seen["marked"] += sum(1 for v in want.values() if v)
         seen["mark"] += 1
@@ -865,7 +567,7 @@ def test_6_1_first_contact_equals_the_loop_over_axes() -> None:
             d[int(rng.integers(0, 2))] = 0.0
             parallel += others_square or mover_square
         got = few.first_contact(a, d[0], d[1])
-        want = _old_first_contact(few, a, d[0], d[1])
+        want = geometry_ref.first_contact(few, a, d[0], d[1])
         assert (got is None) == (want is None), i
         if got is not None and want is not None:
             assert got[1] == want[1] and _same_bits((got[0],), (want[0],)), (i, got, want)
@@ -885,14 +587,6 @@ def test_3_2_contact_candidates_of_two_sides_equal_the_whole_matrix(built_minden
     from engine.orders import InstantDelivery
     from engine.spatial import rect_boxes
 
-    def whole(b: Any, sides: Any) -> tuple[list[int], list[int]]:
-        r = mv._CANDIDATE_M
-        near = (b[:, None, 0] <= b[None, :, 2] + r) & (b[None, :, 0] <= b[:, None, 2] + r)
-        near &= (b[:, None, 1] <= b[None, :, 3] + r) & (b[None, :, 1] <= b[:, None, 3] + r)
-        ii, jj = np.nonzero(near)
-        keep = (jj > ii) & (sides[ii] != sides[jj])
-        return ii[keep].tolist(), jj[keep].tolist()
-
     bf = built_minden.battlefield
     b = Battle(bf, last_stand(scenario(bf, 60)), Dice(3), delivery=InstantDelivery())
     found = 0
@@ -909,7 +603,7 @@ def test_3_2_contact_candidates_of_two_sides_equal_the_whole_matrix(built_minden
             rng.permutation(t.sides),  # the two sides' rows interleaved (as after a split)
         ):
             ii, jj = mv._two_side_pairs(boxes, sides)
-            assert (ii.tolist(), jj.tolist()) == whole(boxes, sides)
+            assert (ii.tolist(), jj.tolist()) == movement_ref.two_side_pairs(boxes, sides)
             found += len(ii)
     assert found > 300
     e = np.zeros(0)

@@ -21,11 +21,8 @@ import pytest
 from engine.geometry import (
     CONTACT_M,
     FewSeparation,
-    angle_diff,
     bearing,
-    obb_array,
     separation,
-    separation_many,
 )
 from engine.movement import (
     SWEEP_STEP_M,
@@ -34,7 +31,6 @@ from engine.movement import (
     _sweep,
     _turn_reach,
     _uniform_class,
-    _uniform_distance,
     base_pairs,
     max_corner_displacement,
     obb_at,
@@ -42,6 +38,7 @@ from engine.movement import (
 )
 from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus, Formation
+from tests.reference import movement as movement_ref
 
 DATA = Path(__file__).resolve().parent / "data" / "troops"
 
@@ -109,21 +106,6 @@ def test_7_1_one_class_lookup_only_claims_what_every_point_shows(bayreuth) -> No
     assert found.get(0, 0) > 50 and sum(v for k, v in found.items() if k) > 50 and none > 50
 
 
-def _old_uniform_class(bf: Any, layer: str, cx: float, cy: float, reach: float) -> int | None:
-    """engine.movement._uniform_class before it kept the last battlefield's grid."""
-    t = bf.transform
-    res = bf.res
-    h, w = bf.shape
-    col = math.floor((cx - t.c) / res)
-    row = math.floor((t.f - cy) / res)
-    if not (0 <= row < h and 0 <= col < w):
-        return None
-    k = int(reach / res) + 2
-    if k >= 255 or int(_uniform_distance(bf, layer)[row, col]) <= k:
-        return None
-    return int(bf.layer(layer)[row, col])
-
-
 def test_7_1_one_class_lookup_follows_the_battlefield_and_layer_asked(bayreuth) -> None:
     # the lookup keeps the grid of the battlefield and layer asked last: asking another (a
     # ruleset's view of the same ground with its own classes, the other layer) must not read
@@ -138,35 +120,11 @@ def test_7_1_one_class_lookup_follows_the_battlefield_and_layer_asked(bayreuth) 
         cy = float(rng.uniform(miny - 30, maxy + 30))
         reach = float(rng.uniform(5.0, 150.0))
         for bf, layer in rng.permutation([(bayreuth, "move"), (view, "move"), (bayreuth, "cover")]):
-            want = _old_uniform_class(bf, layer, cx, cy, reach)
+            want = movement_ref.uniform_class(bf, layer, cx, cy, reach)
             assert _uniform_class(bf, layer, cx, cy, reach) == want
         one = _uniform_class(bayreuth, "move", cx, cy, reach)
         differ += one is not None and one != _uniform_class(view, "move", cx, cy, reach)
     assert differ > 50
-
-
-def _old_retreat_bearing(
-    centre: tuple[float, float],
-    enemy_centre: tuple[float, float] | None,
-    enemy_bases: list[tuple[float, float]],
-    home: float,
-    step: float = 5.0,
-) -> float:
-    """engine.movement.retreat_bearing before the numpy rewrite (main at df84c1a)."""
-    if enemy_centre is None:
-        return home % 360.0
-    away = bearing(enemy_centre[0], enemy_centre[1], centre[0], centre[1])
-    enemy_bearings = [bearing(centre[0], centre[1], x, y) for x, y in enemy_bases]
-    best, best_key = away, (angle_diff(away, home), 0.0)
-    k = step
-    while k <= 45.0 + 1e-9:
-        for cand in ((away + k) % 360.0, (away - k) % 360.0):
-            if all(angle_diff(cand, eb) >= 45.0 for eb in enemy_bearings):
-                key = (angle_diff(cand, home), k)
-                if key < best_key:
-                    best, best_key = cand, key
-        k += step
-    return round(best, 6) % 360.0
 
 
 def test_10_3_retreat_bearing_equals_the_loop() -> None:
@@ -191,100 +149,10 @@ def test_10_3_retreat_bearing_equals_the_loop() -> None:
         )
         step = 5.0 if i % 5 else float(rng.choice([3.0, 7.5, 15.0, 50.0]))
         got = retreat_bearing(centre, enemy, bases, home, step)
-        assert got == _old_retreat_bearing(centre, enemy, bases, home, step)
+        assert got == movement_ref.retreat_bearing(centre, enemy, bases, home, step)
         moved += got != round(bearing(enemy[0], enemy[1], *centre), 6) % 360.0
     assert moved > 300  # many retreats veer off the straight line away
     assert retreat_bearing((0.0, 0.0), None, [], 400.0) == 40.0
-
-
-def _old_sweep(
-    state: None,
-    f: Any,
-    box: Any,
-    start: tuple[float, float, float],
-    dx: float,
-    dy: float,
-    dth: float,
-    table: tuple[list[Any], np.ndarray] | None = None,
-) -> tuple[float, str | None]:
-    """engine.movement._sweep before the culling (main at df84c1a), table given."""
-    if dx == 0 and dy == 0 and dth == 0:
-        return 1.0, None
-    assert table is not None
-    others, all_arr = table
-    o0 = obb_at(box, *start)
-    reach = math.hypot(dx, dy) + math.hypot(o0.hw, o0.hd) * 2 + 1.0
-    close = np.hypot(all_arr[:, 0] - o0.cx, all_arr[:, 1] - o0.cy) <= reach + np.hypot(
-        all_arr[:, 2], all_arr[:, 3]
-    )
-    if table is not None:
-        for k in close.nonzero()[0].tolist():
-            if others[k].id == f.id:
-                close[k] = False
-    if not close.any():
-        return 1.0, None
-    near = [others[int(k)] for k in close.nonzero()[0]]
-    arr = all_arr[close]
-    # a handful of rectangles: plain float sums (geometry.FewSeparation) beat numpy calls
-    few = FewSeparation(arr)
-    # formations already overlapping at the start (should not happen) are ignored
-    live = [g >= -1e-6 for g in few.gaps(o0)]
-    if not any(live):
-        return 1.0, None
-    if not all(live):
-        arr = arr[np.array(live)]
-        few = FewSeparation(arr)
-    ids = [g.id for g, ok in zip(near, live, strict=True) if ok]
-    if dth == 0:
-        # a straight move: the exact time of impact (geometry.FewSeparation.first_contact)
-        hit = few.first_contact(o0, dx, dy)
-        if hit is None:
-            return 1.0, None
-        return hit[0], ids[hit[1]]
-    length = max_corner_displacement(box, start[2], dth, (dx, dy))
-    n = max(1, math.ceil(length / SWEEP_STEP_M))
-
-    def clash(t: float) -> int | None:
-        return few.first_overlap(
-            obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-        )
-
-    # a turn: sampled in steps of at most SWEEP_STEP_M, the first overlapping step bisected
-    ts = np.arange(1, n + 1) / n
-    # the other steps' rectangles only if the first step meets nothing
-    first = obb_at(box, start[0] + dx * ts[0], start[1] + dy * ts[0], start[2] + dth * ts[0])
-    # a move pressing into a formation it touches meets it on the first step (over half of the
-    # moves that meet anything): that step alone in plain floats (FewSeparation, the same gaps
-    # as separation_many's first row), the numpy pass over the rest only when it is clear
-    if few.first_overlap(first) is not None:
-        bad: int | None = 0
-    else:
-        poses = obb_array(
-            [first]
-            + [
-                obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
-                for t in ts[1:]
-            ]
-        )
-        overlapping: Any = (separation_many(poses[1:], arr) < -1e-6).any(axis=1)
-        rows = overlapping.nonzero()[0]
-        bad = int(rows[0]) + 1 if rows.size else None
-    if bad is not None:
-        i = bad
-        t = float(ts[i])
-        prev = float(ts[i - 1]) if i else 0.0
-        met = clash(t)
-        if met is not None:
-            lo, hi = prev, t
-            for _ in range(8):
-                mid = (lo + hi) / 2.0
-                at_mid = clash(mid)
-                if at_mid is None:
-                    lo = mid
-                else:
-                    hi, met = mid, at_mid  # what clash(hi) gives, kept rather than asked again
-            return lo, ids[met or 0]
-    return 1.0, None
 
 
 def _layout(
@@ -351,7 +219,7 @@ def test_6_1_sweep_leaving_out_unreachable_rectangles_changes_nothing() -> None:
         dx, dy = dist * math.sin(ang), dist * math.cos(ang)
         dth = float(rng.choice([0.0, 0.0, 4e-9, float(rng.uniform(-90, 90))]))
         got = _sweep(None, me, box, start, dx, dy, dth, table)  # type: ignore[arg-type]
-        want = _old_sweep(None, me, box, start, dx, dy, dth, table)
+        want = movement_ref.sweep(None, me, box, start, dx, dy, dth, table)
         assert got == want, (i, got, want)
         if got[1] is not None:
             met["turn" if dth else "straight"] += 1
@@ -434,20 +302,6 @@ def test_11_3_turn_reach_equals_max_corner_displacement() -> None:
         assert reach(0.0) == 0.0 and reach(-0.0) == 0.0
 
 
-def _old_base_pairs(f: Formation, g: Formation) -> list[tuple[str, str]]:
-    """engine.movement.base_pairs with numpy's separation (main at df84c1a)."""
-    gb = g.alive_bases
-    if not gb:
-        return []
-    garr = obb_array([b.obb() for b in gb])
-    out = []
-    for b in f.alive_bases:
-        gaps = separation(b.obb(), garr)
-        for k in (gaps <= CONTACT_M).nonzero()[0]:
-            out.append((b.id, gb[int(k)].id))
-    return out
-
-
 def test_3_2_base_pairs_equal_the_numpy_gaps() -> None:
     from engine.rulesets.two_mm_earth.profiles import load_army
 
@@ -491,7 +345,7 @@ def test_3_2_base_pairs_equal_the_numpy_gaps() -> None:
         if k % 4 == 0 and len(g.bases) > 1:
             g.bases[0].status = BaseStatus.DEAD
         got = base_pairs(f, g)
-        assert got == _old_base_pairs(f, g)
+        assert got == movement_ref.base_pairs(f, g)
         touching += bool(got)
     assert 50 < touching < 350
 

@@ -1,4 +1,4 @@
-"""Issue 15: every formation's nearest enemies ranked in one sort of the whole table of
+"""Every formation's nearest enemies ranked in one sort of the whole table of
 candidates give, for every formation and every limit, the enemies and gaps the row-by-row
 ranking and the brute force over every enemy give (bit for bit).
 

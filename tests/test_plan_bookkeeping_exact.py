@@ -1,4 +1,4 @@
-"""Issue 15: the bound's bookkeeping and the planning phases' cheaper paths give, on a real
+"""The bound's bookkeeping and the planning phases' cheaper paths give, on a real
 battle, what the plain code they replace gave (so the battle log stays the same;
 tests/known_answers pins that as well).
 
@@ -21,6 +21,7 @@ import pytest
 
 from engine.rulesets.two_mm_earth import phases
 from engine.state import Formation
+from tests.reference import plans as plans_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -36,10 +37,6 @@ def _battle(built_minden: Any) -> Any:
 
     bf = built_minden.battlefield
     return Battle(bf, last_stand(scenario(bf, 30)), Dice(3), delivery=InstantDelivery())
-
-
-def _old_front_ids(f: Formation) -> tuple[str, ...]:
-    return tuple(b.id for b in f.front_rank()) if not f.loose else ()
 
 
 def test_1_1_start_of_bound_notes_and_poses_equal_the_loop(
@@ -69,7 +66,7 @@ def test_1_1_start_of_bound_notes_and_poses_equal_the_loop(
                 assert getattr(f, name) == (), name
             assert f.moved_m == 0.0 and type(f.moved_m) is float
             assert f.alive_at_start == f.n_alive
-            assert f.front_at_start == _old_front_ids(f)
+            assert f.front_at_start == plans_ref.front_ids(f)
             assert f.contacts_prev == state.contacts.get(f.id, ())
         checked.append(dirty)
 

@@ -1,4 +1,4 @@
-"""Issue 15: the planning phases' shortcuts give, on a real battle, what the plain code gave.
+"""The planning phases' shortcuts give, on a real battle, what the plain code gave.
 
 The battle is the engine benchmark's on Minden (real ground, ``benchmarks/bench_engine.py``),
 30 formations a side fought to the last, so formations attack, break, retreat and rout.
@@ -14,7 +14,7 @@ import pytest
 
 from engine.geometry import bearing
 from engine.movement import retreat_bearing
-from tests.test_movement_exact import _old_retreat_bearing
+from tests.reference import movement as movement_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -52,7 +52,7 @@ def test_10_3_retreat_bearings_of_a_battle_equal_the_loop(
     veered = 0
     for centre, enemy, bases, home in asked:
         got = retreat_bearing(centre, enemy, bases, home)
-        assert got == _old_retreat_bearing(centre, enemy, bases, home)
+        assert got == movement_ref.retreat_bearing(centre, enemy, bases, home)
         veered += enemy is not None and got != round(bearing(*enemy, *centre), 6) % 360.0
     assert veered > 20, "retreats veer off straight away toward home"
 
@@ -61,7 +61,7 @@ def test_10_3_retreat_bearing_ties_go_to_the_first_weighed() -> None:
     # enemy due north, home due north: away (south) +-k are equally far from home for every
     # k, so the loop keeps the first it weighed, away + 45 (225); a base there turns it to 135
     for bases in ([], [(-100.0, -100.0)], [(100.0, -100.0)]):
-        want = _old_retreat_bearing((0.0, 0.0), (0.0, 100.0), bases, 0.0)
+        want = movement_ref.retreat_bearing((0.0, 0.0), (0.0, 100.0), bases, 0.0)
         assert retreat_bearing((0.0, 0.0), (0.0, 100.0), bases, 0.0) == want
     assert retreat_bearing((0.0, 0.0), (0.0, 100.0), [], 0.0) == 225.0
     assert retreat_bearing((0.0, 0.0), (0.0, 100.0), [(-100.0, -100.0)], 0.0) == 135.0
@@ -81,7 +81,7 @@ def test_10_3_retreat_bearing_bases_exactly_45_degrees_off() -> None:
         for mask in range(1 << len(points)):
             bases = [p for i, p in enumerate(points) if mask >> i & 1]
             for home in range(0, 360, 15):
-                want = _old_retreat_bearing((0.0, 0.0), enemy, bases, float(home))
+                want = movement_ref.retreat_bearing((0.0, 0.0), enemy, bases, float(home))
                 assert retreat_bearing((0.0, 0.0), enemy, bases, float(home)) == want
                 veers.add(want)
     assert {135.0, 180.0, 225.0, 0.0, 315.0, 45.0} <= veers and len(veers) > 15

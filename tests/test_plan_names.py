@@ -1,4 +1,4 @@
-"""Issue 12: every name in a scenario's plan is checked at load time (file, line, nearest name).
+"""Every name in a scenario's plan is checked at load time (file, line, nearest name).
 
 Before, a typo in a trigger's or an objective's formation list, or ``objective_taken: nowhere``,
 loaded and ran with exit 0: the trigger never fired. The fuzz test takes every shipped scenario,

@@ -1,11 +1,12 @@
-"""Issue 15: the plan-moves phase makes each formation's plan in two steps (9.1, 10.3, 11.1-11.2:
+"""The plan-moves phase makes each formation's plan in two steps (9.1, 10.3, 11.1-11.2:
 ``phases._plan_steps`` up to its one sight question (6.2), the questions of every formation
 worked out in one batch, then each plan finished) instead of asking the questions by a copy of
 plan_for's tests and then planning from the start; a charge, which wants only the nearest seen
 enemy, asks of its nearest first and of the rest only if that one is unseen. Pinned on real
 battles against the code it replaced:
 
-- the first batch asks every formation the old ``_sight_asks`` (kept below, as it was) asked,
+- the first batch asks every formation the old ``_sight_asks`` (kept, as it was, in
+  ``tests/reference/plans.py``) asked,
   in the planning order (2.1: low initiative first), and no pair is asked that it did not ask;
 - every plan equals ``plan_for``'s, made formation by formation with ``Sight.visible`` of every
   target, as the old phase made them, and the phase's plans come in the planning order.
@@ -23,8 +24,8 @@ from typing import Any
 import pytest
 
 from engine.rulesets.two_mm_earth import phases
-from engine.rulesets.two_mm_earth.shooting import range_m, shooting_bases
-from engine.state import Formation, Morale
+from engine.state import Formation
+from tests.reference import plans as plans_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
@@ -40,35 +41,6 @@ def _battle(built_minden: Any, seed: int) -> Any:
 
     bf = built_minden.battlefield
     return Battle(bf, last_stand(scenario(bf, 30)), Dice(seed), delivery=InstantDelivery())
-
-
-def _old_sight_asks(ctx: Any, f: Formation) -> list[str]:
-    """phases._sight_asks as it was: plan_for's tests up to its sight question."""
-    state = ctx.state
-    if f.morale in (Morale.ROUTING, Morale.RETREATING) or f.order != "attack":
-        return []
-    contacts = state.contacts.get(f.id, ())
-    broken = (Morale.RETREATING, Morale.ROUTING)
-    if contacts and not (
-        f.pursuing in contacts and all(state.formations[c].morale in broken for c in contacts)
-    ):
-        return []
-    if any(b.ladder_ready for b in f.alive_bases):
-        return []
-    if f.pursuing is not None:
-        g = state.formations.get(f.pursuing)
-        if g is not None and not g.removed and g.morale in broken:
-            return []
-    target = state.formations.get(f.target_formation or "")
-    if target is None or target.removed or target.side == f.side:
-        target = None
-    near = phases._near_gaps(ctx, f)
-    if shooting_bases(f):
-        rng = range_m(f)
-        if target is not None:
-            return [target.id] if phases._gap(f, target, ctx) <= rng else []
-        return [g.id for g, d in near if d <= rng]
-    return [g.id for g, _d in near] if target is None else []
 
 
 @pytest.mark.parametrize("seed", [1, 3])
@@ -89,7 +61,7 @@ def test_9_1_plans_and_sight_questions_equal_the_old_phase(
         # the old question of f, asked as f's plan starts (before it, only earlier
         # formations' plans have started: none of what f's question reads changes)
         if not replaying[0]:
-            want_asks.append((f.id, _old_sight_asks(ctx, f)))
+            want_asks.append((f.id, plans_ref.sight_asks(ctx, f)))
         return real_steps(ctx, f)
 
     def low_first(ctx: Any) -> list[Formation]:

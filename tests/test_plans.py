@@ -1,4 +1,4 @@
-"""Issue 12 item 3: richer plans, still automatic, fought on real ground.
+"""Richer plans, still automatic, fought on real ground.
 
 Each field of a formation's plan (``engine.scenario.FormationPlan``) is shown by its effect in
 the battle log: a reinforcement arrives on its bound at its edge or point (off the table until

@@ -1,4 +1,4 @@
-"""Issue 12 items 5 and 6: the pursuit after the break (11.1), killed / wounded / captured, and
+"""The pursuit after the break (11.1), killed / wounded / captured, and
 historical outcomes as data set against the replays in men.
 
 Fought on the shipped Halidon Hill 1333 scenario (OS Terrain 50 ground), the battle the pursuit

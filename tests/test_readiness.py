@@ -1,4 +1,4 @@
-"""Issue 12 item 1: readiness at the start (engine.readiness), on the Minden ground.
+"""Readiness at the start (engine.readiness), on the Minden ground.
 
 Reading (docs/rules-interpretations.md, "Readiness"): a formation in camp, asleep or on the march
 plans no move and no shot until its state ends (a bound, an enemy near, an attack, an order) and

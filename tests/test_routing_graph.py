@@ -204,7 +204,7 @@ def test_9_1_enemy_forces_a_detour_allies_do_not(gettysburg) -> None:
 
 
 def test_9_1_route_memo_answers_only_the_same_question(gettysburg) -> None:
-    """Issue 15: routes are remembered per graph (Monte Carlo replays in one worker ask the same
+    """Routes are remembered per graph (Monte Carlo replays in one worker ask the same
     questions); an answer is reused only for the same ends and the same enemy polygons."""
     bf, g = gettysburg
     cx, cy = open_spot(bf, g, 3000, 1100)

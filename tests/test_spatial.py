@@ -1,4 +1,4 @@
-"""Issue 15: the spatial index culls pairwise queries without changing a single answer.
+"""The spatial index culls pairwise queries without changing a single answer.
 
 The rectangles are the formations of the engine benchmark's battle on Minden (real ground,
 ``benchmarks/bench_engine.py``) after a few bounds of fighting (turned, broken, crowded), so the

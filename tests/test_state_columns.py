@@ -1,4 +1,4 @@
-"""Issue 15 item 1: the state keeps what it derives (rectangles, living bases, the table of
+"""The state keeps what it derives (rectangles, living bases, the table of
 formations as columns) up to date by itself; no rule invalidates anything.
 
 The formations are the engine benchmark's battle on Minden (real ground,

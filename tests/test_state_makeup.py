@@ -1,4 +1,4 @@
-"""Issue 15 item 1: what a formation derives from its make-up (living bases, profiles, ranks,
+"""What a formation derives from its make-up (living bases, profiles, ranks,
 injuries, shooters, speed) is kept through moves, and every short cut gives the number the
 code it replaced gives, bit for bit.
 

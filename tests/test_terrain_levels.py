@@ -140,7 +140,7 @@ def _site_levels(slug: str, resolution: float | None = None):
 
 @pytest.mark.parametrize("slug", ["flodden", "north_bayreuth_pair", "gettysburg"])
 def test_6_2_levels_follow_steep_real_ground(slug):
-    """Issue 13: on real steep ground (Flodden Edge, the Bayreuth hills, Gettysburg's ridges)
+    """On real steep ground (Flodden Edge, the Bayreuth hills, Gettysburg's ridges)
     >= 99.9 % of cells sit within one level of their smoothed elevation's band, and no two
     8-neighbours are further apart in levels than their height difference allows, plus one."""
     levels, smoothed, base, step, _grid = _site_levels(slug)
@@ -232,7 +232,7 @@ def _same_as_whole_grid(levels: np.ndarray) -> None:
     )
 )
 def test_6_2_contours_per_box_are_the_whole_grids(levels):
-    """Issue 15: each run of levels is traced over the box of the quads it crosses, not the
+    """Each run of levels is traced over the box of the quads it crosses, not the
     whole grid; the lines, their order and their points are the whole grid's."""
     _same_as_whole_grid(levels)
 

@@ -1,4 +1,4 @@
-"""Issue 12 validation over every shipped battle: the historical winner wins most of 20 replays
+"""Validated against history, every shipped battle: the historical winner wins most of 20 replays
 (seeds 1..20, on Dask exactly as ``scenario-builder montecarlo --runs 20`` does), and the median
 loss ratio (the historical loser's losses in men over the winner's, docs/rules-interpretations.md
 "Killed, wounded and captured") lies inside the band the sources allow.

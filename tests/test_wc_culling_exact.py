@@ -12,8 +12,6 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from bench_engine import fight, last_stand, scenario
@@ -21,6 +19,7 @@ from bench_engine import fight, last_stand, scenario
 from engine.battle import Battle
 from engine.dice import Dice
 from engine.orders import InstantDelivery
+from tests.reference import culling as culling_ref
 
 WC = "2mm-earth-v0.9+wc-morale"
 
@@ -37,9 +36,9 @@ def test_culled_wc_battle_is_the_uncut_battle(built_minden, monkeypatch) -> None
     bf = built_minden.battlefield
     sc = last_stand(scenario(bf, 40))
     culled = _log(bf, sc)
-    monkeypatch.setattr(wc, "swept_rows", lambda box, x0, y0, x1, y1, arr: np.arange(len(arr)))
-    monkeypatch.setattr(wc, "_beyond_inches", lambda me, g, scale, inches: False)
-    monkeypatch.setattr(wc, "_not_steady", lambda state: list(state.formations.values()))
+    monkeypatch.setattr(wc, "swept_rows", culling_ref.every_row)
+    monkeypatch.setattr(wc, "_beyond_inches", culling_ref.never_beyond_inches)
+    monkeypatch.setattr(wc, "_not_steady", culling_ref.every_formation)
     uncut = _log(bf, sc)
     assert culled == uncut
     # the cuts were in play: units fled, and tests were taken

@@ -804,7 +804,7 @@ def _resolve_one(
 
 
 def _caught_unready(ctx: TwoMmContext, f: Formation) -> bool:
-    """Issue 12: ``f`` is still in camp, asleep, on the march or forming up (engine.readiness)
+    """Readiness: ``f`` is still in camp, asleep, on the march or forming up (engine.readiness)
     and the ruleset's table has a row for it (v0.9's -1R; v0.7 has none)."""
     if ctx.readiness is None or f.morale is not Morale.STEADY or not ctx.readiness.holds(f.id):
         return False
@@ -1130,7 +1130,7 @@ def _aftermath_quarry(ctx: TwoMmContext, f: Formation) -> list[Event]:
 
 
 def begin_aftermath(ctx: TwoMmContext) -> list[Event]:
-    """Issue 12: the army broke (the scenario's victory.rout_fraction, not a rule of the book).
+    """The army broke (the scenario's victory.rout_fraction, not a rule of the book).
     Its general's last order to every formation still standing is to retreat: 10.2 "must
     retreat if ordered to retreat", read as carried out at once (no messenger: the army has
     given up the field, docs/rules-interpretations.md "Pursuit after the break"). The winner's

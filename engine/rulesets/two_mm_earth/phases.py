@@ -616,7 +616,7 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
 
 
 def _unready(ctx: TwoMmContext, f: Formation) -> bool:
-    """Issue 12: a steady formation still in camp, asleep, on the march or forming up
+    """Readiness: a steady formation still in camp, asleep, on the march or forming up
     (engine.readiness) plans neither a move nor a shot; broken troops run regardless (11.1)."""
     return ctx.readiness is not None and f.morale is Morale.STEADY and ctx.readiness.holds(f.id)
 

@@ -28,73 +28,16 @@ from typing import Any
 
 import pytest
 
-from engine.geometry import distance
 from engine.rulesets.two_mm_earth import morale
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarth
 from engine.rulesets.two_mm_earth.triggers import MoraleSituation
 from engine.sight import Sight
-from engine.state import BaseStatus, Formation, Morale
+from engine.state import Formation, Morale
+from tests.reference import morale as morale_ref
+from tests.reference import sight as sight_ref
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-
-def _plain_own_triggers(ctx: Any, f: Formation, crossed: tuple[str, ...]) -> list[str]:
-    """``_own_triggers`` as it was (dead counted base by base, every time), with the game
-    thresholds already crossed passed in (it does not touch ``f``)."""
-    out: list[str] = []
-    if f.front_at_start and f.killed_in_bound:
-        bases = ctx.state.bases
-        if all(bases[b].status is BaseStatus.DEAD for b in f.front_at_start):
-            out.append("front_rank_killed_in_bound")
-    if f.characters_killed:
-        out.append("character_killed")
-    if "flank" in f.new_contact_sides:
-        out.append("enemy_contact_flank")
-    if "rear" in f.new_contact_sides:
-        out.append("enemy_contact_rear")
-    if f.morale is Morale.RETREATING and f.new_contact_sides:
-        out.append("retreating_touched")
-    dead = sum(1 for b in f.bases if b.status is BaseStatus.DEAD)
-    start = f.start_bases or len(f.bases)
-    for frac, name in ((0.5, "killed_over_50pct_game"), (0.75, "killed_over_75pct_game")):
-        if dead / start > frac and name not in crossed:
-            out.append(name)
-    if f.alive_at_start:
-        share = f.killed_in_bound / f.alive_at_start
-        if share > 0.75:
-            out.append("killed_over_75pct_bound")
-        elif share > 0.5:
-            out.append("killed_over_50pct_bound")
-    return out
-
-
-def _plain_heard(sight: Sight, observer: str) -> str | None:
-    """6.2: the closest moving or fighting formation within earshot of ``observer``, from the
-    gaps to every formation (``geometry.distance``), nearest first, ties by row."""
-    i = sight.index[observer]
-    gaps = distance(sight.obbs[i], sight.arr).tolist()
-    near = sorted((g, k) for k, g in enumerate(gaps) if k != i and g <= sight.rules.hearing_m)
-    contacts = sight.state.contacts
-    for _g, k in near:
-        g = sight.forms[k]
-        if g.moved_m > 0 or g.fought or contacts.get(g.id):
-            return g.id
-    return None
-
-
-def _old_seen_counts(ctx: Any, f: Formation) -> tuple[int, int]:
-    """The friends ``f`` sees or hears retreating and routing, as the panic test always asked."""
-    friends = [
-        g
-        for g in ctx.state.active(f.side)
-        if g.id != f.id and g.morale in (Morale.RETREATING, Morale.ROUTING)
-    ]
-    seen = morale._aware_of(ctx, f, friends)
-    return (
-        sum(1 for g in seen if g.morale is Morale.RETREATING),
-        sum(1 for g in seen if g.morale is Morale.ROUTING),
-    )
 
 
 class _Checks:
@@ -169,7 +112,7 @@ class _Checks:
 
         def own_triggers(ctx: Any, f: Formation, *args: Any) -> list[str]:
             crossed = f.killed_frac_crossed
-            want = _plain_own_triggers(ctx, f, crossed)
+            want = morale_ref.own_triggers(ctx, f, crossed)
             got = plain_own(ctx, f, *args)
             assert got == want
             new = tuple(t for t in want if t.endswith("_game"))
@@ -189,7 +132,7 @@ class _Checks:
             assert self.current is not None
             ctx, f = self.current
             assert purpose == f"panic {f.id}"
-            old = _old_seen_counts(ctx, f)
+            old = morale_ref.seen_counts(ctx, f)
             counts["seen_nonzero"] += old != (0, 0)
             if rs.morale_reads_seen_friends:
                 assert (situation.seen_fleeing, situation.seen_routing) == old
@@ -209,7 +152,7 @@ class _Checks:
 
         def heard_many(sight: Sight, observers: list[str]) -> list[str | None]:
             got = plain_heard_many(sight, observers)
-            assert got == [_plain_heard(sight, o) for o in observers]
+            assert got == [sight_ref.heard(sight, o) for o in observers]
             counts["heard"] += len(observers)
             return got
 

@@ -1,6 +1,6 @@
 """6.2 sight made cheaper gives what the plain code path gives.
 
-Each shortcut is pinned against the code it replaced (kept here as the reference), on real
+Each shortcut is pinned against the code it replaced (kept in ``tests/reference/sight.py``), on real
 ground and real battles' positions: the grouping of ``los.visible_many``'s lines a run of
 equal sample counts at a time; the hearing table's candidates by a sweep, not the R-tree.
 """
@@ -20,6 +20,7 @@ from engine.orders import InstantDelivery
 from engine.spatial import RectIndex
 from scenario_builder import los
 from scenario_builder.build import build_site
+from tests.reference import sight as sight_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_engine import last_stand, scenario  # the engine benchmark's armies
@@ -34,22 +35,6 @@ def big_battle() -> Battle:
     for _ in range(6):
         battle.step()
     return battle
-
-
-def _groups_line_by_line(sizes: list[int]) -> list[tuple[int, int]]:
-    """``visible_many``'s groups (start, stop) as it made them before, one line at a time."""
-    out, start, n_pairs = [], 0, len(sizes)
-    while start < n_pairs:
-        stop, real = start + 1, sizes[start]
-        while stop < n_pairs:
-            n = sizes[stop]
-            wide = (stop + 1 - start) * n
-            if wide > los._CHUNK or (n != sizes[start] and wide > 2 * (real + n) + los._PAD):
-                break
-            stop, real = stop + 1, real + n
-        out.append((start, stop))
-        start = stop
-    return out
 
 
 def _groups_by_runs(sizes: list[int]) -> list[tuple[int, int]]:
@@ -72,7 +57,7 @@ def test_6_2_lines_grouped_a_run_at_a_time_as_line_by_line() -> None:
         n = int(rng.integers(1, 900))
         top = int(rng.integers(1, 13))
         sizes = sorted((1 << rng.integers(1, top + 1, n)).tolist())
-        assert _groups_by_runs(sizes) == _groups_line_by_line(sizes)
+        assert _groups_by_runs(sizes) == sight_ref.groups_line_by_line(sizes)
 
 
 def test_6_2_visible_many_on_real_ground_as_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,12 +72,7 @@ def test_6_2_visible_many_on_real_ground_as_line_by_line(monkeypatch: pytest.Mon
     b = np.clip(b, [minx + 1, miny + 1], [maxx - 1, maxy - 1])
     got = bf.line_of_sight_many(a, b)
 
-    def old_grow(sizes: list[int], run_end: dict[int, int], start: int) -> tuple[int, int]:
-        groups = _groups_line_by_line(sizes)
-        stop = next(s for g, s in groups if g == start)
-        return stop, sum(sizes[start:stop])
-
-    monkeypatch.setattr(los, "_grow", old_grow)
+    monkeypatch.setattr(los, "_grow", sight_ref.grow_line_by_line)
     assert got.tolist() == bf.line_of_sight_many(a, b).tolist()
     assert 0 < got.sum() < got.size
 

@@ -16,11 +16,9 @@ from engine.geometry import (
     OBB,
     FewSeparation,
     SeparationFrom,
-    _axes,
     distance,
     distance_many,
     forward,
-    local,
     obb_array,
     right,
     segment_hits,
@@ -28,9 +26,10 @@ from engine.geometry import (
     separation,
     separation_many,
 )
-from engine.movement import _LATTICE
 from engine.rulesets.two_mm_earth.rulesets import BASE_SIZE
 from engine.state import BaseStatus
+from tests.reference import geometry as geometry_ref
+from tests.reference import movement as movement_ref
 
 
 def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -49,32 +48,6 @@ def _random_boxes(rng: np.random.Generator, n: int) -> np.ndarray:
     )
 
 
-def _slab_reference(
-    p: tuple[float, float], q: tuple[float, float], others: np.ndarray
-) -> np.ndarray:
-    """The slab test one segment at a time, as the engine first wrote it: an independent
-    reference for the batched ``segment_hits_pairs`` (which ``segment_hits`` now wraps)."""
-    fx, fy, rx, ry = _axes(others[:, 4])
-    px, py = p[0] - others[:, 0], p[1] - others[:, 1]
-    dx, dy = q[0] - p[0], q[1] - p[1]
-    t0 = np.zeros(len(others))
-    t1 = np.ones(len(others))
-    ok = np.ones(len(others), dtype=bool)
-    for ux, uy, h in ((rx, ry, others[:, 2]), (fx, fy, others[:, 3])):
-        s = px * ux + py * uy
-        v = dx * ux + dy * uy
-        par = np.abs(v) < 1e-12
-        ok &= ~(par & (np.abs(s) > h))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ta = (-h - s) / v
-            tb = (h - s) / v
-        lo = np.where(par, -np.inf, np.minimum(ta, tb))
-        hi = np.where(par, np.inf, np.maximum(ta, tb))
-        t0 = np.maximum(t0, lo)
-        t1 = np.minimum(t1, hi)
-    return ok & (t0 <= t1)
-
-
 @pytest.mark.parametrize("seed", range(5))
 def test_segment_hits_equals_the_one_segment_reference(seed: int) -> None:
     rng = np.random.default_rng(seed)
@@ -85,7 +58,9 @@ def test_segment_hits_equals_the_one_segment_reference(seed: int) -> None:
     qs[5] = p  # a zero-length segment
     got = np.array([segment_hits(p, (float(q[0]), float(q[1])), boxes) for q in qs])
     for k, q in enumerate(qs):
-        assert np.array_equal(got[k], _slab_reference(p, (float(q[0]), float(q[1])), boxes))
+        assert np.array_equal(
+            got[k], geometry_ref.segment_hits(p, (float(q[0]), float(q[1])), boxes)
+        )
     assert got.any() and not got.all()  # the cases exercise both answers
 
 
@@ -100,7 +75,7 @@ def test_segment_hits_pairs_equals_segment_hits(seed: int) -> None:
     qs[8] = ps[8]  # a zero-length segment
     got = segment_hits_pairs(ps, qs, boxes)
     for k, (p, q) in enumerate(zip(ps.tolist(), qs.tolist(), strict=True)):
-        assert np.array_equal(got[k], _slab_reference(tuple(p), tuple(q), boxes))
+        assert np.array_equal(got[k], geometry_ref.segment_hits(tuple(p), tuple(q), boxes))
     assert got.any() and not got.all()
     assert segment_hits_pairs(ps[:0], qs[:0], boxes).shape == (0, 60)
 
@@ -141,48 +116,6 @@ def test_codes_on_map_equals_the_point_queries_on_real_ground(bayreuth) -> None:
     assert len(np.unique(bayreuth.codes_on_map("move", x, y)[0])) > 2
 
 
-def _old_footprint_classes(bf, f, layer="move", pose=None):
-    """engine.movement.footprint_classes before the batched rewrite: point by point."""
-    cx, cy, th = pose if pose is not None else (f.cx, f.cy, f.facing)
-    fx, fy = forward(th)
-    rx, ry = right(th)
-    ref = OBB(f.cx, f.cy, 0.0, 0.0, f.facing)
-    pts = []
-    for b in f.bases:
-        if b.status is BaseStatus.DEAD:
-            continue
-        ba, bl = local(ref, b.x, b.y)
-        for da, dl in _LATTICE:
-            a, l_ = ba + da, bl + dl
-            pts.append((cx + a * rx + l_ * fx, cy + a * ry + l_ * fy))
-    pts = np.asarray(pts, dtype=float).reshape(-1, 2)
-    o = f.obb()
-    ca, cl = local(OBB(f.cx, f.cy, 0, 0, f.facing), o.cx, o.cy)
-    n = max(2, int(2 * o.hd / 5.0) + 1)
-    ls = np.linspace(cl - o.hd + 2.5, cl + o.hd - 2.5, n)
-    mid = np.column_stack([cx + ca * rx + ls * fx, cy + ca * ry + ls * fy])
-    allp = np.vstack([pts, mid])
-    inside = np.atleast_1d(bf.contains(allp[:, 0], allp[:, 1]))
-    off = not bool(inside.all())
-    values = np.full(len(allp), -1, dtype=int)
-    if inside.any():
-        q = bf.category_at if layer == "move" else bf.cover_at
-        values[inside] = np.atleast_1d(q(allp[inside, 0], allp[inside, 1])).astype(int)
-    body, middle = values[: len(pts)], values[len(pts) :]
-    classes = []
-    on = body[body >= 0]
-    if on.size:
-        uniq, counts = np.unique(on, return_counts=True)
-        for u, c in zip(uniq.tolist(), counts.tolist(), strict=True):
-            if u != 0 and c / len(body) >= 0.5:
-                classes.append(int(u))
-    if middle.size and (middle >= 0).all():
-        u = int(middle[0])
-        if u != 0 and (middle == u).all() and u not in classes:
-            classes.append(u)
-    return sorted(classes), off, allp
-
-
 def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayreuth) -> None:
     from engine.movement import _lattice, _middle_column, footprint_classes
     from engine.rulesets.two_mm_earth.profiles import load_army
@@ -220,7 +153,7 @@ def test_footprint_classes_equal_the_point_by_point_version_on_real_ground(bayre
             )
         )
         for layer in ("move", "cover"):
-            want, off, allp = _old_footprint_classes(bayreuth, f, layer, pose)
+            want, off, allp = movement_ref.footprint_classes(bayreuth, f, layer, pose)
             assert footprint_classes(bayreuth, f, layer, pose) == (want, off)
             got = np.vstack([_lattice(f, pose), _middle_column(f, pose)])
             assert np.array_equal(got, allp)  # the very same sample points

@@ -25,42 +25,11 @@ from engine.sight import Sight
 from engine.spatial import RectIndex
 from engine.state import BaseStatus, Morale
 from scenario_builder.build import build_site
-from scenario_builder.los import EDGE_M, Grid, SightCells, _unit_steps, visible_few, visible_many
+from scenario_builder.los import SightCells, visible_few, visible_many
+from tests.reference import sight as sight_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_engine import last_stand, scenario  # the engine benchmark's armies
-
-
-def rule_6_2(
-    grid: Grid,
-    level: np.ndarray,
-    blocks: np.ndarray,
-    a: np.ndarray,
-    b: np.ndarray,
-    eye_a: int = 0,
-    max_samples: int = 4096,
-) -> list[bool]:
-    """6.2 read one line and one sample at a time (docs/rules-interpretations.md, 6.2): ground
-    higher than both ends blocks; woods at or above the higher end block more than 25 m from
-    both ends. The samples are visible_many's: a power-of-two count at most half a cell apart."""
-    out = []
-    for (ax, ay), (bx, by) in zip(a.tolist(), b.tolist(), strict=True):
-        r, c = grid.rowcol(np.array([ax, bx]), np.array([ay, by]))
-        top = max(int(level[r[0], c[0]]) + eye_a, int(level[r[1], c[1]]))
-        dist = float(np.hypot(bx - ax, by - ay))
-        n = min(max(int(np.ceil(dist / (grid.res / 2.0))) + 1, 2), max_samples)
-        n = 1 << int(np.ceil(np.log2(n)))
-        seen = True
-        for t in _unit_steps(n).tolist():
-            rr, cc = grid.rowcol(np.array(ax + (bx - ax) * t), np.array(ay + (by - ay) * t))
-            lv = int(level[rr, cc])
-            along = dist * t
-            away = along > EDGE_M and dist - along > EDGE_M
-            if lv > top or (blocks[rr, cc] and lv >= top and away):
-                seen = False
-                break
-        out.append(seen)
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +61,7 @@ def test_6_2_batched_lines_match_the_rule_sample_by_sample_in_woods(teutoburg) -
     b = np.concatenate([_points(bf, 200, rng), a[200:290] + rng.normal(0, 30, (90, 2)), a[290:]])
     b = np.clip(b, [bf.bounds[0] + 1, bf.bounds[1] + 1], [bf.bounds[2] - 1, bf.bounds[3] - 1])
     level, blocks = bf.layer("level"), bf.layer("blocks_sight")
-    want = rule_6_2(bf._grid, level, blocks, a, b)
+    want = sight_ref.rule_6_2(bf._grid, level, blocks, a, b)
     assert 0 < sum(want) < len(want), "the sample holds both answers"
     assert bf.line_of_sight_many(a, b).tolist() == want
     # the same answers one line at a time and in batches of any size
@@ -107,7 +76,7 @@ def test_6_2_batched_lines_match_the_rule_sample_by_sample_in_woods(teutoburg) -
     eye: np.ndarray = np.asarray(rng.integers(0, 2, size=a.shape[0]))
     raised = visible_many(bf._grid, level, blocks, a, b, eye_a=eye)
     assert raised.tolist() == [
-        rule_6_2(bf._grid, level, blocks, a[k : k + 1], b[k : k + 1], int(e))[0]
+        sight_ref.rule_6_2(bf._grid, level, blocks, a[k : k + 1], b[k : k + 1], int(e))[0]
         for k, e in enumerate(eye.tolist())
     ]
 
@@ -120,7 +89,7 @@ def test_6_2_lines_with_an_end_off_the_grid_are_clipped_onto_it(teutoburg) -> No
     b = np.column_stack([rng.uniform(minx - 400, maxx + 400, 60), np.full(60, maxy + 30.0)])
     level, blocks = bf.layer("level"), bf.layer("blocks_sight")
     got = visible_many(bf._grid, level, blocks, a, b).tolist()
-    assert got == rule_6_2(bf._grid, level, blocks, a, b)
+    assert got == sight_ref.rule_6_2(bf._grid, level, blocks, a, b)
 
 
 def test_codes_on_map_read_the_point_queries_and_minus_one_off_the_map(teutoburg) -> None:

@@ -21,10 +21,11 @@ import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.geometry import corners_many, distance_pairs, point_distance, segment_hits
+from engine.geometry import segment_hits
 from engine.orders import InstantDelivery
-from engine.sight import _HEAR_TREE_FROM, Sight, _box_pairs_within
+from engine.sight import Sight
 from scenario_builder.build import build_site
+from tests.reference import sight as sight_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_engine import last_stand, scenario  # the engine benchmark's armies
@@ -35,38 +36,6 @@ BOUNDS = 12
 @pytest.fixture(scope="module")
 def minden():
     return build_site("minden").battlefield
-
-
-def _old_troops_clear(s: Sight, i: int, j: int, hits: list[int]) -> bool:
-    """``Sight._troops_clear`` as it was before round 8 (each blocker's Formation read)."""
-    p = (s._xy[i][0], s._xy[i][1])
-    if not hits:
-        return True
-    o = s.forms[i]
-    levels = s._lv
-    top = max(levels[i], levels[j])
-    col, names = s._column_one, s._type_names
-    o_type = see_through = None
-    for k in hits:
-        blocker = s.forms[k]
-        if levels[k] < top:
-            continue  # 6.2: anything on a lower level can be seen over
-        if o_type is None:
-            o_type = names[int(col("type", i))]
-        if s._sees_over(o_type, names[int(col("type", k))]):
-            continue
-        if blocker.side == o.side:  # 6.2: friends near the observer are seen through
-            if see_through is None:
-                see_through = col("see_through", i)
-            if point_distance(s.obbs[k], *p) <= see_through:
-                continue
-            return False
-        if col("skirm", k):  # 6.2: an enemy skirmisher screen
-            screen = s.rules.skirmish_screen_m
-            if point_distance(s.obbs[k], *p) <= screen and s._gaps_to(k, [j])[0] <= screen:
-                continue
-        return False
-    return True
 
 
 def test_6_2_troops_in_the_way_judged_as_before(minden) -> None:
@@ -91,7 +60,7 @@ def test_6_2_troops_in_the_way_judged_as_before(minden) -> None:
                 hits = crossed.nonzero()[0].tolist()
                 if not hits:
                     continue
-                old = _old_troops_clear(s, i, j, hits)
+                old = sight_ref.troops_clear(s, i, j, hits)
                 assert s._troops_clear(i, j, hits) == old, (battle.state.bound, i, j)
                 lines += 1
                 blocked += not old
@@ -139,20 +108,6 @@ def test_6_2_heard_many_as_heard_one_by_one(minden) -> None:
     assert phases > 50 and heard_some > 200
 
 
-def _old_table(s: Sight) -> tuple[list[list[int]], list[list[float]]]:
-    """The hearing table's candidates and gaps row by row as before round 8: every candidate
-    pair measured by ``distance_pairs``, each rectangle's own pair too."""
-    index = s.spatial
-    if index.n > _HEAR_TREE_FROM:
-        ii, jj = _box_pairs_within(index.box, s.rules.hearing_m)
-    else:
-        ii, jj = np.nonzero(index.lower_bound_matrix() <= s.rules.hearing_m)
-    gg = distance_pairs(s.arr[ii], s.arr[jj], corners_many(s.arr)[ii])
-    rows = [jj[ii == r].tolist() for r in range(len(s.ids))]
-    gaps = [gg[ii == r].tolist() for r in range(len(s.ids))]
-    return rows, gaps
-
-
 @pytest.mark.parametrize(("per_side", "bounds"), [(30, BOUNDS), (105, 3)])
 def test_6_2_hearing_table_as_every_pair_measured(minden, per_side: int, bounds: int) -> None:
     # 105 a side: more than _HEAR_TREE_FROM formations (the sweep's candidates, not the matrix)
@@ -176,7 +131,7 @@ def test_6_2_hearing_table_as_every_pair_measured(minden, per_side: int, bounds:
             cold._hear_calls = 4  # the table at the next ask
             table = cold._hearing_table()
             assert table is not None
-            rows, gaps = _old_table(cold)
+            rows, gaps = sight_ref.hearing_table(cold)
             for r in range(len(cold.ids)):
                 assert table.row(r) == (rows[r], gaps[r]), (battle.state.bound, r)
                 assert cold._gap_row(r) == dict(zip(rows[r], gaps[r], strict=True))

@@ -1,8 +1,8 @@
-"""Issue 15: the pair-by-pair gap kernel (``geometry.distance_pairs`` / ``distance_rows``)
+"""The pair-by-pair gap kernel (``geometry.distance_pairs`` / ``distance_rows``)
 is the matrix kernel's arithmetic with less work (eight contiguous corner rows, ``hypot``
 only at each pair's least candidates, the overlap test only where circumcircles meet), and
-must give the same floats bit for bit as the arithmetic it replaced (kept here verbatim as
-``_reference``) and as ``distance_many``.
+must give the same floats bit for bit as the arithmetic it replaced (kept verbatim as
+``tests/reference/distances.py``'s ``distance_pairs``) and as ``distance_many``.
 
 The rectangles are the formations of the engine benchmark's battle on Minden (real ground,
 ``benchmarks/bench_engine.py``) after bounds of fighting: turned, in contact (overlapping
@@ -20,7 +20,6 @@ import pytest
 
 from engine import geometry
 from engine.geometry import (
-    _axes,
     _least_hypot,
     corners_many,
     distance_many,
@@ -29,33 +28,9 @@ from engine.geometry import (
     obb_array,
     separation_pairs,
 )
+from tests.reference import distances as distances_ref
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-
-def _reference(a: np.ndarray, b: np.ndarray, ca: np.ndarray) -> np.ndarray:
-    """distance_pairs as it was before the cheaper form, verbatim."""
-    fx, fy, rx, ry = _axes(b[:, 4])
-    dx = ca[:, :, 0].T - b[None, :, 0]  # (4, P)
-    dy = ca[:, :, 1].T - b[None, :, 1]
-    d1 = np.hypot(
-        np.maximum(np.abs(dx * rx + dy * ry) - b[:, 2], 0.0),
-        np.maximum(np.abs(dx * fx + dy * fy) - b[:, 3], 0.0),
-    )
-    sa = np.array([[-1], [1], [1], [-1]])
-    sb = np.array([[1], [1], [-1], [-1]])
-    px = b[:, 0] + sa * b[:, 2] * rx + sb * b[:, 3] * fx  # (4, P)
-    py = b[:, 1] + sa * b[:, 2] * ry + sb * b[:, 3] * fy
-    afx, afy, arx, ary = _axes(a[:, 4])
-    ex = px - a[:, 0]
-    ey = py - a[:, 1]
-    d2 = np.hypot(
-        np.maximum(np.abs(ex * arx + ey * ary) - a[:, 2], 0.0),
-        np.maximum(np.abs(ex * afx + ey * afy) - a[:, 3], 0.0),
-    )
-    best = np.minimum(d1.min(axis=0), d2.min(axis=0))
-    best[separation_pairs(a, b) < 0] = 0.0
-    return best
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +65,7 @@ def test_every_pair_equals_the_replaced_arithmetic(tables: list[np.ndarray]) -> 
         n = arr.shape[0]
         ii, jj = (m.ravel() for m in np.meshgrid(np.arange(n), np.arange(n), indexing="ij"))
         ca = corners_many(arr)
-        want = _reference(arr[ii], arr[jj], ca[ii])
+        want = distances_ref.distance_pairs(arr[ii], arr[jj], ca[ii])
         assert np.array_equal(distance_pairs(arr[ii], arr[jj], ca[ii]), want)
         assert np.array_equal(distance_pairs(arr[ii], arr[jj]), want)
         assert np.array_equal(distance_rows(arr, ii, jj, ca), want)
