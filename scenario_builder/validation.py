@@ -224,13 +224,14 @@ def envelope(
             pts.append(wl)
     arr = np.array(pts, dtype=float).reshape(-1, 2)
     kept = "battles with a recorded winner" if recorded_winner_only else "decided battles"
+    period = " (1600-1863)" if last_isqno == ENVELOPE_LAST_ISQNO else ""
     return Envelope(
         battles=len(pts),
         winner=Quartiles.of(arr[:, 0]),
         loser=Quartiles.of(arr[:, 1]),
         loser_larger=float((arr[:, 1] > arr[:, 0]).mean()) if len(pts) else math.nan,
         points=tuple(pts),
-        selection=f"CDB90 isqno 1-{last_isqno} (1600-1863): {kept} with both sides' "
+        selection=f"CDB90 isqno 1-{last_isqno}{period}: {kept} with both sides' "
         "strength and casualties, duplicates left out",
     )
 
@@ -538,7 +539,7 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
         mew=2,
         color="#333333",
         ls="none",
-        label="CDB90 medians, quartile box",
+        label="CDB90 medians, quartile box (dashed)",
     )
     # the sources' bands as shares of the scenario's strength in men
     losses = report["losses"]
@@ -547,16 +548,43 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
         bx = _band_share(losses[hist_w])
         by = _band_share(losses[losers[0]])
         if bx is not None and by is not None:
-            kinds = "+".join(sorted(set(losses[hist_w]["sources"]["kinds"])))
-            ax.add_patch(_rect(bx, by, edge="#c0392b", fill="#c0392b", alpha=0.18, label=""))
+            given = losses[hist_w]["sources"]["kinds"]
+            kinds = (
+                "killed, wounded, captured"
+                if len(given) == len(LossKind)
+                else ", ".join(k.value for k in LossKind if k.value in given)
+            )
+            label = f"sources' losses ({kinds}) over the scenario's strength"
+            if bx[1] - bx[0] < 1 and by[1] - by[0] < 1:  # point estimates: a marker
+                ax.plot(
+                    [sum(bx) / 2],
+                    [sum(by) / 2],
+                    "s",
+                    color="#c0392b",
+                    ms=9,
+                    ls="none",
+                    label=label,
+                    zorder=4,
+                )
+            else:
+                ax.add_patch(_rect(bx, by, edge="#c0392b", fill="#c0392b", alpha=0.25, label=label))
+    battle = report["cdb90"].get("battle")
+    if battle is not None and battle["winner"] in battle["sides"]:
+        bw = battle["sides"][battle["winner"]]["loss_share"]
+        bl = battle["sides"][_other(sides, battle["winner"])]["loss_share"]
+        if bw is not None and bl is not None:
             ax.plot(
-                [],
-                [],
-                "s",
-                color="#c0392b",
-                alpha=0.4,
-                ms=10,
-                label=f"sources' bands ({kinds}; {hist_w} on x)",
+                [100 * bw],
+                [100 * bl],
+                "*",
+                color="#27ae60",
+                ms=15,
+                mec="black",
+                mew=0.6,
+                ls="none",
+                label=f"CDB90 {battle['isqno']} {battle['name'].title()} "
+                f"({battle['start'][:10]} to {battle['end'][:10]})",
+                zorder=4,
             )
     marks = {hist_w: ("o", "#1f4e9c", f"replay won by {hist_w} (historical winner)")}
     for side in sides:

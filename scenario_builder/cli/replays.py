@@ -11,6 +11,7 @@ fight the same replays for the same seeds.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,10 +87,12 @@ def prepare(
     out: str,
     force: bool,
     console: Console,
+    check: Callable[[Scenario], None] | None = None,
 ) -> Prepared:
     """Every check before a cluster starts, in the order a user's mistake is cheapest to
     report: the options, the scheduler's address, the scenario, ``--out``, the ground and
-    the deployment (bound 0: units on the map, every side's troop list)."""
+    the deployment (bound 0: units on the map, every side's troop list). ``check`` is the
+    command's own check of the scenario, run as soon as it is loaded."""
     from engine.scenario import load_scenario
     from engine.yamlio import recording_reads
     from scenario_builder import montecarlo as mc
@@ -111,6 +114,8 @@ def prepare(
     # The files read meanwhile are the ones the workers are sent (mc_bundle).
     with recording_reads() as reads:
         sc = load_scenario(scenario)
+        if check is not None:
+            check(sc)
         plan_files = tuple((side, str(Path(f).resolve())) for side, f in parse_plans(plans))
         sc.use_plan_files(plan_files)  # read and checked here; every worker reads them again
         if ruleset is not None:

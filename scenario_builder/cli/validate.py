@@ -92,10 +92,10 @@ def validate(
         out=out,
         force=force,
         console=console,
+        check=lambda s: _check_cdb90(s, table),
     )
     sc = prep.scenario
     rs = get_ruleset(prep.ruleset or sc.ruleset)
-    val.cdb90_row(sc, table)  # an isqno not in the table: said before the replays are fought
     with atomic_dir(out, stamp=prep.stamp, replace=force) as tmp:
         results, n_workers, wall = fight_replays(
             prep,
@@ -118,6 +118,14 @@ def validate(
         click.echo(json.dumps({k: v for k, v in report.items() if k != "replays"}, sort_keys=True))
         return
     _print(report, Path(out))
+
+
+def _check_cdb90(sc: Any, table: Any) -> None:
+    """An isqno not in the CDB90 table: said as soon as the scenario is read, before the
+    ground is built."""
+    from scenario_builder.validation import cdb90_row
+
+    cdb90_row(sc, table)
 
 
 def _pct(v: float | None) -> str:
