@@ -522,8 +522,9 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
     sides = list(report["sides"])
     rows = report["replays"]
     hist_w = report["winner"].get("historical")
-    fig = Figure(figsize=(7.2, 6.4))
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.1, top=0.9)
+    fig = Figure(figsize=(7.2, 7.6))
+    # the legend goes under the axes: inside, it would hide replays near 100 % lost
+    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.25, top=0.92)
     ax = fig.subplots()
     ex = [100 * p[0] for p in env.points]
     ey = [100 * p[1] for p in env.points]
@@ -610,14 +611,21 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
                 zorder=3,
             )
     ax.plot([0, 100], [0, 100], color="#999999", lw=0.8)
-    xs = [100 * s for r in rows for s in r["loss_share"].values() if s is not None]
-    ax.set_xlim(0, min(100.0, 5 * math.ceil(max([40.0, *ex, *xs]) / 5 + 0.5)))
-    ax.set_ylim(0, 100)
+    # the winners' shares set the x range; a little room past 100 % keeps a whole army lost
+    # (a pursuit that caught everyone) on the plot, not on its frame
+    xs = [
+        100 * r["loss_share"][r["winner"]]
+        for r in rows
+        if r["winner"] in r["loss_share"] and r["loss_share"][r["winner"]] is not None
+    ]
+    top_x = min(100.0, 5 * math.ceil(max([40.0, *ex, *xs]) / 5 + 0.5))
+    ax.set_xlim(-0.01 * top_x, 1.01 * top_x)
+    ax.set_ylim(-1, 102)
     ax.set_xlabel("winner's losses, % of its strength at the start (killed, wounded, captured)")
     ax.set_ylabel("loser's losses, % of its strength at the start")
     n = report["runs"]
     ax.set_title(f"{report['name']}\n{n} replays ({report['ruleset']}) against CDB90", fontsize=10)
-    ax.legend(loc="upper right", fontsize=7.5, framealpha=0.9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=1, fontsize=7.5)
     fig.text(
         0.01,
         0.005,

@@ -192,7 +192,7 @@ def test_validate_flodden_figure_is_a_drawn_png(flodden_run):
     png = flodden_run / "validation.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     img = imread(png)
-    assert img.shape[:2] == (832, 936)  # 7.2 x 6.4 in at 130 dpi
+    assert img.shape[:2] == (988, 936)  # 7.2 x 7.6 in at 130 dpi
     # not blank: the envelope's grey, the replays' blue or orange and the sources' red are drawn
     rgb = (img[..., :3] * 255).round().astype(int).reshape(-1, 3)
     colours = {tuple(c) for c in np.unique(rgb, axis=0)}
