@@ -266,7 +266,15 @@ def test_unwritable_out_is_one_line_before_any_work(run_cli, tmp_path, no_cluste
     assert time.perf_counter() - t0 < 15
 
 
-def test_isqno_not_in_cdb90_names_the_scenario_before_replays(run_cli, tmp_path, no_cluster):
+def test_isqno_not_in_cdb90_names_the_scenario_before_the_ground(
+    run_cli, tmp_path, no_cluster, monkeypatch
+):
+    import scenario_builder.battle as battle
+
+    def no_ground(*_a, **_k):
+        raise AssertionError("the ground was built")
+
+    monkeypatch.setattr(battle, "build_battlefield", no_ground)
     src = Path(load_scenario("gettysburg_1863_day2").path)
     text = src.read_text(encoding="utf-8").replace("isqno: 199", "isqno: 9999")
     bad = tmp_path / "g.yaml"
