@@ -571,14 +571,41 @@ class SideLosses(BaseModel):
         return (sum(b[0] for b in bands), sum(b[1] for b in bands))
 
 
+class HistoricalDuration(BaseModel):
+    """How long the fighting lasted as the sources give it: a range of hours, with sources;
+    ``validate`` sets the replays' game time (bounds x the ruleset's ``bound_minutes``)
+    against it."""
+
+    model_config = _STRICT
+    hours: Annotated[tuple[float, float], AfterValidator(_band)]
+    note: str = ""
+    sources: list[str] = Field(default_factory=list)
+
+
+class CDB90Ref(BaseModel):
+    """The battle's row in CDB90, the CAA database of battles 1600-1973
+    (``data/history/cdb90_battles.csv``, by its ``isqno``). CDB90 records each battle by
+    attacker and defender; ``attacker`` names the scenario's side it counts as the attacker,
+    so the row's two strengths and losses can be set beside the sides'. The row may cover
+    more than the scenario (Gettysburg's is all three days): say so in ``note``."""
+
+    model_config = _STRICT
+    isqno: int = Field(ge=1)
+    attacker: str
+    note: str = ""
+
+
 class HistoricalOutcome(BaseModel):
     """What happened (outcomes as data): the winner (a side id, or null for a draw)
-    and each side's losses as ranges of men, with sources; ``montecarlo`` compares replays
-    with it (scenario_builder.montecarlo)."""
+    and each side's losses as ranges of men, with sources; how long the fighting lasted; the
+    battle's CDB90 row, if it has one. ``montecarlo`` and ``validate`` compare replays with it
+    (scenario_builder.montecarlo, scenario_builder.validation)."""
 
     model_config = _STRICT
     winner: str | None
     losses: dict[str, SideLosses] = Field(default_factory=dict)
+    duration: HistoricalDuration | None = None
+    cdb90: CDB90Ref | None = None
     sources: list[str] = Field(default_factory=list)
     summary: str = ""
 
@@ -709,6 +736,9 @@ class Scenario(BaseModel):
                 if side_id not in ids:
                     loc = ("historical_outcome", "losses", side_id)
                     yield loc, unknown_name("a side", side_id, ids)
+            if hist.cdb90 is not None and hist.cdb90.attacker not in ids:
+                loc = ("historical_outcome", "cdb90", "attacker")
+                yield loc, unknown_name("a side", hist.cdb90.attacker, ids)
 
     def plan_problems(self, side_id: str, plan: Plan) -> Iterator[tuple[Loc, str]]:
         """Every name in ``plan`` (side ``side_id``'s, inline or a plan file) checked against

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "model": "scenario_builder.cli.model:model",
     "demo": "scenario_builder.cli.demo:demo",
     "montecarlo": "scenario_builder.cli.montecarlo:montecarlo",
+    "validate": "scenario_builder.cli.validate:validate",
     "sites": "scenario_builder.cli.sites:sites",
     "scenarios": "scenario_builder.cli.scenarios:scenarios",
     "schema": "scenario_builder.cli.schema:schema",
