@@ -17,7 +17,9 @@ from engine.state import BattleState
 from engine.terrain import Ground
 
 if TYPE_CHECKING:
+    from engine.idle import IdleWatch
     from engine.orders import Commander, Delivery
+    from engine.readiness import ReadinessWatch
     from engine.rulesets import Ruleset
     from engine.scenario import Scenario
 
@@ -46,10 +48,10 @@ class BoundContext:
     jams: JamWatch = field(default_factory=JamWatch)
     #: called with the context as each bound begins (engine.light's sky, engine.readiness)
     on_bound_start: list[Any] = field(default_factory=list)
-    #: formations not yet ready to fight (engine.readiness.ReadinessWatch; None: all ready)
-    readiness: Any = None
-    #: who stood idle with an intent, and why (engine.idle.IdleWatch; the commanders answer)
-    idle: Any = None
+    #: formations not yet ready to fight (None: all ready)
+    readiness: ReadinessWatch | None = None
+    #: who stood idle with an intent, and why (the commanders answer its reports)
+    idle: IdleWatch | None = None
     #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
     #: runs on (engine.battle); None while the battle is undecided
     aftermath: frozenset[str] | None = None

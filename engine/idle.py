@@ -19,10 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.log import Event, Idle, Melee, Moved, PlannedMove, Shot
-from engine.state import Morale
+from engine.state import Formation, Morale
+
+if TYPE_CHECKING:
+    from engine.context import BoundContext
 
 __all__ = ["IDLE_BOUNDS", "MOVED_M", "IdleCause", "IdleReport", "IdleView", "IdleWatch"]
 
@@ -83,7 +86,7 @@ class IdleWatch:
     #: the formations that meant to move or strike in the last bound observed
     intending: list[str] = field(default_factory=list)
 
-    def observe(self, ctx: Any, events: Iterable[Event]) -> list[Idle]:
+    def observe(self, ctx: BoundContext, events: Iterable[Event]) -> list[Idle]:
         """The bound's events seen; the idle events this bound adds (after the bound's own)."""
         acted: set[str] = set()
         planned: set[str] = set()
@@ -101,8 +104,7 @@ class IdleWatch:
             elif isinstance(e, PlannedMove):
                 planned.add(e.formation)
         state = ctx.state
-        ruleset = getattr(ctx, "ruleset", None)
-        view: IdleView | None = ruleset.idle_view(ctx) if ruleset is not None else None
+        view: IdleView | None = ctx.ruleset.idle_view(ctx)
         if view is not None:
             acted |= view.acted
         out: list[Idle] = []
@@ -150,16 +152,15 @@ class IdleWatch:
         melee-only troops told to Hold keep their Advance, standing where it took them)."""
         return self.halted.get(f.id) == ("goal", _order_key(f))
 
-    def _cause(self, ctx: Any, f: Any, planned: set[str]) -> tuple[IdleCause, str]:
+    def _cause(self, ctx: BoundContext, f: Formation, planned: set[str]) -> tuple[IdleCause, str]:
         """Why ``f`` stood, as far as the bound tells."""
-        readiness = getattr(ctx, "readiness", None)
-        if readiness is not None and readiness.holds(f.id):
+        if ctx.readiness is not None and ctx.readiness.holds(f.id):
             return IdleCause.NOT_READY, "not ready (engine.readiness)"
-        delivery = getattr(ctx, "delivery", None)
-        if any(getattr(m, "to", None) == f.id for m in getattr(delivery, "in_flight", ())):
+        # messengers are the delivery's own (9.2): a delivery without them carries none
+        in_flight = getattr(ctx.delivery, "in_flight", ())
+        if any(getattr(m, "to", None) == f.id for m in in_flight):
             return IdleCause.MESSENGER, "waiting for a messenger"
-        jams = getattr(ctx, "jams", None)
-        friend = jams.stuck_by.get(f.id) if jams is not None else None
+        friend = ctx.jams.stuck_by.get(f.id)
         if friend is not None:
             busy = " (in combat)" if ctx.state.contacts.get(friend) else ""
             return IdleCause.FRIEND, f"blocked by friend {friend}{busy}"

@@ -25,9 +25,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.state import BaseStatus, Morale
+from engine.state import BaseStatus, Formation, Morale
+
+if TYPE_CHECKING:
+    from engine.context import BoundContext
 
 __all__ = ["FORM_UP_BOUNDS", "Readiness", "ReadinessWatch", "readiness_for"]
 
@@ -84,7 +87,7 @@ class ReadinessWatch:
         st = self.statuses.get(fid)
         return Readiness.READY if st is None else st.state
 
-    def __call__(self, ctx: Any) -> None:
+    def __call__(self, ctx: BoundContext) -> None:
         from engine.log import ReadinessEnded
 
         state = ctx.state
@@ -121,7 +124,7 @@ class ReadinessWatch:
                 out.add(f.id)
         return out
 
-    def _cause(self, ctx: Any, f: Any, st: _Status, n: int) -> str | None:
+    def _cause(self, ctx: BoundContext, f: Formation, st: _Status, n: int) -> str | None:
         state = ctx.state
         if f.removed or f.morale is not Morale.STEADY:
             return "morale"  # broken troops run whatever their state (11.1)

@@ -43,6 +43,7 @@ from engine.movement import footprint_classes
 from engine.state import BattleState, Formation
 
 if TYPE_CHECKING:
+    from engine.context import BoundContext
     from engine.rulesets import Ruleset
     from engine.scenario import Scenario
     from engine.terrain import Ground
@@ -112,14 +113,14 @@ class Arrivals:
             )
         return out
 
-    def __call__(self, ctx: Any) -> None:
+    def __call__(self, ctx: BoundContext) -> None:
         state: BattleState = ctx.state
         n = state.bound
         for fid in list(self.waiting):
             w = self.waiting[fid]
             if n < w.bound:
                 continue
-            broken = getattr(ctx, "aftermath", None)
+            broken = ctx.aftermath
             if broken is not None and w.formation.side in broken:
                 continue  # the army has broken (engine.battle): it never comes on
             pose = self._entry(state, w)

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
@@ -88,15 +88,18 @@ __all__ = [
 ]
 
 DEFAULT_RULESET = "2mm-earth-v0.9"
+#: the bound context a phase runs on (contravariant: a phase for any context runs on a subclass)
+C = TypeVar("C", bound="BoundContext", contravariant=True)
 
 
 @dataclass(frozen=True, slots=True)
-class Phase:
+class Phase(Generic[C]):
     """One step of a ruleset's turn or bound: a name (logged on every event of the phase) and
-    the function that plays it on the bound's context."""
+    the function that plays it on the bound's context, of the type the ruleset's
+    ``new_context`` makes (``Phase[TwoMmContext]``; ``Phase[Any]`` where a table mixes them)."""
 
     name: str
-    run: Callable[[Any], None]
+    run: Callable[[C], None]
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,7 @@ class Ruleset:
     #: the die every roll of the book uses (d6, d10, ...)
     die_sides: ClassVar[int] = 6
     #: the turn or bound sequence, run in order by the battle loop
-    phases: ClassVar[tuple[Phase, ...]] = ()
+    phases: ClassVar[tuple[Phase[Any], ...]] = ()
     scales: ClassVar[Scales]
     #: the terrain classes (per role) and the CSV table mapping features to them
     terrain: ClassVar[TerrainTable]
