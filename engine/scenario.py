@@ -849,6 +849,23 @@ class Scenario(BaseModel):
             self._plans[side_id] = self._load_plan(side_id, side.plan)
         return self._plans[side_id]
 
+    def order_words(self) -> Iterator[tuple[tuple[str | int, ...], str]]:
+        """Every order word the scenario gives, with its field's place: each formation's
+        initial order, each plan trigger's and each formation plan step's (a ruleset checks
+        them against its own words, ``Ruleset.unplayable``)."""
+        for si, side in enumerate(self.sides):
+            for fi, fs in enumerate(side.formations):
+                yield ("sides", si, "formations", fi, "order"), str(fs.order)
+            plan = self.plan_of(side.id)
+            if plan is None:
+                continue
+            at: tuple[str | int, ...] = ("sides", si, "plan")
+            for ti, trig in enumerate(plan.triggers):
+                yield (*at, "triggers", ti, "order"), str(trig.order)
+            for pi, fp in enumerate(plan.formations):
+                for k, step in enumerate(fp.steps):
+                    yield (*at, "formations", pi, "steps", k, "order"), str(step.order)
+
     def plan_file(self, side_id: str) -> Path | None:
         """The path of a side's plan file (None: inline or none)."""
         plan = self.side(side_id).plan

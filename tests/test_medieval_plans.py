@@ -140,6 +140,24 @@ def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> Non
             "weather_changes.0",
             lambda d: d.__setitem__("weather_changes", [{"bound": 3, "weather": "rain"}]),
         ),
+        # an order word 2mm Earth gives and this book does not (Ruleset.unplayable checks a
+        # scenario's words against the book in play, not every registered book's)
+        (
+            "sides.0.formations.0.order",
+            lambda d: d["sides"][0]["formations"][0].__setitem__("order", "retreat"),
+        ),
+        (
+            "sides.0.plan.formations.0.steps.0.order",
+            lambda d: d["sides"][0]["plan"].__setitem__(
+                "formations",
+                [
+                    {
+                        "formation": "yk_left",
+                        "steps": [{"order": "retreat", "point": {"xy": [0, 0]}}],
+                    }
+                ],
+            ),
+        ),
     ],
 )
 def test_a_mechanism_medieval_cannot_play_is_refused(

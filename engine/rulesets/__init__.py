@@ -229,11 +229,19 @@ class Ruleset:
         """The scenario's mechanisms this ruleset cannot play: (the field's place, why) each.
         The battle refuses a scenario with any (``check_playable``), so none is silently
         ignored. The default refuses ``victory.pursuit_bounds`` for a book with no pursuit
-        after the break (one that keeps the default :meth:`pursuit_over`)."""
+        after the break (one that keeps the default :meth:`pursuit_over`), and any order word
+        the book does not give (:attr:`order_kinds`: a scenario is checked against every
+        registered book's words when it loads, and against its own book's here)."""
+        out: list[tuple[tuple[str | int, ...], str]] = []
         if scenario.victory.pursuit_bounds and type(self).pursuit_over is Ruleset.pursuit_over:
             why = "has no pursuit after the break (its battle ends when an army breaks); expected 0"
-            return [(("victory", "pursuit_bounds"), why)]
-        return []
+            out.append((("victory", "pursuit_bounds"), why))
+        if self.order_kinds:
+            words = ", ".join(self.order_kinds)
+            for loc, word in scenario.order_words():
+                if word not in self.order_kinds:
+                    out.append((loc, f"has no {word} order (its orders: {words})"))
+        return out
 
     def delivery(self, battlefield: Ground, scenario: Scenario) -> Delivery:
         """How orders reach formations (the default: at once)."""

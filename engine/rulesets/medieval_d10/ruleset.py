@@ -683,22 +683,7 @@ class MedievalD10(Ruleset):
                     out.append(((*fat, "hold_fire"), f"{fp.formation}: {why}"))
                 if fp.feint is not None:
                     out.append(((*fat, "feint"), f"{fp.formation}: has no retreat order"))
-                for si_, step in enumerate(fp.steps):
-                    if str(step.order) not in ("attack", "advance", "hold"):
-                        out.append(
-                            (
-                                (*fat, "steps", si_, "order"),
-                                f"has no {step.order} order (attack, advance or hold)",
-                            )
-                        )
-            for ti, trig in enumerate(plan.triggers):
-                if trig.order not in ("attack", "advance", "hold"):
-                    out.append(
-                        (
-                            (*at, "triggers", ti, "order"),
-                            f"has no {trig.order} order (attack, advance or hold)",
-                        )
-                    )
+            # the plan's order words: checked against order_kinds by Ruleset.unplayable
         return out
 
     def idle_view(self, ctx: BoundContext) -> IdleView | None:
