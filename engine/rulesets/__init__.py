@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from engine.movement import MoveRules
+from engine.odds_options import OddsOption, OddsTable
 from engine.orders import ORDER_WORDS
-from engine.rulesets.odds_options import OddsOption, OddsTable
 from engine.sight import SightRules
 from engine.state import Morale
 from engine.terrain import Ground, TerrainTable, ruleset_ground
@@ -263,7 +263,7 @@ class Ruleset:
     # -- odds: asked by ``scenario-builder odds``, not the battle -------------------------------
     def odds_report(self, opts: Mapping[str, Any]) -> dict[str, Any]:
         """The answer (JSON values: exact odds as fractions and floats) to the question the
-        ``odds`` options ``opts`` ask (by option name, :mod:`engine.rulesets.odds_options`);
+        ``odds`` options ``opts`` ask (by option name, :mod:`engine.odds_options`);
         one of :attr:`odds_questions`."""
         raise RulesetError(None, f"ruleset {self.name} answers no odds questions")
 

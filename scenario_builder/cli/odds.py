@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from engine.rulesets.odds_options import OddsOption, OptionKind
-from engine.rulesets.odds_options import check_bounds as _check_bounds
-from engine.rulesets.odds_options import fail as _fail
-from engine.rulesets.odds_options import reject as _reject
+from engine.odds_options import OddsOption, OptionKind
+from engine.odds_options import check_bounds as _check_bounds
+from engine.odds_options import fail as _fail
+from engine.odds_options import reject as _reject
 from scenario_builder.cli.options import json_option, ruleset_option, seed_option
 from scenario_builder.errors import OddsInputError, RulesetError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import OddsOption, OddsOptions, OptionKind, fail, frac
+from engine.odds_options import OddsOption, OddsOptions, OptionKind, fail, frac
 
 __all__ = ["ODDS_FLAGS", "move_report"]
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
+from engine.odds_options import OddsOption
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import (
     DARK_AGE_MOVEMENT,
@@ -62,7 +63,6 @@ from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, M
 from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
 from engine.rulesets.dark_age.skirmish import SkirmishFallBack, fall_back_before
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain
-from engine.rulesets.odds_options import OddsOption
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import (
+from engine.odds_options import (
     OddsOption,
     OddsOptions,
     OddsTable,
@@ -21,8 +21,8 @@ from engine.rulesets.odds_options import (
     defaults,
     pct,
 )
-from engine.rulesets.odds_options import fail as _odds_fail
-from engine.rulesets.odds_options import frac as _frac
+from engine.odds_options import fail as _odds_fail
+from engine.odds_options import frac as _frac
 from scenario_builder.errors import OddsInputError
 
 __all__ = ["MEDIEVAL_ONLY", "ODDS_FLAGS", "medieval_odds", "odds_table"]

@@ -35,6 +35,7 @@ from engine.context import BoundContext
 from engine.idle import MOVED_M, IdleCause, IdleView
 from engine.log import Replanned
 from engine.movement import MoveRules
+from engine.odds_options import OddsOption, OddsTable
 from engine.reinforcements import Arrivals
 from engine.rulesets import Phase, Ruleset, Scales, register
 from engine.rulesets.medieval_d10.charts import COMMANDER_MORALE_VALUE, CommanderKind
@@ -54,7 +55,6 @@ from engine.rulesets.medieval_d10.terrain import (
     march_fraction,
 )
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
-from engine.rulesets.odds_options import OddsOption, OddsTable
 from engine.scenario import Plan
 from engine.sight import SightRules
 from engine.state import BaseStatus, Formation, Morale, SideState

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine.rulesets.odds_options import (
+from engine.odds_options import (
     OddsOption,
     OddsOptions,
     OddsTable,

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from engine.context import BoundContext
 from engine.dice import Dice
 from engine.movement import MoveRules, update_contacts
+from engine.odds_options import OddsOption, OddsTable, fail
 from engine.orders import Commander, Delivery, InstantDelivery, ScriptedOrders
 from engine.rulesets import Phase, Ruleset, Scales, get_ruleset, register  # noqa: F401
-from engine.rulesets.odds_options import OddsOption, OddsTable, fail
 from engine.rulesets.two_mm_earth import charts, morale, odds_report, phases, sieges, v07
 from engine.rulesets.two_mm_earth.charts import CoverClass, MoveClass, Temperament, UnitType
 from engine.rulesets.two_mm_earth.context import TwoMmContext

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.rulesets.odds_options import OddsOption, OddsOptions, OptionKind, frac
+from engine.odds_options import OddsOption, OddsOptions, OptionKind, frac
 
 __all__ = ["ODDS_FLAGS", "wc_report"]
 

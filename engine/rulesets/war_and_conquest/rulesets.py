@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 
 from engine.context import BoundContext
 from engine.log import Event
+from engine.odds_options import OddsOption
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import TWO_MM_EARTH_V09, WC_MORALE, Composition, Part
-from engine.rulesets.odds_options import OddsOption
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc

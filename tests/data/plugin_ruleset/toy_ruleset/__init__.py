@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from engine.rulesets.odds_options import OddsOption, OptionKind, frac
+from engine.odds_options import OddsOption, OptionKind, frac
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthV09
 
 __all__ = ["ToyRuleset"]
