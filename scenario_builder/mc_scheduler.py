@@ -74,8 +74,9 @@ def check_scheduler(address: str, timeout: float = CHECK_TIMEOUT_S) -> None:
         if Security().get_connection_args("client").get("ssl_context") is None:
             raise ScenarioError(
                 address,
-                "tls:// needs the client's TLS files in Dask's configuration "
-                "(DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ..._CLIENT__CERT, ..._CLIENT__KEY)",
+                "tls:// needs the client's TLS files: --tls-ca-file, --tls-cert and --tls-key, "
+                "or Dask's configuration (DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+                "..._CLIENT__CERT, ..._CLIENT__KEY)",
             )
     try:
         with _quiet():

@@ -10,8 +10,9 @@ fight the same replays for the same seeds.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,62 @@ dashboard_option = click.option(
     is_flag=True,
     help="Serve the Dask dashboard of the local cluster (on a free port).",
 )
+_PEM = click.Path(exists=True, dir_okay=False, readable=True, path_type=Path)
+
+
+def tls_options(f: Any) -> Any:
+    """``--tls-ca-file``, ``--tls-cert``, ``--tls-key``: the client's side of Dask's TLS for a
+    ``tls://`` scheduler (docs/montecarlo.md, "Security")."""
+    for option in reversed(
+        [
+            click.option(
+                "--tls-ca-file",
+                type=_PEM,
+                help="CA certificate (PEM) the tls:// scheduler's certificate is checked against.",
+            ),
+            click.option("--tls-cert", type=_PEM, help="This client's certificate (PEM)."),
+            click.option(
+                "--tls-key",
+                type=_PEM,
+                help="This client's private key (PEM), unless in --tls-cert.",
+            ),
+        ]
+    ):
+        f = option(f)
+    return f
+
+
+@contextlib.contextmanager
+def client_tls(
+    scheduler: str | None, ca_file: Path | None, cert: Path | None, key: Path | None
+) -> Iterator[None]:
+    """Dask's client TLS settings (``distributed.comm.tls.*``) from the ``--tls-*`` options for
+    the block: what the address check and the Client read. Without the options, Dask's own
+    configuration (its files or ``DASK_DISTRIBUTED__COMM__TLS__*``) stands."""
+    if ca_file is None and cert is None and key is None:
+        yield
+        return
+    if scheduler is None or not scheduler.startswith("tls://"):
+        raise click.UsageError(
+            "--tls-ca-file, --tls-cert and --tls-key are for a tls:// --scheduler"
+        )
+    if ca_file is None or cert is None:
+        raise click.UsageError(
+            "a tls:// client needs --tls-ca-file and --tls-cert (and --tls-key unless the "
+            "certificate file holds the key)"
+        )
+    import dask
+    import distributed  # noqa: F401  (its defaults in dask.config first: see below)
+
+    # dask.config.set undoes what it set on leaving, so a key it created (the whole
+    # "distributed" section, were it not loaded yet) would be dropped with its defaults
+    settings = {
+        "distributed.comm.tls.ca-file": str(ca_file),
+        "distributed.comm.tls.client.cert": str(cert),
+        "distributed.comm.tls.client.key": str(key) if key is not None else None,
+    }
+    with dask.config.set(settings):
+        yield
 
 
 @dataclass

@@ -25,12 +25,14 @@ from scenario_builder.atomic import atomic_dir
 
 from .options import force_option, json_option, out_dir_option, plan_option, ruleset_option
 from .replays import (
+    client_tls,
     dashboard_option,
     fight_replays,
     prepare,
     runs_help,
     scheduler_option,
     seed0_option,
+    tls_options,
     workers_option,
 )
 
@@ -50,6 +52,7 @@ MAX_RUNS = 100_000
 )
 @workers_option
 @scheduler_option
+@tls_options
 @seed0_option
 @dashboard_option
 @ruleset_option
@@ -62,6 +65,9 @@ def validate(
     runs: int,
     workers: int | None,
     scheduler: str | None,
+    tls_ca_file: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
     seed0: int,
     dashboard: bool,
     ruleset: str | None,
@@ -77,47 +83,50 @@ def validate(
     from scenario_builder import validation as val
 
     console = Console(stderr=True)
-    # the shipped CDB90 table first: a broken install is one line before any work
-    table = val.load_cdb90()
-    prep = prepare(
-        "validate",
-        scenario,
-        runs=runs,
-        workers=workers,
-        scheduler=scheduler,
-        dashboard=dashboard,
-        seed0=seed0,
-        ruleset=ruleset,
-        plans=plans,
-        out=out,
-        force=force,
-        console=console,
-        check=lambda s: _check_cdb90(s, table),
-    )
-    sc = prep.scenario
-    rs = get_ruleset(prep.ruleset or sc.ruleset)
-    with atomic_dir(out, stamp=prep.stamp, replace=force) as tmp:
-        results, n_workers, wall = fight_replays(
-            prep,
-            tmp,
+    with client_tls(scheduler, tls_ca_file, tls_cert, tls_key):
+        # the shipped CDB90 table first: a broken install is one line before any work
+        table = val.load_cdb90()
+        prep = prepare(
+            "validate",
+            scenario,
             runs=runs,
-            seed0=seed0,
+            workers=workers,
             scheduler=scheduler,
             dashboard=dashboard,
-            quiet=as_json,
+            seed0=seed0,
+            ruleset=ruleset,
+            plans=plans,
+            out=out,
+            force=force,
             console=console,
+            check=lambda s: _check_cdb90(s, table),
         )
-        report = val.validate(
-            sc, results, ruleset=rs.name, bound_minutes=rs.bound_minutes, table=table
-        )
-        report["workers"] = n_workers
-        report["wall_seconds"] = round(wall, 3)
-        (tmp / "validation.json").write_text(json.dumps(report, indent=1, sort_keys=True))
-        val.plot(report, val.envelope(table), tmp / "validation.png")
-    if as_json:
-        click.echo(json.dumps({k: v for k, v in report.items() if k != "replays"}, sort_keys=True))
-        return
-    _print(report, Path(out))
+        sc = prep.scenario
+        rs = get_ruleset(prep.ruleset or sc.ruleset)
+        with atomic_dir(out, stamp=prep.stamp, replace=force) as tmp:
+            results, n_workers, wall = fight_replays(
+                prep,
+                tmp,
+                runs=runs,
+                seed0=seed0,
+                scheduler=scheduler,
+                dashboard=dashboard,
+                quiet=as_json,
+                console=console,
+            )
+            report = val.validate(
+                sc, results, ruleset=rs.name, bound_minutes=rs.bound_minutes, table=table
+            )
+            report["workers"] = n_workers
+            report["wall_seconds"] = round(wall, 3)
+            (tmp / "validation.json").write_text(json.dumps(report, indent=1, sort_keys=True))
+            val.plot(report, val.envelope(table), tmp / "validation.png")
+        if as_json:
+            click.echo(
+                json.dumps({k: v for k, v in report.items() if k != "replays"}, sort_keys=True)
+            )
+            return
+        _print(report, Path(out))
 
 
 def _check_cdb90(sc: Any, table: Any) -> None:
