@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import folium
 import numpy as np
@@ -35,6 +35,9 @@ from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
 from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import CRSError
+
+if TYPE_CHECKING:
+    from engine.rulesets import Ruleset
 
 STATE_CODES = {"ok": "o", "injured": "i", "dead": "d"}
 MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "D"}
@@ -108,7 +111,7 @@ _SENTENCES: dict[str, str] = {
     "hit": "{formation} takes {hits} hit(s) from {by} ({kind})",
     "injured": "{base} of {formation} injured by {by}",
     "killed": "{base} of {formation} killed by {by}",
-    "panic_test": "{formation} panic test 10.5 ({triggers}): {dice}, score {score} vs "
+    "panic_test": "{formation} {test_name} ({triggers}): {dice}, score {score} vs "
     "resilience {resilience} \u2192 {outcome}",
     "retreat": "{formation} retreats: {reason}",
     "rout": "{formation} routs: {reason}",
@@ -191,7 +194,7 @@ class Renamer:
         return out
 
 
-def _event_text(ev: Mapping[str, Any]) -> str:
+def _event_text(ev: Mapping[str, Any], test_name: str = "panic test 10.5") -> str:
     """One line for an event: a sentence for the core's known types, every simple field for
     others. A book's own events word themselves (``Event.describe``, :class:`EventReader`);
     one read here is a record its class no longer reads (a log from another version).
@@ -216,6 +219,7 @@ def _event_text(ev: Mapping[str, Any]) -> str:
     if template is not None:
         fields = {k: _short(v) for k, v in ev.items() if v is not None}
         fields["dice"] = _dice_text(ev)
+        fields["test_name"] = test_name  # the book's name for its morale test (Ruleset)
         fields["toward"] = f" toward {_short(ev['target'])}" if ev.get("target") else ""
         try:
             text = template.format(**fields)
@@ -267,18 +271,27 @@ class EventReader:
         renamer: Renamer,
         types: Mapping[str, type[Event]],
         formations: Mapping[str, Mapping[str, Any]],
+        test_name: str = "panic test 10.5",
     ) -> None:
         self.renamer = renamer
         self.types = types
         #: every formation the log names, wings included: its side and name (``_formations``)
         self.formations = formations
+        #: the book's name for the core's panic_test (``Ruleset.morale_test_name``)
+        self.test_name = test_name
 
     @classmethod
     def for_log(cls, log: Mapping[str, Any]) -> EventReader:
         side_of = {b["id"]: b["side"] for b in log["bases"]}
         sides = [{"id": s["id"], "name": s.get("name", s["id"])} for s in log["sides"]]
         formations = _formations(log, side_of)
-        return cls(Renamer(formations, log["bases"], sides), event_types(log), formations)
+        book = _ruleset_of(log)
+        return cls(
+            Renamer(formations, log["bases"], sides),
+            event_types(log),
+            formations,
+            book.morale_test_name if book is not None else "panic test 10.5",
+        )
 
     def name(self, text: str) -> str:
         """What a book's describe() is given: a side's id, a formation's or base's, or text."""
@@ -293,7 +306,7 @@ class EventReader:
         else:
             who = next((ev[k] for k in ACTOR_KEYS if k in ev), None)
             whom = next((ev[k] for k in TARGET_KEYS if k in ev), None)
-        text = words if words is not None else _event_text(self.renamer(ev))
+        text = words if words is not None else _event_text(self.renamer(ev), self.test_name)
         return ReadEvent(text, typed, draw, who, whom)
 
 
@@ -434,7 +447,13 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
     renamer = Renamer(formations, bases, sides)
-    reader = EventReader(renamer, event_types(log), formations)
+    book = _ruleset_of(log)
+    reader = EventReader(
+        renamer,
+        event_types(log),
+        formations,
+        book.morale_test_name if book is not None else "panic test 10.5",
+    )
     xs: list[float] = []
     ys: list[float] = []
     # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
@@ -648,17 +667,23 @@ def _figures(record: Mapping[str, Any]) -> str | None:
     return ", ".join(parts)
 
 
-def event_types(log: Mapping[str, Any]) -> Mapping[str, type[Event]]:
-    """The event classes of the log's ruleset (the core's and the book's own), found through
-    the registry; a log naming no ruleset known here reads with the core's alone."""
+def _ruleset_of(log: Mapping[str, Any]) -> Ruleset | None:
+    """The log's ruleset from the registry; None for a log naming none known here."""
     from engine.rulesets import get_ruleset
     from scenario_builder.errors import RulesetError
 
     name = log.get("ruleset")
     try:
-        return get_ruleset(str(name)).event_types() if name else EVENT_TYPES
+        return get_ruleset(str(name)) if name else None
     except RulesetError:
-        return EVENT_TYPES
+        return None
+
+
+def event_types(log: Mapping[str, Any]) -> Mapping[str, type[Event]]:
+    """The event classes of the log's ruleset (the core's and the book's own), found through
+    the registry; a log naming no ruleset known here reads with the core's alone."""
+    book = _ruleset_of(log)
+    return book.event_types() if book is not None else EVENT_TYPES
 
 
 def _typed_event(types: Mapping[str, type[Event]], ev: Mapping[str, Any]) -> Event | None:

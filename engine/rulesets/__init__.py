@@ -170,6 +170,9 @@ class Ruleset:
     #: starts quickly); a process about to fight many battles imports them up front through
     #: :mod:`engine.rulesets.preload`
     lazy_modules: ClassVar[tuple[str, ...]] = ()
+    #: how the book names the core's ``panic_test`` event's test, with its section, for the
+    #: playback's words ("panic test 10.5"; v0.7: "rout test 5.2")
+    morale_test_name: ClassVar[str] = "morale test"
     #: the questions ``scenario-builder odds`` may ask this book, by the name of the option
     #: that asks it (``attack``, ``panic``, ``wc_mv`` ...): :meth:`odds_report` answers them
     odds_questions: ClassVar[tuple[str, ...]] = ()

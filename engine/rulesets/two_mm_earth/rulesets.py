@@ -475,6 +475,7 @@ class TwoMmEarth(TwoMmEarthMoves):
     #: the sections a morale change cites in the log: (must rout, test's rout, test or must
     #: retreat)
     morale_cite: ClassVar[tuple[str, str, str]] = ("10.2", "10.5 panic test", "10.2/10.5")
+    morale_test_name: ClassVar[str] = "panic test 10.5"
 
     def morale_effect(
         self, trigger: str, temperament: Temperament | str = "normal", state: str = "steady"
@@ -611,6 +612,7 @@ class TwoMmEarthV07(TwoMmEarth):
     panic_dice = 1
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V07
     morale_cite: ClassVar[tuple[str, str, str]] = ("5.1", "5.2 rout test", "5.1/5.2")
+    morale_test_name: ClassVar[str] = "rout test 5.2"
     #: the 2mm Earth layers' hooks this book does not have: no 9.3 order chart, no 9.2
     #: messengers (check_hooks proves nothing consults them under v0.7)
     absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
