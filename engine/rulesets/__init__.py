@@ -60,6 +60,7 @@ import numpy as np
 from engine.movement import MoveRules
 from engine.orders import ORDER_WORDS
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName, unplayable_rules
 from engine.state import Morale
 from engine.terrain import Ground, TerrainTable, ruleset_ground
 from scenario_builder.errors import RulesetError
@@ -173,6 +174,9 @@ class Ruleset:
     #: own options answers every ``odds --ruleset NAME`` question itself; under any other
     #: ruleset they are refused.
     odds_options: ClassVar[Mapping[str, Any]] = {}
+    #: the scenario special rules (engine.special_rules) this ruleset plays at its own seams;
+    #: a scenario naming another is refused at load (``check_playable``, docs/special-rules.md)
+    special_rules: ClassVar[frozenset[SpecialRuleName]] = frozenset()
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -324,8 +328,9 @@ class Ruleset:
         """Each event ``type`` a log of this ruleset holds -> its class (the core's and
         :attr:`events`), for reading a log back: ``cls.from_dict(d).describe()``."""
         from engine.log import EVENT_TYPES
+        from engine.special_rules import special_rule_events
 
-        return {**EVENT_TYPES, **{c.type: c for c in self.events}}
+        return {**EVENT_TYPES, **special_rule_events(), **{c.type: c for c in self.events}}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""
@@ -347,6 +352,7 @@ class Ruleset:
             "slope_bands": [[deg, name] for deg, name in self.slope_bands],
             "morale_states": {str(k): v for k, v in self.morale_states.items()},
             "orders": list(self.order_kinds),
+            "special_rules": sorted(str(n) for n in self.special_rules),
             "scales": {
                 "ground_m_per_mm": dict(self.scales.ground_m_per_mm),
                 "base_m": [self.scales.base_w_m, self.scales.base_d_m],
@@ -365,7 +371,9 @@ _INSTANCES: dict[str, Ruleset] = {}
 def check_playable(scenario: Scenario, ruleset: Ruleset) -> None:
     """One line naming the scenario file, its line and the first field ``ruleset`` cannot
     play (``Ruleset.unplayable``); nothing when it plays them all."""
-    bad = ruleset.unplayable(scenario)
+    plays = type(ruleset).special_rules
+    bad = unplayable_rules(list(scenario.special_rules), plays)
+    bad += ruleset.unplayable(scenario)
     if not bad:
         return
     from scenario_builder.errors import ScenarioFileError

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.dice import Dice
+from engine.log import Event
 from engine.pathing import CostAt, first_blocked, way_around
 from engine.rulesets.medieval_d10.charts import (
     ARTILLERY_FALL_BACK_ABANDON_MAX,
@@ -76,6 +77,7 @@ from engine.rulesets.medieval_d10.units import (
     Order,
     Unit,
 )
+from engine.special_rules import SpecialRules
 
 __all__ = [
     "ARMY_CONTINGENT",
@@ -414,6 +416,10 @@ class MedievalBattle:
         self.terrain = terrain or load_terrain_table()
         #: units not yet ready to fight (engine.readiness: set by the ruleset)
         self.held: Callable[[str], bool] = _never
+        #: the scenario's special rules (engine.special_rules): limited_missile_supply in
+        #: :meth:`fire`, fog in :meth:`sees`; their events, for the core's log
+        self.special = SpecialRules()
+        self.special_events: list[Event] = []
         self.turn = 0
         self.side_a, self.side_b = self.sides
         self.phase: Phase = Phase.INITIATIVE
@@ -496,6 +502,13 @@ class MedievalBattle:
     def in_contact(self, a: UnitState, b: UnitState) -> bool:
         return self.gap(a, b) <= CONTACT_M
 
+    def engaged(self, uid: str) -> bool:
+        """Whether unit ``uid`` is in contact with a living enemy unit."""
+        u = self.units.get(uid)
+        if u is None or not u.alive:
+            return False
+        return any(self.in_contact(u, e) for e in self.alive(self.enemy_of(u.side)))
+
     def terrain_at(self, x: float, y: float) -> tuple[Terrain, Cover]:
         """This ruleset's terrain and cover at a point (off the map: impassable)."""
         if not self.bf.contains(x, y):
@@ -536,6 +549,9 @@ class MedievalBattle:
     def sees(self, a: UnitState, b: UnitState) -> bool:
         """Whether ``a`` sees ``b`` over the battlefield's ground (its DEM levels, woods and
         built-up areas: the Battlefield's line of sight). Cached for the turn."""
+        fog = self.special.fog_m
+        if fog is not None and a.side != b.side and self.gap(a, b) > fog:
+            return False  # special rule fog: no enemy seen beyond it
         key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
         hit = self._sight.get(key)
         if hit is None:
@@ -551,6 +567,8 @@ class MedievalBattle:
         through :meth:`sees` if an end is off the battlefield): :meth:`sees`' answers, not kept in
         the turn's cache (only ``look`` asks of enemy pairs, each once a turn)."""
         many = getattr(self.bf, "line_of_sight_many", None)
+        if self.special.fog_m is not None:
+            many = None  # fog: each pair through sees (its distance first)
         if pairs and many is not None:
             src = np.asarray([(a.x, a.y) for a, _ in pairs], float)
             dst = np.asarray([(b.x, b.y) for _, b in pairs], float)
@@ -1693,8 +1711,8 @@ class MedievalBattle:
 
     def missile_target(self, u: UnitState) -> UnitState | None:
         weapon = u.unit.spec.missile
-        if weapon is None:
-            return None
+        if weapon is None or not self.special.may_shoot(u.id, u.side):
+            return None  # no missiles, or none left (special rule limited_missile_supply)
         best, best_d = None, math.inf
         # a band needs the range, rounded up, within the longest band: no enemy further than
         # that centimetre more (and a metre to spare) can be the target
@@ -1713,6 +1731,8 @@ class MedievalBattle:
         assert weapon is not None
         if u.unit.arm is Arm.ARTILLERY and u.unit.limbered:
             return 0  # limbered guns cannot fire
+        if not self.special.may_shoot(u.id, u.side):
+            return 0  # out of missiles (special rule limited_missile_supply): no reaction fire
         d = max(0.0, self.gap(u, target))
         band = range_band(weapon, self.scale.chart_cm(d))
         if band is None:
@@ -1758,6 +1778,9 @@ class MedievalBattle:
             )
             kills, faces = cas.kills, list(cas.faces)
         u.shots_fired += 1
+        dry = self.special.spend_volley(u.id, u.side, phase_name(self.phase))
+        if dry is not None:
+            self.special_events.append(dry)
         u.volleys = u.volleys + 1 if u.fired_turn >= self.turn - 1 else 1
         u.fired_turn = self.turn
         u.moved = True

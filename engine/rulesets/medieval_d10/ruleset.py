@@ -47,6 +47,7 @@ from engine.rulesets.medieval_d10.terrain import (
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
 from engine.scenario import Plan
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName
 from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
 from engine.yamlio import line_for, read_yaml, validate
@@ -463,6 +464,8 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     )
     if ctx.readiness is not None:  # engine.readiness: who may not move or shoot yet
         ctx.game.held = ctx.readiness.holds
+    ctx.game.special = ctx.special  # the scenario's special rules (engine.special_rules)
+    ctx.special.engaged = ctx.game.engaged  # its contacts are the game's, not the core's
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
     _command(ctx, ctx.game)
@@ -540,6 +543,8 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
     for e in game.events[ctx.emitted :]:
         ctx.emit(from_record(phase, e))
     ctx.emitted = len(game.events)
+    ctx.emit(game.special_events)  # special rules' events (engine.special_rules), typed already
+    game.special_events = []
 
 
 def _speed(f: Formation) -> Callable[[int], float | None]:
@@ -571,6 +576,9 @@ class MedievalD10(Ruleset):
     version = "1"
     die_sides = 10
     phases = tuple(_phase(p, m) for p, m in PHASES)
+    #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
+    #: ``special`` (docs/special-rules.md)
+    special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
         base_w_m=FIGURE_M,

@@ -573,7 +573,9 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
         target = state.formations.get(f.target_formation or "")
         if target is None or target.removed or target.side == f.side:
             target = None
-        has_missiles = bool(shooting_bases(f))
+        # a formation out of missiles (special rule limited_missile_supply) closes as troops
+        # without missiles do
+        has_missiles = bool(shooting_bases(f)) and ctx.special.may_shoot(f.id, f.side)
         near_gaps = _near_gaps(ctx, f)
         near = [g for g, _d in near_gaps]
         if has_missiles:
@@ -724,8 +726,8 @@ def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
 
 def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     state = ctx.state
-    if not shooting_bases(f):
-        return None
+    if not shooting_bases(f) or not ctx.special.may_shoot(f.id, f.side):
+        return None  # no missiles, or none left (special rule limited_missile_supply)
     if state.contacts.get(f.id):
         return _assist_shot(ctx, f)
     plan = ctx.plans.get(f.id)
@@ -845,6 +847,8 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
             )
         res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
+        # special rule limited_missile_supply: one volley spent (logged when the last)
+        dry = ctx.special.spend_volley(f.id, f.side, "execute_shooting")
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True
         ctx.emit(
@@ -860,6 +864,8 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
                 res.dice,
             )
         )
+        if dry is not None:
+            ctx.emit(dry)
         if res.hits:
             ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
 

@@ -38,6 +38,7 @@ from engine.rulesets.two_mm_earth.triggers import (
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName
 from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
@@ -98,6 +99,9 @@ class TwoMmEarthGame(Ruleset):
     family = "2mm-earth"
     die_sides = 6
     phases = phases.SEQUENCE
+    #: played in its shooting phases (limited_missile_supply) and through the core's sight
+    #: (fog): every layer and composition of the family (docs/special-rules.md)
+    special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
     scales = SCALES
     terrain = TerrainTable(
         data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
