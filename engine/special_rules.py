@@ -288,8 +288,8 @@ class OutOfMissiles(Event):
     formation: str
     shot: int
 
-    def describe(self) -> str:
-        return f"{self.formation} has shot its last volley ({self.rule})"
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        return f"{names(self.formation)} has shot its last volley ({self.rule})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,8 +301,8 @@ class MissilesResupplied(Event):
     formation: str
     left: int
 
-    def describe(self) -> str:
-        return f"{self.formation} resupplied: {self.left} volleys ({self.rule})"
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        return f"{names(self.formation)} resupplied: {self.left} volleys ({self.rule})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +313,7 @@ class FogChanged(Event):
     rule: str
     visibility_m: float | None
 
-    def describe(self) -> str:
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
         if self.visibility_m is None:
             return f"the fog lifts ({self.rule})"
         return f"fog: nothing seen beyond {self.visibility_m:g} m ({self.rule})"

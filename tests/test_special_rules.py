@@ -1,0 +1,287 @@
+"""Scenario special rules (engine.special_rules, docs/special-rules.md), played in battles on
+the shipped ground and scenarios.
+
+- ``limited_missile_supply``: Homildon Hill 1402 under 2mm Earth v0.9 (its English archers,
+  8.2 shooting) and Towton 1461 under medieval-d10 (its FIRING CHART): a formation shoots its
+  volleys, is logged out of missiles and shoots no more; resupply brings volleys back.
+- ``fog``: on the Minden ground, an enemy 200 m off is hidden by a 150 m fog, seen in a 250 m
+  one, and seen again once the fog lifts (``bounds``).
+- loading: unknown rules and parameters are one line with the nearest name; a ruleset that
+  does not play a rule refuses the scenario in one line naming the rule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from engine.battle import Battle
+from engine.dice import Dice
+from engine.log import BattleLog
+from engine.orders import InstantDelivery
+from engine.rulesets import get_ruleset, register, unregister
+from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthV09
+from engine.scenario import Scenario, load_scenario, scenario_path
+from engine.special_rules import parse_rule
+from engine.testing import check_battle, flat_origin, make_scenario
+from scenario_builder.battle import build_battlefield, fight
+
+ARMIES = (
+    str(Path(__file__).parent / "data" / "troops" / "rules_red.yaml"),
+    str(Path(__file__).parent / "data" / "troops" / "rules_blue.yaml"),
+)
+SOURCE = "test: the number under test, not a historical claim"
+
+
+def _with_rules(sc: Scenario, *rules: dict[str, Any]) -> Scenario:
+    return sc.model_copy(update={"special_rules": [parse_rule(r) for r in rules]})
+
+
+def _shots(log: BattleLog, kind: str) -> dict[str, list[int]]:
+    """Formation -> the bounds it shot in (one entry per shot event of type ``kind``)."""
+    out: dict[str, list[int]] = {}
+    for r in log.bounds:
+        for e in r.events:
+            if e.type == kind:
+                d = e.to_dict()
+                out.setdefault(d.get("formation") or d.get("unit") or "", []).append(r.bound)
+    return out
+
+
+def _events(log: BattleLog, kind: str) -> list[tuple[int, dict[str, Any]]]:
+    return [(r.bound, e.to_dict()) for r in log.bounds for e in r.events if e.type == kind]
+
+
+@pytest.fixture(scope="module")
+def homildon() -> tuple[Scenario, Any]:
+    sc = load_scenario("homildon_hill_1402")
+    return sc, build_battlefield(sc)
+
+
+def test_archers_run_dry_and_stop_shooting_under_2mm_earth(homildon) -> None:
+    """limited_missile_supply, 8.2: each English archer formation shoots 4 volleys, is logged
+    out of missiles with its fourth and shoots no more; without the rule they shoot on."""
+    sc, built = homildon
+    assert sc.ruleset == "2mm-earth-v0.9"
+    base_log, _ = fight(sc, built, 1)
+    base = _shots(base_log, "shot")
+    assert max(len(v) for v in base.values()) > 4  # the book alone: shooting without end
+    assert not _events(base_log, "out_of_missiles")
+    rule = {"rule": "limited_missile_supply", "volleys": 4, "source": SOURCE}
+    log, _ = fight(_with_rules(sc, rule), built, 1)
+    shots = _shots(log, "shot")
+    dry = {e["formation"]: (b, e) for b, e in _events(log, "out_of_missiles")}
+    for fid in ("en_bows_w", "en_bows_e"):
+        assert len(shots[fid]) == 4, fid
+        bound, event = dry[fid]
+        assert event["rule"] == "limited_missile_supply" and event["shot"] == 4
+        assert max(shots[fid]) == bound  # the last volley's bound: nothing after it
+    assert log.header["special_rules"][0]["rule"] == "limited_missile_supply"
+    assert "special_rules" not in base_log.header  # the book alone: the header as before
+
+
+def test_resupply_brings_volleys_back(homildon) -> None:
+    """limited_missile_supply's resupply: volleys come back to formations out of contact and
+    they shoot again after running dry."""
+    sc, built = homildon
+    rule = {
+        "rule": "limited_missile_supply",
+        "volleys": 2,
+        "source": SOURCE,
+        "resupply": {"every_bounds": 4, "volleys": 2, "source": SOURCE},
+    }
+    log, _ = fight(_with_rules(sc, rule), built, 1)
+    shots = _shots(log, "shot")
+    back = _events(log, "missiles_resupplied")
+    assert back, "no resupply logged"
+    assert all((b - 1) % 4 == 0 and e["left"] <= 2 for b, e in back)
+    fid = back[0][1]["formation"]
+    dry_at = min(b for b, e in _events(log, "out_of_missiles") if e["formation"] == fid)
+    assert dry_at < back[0][0] <= max(shots[fid])  # ran dry, resupplied, shot again
+    assert len(shots[fid]) > 2
+
+
+def test_archers_run_dry_under_medieval_d10() -> None:
+    """limited_missile_supply under medieval-d10 (FIRING CHART): Towton's Yorkist archers fire
+    three times, then no more."""
+    sc = load_scenario("towton_1461")
+    assert sc.ruleset == "medieval-d10"
+    built = build_battlefield(sc)
+    base = _shots(fight(sc, built, 1)[0], "d10_fire")
+    rule = {"rule": "limited_missile_supply", "volleys": 3, "source": SOURCE}
+    log, _ = fight(_with_rules(sc, rule), built, 1)
+    fired = _shots(log, "d10_fire")
+    dry = _events(log, "out_of_missiles")
+    assert dry, "no unit ran out"
+    for bound, e in dry:
+        fid = e["formation"]
+        assert len(fired[fid]) == 3 and max(fired[fid]) == bound
+        assert len(base[fid]) > 3  # the book alone shoots on
+    assert all(len(v) <= 3 for v in fired.values())
+
+
+# -- fog ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def minden(built_minden):
+    bf = built_minden.battlefield
+    return bf, flat_origin(bf)
+
+
+def _fog_battle(bf: Any, origin: Any, *rules: dict[str, Any]) -> Battle:
+    red = [{"id": "watch", "profile": "inf", "bases": 2, "at": (0, 0), "facing": 0}]
+    blue = [{"id": "lurk", "profile": "inf", "bases": 2, "at": (0, 230), "facing": 180}]
+    sc = make_scenario(red, blue, armies=ARMIES, origin=origin, max_bounds=4)
+    sc = _with_rules(sc, *rules)
+    return Battle(bf, sc, Dice(2), delivery=InstantDelivery())
+
+
+def _seen(b: Battle) -> list[bool]:
+    return ["lurk" in r.snapshot["seen"]["red"] for r in b.log.bounds]
+
+
+@pytest.mark.parametrize(("visibility", "seen"), [(150.0, False), (250.0, True)])
+def test_fog_hides_an_enemy_beyond_its_distance(minden, visibility: float, seen: bool) -> None:
+    """fog: an enemy 200 m off (nearest points) is not seen in a 150 m fog, seen in a 250 m
+    one, as it is without fog (6.2: the ground between is open and level)."""
+    bf, origin = minden
+    clear = _fog_battle(bf, origin)
+    gap = clear.sight.distance("watch", "lurk")
+    assert 150.0 < gap < 250.0
+    clear.run()
+    assert all(_seen(clear))
+    rule = {"rule": "fog", "visibility_m": visibility, "source": SOURCE}
+    b = _fog_battle(bf, origin, rule)
+    b.run()
+    check_battle(b)
+    assert _seen(b) == [seen] * len(b.log.bounds)
+    assert _events(b.log, "fog")[0] == (
+        1,
+        {"type": "fog", "phase": "orders", "rule": "fog", "visibility_m": visibility},
+    )
+
+
+def test_fog_lifts_after_its_bounds(minden) -> None:
+    """fog with ``bounds: 2``: hidden while it lies (deployment, bounds 1-2), seen from bound 3,
+    the lifting logged as bound 3 begins."""
+    bf, origin = minden
+    rule = {"rule": "fog", "visibility_m": 150, "bounds": 2, "source": SOURCE}
+    b = _fog_battle(bf, origin, rule)
+    b.run()
+    assert _seen(b)[:3] == [False, False, False]
+    assert _seen(b)[3:] == [True] * (len(b.log.bounds) - 3)
+    assert [(n, e["visibility_m"]) for n, e in _events(b.log, "fog")] == [(1, 150.0), (3, None)]
+
+
+# -- loading -----------------------------------------------------------------------------------
+def _scenario_file(tmp_path: Path, rules: list[dict[str, Any]], ruleset: str | None = None) -> Path:
+    data = yaml.safe_load(scenario_path("homildon_hill_1402").read_text(encoding="utf-8"))
+    data["special_rules"] = rules
+    if ruleset is not None:
+        data["ruleset"] = ruleset
+    out = tmp_path / "homildon_rules.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("rule", "said"),
+    [
+        (
+            {"rule": "limited_missle_supply", "volleys": 3, "source": "s"},
+            "special_rules.0.rule: expected a special rule, got 'limited_missle_supply' "
+            "(did you mean 'limited_missile_supply'?)",
+        ),
+        (
+            {"rule": "fog", "visibilty_m": 100, "source": "s"},
+            "special_rules.0.visibilty_m: expected a parameter of fog, got 'visibilty_m' "
+            "(did you mean 'visibility_m'?)",
+        ),
+        ({"rule": "fog", "visibility_m": 100}, "special_rules.0.source: Field required"),
+        (
+            {
+                "rule": "limited_missile_supply",
+                "volleys": 3,
+                "source": "s",
+                "formations": {"en_bow_w": 2},
+            },
+            "special_rules.0.formations.en_bow_w: expected a formation, got 'en_bow_w' "
+            "(did you mean 'en_bows_w'?)",
+        ),
+    ],
+)
+def test_a_bad_rule_is_one_line_naming_file_and_rule(
+    run_cli, tmp_path: Path, rule: dict[str, Any], said: str
+) -> None:
+    path = _scenario_file(tmp_path, [rule])
+    code, _, err = run_cli("run", str(path), "--seed", "1", "--out", str(tmp_path / "o"))
+    assert code != 0
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert str(path) in lines[0] and said in lines[0], lines[0]
+
+
+@pytest.fixture
+def bookish() -> Any:
+    """2mm Earth v0.9 under another name, playing no special rule (a book that has no seam
+    for them)."""
+
+    @register
+    class Bookish(TwoMmEarthV09):
+        name = "bookish-v1"
+        aliases = ()
+        special_rules = frozenset()
+
+    yield Bookish
+    unregister("bookish-v1")
+
+
+def test_a_rule_the_ruleset_does_not_play_is_refused(run_cli, tmp_path: Path, bookish) -> None:
+    path = _scenario_file(tmp_path, [{"rule": "fog", "visibility_m": 100, "source": "s"}])
+    code, _, err = run_cli(
+        "run", str(path), "--seed", "1", "--ruleset", "bookish-v1", "--out", str(tmp_path / "o")
+    )
+    assert code != 0 and "Traceback" not in err
+    line = err.strip()
+    assert "\n" not in line
+    assert str(path) in line
+    assert "special_rules.0.rule: bookish-v1 does not play special rule fog" in line
+
+
+def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
+    code, out, _ = run_cli("rulesets", "--special", "--json")
+    assert code == 0
+    rules = {d["rule"]: d for d in json.loads(out)}
+    assert sorted(rules) == ["fog", "limited_missile_supply"]
+    every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
+    assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
+    params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
+    assert params["source"]["required"] and params["volleys"]["required"]
+    assert "resupply.every_bounds" in params
+    assert "Motivation" in rules["fog"]["doc"]
+    code, table, _ = run_cli("rulesets", "--special")
+    assert code == 0 and "visibility_m" in table
+
+
+def test_every_shipped_ruleset_declares_what_it_plays() -> None:
+    """The seam: every shipped ruleset plays both rules (docs/special-rules.md, "Rulesets")."""
+    for name in ("2mm-earth-v0.9", "2mm-earth-v0.7", "2mm-earth+wc-morale", "dark-age", "medieval"):
+        assert {str(n) for n in get_ruleset(name).special_rules} == {
+            "fog",
+            "limited_missile_supply",
+        }
+
+
+def test_shipped_scenarios_name_no_special_rule() -> None:
+    """Off unless named: no shipped scenario switches one on (known answers stay the book's)."""
+    named = Counter(
+        r.rule
+        for p in sorted(scenario_path("flodden_1513").parent.glob("*.yaml"))
+        for r in load_scenario(p.stem).special_rules
+    )
+    assert not named
