@@ -7,7 +7,7 @@ special rules"): each is a named, documented procedure, off unless a scenario na
 name the rule, never part of a ruleset's book and never tuned to a result.
 
 >>> sorted(str(n) for n in SPECIAL_RULES)
-['fog', 'limited_missile_supply']
+['fog', 'limited_missile_supply', 'surrender']
 >>> spec = parse_rule({"rule": "fog", "visibility_m": 150, "source": "Hall, Chronicle"})
 >>> spec.visibility_m, spec.bounds
 (150.0, None)
@@ -51,6 +51,8 @@ __all__ = [
     "SpecialRuleName",
     "SpecialRuleSpec",
     "SpecialRules",
+    "Surrender",
+    "Surrendered",
     "describe_special_rules",
     "parse_rule",
     "special_rule_events",
@@ -66,6 +68,7 @@ class SpecialRuleName(StrEnum):
 
     LIMITED_MISSILE_SUPPLY = "limited_missile_supply"
     FOG = "fog"
+    SURRENDER = "surrender"
 
 
 class LocatedError(ValueError):
@@ -163,16 +166,46 @@ class Fog(RuleParams):
     )
 
 
+class Surrender(RuleParams):
+    """Surrender.
+
+    Procedure: a broken formation (retreating or routing) of ``sides`` that tried to flee this
+    bound and could not get away (it moved less than the book's least move: enemy bases,
+    impractical ground or walls in the way) while an enemy formation is in contact with it
+    surrenders at once: every living base is captured, taken off the table and counted
+    ``captured`` in the casualties (not killed), logged ``surrendered`` with the captor. A
+    broken formation that can still flee, or that no enemy touches, does not surrender.
+
+    Motivation: the books kill a beaten army pinned against walls or a river, base by base in
+    the melee; none is ever captured, where the sources count prisoners (Halidon Hill 1333,
+    Homildon Hill 1402: Douglas, Murdoch and many knights taken).
+    """
+
+    name: ClassVar[SpecialRuleName] = SpecialRuleName.SURRENDER
+    rule: Literal["surrender"]
+    sides: list[str] = Field(
+        default_factory=list, description="only these sides' troops surrender (empty: any side)"
+    )
+
+    def name_problems(self, formations: list[str], sides: list[str]) -> Iterator[tuple[Loc, str]]:
+        from engine.scenario import unknown_name
+
+        for k, sid in enumerate(self.sides):
+            if sid not in sides:
+                yield ("sides", k), unknown_name("a side", sid, sides)
+
+
 #: name -> the rule's parameters and procedure (its docstring), like rulesets are registered
 SPECIAL_RULES: dict[SpecialRuleName, type[RuleParams]] = {
-    cls.name: cls for cls in (LimitedMissileSupply, Fog)
+    cls.name: cls for cls in (LimitedMissileSupply, Fog, Surrender)
 }
 
-SpecialRuleSpec = Annotated[LimitedMissileSupply | Fog, Field(discriminator="rule")]
-_ADAPTER: TypeAdapter[LimitedMissileSupply | Fog] = TypeAdapter(SpecialRuleSpec)
+AnyRule = LimitedMissileSupply | Fog | Surrender
+SpecialRuleSpec = Annotated[AnyRule, Field(discriminator="rule")]
+_ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(SpecialRuleSpec)
 
 
-def parse_rule(data: Any) -> LimitedMissileSupply | Fog:
+def parse_rule(data: Any) -> AnyRule:
     """One ``special_rules`` entry as its rule's parameters; an unknown rule or parameter is a
     :class:`LocatedError` with the nearest valid name."""
     from engine.scenario import unknown_name
@@ -265,7 +298,7 @@ def _type_text(prop: dict[str, Any], schema: dict[str, Any]) -> str:
 
 
 def unplayable_rules(
-    specs: list[LimitedMissileSupply | Fog], plays: frozenset[SpecialRuleName]
+    specs: list[AnyRule], plays: frozenset[SpecialRuleName]
 ) -> list[tuple[Loc, str]]:
     """The scenario's special rules ``ruleset`` has no seam for: refused at load, one line
     each (docs/special-rules.md, "Rulesets"), never silently ignored."""
@@ -319,9 +352,28 @@ class FogChanged(Event):
         return f"fog: nothing seen beyond {self.visibility_m:g} m ({self.rule})"
 
 
+@dataclass(frozen=True, slots=True)
+class Surrendered(Event):
+    """surrender: ``formation``, broken and unable to flee with ``captor`` upon it, yielded;
+    its ``bases`` are captured."""
+
+    type: ClassVar[str] = "surrendered"
+    rule: str
+    formation: str
+    captor: str
+    bases: tuple[str, ...]
+
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        n = len(self.bases)
+        return (
+            f"{names(self.formation)}, cut off, surrenders to {names(self.captor)}: "
+            f"{n} base{'s' if n != 1 else ''} captured ({self.rule})"
+        )
+
+
 def special_rule_events() -> dict[str, type[Event]]:
     """Each special rule event's ``type`` -> its class (a log is read back through these)."""
-    return {c.type: c for c in (OutOfMissiles, MissilesResupplied, FogChanged)}
+    return {c.type: c for c in (OutOfMissiles, MissilesResupplied, FogChanged, Surrendered)}
 
 
 # -- the rules in a battle -----------------------------------------------------------------------
@@ -341,6 +393,7 @@ class SpecialRules:
 
     missiles: LimitedMissileSupply | None = None
     fog: Fog | None = None
+    surrender: Surrender | None = None
     #: formation id -> its missile supply (only formations of the rule with missiles)
     supply: dict[str, _Supply] = field(default_factory=dict)
     #: the fog's visibility now (None: none lies), for a ruleset with sight of its own
@@ -350,11 +403,13 @@ class SpecialRules:
     engaged: Callable[[str], bool] | None = None
 
     @classmethod
-    def from_specs(cls, specs: list[LimitedMissileSupply | Fog]) -> SpecialRules:
+    def from_specs(cls, specs: list[AnyRule]) -> SpecialRules:
         rules = cls()
         for spec in specs:
             if isinstance(spec, LimitedMissileSupply):
                 rules.missiles = spec
+            elif isinstance(spec, Surrender):
+                rules.surrender = spec
             else:
                 rules.fog = spec
                 rules.fog_m = spec.visibility_m  # lying as the armies deploy
@@ -362,7 +417,12 @@ class SpecialRules:
 
     @property
     def any(self) -> bool:
-        return self.missiles is not None or self.fog is not None
+        return any(r is not None for r in (self.missiles, self.fog, self.surrender))
+
+    def surrenders(self, side: str) -> bool:
+        """Whether broken troops of ``side`` that cannot flee surrender (rule ``surrender``)."""
+        spec = self.surrender
+        return spec is not None and (not spec.sides or side in spec.sides)
 
     def _supply(self, fid: str, side: str) -> _Supply | None:
         """``fid``'s supply, counted from its first question (a reinforcement's as it comes

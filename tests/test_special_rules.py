@@ -257,9 +257,10 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
     code, out, _ = run_cli("rulesets", "--special", "--json")
     assert code == 0
     rules = {d["rule"]: d for d in json.loads(out)}
-    assert sorted(rules) == ["fog", "limited_missile_supply"]
+    assert sorted(rules) == ["fog", "limited_missile_supply", "surrender"]
     every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
     assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
+    assert rules["surrender"]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
     params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
     assert params["source"]["required"] and params["volleys"]["required"]
     assert "resupply.every_bounds" in params
@@ -269,12 +270,13 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
 
 
 def test_every_shipped_ruleset_declares_what_it_plays() -> None:
-    """The seam: every shipped ruleset plays both rules (docs/special-rules.md, "Rulesets")."""
-    for name in ("2mm-earth-v0.9", "2mm-earth-v0.7", "2mm-earth+wc-morale", "dark-age", "medieval"):
-        assert {str(n) for n in get_ruleset(name).special_rules} == {
-            "fog",
-            "limited_missile_supply",
-        }
+    """The seam: every shipped ruleset plays missiles and fog; surrender only the 2mm Earth
+    books with their own flight (docs/special-rules.md, "Rulesets")."""
+    both = {"fog", "limited_missile_supply"}
+    for name in ("2mm-earth+wc-morale", "dark-age", "medieval"):
+        assert {str(n) for n in get_ruleset(name).special_rules} == both
+    for name in ("2mm-earth-v0.9", "2mm-earth-v0.7"):
+        assert {str(n) for n in get_ruleset(name).special_rules} == {*both, "surrender"}
 
 
 def test_shipped_scenarios_name_no_special_rule() -> None:
@@ -285,3 +287,74 @@ def test_shipped_scenarios_name_no_special_rule() -> None:
         for r in load_scenario(p.stem).special_rules
     )
     assert not named
+
+
+# -- surrender ---------------------------------------------------------------------------------
+def _cut_off(bf: Any, origin: Any, *rules: dict[str, Any], ruleset: str = "2mm-earth") -> Battle:
+    """Blue's line held between red's attacking column (south) and red's line across its way
+    home (north, 10 m behind it): broken, it cannot get away (10.3)."""
+    red = [
+        {
+            "id": "hammer",
+            "profile": "guard",
+            "bases": 8,
+            "frontage": 4,
+            "at": (0, 0),
+            "facing": 0,
+            "order": "attack",
+            "target_formation": "trapped",
+        },
+        {"id": "anvil", "profile": "guard", "bases": 8, "at": (0, 230), "facing": 180},
+    ]
+    blue = [
+        # far off, holding: the battle goes on after the trapped line breaks
+        {"id": "reserve", "profile": "inf", "bases": 16, "frontage": 8, "at": (-1200, 600)},
+        {"id": "trapped", "profile": "inf", "bases": 8, "at": (0, 200), "facing": 180},
+    ]
+    sc = make_scenario(red, blue, armies=ARMIES, origin=origin, max_bounds=12, ruleset=ruleset)
+    return Battle(bf, _with_rules(sc, *rules), Dice(1), delivery=InstantDelivery())
+
+
+def test_a_cut_off_body_surrenders_and_is_counted_captured(minden) -> None:
+    """surrender: the broken line whose flight is blocked (10.3) with an enemy upon it yields;
+    its living bases are captured, in the casualties and the run's summary. The book alone
+    kills it to the last base."""
+    from scenario_builder.battle import summarise
+
+    bf, origin = minden
+    book = _cut_off(bf, origin)
+    book.run()
+    assert book.result is not None
+    assert book.result["casualties"]["blue"]["captured"] == 0
+    assert book.state.formations["trapped"].morale.value == "destroyed"
+    assert not _events(book.log, "surrendered")
+    b = _cut_off(bf, origin, {"rule": "surrender", "source": SOURCE})
+    b.run()
+    check_battle(b)
+    (bound, e), *more = _events(b.log, "surrendered")
+    assert not more
+    assert e["rule"] == "surrender" and e["formation"] == "trapped" and e["captor"] == "anvil"
+    assert e["bases"]  # some still stood when it was cut off
+    blocked = [n for n, r in _events(b.log, "rout") if r["formation"] == "trapped"]
+    assert blocked == [bound]  # it yielded as its flight failed
+    captured = {k["base"] for n, k in _events(b.log, "killed") if k["by"] == "surrender"}
+    assert captured == set(e["bases"])
+    assert b.result is not None
+    cas = b.result["casualties"]["blue"]
+    assert cas["captured"] == len(e["bases"])
+    assert cas["killed"] + cas["captured"] == book.result["casualties"]["blue"]["killed"]
+    summary = summarise(b.log, b.scenario)
+    assert summary["casualties"]["blue"]["captured"] == len(e["bases"])
+    # nobody fights a captured base: no melee against the trapped line after it yielded
+    assert not [n for n, m in _events(b.log, "melee") if m["target"] == "trapped" and n > bound]
+
+
+def test_surrender_is_refused_by_a_ruleset_with_its_own_flight(minden) -> None:
+    """War & Conquest's flee and pursuit (dark-age, 2mm-earth+wc-morale) and medieval-d10's
+    rout have no seam for it yet: one line naming the rule, not a battle that ignores it."""
+    from scenario_builder.errors import ScenarioFileError
+
+    bf, origin = minden
+    rule = {"rule": "surrender", "source": SOURCE}
+    with pytest.raises(ScenarioFileError, match=r"special_rules\.0\.rule: .* surrender"):
+        _cut_off(bf, origin, rule, ruleset="2mm-earth+wc-morale")

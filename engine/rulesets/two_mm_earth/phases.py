@@ -1213,6 +1213,7 @@ def phase_execute_moves(
     _replace_casualties(ctx)
     stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
     moved: set[str] = set()
+    flights: list[str] = []  # broken formations that tried to flee this bound
     for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -1237,6 +1238,8 @@ def phase_execute_moves(
             # stands rather than freezing outline to outline for the rest of the battle
             _close_from_standing(ctx, f, plan, stuck, moved)
             continue
+        if plan.kind in ("retreat", "rout") and f.morale is not Morale.STEADY:
+            flights.append(f.id)  # special rule surrender: did it get away?
         classes_fn = wall_classes(ctx, f)
         mover = execute_move
         if f.morale is Morale.ROUTING and ctx.flee_move is not None:
@@ -1292,6 +1295,8 @@ def phase_execute_moves(
                 ctx.emit(join_formation(ctx, f, g, "execute_moves"))
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
+    if ctx.special.surrender is not None:
+        surrender_cut_off(ctx, flights, "execute_moves")
     _mark_new_contacts(ctx)
     _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
@@ -1301,6 +1306,41 @@ def phase_execute_moves(
     )
     if ctx.has_walls:
         _ladders_at_wall(ctx)
+
+
+def surrender_cut_off(ctx: TwoMmContext, flights: list[str], phase: str) -> None:
+    """Special rule ``surrender`` (engine.special_rules.Surrender): of the broken formations
+    that tried to flee this bound (``flights``), each that got less than 6.1's least move away
+    with an enemy formation in contact yields: its living bases are captured (removed as 11.1
+    removes routers run down, and counted captured: ``TwoMmContext.caught``)."""
+    from engine.rulesets.two_mm_earth.damage import kill_base
+    from engine.special_rules import Surrendered
+
+    state = ctx.state
+    spec = ctx.special.surrender
+    assert spec is not None
+    gone = False
+    for fid in flights:
+        f = state.formations[fid]
+        if f.removed or f.morale is Morale.STEADY or f.moved_m >= MIN_MOVE_M:
+            continue
+        if not ctx.special.surrenders(f.side):
+            continue
+        captors = sorted(
+            g for g in state.contacts.get(fid, ()) if state.formations[g].side != f.side
+        )
+        if not captors:
+            continue  # no enemy upon it: nobody to yield to
+        bases = tuple(b.id for b in f.alive_bases)
+        for b in f.alive_bases:
+            ctx.emit(kill_base(f, b, by="surrender", phase=phase, characters=state.characters))
+            ctx.caught.add(b.id)
+        f.morale = Morale.DESTROYED
+        f.changed_bound = state.bound
+        ctx.emit(Surrendered(phase, spec.rule, fid, captors[0], bases))
+        gone = True
+    if gone:  # the captured leave the table: the contacts without them
+        ctx.base_pairs = update_contacts(state)
 
 
 def _pike_and_shot(ctx: TwoMmContext) -> None:

@@ -429,6 +429,9 @@ class TwoMmEarth(TwoMmEarthMoves):
     """The 2mm Earth family: the game and its own army morale (10.x, 11.x); the versions
     override what differs."""
 
+    #: surrender too: its 10.3 / 11.1 flight (v0.7: 5.1 / 5.3) is the move a cut-off body
+    #: fails to make, and its casualties count the captured (docs/special-rules.md)
+    special_rules = TwoMmEarthMoves.special_rules | {SpecialRuleName.SURRENDER}
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
     #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)
