@@ -7,7 +7,7 @@ special rules"): each is a named, documented procedure, off unless a scenario na
 name the rule, never part of a ruleset's book and never tuned to a result.
 
 >>> sorted(str(n) for n in SPECIAL_RULES)
-['fog', 'limited_missile_supply', 'surrender']
+['fog', 'limited_missile_supply', 'shock_of_charge', 'surrender']
 >>> spec = parse_rule({"rule": "fog", "visibility_m": 150, "source": "Hall, Chronicle"})
 >>> spec.visibility_m, spec.bounds
 (150.0, None)
@@ -48,6 +48,7 @@ __all__ = [
     "OutOfMissiles",
     "Resupply",
     "RuleParams",
+    "ShockOfCharge",
     "SpecialRuleName",
     "SpecialRuleSpec",
     "SpecialRules",
@@ -69,6 +70,7 @@ class SpecialRuleName(StrEnum):
     LIMITED_MISSILE_SUPPLY = "limited_missile_supply"
     FOG = "fog"
     SURRENDER = "surrender"
+    SHOCK_OF_CHARGE = "shock_of_charge"
 
 
 class LocatedError(ValueError):
@@ -195,12 +197,50 @@ class Surrender(RuleParams):
                 yield ("sides", k), unknown_name("a side", sid, sides)
 
 
+class ShockOfCharge(RuleParams):
+    """Shock of the charge.
+
+    Procedure: a steady formation the scenario marks raw (``formations``), or, with
+    ``unready``, one still caught unready (engine.readiness: in camp, asleep, on the march or
+    forming up), takes the ruleset's morale test the moment an enemy formation charges into
+    contact with it (a move that ends in contact, whatever side it strikes), once a bound, as
+    if a trigger of the book's table said "panic test" (2mm Earth v0.9 10.5, v0.7 5.2: the
+    test and its results are the book's, with its own modifiers, the -1R of troops caught
+    unready included). Logged as the book's panic test with the trigger ``shock_of_charge``.
+
+    Motivation: the books' triggers test troops charged in the flank or rear, never in front;
+    raw levies and men caught in camp never waver before a charge, where the sources have
+    them break at the sight of it (Stamford Bridge 1066, the Norwegians caught without their
+    mail; Chacabuco 1817).
+    """
+
+    name: ClassVar[SpecialRuleName] = SpecialRuleName.SHOCK_OF_CHARGE
+    rule: Literal["shock_of_charge"]
+    formations: list[str] = Field(
+        default_factory=list, description="formations of raw troops (they test when charged)"
+    )
+    unready: bool = Field(
+        default=False, description="formations caught unready (engine.readiness) test too"
+    )
+
+    def name_problems(self, formations: list[str], sides: list[str]) -> Iterator[tuple[Loc, str]]:
+        from engine.scenario import unknown_name
+
+        for k, fid in enumerate(self.formations):
+            if fid not in formations:
+                yield ("formations", k), unknown_name("a formation", fid, formations)
+
+    def tests(self, fid: str, unready: bool) -> bool:
+        """Whether formation ``fid`` (``unready``: still caught unready) tests when charged."""
+        return fid in self.formations or (self.unready and unready)
+
+
 #: name -> the rule's parameters and procedure (its docstring), like rulesets are registered
 SPECIAL_RULES: dict[SpecialRuleName, type[RuleParams]] = {
-    cls.name: cls for cls in (LimitedMissileSupply, Fog, Surrender)
+    cls.name: cls for cls in (LimitedMissileSupply, Fog, Surrender, ShockOfCharge)
 }
 
-AnyRule = LimitedMissileSupply | Fog | Surrender
+AnyRule = LimitedMissileSupply | Fog | Surrender | ShockOfCharge
 SpecialRuleSpec = Annotated[AnyRule, Field(discriminator="rule")]
 _ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(SpecialRuleSpec)
 
@@ -394,6 +434,7 @@ class SpecialRules:
     missiles: LimitedMissileSupply | None = None
     fog: Fog | None = None
     surrender: Surrender | None = None
+    shock: ShockOfCharge | None = None
     #: formation id -> its missile supply (only formations of the rule with missiles)
     supply: dict[str, _Supply] = field(default_factory=dict)
     #: the fog's visibility now (None: none lies), for a ruleset with sight of its own
@@ -410,6 +451,8 @@ class SpecialRules:
                 rules.missiles = spec
             elif isinstance(spec, Surrender):
                 rules.surrender = spec
+            elif isinstance(spec, ShockOfCharge):
+                rules.shock = spec
             else:
                 rules.fog = spec
                 rules.fog_m = spec.visibility_m  # lying as the armies deploy
@@ -417,7 +460,8 @@ class SpecialRules:
 
     @property
     def any(self) -> bool:
-        return any(r is not None for r in (self.missiles, self.fog, self.surrender))
+        rules = (self.missiles, self.fog, self.surrender, self.shock)
+        return any(r is not None for r in rules)
 
     def surrenders(self, side: str) -> bool:
         """Whether broken troops of ``side`` that cannot flee surrender (rule ``surrender``)."""

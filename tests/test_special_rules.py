@@ -257,10 +257,11 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
     code, out, _ = run_cli("rulesets", "--special", "--json")
     assert code == 0
     rules = {d["rule"]: d for d in json.loads(out)}
-    assert sorted(rules) == ["fog", "limited_missile_supply", "surrender"]
+    assert sorted(rules) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
     every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
     assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
-    assert rules["surrender"]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    for own_morale in ("surrender", "shock_of_charge"):
+        assert rules[own_morale]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
     params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
     assert params["source"]["required"] and params["volleys"]["required"]
     assert "resupply.every_bounds" in params
@@ -276,7 +277,11 @@ def test_every_shipped_ruleset_declares_what_it_plays() -> None:
     for name in ("2mm-earth+wc-morale", "dark-age", "medieval"):
         assert {str(n) for n in get_ruleset(name).special_rules} == both
     for name in ("2mm-earth-v0.9", "2mm-earth-v0.7"):
-        assert {str(n) for n in get_ruleset(name).special_rules} == {*both, "surrender"}
+        assert {str(n) for n in get_ruleset(name).special_rules} == {
+            *both,
+            "surrender",
+            "shock_of_charge",
+        }
 
 
 def test_shipped_scenarios_name_no_special_rule() -> None:
@@ -358,3 +363,79 @@ def test_surrender_is_refused_by_a_ruleset_with_its_own_flight(minden) -> None:
     rule = {"rule": "surrender", "source": SOURCE}
     with pytest.raises(ScenarioFileError, match=r"special_rules\.0\.rule: .* surrender"):
         _cut_off(bf, origin, rule, ruleset="2mm-earth+wc-morale")
+
+
+# -- shock of the charge -----------------------------------------------------------------------
+def _charged(bf: Any, origin: Any, seed: int, *rules: dict[str, Any], **kw: Any) -> Battle:
+    """Red's foot line, in camp (engine.readiness ``unready``) unless ``ready``, charged in
+    front by blue's knights from 300 m in bound 1 (10.2 has no trigger for a frontal charge)."""
+    ready = kw.pop("ready", False)
+    camp: dict[str, Any] = {"id": "camp", "profile": "inf", "bases": 8, "at": (0, 0)}
+    if not ready:
+        camp["readiness"] = {"state": "unready"}
+    horse = {
+        "id": "horse",
+        "profile": "cav",
+        "bases": 8,
+        "at": (0, 300),
+        "facing": 180,
+        "order": "attack",
+        "target_formation": "camp",
+    }
+    sc = make_scenario([camp], [horse], armies=ARMIES, origin=origin, max_bounds=3, **kw)
+    return Battle(bf, _with_rules(sc, *rules), Dice(seed), delivery=InstantDelivery())
+
+
+def _camp_breaks(b: Battle) -> list[tuple[int, str, str]]:
+    return [
+        (n, e["phase"], e["type"])
+        for n, e in _events(b.log, "retreat") + _events(b.log, "rout")
+        if e["formation"] == "camp"
+    ]
+
+
+SEEDS = range(1, 7)
+
+
+def test_an_unready_line_breaks_on_a_charge_only_with_the_rule(minden) -> None:
+    """shock_of_charge (``unready: true``) under v0.9: the charged unready line takes 10.5's
+    panic test as the charge lands (with 10.2's -1R for troops caught unready), and breaks
+    before the melee when the test says so; the book alone never tests it for a frontal
+    charge, and the line stands to the first melee on every seed."""
+    bf, origin = minden
+    rule = {"rule": "shock_of_charge", "unready": True, "source": SOURCE}
+    broke = 0
+    for seed in SEEDS:
+        book = _charged(bf, origin, seed)
+        book.run()
+        assert not [e for _, e in _events(book.log, "panic_test") if e["formation"] == "camp"]
+        assert not [x for x in _camp_breaks(book) if x[0] == 1], seed
+        b = _charged(bf, origin, seed, rule)
+        b.run()
+        check_battle(b)
+        tests = [(n, e) for n, e in _events(b.log, "panic_test") if e["formation"] == "camp"]
+        (n, test), *_ = tests
+        assert (n, test["phase"]) == (1, "execute_moves")
+        assert test["triggers"] == ["shock_of_charge", "caught_unready"]
+        breaks = [x for x in _camp_breaks(b) if x[0] == 1]
+        if test["outcome"] == "none":
+            assert not breaks, seed
+        else:
+            assert breaks == [(1, "execute_moves", test["outcome"])], seed
+            broke += 1
+    assert 0 < broke < len(SEEDS)  # a test, not a rout: it passes on some dice
+
+
+def test_raw_troops_test_and_ready_troops_not_marked_do_not(minden) -> None:
+    """shock_of_charge by ``formations`` (raw troops), under v0.7 (5.2 rout test): the marked
+    line tests when charged though ready; with the rule naming only readiness it does not."""
+    bf, origin = minden
+    raw = {"rule": "shock_of_charge", "formations": ["camp"], "source": SOURCE}
+    only_unready = {"rule": "shock_of_charge", "unready": True, "source": SOURCE}
+    b = _charged(bf, origin, 1, raw, ready=True, ruleset="2mm-earth-v0.7")
+    b.run()
+    tests = [e for _, e in _events(b.log, "panic_test") if e["formation"] == "camp"]
+    assert tests and tests[0]["triggers"] == ["shock_of_charge"]
+    b = _charged(bf, origin, 1, only_unready, ready=True, ruleset="2mm-earth-v0.7")
+    b.run()
+    assert not [e for _, e in _events(b.log, "panic_test") if e["formation"] == "camp"]

@@ -729,9 +729,10 @@ def _resolve(
     triggers: list[str],
     phase: str = "morale",
     in_contact: bool = False,
+    forced: frozenset[str] = frozenset(),
 ) -> list[Event]:
     before = f.morale
-    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    events = _resolve_one(ctx, f, triggers, phase, in_contact, forced)
     if f.linked and f.morale is not before:
         # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
         # were still in a brigaded formation": the sister wings share the outcome
@@ -744,9 +745,19 @@ def _resolve(
 
 
 def _resolve_one(
-    ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str, in_contact: bool
+    ctx: TwoMmContext,
+    f: Formation,
+    triggers: list[str],
+    phase: str,
+    in_contact: bool,
+    forced: frozenset[str] = frozenset(),
 ) -> list[Event]:
-    effects = {t: e for t in triggers if (e := _effect(ctx, t, f)) is not None}
+    # ``forced``: triggers no table of the book has, that a special rule makes a panic test
+    effects = {
+        t: e
+        for t in triggers
+        if (e := ("panic_test" if t in forced else _effect(ctx, t, f))) is not None
+    }
     if not effects:
         return []
     triggers = [t for t in triggers if t in effects]  # (a trigger may come twice)
@@ -800,6 +811,38 @@ def _resolve_one(
     elif outcome == "retreat" and f.morale is Morale.STEADY:
         events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
+    return events
+
+
+#: the trigger special rule shock_of_charge tests with (engine.special_rules.ShockOfCharge)
+SHOCK_OF_CHARGE = "shock_of_charge"
+
+
+def shock_of_charge(ctx: TwoMmContext, charges: list[tuple[str, str]], phase: str) -> list[Event]:
+    """Special rule ``shock_of_charge``: each steady raw (or, with ``unready``, still unready)
+    formation an enemy charged into contact this bound (``charges``: (charger, charged), the
+    moves that ended in contact) takes the book's panic test (v0.9 10.5, v0.7 5.2) at once,
+    once a bound, with the trigger ``shock_of_charge``."""
+    spec = ctx.special.shock
+    if spec is None or not plays_own_morale(ctx):
+        return []
+    state = ctx.state
+    events: list[Event] = []
+    for charger, fid in charges:
+        f = state.formations.get(fid)
+        g = state.formations.get(charger)
+        if f is None or g is None or f.removed or g.side == f.side:
+            continue
+        if f.morale is not Morale.STEADY or SHOCK_OF_CHARGE in f.tested:
+            continue
+        if charger not in state.contacts.get(fid, ()):
+            continue  # the contact did not hold (the charger fell back, or the line moved)
+        unready = ctx.readiness is not None and ctx.readiness.holds(fid)
+        if not spec.tests(fid, unready):
+            continue
+        f.tested = (*f.tested, SHOCK_OF_CHARGE)
+        forced = frozenset({SHOCK_OF_CHARGE})
+        events += _resolve(ctx, f, [SHOCK_OF_CHARGE], phase, in_contact=True, forced=forced)
     return events
 
 

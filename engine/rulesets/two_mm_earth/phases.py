@@ -1214,6 +1214,7 @@ def phase_execute_moves(
     stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
     moved: set[str] = set()
     flights: list[str] = []  # broken formations that tried to flee this bound
+    charges: list[tuple[str, str]] = []  # (charger, charged): moves that ended in contact
     for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -1284,6 +1285,9 @@ def phase_execute_moves(
         if res.halted == "contact_enemy" and res.contact_with is not None:
             from engine.rulesets.two_mm_earth.morale import touched_while_retreating
 
+            if f.morale is Morale.STEADY and plan.kind in _AIMED and res.distance_m > 0:
+                charges.append((f.id, res.contact_with))  # special rule shock_of_charge
+
             g = state.formations[res.contact_with]
             for x in (f, g):  # 11.1: touching or touched, tested the moment it happens
                 ctx.emit(touched_while_retreating(ctx, x, "execute_moves"))
@@ -1298,6 +1302,10 @@ def phase_execute_moves(
     if ctx.special.surrender is not None:
         surrender_cut_off(ctx, flights, "execute_moves")
     _mark_new_contacts(ctx)
+    if ctx.special.shock is not None and charges:
+        from engine.rulesets.two_mm_earth.morale import shock_of_charge
+
+        ctx.emit(shock_of_charge(ctx, charges, "execute_moves"))
     _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
     # before the melee

@@ -431,7 +431,10 @@ class TwoMmEarth(TwoMmEarthMoves):
 
     #: surrender too: its 10.3 / 11.1 flight (v0.7: 5.1 / 5.3) is the move a cut-off body
     #: fails to make, and its casualties count the captured (docs/special-rules.md)
-    special_rules = TwoMmEarthMoves.special_rules | {SpecialRuleName.SURRENDER}
+    special_rules = TwoMmEarthMoves.special_rules | {
+        SpecialRuleName.SURRENDER,
+        SpecialRuleName.SHOCK_OF_CHARGE,  # its own morale test (10.5; v0.7 5.2)
+    }
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
     #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)
