@@ -119,7 +119,8 @@ class LimitedMissileSupply(RuleParams):
 
     Motivation: the rulebooks let archers shoot without end, so 1,400 archers destroy a shield
     wall in twenty minutes; the sources describe hours of shooting and volleys that ran out
-    (Towton 1461: the Lancastrians "shot all their arrows"; Homildon Hill 1402).
+    (Towton 1461 as Hall tells it: the Lancastrians, shooting into the wind, spent their arrows
+    short and the Yorkists shot them back; Homildon Hill 1402).
     """
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.LIMITED_MISSILE_SUPPLY
@@ -157,7 +158,7 @@ class Fog(RuleParams):
 
     Motivation: a scenario's ``weather: fog`` gives only the book's general sight limit (2mm
     Earth 6.3: 100 m), where sources give visibility in paces and say when the fog lifted
-    (Barnet 1471; Chacabuco's morning mist).
+    (Barnet 1471, fought in a thick morning mist).
     """
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.FOG
@@ -179,8 +180,8 @@ class Surrender(RuleParams):
     broken formation that can still flee, or that no enemy touches, does not surrender.
 
     Motivation: the books kill a beaten army pinned against walls or a river, base by base in
-    the melee; none is ever captured, where the sources count prisoners (Halidon Hill 1333,
-    Homildon Hill 1402: Douglas, Murdoch and many knights taken).
+    the melee; none is ever captured, where the sources count prisoners (Homildon Hill 1402:
+    Douglas, Murdoch Stewart and many knights taken).
     """
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.SURRENDER
@@ -210,8 +211,8 @@ class ShockOfCharge(RuleParams):
 
     Motivation: the books' triggers test troops charged in the flank or rear, never in front;
     raw levies and men caught in camp never waver before a charge, where the sources have
-    them break at the sight of it (Stamford Bridge 1066, the Norwegians caught without their
-    mail; Chacabuco 1817).
+    them break at the sight of it (Stamford Bridge 1066: the Norwegians caught without their
+    mail, left at the ships).
     """
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.SHOCK_OF_CHARGE

@@ -439,3 +439,18 @@ def test_raw_troops_test_and_ready_troops_not_marked_do_not(minden) -> None:
     b = _charged(bf, origin, 1, only_unready, ready=True, ruleset="2mm-earth-v0.7")
     b.run()
     assert not [e for _, e in _events(b.log, "panic_test") if e["formation"] == "camp"]
+
+
+def test_the_docs_examples_load() -> None:
+    """Every YAML example in docs/special-rules.md is a valid special rule (or list of them)."""
+    import re
+
+    text = (Path(__file__).parents[1] / "docs" / "special-rules.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 5
+    names = []
+    for block in blocks:
+        data = yaml.safe_load(block)
+        entries = data["special_rules"] if isinstance(data, dict) else data
+        names += [str(parse_rule(e).rule) for e in entries]
+    assert sorted(set(names)) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
