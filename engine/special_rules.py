@@ -157,8 +157,9 @@ class Fog(RuleParams):
     begins (logged ``fog``, as it comes down before bound 1 and as it lifts).
 
     Motivation: a scenario's ``weather: fog`` gives only the book's general sight limit (2mm
-    Earth 6.3: 100 m), where sources give visibility in paces and say when the fog lifted
-    (Barnet 1471, fought in a thick morning mist).
+    Earth 6.3: 1500 m by day for strangers, none for troops who know the ground; medieval-d10
+    none), where sources give visibility in paces and say when the fog lifted (Barnet 1471,
+    fought in a thick morning mist).
     """
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.FOG

@@ -454,3 +454,21 @@ def test_the_docs_examples_load() -> None:
         entries = data["special_rules"] if isinstance(data, dict) else data
         names += [str(parse_rule(e).rule) for e in entries]
     assert sorted(set(names)) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
+
+
+def test_rules_replay_byte_for_byte_and_round_trip(homildon) -> None:
+    """Same scenario, rules and seed: the same log bytes (STYLE.md 2); the scenario with its
+    rules writes to YAML and reads back the same (``Scenario.to_yaml``)."""
+    sc, built = homildon
+    rules = (
+        {"rule": "limited_missile_supply", "volleys": 4, "source": SOURCE},
+        {"rule": "fog", "visibility_m": 300, "bounds": 5, "source": SOURCE},
+        {"rule": "surrender", "sides": ["scots"], "source": SOURCE},
+        {"rule": "shock_of_charge", "formations": ["sc_main"], "source": SOURCE},
+    )
+    ruled = _with_rules(sc, *rules)
+    assert Scenario.from_yaml(ruled.to_yaml()) == ruled
+    a, _ = fight(ruled, built, 3)
+    b, _ = fight(ruled, built, 3)
+    assert a.to_bytes() == b.to_bytes()
+    assert {"out_of_missiles", "fog"} <= {e.type for r in a.bounds for e in r.events}
