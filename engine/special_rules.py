@@ -340,13 +340,26 @@ def _type_text(prop: dict[str, Any], schema: dict[str, Any]) -> str:
 
 
 def unplayable_rules(
-    specs: list[AnyRule], plays: frozenset[SpecialRuleName]
+    specs: list[AnyRule],
+    plays: frozenset[SpecialRuleName],
+    why: Mapping[SpecialRuleName, str] | None = None,
 ) -> list[tuple[Loc, str]]:
-    """The scenario's special rules ``ruleset`` has no seam for: refused at load, one line
-    each (docs/special-rules.md, "Rulesets"), never silently ignored."""
+    """The scenario's special rules a ruleset has no seam for: refused at load, one line each
+    (docs/special-rules.md, "Rulesets"), never silently ignored. ``why``: the ruleset's reason
+    for a rule, where it has one.
+
+    >>> fog = parse_rule({"rule": "fog", "visibility_m": 100, "source": "s"})
+    >>> unplayable_rules([fog], frozenset({SpecialRuleName.SURRENDER}))
+    [(('special_rules', 0, 'rule'), 'does not play special rule fog (plays: surrender)')]
+    """
     played = ", ".join(sorted(plays)) or "none"
+    reasons = why or {}
     return [
-        (("special_rules", i, "rule"), f"does not play special rule {spec.rule} (plays: {played})")
+        (
+            ("special_rules", i, "rule"),
+            f"does not play special rule {spec.rule} "
+            f"({reasons.get(spec.name) or f'plays: {played}'})",
+        )
         for i, spec in enumerate(specs)
         if spec.name not in plays
     ]

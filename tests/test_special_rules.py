@@ -361,8 +361,24 @@ def test_surrender_is_refused_by_a_ruleset_with_its_own_flight(minden) -> None:
 
     bf, origin = minden
     rule = {"rule": "surrender", "source": SOURCE}
-    with pytest.raises(ScenarioFileError, match=r"special_rules\.0\.rule: .* surrender"):
+    with pytest.raises(ScenarioFileError, match=r"special_rules\.0\.rule: .* surrender") as e:
         _cut_off(bf, origin, rule, ruleset="2mm-earth+wc-morale")
+    assert "flee and pursuit roll-off" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_medieval_d10_refuses_shock_of_charge_with_the_book_s_reason(run_cli, tmp_path) -> None:
+    """The d10 book already tests a unit receiving a charge (REASONS TO TAKE A MORALE TEST 3):
+    the rule is refused in one line saying so."""
+    data = yaml.safe_load(scenario_path("towton_1461").read_text(encoding="utf-8"))
+    data["special_rules"] = [{"rule": "shock_of_charge", "unready": True, "source": "s"}]
+    path = tmp_path / "towton_shock.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    code, _, err = run_cli("run", str(path), "--seed", "1", "--out", str(tmp_path / "o"))
+    assert code != 0 and "Traceback" not in err
+    line = err.strip()
+    assert "\n" not in line and str(path) in line
+    assert "medieval-d10 does not play special rule shock_of_charge" in line
+    assert "REASONS TO TAKE A MORALE TEST 3" in line
 
 
 # -- shock of the charge -----------------------------------------------------------------------

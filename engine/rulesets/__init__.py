@@ -177,6 +177,9 @@ class Ruleset:
     #: the scenario special rules (engine.special_rules) this ruleset plays at its own seams;
     #: a scenario naming another is refused at load (``check_playable``, docs/special-rules.md)
     special_rules: ClassVar[frozenset[SpecialRuleName]] = frozenset()
+    #: why a rule it does not play is refused, where the book has a reason (the load error says
+    #: it); a rule not listed is refused with the rules it does play
+    special_rules_refused: ClassVar[Mapping[SpecialRuleName, str]] = {}
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -371,8 +374,10 @@ _INSTANCES: dict[str, Ruleset] = {}
 def check_playable(scenario: Scenario, ruleset: Ruleset) -> None:
     """One line naming the scenario file, its line and the first field ``ruleset`` cannot
     play (``Ruleset.unplayable``); nothing when it plays them all."""
-    plays = type(ruleset).special_rules
-    bad = unplayable_rules(list(scenario.special_rules), plays)
+    cls = type(ruleset)
+    bad = unplayable_rules(
+        list(scenario.special_rules), cls.special_rules, cls.special_rules_refused
+    )
     bad += ruleset.unplayable(scenario)
     if not bad:
         return

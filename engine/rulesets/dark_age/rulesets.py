@@ -59,7 +59,7 @@ from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
 from engine.rulesets.war_and_conquest.morale import TableScale
-from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
+from engine.rulesets.war_and_conquest.rulesets import WC_REFUSED, TwoMmEarthWCMorale, wc_phases
 from engine.state import Morale
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
@@ -213,6 +213,7 @@ class DarkAge(TwoMmEarthGame):
     family = "dark-age"
     version = "0.1"
     phases = _phases()
+    special_rules_refused: ClassVar[Any] = WC_REFUSED  # W&C's morale and flight (its own)
     morale_states = TwoMmEarthWCMorale.morale_states
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}

@@ -579,6 +579,14 @@ class MedievalD10(Ruleset):
     #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
     #: ``special`` (docs/special-rules.md)
     special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
+    special_rules_refused: ClassVar[Any] = {
+        # REASONS TO TAKE A MORALE TEST 3 and the MORALE TEST RESULT's "Receiving a Charge"
+        # column (with D/E class troops' -1/-2): the book already tests every charged unit
+        SpecialRuleName.SHOCK_OF_CHARGE: "already tests every unit receiving a charge "
+        "(REASONS TO TAKE A MORALE TEST 3)",
+        SpecialRuleName.SURRENDER: "its rout is the book's own (MORALE TEST RESULT); no seam "
+        "for surrender there yet",
+    }
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
         base_w_m=FIGURE_M,

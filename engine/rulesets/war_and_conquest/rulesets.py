@@ -25,6 +25,7 @@ from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc
 from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, TableScale
+from engine.special_rules import SpecialRuleName
 from engine.state import Morale
 
 __all__ = ["TwoMmEarthWCMorale", "wc_phases"]
@@ -66,6 +67,16 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     return (Phase("orders", orders), *host, Phase("resolution", resolution), Phase("end", end))
 
 
+#: the special rules played through 2mm Earth's own flight and morale test, which War &
+#: Conquest's morale replaces (docs/special-rules.md, "Rulesets"); shared with dark-age
+WC_REFUSED: Mapping[SpecialRuleName, str] = {
+    SpecialRuleName.SURRENDER: "its flight is War & Conquest's flee and pursuit roll-off; "
+    "no seam for surrender there yet",
+    SpecialRuleName.SHOCK_OF_CHARGE: "its morale is War & Conquest's; no seam for "
+    "shock_of_charge there yet",
+}
+
+
 @register
 class TwoMmEarthWCMorale(TwoMmEarthMoves):
     """2mm Earth v0.9 with War & Conquest's morale and command module: 2mm Earth's game and
@@ -77,6 +88,7 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
     family = "2mm-earth"
     version = "0.9+wc-morale"
     phases = wc_phases(TWO_MM_EARTH)
+    special_rules_refused: ClassVar[Any] = WC_REFUSED
     morale_states: ClassVar[Any] = {
         Morale.STEADY: "in good order",
         Morale.RETREATING: "rallied, disordered until its next round",
