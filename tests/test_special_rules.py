@@ -488,3 +488,29 @@ def test_rules_replay_byte_for_byte_and_round_trip(homildon) -> None:
     b, _ = fight(ruled, built, 3)
     assert a.to_bytes() == b.to_bytes()
     assert {"out_of_missiles", "fog"} <= {e.type for r in a.bounds for e in r.events}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "ruleset"),
+    [
+        ("maldon_991", "dark-age"),
+        ("flodden_1513", "2mm-earth-v0.9+wc-morale"),
+        ("flodden_1513", "2mm-earth-v0.7"),
+    ],
+)
+def test_missiles_run_dry_under_the_composed_rulesets(scenario: str, ruleset: str) -> None:
+    """limited_missile_supply through the shared 2mm Earth shooting phases, in the versions and
+    compositions: no formation shoots more than its volleys, and each that shot them all is
+    logged dry on the bound of its last."""
+    sc = load_scenario(scenario)
+    built = build_battlefield(sc)
+    base = _shots(fight(sc, built, 1, ruleset=ruleset)[0], "shot")
+    assert max(len(v) for v in base.values()) > 2  # the book alone shoots on
+    rule = {"rule": "limited_missile_supply", "volleys": 2, "source": SOURCE}
+    log, _ = fight(_with_rules(sc, rule), built, 1, ruleset=ruleset)
+    shots = _shots(log, "shot")
+    dry = {e["formation"]: b for b, e in _events(log, "out_of_missiles")}
+    assert dry
+    assert all(len(v) <= 2 for v in shots.values())
+    assert {f for f, v in shots.items() if len(v) == 2} == set(dry)
+    assert all(max(shots[f]) == b for f, b in dry.items())
