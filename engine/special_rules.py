@@ -208,7 +208,8 @@ class ShockOfCharge(RuleParams):
     contact with it (a move that ends in contact, whatever side it strikes), once a bound, as
     if a trigger of the book's table said "panic test" (2mm Earth v0.9 10.5, v0.7 5.2: the
     test and its results are the book's, with its own modifiers, the -1R of troops caught
-    unready included). Logged as the book's panic test with the trigger ``shock_of_charge``.
+    unready included; War & Conquest's morale tests it in its Resolution, 2d6 against MV).
+    Logged as the book's test with the trigger ``shock_of_charge``.
 
     Motivation: the books' triggers test troops charged in the flank or rear, never in front;
     raw levies and men caught in camp never waver before a charge, where the sources have

@@ -260,8 +260,8 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
     assert sorted(rules) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
     every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
     assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
-    for own_morale in ("surrender", "shock_of_charge"):
-        assert rules[own_morale]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert rules["surrender"]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert rules["shock_of_charge"]["rulesets"] == every
     params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
     assert params["source"]["required"] and params["volleys"]["required"]
     assert "resupply.every_bounds" in params
@@ -271,17 +271,19 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
 
 
 def test_every_shipped_ruleset_declares_what_it_plays() -> None:
-    """The seam: every shipped ruleset plays missiles and fog; surrender only the 2mm Earth
-    books with their own flight (docs/special-rules.md, "Rulesets")."""
-    both = {"fog", "limited_missile_supply"}
-    for name in ("2mm-earth+wc-morale", "dark-age", "medieval"):
-        assert {str(n) for n in get_ruleset(name).special_rules} == both
-    for name in ("2mm-earth-v0.9", "2mm-earth-v0.7"):
-        assert {str(n) for n in get_ruleset(name).special_rules} == {
-            *both,
-            "surrender",
-            "shock_of_charge",
-        }
+    """The seam (docs/special-rules.md, "Rulesets"): every shipped ruleset plays missiles and
+    fog; shock_of_charge every 2mm Earth book and composition (medieval-d10 has its own);
+    surrender only the 2mm Earth books with their own flight."""
+    plays = {
+        "2mm-earth-v0.9": {"surrender", "shock_of_charge"},
+        "2mm-earth-v0.7": {"surrender", "shock_of_charge"},
+        "2mm-earth+wc-morale": {"shock_of_charge"},
+        "dark-age": {"shock_of_charge"},
+        "medieval": set(),
+    }
+    for name, extra in plays.items():
+        got = {str(n) for n in get_ruleset(name).special_rules}
+        assert got == {"fog", "limited_missile_supply", *extra}, name
 
 
 def test_shipped_scenarios_name_no_special_rule() -> None:
@@ -398,7 +400,8 @@ def _charged(bf: Any, origin: Any, seed: int, *rules: dict[str, Any], **kw: Any)
         "order": "attack",
         "target_formation": "camp",
     }
-    sc = make_scenario([camp], [horse], armies=ARMIES, origin=origin, max_bounds=3, **kw)
+    kw.setdefault("max_bounds", 6)
+    sc = make_scenario([camp], [horse], armies=ARMIES, origin=origin, **kw)
     return Battle(bf, _with_rules(sc, *rules), Dice(seed), delivery=InstantDelivery())
 
 
@@ -514,3 +517,30 @@ def test_missiles_run_dry_under_the_composed_rulesets(scenario: str, ruleset: st
     assert all(len(v) <= 2 for v in shots.values())
     assert {f for f, v in shots.items() if len(v) == 2} == set(dry)
     assert all(max(shots[f]) == b for f, b in dry.items())
+
+
+@pytest.mark.parametrize("ruleset", ["2mm-earth-v0.9+wc-morale", "dark-age"])
+def test_shock_of_charge_in_war_and_conquest_s_resolution(minden, ruleset: str) -> None:
+    """shock_of_charge under War & Conquest's morale: the charged unready line takes W&C's
+    morale test (2d6 against MV) in the Resolution of the bound the charge lands, with
+    ``shock_of_charge`` among its triggers; the book alone makes no test of it then."""
+    bf, origin = minden
+    rule = {"rule": "shock_of_charge", "unready": True, "source": SOURCE}
+    for seed in (1, 2, 3):
+        book = _charged(bf, origin, seed, ruleset=ruleset)
+        book.run()
+        landed = min(n for n, m in _events(book.log, "melee") if m["formation"] == "horse")
+        tests = [e for n, e in _events(book.log, "wc_test") if e["formation"] == "camp"]
+        assert not [e for e in tests if "shock_of_charge" in e["triggers"]]
+        assert not [
+            n for n, e in _events(book.log, "wc_test") if n == landed and e["formation"] == "camp"
+        ]
+        b = _charged(bf, origin, seed, rule, ruleset=ruleset)
+        b.run()
+        check_battle(b)
+        shock = [
+            (n, e)
+            for n, e in _events(b.log, "wc_test")
+            if e["formation"] == "camp" and "shock_of_charge" in e["triggers"]
+        ]
+        assert [(n, e["phase"]) for n, e in shock] == [(landed, "resolution")], seed

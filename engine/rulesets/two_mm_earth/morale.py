@@ -818,32 +818,35 @@ def _resolve_one(
 SHOCK_OF_CHARGE = "shock_of_charge"
 
 
-def shock_of_charge(ctx: TwoMmContext, charges: list[tuple[str, str]], phase: str) -> list[Event]:
+def shock_of_charge(ctx: TwoMmContext, phase: str) -> list[Event]:
     """Special rule ``shock_of_charge``: each steady raw (or, with ``unready``, still unready)
-    formation an enemy charged into contact this bound (``charges``: (charger, charged), the
-    moves that ended in contact) takes the book's panic test (v0.9 10.5, v0.7 5.2) at once,
-    once a bound, with the trigger ``shock_of_charge``."""
-    spec = ctx.special.shock
-    if spec is None or not plays_own_morale(ctx):
+    formation an enemy charged into contact this bound (``ctx.charged``) takes the book's panic
+    test (v0.9 10.5, v0.7 5.2) at once, once a bound, with the trigger ``shock_of_charge``."""
+    if ctx.special.shock is None or not plays_own_morale(ctx):
         return []
     state = ctx.state
     events: list[Event] = []
-    for charger, fid in charges:
-        f = state.formations.get(fid)
-        g = state.formations.get(charger)
-        if f is None or g is None or f.removed or g.side == f.side:
+    for fid in ctx.charged:
+        f = state.formations[fid]
+        if f.removed or f.morale is not Morale.STEADY or SHOCK_OF_CHARGE in f.tested:
             continue
-        if f.morale is not Morale.STEADY or SHOCK_OF_CHARGE in f.tested:
-            continue
-        if charger not in state.contacts.get(fid, ()):
-            continue  # the contact did not hold (the charger fell back, or the line moved)
-        unready = ctx.readiness is not None and ctx.readiness.holds(fid)
-        if not spec.tests(fid, unready):
+        if not shocked(ctx, f):
             continue
         f.tested = (*f.tested, SHOCK_OF_CHARGE)
         forced = frozenset({SHOCK_OF_CHARGE})
         events += _resolve(ctx, f, [SHOCK_OF_CHARGE], phase, in_contact=True, forced=forced)
     return events
+
+
+def shocked(ctx: TwoMmContext, f: Formation) -> bool:
+    """Whether ``f``, charged this bound (``ctx.charged``), tests for special rule
+    ``shock_of_charge``: raw (the rule's ``formations``) or, with ``unready``, still caught
+    unready (engine.readiness)."""
+    spec = ctx.special.shock
+    if spec is None or f.id not in ctx.charged:
+        return False
+    unready = ctx.readiness is not None and ctx.readiness.holds(f.id)
+    return spec.tests(f.id, unready)
 
 
 def _caught_unready(ctx: TwoMmContext, f: Formation) -> bool:

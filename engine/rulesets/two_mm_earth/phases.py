@@ -1302,10 +1302,16 @@ def phase_execute_moves(
     if ctx.special.surrender is not None:
         surrender_cut_off(ctx, flights, "execute_moves")
     _mark_new_contacts(ctx)
-    if ctx.special.shock is not None and charges:
+    if ctx.special.shock is not None:
+        # charges whose contact held; 2mm Earth's own morale tests them now, a composed
+        # morale module (War & Conquest) in its own test (its resolution phase)
+        ctx.charged = {}
+        for charger, fid in charges:
+            if charger in state.contacts.get(fid, ()):
+                ctx.charged.setdefault(fid, charger)
         from engine.rulesets.two_mm_earth.morale import shock_of_charge
 
-        ctx.emit(shock_of_charge(ctx, charges, "execute_moves"))
+        ctx.emit(shock_of_charge(ctx, "execute_moves"))
     _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
     # before the melee

@@ -39,7 +39,7 @@ from engine.log import Destroyed, Event, Pursuit
 from engine.movement import MoveResult, execute_move, swept_rows
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
-from engine.rulesets.two_mm_earth.morale import set_morale
+from engine.rulesets.two_mm_earth.morale import SHOCK_OF_CHARGE, set_morale, shocked
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
@@ -484,6 +484,10 @@ def resolution_phase(
             names = tuple(t.value for t in found)
             if result == "lost":
                 names = ("lost combat", *names)
+            if ctx.special.shock is not None and shocked(ctx, f):
+                # special rule shock_of_charge: charged this bound, raw or unready; tested in
+                # the book's Resolution, with the book's test and modifiers
+                names = (*names, SHOCK_OF_CHARGE)
             if not names:
                 continue
             tested.add(f.id)

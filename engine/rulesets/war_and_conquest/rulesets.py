@@ -67,13 +67,11 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     return (Phase("orders", orders), *host, Phase("resolution", resolution), Phase("end", end))
 
 
-#: the special rules played through 2mm Earth's own flight and morale test, which War &
-#: Conquest's morale replaces (docs/special-rules.md, "Rulesets"); shared with dark-age
+#: special rule surrender is played through 2mm Earth's own flight, which War & Conquest's
+#: flee and pursuit replace (docs/special-rules.md, "Rulesets"); shared with dark-age
 WC_REFUSED: Mapping[SpecialRuleName, str] = {
     SpecialRuleName.SURRENDER: "its flight is War & Conquest's flee and pursuit roll-off; "
     "no seam for surrender there yet",
-    SpecialRuleName.SHOCK_OF_CHARGE: "its morale is War & Conquest's; no seam for "
-    "shock_of_charge there yet",
 }
 
 
@@ -88,6 +86,8 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
     family = "2mm-earth"
     version = "0.9+wc-morale"
     phases = wc_phases(TWO_MM_EARTH)
+    #: shock_of_charge in W&C's own Resolution morale test (war_and_conquest.battle)
+    special_rules = TwoMmEarthMoves.special_rules | {SpecialRuleName.SHOCK_OF_CHARGE}
     special_rules_refused: ClassVar[Any] = WC_REFUSED
     morale_states: ClassVar[Any] = {
         Morale.STEADY: "in good order",
