@@ -269,9 +269,36 @@ def parse_rule(data: Any) -> AnyRule:
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = tuple(x for x in err["loc"] if x != got)
-        raise LocatedError(loc, err["msg"]) from None
+        errors = exc.errors()
+        # a mistyped key first: it is the cause of the "missing" error of the key meant
+        err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+        loc = tuple(x for x in err["loc"])[1:]  # the union's tag first
+        msg = err["msg"]
+        got_value = err.get("input")
+        if err["type"] not in ("missing", "extra_forbidden") and not isinstance(
+            got_value, dict | list
+        ):
+            msg = f"{msg}, got {got_value!r}"
+        if err["type"] == "extra_forbidden":  # a nested block's (resupply's) unknown key
+            inner: Any = model
+            for key in loc[:-1]:
+                ann = inner.model_fields[str(key)].annotation
+                inner = next(
+                    (
+                        a
+                        for a in (ann, *getattr(ann, "__args__", ()))
+                        if isinstance(a, type) and issubclass(a, BaseModel)
+                    ),
+                    None,
+                )
+                if inner is None:
+                    break
+            if inner is not None:
+                where = ".".join(str(x) for x in loc[:-1])
+                msg = unknown_name(
+                    f"a parameter of {got} {where}", str(loc[-1]), inner.model_fields
+                )
+        raise LocatedError(loc, msg) from None
 
 
 def describe_special_rules(

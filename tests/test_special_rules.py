@@ -207,6 +207,20 @@ def _scenario_file(tmp_path: Path, rules: list[dict[str, Any]], ruleset: str | N
                 "rule": "limited_missile_supply",
                 "volleys": 3,
                 "source": "s",
+                "resupply": {"every_bound": 2, "volleys": 1, "source": "s"},
+            },
+            "special_rules.0.resupply.every_bound: expected a parameter of "
+            "limited_missile_supply resupply, got 'every_bound' (did you mean 'every_bounds'?)",
+        ),
+        (
+            {"rule": "limited_missile_supply", "volleys": -1, "source": "s"},
+            "special_rules.0.volleys: Input should be greater than or equal to 0, got -1",
+        ),
+        (
+            {
+                "rule": "limited_missile_supply",
+                "volleys": 3,
+                "source": "s",
                 "formations": {"en_bow_w": 2},
             },
             "special_rules.0.formations.en_bow_w: expected a formation, got 'en_bow_w' "
