@@ -480,6 +480,8 @@ class SpecialRules:
     shock: ShockOfCharge | None = None
     #: formation id -> its missile supply (only formations of the rule with missiles)
     supply: dict[str, _Supply] = field(default_factory=dict)
+    #: base ids special rule surrender captured (``Ruleset.casualties`` counts them)
+    captured: set[str] = field(default_factory=set)
     #: the fog's visibility now (None: none lies), for a ruleset with sight of its own
     fog_m: float | None = None
     #: whether a formation is in contact with an enemy, for a ruleset whose contacts are its

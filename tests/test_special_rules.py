@@ -274,7 +274,7 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
     assert sorted(rules) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
     every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
     assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
-    assert rules["surrender"]["rulesets"] == ["2mm-earth-v0.7", "2mm-earth-v0.9"]
+    assert rules["surrender"]["rulesets"] == every
     assert rules["shock_of_charge"]["rulesets"] == every
     params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
     assert params["source"]["required"] and params["volleys"]["required"]
@@ -286,13 +286,13 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
 
 def test_every_shipped_ruleset_declares_what_it_plays() -> None:
     """The seam (docs/special-rules.md, "Rulesets"): every shipped ruleset plays missiles and
-    fog; shock_of_charge every 2mm Earth book and composition (medieval-d10 has its own);
-    surrender only the 2mm Earth books with their own flight."""
+    fog; surrender and shock_of_charge every 2mm Earth book and composition (medieval-d10 has
+    its own rout and its own test of a charged unit)."""
     plays = {
         "2mm-earth-v0.9": {"surrender", "shock_of_charge"},
         "2mm-earth-v0.7": {"surrender", "shock_of_charge"},
-        "2mm-earth+wc-morale": {"shock_of_charge"},
-        "dark-age": {"shock_of_charge"},
+        "2mm-earth+wc-morale": {"surrender", "shock_of_charge"},
+        "dark-age": {"surrender", "shock_of_charge"},
         "medieval": set(),
     }
     for name, extra in plays.items():
@@ -311,7 +311,9 @@ def test_shipped_scenarios_name_no_special_rule() -> None:
 
 
 # -- surrender ---------------------------------------------------------------------------------
-def _cut_off(bf: Any, origin: Any, *rules: dict[str, Any], ruleset: str = "2mm-earth") -> Battle:
+def _cut_off(
+    bf: Any, origin: Any, *rules: dict[str, Any], ruleset: str = "2mm-earth", seed: int = 1
+) -> Battle:
     """Blue's line held between red's attacking column (south) and red's line across its way
     home (north, 10 m behind it): broken, it cannot get away (10.3)."""
     red = [
@@ -333,7 +335,7 @@ def _cut_off(bf: Any, origin: Any, *rules: dict[str, Any], ruleset: str = "2mm-e
         {"id": "trapped", "profile": "inf", "bases": 8, "at": (0, 200), "facing": 180},
     ]
     sc = make_scenario(red, blue, armies=ARMIES, origin=origin, max_bounds=12, ruleset=ruleset)
-    return Battle(bf, _with_rules(sc, *rules), Dice(1), delivery=InstantDelivery())
+    return Battle(bf, _with_rules(sc, *rules), Dice(seed), delivery=InstantDelivery())
 
 
 def test_a_cut_off_body_surrenders_and_is_counted_captured(minden) -> None:
@@ -370,16 +372,44 @@ def test_a_cut_off_body_surrenders_and_is_counted_captured(minden) -> None:
     assert not [n for n, m in _events(b.log, "melee") if m["target"] == "trapped" and n > bound]
 
 
-def test_surrender_is_refused_by_a_ruleset_with_its_own_flight(minden) -> None:
-    """War & Conquest's flee and pursuit (dark-age, 2mm-earth+wc-morale) and medieval-d10's
-    rout have no seam for it yet: one line naming the rule, not a battle that ignores it."""
-    from scenario_builder.errors import ScenarioFileError
-
+def test_surrender_after_war_and_conquest_s_flee_move(minden) -> None:
+    """surrender under War & Conquest's morale (2mm-earth+wc-morale): a unit that failed its
+    Resolution test and whose flee move could not get away, the enemy upon it, yields in the
+    Resolution; its bases are captured. The book alone captures none on the same seeds (W&C
+    kills the fleeing unit its pursuer catches)."""
     bf, origin = minden
     rule = {"rule": "surrender", "source": SOURCE}
+    yielded = 0
+    for seed in (1, 2, 3):
+        book = _cut_off(bf, origin, ruleset="2mm-earth+wc-morale", seed=seed)
+        book.run()
+        assert book.result is not None
+        assert book.result["casualties"]["blue"]["captured"] == 0
+        b = _cut_off(bf, origin, rule, ruleset="2mm-earth+wc-morale", seed=seed)
+        b.run()
+        check_battle(b)
+        assert b.result is not None
+        given = _events(b.log, "surrendered")
+        bases = [x for _, e in given for x in e["bases"]]
+        assert b.result["casualties"]["blue"]["captured"] == len(bases)
+        assert all(e["phase"] == "resolution" and e["captor"] == "anvil" for _, e in given)
+        yielded += bool(given)
+    assert yielded  # some seed's flight is blocked before its pursuer catches it
+
+
+def test_medieval_d10_refuses_surrender(minden) -> None:
+    """The d10 book's rout is its own (MORALE TEST RESULT): no seam for surrender, so the
+    scenario is refused in one line naming the rule, not fought ignoring it."""
+    from scenario_builder.errors import ScenarioFileError
+
+    sc = load_scenario("towton_1461")
     with pytest.raises(ScenarioFileError, match=r"special_rules\.0\.rule: .* surrender") as e:
-        _cut_off(bf, origin, rule, ruleset="2mm-earth+wc-morale")
-    assert "flee and pursuit roll-off" in str(e.value) and "\n" not in str(e.value)
+        Battle(
+            build_battlefield(sc).battlefield,
+            _with_rules(sc, {"rule": "surrender", "source": SOURCE}),
+            Dice(1),
+        )
+    assert "MORALE TEST RESULT" in str(e.value) and "\n" not in str(e.value)
 
 
 def test_medieval_d10_refuses_shock_of_charge_with_the_book_s_reason(run_cli, tmp_path) -> None:

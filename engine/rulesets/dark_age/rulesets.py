@@ -59,7 +59,7 @@ from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
 from engine.rulesets.war_and_conquest.morale import TableScale
-from engine.rulesets.war_and_conquest.rulesets import WC_REFUSED, TwoMmEarthWCMorale, wc_phases
+from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
 from engine.special_rules import SpecialRuleName
 from engine.state import Morale
 from engine.terrain import TerrainTable
@@ -214,9 +214,11 @@ class DarkAge(TwoMmEarthGame):
     family = "dark-age"
     version = "0.1"
     phases = _phases()
-    #: shock_of_charge in W&C's Resolution morale test; surrender refused (W&C's flight)
-    special_rules = TwoMmEarthGame.special_rules | {SpecialRuleName.SHOCK_OF_CHARGE}
-    special_rules_refused: ClassVar[Any] = WC_REFUSED
+    #: shock_of_charge in W&C's Resolution morale test, surrender after its flee moves
+    special_rules = TwoMmEarthGame.special_rules | {
+        SpecialRuleName.SHOCK_OF_CHARGE,
+        SpecialRuleName.SURRENDER,
+    }
     morale_states = TwoMmEarthWCMorale.morale_states
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}

@@ -35,6 +35,7 @@ from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overla
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
+    Event,
     Hit,
     LadderPlaced,
     Moved,
@@ -1300,7 +1301,7 @@ def phase_execute_moves(
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
     if ctx.special.surrender is not None:
-        surrender_cut_off(ctx, flights, "execute_moves")
+        ctx.emit(surrender_cut_off(ctx, flights, "execute_moves"))
     _mark_new_contacts(ctx)
     if ctx.special.shock is not None:
         # charges whose contact held; 2mm Earth's own morale tests them now, a composed
@@ -1322,18 +1323,19 @@ def phase_execute_moves(
         _ladders_at_wall(ctx)
 
 
-def surrender_cut_off(ctx: TwoMmContext, flights: list[str], phase: str) -> None:
+def surrender_cut_off(ctx: TwoMmContext, flights: list[str], phase: str) -> list[Event]:
     """Special rule ``surrender`` (engine.special_rules.Surrender): of the broken formations
     that tried to flee this bound (``flights``), each that got less than 6.1's least move away
     with an enemy formation in contact yields: its living bases are captured (removed as 11.1
-    removes routers run down, and counted captured: ``TwoMmContext.caught``)."""
+    removes routers run down, and counted captured: ``TwoMmContext.caught``). Returns the
+    events (War & Conquest's flee moves call it too)."""
     from engine.rulesets.two_mm_earth.damage import kill_base
     from engine.special_rules import Surrendered
 
     state = ctx.state
     spec = ctx.special.surrender
     assert spec is not None
-    gone = False
+    events: list[Event] = []
     for fid in flights:
         f = state.formations[fid]
         if f.removed or f.morale is Morale.STEADY or f.moved_m >= MIN_MOVE_M:
@@ -1347,14 +1349,15 @@ def surrender_cut_off(ctx: TwoMmContext, flights: list[str], phase: str) -> None
             continue  # no enemy upon it: nobody to yield to
         bases = tuple(b.id for b in f.alive_bases)
         for b in f.alive_bases:
-            ctx.emit(kill_base(f, b, by="surrender", phase=phase, characters=state.characters))
-            ctx.caught.add(b.id)
+            events.append(kill_base(f, b, by="surrender", phase=phase, characters=state.characters))
+            ctx.caught.add(b.id)  # 2mm Earth's own count (morale.casualties)
+            ctx.special.captured.add(b.id)  # the default count (Ruleset.casualties)
         f.morale = Morale.DESTROYED
         f.changed_bound = state.bound
-        ctx.emit(Surrendered(phase, spec.rule, fid, captors[0], bases))
-        gone = True
-    if gone:  # the captured leave the table: the contacts without them
+        events.append(Surrendered(phase, spec.rule, fid, captors[0], bases))
+    if events:  # the captured leave the table: the contacts without them
         ctx.base_pairs = update_contacts(state)
+    return events
 
 
 def _pike_and_shot(ctx: TwoMmContext) -> None:

@@ -548,6 +548,7 @@ def _flee_moves(
     moving = [f for f in fled if not f.removed and f.morale in _FLEEING]
     for f in _in_turn(ctx, moving, order):
         plan = rout_plan(ctx, f)
+        f.moved_m = 0.0  # this flight's own distance (special rule surrender reads it)
         before = {b.id: (b.x, b.y, b.facing) for b in f.bases}
         # the context's flee move (the seam the host's move phase calls too), so whatever
         # wraps it sees every flight of the bound
@@ -573,6 +574,10 @@ def _flee_moves(
             )
     if moving:
         ctx.base_pairs = update_contacts(state)
+        if ctx.special.surrender is not None:  # a flight that could not get away
+            from engine.rulesets.two_mm_earth.phases import surrender_cut_off
+
+            events += surrender_cut_off(ctx, [f.id for f in moving], phase)
     return events
 
 

@@ -67,14 +67,6 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     return (Phase("orders", orders), *host, Phase("resolution", resolution), Phase("end", end))
 
 
-#: special rule surrender is played through 2mm Earth's own flight, which War & Conquest's
-#: flee and pursuit replace (docs/special-rules.md, "Rulesets"); shared with dark-age
-WC_REFUSED: Mapping[SpecialRuleName, str] = {
-    SpecialRuleName.SURRENDER: "its flight is War & Conquest's flee and pursuit roll-off; "
-    "no seam for surrender there yet",
-}
-
-
 @register
 class TwoMmEarthWCMorale(TwoMmEarthMoves):
     """2mm Earth v0.9 with War & Conquest's morale and command module: 2mm Earth's game and
@@ -86,9 +78,12 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
     family = "2mm-earth"
     version = "0.9+wc-morale"
     phases = wc_phases(TWO_MM_EARTH)
-    #: shock_of_charge in W&C's own Resolution morale test (war_and_conquest.battle)
-    special_rules = TwoMmEarthMoves.special_rules | {SpecialRuleName.SHOCK_OF_CHARGE}
-    special_rules_refused: ClassVar[Any] = WC_REFUSED
+    #: shock_of_charge in W&C's own Resolution morale test, surrender after its flee moves
+    #: and the host's (war_and_conquest.battle, docs/special-rules.md)
+    special_rules = TwoMmEarthMoves.special_rules | {
+        SpecialRuleName.SHOCK_OF_CHARGE,
+        SpecialRuleName.SURRENDER,
+    }
     morale_states: ClassVar[Any] = {
         Morale.STEADY: "in good order",
         Morale.RETREATING: "rallied, disordered until its next round",
