@@ -32,6 +32,7 @@ from engine.reinforcements import arrivals_for
 from engine.rulesets import Ruleset, check_playable, get_ruleset
 from engine.scenario import Scenario
 from engine.sight import Sight
+from engine.special_rules import SpecialRules
 from engine.state import BaseStatus, BattleState, Formation, Morale
 from engine.terrain import Ground
 
@@ -211,6 +212,13 @@ class Battle:
         )
         if self.sky is not None:
             self.ctx.on_bound_start.append(self.sky)
+        # the scenario's special rules (engine.special_rules): after the light (a fog's limit
+        # is the lower of its own and the light's), before readiness
+        self.ctx.special = special = SpecialRules.from_specs(list(scenario.special_rules))
+        if special.any:
+            self.ctx.on_bound_start.append(special)
+            if special.fog is not None:  # lying as the armies deploy (the bound-0 record)
+                self.sight.fog_m = special.fog.visibility_m
         # troops caught in camp, asleep or on the march (engine.readiness)
         self.ctx.readiness = readiness_for(scenario, self.state)
         if self.ctx.readiness is not None:
@@ -263,6 +271,12 @@ class Battle:
             "time": sc.time,
             **self._clock_header(),
             "locality": sc.locality,
+            # only when named: a battle under the book alone keeps its log byte for byte
+            **(
+                {"special_rules": [r.model_dump(mode="json") for r in sc.special_rules]}
+                if sc.special_rules
+                else {}
+            ),
             "sides": [
                 {
                     "id": s.id,

@@ -13,6 +13,7 @@ from engine.dice import Dice
 from engine.jams import JamWatch
 from engine.log import Event
 from engine.sight import Sight
+from engine.special_rules import SpecialRules
 from engine.state import BattleState
 from engine.terrain import Ground
 
@@ -55,6 +56,9 @@ class BoundContext:
     #: after an army broke (victory.rout_fraction): the broken sides, while the winner's pursuit
     #: runs on (engine.battle); None while the battle is undecided
     aftermath: frozenset[str] | None = None
+    #: the scenario's special rules in force and their state (engine.special_rules): the
+    #: rulesets' seams ask it (``may_shoot`` ...); with none named it answers as the book
+    special: SpecialRules = field(default_factory=SpecialRules)
 
     def emit(self, events: Event | list[Event]) -> None:
         if isinstance(events, list):

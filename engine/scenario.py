@@ -35,6 +35,7 @@ from pydantic import (
     model_validator,
 )
 
+from engine.special_rules import SpecialRuleSpec, parse_rule
 from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
 
@@ -644,11 +645,37 @@ class Scenario(BaseModel):
     #: representation: men one base stands for (data/scenarios/README.md); a side may differ
     men_per_base: float | None = Field(default=None, gt=0)
     sources: list[str] = Field(default_factory=list)
+    #: scenario special rules (engine.special_rules, docs/special-rules.md): procedures no book
+    #: has, each with its parameters and their source; none: the book alone
+    special_rules: list[SpecialRuleSpec] = Field(default_factory=list)
 
     _path: Path | None = PrivateAttr(default=None)
     _armies: dict[str, Any] = PrivateAttr(default_factory=dict)
     _lines: dict[Any, int] = PrivateAttr(default_factory=dict)
     _plans: dict[str, Plan] = PrivateAttr(default_factory=dict)  # plan files, once read
+
+    @field_validator("special_rules", mode="before")
+    @classmethod
+    def _special_rules(cls, value: Any) -> Any:
+        """Each entry's rule and parameters by name first, so a mistyped one is named with the
+        nearest valid name (not pydantic's union error)."""
+        if not isinstance(value, list):
+            return value
+        out = []
+        seen: set[str] = set()
+        for i, entry in enumerate(value):
+            if not isinstance(entry, BaseModel):
+                try:
+                    entry = parse_rule(entry)
+                except ValueError as exc:
+                    loc = getattr(exc, "loc", ())
+                    raise LocatedError((i, *loc), getattr(exc, "problem", str(exc))) from None
+            name = str(getattr(entry, "rule", ""))
+            if name in seen:
+                raise LocatedError((i, "rule"), f"special rule {name} named twice")
+            seen.add(name)
+            out.append(entry)
+        return out
 
     @model_validator(mode="after")
     def _ids(self) -> Scenario:
@@ -725,6 +752,11 @@ class Scenario(BaseModel):
                     ((*at, "plan", *loc), problem)
                     for loc, problem in self.plan_problems(side.id, side.plan)
                 )
+
+        side_ids = [s.id for s in self.sides]
+        for ri, rule in enumerate(self.special_rules):
+            for loc, problem in rule.name_problems(everyone, side_ids):
+                yield ("special_rules", ri, *loc), problem
 
         hist = self.historical_outcome
         if hist is not None:

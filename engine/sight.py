@@ -176,6 +176,13 @@ def _nearest_first(
     return rows, out
 
 
+def _lower(limit: float | None, fog: float | None) -> float | None:
+    """The nearer of a sight limit and a fog's (None: no limit)."""
+    if fog is None:
+        return limit
+    return fog if limit is None else min(limit, fog)
+
+
 @dataclass(frozen=True, slots=True)
 class SightRules:
     """What a ruleset tells the sight mechanics (2mm Earth 6.2-6.3 in brackets).
@@ -216,6 +223,9 @@ class Sight:
         self.time = time
         self.locality = locality
         self._limit_fn = rules.sight_limit_m
+        #: a scenario's fog (engine.special_rules, ``fog``): no enemy seen beyond it, troops who
+        #: know the ground included; None: only the ruleset's 6.3 limit
+        self.fog_m: float | None = None
         # 6.2 who sees over whom: a rule of two unit types, asked of every troop in the way
         self._sees_over = functools.lru_cache(maxsize=256)(rules.sees_over)
         self._version = -1
@@ -228,8 +238,12 @@ class Sight:
         self._type_names: list[str] = []
         #: 6.2 who sees over whom, by type code (:meth:`_over_matrix`)
         self._over: np.ndarray | None = None
-        #: ((weather, time), 6.3 limit of strangers, of troops who know the ground)
-        self._by_local: tuple[tuple[str, str], float | None, float | None] = (("", ""), None, None)
+        #: ((weather, time, fog), 6.3 limit of strangers, of troops who know the ground)
+        self._by_local: tuple[tuple[str, str, float | None], float | None, float | None] = (
+            ("", "", None),
+            None,
+            None,
+        )
         self.los_calls = 0
         #: the state's table and its revision the arrays and answers are of
         self._table: FormationTable | None = None
@@ -622,7 +636,7 @@ class Sight:
         return self.locality is not None and side.locality == self.locality
 
     def limit_m(self, f: Formation) -> float | None:
-        return self._limit_fn(self.weather, self.time, self.local(f))
+        return _lower(self._limit_fn(self.weather, self.time, self.local(f)), self.fog_m)
 
     # -- queries ---------------------------------------------------------------------------
     @property
@@ -783,9 +797,13 @@ class Sight:
     def _limits_now(self) -> tuple[float | None, float | None]:
         """6.3: the sight limits of strangers and of troops who know the ground in the light
         and weather now (asked of the rules once per change of light)."""
-        fn, weather, time = self._limit_fn, self.weather, self.time
-        if self._by_local[0] != (weather, time):
-            self._by_local = ((weather, time), fn(weather, time, False), fn(weather, time, True))
+        fn, weather, time, fog = self._limit_fn, self.weather, self.time, self.fog_m
+        if self._by_local[0] != (weather, time, fog):
+            self._by_local = (
+                (weather, time, fog),
+                _lower(fn(weather, time, False), fog),
+                _lower(fn(weather, time, True), fog),
+            )
         return self._by_local[1], self._by_local[2]
 
     def _limit_of(self, i: int) -> float | None:

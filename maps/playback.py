@@ -447,12 +447,12 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
     renamer = Renamer(formations, bases, sides)
-    book = _ruleset_of(log)
+    rules = _ruleset_of(log)
     reader = EventReader(
         renamer,
         event_types(log),
         formations,
-        book.morale_test_name if book is not None else "panic test 10.5",
+        rules.morale_test_name if rules is not None else "panic test 10.5",
     )
     xs: list[float] = []
     ys: list[float] = []

@@ -115,6 +115,9 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
         "bounds": result.get("bounds"),
         "reason": result.get("reason"),
         "losses": result.get("losses"),
+        # killed, wounded and captured as the book tells them apart (and special rule
+        # surrender's prisoners): Ruleset.casualties
+        "casualties": result.get("casualties"),
         "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
         "historical_outcome": (

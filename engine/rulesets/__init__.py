@@ -61,6 +61,7 @@ from engine.movement import MoveRules
 from engine.odds_options import OddsOption, OddsTable
 from engine.orders import ORDER_WORDS
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName, unplayable_rules
 from engine.state import Morale
 from engine.terrain import Ground, TerrainTable, ruleset_ground
 from scenario_builder.errors import RulesetError
@@ -183,6 +184,12 @@ class Ruleset:
     #: the ``odds`` options :attr:`odds_questions` read, with their help and bounds: the
     #: command builds its options from every registered book's, so a plug-in brings its own
     odds_flags: ClassVar[tuple[OddsOption, ...]] = ()
+    #: the scenario special rules (engine.special_rules) this ruleset plays at its own seams;
+    #: a scenario naming another is refused at load (``check_playable``, docs/special-rules.md)
+    special_rules: ClassVar[frozenset[SpecialRuleName]] = frozenset()
+    #: why a rule it does not play is refused, where the book has a reason (the load error says
+    #: it); a rule not listed is refused with the rules it does play
+    special_rules_refused: ClassVar[Mapping[SpecialRuleName, str]] = {}
 
     def __repr__(self) -> str:
         return f"<Ruleset {self.name}>"
@@ -326,10 +333,17 @@ class Ruleset:
     def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
         """Each side's lost bases as killed, wounded and captured, as far as the book tells
         them apart (docs/rules-interpretations.md, "Killed, wounded and captured"). The
-        default: every dead base killed."""
-        return {
-            s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()
-        }
+        default: every dead base killed, save those special rule surrender captured
+        (``ctx.special.captured``)."""
+        out = {s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()}
+        taken = ctx.special.captured
+        if taken:
+            for f in ctx.state.formations.values():
+                for b in f.bases:
+                    if b.id in taken and not b.alive:
+                        out[f.side]["killed"] -= 1
+                        out[f.side]["captured"] += 1
+        return out
 
     def idle_view(self, ctx: BoundContext) -> IdleView | None:
         """The book's own reading for the idle watcher (engine.idle.IdleView: who means to
@@ -347,8 +361,9 @@ class Ruleset:
         """Each event ``type`` a log of this ruleset holds -> its class (the core's and
         :attr:`events`), for reading a log back: ``cls.from_dict(d).describe()``."""
         from engine.log import EVENT_TYPES
+        from engine.special_rules import special_rule_events
 
-        return {**EVENT_TYPES, **{c.type: c for c in self.events}}
+        return {**EVENT_TYPES, **special_rule_events(), **{c.type: c for c in self.events}}
 
     def roll(self, dice: Dice, n: int, purpose: str = "") -> Any:
         """``n`` of the book's dice."""
@@ -370,6 +385,7 @@ class Ruleset:
             "slope_bands": [[deg, name] for deg, name in self.slope_bands],
             "morale_states": {str(k): v for k, v in self.morale_states.items()},
             "orders": list(self.order_kinds),
+            "special_rules": sorted(str(n) for n in self.special_rules),
             "scales": {
                 "ground_m_per_mm": dict(self.scales.ground_m_per_mm),
                 "base_m": [self.scales.base_w_m, self.scales.base_d_m],
@@ -388,7 +404,11 @@ _INSTANCES: dict[str, Ruleset] = {}
 def check_playable(scenario: Scenario, ruleset: Ruleset) -> None:
     """One line naming the scenario file, its line and the first field ``ruleset`` cannot
     play (``Ruleset.unplayable``); nothing when it plays them all."""
-    bad = ruleset.unplayable(scenario)
+    cls = type(ruleset)
+    bad = unplayable_rules(
+        list(scenario.special_rules), cls.special_rules, cls.special_rules_refused
+    )
+    bad += ruleset.unplayable(scenario)
     if not bad:
         return
     from scenario_builder.errors import ScenarioFileError

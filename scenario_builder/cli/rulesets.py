@@ -6,6 +6,9 @@ states, order words and table scales (ground metres per table millimetre for eac
 base size, the book's named distances). A composed ruleset (:mod:`engine.rulesets.compose`) also
 says which book each part of its game comes from (turn sequence, movement and formations, combat,
 morale and command).
+
+``--special``: the scenario special rules instead (engine.special_rules, docs/special-rules.md):
+each rule's procedure, its parameters (type, default, meaning) and the rulesets that play it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import click
 
 from .options import json_option
 
-__all__ = ["describe_rulesets", "rulesets"]
+__all__ = ["describe_rulesets", "describe_special", "rulesets"]
 
 
 def describe_rulesets() -> list[dict[str, Any]]:
@@ -27,10 +30,55 @@ def describe_rulesets() -> list[dict[str, Any]]:
     return [get_ruleset(name).describe() for name in available_rulesets()]
 
 
+def describe_special() -> list[dict[str, Any]]:
+    """Every scenario special rule, its parameters and the rulesets that play it."""
+    from engine.rulesets import available_rulesets, get_ruleset
+    from engine.special_rules import describe_special_rules
+
+    plays = {n: type(get_ruleset(n)).special_rules for n in available_rulesets()}
+    return describe_special_rules(plays)
+
+
+def _print_special(as_json: bool) -> None:
+    data = describe_special()
+    if as_json:
+        click.echo(json.dumps(data, indent=2, sort_keys=True))
+        return
+    from rich.table import Table
+
+    from scenario_builder.cli.options import print_table
+
+    for d in data:
+        table = Table(
+            "parameter",
+            "type",
+            "default",
+            "meaning",
+            title=f"{d['rule']}: {d['title']} (rulesets: {', '.join(d['rulesets']) or 'none'})",
+            title_justify="left",
+        )
+        for p in d["parameters"]:
+            default = (
+                "required"
+                if p["required"]
+                else ("none" if p["default"] is None else json.dumps(p["default"]))
+            )
+            table.add_row(p["name"], p["type"], default, p["description"])
+        print_table(table)
+
+
 @click.command("rulesets")
 @json_option
-def rulesets(as_json: bool) -> None:
+@click.option(
+    "--special",
+    is_flag=True,
+    help="List the scenario special rules (docs/special-rules.md) and their parameters.",
+)
+def rulesets(as_json: bool, special: bool) -> None:
     """List the rulesets the engine can fight with (name, die, phases, terrain, scales)."""
+    if special:
+        _print_special(as_json)
+        return
     data = describe_rulesets()
     if as_json:
         click.echo(json.dumps(data, indent=2, sort_keys=True))

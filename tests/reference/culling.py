@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.rulesets.medieval_d10.battle import MedievalBattle
+from engine.rulesets.medieval_d10.game import MedievalBattle
 
 
 def every_row(box: Any, x0: float, y0: float, x1: float, y1: float, arr: np.ndarray) -> np.ndarray:

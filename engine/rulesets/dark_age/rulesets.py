@@ -69,6 +69,7 @@ from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.rulesets import RULES_M, TwoMmEarthGame
 from engine.rulesets.war_and_conquest.morale import TableScale
 from engine.rulesets.war_and_conquest.rulesets import TwoMmEarthWCMorale, wc_phases
+from engine.special_rules import SpecialRuleName
 from engine.state import Morale
 from engine.terrain import TerrainTable
 from scenario_builder.paths import data_dir
@@ -238,6 +239,11 @@ class DarkAge(TwoMmEarthGame):
     family = "dark-age"
     version = "0.1"
     phases = _phases()
+    #: shock_of_charge in W&C's Resolution morale test, surrender after its flee moves
+    special_rules = TwoMmEarthGame.special_rules | {
+        SpecialRuleName.SHOCK_OF_CHARGE,
+        SpecialRuleName.SURRENDER,
+    }
     morale_states = TwoMmEarthWCMorale.morale_states
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}

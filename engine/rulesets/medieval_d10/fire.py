@@ -24,8 +24,8 @@ def missile_target(game: MedievalBattle, u: UnitState) -> UnitState | None:
     """FIRING RANGES CHART: the nearest enemy within ``u``'s weapon's longest band (None:
     none, or no missile weapon)."""
     weapon = u.unit.spec.missile
-    if weapon is None:
-        return None
+    if weapon is None or not game.special.may_shoot(u.id, u.side):
+        return None  # no missiles, or none left (special rule limited_missile_supply)
     best, best_d = None, math.inf
     # a band needs the range, rounded up, within the longest band: no enemy further than
     # that centimetre more (and a metre to spare) can be the target
@@ -45,6 +45,8 @@ def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool =
     assert weapon is not None
     if u.unit.arm is Arm.ARTILLERY and u.unit.limbered:
         return 0  # limbered guns cannot fire
+    if not game.special.may_shoot(u.id, u.side):
+        return 0  # out of missiles (special rule limited_missile_supply): no reaction fire
     d = max(0.0, game.gap(u, target))
     band = range_band(weapon, game.scale.chart_cm(d))
     if band is None:
@@ -90,6 +92,11 @@ def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool =
         )
         kills, faces = cas.kills, list(cas.faces)
     u.shots_fired += 1
+    from engine.rulesets.medieval_d10.game import phase_name  # (game imports this module)
+
+    dry = game.special.spend_volley(u.id, u.side, phase_name(game.phase))
+    if dry is not None:
+        game.special_events.append(dry)
     u.volleys = u.volleys + 1 if u.fired_turn >= game.turn - 1 else 1
     u.fired_turn = game.turn
     u.moved = True

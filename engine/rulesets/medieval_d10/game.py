@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from engine.dice import Dice
+from engine.log import Event
 from engine.rulesets.medieval_d10 import (
     charges,
     compulsory,
@@ -57,6 +58,7 @@ from engine.rulesets.medieval_d10.terrain import (
 )
 from engine.rulesets.medieval_d10.units import Arm, Formation, Order
 from engine.rulesets.medieval_d10.weather import WEATHER_STATES, WIND_POINTS, WIND_STRENGTHS
+from engine.special_rules import SpecialRules
 
 __all__ = [
     "PHASES",
@@ -164,6 +166,10 @@ class MedievalBattle:
         self.terrain = terrain or load_terrain_table()
         #: units not yet ready to fight (engine.readiness: set by the ruleset)
         self.held: Callable[[str], bool] = _never
+        #: the scenario's special rules (engine.special_rules): limited_missile_supply in
+        #: :func:`~.fire.fire`, fog in :meth:`sees`; their events, for the core's log
+        self.special = SpecialRules()
+        self.special_events: list[Event] = []
         self.turn = 0
         self.side_a, self.side_b = self.sides
         self.phase: Phase = Phase.INITIATIVE
@@ -245,6 +251,13 @@ class MedievalBattle:
     def in_contact(self, a: UnitState, b: UnitState) -> bool:
         return self.gap(a, b) <= CONTACT_M
 
+    def engaged(self, uid: str) -> bool:
+        """Whether unit ``uid`` is in contact with a living enemy unit."""
+        u = self.units.get(uid)
+        if u is None or not u.alive:
+            return False
+        return any(self.in_contact(u, e) for e in self.alive(self.enemy_of(u.side)))
+
     def terrain_at(self, x: float, y: float) -> tuple[Terrain, Cover]:
         """This ruleset's terrain and cover at a point (off the map: impassable)."""
         if not self.bf.contains(x, y):
@@ -284,6 +297,9 @@ class MedievalBattle:
     def sees(self, a: UnitState, b: UnitState) -> bool:
         """Whether ``a`` sees ``b`` over the battlefield's ground (its DEM levels, woods and
         built-up areas: the Battlefield's line of sight). Cached for the turn."""
+        fog = self.special.fog_m
+        if fog is not None and a.side != b.side and self.gap(a, b) > fog:
+            return False  # special rule fog: no enemy seen beyond it
         key = (a.id, b.id, round(a.x), round(a.y), round(b.x), round(b.y))
         hit = self._sight.get(key)
         if hit is None:
@@ -299,6 +315,8 @@ class MedievalBattle:
         through :meth:`sees` if an end is off the battlefield): :meth:`sees`' answers, not kept in
         the turn's cache (only ``look`` asks of enemy pairs, each once a turn)."""
         many = getattr(self.bf, "line_of_sight_many", None)
+        if self.special.fog_m is not None:
+            many = None  # fog: each pair through sees (its distance first)
         if pairs and many is not None:
             src = np.asarray([(a.x, a.y) for a, _ in pairs], float)
             dst = np.asarray([(b.x, b.y) for _, b in pairs], float)

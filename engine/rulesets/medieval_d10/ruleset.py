@@ -57,6 +57,7 @@ from engine.rulesets.medieval_d10.terrain import (
 from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
 from engine.scenario import Plan
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName
 from engine.state import BaseStatus, Formation, Morale, SideState
 from engine.terrain import TerrainTable
 from engine.yamlio import line_for, read_yaml, validate
@@ -471,6 +472,8 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     )
     if ctx.readiness is not None:  # engine.readiness: who may not move or shoot yet
         ctx.game.held = ctx.readiness.holds
+    ctx.game.special = ctx.special  # the scenario's special rules (engine.special_rules)
+    ctx.special.engaged = ctx.game.engaged  # its contacts are the game's, not the core's
     ctx.game.turn = ctx.state.bound - 1
     ctx.game.begin_turn()
     _command(ctx, ctx.game)
@@ -548,6 +551,8 @@ def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
     for e in game.events[ctx.emitted :]:
         ctx.emit(from_record(phase, e))
     ctx.emitted = len(game.events)
+    ctx.emit(game.special_events)  # special rules' events (engine.special_rules), typed already
+    game.special_events = []
 
 
 def _speed(f: Formation) -> Callable[[int], float | None]:
@@ -579,6 +584,17 @@ class MedievalD10(Ruleset):
     version = "1"
     die_sides = 10
     phases = tuple(_phase(p) for p in PHASES)
+    #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
+    #: ``special`` (docs/special-rules.md)
+    special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
+    special_rules_refused: ClassVar[Any] = {
+        # REASONS TO TAKE A MORALE TEST 3 and the MORALE TEST RESULT's "Receiving a Charge"
+        # column (with D/E class troops' -1/-2): the book already tests every charged unit
+        SpecialRuleName.SHOCK_OF_CHARGE: "already tests every unit receiving a charge "
+        "(REASONS TO TAKE A MORALE TEST 3)",
+        SpecialRuleName.SURRENDER: "its rout is the book's own (MORALE TEST RESULT); no seam "
+        "for surrender there yet",
+    }
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},
         base_w_m=FIGURE_M,

@@ -35,6 +35,9 @@ class TwoMmContext(BoundContext):
     #: its morale test while its combat goes on gives its enemy +1 next round; 2mm Earth sets
     #: none)
     melee_bonus_against: dict[str, int] = field(default_factory=dict)
+    #: this bound's charges (special rule shock_of_charge): charged formation -> the enemy whose
+    #: move ended in contact with it, the contact still holding after the moves
+    charged: dict[str, str] = field(default_factory=dict)
     #: a composed morale module's flee move, called for a ROUTING mover in place of
     #: ``engine.movement.execute_move`` with the same arguments (War & Conquest: fleeing troops
     #: pass through friends, ``war_and_conquest.battle.flee_move``); None: 2mm Earth's own

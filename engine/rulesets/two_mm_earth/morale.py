@@ -729,9 +729,10 @@ def _resolve(
     triggers: list[str],
     phase: str = "morale",
     in_contact: bool = False,
+    forced: frozenset[str] = frozenset(),
 ) -> list[Event]:
     before = f.morale
-    events = _resolve_one(ctx, f, triggers, phase, in_contact)
+    events = _resolve_one(ctx, f, triggers, phase, in_contact, forced)
     if f.linked and f.morale is not before:
         # 11.3: Pike & Shot wings "take panic tests and test for retreating/routing as if they
         # were still in a brigaded formation": the sister wings share the outcome
@@ -744,9 +745,19 @@ def _resolve(
 
 
 def _resolve_one(
-    ctx: TwoMmContext, f: Formation, triggers: list[str], phase: str, in_contact: bool
+    ctx: TwoMmContext,
+    f: Formation,
+    triggers: list[str],
+    phase: str,
+    in_contact: bool,
+    forced: frozenset[str] = frozenset(),
 ) -> list[Event]:
-    effects = {t: e for t in triggers if (e := _effect(ctx, t, f)) is not None}
+    # ``forced``: triggers no table of the book has, that a special rule makes a panic test
+    effects = {
+        t: e
+        for t in triggers
+        if (e := ("panic_test" if t in forced else _effect(ctx, t, f))) is not None
+    }
     if not effects:
         return []
     triggers = [t for t in triggers if t in effects]  # (a trigger may come twice)
@@ -801,6 +812,41 @@ def _resolve_one(
         events += set_morale(ctx, f, Morale.RETREATING, f"{cite[2]} {reason}", phase)
         f.retreat_from = _threat_centre(ctx, f)
     return events
+
+
+#: the trigger special rule shock_of_charge tests with (engine.special_rules.ShockOfCharge)
+SHOCK_OF_CHARGE = "shock_of_charge"
+
+
+def shock_of_charge(ctx: TwoMmContext, phase: str) -> list[Event]:
+    """Special rule ``shock_of_charge``: each steady raw (or, with ``unready``, still unready)
+    formation an enemy charged into contact this bound (``ctx.charged``) takes the book's panic
+    test (v0.9 10.5, v0.7 5.2) at once, once a bound, with the trigger ``shock_of_charge``."""
+    if ctx.special.shock is None or not plays_own_morale(ctx):
+        return []
+    state = ctx.state
+    events: list[Event] = []
+    for fid in ctx.charged:
+        f = state.formations[fid]
+        if f.removed or f.morale is not Morale.STEADY or SHOCK_OF_CHARGE in f.tested:
+            continue
+        if not shocked(ctx, f):
+            continue
+        f.tested = (*f.tested, SHOCK_OF_CHARGE)
+        forced = frozenset({SHOCK_OF_CHARGE})
+        events += _resolve(ctx, f, [SHOCK_OF_CHARGE], phase, in_contact=True, forced=forced)
+    return events
+
+
+def shocked(ctx: TwoMmContext, f: Formation) -> bool:
+    """Whether ``f``, charged this bound (``ctx.charged``), tests for special rule
+    ``shock_of_charge``: raw (the rule's ``formations``) or, with ``unready``, still caught
+    unready (engine.readiness)."""
+    spec = ctx.special.shock
+    if spec is None or f.id not in ctx.charged:
+        return False
+    unready = ctx.readiness is not None and ctx.readiness.holds(f.id)
+    return spec.tests(f.id, unready)
 
 
 def _caught_unready(ctx: TwoMmContext, f: Formation) -> bool:

@@ -35,6 +35,7 @@ from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overla
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
+    Event,
     Hit,
     LadderPlaced,
     Moved,
@@ -573,7 +574,9 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
         target = state.formations.get(f.target_formation or "")
         if target is None or target.removed or target.side == f.side:
             target = None
-        has_missiles = bool(shooting_bases(f))
+        # a formation out of missiles (special rule limited_missile_supply) closes as troops
+        # without missiles do
+        has_missiles = bool(shooting_bases(f)) and ctx.special.may_shoot(f.id, f.side)
         near_gaps = _near_gaps(ctx, f)
         near = [g for g, _d in near_gaps]
         if has_missiles:
@@ -724,8 +727,8 @@ def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
 
 def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     state = ctx.state
-    if not shooting_bases(f):
-        return None
+    if not shooting_bases(f) or not ctx.special.may_shoot(f.id, f.side):
+        return None  # no missiles, or none left (special rule limited_missile_supply)
     if state.contacts.get(f.id):
         return _assist_shot(ctx, f)
     plan = ctx.plans.get(f.id)
@@ -845,6 +848,8 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
             )
         res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
+        # special rule limited_missile_supply: one volley spent (logged when the last)
+        dry = ctx.special.spend_volley(f.id, f.side, "execute_shooting")
         f.fired_ordnance = plan.mode != "normal"
         g.shot_at = True
         ctx.emit(
@@ -860,6 +865,8 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
                 res.dice,
             )
         )
+        if dry is not None:
+            ctx.emit(dry)
         if res.hits:
             ctx.pending_hits.append((g.id, res.hits, (fx, fy), f.id))
 
@@ -1207,6 +1214,8 @@ def phase_execute_moves(
     _replace_casualties(ctx)
     stuck: dict[str, str] = {}  # formations a friend stopped this bound (engine.jams)
     moved: set[str] = set()
+    flights: list[str] = []  # broken formations that tried to flee this bound
+    charges: list[tuple[str, str]] = []  # (charger, charged): moves that ended in contact
     for f in _split_injured(ctx, _pursuers_last(ctx, high_initiative_first(ctx))):
         plan = ctx.plans.get(f.id)
         if plan is None or plan.kind == "none" or f.removed:
@@ -1231,6 +1240,8 @@ def phase_execute_moves(
             # stands rather than freezing outline to outline for the rest of the battle
             _close_from_standing(ctx, f, plan, stuck, moved)
             continue
+        if plan.kind in ("retreat", "rout") and f.morale is not Morale.STEADY:
+            flights.append(f.id)  # special rule surrender: did it get away?
         classes_fn = wall_classes(ctx, f)
         mover = execute_move
         if f.morale is Morale.ROUTING and ctx.flee_move is not None:
@@ -1275,6 +1286,9 @@ def phase_execute_moves(
         if res.halted == "contact_enemy" and res.contact_with is not None:
             from engine.rulesets.two_mm_earth.morale import touched_while_retreating
 
+            if f.morale is Morale.STEADY and plan.kind in _AIMED and res.distance_m > 0:
+                charges.append((f.id, res.contact_with))  # special rule shock_of_charge
+
             g = state.formations[res.contact_with]
             for x in (f, g):  # 11.1: touching or touched, tested the moment it happens
                 ctx.emit(touched_while_retreating(ctx, x, "execute_moves"))
@@ -1286,7 +1300,19 @@ def phase_execute_moves(
                 ctx.emit(join_formation(ctx, f, g, "execute_moves"))
     ctx.jams.record(state.bound, stuck, moved)
     ctx.base_pairs = update_contacts(state)
+    if ctx.special.surrender is not None:
+        ctx.emit(surrender_cut_off(ctx, flights, "execute_moves"))
     _mark_new_contacts(ctx)
+    if ctx.special.shock is not None:
+        # charges whose contact held; 2mm Earth's own morale tests them now, a composed
+        # morale module (War & Conquest) in its own test (its resolution phase)
+        ctx.charged = {}
+        for charger, fid in charges:
+            if charger in state.contacts.get(fid, ()):
+                ctx.charged.setdefault(fid, charger)
+        from engine.rulesets.two_mm_earth.morale import shock_of_charge
+
+        ctx.emit(shock_of_charge(ctx, "execute_moves"))
     _pike_and_shot(ctx)
     # 10.2 / 11.1: contact on a flank or the rear, retreating troops touched: tested at once,
     # before the melee
@@ -1295,6 +1321,43 @@ def phase_execute_moves(
     )
     if ctx.has_walls:
         _ladders_at_wall(ctx)
+
+
+def surrender_cut_off(ctx: TwoMmContext, flights: list[str], phase: str) -> list[Event]:
+    """Special rule ``surrender`` (engine.special_rules.Surrender): of the broken formations
+    that tried to flee this bound (``flights``), each that got less than 6.1's least move away
+    with an enemy formation in contact yields: its living bases are captured (removed as 11.1
+    removes routers run down, and counted captured: ``TwoMmContext.caught``). Returns the
+    events (War & Conquest's flee moves call it too)."""
+    from engine.rulesets.two_mm_earth.damage import kill_base
+    from engine.special_rules import Surrendered
+
+    state = ctx.state
+    spec = ctx.special.surrender
+    assert spec is not None
+    events: list[Event] = []
+    for fid in flights:
+        f = state.formations[fid]
+        if f.removed or f.morale is Morale.STEADY or f.moved_m >= MIN_MOVE_M:
+            continue
+        if not ctx.special.surrenders(f.side):
+            continue
+        captors = sorted(
+            g for g in state.contacts.get(fid, ()) if state.formations[g].side != f.side
+        )
+        if not captors:
+            continue  # no enemy upon it: nobody to yield to
+        bases = tuple(b.id for b in f.alive_bases)
+        for b in f.alive_bases:
+            events.append(kill_base(f, b, by="surrender", phase=phase, characters=state.characters))
+            ctx.caught.add(b.id)  # 2mm Earth's own count (morale.casualties)
+            ctx.special.captured.add(b.id)  # the default count (Ruleset.casualties)
+        f.morale = Morale.DESTROYED
+        f.changed_bound = state.bound
+        events.append(Surrendered(phase, spec.rule, fid, captors[0], bases))
+    if events:  # the captured leave the table: the contacts without them
+        ctx.base_pairs = update_contacts(state)
+    return events
 
 
 def _pike_and_shot(ctx: TwoMmContext) -> None:

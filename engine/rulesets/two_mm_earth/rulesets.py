@@ -39,6 +39,7 @@ from engine.rulesets.two_mm_earth.triggers import (
 )
 from engine.scenario import Scenario
 from engine.sight import SightRules
+from engine.special_rules import SpecialRuleName
 from engine.state import BaseStatus, BattleState, Formation, Morale, UnitProfile
 from engine.terrain import Ground, TerrainTable
 from scenario_builder.paths import data_dir
@@ -99,6 +100,9 @@ class TwoMmEarthGame(Ruleset):
     family = "2mm-earth"
     die_sides = 6
     phases = phases.SEQUENCE
+    #: played in its shooting phases (limited_missile_supply) and through the core's sight
+    #: (fog): every layer and composition of the family (docs/special-rules.md)
+    special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
     scales = SCALES
     terrain = TerrainTable(
         data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
@@ -426,6 +430,12 @@ class TwoMmEarth(TwoMmEarthMoves):
     """The 2mm Earth family: the game and its own army morale (10.x, 11.x); the versions
     override what differs."""
 
+    #: surrender too: its 10.3 / 11.1 flight (v0.7: 5.1 / 5.3) is the move a cut-off body
+    #: fails to make, and its casualties count the captured (docs/special-rules.md)
+    special_rules = TwoMmEarthMoves.special_rules | {
+        SpecialRuleName.SURRENDER,
+        SpecialRuleName.SHOCK_OF_CHARGE,  # its own morale test (10.5; v0.7 5.2)
+    }
     #: how many dice one panic test rolls (the odds calculator enumerates them all)
     panic_dice: ClassVar[int] = 2
     #: ``odds --attack`` (2.2-2.3 with chart 7.2, 3.1, 8.1) and ``odds --panic`` (10.5, v0.7 5.2)

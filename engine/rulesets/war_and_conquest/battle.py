@@ -39,7 +39,7 @@ from engine.log import Destroyed, Draw, Event, Names, Pursuit, keep_ids, rolled
 from engine.movement import MoveResult, execute_move, swept_rows
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
-from engine.rulesets.two_mm_earth.morale import set_morale
+from engine.rulesets.two_mm_earth.morale import SHOCK_OF_CHARGE, set_morale, shocked
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.rulesets.war_and_conquest.morale import (
     GENERAL_ZONE_IN,
@@ -533,6 +533,10 @@ def resolution_phase(
             names = tuple(t.value for t in found)
             if result == "lost":
                 names = ("lost combat", *names)
+            if ctx.special.shock is not None and shocked(ctx, f):
+                # special rule shock_of_charge: charged this bound, raw or unready; tested in
+                # the book's Resolution, with the book's test and modifiers
+                names = (*names, SHOCK_OF_CHARGE)
             if not names:
                 continue
             tested.add(f.id)
@@ -593,6 +597,7 @@ def _flee_moves(
     moving = [f for f in fled if not f.removed and f.morale in _FLEEING]
     for f in _in_turn(ctx, moving, order):
         plan = rout_plan(ctx, f)
+        f.moved_m = 0.0  # this flight's own distance (special rule surrender reads it)
         before = {b.id: (b.x, b.y, b.facing) for b in f.bases}
         # the context's flee move (the seam the host's move phase calls too), so whatever
         # wraps it sees every flight of the bound
@@ -618,6 +623,10 @@ def _flee_moves(
             )
     if moving:
         ctx.base_pairs = update_contacts(state)
+        if ctx.special.surrender is not None:  # a flight that could not get away
+            from engine.rulesets.two_mm_earth.phases import surrender_cut_off
+
+            events += surrender_cut_off(ctx, [f.id for f in moving], phase)
     return events
 
 

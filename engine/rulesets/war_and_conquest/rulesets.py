@@ -28,6 +28,7 @@ from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc
 from engine.rulesets.war_and_conquest import odds_report
 from engine.rulesets.war_and_conquest.morale import TWO_MM_EARTH, TableScale
+from engine.special_rules import SpecialRuleName
 from engine.state import Morale
 
 __all__ = ["TwoMmEarthWCMorale", "wc_phases"]
@@ -82,6 +83,12 @@ class TwoMmEarthWCMorale(TwoMmEarthMoves):
     phases = wc_phases(TWO_MM_EARTH)
     #: W&C's own events (worded and drawn by themselves); the rest are the core's
     events: ClassVar[tuple[type[Event], ...]] = (wc.WCTest, wc.StrategyRoll)
+    #: shock_of_charge in W&C's own Resolution morale test, surrender after its flee moves
+    #: and the host's (war_and_conquest.battle, docs/special-rules.md)
+    special_rules = TwoMmEarthMoves.special_rules | {
+        SpecialRuleName.SHOCK_OF_CHARGE,
+        SpecialRuleName.SURRENDER,
+    }
     morale_states: ClassVar[Any] = {
         Morale.STEADY: "in good order",
         Morale.RETREATING: "rallied, disordered until its next round",
