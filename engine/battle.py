@@ -29,8 +29,9 @@ from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
 from engine.reinforcements import arrivals_for
-from engine.rulesets import Ruleset, check_playable, get_ruleset
+from engine.rulesets import get_ruleset
 from engine.scenario import Scenario
+from engine.seam import Ruleset, check_playable
 from engine.sight import Sight
 from engine.special_rules import SpecialRules
 from engine.state import BaseStatus, BattleState, Formation, Morale

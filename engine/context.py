@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from engine.idle import IdleWatch
     from engine.orders import Commander, Delivery
     from engine.readiness import ReadinessWatch
-    from engine.rulesets import Ruleset
     from engine.scenario import Scenario
+    from engine.seam import Ruleset
 
 __all__ = ["BoundContext"]
 

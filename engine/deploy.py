@@ -28,7 +28,7 @@ from engine.terrain import Ground
 from scenario_builder.errors import OffMapError, ScenarioFileError
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
 
 __all__ = ["check_overlaps", "deploy"]
 

@@ -44,8 +44,8 @@ from engine.state import BattleState, Formation
 
 if TYPE_CHECKING:
     from engine.context import BoundContext
-    from engine.rulesets import Ruleset
     from engine.scenario import Scenario
+    from engine.seam import Ruleset
     from engine.terrain import Ground
 
 __all__ = ["SLIDES", "Arrivals", "arrivals_for"]

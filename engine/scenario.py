@@ -40,7 +40,7 @@ from engine.yamlio import line_for, load_yaml_with_lines, read_yaml, validate
 from scenario_builder.errors import DataSourceError, ScenarioFileError
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
 from scenario_builder.paths import data_dir
 
 __all__ = [

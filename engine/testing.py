@@ -38,7 +38,7 @@ from engine.orders import Order
 from engine.state import MORALE_TRANSITIONS, BattleState, Morale
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
     from engine.terrain import Ground
 
 
@@ -325,7 +325,7 @@ def _bound_logs(
 
 def _hook_names(cls: type) -> list[str]:
     """The public methods and attributes a ruleset class defines below the ``Ruleset`` base."""
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
 
     declared = vars(Ruleset)  # the base's declarations (phases, scales, morale_states ...)
     names: set[str] = set()

@@ -37,7 +37,7 @@ from scenario_builder.battlefield import Battlefield
 from scenario_builder.errors import CRSError
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
 
 STATE_CODES = {"ok": "o", "injured": "i", "dead": "d"}
 MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "D"}

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from engine.log import BattleLog
     from engine.orders import Commander, ScriptedOrders
-    from engine.rulesets import Ruleset
     from engine.scenario import Scenario
+    from engine.seam import Ruleset
     from engine.terrain import Ground
     from scenario_builder.battlefield import Battlefield
 
@@ -137,7 +137,8 @@ def load_orders(
     """An orders file (``run --orders FILE``) read by the ruleset (default: the scenario's) and
     checked against the scenario (names, sides) before any ground is built; None without one.
     A script already read is checked and passed through."""
-    from engine.rulesets import Ruleset, get_ruleset
+    from engine.rulesets import get_ruleset
+    from engine.seam import Ruleset
     from scenario_builder.errors import ScenarioFileError
 
     if orders is None:

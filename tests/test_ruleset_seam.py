@@ -18,6 +18,8 @@ import csv
 import io
 import json
 import math
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -518,6 +520,50 @@ def test_seam_no_core_module_imports_a_ruleset_folder(path: Path) -> None:
     assert "two_mm_earth" in RULESET_DIRS
     bad = _ruleset_folder_imports(path)
     assert not bad, f"{path.name} imports a ruleset folder: {bad}"
+
+
+#: what the registry (engine.rulesets) offers besides the seam's types: its lookups
+REGISTRY_NAMES = {
+    "DEFAULT_RULESET",
+    "PLUGIN_GROUP",
+    "available_rulesets",
+    "get_ruleset",
+    "load_plugins",
+    "odds_rulesets",
+}
+
+
+def test_seam_types_load_no_ruleset_folder() -> None:
+    """engine.seam (Ruleset, Phase, Scales, register) imports no rulebook: a core module that
+    needs the types no longer loads every ruleset folder (and, through them, the core)."""
+    code = (
+        "import sys, engine.seam; "
+        "print(sorted(m for m in sys.modules if m.startswith('engine.rulesets')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    [*CORE, *sorted(p for pkg in ("scenario_builder", "maps") for p in (ROOT / pkg).rglob("*.py"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_seam_types_come_from_the_seam_module(path: Path) -> None:
+    """Outside engine/rulesets/, ``from engine.rulesets import X`` asks the registry only for
+    its lookups; the seam's types come from engine.seam."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = [
+        f"line {node.lineno}: {a.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "engine.rulesets"
+        for a in node.names
+        if a.name not in REGISTRY_NAMES
+    ]
+    assert not bad, f"{path.relative_to(ROOT)} takes seam types from the registry: {bad}"
 
 
 # Outside the engine the Ruleset object is asked (its hooks and helpers), never a ruleset's

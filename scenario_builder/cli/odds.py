@@ -22,7 +22,7 @@ from scenario_builder.cli.options import json_option, ruleset_option, seed_optio
 from scenario_builder.errors import OddsInputError, RulesetError
 
 if TYPE_CHECKING:
-    from engine.rulesets import Ruleset
+    from engine.seam import Ruleset
 
 __all__ = ["OddsCommand", "OddsInputError", "book_options", "check_bounds", "odds"]
 
