@@ -76,6 +76,9 @@ def split_into_wings(
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
+    # dead bases kept beyond the last file (a line parted under 11.1) stay with the first wing,
+    # beyond its last file too, for the casualty count
+    groups[0][2].extend(b for b in f.bases if b.file >= f.frontage)
     rx, ry = right(f.facing)
     wings = []
     pitch = f.pitch_w
