@@ -76,3 +76,69 @@ def test_11_1_one_rank_lines_leave_their_injured_behind_in_a_whole_battle(flodde
                 assert speed == pytest.approx(full / 2.0 if hurt else full), g.id
     assert parted, "no one-rank line parted under 11.1"
     assert any(len(w) >= 2 for _, w in parted)
+
+
+def _aware_originals(b: Battle, f: Formation) -> tuple[set[str], list[str]]:
+    """The friendly originals (4.2: a formation with its wings) ``f`` sees or hears that are
+    broken, and the steady friends it sees or hears, as the table stands."""
+    own = f.wing_of or f.id
+    broken: set[str] = set()
+    steady: list[str] = []
+    for g in b.state.active(f.side):
+        if (g.wing_of or g.id) == own or not b.ctx.sight.aware(f.id, g.id):
+            continue
+        if g.morale in (Morale.RETREATING, Morale.ROUTING):
+            broken.add(g.wing_of or g.id)
+        elif g.morale is Morale.STEADY:
+            steady.append(g.id)
+    return broken, steady
+
+
+def test_10_2_all_seen_friendlies_needs_more_than_one_broken_friend_in_a_whole_battle(
+    flodden,
+) -> None:
+    # Flodden, seed 2: in bound 10 Stanley's billmen see one friend only, their own bowmen,
+    # broken. 10.2 "All seen friendlies retreating" is friendlies in the plural (and a lone
+    # rout seen at any distance would otherwise make its viewers rout, leaving the "friendly
+    # non-skirmishers rout within ..." rows idle): the billmen stand. Every break the row does
+    # cause in the battle is by a formation that sees at least two broken friends, no steady one
+    bf, sc = flodden
+    b = _battle(bf, sc, 2)
+    stood: list[tuple[int, str]] = []
+    broke: list[str] = []
+    for phase, _ in _bounds(b):
+        if phase != "morale":
+            continue
+        for e in b.ctx.events:
+            reason = getattr(e, "reason", "")
+            if e.phase == "morale" and e.type in ("retreat", "rout") and "all_seen" in reason:
+                broken, steady = _aware_originals(b, b.state.formations[e.formation])
+                assert len(broken) >= 2 and not steady, (e, broken, steady)
+                broke.append(e.formation)
+        for f in b.state.active():
+            if f.morale is Morale.STEADY:
+                broken, steady = _aware_originals(b, f)
+                if len(broken) == 1 and not steady:
+                    stood.append((b.state.bound, f.id))
+    assert (10, "en_stanley") in stood, stood
+    assert "en_stanley" not in broke
+
+
+@pytest.mark.parametrize(("seed", "face", "outcome"), [(3, 2, "hold"), (5, 4, "attack")])
+def test_9_3_rash_order_roll_two_holds_three_up_obeys_in_a_whole_battle(
+    flodden, seed: int, face: int, outcome: str
+) -> None:
+    # Flodden: Argyll's and Lennox's Highlanders are rash; told to hold at the start they roll
+    # on 9.3's "(<2) Holds (3+) Attacks": read as 1-2 hold, 3-6 attack (the chart's "<2" a
+    # lost "<=", the only reading that leaves no face unassigned with its printed "3+"; 10.2's
+    # "50% chance" is a gloss on "a die decides"). Seed 3 rolls a 2 and holds; seed 5 a 4 and
+    # goes in. Every rash roll in the battle follows the same line
+    bf, sc = flodden
+    b = _battle(bf, sc, seed)
+    b.run()
+    rolls = [e for r in b.log.bounds for e in r.events if e.type == "order_roll"]
+    rash = [e for e in rolls if e.temperament == "rash"]
+    assert rash and (rash[0].dice.faces[0], rash[0].outcome) == (face, outcome)
+    three_up = {"hold": "attack", "retreat": "retreat"}  # the chart's rash row, 3+
+    for e in rash:
+        assert e.outcome == (three_up[e.order] if e.dice.faces[0] >= 3 else "hold"), e
