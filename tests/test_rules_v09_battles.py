@@ -5,6 +5,7 @@ held to 4.2's two bases (docs/rules-interpretations.md)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ from engine.dice import Dice
 from engine.log import WingSplit
 from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.charts import MoveClass
+from engine.rulesets.two_mm_earth.formations import WING_MIN_BASES
 from engine.scenario import load_scenario
 from engine.state import BaseStatus, Formation, Morale
 from scenario_builder.battle import commanders
@@ -142,3 +144,43 @@ def test_9_3_rash_order_roll_two_holds_three_up_obeys_in_a_whole_battle(
     three_up = {"hold": "attack", "retreat": "retreat"}  # the chart's rash row, 3+
     for e in rash:
         assert e.outcome == (three_up[e.order] if e.dice.faces[0] >= 3 else "hold"), e
+
+
+def _pike_and_shot(sc: Any) -> Any:
+    """Flodden with two formations fielded as 11.3 Pike & Shot blocks, the outer file at each
+    end of another kind: Home's pikes (two ranks: one-file sleeves of 2 bases) and Edmund
+    Howard's billmen (one rank of 4: one-file sleeves of a single base)."""
+    sc = copy.deepcopy(sc)
+    flanks = {"sc_home": "sc_pike_nobles", "en_edmund": "en_archers"}
+    for side in sc.sides:
+        side.formations = [
+            fs.model_copy(update={"flank_profile": flanks[fs.id], "flank_files": 1})
+            if fs.id in flanks
+            else fs
+            for fs in side.formations
+        ]
+    return sc
+
+
+def test_11_3_pike_and_shot_wings_hold_two_bases_as_4_2_asks_in_a_whole_battle(
+    flodden,
+) -> None:
+    # 11.3: left/right mixed formations "will always split into wings automatically when
+    # getting into combat"; 4.2: "providing each Wing is at least 2 bases in size". Home's
+    # block (two ranks) splits into three wings of 2, 8 and 2 bases; Edmund Howard's one-rank
+    # line would give one-base sleeves, too small to be wings: they stay with the billmen and
+    # the line fights as one mixed formation (11.3, at the mean R)
+    bf, sc = flodden
+    b = _battle(bf, _pike_and_shot(sc), 1)
+    splits: dict[str, list[int]] = {}
+    edmund_fought = False
+    for phase, _ in _bounds(b):
+        if phase == "execute_moves":
+            for e in b.ctx.events:
+                if isinstance(e, WingSplit) and e.formation in ("sc_home", "en_edmund"):
+                    splits[e.formation] = [b.state.formations[w].n_alive for w in e.wings]
+            edmund_fought = edmund_fought or bool(b.state.contacts.get("en_edmund"))
+    assert splits.get("sc_home") == [2, 8, 2], splits
+    assert "en_edmund" not in splits and edmund_fought
+    for sizes in splits.values():
+        assert min(sizes) >= WING_MIN_BASES

@@ -45,6 +45,10 @@ def brigade_limit(leadership: int) -> int:
     return max(1, min(3, leadership))
 
 
+#: 4.2: "A formation can split into unlimited Wings, providing each Wing is at least 2 bases"
+WING_MIN_BASES = 2
+
+
 def split_into_wings(
     state: BattleState,
     fid: str,
@@ -54,8 +58,8 @@ def split_into_wings(
     linked: bool = False,
 ) -> list[Event]:
     """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2).
-    ``linked``: 11.3's automatic Pike & Shot split (no character needed, wings of one base
-    allowed, the wings tested for morale together)."""
+    ``linked``: 11.3's automatic Pike & Shot split (no character needed, the wings tested for
+    morale together); every wing, linked or not, holds at least 2 living bases (4.2)."""
     f = state.formations[fid]
     if f.loose or f.skirmisher:
         raise IllegalOrderError(None, f"{fid}: skirmishers go Loose (4.1), they do not form wings")
@@ -72,7 +76,7 @@ def split_into_wings(
     start = 0
     for n in files:
         members = [b for b in f.bases if start <= b.file < start + n]
-        if sum(1 for b in members if b.alive) < (1 if linked else 2):
+        if sum(1 for b in members if b.alive) < WING_MIN_BASES:
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
@@ -408,6 +412,42 @@ def auto_split(state: BattleState, f: Formation, phase: str) -> list[Event]:
         else:
             runs.append(1)
         last = kind
+    runs = _wings_of_two(runs, _alive_by_file(f))
     if len(runs) < 2:
         return []
     return split_into_wings(state, f.id, runs, phase=phase, linked=True)
+
+
+def _alive_by_file(f: Formation) -> list[int]:
+    """The living bases in each file of ``f``, left to right."""
+    out = [0] * f.frontage
+    for b in f.alive_bases:
+        if 0 <= b.file < f.frontage:
+            out[b.file] += 1
+    return out
+
+
+def _wings_of_two(runs: list[int], alive: list[int]) -> list[int]:
+    """11.3's runs of files made wings that obey 4.2 ("each Wing is at least 2 bases in size"):
+    a run with fewer living bases is too small to be a wing and stays with its neighbour (the
+    one on its left; the first run joins the one on its right), the neighbour then holding
+    both kinds as a mixed wing (11.3: fought at the mean R). Widths in files, left to right.
+
+    >>> _wings_of_two([1, 2, 1], [1, 1, 1, 1])      # a one-rank line, one-base sleeves
+    [4]
+    >>> _wings_of_two([2, 2, 2], [1, 1, 1, 1, 1, 1])
+    [2, 2, 2]
+    >>> _wings_of_two([1, 2, 1], [2, 2, 2, 2])      # two ranks: one-file wings of 2 bases
+    [1, 2, 1]
+    """
+    runs = list(runs)
+    while len(runs) > 1:
+        starts = [sum(runs[:k]) for k in range(len(runs))]
+        sizes = [sum(alive[s : s + n]) for s, n in zip(starts, runs, strict=True)]
+        small = next((k for k, n in enumerate(sizes) if n < WING_MIN_BASES), None)
+        if small is None:
+            break
+        into = small - 1 if small > 0 else 1
+        runs[min(small, into)] += runs[max(small, into)]
+        del runs[max(small, into)]
+    return runs
