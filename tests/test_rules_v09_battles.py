@@ -184,3 +184,51 @@ def test_11_3_pike_and_shot_wings_hold_two_bases_as_4_2_asks_in_a_whole_battle(
     assert "en_edmund" not in splits and edmund_fought
     for sizes in splits.values():
         assert min(sizes) >= WING_MIN_BASES
+
+
+def test_5_1_a_brigade_breaks_up_into_its_constituent_units_in_a_whole_battle(
+    flodden, tmp_path
+) -> None:
+    # Flodden, seed 1, with Surrey's archers deployed brigaded with his rearguard (5.1
+    # ``brigade:``; Surrey is L3). In bound 3 Surrey orders the brigade broken up ("at any
+    # time, a Brigade can break up into its original constituent units"): the archers stand
+    # again as themselves, their own three bases where they stood behind the billmen, none on
+    # another's; told to attack in bound 4, they move off on their own while the billmen hold
+    from engine.geometry import obb_array, overlaps
+
+    bf, sc = flodden
+    sc = copy.deepcopy(sc)
+    for side in sc.sides:
+        side.formations = [
+            fs.model_copy(update={"brigade": "en_surrey"}) if fs.id == "en_surrey_bows" else fs
+            for fs in side.formations
+        ]
+    orders = tmp_path / "orders.txt"
+    orders.write_text('3: ["break en_surrey"]\n4: ["attack en_surrey_bows"]\n', encoding="utf-8")
+    rs = get_ruleset(sc.ruleset)
+    chosen = commanders(sc, bf, rs, orders=str(orders), orders_side="english")
+    b = Battle(bf, sc, Dice(1), ruleset=rs, commanders=chosen)
+    st = b.state
+    surrey = st.formations["en_surrey"]
+    assert surrey.brigade == ("en_surrey_bows",) and "en_surrey_bows" not in st.formations
+    bows_ids = {x.id for x in surrey.bases if x.id.startswith("en_surrey_bows.")}
+    assert len(bows_ids) == 3
+    while st.bound < 3:
+        rec = b.step()
+    assert [(e.formation, e.units) for e in rec.events if e.type == "brigade_break_up"] == [
+        ("en_surrey", ("en_surrey_bows",))
+    ]
+    bows = st.formations["en_surrey_bows"]
+    assert {x.id for x in bows.bases} == bows_ids and not bows.removed
+    assert not bows_ids & {x.id for x in surrey.bases} and not surrey.brigade
+    assert bows.morale is surrey.morale and bows.name != surrey.name
+    arr = obb_array([x.obb() for x in surrey.alive_bases])
+    assert not any(overlaps(x.obb(), arr, tol=0.5).any() for x in bows.alive_bases)
+    moved: dict[str, float] = {}
+    while not b.finished:
+        rec = b.step()
+        for e in rec.events:
+            if e.type == "moved" and e.formation in ("en_surrey", "en_surrey_bows"):
+                moved[e.formation] = moved.get(e.formation, 0.0) + e.distance_m
+    assert moved.get("en_surrey_bows", 0.0) > 100.0
+    assert moved.get("en_surrey_bows", 0.0) > moved.get("en_surrey", 0.0)

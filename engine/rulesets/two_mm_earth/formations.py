@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.geometry import right
-from engine.log import BrigadeMerge, Event, Rally, WingSplit
+from engine.log import BrigadeBreakUp, BrigadeMerge, Event, Rally, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
 __all__ = [
+    "BreakUpOrder",
     "LooseOrder",
     "auto_split",
+    "break_up_brigade",
     "brigade_limit",
     "close_up",
     "go_loose",
@@ -141,6 +143,7 @@ def merge_formations(
     )
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
+    b.brigaded = tuple(x.id for x in moved)  # 5.1: to break up into again
     for i, base in enumerate(moved):
         base.rank = ranks + i // a.frontage
         base.file = i % a.frontage
@@ -149,6 +152,7 @@ def merge_formations(
     b.bases = [x for x in b.bases if not x.alive]
     if not rejoin:
         a.brigade = (*a.brigade, b.id)
+        a.units[b.id] = b
     a.start_bases += len(moved)
     from engine.state import Morale
 
@@ -192,6 +196,101 @@ class LooseOrder:
                 None, f"expected 'loose <formation>' or 'close <formation>', got {text!r}"
             )
         return cls(words[0], words[1])
+
+
+@dataclass(frozen=True, slots=True)
+class BreakUpOrder:
+    """5.1: "at any time, a Brigade can break up into its original constituent units":
+    ``break <brigade>``. Carried like any order (a messenger if out of reach, 9.1) and carried
+    out when it arrives (:func:`break_up_brigade`).
+
+    >>> str(BreakUpOrder.from_text("break en_surrey"))
+    'break en_surrey'
+    """
+
+    formation: str
+    kind: str = "break"
+    target_point: None = None
+    target_formation: None = None
+
+    def __str__(self) -> str:
+        return f"break {self.formation}"
+
+    @classmethod
+    def from_text(cls, text: str) -> BreakUpOrder:
+        words = text.split()
+        if len(words) != 2 or words[0] != "break":
+            raise IllegalOrderError(None, f"expected 'break <brigade>', got {text!r}")
+        return cls(words[1])
+
+
+def _form_up(f: Formation, alive: list[Any], dead: list[Any]) -> None:
+    """Lay ``f`` out anew with ``alive`` in (rank, file) order, ``frontage`` at most their
+    number; ``dead`` stay with it for the casualty count beyond its last file (no slot)."""
+    alive = sorted(alive, key=lambda b: (b.rank, b.file, b.id))
+    f.frontage = max(1, min(f.frontage, len(alive)))
+    for i, b in enumerate(alive):
+        b.rank, b.file, b.formation = (*divmod(i, f.frontage), f.id)
+    for i, b in enumerate(dead):
+        b.rank, b.file, b.formation = 0, f.frontage + i, f.id
+    f.bases = [*alive, *dead]
+
+
+def break_up_brigade(state: BattleState, f: Formation, phase: str) -> list[Event]:
+    """5.1: brigade ``f`` breaks up into its original constituent units. Each unit merged into
+    it (``f.brigade``) takes its own bases back, living and dead, and stands again as itself
+    (its id, name and temperament; the brigade's morale and orders), in its own frontage
+    centred where its bases stood, facing as the brigade faced; the brigade's own bases keep
+    their places (the front where it stood). A unit with no living base left stays off the
+    table. Re-forming where they stand is not charged against the bound's move (the book:
+    "planned and executed" as normal, with no distance given for it). Raises
+    :class:`IllegalOrderError` for a formation that is not a brigade."""
+    if not f.brigade:
+        raise IllegalOrderError(None, f"{f.id}: not a brigade, nothing to break up (5.1)")
+    units: list[str] = []
+    theirs = {x for uid in f.brigade if (u := f.units.get(uid)) is not None for x in u.brigaded}
+    own = sorted((b for b in f.alive_bases if b.id not in theirs), key=lambda b: (b.rank, b.file))
+    anchor = own[0] if own else None
+    anchor_xy = (anchor.x, anchor.y) if anchor is not None else (f.cx, f.cy)
+    for uid in f.brigade:
+        u = f.units.get(uid) or state.formations.get(uid)
+        if u is None:
+            continue
+        if u.id not in state.formations:
+            state.formations[u.id] = u  # merged at deployment: gone from the table till now
+        ids = set(u.brigaded)
+        back = [b for b in f.bases if b.id in ids]
+        alive = [b for b in back if b.alive]
+        f.bases = [b for b in f.bases if b.id not in ids]
+        f.start_bases = max(1, f.start_bases - len(ids))
+        u.brigaded = ()
+        if not alive:
+            u.bases.extend(back)
+            for b in back:
+                b.formation = u.id
+            continue
+        cx = sum(b.x for b in alive) / len(alive)
+        cy = sum(b.y for b in alive) / len(alive)
+        dead = [b for b in (*u.bases, *back) if not b.alive]
+        u.cx, u.cy, u.facing = cx, cy, f.facing
+        _form_up(u, alive, dead)
+        u.morale, u.changed_bound = f.morale, state.bound
+        u.order, u.target_point, u.target_formation = f.order, f.target_point, f.target_formation
+        u.hold_fire, u.held, u.retreat_from = f.hold_fire, f.held, f.retreat_from
+        u.alive_at_start = u.n_alive
+        u.place()
+        units.append(u.id)
+    f.brigade, f.units = (), {}
+    # the brigade's own bases keep their ranks and files; it is re-centred so that its front
+    # stays where it stood (the units came in as its rear ranks and leave from there)
+    f.place()
+    if anchor is not None and anchor.alive:
+        f.cx += anchor_xy[0] - anchor.x
+        f.cy += anchor_xy[1] - anchor.y
+        f.place()
+    f.alive_at_start = f.n_alive
+    state.version += 1
+    return [BrigadeBreakUp(phase, f.id, tuple(units))]
 
 
 def close_up(f: Formation) -> None:
