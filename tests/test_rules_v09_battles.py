@@ -47,13 +47,10 @@ def _bounds(b: Battle) -> Iterator[tuple[str, dict[str, bool]]]:
             lines = {f.id: _one_rank(f) for f in b.state.active()}
 
 
-def test_11_1_one_rank_lines_leave_their_injured_behind_in_a_whole_battle(flodden) -> None:
-    # Flodden, seed 1: the Scottish lines broken by the English bows retreat and rout with
-    # injured and unhurt bases side by side. 11.1 "Those bases not injured ... do not suffer a
-    # movement penalty (injured troops DO)": the line parts where injured and unhurt meet, the
-    # injured groups at half speed, the unhurt at full, every base where it stood
-    bf, sc = flodden
-    b = _battle(bf, sc, 1)
+def _injured_falling_out(b: Battle, one_rank: bool) -> list[tuple[int, tuple[str, ...]]]:
+    """Play ``b`` to the end; every 11.1 split of formations that were (``one_rank``) or were
+    not one-rank lines as the moves began, checked as it happens: each group all injured (the
+    ``_inj`` ones, halved) or all unhurt (full speed), all broken."""
     rs = b.ruleset
     parted: list[tuple[int, tuple[str, ...]]] = []
     for phase, lines in _bounds(b):
@@ -62,11 +59,12 @@ def test_11_1_one_rank_lines_leave_their_injured_behind_in_a_whole_battle(flodde
         for e in b.ctx.events:
             if not isinstance(e, WingSplit) or e.phase != "execute_moves":
                 continue
-            if not lines.get(e.formation) or not any("_inj" in w for w in e.wings):
+            if e.formation not in lines or lines[e.formation] is not one_rank:
+                continue
+            if not any("_inj" in w for w in e.wings):
                 continue
             parted.append((b.state.bound, e.wings))
-            groups = [b.state.formations[w] for w in e.wings]
-            for g in groups:
+            for g in (b.state.formations[w] for w in e.wings):
                 assert g.morale in (Morale.RETREATING, Morale.ROUTING)
                 states = {x.status for x in g.alive_bases}
                 assert len(states) == 1, (g.id, states)  # each group all injured or all unhurt
@@ -76,8 +74,31 @@ def test_11_1_one_rank_lines_leave_their_injured_behind_in_a_whole_battle(flodde
                 speed = rs.formation_speed_m(g)(MoveClass.PLAIN)
                 full = rs.unit_speed_m(g.alive_bases[0].profile, MoveClass.PLAIN)
                 assert speed == pytest.approx(full / 2.0 if hurt else full), g.id
+    return parted
+
+
+def test_11_1_one_rank_lines_leave_their_injured_behind_in_a_whole_battle(flodden) -> None:
+    # Flodden, seed 1: the Scottish lines broken by the English bows retreat and rout with
+    # injured and unhurt bases side by side. 11.1 "Those bases not injured ... do not suffer a
+    # movement penalty (injured troops DO)": the line parts where injured and unhurt meet, the
+    # injured groups at half speed, the unhurt at full, every base where it stood
+    bf, sc = flodden
+    parted = _injured_falling_out(_battle(bf, sc, 1), one_rank=True)
     assert parted, "no one-rank line parted under 11.1"
     assert any(len(w) >= 2 for _, w in parted)
+
+
+def test_11_1_an_injured_front_rank_with_gaps_falls_out_in_a_whole_battle() -> None:
+    # Chacabuco, seed 4: O'Higgins's division retreats with its front rank injured and thinned
+    # by the dead ("iii" over "ooooooo"). The whole rank falls out, gaps and all, and leaves the
+    # unhurt rear rank to retreat at full speed (11.1); before, the injured could not be made a
+    # block of their own without moving a base, and the division kept them at full speed
+    from scenario_builder.build import build_site
+
+    bf = build_site("chacabuco").battlefield
+    sc = load_scenario("chacabuco_1817")
+    parted = _injured_falling_out(_battle(bf, sc, 4), one_rank=False)
+    assert any(w[0] == "pt_ohiggins" for _, w in parted), parted
 
 
 def _aware_originals(b: Battle, f: Formation) -> tuple[set[str], list[str]]:
@@ -162,6 +183,10 @@ def _pike_and_shot(sc: Any) -> Any:
     return sc
 
 
+#: Flodden seeds where both Pike & Shot blocks meet the enemy (a seed decides who fights whom)
+SEEDS_11_3 = (1, 2, 3, 4, 5, 6)
+
+
 def test_11_3_pike_and_shot_wings_hold_two_bases_as_4_2_asks_in_a_whole_battle(
     flodden,
 ) -> None:
@@ -169,21 +194,24 @@ def test_11_3_pike_and_shot_wings_hold_two_bases_as_4_2_asks_in_a_whole_battle(
     # getting into combat"; 4.2: "providing each Wing is at least 2 bases in size". Home's
     # block (two ranks) splits into three wings of 2, 8 and 2 bases; Edmund Howard's one-rank
     # line would give one-base sleeves, too small to be wings: they stay with the billmen and
-    # the line fights as one mixed formation (11.3, at the mean R)
+    # the line fights as one mixed formation (11.3, at the mean R). Six seeds of Flodden
     bf, sc = flodden
-    b = _battle(bf, _pike_and_shot(sc), 1)
-    splits: dict[str, list[int]] = {}
+    splits: dict[str, list[list[int]]] = {}
     edmund_fought = False
-    for phase, _ in _bounds(b):
-        if phase == "execute_moves":
+    for seed in SEEDS_11_3:
+        b = _battle(bf, _pike_and_shot(sc), seed)
+        for phase, _ in _bounds(b):
+            edmund_fought = edmund_fought or bool(b.state.contacts.get("en_edmund"))
+            if phase != "execute_moves":
+                continue
             for e in b.ctx.events:
                 if isinstance(e, WingSplit) and e.formation in ("sc_home", "en_edmund"):
-                    splits[e.formation] = [b.state.formations[w].n_alive for w in e.wings]
-            edmund_fought = edmund_fought or bool(b.state.contacts.get("en_edmund"))
-    assert splits.get("sc_home") == [2, 8, 2], splits
+                    sizes = [b.state.formations[w].n_alive for w in e.wings]
+                    splits.setdefault(e.formation, []).append(sizes)
+    assert [2, 8, 2] in splits.get("sc_home", []), splits
     assert "en_edmund" not in splits and edmund_fought
-    for sizes in splits.values():
-        assert min(sizes) >= WING_MIN_BASES
+    for found in splits.values():
+        assert all(min(sizes) >= WING_MIN_BASES for sizes in found)
 
 
 def test_5_1_a_brigade_breaks_up_into_its_constituent_units_in_a_whole_battle(

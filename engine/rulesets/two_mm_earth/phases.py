@@ -1149,6 +1149,12 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
                     ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
                 out.extend(groups)
             continue
+        g_rank = _split_rank(ctx, f, hurt)
+        if g_rank is not None:
+            ctx.emit([WingSplit("execute_moves", f.id, (f.id, g_rank.id))])
+            ctx.plans[g_rank.id] = MovePlan(g_rank.id, plan.kind, plan.bearing)
+            out.append(g_rank)
+            continue
         # the bases must stay where they stand: the split is made only when both groups form
         # regular blocks of their own (the usual case: the hits fell on the facing rank);
         # otherwise the formation retreats as one block at its unhurt bases' speed
@@ -1170,6 +1176,54 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
         out.append(g)
     return out
+
+
+def _split_rank(ctx: TwoMmContext, f: Formation, hurt: list[Any]) -> Formation | None:
+    """11.1 when the injured are one whole rank (the facing rank hit, its dead gaps and all):
+    that rank falls out as ``<id>_inj`` with its empty slots where they are, and the formation
+    keeps its other ranks, renumbered from the front; every base stays where it stands. None
+    (nothing changed) when the injured are not one rank's only living bases, or the ranks could
+    not be parted without moving a base."""
+    from engine.rulesets.two_mm_earth.formations import split_off
+
+    ranks = {b.rank for b in hurt}
+    if len(ranks) != 1:
+        return None
+    (r,) = ranks
+    if any(b.rank == r and b.status is BaseStatus.OK for b in f.alive_bases):
+        return None
+    line = sorted((b for b in f.bases if b.rank == r), key=lambda b: (b.file, b.id))
+    if [b.file for b in line] != list(range(line[0].file, line[0].file + len(line))):
+        return None  # a rank with slots missing from the list: not a whole line to move out
+    before = {b.id: (b.x, b.y, b.rank, b.file, b.formation) for b in f.bases}
+    at = {k: (v[0], v[1]) for k, v in before.items()}
+    kept = (list(f.bases), f.start_bases, f.cx, f.cy)
+    anchor = next(b for b in f.alive_bases if b.status is BaseStatus.OK)
+    g = split_off(ctx.state, f, [b for b in line if b.alive], "inj")
+    _regroup_line(g, line, at)
+    on_line = {b.id for b in line}
+    f.bases = [b for b in f.bases if b.id not in on_line]
+    for b in f.bases:
+        if b.rank > r:
+            b.rank -= 1
+    f.place()
+    f.cx += at[anchor.id][0] - anchor.x
+    f.cy += at[anchor.id][1] - anchor.y
+    f.place()
+    if any(
+        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+        for h in (f, g)
+        for b in h.alive_bases
+    ):
+        bases, f.start_bases, f.cx, f.cy = kept
+        for b in bases:
+            b.x, b.y, b.rank, b.file, b.formation = before[b.id]
+        f.bases = bases
+        del ctx.state.formations[g.id]
+        f.place()
+        ctx.state.version += 1
+        return None
+    return g
 
 
 def _line_segments(line: list[Any]) -> list[list[Any]]:
