@@ -558,6 +558,16 @@ class BrigadeMerge(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BrigadeBreakUp(Event):
+    """5.1: a brigade breaks up into its original constituent units (``units``, back on the
+    table beside ``formation``)."""
+
+    type: ClassVar[str] = "brigade_break_up"
+    formation: str
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TemperamentChange(Event):
     """11.3 Random troops switch between rash and reluctant."""
 
@@ -715,6 +725,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         Destroyed,
         WingSplit,
         BrigadeMerge,
+        BrigadeBreakUp,
         TemperamentChange,
         LadderPlaced,
         MessengerSent,

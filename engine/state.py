@@ -221,6 +221,10 @@ class Formation:
     wing_of: str | None = None  # 4.2
     linked: bool = False  # 11.3: a Pike & Shot wing, tested for morale with its sister wings
     brigade: tuple[str, ...] = ()  # 5.1: formations merged into this one
+    #: 5.1: the ids of this formation's bases that went into a brigade (to break up again)
+    brigaded: tuple[str, ...] = ()
+    #: 5.1: the formations merged into this brigade, by id, kept to break up into again
+    units: dict[str, Formation] = field(default_factory=dict, repr=False, compare=False)
     temperament: str = "normal"  # the ruleset's word (2mm Earth 9.3: normal, rash, reluctant)
     random_troops: bool = False  # 11.3: "Random" troops, currently rash or reluctant
     start_bases: int = 0

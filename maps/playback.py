@@ -51,6 +51,7 @@ MARK_EVENTS = (
     "destroyed",
     "wing_split",
     "brigade_merge",
+    "brigade_break_up",
     "order_refused",
     "order_roll",
     "ladder",
@@ -120,6 +121,7 @@ _SENTENCES: dict[str, str] = {
     "destroyed": "{formation} destroyed: {reason}",
     "wing_split": "{formation} splits into wings {wings} (4.2)",
     "brigade_merge": "{merged} rejoins {formation}",
+    "brigade_break_up": "{formation} breaks up: {units} (5.1)",
     "temperament_change": "{formation} turns {temperament}: {reason}",
     "ladder": "{formation} ladders: {stage} (8.3)",
     "messenger_sent": "{side}: messenger {id} from {by} to {to}: \u201c{order}\u201d; route "

@@ -154,6 +154,8 @@ def test_10_2_friend_routing_within_100m_routs_normal_but_rash_retreat(bf, origi
 
 
 def test_10_2_all_seen_friendlies_retreating(bf, origin):
+    # "All seen friendlies": two friendly formations at least (docs/rules-interpretations.md);
+    # one broken friend in sight, or one friend and its own wing, does not set it off
     from engine.rulesets.two_mm_earth.morale import _friend_triggers
 
     b = battle(
@@ -162,16 +164,21 @@ def test_10_2_all_seen_friendlies_retreating(bf, origin):
         [
             {"id": "a", "profile": "inf", "bases": 2, "at": (0, 0)},
             {"id": "c", "profile": "inf", "bases": 2, "at": (300, 0)},
+            {"id": "d", "profile": "inf", "bases": 2, "at": (-300, 0)},
         ],
         [{"id": "x", "profile": "inf", "bases": 1, "at": (0, 900), "facing": 180}],
         [],
     )
-    b.state.formations["c"].morale = Morale.RETREATING
-    assert "all_seen_friendlies_retreating" in _friend_triggers(b.ctx, b.state.formations["a"])
-    b.state.formations["c"].morale = Morale.ROUTING
-    assert "all_seen_friendlies_retreating_half_routing" in _friend_triggers(
-        b.ctx, b.state.formations["a"]
-    )
+    a, c, d = (b.state.formations[k] for k in "acd")
+    c.morale = d.morale = Morale.RETREATING
+    assert "all_seen_friendlies_retreating" in _friend_triggers(b.ctx, a)
+    d.wing_of = "c"  # c's own wing: one friend, not two
+    assert not any(t.startswith("all_seen") for t in _friend_triggers(b.ctx, a))
+    d.wing_of = None
+    c.morale = Morale.ROUTING  # one of two routing: "50% or more"
+    assert "all_seen_friendlies_retreating_half_routing" in _friend_triggers(b.ctx, a)
+    d.morale = Morale.STEADY  # one broken friend seen, and a steady one
+    assert not any(t.startswith("all_seen") for t in _friend_triggers(b.ctx, a))
 
 
 def test_10_1_every_bound_keeps_morale_states_valid(bf, origin):

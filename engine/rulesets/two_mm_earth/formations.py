@@ -16,13 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.geometry import right
-from engine.log import BrigadeMerge, Event, Rally, WingSplit
+from engine.log import BrigadeBreakUp, BrigadeMerge, Event, Rally, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
 
 __all__ = [
+    "BreakUpOrder",
     "LooseOrder",
     "auto_split",
+    "break_up_brigade",
     "brigade_limit",
     "close_up",
     "go_loose",
@@ -45,6 +47,10 @@ def brigade_limit(leadership: int) -> int:
     return max(1, min(3, leadership))
 
 
+#: 4.2: "A formation can split into unlimited Wings, providing each Wing is at least 2 bases"
+WING_MIN_BASES = 2
+
+
 def split_into_wings(
     state: BattleState,
     fid: str,
@@ -54,8 +60,8 @@ def split_into_wings(
     linked: bool = False,
 ) -> list[Event]:
     """Split formation ``fid`` into wings of ``files`` files each, left to right (4.2).
-    ``linked``: 11.3's automatic Pike & Shot split (no character needed, wings of one base
-    allowed, the wings tested for morale together)."""
+    ``linked``: 11.3's automatic Pike & Shot split (no character needed, the wings tested for
+    morale together); every wing, linked or not, holds at least 2 living bases (4.2)."""
     f = state.formations[fid]
     if f.loose or f.skirmisher:
         raise IllegalOrderError(None, f"{fid}: skirmishers go Loose (4.1), they do not form wings")
@@ -72,10 +78,13 @@ def split_into_wings(
     start = 0
     for n in files:
         members = [b for b in f.bases if start <= b.file < start + n]
-        if sum(1 for b in members if b.alive) < (1 if linked else 2):
+        if sum(1 for b in members if b.alive) < WING_MIN_BASES:
             raise IllegalOrderError(None, f"{fid}: each wing needs at least 2 bases (4.2)")
         groups.append((start, n, members))
         start += n
+    # dead bases kept beyond the last file (a line parted under 11.1) stay with the first wing,
+    # beyond its last file too, for the casualty count
+    groups[0][2].extend(b for b in f.bases if b.file >= f.frontage)
     rx, ry = right(f.facing)
     wings = []
     pitch = f.pitch_w
@@ -134,6 +143,7 @@ def merge_formations(
     )
     ranks = a.ranks
     moved = [x for x in b.bases if x.alive]
+    b.brigaded = tuple(x.id for x in moved)  # 5.1: to break up into again
     for i, base in enumerate(moved):
         base.rank = ranks + i // a.frontage
         base.file = i % a.frontage
@@ -142,6 +152,7 @@ def merge_formations(
     b.bases = [x for x in b.bases if not x.alive]
     if not rejoin:
         a.brigade = (*a.brigade, b.id)
+        a.units[b.id] = b
     a.start_bases += len(moved)
     from engine.state import Morale
 
@@ -185,6 +196,101 @@ class LooseOrder:
                 None, f"expected 'loose <formation>' or 'close <formation>', got {text!r}"
             )
         return cls(words[0], words[1])
+
+
+@dataclass(frozen=True, slots=True)
+class BreakUpOrder:
+    """5.1: "at any time, a Brigade can break up into its original constituent units":
+    ``break <brigade>``. Carried like any order (a messenger if out of reach, 9.1) and carried
+    out when it arrives (:func:`break_up_brigade`).
+
+    >>> str(BreakUpOrder.from_text("break en_surrey"))
+    'break en_surrey'
+    """
+
+    formation: str
+    kind: str = "break"
+    target_point: None = None
+    target_formation: None = None
+
+    def __str__(self) -> str:
+        return f"break {self.formation}"
+
+    @classmethod
+    def from_text(cls, text: str) -> BreakUpOrder:
+        words = text.split()
+        if len(words) != 2 or words[0] != "break":
+            raise IllegalOrderError(None, f"expected 'break <brigade>', got {text!r}")
+        return cls(words[1])
+
+
+def _form_up(f: Formation, alive: list[Any], dead: list[Any]) -> None:
+    """Lay ``f`` out anew with ``alive`` in (rank, file) order, ``frontage`` at most their
+    number; ``dead`` stay with it for the casualty count beyond its last file (no slot)."""
+    alive = sorted(alive, key=lambda b: (b.rank, b.file, b.id))
+    f.frontage = max(1, min(f.frontage, len(alive)))
+    for i, b in enumerate(alive):
+        b.rank, b.file, b.formation = (*divmod(i, f.frontage), f.id)
+    for i, b in enumerate(dead):
+        b.rank, b.file, b.formation = 0, f.frontage + i, f.id
+    f.bases = [*alive, *dead]
+
+
+def break_up_brigade(state: BattleState, f: Formation, phase: str) -> list[Event]:
+    """5.1: brigade ``f`` breaks up into its original constituent units. Each unit merged into
+    it (``f.brigade``) takes its own bases back, living and dead, and stands again as itself
+    (its id, name and temperament; the brigade's morale and orders), in its own frontage
+    centred where its bases stood, facing as the brigade faced; the brigade's own bases keep
+    their places (the front where it stood). A unit with no living base left stays off the
+    table. Re-forming where they stand is not charged against the bound's move (the book:
+    "planned and executed" as normal, with no distance given for it). Raises
+    :class:`IllegalOrderError` for a formation that is not a brigade."""
+    if not f.brigade:
+        raise IllegalOrderError(None, f"{f.id}: not a brigade, nothing to break up (5.1)")
+    units: list[str] = []
+    theirs = {x for uid in f.brigade if (u := f.units.get(uid)) is not None for x in u.brigaded}
+    own = sorted((b for b in f.alive_bases if b.id not in theirs), key=lambda b: (b.rank, b.file))
+    anchor = own[0] if own else None
+    anchor_xy = (anchor.x, anchor.y) if anchor is not None else (f.cx, f.cy)
+    for uid in f.brigade:
+        u = f.units.get(uid) or state.formations.get(uid)
+        if u is None:
+            continue
+        if u.id not in state.formations:
+            state.formations[u.id] = u  # merged at deployment: gone from the table till now
+        ids = set(u.brigaded)
+        back = [b for b in f.bases if b.id in ids]
+        alive = [b for b in back if b.alive]
+        f.bases = [b for b in f.bases if b.id not in ids]
+        f.start_bases = max(1, f.start_bases - len(ids))
+        u.brigaded = ()
+        if not alive:
+            u.bases.extend(back)
+            for b in back:
+                b.formation = u.id
+            continue
+        cx = sum(b.x for b in alive) / len(alive)
+        cy = sum(b.y for b in alive) / len(alive)
+        dead = [b for b in (*u.bases, *back) if not b.alive]
+        u.cx, u.cy, u.facing = cx, cy, f.facing
+        _form_up(u, alive, dead)
+        u.morale, u.changed_bound = f.morale, state.bound
+        u.order, u.target_point, u.target_formation = f.order, f.target_point, f.target_formation
+        u.hold_fire, u.held, u.retreat_from = f.hold_fire, f.held, f.retreat_from
+        u.alive_at_start = u.n_alive
+        u.place()
+        units.append(u.id)
+    f.brigade, f.units = (), {}
+    # the brigade's own bases keep their ranks and files; it is re-centred so that its front
+    # stays where it stood (the units came in as its rear ranks and leave from there)
+    f.place()
+    if anchor is not None and anchor.alive:
+        f.cx += anchor_xy[0] - anchor.x
+        f.cy += anchor_xy[1] - anchor.y
+        f.place()
+    f.alive_at_start = f.n_alive
+    state.version += 1
+    return [BrigadeBreakUp(phase, f.id, tuple(units))]
 
 
 def close_up(f: Formation) -> None:
@@ -405,6 +511,42 @@ def auto_split(state: BattleState, f: Formation, phase: str) -> list[Event]:
         else:
             runs.append(1)
         last = kind
+    runs = _wings_of_two(runs, _alive_by_file(f))
     if len(runs) < 2:
         return []
     return split_into_wings(state, f.id, runs, phase=phase, linked=True)
+
+
+def _alive_by_file(f: Formation) -> list[int]:
+    """The living bases in each file of ``f``, left to right."""
+    out = [0] * f.frontage
+    for b in f.alive_bases:
+        if 0 <= b.file < f.frontage:
+            out[b.file] += 1
+    return out
+
+
+def _wings_of_two(runs: list[int], alive: list[int]) -> list[int]:
+    """11.3's runs of files made wings that obey 4.2 ("each Wing is at least 2 bases in size"):
+    a run with fewer living bases is too small to be a wing and stays with its neighbour (the
+    one on its left; the first run joins the one on its right), the neighbour then holding
+    both kinds as a mixed wing (11.3: fought at the mean R). Widths in files, left to right.
+
+    >>> _wings_of_two([1, 2, 1], [1, 1, 1, 1])      # a one-rank line, one-base sleeves
+    [4]
+    >>> _wings_of_two([2, 2, 2], [1, 1, 1, 1, 1, 1])
+    [2, 2, 2]
+    >>> _wings_of_two([1, 2, 1], [2, 2, 2, 2])      # two ranks: one-file wings of 2 bases
+    [1, 2, 1]
+    """
+    runs = list(runs)
+    while len(runs) > 1:
+        starts = [sum(runs[:k]) for k in range(len(runs))]
+        sizes = [sum(alive[s : s + n]) for s, n in zip(starts, runs, strict=True)]
+        small = next((k for k, n in enumerate(sizes) if n < WING_MIN_BASES), None)
+        if small is None:
+            break
+        into = small - 1 if small > 0 else 1
+        runs[min(small, into)] += runs[max(small, into)]
+        del runs[max(small, into)]
+    return runs

@@ -14,7 +14,7 @@ acted on at most once per formation per bound. Friends only count if seen or hea
 Readings (docs/rules-interpretations.md): "friendly non-skirmishers rout within ..." and "seen
 friend retreating" are events of the bound in which the friend broke, not standing conditions;
 the "MORE than 50 % / 75 % killed throughout game" rows fire once, in the bound the line is
-crossed; "All seen friendlies retreating" needs at least one seen friend.
+crossed; "All seen friendlies retreating" needs at least two seen friendly formations.
 """
 
 from __future__ import annotations
@@ -154,14 +154,29 @@ def _friend_triggers(
         if sight.aware_of_any(f.id, side.nearest_steady(f)):
             return out
         seen = _aware_of(ctx, f, side.broken)
-        if seen and all(g.morale in _BROKEN for g in seen):
-            routing = sum(1 for g in seen if g.morale is Morale.ROUTING)
-            if routing * 2 >= len(seen):
+        # 10.2 "all seen friendlies": friendly formations in the plural, at least two, each
+        # counted once with its wings and fallen-out groups (4.2, 11.1, 11.3: one original,
+        # routing if any part of it routs) and never the tester's own. One broken friend in
+        # sight is what the "friendly non-skirmishers rout within ..." rows are for; read as
+        # one, a lone rout seen at any distance would make its viewers rout and those rows idle
+        friends: dict[str, bool] = {}
+        own = f.wing_of or f.id
+        for g in seen:
+            root = g.wing_of or g.id
+            if root != own:
+                friends[root] = friends.get(root, False) or g.morale is Morale.ROUTING
+        if len(friends) >= ALL_SEEN_MIN and all(g.morale in _BROKEN for g in seen):
+            routing = sum(friends.values())
+            if routing * 2 >= len(friends):
                 out.append("all_seen_friendlies_retreating_half_routing")
             else:
                 out.append("all_seen_friendlies_retreating")
     return out
 
+
+#: 10.2 "All seen friendlies retreating": the fewest friendly formations (originals, with
+#: their wings) a formation must see, all broken, for the row to apply
+ALL_SEEN_MIN = 2
 
 #: 10.2 "friendly non-skirmishers rout within 250 m": the farthest a friend's rout sets one off
 ROUT_NEAR_M = 250.0

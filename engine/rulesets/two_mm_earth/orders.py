@@ -8,14 +8,20 @@ from engine.dice import Dice
 from engine.log import Event, OrderReceived, OrderRefused, OrderRoll, Retreat, Rout
 from engine.orders import Order
 from engine.rulesets.two_mm_earth.charts import Temperament
-from engine.rulesets.two_mm_earth.formations import LooseOrder, close_up, go_loose
+from engine.rulesets.two_mm_earth.formations import (
+    BreakUpOrder,
+    LooseOrder,
+    break_up_brigade,
+    close_up,
+    go_loose,
+)
 from engine.state import BattleState, Morale
 from scenario_builder.errors import IllegalOrderError
 
 if TYPE_CHECKING:
     from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthGame
 
-__all__ = ["receive_order"]
+__all__ = ["break_up_order", "receive_order"]
 
 
 def receive_order(
@@ -39,6 +45,8 @@ def receive_order(
         return []
     if isinstance(order, LooseOrder):
         return _loose_order(state, f, order, phase)
+    if isinstance(order, BreakUpOrder):
+        return break_up_order(state, f, order, phase)
     events: list[Event] = []
     kind = order.kind
     temperament = f.temperament
@@ -100,3 +108,13 @@ def _loose_order(state: BattleState, f: Any, order: LooseOrder, phase: str) -> l
         close_up(f)
     state.version += 1  # the bases moved apart (or together)
     return [OrderReceived(phase, f.id, str(order), order.kind)]
+
+
+def break_up_order(state: BattleState, f: Any, order: BreakUpOrder, phase: str) -> list[Event]:
+    """5.1: a brigade breaks up into its constituent units (no 9.3 roll: the chart is for
+    attack, hold, advance and retreat); a formation that is not a brigade refuses."""
+    try:
+        events = break_up_brigade(state, f, phase)
+    except IllegalOrderError as exc:
+        return [OrderRefused(phase, f.side, f.id, str(order), exc.problem)]
+    return [OrderReceived(phase, f.id, str(order), order.kind), *events]

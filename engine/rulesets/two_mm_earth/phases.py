@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 
-from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overlaps
+from engine.geometry import CONTACT_M, FewSeparation, bearing, obb_array, overlaps, right
 from engine.jams import note_move, unjam
 from engine.log import (
     Destroyed,
@@ -1148,6 +1148,20 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         hurt = [b for b in f.alive_bases if b.status is BaseStatus.INJURED]
         if not hurt or len(hurt) == f.n_alive:
             continue
+        if len({b.rank for b in f.alive_bases}) == 1 and not f.loose:
+            groups = _split_line(ctx, f)
+            if groups:
+                ctx.emit([WingSplit("execute_moves", f.id, (f.id, *(g.id for g in groups)))])
+                for g in groups:
+                    ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
+                out.extend(groups)
+            continue
+        g_rank = _split_rank(ctx, f, hurt)
+        if g_rank is not None:
+            ctx.emit([WingSplit("execute_moves", f.id, (f.id, g_rank.id))])
+            ctx.plans[g_rank.id] = MovePlan(g_rank.id, plan.kind, plan.bearing)
+            out.append(g_rank)
+            continue
         # the bases must stay where they stand: the split is made only when both groups form
         # regular blocks of their own (the usual case: the hits fell on the facing rank);
         # otherwise the formation retreats as one block at its unhurt bases' speed
@@ -1169,6 +1183,141 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
         ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
         out.append(g)
     return out
+
+
+def _split_rank(ctx: TwoMmContext, f: Formation, hurt: list[Any]) -> Formation | None:
+    """11.1 when the injured are one whole rank (the facing rank hit, its dead gaps and all):
+    that rank falls out as ``<id>_inj`` with its empty slots where they are, and the formation
+    keeps its other ranks, renumbered from the front; every base stays where it stands. None
+    (nothing changed) when the injured are not one rank's only living bases, or the ranks could
+    not be parted without moving a base."""
+    from engine.rulesets.two_mm_earth.formations import split_off
+
+    ranks = {b.rank for b in hurt}
+    if len(ranks) != 1:
+        return None
+    (r,) = ranks
+    if any(b.rank == r and b.status is BaseStatus.OK for b in f.alive_bases):
+        return None
+    line = sorted((b for b in f.bases if b.rank == r), key=lambda b: (b.file, b.id))
+    if [b.file for b in line] != list(range(line[0].file, line[0].file + len(line))):
+        return None  # a rank with slots missing from the list: not a whole line to move out
+    before = {b.id: (b.x, b.y, b.rank, b.file, b.formation) for b in f.bases}
+    at = {k: (v[0], v[1]) for k, v in before.items()}
+    kept = (list(f.bases), f.start_bases, f.cx, f.cy)
+    anchor = next(b for b in f.alive_bases if b.status is BaseStatus.OK)
+    g = split_off(ctx.state, f, [b for b in line if b.alive], "inj")
+    _regroup_line(g, line, at)
+    on_line = {b.id for b in line}
+    f.bases = [b for b in f.bases if b.id not in on_line]
+    for b in f.bases:
+        if b.rank > r:
+            b.rank -= 1
+    f.place()
+    f.cx += at[anchor.id][0] - anchor.x
+    f.cy += at[anchor.id][1] - anchor.y
+    f.place()
+    if any(
+        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+        for h in (f, g)
+        for b in h.alive_bases
+    ):
+        bases, f.start_bases, f.cx, f.cy = kept
+        for b in bases:
+            b.x, b.y, b.rank, b.file, b.formation = before[b.id]
+        f.bases = bases
+        del ctx.state.formations[g.id]
+        f.place()
+        ctx.state.version += 1
+        return None
+    return g
+
+
+def _line_segments(line: list[Any]) -> list[list[Any]]:
+    """A one-rank line's bases (``line``), left to right, cut where the living bases change
+    between injured and unhurt (11.1); a dead base's empty slot stays with the segment on its
+    left (the first segment's, at the left end), so each segment is a run of whole slots."""
+    segments: list[list[Any]] = []
+    status = None
+    for b in sorted(line, key=lambda x: (x.file, x.id)):
+        if b.alive and status is not None and b.status is not status:
+            segments.append([])
+        if not segments:
+            segments.append([])
+        segments[-1].append(b)
+        if b.alive:
+            status = b.status
+    return [s for s in segments if any(b.alive for b in s)] if status is not None else []
+
+
+def _regroup_line(g: Formation, segment: list[Any], at: dict[str, tuple[float, float]]) -> None:
+    """Make ``g`` the one-rank line of ``segment`` (its slots left to right, dead ones kept in
+    place), centred so that every living base stays where it stood (``at``: base id -> x, y)."""
+    rx, ry = right(g.facing)
+    for i, b in enumerate(segment):
+        b.rank, b.file, b.formation = 0, i, g.id
+    g.bases, g.frontage = list(segment), len(segment)
+    b = next(x for x in segment if x.alive)
+    across = (b.file - (len(segment) - 1) / 2.0) * g.pitch_w
+    x, y = at[b.id]
+    g.cx, g.cy = x - across * rx, y - across * ry
+    g.place()
+
+
+def _split_line(ctx: TwoMmContext, f: Formation) -> list[Formation]:
+    """11.1 in a one-rank line: the injured cannot fall out behind, so the line parts where the
+    injured and unhurt bases meet. Each run of injured bases becomes a group of its own
+    (``<id>_inj``, slowed); the longest run of unhurt bases (the leftmost of equals) stays
+    ``f``, and any other unhurt run is a group of its own (``<id>_sep``) keeping its full
+    speed (5.1: "if bases become separated, each 'group' can move at its full distance").
+    Every base stays where it stands; the groups are wings of the original (same morale, same
+    move) that retreat apart from then on (4.2). Returns the new groups, or [] when the line
+    could not be parted without moving a base (it then retreats as one block)."""
+    from engine.rulesets.two_mm_earth.formations import split_off
+
+    (rank,) = {b.rank for b in f.alive_bases}
+    line = [b for b in f.bases if b.rank == rank and b.file < f.frontage]
+    segments = _line_segments(line)
+    if len(segments) < 2:
+        return []
+    # the other ranks are all dead (no living base stands there): their bases stay with ``f``
+    # for the casualty count, in its one rank beyond its last file (no slot on the table)
+    on_line = {b.id for b in line}
+    gone = [b for b in f.bases if b.id not in on_line]
+    unhurt = [s for s in segments if any(b.status is BaseStatus.OK for b in s)]
+    keep = max(unhurt, key=lambda s: sum(1 for b in s if b.alive))  # max: the first of equals
+    before = {b.id: (b.x, b.y, b.rank, b.file, b.formation) for b in f.bases}
+    at = {k: (v[0], v[1]) for k, v in before.items()}
+    kept = (list(f.bases), f.start_bases, f.frontage, f.cx, f.cy)
+    groups: list[Formation] = []
+    for seg in segments:
+        if seg is keep:
+            continue
+        alive = [b for b in seg if b.alive]
+        tag = "inj" if alive[0].status is BaseStatus.INJURED else "sep"
+        g = split_off(ctx.state, f, alive, tag)
+        _regroup_line(g, seg, at)
+        groups.append(g)
+    _regroup_line(f, keep, at)
+    for i, b in enumerate(gone):
+        b.rank, b.file = 0, f.frontage + i
+    f.bases.extend(gone)
+    f.place()
+    if any(
+        math.hypot(b.x - before[b.id][0], b.y - before[b.id][1]) > 0.01
+        for g in (f, *groups)
+        for b in g.alive_bases
+    ):
+        bases, f.start_bases, f.frontage, f.cx, f.cy = kept
+        for b in bases:
+            b.x, b.y, b.rank, b.file, b.formation = before[b.id]
+        f.bases = bases
+        for g in groups:
+            del ctx.state.formations[g.id]
+        f.place()
+        ctx.state.version += 1
+        return []
+    return groups
 
 
 def retreat_blocked_v09(ctx: TwoMmContext, f: Formation) -> None:

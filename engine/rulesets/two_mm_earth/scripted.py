@@ -33,7 +33,7 @@ from typing import Any
 import yaml
 
 from engine.orders import CommanderView, Order
-from engine.rulesets.two_mm_earth.formations import LooseOrder
+from engine.rulesets.two_mm_earth.formations import BreakUpOrder, LooseOrder
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import Scenario
 from engine.state import Morale
@@ -53,7 +53,7 @@ __all__ = [
     "scripted_sides",
 ]
 
-AnyOrder = Order | WingOrder | LooseOrder
+AnyOrder = Order | WingOrder | LooseOrder | BreakUpOrder
 _WING_ID = re.compile(r"^(?P<base>.+)_w\d+$")
 
 
@@ -68,6 +68,8 @@ def parse_order(text: str) -> AnyOrder:
         return WingOrder.from_text(text)
     if text.split()[:1] in (["loose"], ["close"]):
         return LooseOrder.from_text(text)
+    if text.split()[:1] == ["break"]:
+        return BreakUpOrder.from_text(text)  # 5.1
     return Order.from_text(text)
 
 

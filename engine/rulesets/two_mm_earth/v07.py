@@ -36,9 +36,9 @@ from engine.rulesets.two_mm_earth import phases as shared
 from engine.rulesets.two_mm_earth.charts import MoveClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
-from engine.rulesets.two_mm_earth.formations import LooseOrder
+from engine.rulesets.two_mm_earth.formations import BreakUpOrder, LooseOrder
 from engine.rulesets.two_mm_earth.morale import _aware_of, _resolve, morale_passes
-from engine.rulesets.two_mm_earth.orders import _loose_order
+from engine.rulesets.two_mm_earth.orders import _loose_order, break_up_order
 from engine.state import BattleState, Formation, Morale
 
 if TYPE_CHECKING:
@@ -75,6 +75,8 @@ def receive_order_v07(
         return []
     if isinstance(order, LooseOrder):
         return _loose_order(state, f, order, phase)  # 4.1, as in v0.9
+    if isinstance(order, BreakUpOrder):
+        return break_up_order(state, f, order, phase)  # 5.1, as in v0.9
     kind = order.kind
     events: list[Event] = [OrderReceived(phase, f.id, str(order), kind)]
     f.hold_fire = f.held = kind == "hold"
