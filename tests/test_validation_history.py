@@ -43,6 +43,13 @@ MISSING_WINNER: dict[str, str] = {
         "Oxford's, returning through the fog, taking his star badge for Edward's sun (the "
         "Arrivall; Warkworth); without it Oxford's rout of Hastings wins the day"
     ),
+    "minden_1759": (
+        "no closing fire at a charge: the British line broke Fitz-James's charges by volleys "
+        "as they came in (Fortescue; Frederick/Volz), but 2mm Earth shoots once a bound in its "
+        "own phase, so horse moving 300 m a bound (7.3) crosses the 150 m musket range and "
+        "reaches the line after one volley at most, and the melee (arming 4 against 2) "
+        "destroys the British in every replay; the allies win about 9 in 20"
+    ),
     "maldon_991": (
         "no misidentification: the English shieldwall broke when Godric fled on Byrhtnoth's own "
         "horse and many took him for their lord (The Battle of Maldon ll. 185-197); W&C's "
@@ -73,6 +80,13 @@ MISSING_RATIO: dict[str, str] = {
         "no enfilade: the Union III Corps salient was shot at from two sides and cost the Union "
         "more men than the attackers; 2mm Earth shooting has no flank-fire modifier, so the "
         "attacker bleeds more on defended ground"
+    ),
+    "minden_1759": (
+        "the army breaks only at half its bases (victory rout_fraction 0.5, 10.x): Contades' "
+        "army gave way when its horse in the centre was beaten, after losing c. 7,000-11,000 "
+        "of c. 55,000, and the allies lost c. 2,700; the replays fight on until either army "
+        "has lost 40 per cent (both lose 17-19 bases of 1,200 men), so the loss ratio is "
+        "near 1 against the sources' 2.5-4.2 (and see MISSING_WINNER: no closing fire)"
     ),
     "chacabuco_1817": (
         "a held attack: O'Higgins' frontal attack was 'held' by the royalist line at small cost "
