@@ -1,8 +1,10 @@
 """medieval-d10 GAME TURN SEQUENCE phase 16, Control Tests (THE CONTROL TEST CHART): a melee
-winner whose foe breaks, a unit retaking a failed test, and the impetuous sights of reasons 3-5
-(:func:`impetuous_cause`); a unit failing one charges impetuously at the enemy that caused it,
-in phase 3 of the next turn (docs/rules-interpretations.md, "Control tests: the impetuous
-sights").
+winner not wishing to follow up the foe it pushes back (reason 1, :func:`wishes_to_follow_up`),
+a winner whose foe breaks (2), a unit retaking a failed test (6), and the impetuous sights of
+reasons 3-5 (:func:`impetuous_cause`); a unit failing reason 1 must follow up, one failing the
+others charges impetuously at the enemy that caused it, in phase 3 of the next turn
+(docs/rules-interpretations.md, "Melee: push-backs and follow-ups", "Control tests: the
+impetuous sights").
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ if TYPE_CHECKING:
 
 
 def phase_control(game: MedievalBattle) -> None:
-    """Phase 16, THE CONTROL TEST CHART: a melee winner whose foe breaks (reasons 1-2),
+    """Phase 16, THE CONTROL TEST CHART: a melee winner that does not wish to follow up the
+    foe it pushes back (reason 1; one that wishes follows up untested), one whose foe breaks (2),
     a unit retaking a failed test (6), and the impetuous sights of reasons 3-5
     (:func:`impetuous_cause`); a unit failing one of those charges impetuously at the
     enemy that caused it, in phase 3 of the next turn (docs/rules-interpretations.md,
@@ -42,12 +45,21 @@ def phase_control(game: MedievalBattle) -> None:
         if u.unit.arm is Arm.ARTILLERY or u.unit.order is Order.SKIRMISH:
             continue
         cause: UnitState | None = None
+        follow_only = False
         if reasons:
             target = game.units.get(u.target or "")
             if target is None or not target.alive:
                 u.mode = Mode.OBEY if u.mode is Mode.PURSUING else u.mode
                 continue
-            if not (target.routing or target.mode is Mode.FALL_BACK):
+            if target.pushed_by == u.id and u.mode is not Mode.PURSUING:
+                # the foe stands and is pushed back: the winner follows up if its player
+                # wishes (reason 1 otherwise)
+                if wishes_to_follow_up(u):
+                    u.follow_up = target.id
+                    continue
+                reasons = [f"won melee against {target.id}, no wish to follow up"]
+                follow_only = True
+            elif not (target.routing or target.mode is Mode.FALL_BACK):
                 continue  # the foe stands: the melee goes on, no follow-up to control
             cause = target
         else:
@@ -62,18 +74,20 @@ def phase_control(game: MedievalBattle) -> None:
         near = commanders_near(game, u)
         _, cover = game.terrain_at(u.x, u.y)
         in_melee = reasons[0].startswith("won melee") or reasons[0].startswith("retake")
-        moved_on = u.moving_turn == game.turn and not going_back(u)
+        moved_on = (
+            u.moving_turn == game.turn and not going_back(u) and u.pushed_back_turn != game.turn
+        )
         factors = {
             "per_20pct_lost": strength_lost_steps(u.unit.figures_lost, u.unit.figures, 20),
             "irregular": int(u.unit.spec.irregular),
-            "pushing_forward": int(in_melee),
+            "pushing_forward": int(in_melee or u.followed_up_turn == game.turn),
             "disordered": int(u.unit.disordered),
             "hard_cover": int(cover is Cover.HARD),
             "soft_cover": int(cover is Cover.SOFT),
             "shot_by_cause": int(cause.id in u.shot_at_by),
             "shot_by_others": int(bool(u.shot_at_by - {cause.id})),
             "advancing": int(moved_on and not in_melee),
-            "falling_back": int(going_back(u)),
+            "falling_back": int(going_back(u) or u.pushed_back_turn == game.turn),
             "friend_halted_advancing": friends_on[0],
             "enemy_halted_advancing": enemies_on[0],
             "friend_routing": friends_on[1],
@@ -116,10 +130,22 @@ def phase_control(game: MedievalBattle) -> None:
         if test.passed:
             if u.mode is Mode.PURSUING:
                 u.mode = Mode.OBEY
+        elif follow_only:
+            # "The testing unit must Follow-Up if in melee (hand-to-hand combat)"
+            u.follow_up = cause.id
         else:
             # "must Follow-Up ... Alternatively ... begin an Impetuous Charge / Pursuit
             # towards the enemy unit causing them to test"
             u.mode, u.target = Mode.PURSUING, cause.id
+
+
+def wishes_to_follow_up(u: UnitState) -> bool:
+    """The automatic player's wish, when its unit has won a round of melee and pushed its
+    foe back: a unit ordered to attack and free to go forward follows up; any other (holding
+    its ground, marching, or held back by a "No Advance" result) does not, and so takes THE
+    CONTROL TEST's reason 1 (docs/rules-interpretations.md, "Melee: push-backs and
+    follow-ups")."""
+    return u.order == "attack" and u.mode in (Mode.OBEY, Mode.HALF_SPEED)
 
 
 def impetuous_cause(game: MedievalBattle, u: UnitState) -> tuple[str, UnitState] | None:

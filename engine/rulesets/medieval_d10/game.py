@@ -238,6 +238,11 @@ class MedievalBattle:
         _, d = self.size(u)
         return max(1, round(d / self.m(FIGURE_CM[u.unit.arm][1])))
 
+    def files(self, u: UnitState) -> int:
+        """Figures in the unit's front rank (its frontage in figure widths)."""
+        w, _ = self.size(u)
+        return max(1, round(w / self.m(FIGURE_CM[u.unit.arm][0])))
+
     def gap(self, a: UnitState, b: UnitState) -> float:
         """Ground between two units (centre distance less half their depths)."""
         return math.dist((a.x, a.y), (b.x, b.y)) - (self.size(a)[1] + self.size(b)[1]) / 2
@@ -394,6 +399,7 @@ class MedievalBattle:
             u.charged_this_turn = False
             u.casualties_turn = 0
             u.melee_lost = False
+            u.beaten_by = None
             u.shot_at_by = set()
             u.reactions.clear()
 
