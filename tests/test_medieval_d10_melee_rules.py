@@ -19,6 +19,7 @@ docs/rules-interpretations.md, "Melee: push-backs and follow-ups" and the entrie
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace as dc_replace
 from typing import Any
 
@@ -304,3 +305,65 @@ def test_gun_smoke_and_resting_on_flodden(
     shooter.unit = dc_replace(shooter.unit, limbered=False)
     fm.fire(game, shooter, target)
     assert seen and seen[-1]["gun_smoke"] == 1 and seen[-1]["resting"] == 0
+
+
+class _Loaded(Dice):
+    """Seeded dice whose control-test d10 comes up ``face``; the rest left to chance."""
+
+    def __init__(self, seed: int, face: int) -> None:
+        super().__init__(seed)
+        self.face = face
+
+    def _faces(self, n: int, sides: int, purpose: str) -> tuple[int, ...]:
+        if purpose.endswith(" control"):
+            return (self.face,) * n
+        return super()._faces(n, sides, purpose)
+
+
+SAXTON = (-1.2801722, 53.8255776)  # the village behind the Yorkist line (overlay centroid)
+
+
+def test_mercenaries_in_reach_of_the_enemy_village_test_and_run_at_it(towton: Any) -> None:
+    """THE CONTROL TEST reason 7, "mercenaries (M class) within charge reach of a
+    loot-worthy enemy ... settlement (i.e. a Built-up Area ...)": Lancastrian archers made M
+    class, 60 m north of Saxton (nearer the Yorkist army's ground), test; failing (a 10), they run
+    at it in phase 3, out of orders, and retake the test each phase 16. The Yorkists' own
+    village is no loot to a Yorkist unit. No shipped troop list has M class troops, so the
+    rule is played here on Towton's ground with one unit re-classed."""
+    from engine.rulesets.medieval_d10.charts import TroopClass
+
+    dice = _Loaded(1, 10)
+    battle = _battle(towton, 1, dice)
+    next(iter(battle.phases()))
+    game = battle.ctx.game
+    merc, yorkist = game.units["ln_archers_left"], game.units["yk_left"]
+    for u in (merc, yorkist):
+        u.unit = dc_replace(
+            u.unit, spec=u.unit.spec.model_copy(update={"troop_class": TroopClass.M})
+        )
+    sx, sy = towton.to_xy(*SAXTON)
+    assert game.terrain_at(sx, sy)[0] is Terrain.BUILT_UP
+    edge = sy
+    while game.terrain_at(sx, edge)[0] is Terrain.BUILT_UP:
+        edge += 5.0  # north to the village's edge
+    merc.x, merc.y = sx, edge + 60.0 + game.size(merc)[1] / 2
+    yorkist.x, yorkist.y = sx + 150.0, sy - 100.0  # beyond 150 yds of the mercenaries
+    assert cm.loot_in_reach(game, yorkist) is None  # its own side's village
+    loot = cm.loot_in_reach(game, merc)
+    assert loot is not None and game.terrain_at(*loot)[0] is Terrain.BUILT_UP
+    assert 50.0 < math.dist((merc.x, merc.y), loot) < game.allowance(merc, bonus=True)
+    cm.phase_control(game)
+    (test,) = [e for e in game.events if e["type"] == "control" and e["unit"] == merc.id]
+    assert test["reason"] == "mercenaries within charge reach of loot" and not test["passed"]
+    assert merc.mode.value == "pursuing" and merc.loot == loot
+    game.begin_turn()
+    phase_compulsory(game)
+    (run,) = [e for e in game.events if e["type"] == "loot"]
+    assert run["metres"] > 0 and run["arrived"]
+    dice.face = 1  # the retake passes: back under orders
+    cm.phase_control(game)
+    retake = [e for e in game.events if e["type"] == "control" and e["unit"] == merc.id][-1]
+    assert retake["reason"] == "retake a failed control test (loot)"
+    assert retake["passed"] is (merc.mode.value == "act as ordered") and (
+        retake["passed"] is (merc.loot is None)
+    )

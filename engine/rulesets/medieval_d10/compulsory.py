@@ -5,6 +5,7 @@ guns), then units pushed back in an on-going melee, then pursuers and units foll
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,8 @@ def phase_compulsory(game: MedievalBattle) -> None:
                 u.unit = dc_replace(u.unit, disordered=True)
             u.mode, u.moved = Mode.OBEY, True
             game.log("fall_back", u.id, metres=round(game.moved_m.get(u.id, 0.0), 1))
+        elif u.mode is Mode.PURSUING and u.loot is not None:
+            _run_at_loot(game, u, u.loot)
         elif u.mode is Mode.PURSUING and u.target in game.units:
             target = game.units[u.target]
             if not target.alive:
@@ -60,6 +63,26 @@ def phase_compulsory(game: MedievalBattle) -> None:
             game.log("pursue", u.id, target=target.id, metres=round(moved, 1), contact=contact)
             if contact and not target.routing:
                 u.mode = Mode.OBEY  # followed up into contact: the melee goes on
+
+
+def _run_at_loot(game: MedievalBattle, u: UnitState, loot: tuple[float, float]) -> None:
+    """THE CONTROL TEST reason 7 failed: "an Impetuous Charge" of mercenaries at the enemy's
+    settlement, at charge speed; there, they stay to plunder (``arrived``) until a retaken
+    test (phase 16) puts them back under orders."""
+    arrived = math.dist((u.x, u.y), loot) <= game.size(u)[1] / 2
+    moved = 0.0
+    if not arrived:
+        moved = move_toward(game, u, loot[0], loot[1], game.allowance(u, bonus=True))
+        arrived = math.dist((u.x, u.y), loot) <= game.size(u)[1] / 2 + 1.0
+    u.moved = True
+    game.log(
+        "loot",
+        u.id,
+        x=round(loot[0], 1),
+        y=round(loot[1], 1),
+        metres=round(moved, 1),
+        arrived=arrived,
+    )
 
 
 def _move_order(u: UnitState) -> int:

@@ -235,6 +235,23 @@ class FollowUp(MedievalEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class Loot(MedievalEvent):
+    """GAME TURN SEQUENCE phase 3: mercenaries that failed THE CONTROL TEST reason 7 run at
+    the enemy's settlement (``x``, ``y``: the point of it they make for) and, ``arrived``,
+    plunder it, out of their player's orders."""
+
+    type: ClassVar[str] = PREFIX + "loot"
+    x: float
+    y: float
+    metres: float
+    arrived: bool
+
+    def describe(self, names: Names = _same) -> str:
+        there = ", plundering it" if self.arrived else ""
+        return f"{self._who(names)} run {self.metres:g} m at the enemy's settlement{there}"
+
+
+@dataclass(frozen=True, slots=True)
 class AbandonGuns(MedievalEvent):
     """MORALE TEST RESULT, Fall back in disorder, Artillery: "one d10; a score of 1 to 5
     means that the battery will immediately abandon its guns"."""
@@ -701,6 +718,7 @@ EVENTS: tuple[type[MedievalEvent], ...] = (
     Pursue,
     PushBack,
     FollowUp,
+    Loot,
     AbandonGuns,
     ChargeDeclared,
     Reaction,

@@ -185,6 +185,15 @@ class MedievalBattle:
         #: units whose last normal move went around forbidden ground, or was stopped by it
         #: with no way around: the event is logged as that begins, not every turn it lasts
         self.around: dict[str, str] = {}
+        #: where each side's army stands as the battle opens (the centre of its units): a
+        #: settlement nearer the enemy's than one's own is the enemy's (CONTROL TEST reason 7)
+        self.home: dict[str, tuple[float, float]] = {
+            s: (
+                float(np.mean([u.x for u in units if u.side == s])),
+                float(np.mean([u.y for u in units if u.side == s])),
+            )
+            for s in self.sides
+        }
         #: the units near a unit, by culling in arrays (kept current by the units' writes)
         self.nearby = UnitTable(
             list(self.units.values()), self.sides, lambda u: self.size(u)[1] / 2

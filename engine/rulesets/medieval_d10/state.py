@@ -103,6 +103,9 @@ class UnitState:
     #: the beaten unit it follows up in phase 3 of the next turn ("Following-up in an on-going
     #: Melee"): the player's wish, or a failed Control Test's "must Follow-Up"
     follow_up: str | None = None
+    #: the loot-worthy place (a Built-up Area of the enemy's) mercenaries failing THE CONTROL
+    #: TEST reason 7 run at, out of their player's orders; None: none
+    loot: tuple[float, float] | None = None
     #: the turn it followed up (THE CONTROL TEST CHART "Pushing Forward in melee")
     followed_up_turn: int = -9
     pending: list[tuple[int, str]] = field(default_factory=list)  # (priority, reason) for phase 15
