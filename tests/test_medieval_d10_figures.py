@@ -105,7 +105,9 @@ def _last(game: MedievalBattle, kind: str) -> dict[str, Any]:
 def test_inspirational_figure_in_morale_control_and_melee(towton: Any) -> None:
     # THE MORALE TEST CHART "An Inspirational Figure is either with the testing Unit or seen
     # within 150yds" +2; THE CONTROL TEST CHART the same line +1; MELEE CHART "If your unit has
-    # any COMMANDER or INSPIRATIONAL figure in the front rank" +1 to the score needed
+    # any COMMANDER or INSPIRATIONAL figure in the front rank +1", played as a help: one off
+    # the score needed (docs/rules-interpretations.md, "MELEE CHART: a commander in the front
+    # rank helps")
     x0, y0 = towton.to_xy(*PLATEAU)
     got: dict[bool, dict[str, Any]] = {}
     for with_banner in (True, False):
@@ -134,7 +136,7 @@ def test_inspirational_figure_in_morale_control_and_melee(towton: Any) -> None:
     assert got[True]["morale"]["modifier"] - got[False]["morale"]["modifier"] == 2
     assert got[True]["control"]["factors"].get("inspirational") == 1
     assert got[True]["control"]["modifier"] - got[False]["control"]["modifier"] == 1
-    assert got[True]["need"] - got[False]["need"] == 1
+    assert got[True]["need"] - got[False]["need"] == -1
 
 
 def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: Any) -> None:
@@ -564,7 +566,8 @@ def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -
 
     from engine.scenario import load_scenario
 
-    battle, events = _play(towton, load_scenario("towton_1461"), 4)
+    # seed 5 (seed 4 until melee winners, push-backs and the figures in contact moved the dice)
+    battle, events = _play(towton, load_scenario("towton_1461"), 5)
     deaths = [e for e in events if e["type"] == "figure_killed"]
     assert deaths and all(
         re.fullmatch(r"(firing|melee): d10 \d+ <= \d+ figures lost", e["reason"])
@@ -626,9 +629,10 @@ def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden(
     from test_medieval_d10_battle import _close_quarters
 
     minden = built_minden.battlefield
-    # seed 50 (seed 15 until control tests took the impetuous sights, reasons 3-5; seed 6
+    # seed 8 (seed 50 until melee winners, push-backs and the figures in contact moved the
+    # dice; seed 15 until control tests took the impetuous sights, reasons 3-5; seed 6
     # until first sight tested only within 150 yds: each moved the dice)
-    battle, events = _play(minden, _close_quarters(minden), 50)
+    battle, events = _play(minden, _close_quarters(minden), 8)
     game = battle.ctx.game
     tests = [
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")
@@ -776,7 +780,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
         assert turns <= 3
     assert banner.unit == "a" and _last(game, "figure_moves")["joined"]
     game.phase = Phase.MELEE
-    assert need() == alone + 1
+    assert need() == alone - 1  # a help in the front rank (docs/rules-interpretations.md)
     # out of sight and out of 150 yds it inspires no one
     far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
     b = _unit("b", "york", (x0 + 300.0, y0))

@@ -241,7 +241,10 @@ def test_slopes_ascending_only_except_limbered_artillery() -> None:
     assert march_fraction(INF, Terrain.WOOD, s) == Q
     assert march_fraction(INF, Terrain.ROAD_TRACK, g) == H
     assert disorders(INF, Terrain.WOOD) and not disorders(INF, Terrain.ORCHARD_COPSE)
-    assert disorders(SK, Terrain.WALL_FENCE_HEDGE) and not disorders(SK, Terrain.STREAM_FORD)
+    # a wall or hedge disorders formed troops only (docs/rules-interpretations.md, "TERRAIN
+    # CHART: a wall disorders formed troops")
+    assert disorders(INF, Terrain.WALL_FENCE_HEDGE) and not disorders(SK, Terrain.WALL_FENCE_HEDGE)
+    assert not disorders(SK, Terrain.STREAM_FORD)
 
 
 def test_slope_thresholds_and_the_flodden_dem() -> None:

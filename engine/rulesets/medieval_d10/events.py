@@ -198,6 +198,60 @@ class Pursue(MedievalEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class PushBack(MedievalEvent):
+    """GAME TURN SEQUENCE phase 3: a unit beaten in an on-going melee is "Pushed-back" by
+    the unit ``by`` that beat it (the fall-back distance, facing it, in its order)."""
+
+    type: ClassVar[str] = PREFIX + "push_back"
+    draw: ClassVar[Draw] = Draw.MARK
+    mark: ClassVar[str | None] = "retreat"
+    by: str
+    metres: float
+
+    def target_id(self) -> str | None:
+        return self.by
+
+    def describe(self, names: Names = _same) -> str:
+        return f"{self._who(names)} pushed back {self.metres:g} m by {names(self.by)}"
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp(MedievalEvent):
+    """GAME TURN SEQUENCE phase 3: the winner of a round of melee is "Following-up" the unit
+    it pushed back; ``contact``: it closed with it again."""
+
+    type: ClassVar[str] = PREFIX + "follow_up"
+    draw: ClassVar[Draw] = Draw.MELEE
+    target: str
+    metres: float
+    contact: bool
+
+    def target_id(self) -> str | None:
+        return self.target
+
+    def describe(self, names: Names = _same) -> str:
+        caught = ", into contact" if self.contact else ""
+        return f"{self._who(names)} follow up {names(self.target)} {self.metres:g} m{caught}"
+
+
+@dataclass(frozen=True, slots=True)
+class Loot(MedievalEvent):
+    """GAME TURN SEQUENCE phase 3: mercenaries that failed THE CONTROL TEST reason 7 run at
+    the enemy's settlement (``x``, ``y``: the point of it they make for) and, ``arrived``,
+    plunder it, out of their player's orders."""
+
+    type: ClassVar[str] = PREFIX + "loot"
+    x: float
+    y: float
+    metres: float
+    arrived: bool
+
+    def describe(self, names: Names = _same) -> str:
+        there = ", plundering it" if self.arrived else ""
+        return f"{self._who(names)} run {self.metres:g} m at the enemy's settlement{there}"
+
+
+@dataclass(frozen=True, slots=True)
 class AbandonGuns(MedievalEvent):
     """MORALE TEST RESULT, Fall back in disorder, Artillery: "one d10; a score of 1 to 5
     means that the battery will immediately abandon its guns"."""
@@ -662,6 +716,9 @@ EVENTS: tuple[type[MedievalEvent], ...] = (
     RoutMove,
     FallBack,
     Pursue,
+    PushBack,
+    FollowUp,
+    Loot,
     AbandonGuns,
     ChargeDeclared,
     Reaction,

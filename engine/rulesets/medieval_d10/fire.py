@@ -13,7 +13,7 @@ from engine.rulesets.medieval_d10.charts import FIRING_RANGES, range_band
 from engine.rulesets.medieval_d10.commanders import figure_falls, figures_with
 from engine.rulesets.medieval_d10.procedures import firing_need, roll_artillery, roll_casualties
 from engine.rulesets.medieval_d10.state import R_CASUALTIES, R_FIRST_FIRE, UnitState
-from engine.rulesets.medieval_d10.terrain import Cover
+from engine.rulesets.medieval_d10.terrain import Cover, Terrain
 from engine.rulesets.medieval_d10.units import Arm, Formation, Order
 
 if TYPE_CHECKING:
@@ -39,6 +39,15 @@ def missile_target(game: MedievalBattle, u: UnitState) -> UnitState | None:
     return best
 
 
+def smoked(game: MedievalBattle, target: UnitState) -> bool:
+    """FIRING CHART "Target partially obscured by gun smoke": the target itself fired
+    gunpowder weapons (guns, handgonnes, arquebuses ...) this Game Turn or the last, and its
+    own smoke hangs in front of it (docs/rules-interpretations.md, "FIRING CHART: resting and
+    gun smoke")."""
+    weapon = target.unit.spec.missile
+    return weapon is not None and weapon.is_gunpowder and target.fired_turn >= game.turn - 1
+
+
 def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool = False) -> int:
     """FIRING CHART: ``u`` shoots at ``target``; returns figures killed."""
     weapon = u.unit.spec.missile
@@ -52,7 +61,13 @@ def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool =
     if band is None:
         return 0
     _, cover = game.terrain_at(target.x, target.y)
+    ground, _ = game.terrain_at(u.x, u.y)
     factors: dict[str, int] = {
+        # "infantry, 'resting' their Crossbows or Firearms on walls, fences etc.": foot
+        # standing on the TERRAIN CHART's Wall, Fence, Hedge ground (the weapons are
+        # filtered by firing_need)
+        "resting": int(u.unit.arm is Arm.INFANTRY and ground is Terrain.WALL_FENCE_HEDGE),
+        "gun_smoke": int(smoked(game, target)),
         "under_fire": int(u.under_fire_turn >= game.turn - 1),
         "moving_target": int(target.moving_turn >= game.turn - 1),
         "soft_cover": int(cover is Cover.SOFT),

@@ -191,6 +191,15 @@ class MedievalBattle:
         #: units whose last normal move went around forbidden ground, or was stopped by it
         #: with no way around: the event is logged as that begins, not every turn it lasts
         self.around: dict[str, str] = {}
+        #: where each side's army stands as the battle opens (the centre of its units): a
+        #: settlement nearer the enemy's than one's own is the enemy's (CONTROL TEST reason 7)
+        self.home: dict[str, tuple[float, float]] = {
+            s: (
+                float(np.mean([u.x for u in units if u.side == s])),
+                float(np.mean([u.y for u in units if u.side == s])),
+            )
+            for s in self.sides
+        }
         #: the units near a unit, by culling in arrays (kept current by the units' writes)
         self.nearby = UnitTable(
             list(self.units.values()), self.sides, lambda u: self.size(u)[1] / 2
@@ -243,6 +252,11 @@ class MedievalBattle:
     def ranks(self, u: UnitState) -> int:
         _, d = self.size(u)
         return max(1, round(d / self.m(FIGURE_CM[u.unit.arm][1])))
+
+    def files(self, u: UnitState) -> int:
+        """Figures in the unit's front rank (its frontage in figure widths)."""
+        w, _ = self.size(u)
+        return max(1, round(w / self.m(FIGURE_CM[u.unit.arm][0])))
 
     def gap(self, a: UnitState, b: UnitState) -> float:
         """Ground between two units (centre distance less half their depths)."""
@@ -412,6 +426,7 @@ class MedievalBattle:
             u.charged_this_turn = False
             u.casualties_turn = 0
             u.melee_lost = False
+            u.beaten_by = None
             u.shot_at_by = set()
             u.reactions.clear()
 

@@ -5,6 +5,7 @@ test in phase 15 (MORALE reason 4), the winner may have to control its follow-up
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from engine.rulesets.medieval_d10.charts import ArmourGrade
@@ -45,13 +46,35 @@ def phase_melee(game: MedievalBattle) -> None:
         take_losses(game, b, ka, risk="melee")
         take_losses(game, a, kb, risk="melee")
         game.log("melee", None, a=a.id, b=b.id, kills_by_a=ka, kills_by_b=kb, **strikes(ra, rb))
-        for loser, winner, lost in ((a, b, ka < kb), (b, a, kb < ka)):
-            if ka == kb or lost:
-                loser.melee_lost = True
-                loser.pending.append((R_DRAWN_LOST, "drawn or lost melee"))
-            if not lost and ka != kb:
-                winner.control_reasons.append(f"won melee against {loser.id}")
-                winner.target = loser.id
+        if ka == kb:  # a draw: both sides test (MORALE reason 4), no one is beaten
+            for u in (a, b):
+                u.melee_lost = True
+                u.pending.append((R_DRAWN_LOST, "drawn or lost melee"))
+            continue
+        winner, loser = (a, b) if ka > kb else (b, a)
+        loser.melee_lost = True
+        loser.pending.append((R_DRAWN_LOST, "drawn or lost melee"))
+        # the winner: a Control Test in phase 16 if its foe breaks, or if it is pushed back
+        # and the winner does not wish to follow up (THE CONTROL TEST reasons 1-2)
+        winner.control_reasons.append(f"won melee against {loser.id}")
+        winner.target = loser.id
+        if loser.beaten_by is None:  # the first winner pushes it back (declared in phase 15)
+            loser.beaten_by = winner.id
+
+
+def fighting_figures(game: MedievalBattle, u: UnitState, foe: UnitState) -> int:
+    """MELEE CHART "Roll one d10 for every five figures in the fighting unit": the figures
+    that fight are those in base-to-base contact with ``foe`` (Automatic Kills: "figures in
+    contact with the enemy", "fighting against the same enemy unit"), its front-rank figures
+    across the frontage the two units share; the ranks behind count only as the chart's
+    "supporting figure-rank" modifiers (docs/rules-interpretations.md, "MELEE CHART: the
+    figures in contact fight"). A figure whose base overlaps the foe's front at all counts."""
+    front, _ = game.size(u)
+    files = game.files(u)
+    figure_w = front / files
+    shared = min(front, game.size(foe)[0])
+    touching = math.ceil(shared / figure_w - 1e-9)
+    return max(1, min(files, touching, u.unit.figures_left))
 
 
 def strike(game: MedievalBattle, u: UnitState, foe: UnitState) -> CasualtyRoll | None:
@@ -80,6 +103,7 @@ def strike(game: MedievalBattle, u: UnitState, foe: UnitState) -> CasualtyRoll |
     )
     factors = {
         "charging": int(u.charged_this_turn),
+        "pushed_back": int(u.pushed_back_turn == game.turn),
         "upslope": int(game.elevation(u.x, u.y) > game.elevation(foe.x, foe.y) + 1.0),
         "impetuous": int(
             u.unit.spec.impetuous and (u.charged_this_turn or u.mode is Mode.PURSUING)
@@ -101,7 +125,7 @@ def strike(game: MedievalBattle, u: UnitState, foe: UnitState) -> CasualtyRoll |
     need = melee_need(row, u.unit.spec.troop_class, armour, factors)
     roll = roll_casualties(
         game.dice,
-        u.unit.figures_left,
+        fighting_figures(game, u, foe),
         need,
         automatic_kills=game.automatic_kills,
         part_dice=game.part_dice,

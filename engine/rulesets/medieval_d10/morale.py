@@ -50,6 +50,11 @@ def going_back(u: UnitState) -> bool:
     return u.routing or u.mode is Mode.FALL_BACK
 
 
+def pushed(game: MedievalBattle, u: UnitState) -> bool:
+    """Pushed back in this turn's phase 3 (its move was backwards, not an advance)."""
+    return u.pushed_back_turn == game.turn
+
+
 def lines_of(units: list[UnitState]) -> tuple[int, int]:
     """How many of ``units`` stand on the charts' "Halted / Advancing" line and how many on
     "Routing / Falling Back": each unit on exactly one."""
@@ -139,6 +144,23 @@ def phase_morale(game: MedievalBattle) -> None:
         u.pending.clear()
         result = take_morale_test(game, u, MoraleColumn.OTHER, reason)
         apply_other(game, u, result)
+    declare_push_backs(game)
+
+
+def declare_push_backs(game: MedievalBattle) -> None:
+    """Phase 15, "declare which units must Rout, Fall-back, Follow-up or be Pushed-back, in
+    Phase 3 of the next Game Turn": a unit beaten in this turn's melee that its morale test
+    left in the fight (not routing, not falling back) is pushed back by the unit that beat it,
+    if that unit still stands in contact with it (docs/rules-interpretations.md, "Melee:
+    push-backs and follow-ups")."""
+    for u in game.alive():
+        winner = game.units.get(u.beaten_by or "")
+        u.pushed_by = None
+        if winner is None or not winner.alive or winner.routing or u.routing:
+            continue
+        if u.mode is Mode.FALL_BACK or not game.in_contact(u, winner):
+            continue
+        u.pushed_by = winner.id
 
 
 def apply_other(game: MedievalBattle, u: UnitState, result: MoraleResult) -> None:
@@ -201,7 +223,10 @@ def take_morale_test(
         "charging": int(u.charging or u.charged_this_turn),
         # a rout or a fall back moves the unit, but not forward: no "Advancing" for it
         "advancing": int(
-            u.moving_turn == game.turn and not u.charged_this_turn and not going_back(u)
+            u.moving_turn == game.turn
+            and not u.charged_this_turn
+            and not going_back(u)
+            and not pushed(game, u)
         ),
         "firing": int(u.fired_turn >= game.turn - 1),
         "under_fire_formed": int(
@@ -219,8 +244,16 @@ def take_morale_test(
             u.under_fire_turn >= game.turn - 1
             and any(s.unit.arm is Arm.ARTILLERY for s in shooters)
         ),
-        "falling_back_good_order": int(u.mode is Mode.FALL_BACK and not u.fall_back_disordered),
-        "falling_back_disorder": int(u.mode is Mode.FALL_BACK and u.fall_back_disordered),
+        # "Falling Back / Being Pushed Back in good order": a push-back keeps the unit's order
+        # (a disordered unit pushed back is on the disorder line)
+        "falling_back_good_order": int(
+            (u.mode is Mode.FALL_BACK and not u.fall_back_disordered)
+            or (pushed(game, u) and not u.unit.disordered)
+        ),
+        "falling_back_disorder": int(
+            (u.mode is Mode.FALL_BACK and u.fall_back_disordered)
+            or (pushed(game, u) and u.unit.disordered)
+        ),
         "routing": int(u.routing),
         "disordered": int(u.unit.disordered and not u.routing),
         "artillery_wagons_skirmish_loose": int(

@@ -189,7 +189,19 @@ def melee_need(
             f"got {chosen['pike_rank']}"
         )
     base = melee_score(MeleeRow(row), troop_class, ArmourGrade(armour))
-    return clamp_score(base + _total(_sum_factors(MELEE_MODIFIERS, chosen, "melee")))
+    lines = _sum_factors(MELEE_MODIFIERS, chosen, "melee")
+    played = sum(MELEE_PLAYED_VALUE.get(f.key, f.value) * n for f, n in lines)
+    return clamp_score(base + played)
+
+
+#: MELEE CHART lines played at another value than printed. "If your unit has any COMMANDER or
+#: INSPIRATIONAL figure in the front rank +1" stands among the "If your unit ..." lines whose
+#: sign is their effect on the unit's own score needed (CHARGING -1, PUSHED-BACK +1): as
+#: printed a leader in the front rank would make his own men kill less, which every other
+#: chart of the book contradicts (THE MORALE and CONTROL TEST CHARTS count a commander with
+#: the unit in its favour). A table plays the +1 as a help to the unit: one off the score it
+#: needs (docs/rules-interpretations.md, "MELEE CHART: a commander in the front rank helps").
+MELEE_PLAYED_VALUE: dict[str, int] = {"commander_front_rank": -1}
 
 
 # Casualty dice --------------------------------------------------------------------------------

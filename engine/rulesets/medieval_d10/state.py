@@ -91,6 +91,23 @@ class UnitState:
     ever_under_fire: bool = False
     casualties_turn: int = 0
     melee_lost: bool = False
+    #: the unit that beat it in this turn's melee (phase 13; a draw beats no one)
+    beaten_by: str | None = None
+    #: MELEE result: the winner that pushes it back in phase 3 of the next turn (declared in
+    #: phase 15 when its morale test leaves it in the melee: "declare which units must ... be
+    #: Pushed-back"); None: not pushed
+    pushed_by: str | None = None
+    #: the turn it was pushed back (MELEE CHART "being PUSHED-BACK"; THE MORALE TEST CHART
+    #: "Being Pushed Back in good order")
+    pushed_back_turn: int = -9
+    #: the beaten unit it follows up in phase 3 of the next turn ("Following-up in an on-going
+    #: Melee"): the player's wish, or a failed Control Test's "must Follow-Up"
+    follow_up: str | None = None
+    #: the loot-worthy place (a Built-up Area of the enemy's) mercenaries failing THE CONTROL
+    #: TEST reason 7 run at, out of their player's orders; None: none
+    loot: tuple[float, float] | None = None
+    #: the turn it followed up (THE CONTROL TEST CHART "Pushing Forward in melee")
+    followed_up_turn: int = -9
     pending: list[tuple[int, str]] = field(default_factory=list)  # (priority, reason) for phase 15
     control_reasons: list[str] = field(default_factory=list)
     reactions: set[str] = field(default_factory=set)  # this turn's reaction to a charge

@@ -312,9 +312,24 @@ def disorders(column: TerrainColumn, terrain: Terrain) -> bool:
     True
     >>> disorders(TerrainColumn.SKIRMISH, Terrain.WOOD)
     False
+    >>> disorders(TerrainColumn.SKIRMISH, Terrain.WALL_FENCE_HEDGE)
+    False
+
+    The Wall, Fence, Hedge row prints one "0.5 M.R. Disordered" across the four troop
+    columns; its "Disordered" falls on formed troops only (:data:`FORMED_COLUMNS`), as in the
+    Wood and Stream rows, which print it for those two columns and never for skirmishers or
+    limbered guns (docs/rules-interpretations.md, "TERRAIN CHART: a wall disorders formed
+    troops").
     """
     row = terrain.chart_row
+    if row is TerrainRow.WALL_FENCE_HEDGE and column not in FORMED_COLUMNS:
+        return False
     return row is not None and TERRAIN_CHART[row][column].disordered
+
+
+#: the TERRAIN CHART columns its "Disordered" cells fall on (every row that prints it
+#: separately prints it for these two only)
+FORMED_COLUMNS = frozenset({TerrainColumn.CLOSE_LOOSE_INFANTRY, TerrainColumn.CLOSE_CAVALRY})
 
 
 def slope_class_of_code(code: int) -> SlopeClass:
