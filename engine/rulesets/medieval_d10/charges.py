@@ -15,7 +15,7 @@ from engine.rulesets.medieval_d10.charts import MoraleColumn, MoraleResult
 from engine.rulesets.medieval_d10.fire import fire
 from engine.rulesets.medieval_d10.morale import apply_other, set_rout, take_morale_test
 from engine.rulesets.medieval_d10.moves import STEP_M, move_away, move_toward
-from engine.rulesets.medieval_d10.state import CONTACT_M, Mode, UnitState
+from engine.rulesets.medieval_d10.state import CONTACT_M, Command, Mode, UnitState
 from engine.rulesets.medieval_d10.units import Arm, Order
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def declare(game: MedievalBattle, side: str) -> None:
             or u.mode in (Mode.NO_ADVANCE, Mode.HALF_SPEED, Mode.FALL_BACK, Mode.PURSUING)
         ):
             continue
-        if u.unit.arm is Arm.ARTILLERY or u.order != "attack" or game.turn < u.from_turn:
+        if u.unit.arm is Arm.ARTILLERY or u.order != Command.ATTACK or game.turn < u.from_turn:
             continue
         if game.held(u.id):
             continue  # not ready (engine.readiness): it declares no charge

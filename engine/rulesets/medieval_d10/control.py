@@ -20,7 +20,7 @@ from engine.rulesets.medieval_d10.procedures import (
     control_test,
     strength_lost_steps,
 )
-from engine.rulesets.medieval_d10.state import CONTACT_M, Mode, UnitState
+from engine.rulesets.medieval_d10.state import CONTACT_M, Command, Mode, UnitState
 from engine.rulesets.medieval_d10.terrain import Cover, Terrain
 from engine.rulesets.medieval_d10.units import Arm, Order
 
@@ -162,7 +162,7 @@ def wishes_to_follow_up(u: UnitState) -> bool:
     its ground, marching, or held back by a "No Advance" result) does not, and so takes THE
     CONTROL TEST's reason 1 (docs/rules-interpretations.md, "Melee: push-backs and
     follow-ups")."""
-    return u.order == "attack" and u.mode in (Mode.OBEY, Mode.HALF_SPEED)
+    return u.order == Command.ATTACK and u.mode in (Mode.OBEY, Mode.HALF_SPEED)
 
 
 #: the spacing of the points a mercenary unit looks over for loot within its charge reach

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from engine.rulesets.medieval_d10.commanders import initiative_commander
 from engine.rulesets.medieval_d10.morale import look
 from engine.rulesets.medieval_d10.procedures import roll_initiative
+from engine.rulesets.medieval_d10.state import Command
 
 if TYPE_CHECKING:
     from engine.rulesets.medieval_d10.game import MedievalBattle
@@ -48,6 +49,9 @@ def chooses_side_a(game: MedievalBattle, side: str) -> bool:
     charge and move first; a side standing on the defensive takes B, to answer the enemy's
     charges (docs/rules-interpretations.md, "Initiative: the winner's choice")."""
     return any(
-        u.order == "attack" and game.turn >= u.from_turn and not u.routing and not game.held(u.id)
+        u.order == Command.ATTACK
+        and game.turn >= u.from_turn
+        and not u.routing
+        and not game.held(u.id)
         for u in game.alive(side)
     )

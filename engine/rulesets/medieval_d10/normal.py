@@ -16,7 +16,7 @@ from engine.rulesets.medieval_d10.charts import FIRING_RANGES, RangeBand, Terrai
 from engine.rulesets.medieval_d10.commanders import move_lone_figures
 from engine.rulesets.medieval_d10.fire import fire, missile_target
 from engine.rulesets.medieval_d10.moves import STEP_M, advance_to, move_toward
-from engine.rulesets.medieval_d10.state import Mode, UnitState
+from engine.rulesets.medieval_d10.state import Command, Mode, UnitState
 from engine.rulesets.medieval_d10.terrain import march_fraction, slope_class
 from engine.rulesets.medieval_d10.units import Arm
 
@@ -48,23 +48,23 @@ def normal_move(game: MedievalBattle, side: str) -> None:
         if weapon is not None and enemy is not None:
             target = missile_target(game, u)
             if target is not None and (
-                u.order != "attack"
+                u.order != Command.ATTACK
                 or u.unit.spec.melee is None
                 or u.unit.arm is Arm.ARTILLERY
                 or game.gap(u, target) > game.allowance(u)
             ):
                 fire(game, u, target)
                 continue
-        advancing = u.order == "attack" and game.turn >= u.from_turn and enemy is not None
+        advancing = u.order == Command.ATTACK and game.turn >= u.from_turn and enemy is not None
         if u.unit.disordered and not (advancing and u.mode is Mode.OBEY):
             # a disordered unit that spends its movement halted re-forms (reading)
             u.unit = dc_replace(u.unit, disordered=False)
             game.log("reformed", u.id)
             continue
-        if u.order == "march" and u.goal is not None and u.mode is not Mode.NO_ADVANCE:
+        if u.order == Command.MARCH and u.goal is not None and u.mode is not Mode.NO_ADVANCE:
             _march(game, u)
             continue
-        if u.order != "attack" or game.turn < u.from_turn or enemy is None:
+        if u.order != Command.ATTACK or game.turn < u.from_turn or enemy is None:
             continue
         if u.mode is Mode.NO_ADVANCE or u.unit.arm is Arm.ARTILLERY:
             continue
@@ -103,7 +103,7 @@ def _march(game: MedievalBattle, u: UnitState) -> None:
     declared on the way (it is not ordered to attack)."""
     assert u.goal is not None
     if math.dist((u.x, u.y), u.goal) <= GOAL_M:
-        u.order, u.goal = "hold", None
+        u.order, u.goal = Command.HOLD, None
         return
     allowance = game.allowance(u) / (2 if u.mode is Mode.HALF_SPEED else 1)
     moved = advance_to(game, u, u.goal[0], u.goal[1], allowance)
@@ -123,7 +123,7 @@ def _artillery(game: MedievalBattle, u: UnitState, enemy: UnitState | None) -> N
     weapon = u.unit.spec.missile
     assert weapon is not None
     advancing = (
-        u.order == "attack"
+        u.order == Command.ATTACK
         and game.turn >= u.from_turn
         and enemy is not None
         and u.mode is not Mode.NO_ADVANCE

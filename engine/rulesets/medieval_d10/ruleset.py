@@ -46,7 +46,13 @@ from engine.rulesets.medieval_d10.game import PHASES, MedievalBattle, phase_name
 from engine.rulesets.medieval_d10.odds_report import MEDIEVAL_ONLY
 from engine.rulesets.medieval_d10.odds_report import ODDS_FLAGS as MEDIEVAL_FLAGS
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
-from engine.rulesets.medieval_d10.state import ARMY_CONTINGENT, FigureState, Mode, UnitState
+from engine.rulesets.medieval_d10.state import (
+    ARMY_CONTINGENT,
+    Command,
+    FigureState,
+    Mode,
+    UnitState,
+)
 from engine.rulesets.medieval_d10.terrain import (
     GENTLE_MIN_DEG,
     STEEP_MIN_DEG,
@@ -259,7 +265,7 @@ class _Orders:
     """A unit's orders as the scenario deploys it: its word, the turn it acts from, the place
     it goes for first and the enemy it is sent at."""
 
-    word: str = "hold"
+    word: Command = Command.HOLD
     start: int = 1
     goal: tuple[float, float] | None = None
     aim: str | None = None
@@ -276,10 +282,11 @@ def _orders(ctx: MedievalContext) -> dict[str, _Orders]:
     to_xy = ctx.bf.to_xy
     for side in sc.sides:
         for fs in side.formations:
-            word = "attack" if fs.order in ("attack", "advance") else "hold"
+            # the scenario's 9.1 words in this game's terms: an advance is an attack here
+            word = Command.ATTACK if fs.order in ("attack", "advance") else Command.HOLD
             goal = fs.target.resolve(to_xy) if fs.target is not None else None
-            aim = fs.target_formation if word == "attack" else None
-            out[fs.id] = _Orders(word, 1, goal if word == "attack" else None, aim)
+            aim = fs.target_formation if word is Command.ATTACK else None
+            out[fs.id] = _Orders(word, 1, goal if word is Command.ATTACK else None, aim)
     return out
 
 
@@ -329,7 +336,7 @@ def _answer_idle(ctx: MedievalContext, game: MedievalBattle) -> None:
         u = game.units.get(uid)
         if u is None:
             continue
-        if rep.cause is not IdleCause.TERRAIN or u.order != "attack" or u.goal is None:
+        if rep.cause is not IdleCause.TERRAIN or u.order != Command.ATTACK or u.goal is None:
             continue
         u.goal = None
         ctx.emit(
@@ -352,20 +359,20 @@ def _apply(ctx: MedievalContext, game: MedievalBattle, i: Intent) -> None:
         return
     ctx.issued[i.formation] = i
     if i.kind is IntentKind.HOLD:
-        u.order, u.goal, u.aim = "hold", None, None
+        u.order, u.goal, u.aim = Command.HOLD, None, None
     elif i.kind is IntentKind.MARCH and i.point is not None:
-        u.order, u.goal, u.aim = "march", i.point, None
+        u.order, u.goal, u.aim = Command.MARCH, i.point, None
     elif i.kind in (IntentKind.ATTACK, IntentKind.ADVANCE, IntentKind.MARCH):
-        u.order, u.from_turn = "attack", min(u.from_turn, game.turn)
+        u.order, u.from_turn = Command.ATTACK, min(u.from_turn, game.turn)
         u.goal, u.aim = i.point, i.target
     # a retreat is refused with the scenario (MedievalD10.unplayable): the book has no order
 
 
 def _intent_of(u: UnitState) -> Intent:
     """The unit's deployment order as an intent (what it was told before any plan spoke)."""
-    if u.order == "attack":
+    if u.order == Command.ATTACK:
         return Intent(IntentKind.ATTACK, u.id, u.goal, u.aim, IntentOrigin.BRIEFING)
-    if u.order == "march":
+    if u.order == Command.MARCH:
         return Intent(IntentKind.MARCH, u.id, u.goal, origin=IntentOrigin.BRIEFING)
     return Intent(IntentKind.HOLD, u.id, origin=IntentOrigin.BRIEFING)
 
@@ -738,9 +745,9 @@ class MedievalD10(Ruleset):
             if game.in_contact(u, enemy):
                 acted.add(u.id)
                 continue
-            if u.order == "attack" and turn >= u.from_turn:
+            if u.order == Command.ATTACK and turn >= u.from_turn:
                 intents[u.id] = "attack"
-            elif u.order == "march" and u.goal is not None:
+            elif u.order == Command.MARCH and u.goal is not None:
                 intents[u.id] = "march"
             else:
                 continue

@@ -35,6 +35,16 @@ R_COUNTER_CHARGE, R_DRAWN_LOST, R_FIGURE_KILLED, R_SEEN_ROUT, R_UNSEEN_ENEMY = 1
 R_CASUALTIES, R_FIRST_FIRE, R_RALLY, R_HALF, R_CONTINGENT_LOST = 8, 9, 10, 11, 12
 
 
+class Command(StrEnum):
+    """A unit's standing orders in the game turn, from the scenario's plan (engine.command's
+    intents): attack (declare charges when in reach, GAME TURN SEQUENCE phases 4-9), march to a
+    place (no charge on the way, then hold) or hold."""
+
+    ATTACK = "attack"
+    MARCH = "march"
+    HOLD = "hold"
+
+
 class Mode(StrEnum):
     """What a unit is doing, from its orders and its last morale or control test."""
 
@@ -65,7 +75,7 @@ class UnitState:
     #: bearing in degrees, 0 = north, clockwise: the core's ``Formation.facing`` (what the
     #: core deploys and the ruleset writes back), turned to radians where a sine is taken
     facing: float
-    order: str = "hold"
+    order: Command = Command.HOLD
     from_turn: int = 1
     #: the scenario's place to attack (an attack on a point, an objective to take): the unit
     #: advances on it first, until there or an enemy is within its move (engine.conditions)

@@ -38,6 +38,7 @@ from engine.command.plan import REACHED_M, STATION_M, TAKEN_M, PlanReader
 from engine.idle import IdleCause
 from engine.log import Replanned
 from engine.orders import BriefedOrder, CommanderView, Order
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
 from engine.rulesets.two_mm_earth.charts import UnitType
 from engine.rulesets.two_mm_earth.profiles import Flag, profile_of
 from engine.rulesets.two_mm_earth.wings import WingOrder
@@ -166,7 +167,10 @@ class PlanCommander:
             order: Order | None = None
             reason: str | None = None
             if rep.cause in (IdleCause.FRIEND, IdleCause.TERRAIN, IdleCause.EDGE):
-                if cur.target_formation is not None and cur.kind in ("advance", "attack"):
+                if cur.target_formation is not None and cur.kind in (
+                    OrderKind.ADVANCE,
+                    OrderKind.ATTACK,
+                ):
                     # its way to that enemy is barred (engine.jams' side-step did not get it
                     # round): it goes at the nearest enemy instead, if another is nearer
                     near = enemies.nearest(f)
@@ -181,7 +185,7 @@ class PlanCommander:
                     if view.emit is not None:
                         view.emit(Replanned("orders", fid, str(rep.cause), str(order), reason))
                     continue
-                if cur.kind != "advance":
+                if cur.kind != OrderKind.ADVANCE:
                     continue
                 planned = reader.in_plan(fid)
                 reason = reader.settle(f)
@@ -191,7 +195,7 @@ class PlanCommander:
                     reason = "its place cannot be reached: it holds where it stands"
                 if reason is not None and not planned:
                     order = Order("hold", fid)  # (its station is where it stands now)
-            elif rep.cause is IdleCause.NO_TARGET and cur.kind == "attack":
+            elif rep.cause is IdleCause.NO_TARGET and cur.kind == OrderKind.ATTACK:
                 near = enemies.nearest(f)
                 if reader.in_plan(fid) or near is None:
                     continue
@@ -237,19 +241,19 @@ class PlanCommander:
         aim = enemies.by_id.get(cur.target_formation or "")
         if (
             aim is not None
-            and cur.kind in ("advance", "attack")
+            and cur.kind in (OrderKind.ADVANCE, OrderKind.ATTACK)
             and aim is not near
             and aim.morale is Morale.STEADY
             and gap(f, aim) <= self.strike_m
         ):
             return None  # going for an enemy still in reach: no new order (no new messenger)
-        if cur.kind == "advance" and gap_m <= self.strike_m:
+        if cur.kind == OrderKind.ADVANCE and gap_m <= self.strike_m:
             if closes_on_advance(f):
                 # 9.1: Attack would make these troops shoot; the General means them to close,
                 # and Advance moves "any way which isn't backwards" while they may still shoot
                 return Order("advance", f.id, None, near.id)
             return Order("attack", f.id, None, near.id)
-        if cur.kind == "hold":
+        if cur.kind == OrderKind.HOLD:
             rng = _range(f)
             if rng > 0 and gap_m <= rng:
                 return Order("attack", f.id, None, near.id)
@@ -300,7 +304,7 @@ def _on_a_place(f: Formation, o: Order) -> Order:
     nearest, and neither ever goes there. On the way the General's default sends the
     formation at an enemy within striking distance (Attack for melee-only troops, Advance on
     it for those that close). Skirmishers and war machines keep Attack (they shoot)."""
-    if o.kind != "attack" or o.target_point is None or o.target_formation is not None:
+    if o.kind != OrderKind.ATTACK or o.target_point is None or o.target_formation is not None:
         return o
     if not (closes_on_advance(f) or _melee_only(f)):
         return o

@@ -36,6 +36,7 @@ from engine.log import (
     TemperamentChange,
 )
 from engine.movement import footprint_classes
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
 from engine.rulesets.two_mm_earth.charts import Temperament
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
@@ -1263,7 +1264,7 @@ def rally_phase(ctx: TwoMmContext) -> list[Event]:
         if (
             f.morale is Morale.RETREATING
             and inactive
-            and f.order != "retreat"
+            and f.order != OrderKind.RETREAT
             and f.changed_bound is not None
             and f.changed_bound < state.bound
         ):

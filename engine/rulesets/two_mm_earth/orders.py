@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from engine.dice import Dice
 from engine.log import Event, OrderReceived, OrderRefused, OrderRoll, Retreat, Rout
 from engine.orders import Order
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
 from engine.rulesets.two_mm_earth.charts import Temperament
 from engine.rulesets.two_mm_earth.formations import (
     BreakUpOrder,
@@ -69,12 +70,12 @@ def receive_order(
         f.order = "retreat"
         events.append(Rout(phase, f.id, "9.3 reluctant troops ordered to retreat"))
         return events
-    f.hold_fire = f.held = outcome == "hold"
+    f.hold_fire = f.held = outcome == OrderKind.HOLD
     f.pursuing = None
     from engine.rulesets.two_mm_earth.shooting import shooting_bases
 
     melee_only = not shooting_bases(f)  # 9.1: no ranged attack (throwing weapons are melee)
-    if outcome == "hold" and melee_only and f.morale is Morale.STEADY:
+    if outcome == OrderKind.HOLD and melee_only and f.morale is Morale.STEADY:
         # 9.1: "Hold means to Hold Fire for ranged troops, but Keep Doing What You're Already
         # Doing to melee-only troops or troops in close combat": the order in force (and its
         # target) stays; only pursuit stops (11.1 "unless commanded to retreat or hold").
@@ -87,7 +88,7 @@ def receive_order(
     else:
         f.target_point = None
         f.target_formation = None
-    if outcome == "retreat" and f.morale is Morale.STEADY:
+    if outcome == OrderKind.RETREAT and f.morale is Morale.STEADY:
         f.morale = Morale.RETREATING  # 10.2: must retreat if ordered to retreat
         f.changed_bound = state.bound
         f.retreat_from = None

@@ -56,6 +56,7 @@ from engine.movement import (
 )
 from engine.orders import CommanderView, check_order
 from engine.rulesets import Phase
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.melee import melee_phase
 from engine.rulesets.two_mm_earth.morale import (
@@ -462,7 +463,7 @@ def _retreat_plan(ctx: TwoMmContext, f: Formation, kind: str) -> MovePlan:
 
 def _join_target(state: Any, f: Formation) -> Formation | None:
     """The friendly formation ``f`` was ordered to advance on (to merge with it, 5.1), if any."""
-    if f.order != "advance" or not f.target_formation:
+    if f.order != OrderKind.ADVANCE or not f.target_formation:
         return None
     g = state.formations.get(f.target_formation)
     if g is None or g.removed or g.side != f.side or g is f:
@@ -494,7 +495,7 @@ def _complete_contact(state: Any, f: Formation, g: Formation, res: MoveResult) -
 
 def _advance_target(state: Any, f: Formation) -> Formation | None:
     """The enemy formation ``f`` was ordered to advance on (to close with it, 9.1), if any."""
-    if f.order != "advance" or not f.target_formation:
+    if f.order != OrderKind.ADVANCE or not f.target_formation:
         return None
     g = state.formations.get(f.target_formation)
     if g is None or g.removed or g.side == f.side or g.morale is Morale.DESTROYED:
@@ -550,7 +551,7 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
     if f.morale is Morale.RETREATING:
         if join is not None and join.character_ids() and not state.contacts.get(f.id):
             return _charge(f, join, "join")  # 11.2: rally by merging with a character
-        if f.order == "retreat":
+        if f.order == OrderKind.RETREAT:
             fx, fy = f.centre()
             return MovePlan(f.id, "retreat", state.sides[f.side].home_bearing(fx, fy))
         close = any(d < RETREAT_WHILE_ENEMY_WITHIN_M for _g, d in _near_gaps(ctx, f, 3))
@@ -570,7 +571,7 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
         if g is not None and not g.removed and g.morale in (Morale.RETREATING, Morale.ROUTING):
             return _charge(f, g, "pursue")
         f.pursuing = None
-    if f.order == "attack":
+    if f.order == OrderKind.ATTACK:
         target = state.formations.get(f.target_formation or "")
         if target is None or target.removed or target.side == f.side:
             target = None
@@ -601,7 +602,7 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
         if target is None:
             return MovePlan(f.id, "advance", f.facing)
         return _charge(f, target, "charge")
-    if f.order == "advance":
+    if f.order == OrderKind.ADVANCE:
         if join is not None:
             return _charge(f, join, "join")  # 5.1 / 4.2: into base contact, then merge
         foe = _advance_target(state, f)
@@ -629,7 +630,7 @@ def phase_plan_moves(ctx: TwoMmContext) -> None:
     order = low_initiative_first(ctx)
     # the formations that will ask their nearest enemies (attacking, broken: plan_for): when
     # enough do, every formation's are worked out at once from the start
-    asking = sum(1 for f in order if f.order == "attack" or f.morale is not Morale.STEADY)
+    asking = sum(1 for f in order if f.order == OrderKind.ATTACK or f.morale is not Morale.STEADY)
     if asking > _NEAR_BATCH_AFTER:
         _near_candidates(ctx.state.table(), force=True)
     # each plan up to its sight question, the questions' sight in one batch, then the rest
@@ -678,9 +679,9 @@ def phase_plan_moves(ctx: TwoMmContext) -> None:
 def _may_shoot(f: Formation, moving: bool) -> bool:
     if f.morale is not Morale.STEADY:
         return False
-    if f.order == "attack":
+    if f.order == OrderKind.ATTACK:
         return True
-    if f.order == "advance":
+    if f.order == OrderKind.ADVANCE:
         return not (moving and f.has_flag(Flag.NMF))
     if f.order == "none":
         return not f.hold_fire
@@ -701,7 +702,7 @@ def _assist_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
     by shooting "but only at those bases not in contact with any friendly bases", when the
     formation is ordered to attack (3.3: "ordering the formation to attack/shoot"); never as
     Ordnance (8.1: "Bases assisting a formation cannot fire ordnance")."""
-    if f.morale is not Morale.STEADY or f.order != "attack":
+    if f.morale is not Morale.STEADY or f.order != OrderKind.ATTACK:
         return None
     touching = _touching_side(
         ctx, f, next((ctx.state.formations[e].side for e in ctx.state.contacts.get(f.id, ())), "")
@@ -746,7 +747,7 @@ def plan_shot(ctx: TwoMmContext, f: Formation) -> ShotPlan | None:
             cands.append((d, g))  # in range, and not into a melee with our own troops
     if not cands:
         return None
-    if f.order == "attack" and f.target_formation:
+    if f.order == OrderKind.ATTACK and f.target_formation:
         pref = [c for c in cands if c[1].id == f.target_formation]
         cands = pref + [c for c in cands if c[1].id != f.target_formation]
     seen = set(ctx.sight.visible(f.id, [g.id for _, g in cands]))

@@ -34,6 +34,7 @@ from engine.orders import Order
 from engine.rulesets import Phase
 from engine.rulesets.two_mm_earth import phases as shared
 from engine.rulesets.two_mm_earth.charts import MoveClass
+from engine.rulesets.two_mm_earth.charts import Order as OrderKind
 from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.damage import kill_base
 from engine.rulesets.two_mm_earth.formations import BreakUpOrder, LooseOrder
@@ -79,12 +80,12 @@ def receive_order_v07(
         return break_up_order(state, f, order, phase)  # 5.1, as in v0.9
     kind = order.kind
     events: list[Event] = [OrderReceived(phase, f.id, str(order), kind)]
-    f.hold_fire = f.held = kind == "hold"
+    f.hold_fire = f.held = kind == OrderKind.HOLD
     f.pursuing = None
     f.order = kind
     f.target_point = order.target_point
     f.target_formation = order.target_formation
-    if kind == "retreat" and f.morale is Morale.STEADY:
+    if kind == OrderKind.RETREAT and f.morale is Morale.STEADY:
         f.morale = Morale.RETREATING
         f.changed_bound = state.bound
         f.retreat_from = None
@@ -130,7 +131,7 @@ def flee_blocked(ctx: TwoMmContext, f: Formation) -> None:
     """5.1: "Fleeing troops who cannot move away without contacting an enemy base, but are being
     forced to flee, then they will not flee but will automatically ROUT. If they were trying to
     flee as an option, they must take a Rout test." Fleeing by choice = ordered to retreat."""
-    trigger = "flee_blocked_by_choice" if f.order == "retreat" else "flee_blocked"
+    trigger = "flee_blocked_by_choice" if f.order == OrderKind.RETREAT else "flee_blocked"
     # the contacts as they stand now (the sides touched count in the rout test, 5.2); the one
     # event is one test: not a second 5.3 "fleeing troops touch an enemy" test for it
     ctx.base_pairs = update_contacts(ctx.state)
