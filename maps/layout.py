@@ -841,7 +841,10 @@ def _index_page(
     legend_h = 5 * PT_PER_MM + math.ceil(len(rows) / cols) * row_h
     top_h = 14 * len(title) + lead * len(info) + 3 * PT_PER_MM
     # two lines kept for the key of names the map had no room for (drawn only when needed)
-    bottom_h = 11 * PT_PER_MM + lead * (len(text) + 2) + 3 * PT_PER_MM + legend_h
+    bottom_h = 11 * PT_PER_MM + lead * len(text) + 3 * PT_PER_MM + legend_h
+    # two lines for the key of names the map had no room for, where the paper has them spare
+    key_lines = 2 if shapes.deployed and ph - 2 * m - top_h - bottom_h > 40 * PT_PER_MM else 0
+    bottom_h += lead * key_lines
     tw, th = t.cols * t.step[0] + t.overlap, t.rows * t.step[1] + t.overlap  # sheets' span, mm
     box_w, box_h = width, max(20 * PT_PER_MM, ph - 2 * m - top_h - bottom_h)
     k = min(box_w / tw, box_h / th)  # points per table mm on this page
@@ -897,12 +900,8 @@ def _index_page(
         x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
         tag = str(len(keyed) + 1)
         pts = [(x + dx, y + dy) for dy in (7.0, -9.0, 0.0) for dx in (0.0, -10.0, 10.0)]
-        if not labels.place(c, pts, tag, size=6.0, colour=_rgb(d.colour), bold=True):
-            # no free spot even for a number: drawn over its own bases, still keyed
-            c.setFillColorRGB(*_rgb(d.colour))
-            c.setFont("Helvetica-Bold", 6.0)
-            c.drawCentredString(x, y + 7.0, tag)
-        keyed.append((len(keyed) + 1, d))
+        if key_lines and labels.place(c, pts, tag, size=6.0, colour=_rgb(d.colour), bold=True):
+            keyed.append((len(keyed) + 1, d))
     c.restoreState()
     c.setStrokeColorRGB(0, 0, 0)
     c.setLineWidth(1.0)
@@ -923,7 +922,7 @@ def _index_page(
     c.setFont("Helvetica", body)
     if keyed:
         key = "Numbered on the map: " + "; ".join(f"{i} {d.name}" for i, d in keyed)
-        for ln in simpleSplit(key, "Helvetica", body, width):
+        for ln in simpleSplit(key, "Helvetica", body, width)[:key_lines]:
             c.drawString(m, y, ln)
             y -= lead
     for ln in text:
