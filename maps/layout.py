@@ -337,6 +337,8 @@ class Labeller:
     def __init__(self, area: tuple[float, float, float, float]) -> None:
         self.area = area
         self.boxes: list[tuple[float, float, float, float]] = []
+        #: formations whose name found no free place (the index page keys them by number)
+        self.missed: list[Any] = []
 
     #: clear space kept between two labels' halos (points): "59 66", never "5966"
     GAP = 4.0
@@ -452,7 +454,14 @@ def draw_ground(
     for d in shapes.deployed:  # the armies' names first: they matter most
         x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
         pts = [(x, y + dy) for dy in (9.0, -11.0, 18.0, -20.0)]
-        labels.place(c, pts, d.name, size=6.5, colour=_rgb(d.colour), bold=True)
+        # a crowded line of battle: further above and below, then beside, before giving up
+        more = [(x + dx, y + dy) for dy in (27.0, -29.0, 9.0, -11.0) for dx in (-30.0, 30.0)]
+        col = _rgb(d.colour)
+        if not (
+            labels.place(c, pts, d.name, size=6.5, colour=col, bold=True)
+            or labels.place(c, pts + more, d.name, size=5.0, colour=col, bold=True)
+        ):
+            labels.missed.append(d)
     for d in shapes.deployed:  # no place or contour label on top of a base
         part = shapely.clip_by_rect(d.bases, *ground)
         for poly in _polygons(shapely.affinity.affine_transform(part, affine)):
@@ -831,7 +840,11 @@ def _index_page(
     row_h = 4.6 * PT_PER_MM
     legend_h = 5 * PT_PER_MM + math.ceil(len(rows) / cols) * row_h
     top_h = 14 * len(title) + lead * len(info) + 3 * PT_PER_MM
+    # two lines kept for the key of names the map had no room for (drawn only when needed)
     bottom_h = 11 * PT_PER_MM + lead * len(text) + 3 * PT_PER_MM + legend_h
+    # two lines for the key of names the map had no room for, where the paper has them spare
+    key_lines = 2 if shapes.deployed and ph - 2 * m - top_h - bottom_h > 40 * PT_PER_MM else 0
+    bottom_h += lead * key_lines
     tw, th = t.cols * t.step[0] + t.overlap, t.rows * t.step[1] + t.overlap  # sheets' span, mm
     box_w, box_h = width, max(20 * PT_PER_MM, ph - 2 * m - top_h - bottom_h)
     k = min(box_w / tw, box_h / th)  # points per table mm on this page
@@ -855,16 +868,40 @@ def _index_page(
     clip.rect(ox, oy - th_mm * k, tw_mm * k, th_mm * k)
     c.clipPath(clip, stroke=0, fill=0)
     labels = Labeller((ox, oy - th_mm * k, ox + tw_mm * k, oy))
+    # the bases' boxes on this page, so a sheet's label goes where it hides none of them
+    base_boxes = [
+        poly.bounds
+        for d in shapes.deployed
+        for poly in _polygons(shapely.affinity.affine_transform(d.bases, affine))
+    ]
     grid_labels = []
     for sheet in t.sheets():
         x0, y0, x1, y1 = sheet.window
         x1, y1 = min(x1, tw_mm), min(y1, th_mm)  # the sheet's part of the table: on the page
         size = max(4.5, min(16.0, (x1 - x0) * k / 4, (y1 - y0) * k / 2))
-        cx, cy = ox + (x0 + x1) / 2 * k, oy - (y0 + y1) / 2 * k - size / 3
         half = c.stringWidth(sheet.label, "Helvetica-Bold", size) / 2
-        labels.boxes.append((cx - half - 1, cy - 0.3 * size, cx + half + 1, cy + 0.8 * size))
+        mx, my = ox + (x0 + x1) / 2 * k, oy - (y0 + y1) / 2 * k - size / 3
+        hh = (y1 - y0) * k / 2 - size  # how far up or down the sheet's own part allows
+        box = (0.0, 0.0, 0.0, 0.0)
+        for f in (0.0, 0.5, -0.5, 0.8, -0.8):
+            cx, cy = mx, my + f * max(hh, 0.0)
+            box = (cx - half - 1, cy - 0.3 * size, cx + half + 1, cy + 0.8 * size)
+            if not any(
+                box[0] < b[2] and box[2] > b[0] and box[1] < b[3] and box[3] > b[1]
+                for b in base_boxes
+            ):
+                break
+        labels.boxes.append(box)
         grid_labels.append((sheet, (x0, y0, x1, y1), size, cx, cy))
     draw_ground(c, shapes, lay.window, affine, detail=False, labels=labels)
+    # a name with no room on the map gets a number beside its bases and a line under the map
+    keyed: list[tuple[int, Any]] = []
+    for d in labels.missed:
+        x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
+        tag = str(len(keyed) + 1)
+        pts = [(x + dx, y + dy) for dy in (7.0, -9.0, 0.0) for dx in (0.0, -10.0, 10.0)]
+        if key_lines and labels.place(c, pts, tag, size=6.0, colour=_rgb(d.colour), bold=True):
+            keyed.append((len(keyed) + 1, d))
     c.restoreState()
     c.setStrokeColorRGB(0, 0, 0)
     c.setLineWidth(1.0)
@@ -883,6 +920,11 @@ def _index_page(
     _north_arrow(c, pw - m, y - 2 * PT_PER_MM, 6 * PT_PER_MM, conv)
     y -= 5 * PT_PER_MM + lead
     c.setFont("Helvetica", body)
+    if keyed:
+        key = "Numbered on the map: " + "; ".join(f"{i} {d.name}" for i, d in keyed)
+        for ln in simpleSplit(key, "Helvetica", body, width)[:key_lines]:
+            c.drawString(m, y, ln)
+            y -= lead
     for ln in text:
         c.drawString(m, y, ln)
         y -= lead

@@ -136,11 +136,16 @@ var SBPlayback = (function () {
     function popup(i) {
       var b = D.bounds[cur], st = b.s[i], fi = formOf(b, i);
       var f = fi >= 0 ? D.forms[fi] : null;
-      return "<b>" + esc(B.id[i]) + "</b> (" + esc(sides[B.s[i]].name) + ")<br>" +
-        (f ? "formation " + esc(f.name) + ": " + esc(MORALE[b.m[fi]] || "?") +
+      // headed by the formation's name, as a player calls it; the base's number after it
+      // (the id "sc_home.3" is the engine's, kept last for matching with the battle log)
+      var num = String(B.id[i]).split(".").pop();
+      return "<b>" + esc(f ? f.name : B.id[i]) + "</b>" + (f ? ", base " + esc(num) : "") +
+        " (" + esc(sides[B.s[i]].name) + ")<br>" +
+        (f ? esc(MORALE[b.m[fi]] || "?") +
           (bookText(b, fi) ? " (" + esc(bookText(b, fi)) + ")" : "") + "<br>" : "") +
         esc(B.u[i] || "") + ", " + B.w[i] + " x " + B.d[i] + " m, state " + esc(STATE[st]) +
-        (B.c[i] ? "<br>character: " + esc(B.c[i]) : "");
+        (B.c[i] ? "<br>character: " + esc(B.c[i]) : "") +
+        '<br><span class="sb-base-id">' + esc(B.id[i]) + "</span>";
     }
 
     for (var i = 0; i < n; i++) {

@@ -445,3 +445,47 @@ def test_neighbouring_level_tints_are_told_apart() -> None:
     d = [float(np.linalg.norm(np.subtract(a, b))) for a, b in itertools.pairwise(lab)]
     assert min(d) >= 3.0, min(d)
     assert lab[0][0] - lab[-1][0] > 20  # and high ground darker overall
+
+
+@pytest.mark.parametrize("paper", ["A3"])  # A4, Letter: still too crowded (see docs)
+def test_index_page_names_every_formation(
+    flodden_fight: tuple[Path, Any, Any], tmp_path: Path, paper: str
+) -> None:
+    """The index page is where a table is set up from: each of Flodden's 17 formations is
+    named on it, on the map or (where the line of battle is too crowded for the name) by a
+    number beside its bases and a key line under the map."""
+    from reportlab.pdfgen import canvas as rl_canvas
+
+    from maps.deployment import deployment
+    from maps.layout import (
+        PT_PER_MM,
+        LayoutOptions,
+        _convergence,
+        _index_page,
+        plan_layout,
+        prepare_shapes,
+    )
+    from maps.table import Paper, TableScale
+    from scenario_builder.cli.demo import battle_bbox as bbox
+
+    _, log, bf = flodden_fight
+    log_dict = log.to_dict()
+    deployed = deployment(log_dict)
+    opts = LayoutOptions(  # as the demo prints: the battle area
+        scale=TableScale.from_text("2mm"),
+        paper=Paper.from_text(paper),
+        bbox=bbox(log_dict, bf),
+    )
+    lay = plan_layout(bf, opts)
+    shapes = prepare_shapes(bf, lay.window, deployed)
+    pdf = tmp_path / "index.pdf"
+    c = rl_canvas.Canvas(
+        str(pdf), pagesize=(lay.paper.width_mm * PT_PER_MM, lay.paper.height_mm * PT_PER_MM)
+    )
+    _index_page(c, bf, lay, shapes, "flodden", _convergence(bf))
+    c.save()
+    with pdfplumber.open(pdf) as doc:
+        text = " ".join(doc.pages[0].extract_text().split())
+    names = {d.name for d in deployed}
+    assert len(names) == 17
+    assert sorted(n for n in names if n not in text) == []
