@@ -184,9 +184,19 @@ def keep_ids(text: str) -> str:
     return text
 
 
+def in_words(items: typing.Iterable[Any]) -> str:
+    """Items as a sentence lists them, the last joined by "and".
+
+    >>> in_words([3]), in_words((10, 9)), in_words(["a", "b", "c"]), in_words([])
+    ('3', '10 and 9', 'a, b and c', '')
+    """
+    said = [str(x) for x in items]
+    return ", ".join(said[:-1]) + f" and {said[-1]}" if len(said) > 1 else "".join(said)
+
+
 def rolled(dice: Any) -> str:
     """Dice in a player's words: "rolled 6 and 5" (a :class:`~engine.dice.DiceResult`, its
-    text form, or the faces).
+    text form, its JSON form, or the faces).
 
     >>> rolled((3,)), rolled((6, 5)), rolled((1, 4, 6)), rolled(())
     ('rolled 3', 'rolled 6 and 5', 'rolled 1, 4 and 6', 'no dice')
@@ -198,10 +208,7 @@ def rolled(dice: Any) -> str:
         from engine.dice import DiceResult
 
         faces = DiceResult.from_text(faces).faces
-    faces = [str(f) for f in faces or ()]
-    if not faces:
-        return "no dice"
-    return "rolled " + (", ".join(faces[:-1]) + f" and {faces[-1]}" if len(faces) > 1 else faces[0])
+    return f"rolled {in_words(faces)}" if faces else "no dice"
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 STATE_CODES = {"ok": "o", "injured": "i", "dead": "d"}
 MORALE_CODES = {"steady": "s", "retreating": "r", "routing": "R", "destroyed": "D"}
 LINE_EVENTS = ("shot", "melee", "pursuit")
+#: the default book's name for the core's panic_test event (``Ruleset.morale_test_name``)
+TEST_NAME = "panic test 10.5"
 #: events drawn as a marker at the formation (or base) they concern, with the text as popup
 MARK_EVENTS = (
     "panic_test",
@@ -196,7 +198,7 @@ class Renamer:
         return out
 
 
-def _event_text(ev: Mapping[str, Any], test_name: str = "panic test 10.5") -> str:
+def _event_text(ev: Mapping[str, Any], test_name: str = TEST_NAME) -> str:
     """One line for an event: a sentence for the core's known types, every simple field for
     others. A book's own events word themselves (``Event.describe``, :class:`EventReader`);
     one read here is a record its class no longer reads (a log from another version).
@@ -273,7 +275,7 @@ class EventReader:
         renamer: Renamer,
         types: Mapping[str, type[Event]],
         formations: Mapping[str, Mapping[str, Any]],
-        test_name: str = "panic test 10.5",
+        test_name: str = TEST_NAME,
     ) -> None:
         self.renamer = renamer
         self.types = types
@@ -287,12 +289,8 @@ class EventReader:
         side_of = {b["id"]: b["side"] for b in log["bases"]}
         sides = [{"id": s["id"], "name": s.get("name", s["id"])} for s in log["sides"]]
         formations = _formations(log, side_of)
-        book = _ruleset_of(log)
         return cls(
-            Renamer(formations, log["bases"], sides),
-            event_types(log),
-            formations,
-            book.morale_test_name if book is not None else "panic test 10.5",
+            Renamer(formations, log["bases"], sides), event_types(log), formations, _test_name(log)
         )
 
     def name(self, text: str) -> str:
@@ -449,13 +447,7 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     form_index = {f: i for i, f in enumerate(form_ids)}
     form_side = {f: formations[f]["side"] for f in form_ids}
     renamer = Renamer(formations, bases, sides)
-    rules = _ruleset_of(log)
-    reader = EventReader(
-        renamer,
-        event_types(log),
-        formations,
-        rules.morale_test_name if rules is not None else "panic test 10.5",
-    )
+    reader = EventReader(renamer, event_types(log), formations, _test_name(log))
     xs: list[float] = []
     ys: list[float] = []
     # 6.2: the engine's own record of what each side saw (``seen`` in every snapshot) is the
@@ -679,6 +671,13 @@ def _ruleset_of(log: Mapping[str, Any]) -> Ruleset | None:
         return get_ruleset(str(name)) if name else None
     except RulesetError:
         return None
+
+
+def _test_name(log: Mapping[str, Any]) -> str:
+    """The log's book's name for the core's panic_test (a log naming no book known here: the
+    default book's)."""
+    book = _ruleset_of(log)
+    return book.morale_test_name if book is not None else TEST_NAME
 
 
 def event_types(log: Mapping[str, Any]) -> Mapping[str, type[Event]]:

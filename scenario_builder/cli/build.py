@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
@@ -31,6 +30,7 @@ from scenario_builder.errors import ScenarioError
 from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
 
 from .options import force_option, out_dir_option
+from .progress import progress_bar
 
 
 def _bbox(
@@ -215,19 +215,10 @@ def build(
     )
     if read_line:
         click.echo(read_line)
-    err = Console(stderr=True)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
-        task = bar.add_task("building", total=len(STAGES) + 1)
+    with progress_bar("building") as bar:
 
         def tell(stage: str) -> None:
-            bar.update(task, description=f"building: {stage}", completed=STAGES.index(stage))
+            bar.stage(stage, STAGES.index(stage), len(STAGES) + 1)
 
         if slug is not None:
             result = build_site(slug, progress=tell, **options)
@@ -236,7 +227,7 @@ def build(
             result = build_from_paths(
                 dem, landcover=landcover, overlays=overlays, progress=tell, **options
             )
-        bar.update(task, description="writing", completed=len(STAGES))
+        bar.stage("writing", len(STAGES), len(STAGES) + 1)
         try:
             with atomic_dir(out, stamp=stamp, replace=force) as tmp:
                 result.save(tmp)

@@ -35,12 +35,17 @@ class Bar:
         #: every line told, in order (what a test of the command reads)
         self.said: list[str] = []
 
-    def stage(self, name: str) -> None:
+    def stage(self, name: str, done: int = 0, total: int | None = None) -> None:
+        """A named step; with ``total``, ``done`` of the steps are behind it."""
         self.said.append(name)
         # drawn at once: a stage or bound shorter than the bar's refresh would otherwise be
         # skipped, and a terminal line a bound costs nothing beside the bound
         self._progress.update(
-            self._task, description=f"{self._what}: {name}", total=None, completed=0, refresh=True
+            self._task,
+            description=f"{self._what}: {name}",
+            total=total,
+            completed=done,
+            refresh=True,
         )
 
     def count(self, unit: str) -> Count:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.log import Event, Names, keep_ids
+from engine.log import Event, Names, in_words, keep_ids
 from engine.rulesets.dark_age.formations import (
     CommandFormation,
     LineUnit,
@@ -74,8 +74,7 @@ class CommandFormationFormed(Event):
         >>> CommandFormationFormed("plan", "line", "battle_line", ("a", "b")).describe()
         'a and b stand as one battle line, line (5.5)'
         """
-        units = [names(u) for u in self.units]
-        said = ", ".join(units[:-1]) + f" and {units[-1]}" if len(units) > 1 else "".join(units)
+        said = in_words(names(u) for u in self.units)
         kind = self.kind.replace("_", " ")
         return f"{said} stand as one {kind}, {names(self.command_formation)} ({self.section})"
 

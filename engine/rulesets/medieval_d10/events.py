@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.log import Draw, Event
+from engine.log import Draw, Event, in_words
 from engine.rulesets.medieval_d10.charts import MoraleColumn, MoraleResult, RangeBand
 
 __all__ = ["EVENTS", "MedievalEvent", "from_record"]
@@ -45,10 +45,7 @@ def _faces(faces: tuple[int, ...]) -> str:
     >>> _faces((3,)), _faces((10, 9)), _faces((3, 7, 9))
     ('3', '10 and 9', '3, 7 and 9')
     """
-    if not faces:
-        return "no dice"
-    head = ", ".join(str(f) for f in faces[:-1])
-    return f"{head} and {faces[-1]}" if head else str(faces[-1])
+    return in_words(faces) if faces else "no dice"
 
 
 def _kills(n: int) -> str:
