@@ -113,6 +113,10 @@ class Ruleset:
     #: rising order, e.g. medieval-d10's gentle and steep slopes; empty: the ruleset has none.
     #: The maps draw them (``Ground.meta["slope_bands"]``) beside the table's classes.
     slope_bands: ClassVar[tuple[tuple[float, str], ...]] = ()
+    #: the book's charts for each terrain role (role -> (word, section)), as the maps' legends
+    #: head them: "Movement (7.3)" in v0.9, "Movement (8.3)" in v0.7, "Terrain (TERRAIN
+    #: CHART)" in medieval-d10 (``Ground.meta["chart_sections"]``); empty: the role's name
+    chart_sections: ClassVar[Mapping[str, tuple[str, str]]] = {}
     #: the book's name for each morale state the engine tracks (states it does not use: absent)
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
@@ -164,7 +168,11 @@ class Ruleset:
     def ground(self, battlefield: Ground) -> Ground:
         """The battlefield as this ruleset reads it (its classes in ``move``/``cover``/
         ``blocks_sight``), built once per battlefield."""
-        info = {"ruleset": self.name, "slope_bands": [[deg, n] for deg, n in self.slope_bands]}
+        info = {
+            "ruleset": self.name,
+            "slope_bands": [[deg, n] for deg, n in self.slope_bands],
+            "chart_sections": {role: list(h) for role, h in self.chart_sections.items()},
+        }
         return ruleset_ground(battlefield, type(self), self.terrain, self.classify_slope, info)
 
     def terrain_classes(self) -> dict[str, list[str]]:
@@ -343,6 +351,7 @@ class Ruleset:
             "terrain_table": str(self.terrain.path),
             "route_triple": {role: sorted(names) for role, names in self.route_triple.items()},
             "slope_bands": [[deg, name] for deg, name in self.slope_bands],
+            "chart_sections": {role: list(h) for role, h in self.chart_sections.items()},
             "morale_states": {str(k): v for k, v in self.morale_states.items()},
             "orders": list(self.order_kinds),
             "special_rules": sorted(str(n) for n in self.special_rules),

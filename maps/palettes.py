@@ -235,9 +235,19 @@ def palette_for_table(
     legend: Mapping[str, Mapping[Any, str]],
     slope_bands: Any = (),
     ruleset: str | None = None,
+    chart_sections: Mapping[str, Any] | None = None,
 ) -> TerrainPalette:
-    """The palette of classes named in ``legend`` (role -> {code: name}) from ``table``."""
+    """The palette of classes named in ``legend`` (role -> {code: name}) from ``table``;
+    each role headed by the ruleset's chart (``Ruleset.chart_sections``: the same table is
+    v0.9's 7.3 and v0.7's 8.3), else by the table's usual book.
+
+    >>> v07 = {"move": ["Movement", "8.3"], "cover": ["Cover", "8.2"]}
+    >>> p = palette_for_table("2mm-earth", {}, ruleset="2mm-earth-v0.7", chart_sections=v07)
+    >>> p.title("move"), p.title("cover")
+    ('Movement (8.3)', 'Cover (8.2)')
+    """
     look = _LOOKS.get(table)
+    sections = {role: (str(h[0]), str(h[1])) for role, h in (chart_sections or {}).items()}
     spare = _fallback_colours()
     classes: dict[str, tuple[ClassStyle, ...]] = {}
     headings: dict[str, tuple[str, str]] = {}
@@ -261,7 +271,9 @@ def palette_for_table(
                     pstyle = _print_style(colour, hatch)
             styles.append(ClassStyle(code, name, colour, pstyle))
         classes[role] = tuple(styles)
-        headings[role] = look.headings[role] if look else (role.title(), table)
+        headings[role] = sections.get(role) or (
+            look.headings[role] if look else (role.title(), table)
+        )
     slopes: list[tuple[float, ClassStyle]] = []
     for deg, name in slope_bands or ():
         k = len(slopes) + 1
@@ -279,4 +291,5 @@ def terrain_palette(ground: Any) -> TerrainPalette:
         meta.get("legend", {}),
         meta.get("slope_bands") or (),
         meta.get("ruleset"),
+        meta.get("chart_sections"),
     )

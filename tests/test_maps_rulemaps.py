@@ -166,6 +166,32 @@ def test_print_legend_names_medieval_d10_classes(
     assert "wet (7.3)" in text and "TERRAIN CHART" not in text and "slope" not in text
 
 
+def test_print_legend_cites_v0_7_charts_under_v0_7(
+    run_cli: Any, flodden_dir: Path, tmp_path: Path
+) -> None:
+    """v0.7 prints 2mm Earth's terrain charts as 8.3 (movement) and 8.2 (cover), where v0.9
+    has them as 7.3 and 7.2: the legend cites the book in play (Ruleset.chart_sections)."""
+    out = tmp_path / "v07.pdf"
+    args = ["--scale", "2mm", "--paper", "A2", "--bbox", MARSH_BBOX, "--out", out]
+    code, _, err = run_cli("print", flodden_dir, "--ruleset", "2mm-earth-v0.7", *args)
+    assert code == 0, err
+    text = _index_text(out)
+    assert "wet (8.3)" in text and "(7.3)" not in text
+
+
+def test_every_ruleset_heads_each_terrain_role_with_its_own_chart() -> None:
+    shipped = ["2mm-earth-v0.9", "2mm-earth-v0.7", "2mm-earth-v0.9+wc-morale", MEDIEVAL, "dark-age"]
+    for name in shipped:
+        rs = get_ruleset(name)
+        assert set(rs.chart_sections) == set(rs.terrain.classes), name
+        pal = palette_for_table(
+            Path(rs.terrain.path).stem, {}, ruleset=rs.name, chart_sections=rs.chart_sections
+        )
+        assert pal.title("move") == "{} ({})".format(*rs.chart_sections["move"]), name
+    assert get_ruleset("2mm-earth-v0.7").chart_sections["cover"] == ("Cover", "8.2")
+    assert get_ruleset("2mm-earth-v0.9+wc-morale").chart_sections["move"] == ("Movement", "7.3")
+
+
 # -- the route ------------------------------------------------------------------------------------
 
 

@@ -220,6 +220,11 @@ class DarkAge(TwoMmEarthGame):
     name = "dark-age"
     aliases = ("dark-age-v0.1",)
     title = "Dark Age formations and movement + War & Conquest morale + 2mm Earth combat"
+    #: the chapter's terrain (5.13, 5.14, 5.20); cover is 2mm Earth's chart 7.2
+    chart_sections: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "move": ("Terrain", "5.13, 5.14, 5.20"),
+        "cover": ("Cover", "7.2"),
+    }
     #: the chapter's events and W&C's (each worded and drawn by itself); the rest are the
     #: core's. A "manoeuvre" reads back as the ordered one, whose ``by`` may be empty.
     events: ClassVar[tuple[type[Event], ...]] = (

@@ -591,6 +591,10 @@ class MedievalD10(Ruleset):
     version = "1"
     die_sides = 10
     phases = tuple(_phase(p) for p in PHASES)
+    chart_sections: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "move": ("Terrain", "TERRAIN CHART"),
+        "cover": ("Cover", "FIRING CHART"),
+    }
     #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
     #: ``special`` (docs/special-rules.md)
     special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})

@@ -107,6 +107,11 @@ class TwoMmEarthGame(Ruleset):
     terrain = TerrainTable(
         data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
     )
+    #: 7.3 Movement and 7.2 Cover charts (v0.9's numbers; v0.7 prints them as 8.3 and 8.2)
+    chart_sections: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "move": ("Movement", "7.3"),
+        "cover": ("Cover", "7.2"),
+    }
     #: 9.1: "through terrain that blocks line of sight or is Impractical or Overhead"
     route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
         "move": frozenset({"impractical"}),
@@ -623,6 +628,11 @@ class TwoMmEarthV07(TwoMmEarth):
     morale_triggers: ClassVar[tuple[MoraleTrigger, ...]] = MORALE_TRIGGERS_V07
     morale_cite: ClassVar[tuple[str, str, str]] = ("5.1", "5.2 rout test", "5.1/5.2")
     morale_test_name: ClassVar[str] = "rout test 5.2"
+    #: the same charts under v0.7's numbers (its 8.1 TERRAIN: 8.2 cover, 8.3 movement)
+    chart_sections: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "move": ("Movement", "8.3"),
+        "cover": ("Cover", "8.2"),
+    }
     #: the 2mm Earth layers' hooks this book does not have: no 9.3 order chart, no 9.2
     #: messengers (check_hooks proves nothing consults them under v0.7)
     absent_hooks: ClassVar[frozenset[str]] = _V07_ABSENT
