@@ -6,6 +6,7 @@ held to 4.2's two bases (docs/rules-interpretations.md)."""
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -260,3 +261,51 @@ def test_5_1_a_brigade_breaks_up_into_its_constituent_units_in_a_whole_battle(
                 moved[e.formation] = moved.get(e.formation, 0.0) + e.distance_m
     assert moved.get("en_surrey_bows", 0.0) > 100.0
     assert moved.get("en_surrey_bows", 0.0) > moved.get("en_surrey", 0.0)
+
+
+def test_5_1_separated_groups_move_only_towards_an_enemy_or_their_own(flodden) -> None:
+    # Flodden, seed 1: a Scottish line parts under 11.1 as it retreats (its injured left
+    # behind). 5.1: "if bases become separated, each 'group' can move at its full distance, but
+    # only towards an enemy or friend from their original formation". Rallied and ordered on to
+    # a place away from its comrades, the group moves instead to re-join the nearest group of
+    # its own original (4.2); a move on an enemy it keeps. Every separated group the battle
+    # makes is recorded as such.
+    from engine.rulesets.two_mm_earth.charts import Order
+    from engine.rulesets.two_mm_earth.phases import plan_for
+
+    bf, sc = flodden
+    b = _battle(bf, sc, 1)
+    group = None
+    for phase, _ in _bounds(b):
+        if phase == "execute_moves":
+            for e in b.ctx.events:
+                if isinstance(e, WingSplit) and any("_inj" in w for w in e.wings):
+                    root = b.state.formations[e.formation].wing_of or e.formation
+                    assert all(b.ctx.separated[w] == root for w in e.wings[1:])
+        for gid, root in b.ctx.separated.items():
+            g = b.state.formations[gid]
+            comrades = [
+                x for x in b.state.active(g.side) if x is not g and (x.wing_of or x.id) == root
+            ]
+            if not g.removed and comrades and not b.state.contacts.get(gid):
+                group = g
+                break
+        if group is not None:
+            break
+    assert group is not None, "no group parted under 11.1"
+    root = b.ctx.separated[group.id]
+    own = [g for g in b.state.active(group.side) if g is not group and (g.wing_of or g.id) == root]
+    assert own, "the group's comrades have all left the field"
+    group.morale = Morale.STEADY
+    gx, gy = group.centre()
+    # a place 400 m beyond the group, on the far side from its comrades
+    ox, oy = own[0].centre()
+    group.order, group.target_formation = Order.ADVANCE, None
+    group.target_point = (gx + (gx - ox) * 400.0 / max(1.0, math.dist((gx, gy), (ox, oy))), gy)
+    plan = plan_for(b.ctx, group)
+    assert plan.kind == "join" and plan.target in {g.id for g in own}, plan
+    # a move on an enemy is its own to make
+    foe = min(b.state.enemies_of(group.side), key=lambda g: math.dist(g.centre(), (gx, gy)))
+    group.target_point, group.target_formation = None, foe.id
+    plan = plan_for(b.ctx, group)
+    assert plan.target == foe.id, plan

@@ -31,6 +31,9 @@ class TwoMmContext(BoundContext):
     #: the enemy, counted as captured (docs/rules-interpretations.md, "Killed, wounded and
     #: captured")
     caught: set[str] = field(default_factory=set)
+    #: 5.1: groups 11.1 parted from their formation (group id -> the original's id): they move
+    #: only towards an enemy or a friend from their original formation (phases._separated_plan)
+    separated: dict[str, str] = field(default_factory=dict)
     #: fid -> the bound in whose melee attacks on it get +1 (War & Conquest: a unit that failed
     #: its morale test while its combat goes on gives its enemy +1 next round; 2mm Earth sets
     #: none)

@@ -542,7 +542,38 @@ def _plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
     asks one (whose targets never hang on an earlier sight answer), and is sent the targets
     seen (``ctx.sight.visible``'s answer), so the plan phase asks every formation's question
     first, works out their terrain sight in one batch, then finishes each plan: the tests
-    made before the question are made once."""
+    made before the question are made once. A separated group's plan is then held to 5.1
+    (:func:`_separated_plan`)."""
+    plan = yield from _free_plan_steps(ctx, f)
+    return _separated_plan(ctx, f, plan)
+
+
+def _separated_plan(ctx: TwoMmContext, f: Formation, plan: MovePlan) -> MovePlan:
+    """5.1: "if bases become separated, each 'group' can move at its full distance, but only
+    towards an enemy or friend from their original formation". A steady group 11.1 parted from
+    its formation (``ctx.separated``) keeps a move on an enemy or to a group of its own
+    original; any other move (an advance to a place or straight ahead, a join with another
+    formation) becomes a move to re-join the nearest group of its original (4.2: wings re-join
+    their comrades), or no move when none is left. Broken groups retreat and rout as 11.1 says.
+    """
+    if plan.kind in ("none", "ladder"):
+        return plan
+    root = ctx.separated.get(f.id)
+    if root is None or f.morale is not Morale.STEADY:
+        return plan
+    state = ctx.state
+    if plan.target is not None:
+        g = state.formations.get(plan.target)
+        if g is not None and (g.side != f.side or (g.wing_of or g.id) == root):
+            return plan
+    own = [g for g in state.active(f.side) if g is not f and (g.wing_of or g.id) == root]
+    if not own:
+        return MovePlan(f.id, "none")
+    return _charge(f, min(own, key=lambda g: (_gap(f, g, ctx), g.id)), "join")
+
+
+def _free_plan_steps(ctx: TwoMmContext, f: Formation) -> PlanSteps:
+    """The plan steps of :func:`_plan_steps` before 5.1's hold on a separated group."""
     state = ctx.state
     none = MovePlan(f.id, "none")
     if f.morale is Morale.ROUTING:
@@ -1155,12 +1186,14 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
                 ctx.emit([WingSplit("execute_moves", f.id, (f.id, *(g.id for g in groups)))])
                 for g in groups:
                     ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
+                    ctx.separated[g.id] = g.wing_of or f.id
                 out.extend(groups)
             continue
         g_rank = _split_rank(ctx, f, hurt)
         if g_rank is not None:
             ctx.emit([WingSplit("execute_moves", f.id, (f.id, g_rank.id))])
             ctx.plans[g_rank.id] = MovePlan(g_rank.id, plan.kind, plan.bearing)
+            ctx.separated[g_rank.id] = g_rank.wing_of or f.id
             out.append(g_rank)
             continue
         # the bases must stay where they stand: the split is made only when both groups form
@@ -1182,6 +1215,7 @@ def _split_injured(ctx: TwoMmContext, order: list[Formation]) -> list[Formation]
             continue
         ctx.emit([WingSplit("execute_moves", f.id, (f.id, g.id))])
         ctx.plans[g.id] = MovePlan(g.id, plan.kind, plan.bearing)
+        ctx.separated[g.id] = g.wing_of or f.id
         out.append(g)
     return out
 
