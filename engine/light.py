@@ -28,10 +28,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from astral import Observer, moon, sun
 from convertdate import julian
+
+if TYPE_CHECKING:
+    from engine.context import BoundContext
 
 __all__ = [
     "CIVIL_TWILIGHT_DEG",
@@ -210,7 +213,7 @@ class SkyWatch:
                 w = new
         return w
 
-    def __call__(self, ctx: Any) -> None:
+    def __call__(self, ctx: BoundContext) -> None:
         from engine.log import SkyChanged
 
         n = ctx.state.bound

@@ -13,12 +13,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.geometry import right
 from engine.log import BrigadeBreakUp, BrigadeMerge, Event, Rally, WingSplit
 from engine.state import BattleState, Formation
 from scenario_builder.errors import IllegalOrderError
+
+if TYPE_CHECKING:
+    from engine.rulesets.two_mm_earth.context import TwoMmContext
 
 __all__ = [
     "BreakUpOrder",
@@ -361,7 +364,9 @@ def merge_problem(state: BattleState, into: str, other: str) -> str | None:
     return None
 
 
-def join_formation(ctx: Any, mover: Formation, target: Formation, phase: str) -> list[Event]:
+def join_formation(
+    ctx: TwoMmContext, mover: Formation, target: Formation, phase: str
+) -> list[Event]:
     """``mover`` planned to move into base contact with friendly ``target`` and touches it: it
     merges into ``target`` (5.1 brigade, 4.2 wings re-joining, a character joining), then:
 

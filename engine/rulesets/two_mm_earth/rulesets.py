@@ -325,7 +325,7 @@ class TwoMmEarthGame(Ruleset):
         """1.1 / 8.1 / 8.2 die penalties; see :func:`resolution.shooting_modifier`."""
         return shooting_modifier(**kwargs)
 
-    def resilience_modifier(self, ctx: Any, target: Formation) -> int:
+    def resilience_modifier(self, ctx: TwoMmContext, target: Formation) -> int:
         """A change to the R to beat when ``target`` is shot at or struck, beyond its facing
         rank, cover and 11.1 state (:func:`shooting.target_resilience`): none in 2mm Earth; a
         composition may add one (``dark-age``: disorder points)."""

@@ -24,6 +24,7 @@ from engine.odds_options import OddsOption
 from engine.rulesets import Phase, register
 from engine.rulesets.compose import TWO_MM_EARTH_V09, WC_MORALE, Composition, Part
 from engine.rulesets.two_mm_earth import phases as two_mm
+from engine.rulesets.two_mm_earth.context import TwoMmContext
 from engine.rulesets.two_mm_earth.rulesets import TwoMmEarthMoves
 from engine.rulesets.war_and_conquest import battle as wc
 from engine.rulesets.war_and_conquest import odds_report
@@ -34,7 +35,7 @@ from engine.state import Morale
 __all__ = ["TwoMmEarthWCMorale", "wc_phases"]
 
 
-def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
+def wc_phases(scale: TableScale) -> tuple[Phase[TwoMmContext], ...]:
     """2mm Earth's bound to melee damage, then W&C's Resolution and End phases at ``scale``.
 
     The orders phase first ends the disorder of units that rallied (or that friends fled
@@ -44,7 +45,7 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
     results (:func:`.battle.record_fought`). The host's move phase moves fleeing troops by
     W&C's flee move (through friends, :func:`.battle.flee_move`)."""
 
-    def orders(ctx: Any) -> None:
+    def orders(ctx: TwoMmContext) -> None:
         wc.notes(ctx, scale)  # W&C's notes, and its flee move in the host's move phase
         ctx.emit(wc.start_round(ctx, "orders"))
         if wc.notes(ctx, scale).order_bound != ctx.state.bound:  # the first turn's roll
@@ -52,14 +53,14 @@ def wc_phases(scale: TableScale) -> tuple[Phase, ...]:
         # chart 9.3's order rolls taken as W&C Command Tests
         two_mm.phase_orders(ctx, receive=wc.receive_order(ctx, scale))
 
-    def melee(ctx: Any) -> None:
+    def melee(ctx: TwoMmContext) -> None:
         wc.record_fought(ctx)  # the combat results are judged from who fought whom
         two_mm.phase_melee(ctx)
 
-    def resolution(ctx: Any) -> None:
+    def resolution(ctx: TwoMmContext) -> None:
         ctx.emit(wc.resolution_phase(ctx, scale, "resolution"))
 
-    def end(ctx: Any) -> None:
+    def end(ctx: TwoMmContext) -> None:
         ctx.emit(wc.end_phase(ctx, scale, "end"))
 
     host = [
