@@ -112,9 +112,9 @@ def test_shipped_scenarios_cdb90_rows_exist_and_name_the_attacker(table):
         assert b.start[:4] == sc.date[:4], sid  # the same year's battle
         assert ref.attacker in [s.id for s in sc.sides]
         named[sid] = ref.isqno
-    # CDB90 starts in 1600: of the shipped battles only Gettysburg is in it (Chacabuco 1817,
-    # looked up by name and date, is not)
-    assert named == {"gettysburg_1863_day2": 199}
+    # CDB90 starts in 1600: of the shipped battles Minden, Jena and Gettysburg are in it
+    # (Chacabuco 1817, looked up by name and date, is not; the rest are before 1600)
+    assert named == {"gettysburg_1863_day2": 199, "jena_1806": 118, "minden_1759": 75}
     assert not [b for b in table.values() if "CHACABUCO" in b.name]
 
 

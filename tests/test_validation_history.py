@@ -88,6 +88,15 @@ MISSING_RATIO: dict[str, str] = {
         "has lost 40 per cent (both lose 17-19 bases of 1,200 men), so the loss ratio is "
         "near 1 against the sources' 2.5-4.2 (and see MISSING_WINNER: no closing fire)"
     ),
+    "jena_1806": (
+        "no skirmish screen: the French "
+        "fought Hohenlohe's line with skirmishers from Vierzehnheiligen and their guns, and sent "
+        "the columns in when it broke (Chandler; Petre), losing c. 4,000-5,000; in 2mm Earth a "
+        "loose formation (4.1) shields nothing behind it, so Augereau's and Lannes' columns "
+        "cross the open under the Saxon volleys and the Prussian grand battery (7 in 10 of the "
+        "French bases killed in 20 replays, seeds 1-20) and lose a median 28,500 men against "
+        "the Prussians' 27,000 (inside their band): a ratio near 1 against the sources' 5-7.5"
+    ),
     "chacabuco_1817": (
         "a held attack: O'Higgins' frontal attack was 'held' by the royalist line at small cost "
         "until Soler's division came in on the flank (now a timed arrival at bound 30, "
