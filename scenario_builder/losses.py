@@ -42,9 +42,15 @@ def counted(result: Mapping[str, Any], scenario: Scenario) -> dict[str, Any]:
     totals: dict[CountUnit, dict[str, Counts | None]] = {
         unit: {s: {k.value: 0.0 for k in LOSS_KINDS} for s in sides} for unit in CountUnit
     }
+    deployed = {f.id: s.id for s in scenario.sides for f in s.formations}
+    alone = {c.id: s.id for s in scenario.sides for c in s.characters}
     for fid, row in by_formation.items():
-        unit, per_base = scenario.counted_as(fid)
-        side = scenario.side_of(fid).id
+        if fid in deployed:
+            side = deployed[fid]
+            unit, per_base = scenario.counted_as(fid)
+        else:  # a character placed alone (engine.deploy): his escort, men of his side
+            side = alone[fid]
+            unit, per_base = CountUnit.MEN, scenario.representation(side)
         into = totals[unit][side]
         if into is None:
             continue

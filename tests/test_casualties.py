@@ -207,3 +207,16 @@ def test_a_base_of_guns_is_pieces_and_a_base_of_foot_is_men(tmp_path: Path) -> N
     assert "\n" not in said and "formations.5.men_per_base" in said and "pieces" in said
     with pytest.raises(ScenarioFileError, match="pieces_per_base"):
         load_scenario(_with(text, guns, "order: attack, pieces_per_base: -1}", tmp_path))
+
+
+def test_a_character_placed_alone_counts_as_men_of_his_side() -> None:
+    """A character deployed alone is a formation of his own (engine.deploy) that the scenario's
+    formations do not list: his lost base counts as men of his side's representation."""
+    from scenario_builder.losses import counted
+
+    sc = load_scenario("flodden_1513").model_copy(deep=True)
+    james = sc.sides[0].characters[0]
+    row = {"killed": 1, "wounded": 0, "captured": 0, "dispersed": 0}
+    got = counted({"casualties_by_formation": {james.id: row}}, sc)
+    assert got["lost_men"]["scots"]["killed"] == 600.0
+    assert sum(got["lost_pieces"]["scots"].values()) == 0
