@@ -45,8 +45,8 @@ if TYPE_CHECKING:
 from scenario_builder.paths import data_dir
 
 __all__ = [
+    "BAND_KINDS",
     "EDGES",
-    "LOSS_KINDS",
     "Arrival",
     "BattlefieldRef",
     "CharacterPlacement",
@@ -542,8 +542,9 @@ def _band(v: tuple[float, float] | None) -> tuple[float, float] | None:
 Band = Annotated[tuple[float, float] | None, AfterValidator(_band)]
 
 #: the loss categories of men a historical band may give (a source's "missing" is in its
-#: total: the engine's dispersed bases count against a total only)
-LOSS_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
+#: total: the engine's dispersed bases count against a total only); the engine's own kinds
+#: are engine.casualties.LOSS_KINDS
+BAND_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
 
 
 class SideLosses(BaseModel):
@@ -565,11 +566,11 @@ class SideLosses(BaseModel):
 
     @model_validator(mode="after")
     def _some(self) -> SideLosses:
-        if all(getattr(self, k) is None for k in (*LOSS_KINDS, "total", "guns")):
+        if all(getattr(self, k) is None for k in (*BAND_KINDS, "total", "guns")):
             raise ValueError(
                 "expected at least one of killed, wounded, captured, total, guns as [low, high]"
             )
-        if self.total is not None and any(getattr(self, k) is not None for k in LOSS_KINDS):
+        if self.total is not None and any(getattr(self, k) is not None for k in BAND_KINDS):
             raise ValueError(
                 "expected total (killed, wounded and missing together) or the categories, not both"
             )
@@ -579,8 +580,8 @@ class SideLosses(BaseModel):
         """The categories of men the band covers: all three when the sources give a total;
         none when they give only guns."""
         if self.total is not None:
-            return LOSS_KINDS
-        return tuple(k for k in LOSS_KINDS if getattr(self, k) is not None)
+            return BAND_KINDS
+        return tuple(k for k in BAND_KINDS if getattr(self, k) is not None)
 
     def band(self) -> tuple[float, float]:
         """The band of men lost in the given categories together."""
@@ -592,7 +593,7 @@ class SideLosses(BaseModel):
     def bands(self) -> dict[str, tuple[float, float]]:
         """Each category of men the sources give on its own -> its band (a total is one band
         of all kinds together, not split)."""
-        return {k: b for k in LOSS_KINDS if (b := getattr(self, k)) is not None}
+        return {k: b for k in BAND_KINDS if (b := getattr(self, k)) is not None}
 
 
 class HistoricalDuration(BaseModel):
