@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from engine.casualties import per_side
 from engine.context import BoundContext
 from engine.deploy import deploy
 from engine.dice import Dice
@@ -413,7 +414,10 @@ class Battle:
             "broken": {s: round(self.state.broken_fraction(s), 3) for s in self.state.sides},
         }
         # the losses split as the book tells them apart, and what the pursuit added
-        self.result["casualties"] = self.ruleset.casualties(self.ctx)
+        # (engine.casualties): per formation, and summed by side
+        by_formation = self.ruleset.casualties(self.ctx)
+        self.result["casualties"] = per_side(by_formation, self.state)
+        self.result["casualties_by_formation"] = dict(sorted(by_formation.items()))
         if self.decision is not None:
             _, _, at, then = self.decision
             self.result["decided_bound"] = at

@@ -59,6 +59,9 @@ class BoundContext:
     #: the scenario's special rules in force and their state (engine.special_rules): the
     #: rulesets' seams ask it (``may_shoot`` ...); with none named it answers as the book
     special: SpecialRules = field(default_factory=SpecialRules)
+    #: base ids the book removed as dispersed or fled off the table rather than killed (War &
+    #: Conquest); ``Ruleset.casualties`` counts them dispersed (engine.casualties)
+    dispersed: set[str] = field(default_factory=set)
 
     def emit(self, events: Event | list[Event]) -> None:
         if isinstance(events, list):

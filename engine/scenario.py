@@ -20,6 +20,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -44,11 +45,12 @@ if TYPE_CHECKING:
 from scenario_builder.paths import data_dir
 
 __all__ = [
+    "BAND_KINDS",
     "EDGES",
-    "LOSS_KINDS",
     "Arrival",
     "BattlefieldRef",
     "CharacterPlacement",
+    "CountUnit",
     "Feint",
     "FormationPlan",
     "FormationSpec",
@@ -225,6 +227,12 @@ class FormationSpec(BaseModel):
     flank_profile: str | None = None  # 11.3 Pike & Shot: the outer files of another profile
     flank_files: int = Field(default=0, ge=0)  # files of flank_profile at each end
     readiness: ReadinessSpec | None = None  # overrides the side's (engine.readiness)
+    #: representation of this formation, over its side's and the scenario's: men one base
+    #: stands for (foot and horse; never a base of guns)
+    men_per_base: float | None = Field(default=None, gt=0)
+    #: guns one base of this formation stands for, in pieces (a war-machine profile only):
+    #: guns are counted as pieces, never as men (docs/scenarios.md, "Representation")
+    pieces_per_base: float | None = Field(default=None, gt=0)
 
     @field_validator("frontage")
     @classmethod
@@ -533,13 +541,16 @@ def _band(v: tuple[float, float] | None) -> tuple[float, float] | None:
 #: a range of men, [low, high] (a point estimate is [n, n])
 Band = Annotated[tuple[float, float] | None, AfterValidator(_band)]
 
-#: the loss categories a historical band may give
-LOSS_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
+#: the loss categories of men a historical band may give (a source's "missing" is in its
+#: total: the engine's dispersed bases count against a total only); the engine's own kinds
+#: are engine.casualties.LOSS_KINDS
+BAND_KINDS: tuple[str, ...] = ("killed", "wounded", "captured")
 
 
 class SideLosses(BaseModel):
-    """One side's losses in men as the sources give them: ranges per category, with sources.
-    A category the sources do not give is left out (null), not guessed."""
+    """One side's losses as the sources give them: ranges of men per category, or a total;
+    guns lost in pieces; with sources. A category the sources do not give is left out (null),
+    not guessed."""
 
     model_config = _STRICT
     killed: Band = None
@@ -547,22 +558,30 @@ class SideLosses(BaseModel):
     captured: Band = None
     #: killed, wounded and missing together, where the sources give only the sum
     total: Band = None
+    #: guns lost (taken, destroyed or abandoned), in pieces, where the sources count them;
+    #: set against the side's lost bases of guns times their ``pieces_per_base``
+    guns: Band = None
     note: str = ""
     sources: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _some(self) -> SideLosses:
-        if all(getattr(self, k) is None for k in (*LOSS_KINDS, "total")):
+        if all(getattr(self, k) is None for k in (*BAND_KINDS, "total", "guns")):
             raise ValueError(
-                "expected at least one of killed, wounded, captured, total as [low, high]"
+                "expected at least one of killed, wounded, captured, total, guns as [low, high]"
+            )
+        if self.total is not None and any(getattr(self, k) is not None for k in BAND_KINDS):
+            raise ValueError(
+                "expected total (killed, wounded and missing together) or the categories, not both"
             )
         return self
 
     def given(self) -> tuple[str, ...]:
-        """The categories the band covers: all three when the sources give a total."""
+        """The categories of men the band covers: all three when the sources give a total;
+        none when they give only guns."""
         if self.total is not None:
-            return LOSS_KINDS
-        return tuple(k for k in LOSS_KINDS if getattr(self, k) is not None)
+            return BAND_KINDS
+        return tuple(k for k in BAND_KINDS if getattr(self, k) is not None)
 
     def band(self) -> tuple[float, float]:
         """The band of men lost in the given categories together."""
@@ -570,6 +589,11 @@ class SideLosses(BaseModel):
             return self.total
         bands = [getattr(self, k) for k in self.given()]
         return (sum(b[0] for b in bands), sum(b[1] for b in bands))
+
+    def bands(self) -> dict[str, tuple[float, float]]:
+        """Each category of men the sources give on its own -> its band (a total is one band
+        of all kinds together, not split)."""
+        return {k: b for k in BAND_KINDS if (b := getattr(self, k)) is not None}
 
 
 class HistoricalDuration(BaseModel):
@@ -951,6 +975,23 @@ class Scenario(BaseModel):
         own = self.side(side_id).men_per_base
         return own if own is not None else self.men_per_base
 
+    def is_guns(self, formation_id: str) -> bool:
+        """Whether a formation is of guns (a war-machine profile), counted in pieces."""
+        spec = self.formation(formation_id)
+        army = self.army(self.side_of(formation_id).id)
+        return any(p.id == spec.profile and _is_guns(p) for p in army.profiles)
+
+    def counted_as(self, formation_id: str) -> tuple[CountUnit, float | None]:
+        """What one base of a formation stands for: guns in pieces (its ``pieces_per_base``),
+        foot and horse in men (its own ``men_per_base``, else its side's, else the
+        scenario's); None: not stated."""
+        spec = self.formation(formation_id)
+        if self.is_guns(formation_id):
+            return CountUnit.PIECES, spec.pieces_per_base
+        if spec.men_per_base is not None:
+            return CountUnit.MEN, spec.men_per_base
+        return CountUnit.MEN, self.representation(self.side_of(formation_id).id)
+
     def __eq__(self, other: object) -> bool:  # private caches (lines, armies) do not count
         if not isinstance(other, Scenario):
             return NotImplemented
@@ -1036,6 +1077,9 @@ class Scenario(BaseModel):
                             lines,
                             f"expected a profile of army {army.army}, got {val!r}",
                         )
+                misfit = _representation_problem(f, army)
+                if misfit is not None:
+                    self._fail(("sides", si, "formations", fi, misfit[0]), lines, misfit[1])
             for ci, c in enumerate(side.characters):
                 if c.id not in cids:
                     self._fail(
@@ -1110,6 +1154,40 @@ class Scenario(BaseModel):
     def json_schema(cls) -> dict[str, Any]:
         """The JSON Schema of scenario files (``scenario-builder schema``)."""
         return cls.model_json_schema()
+
+
+class CountUnit(StrEnum):
+    """What the sources count a formation's losses in: men (foot, horse) or pieces (guns)."""
+
+    MEN = "men"
+    PIECES = "pieces"
+
+
+#: the unit types of guns, in the rulesets' unit models (2mm Earth's war machines,
+#: medieval-d10's artillery)
+_GUN_TYPES = frozenset({"war_machine", "artillery"})
+
+
+def _is_guns(profile: Any) -> bool:
+    return str(getattr(profile, "unit_type", "")) in _GUN_TYPES
+
+
+def _representation_problem(f: FormationSpec, army: Any) -> tuple[str, str] | None:
+    """(field, problem) when a formation's representation does not fit its troops: pieces
+    for guns, men for the rest."""
+    profile = next((p for p in army.profiles if p.id == f.profile), None)
+    guns = profile is not None and _is_guns(profile)
+    if f.pieces_per_base is not None and not guns:
+        kind = getattr(profile, "unit_type", "?")
+        return "pieces_per_base", (
+            f"expected a formation of guns (a war-machine profile), got profile {f.profile!r} "
+            f"({kind}): its bases are men (men_per_base)"
+        )
+    if f.men_per_base is not None and guns:
+        return "men_per_base", (
+            f"a base of guns ({f.profile!r}) is counted in pieces (pieces_per_base), never men"
+        )
+    return None
 
 
 def scenario_path(name_or_path: str | Path) -> Path:

@@ -299,19 +299,15 @@ class Ruleset:
         return True
 
     def casualties(self, ctx: BoundContext) -> dict[str, dict[str, int]]:
-        """Each side's lost bases as killed, wounded and captured, as far as the book tells
-        them apart (docs/rules-interpretations.md, "Killed, wounded and captured"). The
-        default: every dead base killed, save those special rule surrender captured
-        (``ctx.special.captured``)."""
-        out = {s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()}
-        taken = ctx.special.captured
-        if taken:
-            for f in ctx.state.formations.values():
-                for b in f.bases:
-                    if b.id in taken and not b.alive:
-                        out[f.side]["killed"] -= 1
-                        out[f.side]["captured"] += 1
-        return out
+        """Each formation's lost bases by kind (killed, wounded, captured, dispersed), as far
+        as the book tells them apart (engine.casualties; docs/rules-interpretations.md,
+        "Killed, wounded, captured and dispersed"); formations that lost none are left out.
+        The default: every dead base killed, save those special rule surrender captured
+        (``ctx.special.captured``) and those the book dispersed (``ctx.dispersed``); the living
+        bases of a unit gone from the table dispersed."""
+        from engine.casualties import lost_bases
+
+        return lost_bases(ctx.state, captured=ctx.special.captured, dispersed=ctx.dispersed)
 
     def idle_view(self, ctx: BoundContext) -> IdleView | None:
         """The book's own reading for the idle watcher (engine.idle.IdleView: who means to

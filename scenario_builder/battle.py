@@ -102,6 +102,8 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
     """What ``summary.json`` holds (JSON values): the scenario, ruleset and seed, the result
     (winner, bounds, reason, losses), each side's bases, the count of each event type and the
     historical outcome to set it against."""
+    from scenario_builder.losses import counted
+
     result = log.result or {}
     counts: dict[str, int] = {}
     for e in log.events():
@@ -118,6 +120,9 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
         # killed, wounded and captured as the book tells them apart (and special rule
         # surrender's prisoners): Ruleset.casualties
         "casualties": result.get("casualties"),
+        # the same as the sources count them: men of foot and horse, pieces of guns, by kind
+        # (scenario_builder.losses)
+        **(counted(result, scenario) if "casualties_by_formation" in result else {}),
         "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
         "historical_outcome": (

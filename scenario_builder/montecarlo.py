@@ -193,6 +193,7 @@ def replay(
     """Run one replay, exactly as ``scenario-builder run SCENARIO --seed SEED [--ruleset R]``
     would."""
     from scenario_builder.battle import LoadedBattlefield, fight
+    from scenario_builder.losses import counted
 
     scenario, bf = _load(scenario_path, battlefield_dir, plans)
     start = time.perf_counter()
@@ -208,62 +209,83 @@ def replay(
     }
     # men per base, so losses can be set against the sources' bands in men
     result["men_per_base"] = {side: scenario.representation(side) for side in sides}
+    # the lost bases as men and pieces by kind (scenario_builder.losses)
+    result.update(counted(result, scenario))
     return result
 
 
 def comparable_bases(run: dict[str, Any], side: str, kinds: Sequence[str]) -> int:
-    """A replay's lost bases of ``side`` in the categories a historical band covers.
-
-    Bases caught in the rout (captured, 11.1) always count: a source that gives only the
-    killed counts the men cut down in the flight among them. Wounded count only where the
-    band includes them (docs/rules-interpretations.md, "Killed, wounded and captured")."""
+    """A replay's lost bases of ``side`` in ``kinds`` (engine.casualties), kind by kind:
+    killed with killed, captured with captured (docs/rules-interpretations.md, "Killed,
+    wounded, captured and dispersed")."""
     cas = (run.get("casualties") or {}).get(side)
     if cas is None:  # a result from before the split: dead bases are all it has
-        return int(run["losses"].get(side, 0))
-    n = cas["killed"] + cas["captured"]
-    if "wounded" in kinds:
-        n += cas["wounded"]
-    return int(n)
+        return int(run["losses"].get(side, 0)) if "killed" in kinds else 0
+    return int(sum(cas.get(k, 0) for k in kinds))
 
 
-def _men(run: dict[str, Any], side: str, kinds: Sequence[str]) -> float | None:
-    rep = (run.get("men_per_base") or {}).get(side)
-    return None if rep is None else comparable_bases(run, side, kinds) * rep
+def _inside(arr: np.ndarray, band: Sequence[float]) -> float:
+    lo, hi = band
+    return round(float(((arr >= lo) & (arr <= hi)).mean()), 4) if arr.size else 0.0
 
 
 def _versus_history(
     runs: Sequence[dict[str, Any]], sides: Sequence[str], historical: dict[str, Any]
 ) -> dict[str, Any]:
-    """Per side the simulated losses in men against the sources' band, and the loser's to the
-    winner's loss ratio against the band the sources allow (low / high and high / low)."""
+    """Per side the simulated losses in men against the sources' band, kind by kind, and its
+    guns in pieces against the guns the sources count lost; the loser's to the winner's loss
+    ratio in men against the band the sources allow (low / high and high / low)."""
     from engine.scenario import SideLosses
+    from scenario_builder.losses import compared_kinds, lost_in, men_by_kind, pieces_lost
 
     bands: dict[str, SideLosses] = {
         side: SideLosses.model_validate(v) for side, v in (historical.get("losses") or {}).items()
     }
     per_side: dict[str, Any] = {}
+    guns: dict[str, Any] = {}
     men: dict[str, np.ndarray] = {}
     for side in sides:
         hist = bands.get(side)
         if hist is None:
             per_side[side] = {"band": None, "note": "the sources give no figure"}
             continue
-        kinds = hist.given()
-        vals = [_men(r, side, kinds) for r in runs]
-        if any(v is None for v in vals):
+        if hist.guns is not None:
+            pieces = [pieces_lost(r, side) for r in runs]
+            if any(v is None for v in pieces):
+                guns[side] = {"band": list(hist.guns), "note": "no pieces_per_base stated"}
+            else:
+                arr = np.array(pieces, dtype=float)
+                guns[side] = {
+                    "band": list(hist.guns),
+                    "simulated_pieces": _describe(arr),
+                    "share_in_band": _inside(arr, hist.guns),
+                }
+        if not hist.given():
+            continue  # guns only
+        kinds = compared_kinds(hist)
+        by_kind = [men_by_kind(r, side) for r in runs]
+        if any(v is None for v in by_kind):
             per_side[side] = {"band": list(hist.band()), "note": "no men_per_base stated"}
             continue
-        arr = np.array(vals, dtype=float)
+        rows = [v for v in by_kind if v is not None]
+        arr = np.array([lost_in(v, kinds) for v in rows], dtype=float)
         men[side] = arr
-        lo, hi = hist.band()
-        inside = (arr >= lo) & (arr <= hi)
         per_side[side] = {
             "categories": list(kinds),
-            "band": [lo, hi],
+            "band": list(hist.band()),
             "simulated_men": _describe(arr),
-            "share_in_band": round(float(inside.mean()), 4) if arr.size else 0.0,
+            "share_in_band": _inside(arr, hist.band()),
+            # each kind the sources give apart, against the replays' same kind
+            "by_kind": {
+                kind: {
+                    "band": list(band),
+                    "simulated_men": _describe(k_arr := np.array([v.get(kind, 0.0) for v in rows])),
+                    "share_in_band": _inside(k_arr, band),
+                }
+                for kind, band in hist.bands().items()
+            },
         }
-    out: dict[str, Any] = {"losses_in_men": per_side, "loss_ratio": None}
+    out: dict[str, Any] = {"losses_in_men": per_side, "guns_in_pieces": guns, "loss_ratio": None}
     winner = historical.get("winner")
     losers = [s for s in sides if s != winner]
     if winner in men and len(losers) == 1 and losers[0] in men:
@@ -285,6 +307,32 @@ def _versus_history(
             "median": float(np.median(finite)) if finite.size else None,
             "share_in_band": round(float(inside.sum()) / len(runs), 4) if runs else 0.0,
         }
+    return out
+
+
+def losses_by_kind(runs: Sequence[dict[str, Any]], sides: Sequence[str]) -> dict[str, Any]:
+    """Per side, each kind's distribution over the replays: bases, men and pieces (a unit
+    left out where a lost base of it has no stated representation)."""
+    from engine.casualties import LOSS_KINDS
+
+    out: dict[str, Any] = {}
+    for side in sides:
+        row: dict[str, Any] = {}
+        cas = [(r.get("casualties") or {}).get(side) or {} for r in runs]
+        row["bases"] = {
+            k.value: _describe(np.array([c.get(k.value, 0) for c in cas], dtype=float))
+            for k in LOSS_KINDS
+        }
+        for unit, key in (("men", "lost_men"), ("pieces", "lost_pieces")):
+            vals = [(r.get(key) or {}).get(side) for r in runs]
+            if runs and all(v is not None for v in vals):
+                row[unit] = {
+                    k.value: _describe(np.array([v[k.value] for v in vals if v], dtype=float))
+                    for k in LOSS_KINDS
+                }
+            else:
+                row[unit] = None
+        out[side] = row
     return out
 
 
@@ -348,6 +396,7 @@ def summarize(
         "seeds": [min(r["seed"] for r in runs), max(r["seed"] for r in runs)] if runs else [],
         "win_odds": odds,
         "losses": losses,
+        "losses_by_kind": losses_by_kind(runs, sides),
         "bounds": _describe(bounds),
         "decided_fraction": len(decided) / n if n else 0.0,
     }
@@ -476,6 +525,7 @@ SERVER_MODULES = (
     "distributed",
     "scenario_builder.mc_preload",
     "scenario_builder.battle",
+    "scenario_builder.losses",  # a replay's result counted in men and pieces
     "engine.rulesets",
     "engine.battle",
     "engine.rulesets.preload",  # the rulesets' parts their hooks import on first use

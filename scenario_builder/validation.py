@@ -4,11 +4,12 @@ Four comparisons, each with the sources' own figure beside the replays' (docs/va
 
 - **winner**: the share of replays the historical winner wins, with its Wilson 95 % interval
   (:func:`scenario_builder.montecarlo.wilson_interval`);
-- **losses**: each side's losses in men (lost bases x ``men_per_base``; median and quartiles)
-  against the sources' band (``historical_outcome.losses``), with the share of replays inside.
-  Bases lost are counted by kind (killed, wounded, captured: docs/rules-interpretations.md
-  "Killed, wounded and captured"); the band is met by the kinds it gives
-  (:func:`scenario_builder.montecarlo.comparable_bases`);
+- **losses**: each side's losses in men (lost bases x their formation's ``men_per_base``;
+  median and quartiles) and its guns in pieces (x ``pieces_per_base``) against the sources'
+  bands (``historical_outcome.losses``), with the share of replays inside. Bases lost are
+  counted by kind (killed, wounded, captured, dispersed: docs/rules-interpretations.md
+  "Killed, wounded, captured and dispersed") and compared kind by kind
+  (:mod:`scenario_builder.losses`);
 - **duration**: the replays' game time (bounds x the ruleset's ``bound_minutes``) against the
   hours the sources give (``historical_outcome.duration``);
 - **CDB90**: the loss shares of winner and loser (all kinds lost over the strength at the start,
@@ -39,7 +40,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from engine.casualties import LossKind
 from scenario_builder.errors import DataSourceError, ScenarioFileError
+from scenario_builder.losses import compared_kinds, lost_in, men_by_kind, pieces_lost
 from scenario_builder.montecarlo import comparable_bases, wilson_interval
 
 if TYPE_CHECKING:
@@ -53,14 +56,6 @@ CDB90_TABLE = Path("history") / "cdb90_battles.csv"
 #: by war; 169 and 170, Sadowa and Custozza 1866, are among them, Chattanooga, November 1863,
 #: is 201), before the rifled, breech-loading and entrenched battles of 1864 on
 ENVELOPE_LAST_ISQNO = 200
-
-
-class LossKind(StrEnum):
-    """A lost base's fate (docs/rules-interpretations.md, "Killed, wounded and captured")."""
-
-    KILLED = "killed"
-    WOUNDED = "wounded"
-    CAPTURED = "captured"
 
 
 class CDB90Winner(StrEnum):
@@ -325,6 +320,8 @@ def validate(
             "game_minutes": None if bound_minutes is None else r.bounds * bound_minutes,
             "strength_bases": r.strength,
             "lost_bases": {s: {k.value: v for k, v in r.lost[s].items()} for s in sides},
+            "lost_men": {s: men_by_kind(r.result, s) for s in sides},
+            "lost_pieces": {s: (r.result.get("lost_pieces") or {}).get(s) for s in sides},
             "loss_share": {s: _round(r.share(s)) for s in sides},
         }
         for r in replays
@@ -358,42 +355,95 @@ def _winner(
 
 
 def _losses(replays: Sequence[Replay], sides: Sequence[str], scenario: Scenario) -> dict[str, Any]:
-    from engine.scenario import LOSS_KINDS
-
     hist = scenario.historical_outcome
     out: dict[str, Any] = {}
     for side in sides:
-        rep = scenario.representation(side)
+        men_rows = [men_by_kind(r.result, side) for r in replays]
+        piece_rows = [(r.result.get("lost_pieces") or {}).get(side) for r in replays]
         row: dict[str, Any] = {
-            "men_per_base": rep,
+            "men_per_base": scenario.representation(side),
             "strength_bases": replays[0].strength[side] if replays else 0,
+            "strength_men": _strength_men(scenario, side),
             "lost_bases_by_kind": {
                 k.value: Quartiles.of([r.lost[side].get(k, 0) for r in replays]).json()
                 for k in LossKind
             },
+            "lost_men_by_kind": _by_kind(men_rows),
+            "lost_pieces_by_kind": _by_kind(piece_rows),
         }
         band = None if hist is None else hist.losses.get(side)
         if band is None:
             row["sources"] = None
             row["note"] = "the sources give no figure"
-        elif rep is None:
-            row["sources"] = {"band_men": list(band.band()), "kinds": list(band.given())}
+            out[side] = row
+            continue
+        row["sources"] = {
+            "band_men": list(band.band()) if band.given() else None,
+            "kinds": list(band.given()),
+            "band_pieces": None if band.guns is None else list(band.guns),
+            "note": band.note,
+        }
+        if band.given() and any(m is None for m in men_rows):
             row["note"] = "no men_per_base stated: no losses in men"
-        else:
-            kinds = band.given()
-            men = np.array([r.bases(side, kinds) * rep for r in replays], dtype=float)
-            lo, hi = band.band()
-            row["sources"] = {"band_men": [lo, hi], "kinds": list(kinds), "note": band.note}
-            # what comparable_bases counts: the captured always (cut down in the flight)
-            row["compared_kinds"] = [
-                k.value for k in LossKind if k.value in kinds or k is LossKind.CAPTURED
-            ]
-            row["total_kinds"] = kinds == LOSS_KINDS
+        elif band.given():
+            kinds = compared_kinds(band)
+            men = np.array([lost_in(m, kinds) for m in men_rows if m is not None], dtype=float)
+            row["compared_kinds"] = list(kinds)
+            row["total_kinds"] = band.total is not None
             row["lost_men"] = Quartiles.of(men).json(1)
-            inside = (men >= lo) & (men <= hi)
-            row["share_in_band"] = _round(float(inside.mean())) if men.size else None
+            row["share_in_band"] = _share_inside(men, band.band())
+            row["by_kind"] = {
+                kind: {
+                    "band_men": list(b),
+                    "lost_men": Quartiles.of(
+                        k_men := np.array([m.get(kind, 0.0) for m in men_rows if m])
+                    ).json(1),
+                    "share_in_band": _share_inside(k_men, b),
+                }
+                for kind, b in band.bands().items()
+            }
+        if band.guns is not None:
+            pieces = [pieces_lost(r.result, side) for r in replays]
+            if any(v is None for v in pieces):
+                row["guns"] = {"band_pieces": list(band.guns), "note": "no pieces_per_base stated"}
+            else:
+                arr = np.array(pieces, dtype=float)
+                row["guns"] = {
+                    "band_pieces": list(band.guns),
+                    "lost_pieces": Quartiles.of(arr).json(1),
+                    "share_in_band": _share_inside(arr, band.guns),
+                }
         out[side] = row
     return out
+
+
+def _share_inside(values: np.ndarray, band: Sequence[float]) -> float | None:
+    lo, hi = band
+    return _round(float(((values >= lo) & (values <= hi)).mean())) if values.size else None
+
+
+def _by_kind(rows: Sequence[Mapping[str, float] | None]) -> dict[str, Any] | None:
+    """Each kind's quartiles over the replays (None: a replay has no count in this unit)."""
+    if not rows or any(r is None for r in rows):
+        return None
+    return {
+        k.value: Quartiles.of([r.get(k.value, 0.0) for r in rows if r]).json(1) for k in LossKind
+    }
+
+
+def _strength_men(scenario: Scenario, side: str) -> float | None:
+    """The side's men at the start: its foot and horse bases times their men per base
+    (guns are not men); None when a formation of men states none."""
+    from engine.scenario import CountUnit
+
+    total = 0.0
+    for f in scenario.side(side).formations:
+        unit, per_base = scenario.counted_as(f.id)
+        if unit is CountUnit.MEN:
+            if per_base is None:
+                return None
+            total += f.bases * per_base
+    return total
 
 
 def _duration(
@@ -550,11 +600,7 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
         by = _band_share(losses[losers[0]])
         if bx is not None and by is not None:
             given = losses[hist_w]["sources"]["kinds"]
-            kinds = (
-                "killed, wounded, captured"
-                if len(given) == len(LossKind)
-                else ", ".join(k.value for k in LossKind if k.value in given)
-            )
+            kinds = ", ".join(k.value for k in LossKind if k.value in given)
             label = f"sources' losses ({kinds}) over the scenario's strength"
             if bx[1] - bx[0] < 1 and by[1] - by[0] < 1:  # point estimates: a marker
                 ax.plot(
@@ -621,7 +667,9 @@ def plot(report: Mapping[str, Any], env: Envelope, path: str | Path) -> None:
     top_x = min(100.0, 5 * math.ceil(max([40.0, *ex, *xs]) / 5 + 0.5))
     ax.set_xlim(-0.01 * top_x, 1.01 * top_x)
     ax.set_ylim(-1, 102)
-    ax.set_xlabel("winner's losses, % of its strength at the start (killed, wounded, captured)")
+    ax.set_xlabel(
+        "winner's losses, % of its strength at the start (killed, wounded, captured, dispersed)"
+    )
     ax.set_ylabel("loser's losses, % of its strength at the start")
     n = report["runs"]
     ax.set_title(f"{report['name']}\n{n} replays ({report['ruleset']}) against CDB90", fontsize=10)
@@ -642,10 +690,9 @@ def _other(sides: Sequence[str], side: str) -> str:
 
 def _band_share(row: Mapping[str, Any]) -> tuple[float, float] | None:
     src = row.get("sources")
-    rep = row.get("men_per_base")
-    if not src or rep is None or not row.get("strength_bases"):
+    men = row.get("strength_men")
+    if not src or src.get("band_men") is None or not men:
         return None
-    men = rep * row["strength_bases"]
     lo, hi = src["band_men"]
     return (100 * lo / men, 100 * hi / men)
 

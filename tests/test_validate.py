@@ -150,20 +150,28 @@ def test_validate_flodden_writes_report_with_winner_losses_duration_cdb90(flodde
     assert w["historical"] == "english" and w["wins"] == wins
     assert w["ci95"] == [round(v, 4) for v in wilson_interval(wins, 3)]
     assert sum(w["counts"].values()) - w["counts"]["stalled"] == 3
-    # losses by kind, the band met by killed + captured (the sources give the killed only)
+    # losses by kind, killed against killed (the sources give the killed only), in men of the
+    # foot and horse: the guns are pieces
     for side, strength in (("scots", 60), ("english", 44)):
         row = r["losses"][side]
         assert row["strength_bases"] == strength and row["men_per_base"] == 600
+        assert row["strength_men"] == 600 * (strength - (4 if side == "scots" else 3))
         assert set(row["lost_bases_by_kind"]) == {k.value for k in LossKind}
-        assert row["compared_kinds"] == ["killed", "captured"]
-        men = sorted(
-            600 * (x["lost_bases"][side]["killed"] + x["lost_bases"][side]["captured"])
-            for x in rows
-        )
-        assert row["lost_men"]["median"] == men[1]
+        assert row["compared_kinds"] == ["killed"] and list(row["by_kind"]) == ["killed"]
+        men = sorted(x["lost_men"][side]["killed"] for x in rows)
+        assert all(m % 600 == 0 for m in men) and row["lost_men"]["median"] == men[1]
         lo, hi = row["sources"]["band_men"]
         assert row["share_in_band"] == round(sum(lo <= m <= hi for m in men) / 3, 4)
     assert r["losses"]["english"]["sources"]["band_men"] == [1500, 1500]
+    # the Scottish guns in pieces (4.25 a base) against the 17-22 the sources say were taken
+    guns = r["losses"]["scots"]["guns"]
+    assert guns["band_pieces"] == [17, 22]
+    # guns lost: taken, destroyed or abandoned; an injured gun base still stands
+    pieces = sorted(
+        sum(n for k, n in x["lost_pieces"]["scots"].items() if k != "wounded") for x in rows
+    )
+    assert all(p / 4.25 == int(p / 4.25) for p in pieces)
+    assert guns["lost_pieces"]["median"] == pieces[1]
     # duration: 2mm Earth's bound is one minute; the sources' 2-3.25 h
     d = r["duration"]
     assert d["bound_minutes"] == 1.0 and d["sources"]["hours"] == [2.0, 3.25]

@@ -1,7 +1,7 @@
 """Validated against history, every shipped battle: the historical winner wins most of 20 replays
 (seeds 1..20, on Dask exactly as ``scenario-builder montecarlo --runs 20`` does), and the median
 loss ratio (the historical loser's losses in men over the winner's, docs/rules-interpretations.md
-"Killed, wounded and captured") lies inside the band the sources allow.
+"Killed, wounded, captured and dispersed") lies inside the band the sources allow.
 
 This is a check of the whole chain (terrain, troop lists, deployments, plans, rules), not a tuned
 fit: no number in the scenarios was adjusted to make it pass. Where a battle does not pass, the

@@ -131,6 +131,19 @@ def montecarlo(
                 f"{row['mean_fraction']:.0%}",
             )
         out_console.print(losses)
+        # every kind apart, in bases, men and pieces (scenario_builder.losses)
+        kinds = Table("side", "counted in", "killed", "wounded", "captured", "dispersed")
+        for side, row in (s.get("losses_by_kind") or {}).items():
+            for unit in ("bases", "men", "pieces"):
+                by = row.get(unit)
+                if by is None or (unit == "pieces" and not any(v["max"] for v in by.values())):
+                    continue
+                cells = [
+                    f"{by[k]['mean']:,.1f}" if unit == "bases" else f"{by[k]['mean']:,.0f}"
+                    for k in ("killed", "wounded", "captured", "dispersed")
+                ]
+                kinds.add_row(side, f"{unit} (mean)", *cells)
+        out_console.print(kinds)
         b = s["bounds"]
         out_console.print(
             f"Bounds to a decision: median {b['median']:g} (5–95 %: {b['p5']:g}–"
@@ -151,10 +164,31 @@ def montecarlo(
                     continue
                 lo, hi = row["band"]
                 sim = row["simulated_men"]
+                # a total is set against every kind (the dispersed as the sources' missing)
+                total = len(row["categories"]) == len(s["losses_by_kind"][side]["bases"])
+                what = "in all" if total else "+".join(row["categories"])
                 out_console.print(
                     f"  {side} lost {sim['median']:,.0f} men (median; 5-95 %: "
                     f"{sim['p5']:,.0f}-{sim['p95']:,.0f}) against {lo:,.0f}-{hi:,.0f} "
-                    f"{'+'.join(row['categories'])} in the sources: "
+                    f"{what} in the sources: "
+                    f"{row['share_in_band']:.0%} of replays inside"
+                )
+                by_kind = row.get("by_kind") or {}
+                for kind, k_row in by_kind.items() if len(by_kind) > 1 else ():
+                    lo, hi = k_row["band"]
+                    out_console.print(
+                        f"    {kind}: median {k_row['simulated_men']['median']:,.0f} against "
+                        f"{lo:,.0f}-{hi:,.0f}: {k_row['share_in_band']:.0%} of replays inside"
+                    )
+            for side, row in (hist.get("guns_in_pieces") or {}).items():
+                lo, hi = row["band"]
+                if "simulated_pieces" not in row:
+                    out_console.print(f"  {side} guns: {row['note']}")
+                    continue
+                sim = row["simulated_pieces"]
+                out_console.print(
+                    f"  {side} lost {sim['median']:g} guns (median pieces; 5-95 %: "
+                    f"{sim['p5']:g}-{sim['p95']:g}) against {lo:g}-{hi:g} in the sources: "
                     f"{row['share_in_band']:.0%} of replays inside"
                 )
             ratio = hist.get("loss_ratio")

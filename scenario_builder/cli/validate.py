@@ -148,6 +148,13 @@ def _q(q: dict[str, Any], fmt: str = "{:,.0f}", scale: float = 1.0) -> str:
     return f"{m} ({a}–{b})"
 
 
+def _kinds(by_kind: dict[str, dict[str, Any]]) -> str:
+    """Each kind's median: "killed 1,200, wounded 0, captured 600, dispersed 0"."""
+    return ", ".join(
+        f"{k} {q['median']:,.0f}" for k, q in by_kind.items() if q.get("median") is not None
+    )
+
+
 def _print(r: dict[str, Any], out: Path) -> None:
     from rich.table import Table
 
@@ -166,17 +173,42 @@ def _print(r: dict[str, Any], out: Path) -> None:
         )
     for side, row in r["losses"].items():
         src = row.get("sources")
-        if "lost_men" not in row:
-            killed = row["lost_bases_by_kind"]["killed"]
-            t.add_row(f"{side} lost (bases killed)", _q(killed, "{:g}"), row["note"], "")
-            continue
-        lo, hi = src["band_men"]
-        t.add_row(
-            f"{side} lost, men ({'+'.join(row['compared_kinds'])})",
-            _q(row["lost_men"]),
-            f"{lo:,.0f}–{hi:,.0f}",
-            _pct(row["share_in_band"]),
-        )
+        # every kind apart, men and pieces separately (scenario_builder.losses)
+        for unit, key in (("bases", "lost_bases_by_kind"), ("men", "lost_men_by_kind")):
+            if row.get(key):
+                t.add_row(f"{side} lost, {unit} by kind", _kinds(row[key]), "", "")
+        if row.get("lost_pieces_by_kind") and any(
+            q.get("q3") for q in row["lost_pieces_by_kind"].values()
+        ):
+            t.add_row(f"{side} lost, guns by kind", _kinds(row["lost_pieces_by_kind"]), "", "")
+        if "lost_men" in row:
+            lo, hi = src["band_men"]
+            t.add_row(
+                f"{side} lost, men ({'+'.join(row['compared_kinds'])})",
+                _q(row["lost_men"]),
+                f"{lo:,.0f}–{hi:,.0f}",
+                _pct(row["share_in_band"]),
+            )
+            if len(row["by_kind"]) > 1:  # each kind the sources give, against the same kind
+                for kind, k_row in row["by_kind"].items():
+                    lo, hi = k_row["band_men"]
+                    t.add_row(
+                        f"{side} {kind}, men",
+                        _q(k_row["lost_men"]),
+                        f"{lo:,.0f}–{hi:,.0f}",
+                        _pct(k_row["share_in_band"]),
+                    )
+        elif "note" in row:
+            t.add_row(f"{side} lost, men", "–", row["note"], "")
+        guns = row.get("guns")
+        if guns is not None:
+            lo, hi = guns["band_pieces"]
+            t.add_row(
+                f"{side} guns lost, pieces",
+                _q(guns["lost_pieces"], "{:g}") if "lost_pieces" in guns else "–",
+                f"{lo:g}–{hi:g}" + (f" ({guns['note']})" if "note" in guns else ""),
+                _pct(guns.get("share_in_band")),
+            )
     d = r["duration"]
     src_h = d["sources"]
     sources = "–" if src_h is None else f"{src_h['hours'][0]:g}–{src_h['hours'][1]:g} h"

@@ -1238,19 +1238,12 @@ def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
     """2mm Earth tells apart only injured (red marker, 2.4) and killed (removed) bases; 11.1
     removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
     routing into impractical ground; captured = run down by the enemy at the end of the rout
-    bound (11.1); wounded = injured bases still on the table at the end. Routers who fled off
-    the field are not lost (docs/rules-interpretations.md, "Killed, wounded and captured")."""
-    out: dict[str, dict[str, int]] = {
-        s: {"killed": 0, "wounded": 0, "captured": 0} for s in ctx.state.sides
-    }
-    for f in ctx.state.formations.values():
-        row = out[f.side]
-        for b in f.bases:
-            if b.status is BaseStatus.DEAD:
-                row["captured" if b.id in ctx.caught else "killed"] += 1
-            elif b.status is BaseStatus.INJURED:
-                row["wounded"] += 1
-    return out
+    bound (11.1); wounded = injured bases still on the table at the end; dispersed = routers
+    who fled off the field (11.1), gone but not cut down (docs/rules-interpretations.md,
+    "Killed, wounded, captured and dispersed"). Per formation (engine.casualties)."""
+    from engine.casualties import lost_bases
+
+    return lost_bases(ctx.state, captured=ctx.caught, dispersed=ctx.dispersed, wounded=True)
 
 
 def rally_phase(ctx: TwoMmContext) -> list[Event]:

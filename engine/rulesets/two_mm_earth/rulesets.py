@@ -455,7 +455,7 @@ class TwoMmEarth(TwoMmEarthMoves):
         # another book's morale does not inherit it (it stops at the break)
         "begin_aftermath": lambda events: [],
         "pursuit_over": lambda v: not v,
-        "casualties": lambda c: {s: {"killed": 0, "wounded": 0, "captured": 0} for s in c},
+        "casualties": lambda c: {f: dict.fromkeys(row, 0) for f, row in c.items()},
         "morale_r_modifier": lambda v: v - 3,
         "panic_test": lambda r: _other_outcome(r),
         "morale_test": lambda r: _other_outcome(r),

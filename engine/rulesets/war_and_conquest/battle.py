@@ -715,13 +715,19 @@ def _pursuit(
     return events
 
 
-def _destroy(ctx: TwoMmContext, f: Formation, reason: str, phase: str) -> list[Event]:
+def _destroy(
+    ctx: TwoMmContext, f: Formation, reason: str, phase: str, *, dispersed: bool = False
+) -> list[Event]:
+    """The unit removed; ``dispersed``: it fled off the table or dispersed, so its bases are
+    counted dispersed, not killed (engine.casualties)."""
     state = ctx.state
     events: list[Event] = []
     gone = []
     for b in f.alive_bases:
         events.append(kill_base(f, b, by=phase, phase=phase, characters=state.characters))
         gone.append(b.id)
+    if dispersed:
+        ctx.dispersed.update(gone)
     f.morale = Morale.DESTROYED
     f.changed_bound = state.bound
     events.append(Destroyed(phase, f.id, reason, tuple(gone)))
@@ -781,7 +787,7 @@ def end_phase(
                 events += set_morale(ctx, f, Morale.RETREATING, why, phase)
                 f.order = "hold"
             else:
-                events += _destroy(ctx, f, "W&C fled off the table", phase)
+                events += _destroy(ctx, f, "W&C fled off the table", phase, dispersed=True)
             continue
         me = leader_of(ctx, f)
         enemies = [
@@ -815,7 +821,9 @@ def end_phase(
             f.order = "hold"
     for f in list(state.active()):
         if f.morale in _FLEEING and _touching_any(ctx, f):
-            events += _destroy(ctx, f, "W&C dispersed: fleeing into another unit", phase)
+            events += _destroy(
+                ctx, f, "W&C dispersed: fleeing into another unit", phase, dispersed=True
+            )
     # 4: "Commence next turn by making a Strategy Roll"
     events += strategy_roll(ctx, state.bound + 1, phase)
     return events
