@@ -208,39 +208,61 @@ def _sweep(
     face: bool,
     backwards: bool,
 ) -> tuple[float, float, bool]:
-    """One leg of a move: (metres moved, allowance spent, whether it reached the point)."""
-    dx, dy = tx - u.x, ty - u.y
+    """One leg of a move: (metres moved, allowance spent, whether it reached the point). The
+    steps are swept here (x, y below) and the unit is placed once, where the leg ends."""
+    x, y = u.x, u.y
+    dx, dy = tx - x, ty - y
     dist = math.hypot(dx, dy)
     if dist < 1e-6:
         return 0.0, 0.0, True
     ux, uy = dx / dist, dy / dist
+    facing = u.facing
     if face:
-        u.facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
+        facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
+    moved, spent, done, x, y = _steps(game, u, x, y, ux, uy, dist, budget, stop_short_of)
+    u.place(x, y, facing)
+    return moved, spent, done
+
+
+def _steps(
+    game: MedievalBattle,
+    u: UnitState,
+    x: float,
+    y: float,
+    ux: float,
+    uy: float,
+    dist: float,
+    budget: float,
+    stop_short_of: UnitState | None,
+) -> tuple[float, float, bool, float, float]:
+    """The steps of a leg from (x, y) along (ux, uy): (metres moved, allowance spent, whether
+    it reached the end, where it stops)."""
     column = game.column_of(u)
     cavalry = u.unit.arm is Arm.CAVALRY
+    local = u.unit.spec.local
     start = budget
     moved = 0.0
-    z = game.elevation(u.x, u.y)
+    z = game.elevation(x, y)
     while moved < dist - 1e-9 and budget > 1e-9:
         step = min(STEP_M, dist - moved)
-        nx, ny = u.x + ux * step, u.y + uy * step
+        nx, ny = x + ux * step, y + uy * step
         if not game.bf.contains(nx, ny):
             if u.routing:
                 game.destroy(u, "routed off the battlefield")
-            return moved, start - budget, False
+            return moved, start - budget, False, x, y
         terrain, _ = game.terrain_at(nx, ny)
         nz = game.elevation(nx, ny)
         slope = slope_class(float(game.bf.slope_at(nx, ny)))
         fraction = march_fraction(
-            column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=u.unit.spec.local
+            column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=local
         )
         if fraction is None or fraction <= 0:
-            return moved, start - budget, False
+            return moved, start - budget, False, x, y
         cost = step / float(fraction)
         if cost > budget:
             step = budget * float(fraction)
             cost = budget
-            nx, ny = u.x + ux * step, u.y + uy * step
+            nx, ny = x + ux * step, y + uy * step
             # the short last step can end in a cell the full step passed by (a corner of
             # a marsh between two samples): a unit never stops on ground it may not enter
             if (
@@ -250,29 +272,26 @@ def _sweep(
                     slope,
                     uphill=nz > z,
                     cavalry=cavalry,
-                    local=u.unit.spec.local,
+                    local=local,
                 )
                 is None
             ):
-                return moved, start - budget, False
+                return moved, start - budget, False, x, y
         if stop_short_of is not None:
-            ox, oy = u.x, u.y
-            u.x, u.y = nx, ny
-            if game.gap(u, stop_short_of) < 0:
+            gap = game.gap_at(u, stop_short_of, nx, ny)
+            if gap < 0:
                 # back off to contact
-                over = -game.gap(u, stop_short_of)
-                u.x, u.y = nx - ux * over, ny - uy * over
+                over = -gap
                 moved += max(0.0, step - over)
-                return moved, start - budget, False
-            u.x, u.y = ox, oy
-        u.x, u.y = nx, ny
+                return moved, start - budget, False, nx - ux * over, ny - uy * over
+        x, y = nx, ny
         moved += step
         budget -= cost
         z = nz
         if disorders(column, terrain) and not u.unit.disordered:
             u.unit = dc_replace(u.unit, disordered=True)
             game.log("disordered", u.id, by=terrain.value)
-    return moved, start - budget, moved >= dist - 1e-9
+    return moved, start - budget, moved >= dist - 1e-9, x, y
 
 
 def move_away(
