@@ -132,7 +132,9 @@ def move_lone_figures(game: MedievalBattle, side: str) -> None:
             assert f.lone is not None  # (a figure alone stands on a core formation)
             goal.followers.append(f.lone)
             x, y = goal.x, goal.y
-        f.walk_to(x, y)
+        if (x, y) != (x0, y0) or joined:
+            f.walk_to(x, y)
+            game.placed()
         game.log("figure_moves", goal.id, figure=f.id, metres=round(moved, 1), joined=joined)
 
 

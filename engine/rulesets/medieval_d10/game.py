@@ -219,8 +219,12 @@ class MedievalBattle:
         self._morale_before: dict[str, Morale] = {}
         #: units rallied from a rout (mode no longer routing): the serial of the phase
         self.rallied: dict[str, int] = {}
+        #: told of every unit or lone figure placed (the core's clock of moves: the ruleset)
+        self.on_place: Callable[[], None] | None = None
         for u in self.units.values():
-            u.__dict__["_on_mode"] = self.mode_changed  # (past its __setattr__: not watched)
+            # (past the unit's __setattr__: not watched)
+            u.__dict__["_on_mode"] = self.mode_changed
+            u.__dict__["_on_place"] = self.placed
 
     def m(self, chart_cm: float) -> float:
         """Ground metres of a chart distance (cm at 25 mm); memoised (exact Fraction sums)."""
@@ -467,6 +471,11 @@ class MedievalBattle:
             if serial < self.serial:
                 del self.rallied[uid]
                 self.mode_changed(self.units[uid])
+
+    def placed(self) -> None:
+        """A unit or a lone figure was placed (its core formation's pose written)."""
+        if self.on_place is not None:
+            self.on_place()
 
     def mode_changed(self, u: UnitState) -> None:
         """The core's ``Morale`` of ``u`` (on its formation) as its mode now makes it, written

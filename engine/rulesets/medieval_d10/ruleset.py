@@ -3,24 +3,24 @@ terms, and the game turn as its own phase list.
 
 The core deploys a scenario's formations as bases (here one base is one figure, sized by
 :attr:`MedievalD10.scales`); the game itself runs in :class:`~.game.MedievalBattle`, built on the
-first phase from the deployed state, and after every phase the ruleset writes the result back to
-the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
-naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
+first phase over the deployed state, and after every phase the ruleset emits the phase's events,
+each naming its phase (:func:`_emit`). Troop lists are this ruleset's own
+(``data/troops/medieval/<army>.yaml``).
 
-Two state models, and what is still copied between them (:func:`_sync`, after every phase):
-the game's :class:`~.state.UnitState` carries what only this book asks (its :class:`~.state.Mode`,
-charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE TEST, contingent,
-the unit of figures with its order and disorder) and moves a unit as one centre swept in 5 m
-steps (:mod:`.moves`); the core's ``Formation`` is a set of bases that the command layer (plans,
-triggers, objectives: places and morale), reinforcements, idle reports and the log's snapshots
-read. So each phase writes back, only where it changed: a unit's centre and facing (one
-``set_pose``, not one a step), its figures lost as dead bases (rear ranks first), its mode as
-the core's ``Morale``, the lone Inspirational Figures' places and the characters killed. The
-facing is one unit in both, the core's bearing in degrees (``UnitState.facing``, turned to
-radians only where a sine is taken), so it is copied as it is (``% 360`` as the core keeps it);
-the other way, the deployment and a reinforcement's arrival read the core's centre and facing.
-Making the core's bases the game's only positions would mean a ``set_pose`` of every base at
-every step of a move, or the core reading the game's units: left as the copy above.
+One state model: the game plays on the core's formations, and nothing is copied back. A game
+unit (:class:`~.state.UnitState`) holds its core ``Formation`` and reads and writes there what
+the core keeps: its centre and facing (the core's bearing in degrees, ``% 360``; a move sweeps
+its 5 m steps locally and sets the pose once where it ends, :mod:`.moves`), its figures (its
+living bases: a figure lost marks a base dead at once, rear ranks first, a fallen Commander or
+Inspirational Figure's base first) and its morale (the core's ``Morale``, written as its
+:class:`~.state.Mode` changes: :meth:`~.game.MedievalBattle.mode_changed`). What only this book
+asks (the Mode, charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE
+TEST, contingent, the unit's formation, order and disorder) is the unit's own, beside the
+formation. A lone Inspirational Figure stands on its one-base core formation and, once it
+joins a unit, goes with it; a figure's death is the core ``Character``'s. So the command layer
+(plans, triggers, objectives), reinforcements, idle reports and the log's snapshots read the
+game's units as they stand, and a reinforcement's arrival (the core placing its formation on
+the table edge) is where the unit stands.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from engine.rulesets.medieval_d10.odds_report import ODDS_FLAGS as MEDIEVAL_FLAG
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
 from engine.rulesets.medieval_d10.state import (
     ARMY_CONTINGENT,
+    FIGURE_M,
     Command,
     FigureState,
     Mode,
@@ -75,8 +76,6 @@ __all__ = ["MedievalArmy", "MedievalContext", "MedievalD10", "MedievalEvent", "M
 
 #: the figure scale a battle is fought at (the charts are 25 mm distances; scale.py)
 FIGURE_SCALE = FigureScale.MM25
-#: one figure's frontage and depth on the ground (20 mm at 25 mm: 2 chart cm)
-FIGURE_M = FIGURE_SCALES[FIGURE_SCALE].ground_m(2.0)
 
 _WEATHER = {"rain": "light_rain", "clear": "dry", "bright": "dry", "fog": "dry"}
 
@@ -465,8 +464,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     def moved() -> None:  # a unit placed: the core's clock of moves (caches keyed on places)
         state.version += 1
 
-    for u in units:
-        u.__dict__["_on_place"] = moved  # (past its __setattr__: not watched)
+    ctx.game.on_place = moved
     if ctx.readiness is not None:  # engine.readiness: who may not move or shoot yet
         ctx.game.held = ctx.readiness.holds
     ctx.game.special = ctx.special  # the scenario's special rules (engine.special_rules)

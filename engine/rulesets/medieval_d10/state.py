@@ -3,6 +3,12 @@ Commander and Inspirational Figure (:class:`FigureState`) and what a unit is doi
 (:class:`Mode`). The battle (:class:`~.game.MedievalBattle`) owns them; the phase modules read
 and write them.
 
+They are this book's fields on the core's state, never a second copy of it: a unit's place,
+facing, figures and morale are its core ``Formation``'s (read and written through
+:class:`UnitState`'s properties), a lone figure's place its one-base formation's and a placed
+figure's life its core ``Character``'s. A game no core deployed (a test's) stands its units on
+core formations of their own (:func:`deploy_unit`, :func:`lone_figure`).
+
 The reasons a unit keeps for phase 15 (``UnitState.pending``) are THE MORALE TEST CHART's
 "REASONS TO TAKE A MORALE TEST", by priority (:data:`R_DRAWN_LOST` ...): the phases that give
 them (melee, firing, a figure falling, a first sight) and the phase that tests them share them.
@@ -88,7 +94,7 @@ class UnitState:
     make: Unit
     side: str
     #: the core's formation of the unit (engine.state): its pose, bases (figures) and morale
-    formation: CoreFormation
+    formation: CoreFormation = field(repr=False)
     order: Command = Command.HOLD
     from_turn: int = 1
     #: the scenario's place to attack (an attack on a point, an objective to take): the unit
@@ -146,7 +152,7 @@ class UnitState:
     offstage: bool = False
     #: the core's one-base formations of lone Inspirational Figures that joined it: they
     #: stand at its place (:meth:`place` moves them with it)
-    followers: list[CoreFormation] = field(default_factory=list)
+    followers: list[CoreFormation] = field(default_factory=list, repr=False)
 
     if TYPE_CHECKING:
 
