@@ -53,7 +53,9 @@ def move_toward(
     if math.hypot(tx - u.x, ty - u.y) < 1e-6 or allowance_m <= 0:
         return 0.0
     game.allowance_m[u.id] = game.allowance_m.get(u.id, 0.0) + allowance_m
-    moved, _, _ = _sweep(game, u, tx, ty, allowance_m, stop_short_of, face, backwards)
+    pose = (u.x, u.y, u.facing)
+    moved, _, _, pose = _sweep(game, u, pose, tx, ty, allowance_m, stop_short_of, face, backwards)
+    u.place(*pose)  # once, where the move ends
     _moved(game, u, moved)
     return moved
 
@@ -68,11 +70,13 @@ def move_along(
         return 0.0
     game.allowance_m[u.id] = game.allowance_m.get(u.id, 0.0) + allowance_m
     moved, budget = 0.0, allowance_m
+    pose = (u.x, u.y, u.facing)
     for tx, ty in way:
-        leg, spent, done = _sweep(game, u, tx, ty, budget, None, True, False)
+        leg, spent, done, pose = _sweep(game, u, pose, tx, ty, budget, None, True, False)
         moved, budget = moved + leg, budget - spent
         if not done or budget <= 1e-9:
             break
+    u.place(*pose)  # once, where the move ends (not at each leg's end)
     _moved(game, u, moved)
     return moved
 
@@ -198,30 +202,33 @@ def _moved(game: MedievalBattle, u: UnitState, moved: float) -> None:
         game.moved_m[u.id] = game.moved_m.get(u.id, 0.0) + moved
 
 
+#: where a unit stands in a move being swept: x, y and facing (the unit is placed at the end)
+Pose = tuple[float, float, float]
+
+
 def _sweep(
     game: MedievalBattle,
     u: UnitState,
+    pose: Pose,
     tx: float,
     ty: float,
     budget: float,
     stop_short_of: UnitState | None,
     face: bool,
     backwards: bool,
-) -> tuple[float, float, bool]:
-    """One leg of a move: (metres moved, allowance spent, whether it reached the point). The
-    steps are swept here (x, y below) and the unit is placed once, where the leg ends."""
-    x, y = u.x, u.y
+) -> tuple[float, float, bool, Pose]:
+    """One leg of a move from ``pose``: (metres moved, allowance spent, whether it reached the
+    point, where it ends). The steps are swept here, not on the unit: the move places it."""
+    x, y, facing = pose
     dx, dy = tx - x, ty - y
     dist = math.hypot(dx, dy)
     if dist < 1e-6:
-        return 0.0, 0.0, True
+        return 0.0, 0.0, True, pose
     ux, uy = dx / dist, dy / dist
-    facing = u.facing
     if face:
         facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
     moved, spent, done, x, y = _steps(game, u, x, y, ux, uy, dist, budget, stop_short_of)
-    u.place(x, y, facing)
-    return moved, spent, done
+    return moved, spent, done, (x, y, facing)
 
 
 def _steps(

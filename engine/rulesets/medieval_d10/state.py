@@ -91,6 +91,8 @@ class UnitState:
     first). Everything else here is this book's own: its :class:`Mode`, orders, charge and
     reaction flags, fire counters, the REASONS TO TAKE A MORALE TEST, its contingent."""
 
+    #: the unit's make-up (its spec, formation, order, limbering, disorder): its own
+    #: ``figures_lost`` is never read (:attr:`unit` counts the formation's dead bases)
     make: Unit
     side: str
     #: the core's formation of the unit (engine.state): its pose, bases (figures) and morale
@@ -160,7 +162,8 @@ class UnitState:
         def alive(self) -> bool:
             """Not destroyed and with figures left: at run time a plain value, kept by
             :meth:`__setattr__` when ``mode``, ``unit`` or ``offstage`` change and by
-            :meth:`lose` (the battle asks it of every unit many times a phase), and no
+            :meth:`lose` (the battle asks it of every unit many times a phase; the figures
+            are lost through the game, the core kills no base of a medieval unit), and no
             dataclass field (no argument, no default)."""
 
     def __post_init__(self) -> None:
