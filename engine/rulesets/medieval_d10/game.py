@@ -12,7 +12,9 @@ The phases, by concept: :mod:`.initiative` (1), :mod:`.weather` (2), :mod:`.comp
 :mod:`.charges` (4-9), :mod:`.morale` (10, 15 and THE MORALE TEST CHART), :mod:`.normal`
 (11-12, with :mod:`.fire`), :mod:`.melee` (13), :mod:`.control` (16); moves over the ground are
 :mod:`.moves`', Commander and Inspirational Figures :mod:`.commanders`', the units' state
-:mod:`.state`'s.
+:mod:`.state`'s. The units stand on the core's formations: a unit's place, figures and morale
+are its formation's, written as the phases change them (:meth:`MedievalBattle.mode_changed`
+for the morale), never copied back after a phase.
 
 What the automatic commanders do (the book leaves it to players): a unit ordered to ``attack``
 advances on the nearest enemy from its ``from_turn`` and declares a charge when the enemy is
