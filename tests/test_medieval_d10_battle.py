@@ -312,7 +312,7 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
     from engine.rulesets.medieval_d10.charts import CommanderKind, Phase
     from engine.rulesets.medieval_d10.game import MedievalBattle
     from engine.rulesets.medieval_d10.scale import ground_scale
-    from engine.rulesets.medieval_d10.state import UnitState
+    from engine.rulesets.medieval_d10.state import deploy_unit
     from engine.rulesets.medieval_d10.units import Unit, UnitSpec
 
     minx, miny, maxx, maxy = minden.bounds
@@ -339,8 +339,8 @@ def test_skirmishers_evade_a_charge_at_their_evade_rate(minden: Any) -> None:
             "missile": "javelin",
         }
     )
-    charger = UnitState(Unit.from_spec(horse), "red", cx, cy, 0.0, order="attack")
-    target = UnitState(Unit.from_spec(skirm), "blue", cx, cy + 150.0, 180.0)
+    charger = deploy_unit(Unit.from_spec(horse), "red", (cx, cy), 0.0, order="attack")
+    target = deploy_unit(Unit.from_spec(skirm), "blue", (cx, cy + 150.0), 180.0)
     # declare: face 10 (+5) acts as ordered; evade: face 10 (+5) falls back in good order
     game = MedievalBattle(
         minden,

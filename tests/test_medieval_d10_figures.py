@@ -46,7 +46,13 @@ from engine.rulesets.medieval_d10.morale import look, phase_morale, take_morale_
 from engine.rulesets.medieval_d10.normal import phase_normal_a
 from engine.rulesets.medieval_d10.ruleset import MedievalContext
 from engine.rulesets.medieval_d10.scale import ground_scale
-from engine.rulesets.medieval_d10.state import FigureState, Mode, UnitState
+from engine.rulesets.medieval_d10.state import (
+    FigureState,
+    Mode,
+    UnitState,
+    deploy_unit,
+    lone_figure,
+)
 from engine.rulesets.medieval_d10.units import Unit, UnitSpec
 from engine.rulesets.medieval_d10.weather import phase_weather
 from scenario_builder.build import build_site
@@ -73,9 +79,7 @@ def _unit(
     }
     order = kw.pop("order", "hold")
     spec.update(kw)
-    return UnitState(
-        Unit.from_spec(UnitSpec.model_validate(spec)), side, xy[0], xy[1], facing, order=order
-    )
+    return deploy_unit(Unit.from_spec(UnitSpec.model_validate(spec)), side, xy, facing, order=order)
 
 
 def _game(
@@ -756,7 +760,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))
     e = _unit("e", "lanc", (x0, y0 + 30.0), 180.0)
-    banner = FigureState("banner", "york", None, None, x=x0 + 120.0, y=y0, join="a")
+    banner = lone_figure("banner", "york", (x0 + 120.0, y0), join="a")
     game = _game(towton, [a, e], [banner], ScriptedDice([5] * 40))
     assert inspired(game, a)
     game.phase = Phase.MORALE
@@ -782,7 +786,7 @@ def test_inspirational_figure_alone_inspires_by_sight_not_in_melee_then_joins(
     game.phase = Phase.MELEE
     assert need() == alone - 1  # a help in the front rank (docs/rules-interpretations.md)
     # out of sight and out of 150 yds it inspires no one
-    far = FigureState("far", "york", None, None, x=x0, y=y0 - 400.0)
+    far = lone_figure("far", "york", (x0, y0 - 400.0))
     b = _unit("b", "york", (x0 + 300.0, y0))
     game2 = _game(towton, [b, _unit("z", "lanc", (x0, y0 + 900.0), 180.0)], [far])
     assert not inspired(game2, b)

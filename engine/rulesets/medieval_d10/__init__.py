@@ -12,7 +12,8 @@
 - :mod:`.game`: the battle over units of figures on a built battlefield, its questions (gaps,
   sight, flanks) and the game turn as the GAME TURN SEQUENCE's table of phases
   (:data:`~.game.PHASES`)
-- :mod:`.state`: the units', figures' and modes' state the phases read and write
+- :mod:`.state`: the units', figures' and modes' state the phases read and write: this book's
+  fields on the core's formations (a unit's place, figures and morale are its formation's)
 - the phases, one module a concept: :mod:`.initiative` (1), :mod:`.weather` (2),
   :mod:`.compulsory` (3), :mod:`.charges` (4-9), :mod:`.morale` (10, 15), :mod:`.normal`
   (11-12) with :mod:`.fire`, :mod:`.melee` (13), :mod:`.control` (16); :mod:`.moves` (moves over

@@ -88,14 +88,9 @@ def interception(
     """GAME TURN SEQUENCE phase 8: "Move Side A's charging units and simultaneously move ...
     Side B's units that are reacting": the first point of the charger ``c``'s charge path
     where the counter-charger ``u`` can meet it within ``reach`` (None: nowhere)."""
-    home = (c.x, c.y)
-    try:
-        for x, y in charge_path(game, c):
-            c.x, c.y = x, y
-            if game.gap(u, c) <= reach:
-                return x, y
-    finally:
-        c.x, c.y = home
+    for x, y in charge_path(game, c):
+        if game.gap_at(c, u, x, y) <= reach:
+            return x, y
     return None
 
 
@@ -297,7 +292,7 @@ def _meet_counter_charges(game: MedievalBattle, u: UnitState) -> bool:
             # not met: the charger's partial move is undone, it makes its own charge
             game.moved_m.pop(u.id, None)
             game.allowance_m.pop(u.id, None)
-            u.x, u.y, u.facing = start
+            u.place(*start)
     if met is None:
         return False
     u.moved, u.charged_this_turn = True, True

@@ -98,18 +98,20 @@ def move_lone_figures(game: MedievalBattle, side: str) -> None:
             friends, key=lambda u: (math.dist((u.x, u.y), (f.x, f.y)) - game.size(u)[1], u.id)
         )
         rate = game.m(LONE_FIGURE_CM)
+        # the walk is swept here (x, y) and the figure placed once, where it ends
         spent, x0, y0 = 0.0, f.x, f.y
+        x, y = x0, y0
         while spent < rate - 1e-9:
-            centre = math.dist((goal.x, goal.y), (f.x, f.y))
+            centre = math.dist((goal.x, goal.y), (x, y))
             d = centre - game.size(goal)[1] / 2
             if d <= CONTACT_M or centre < 1e-9:
                 break
-            ux, uy = (goal.x - f.x) / centre, (goal.y - f.y) / centre
+            ux, uy = (goal.x - x) / centre, (goal.y - y) / centre
             step = min(STEP_M, d)
-            nx, ny = f.x + ux * step, f.y + uy * step
+            nx, ny = x + ux * step, y + uy * step
             terrain, _ = game.terrain_at(nx, ny)
             slope = slope_class(float(game.bf.slope_at(nx, ny)))
-            uphill = game.elevation(nx, ny) > game.elevation(f.x, f.y)
+            uphill = game.elevation(nx, ny) > game.elevation(x, y)
             frac = march_fraction(
                 TerrainColumn.SKIRMISH, terrain, slope, uphill=uphill, cavalry=False
             )
@@ -117,15 +119,22 @@ def move_lone_figures(game: MedievalBattle, side: str) -> None:
                 break
             if spent + step / float(frac) > rate:
                 step = (rate - spent) * float(frac)  # the last of the move
-                nx, ny = f.x + ux * step, f.y + uy * step
+                nx, ny = x + ux * step, y + uy * step
                 spent = rate
             else:
                 spent += step / float(frac)
-            f.x, f.y = nx, ny
-        moved = math.dist((x0, y0), (f.x, f.y))
-        joined = math.dist((goal.x, goal.y), (f.x, f.y)) - game.size(goal)[1] / 2 <= CONTACT_M
+            x, y = nx, ny
+        moved = math.dist((x0, y0), (x, y))
+        joined = math.dist((goal.x, goal.y), (x, y)) - game.size(goal)[1] / 2 <= CONTACT_M
         if joined:
+            # with the unit now: its base stands at the unit's place and goes with it
             f.unit, f.join = goal.id, None
+            assert f.lone is not None  # (a figure alone stands on a core formation)
+            goal.followers.append(f.lone)
+            x, y = goal.x, goal.y
+        if (x, y) != (x0, y0) or joined:
+            f.walk_to(x, y)
+            game.placed()
         game.log("figure_moves", goal.id, figure=f.id, metres=round(moved, 1), joined=joined)
 
 

@@ -144,14 +144,21 @@ def take_losses(game: MedievalBattle, u: UnitState, kills: int, risk: str | None
     its figures loses its figures too."""
     if kills <= 0:
         return
-    u.unit = u.unit.with_losses(kills)
+    # the figures fall on the core's formation at once (its bases, rear ranks first)
+    fallen = game.fallen()
+    lost = u.lose(kills, fallen)
     u.casualties_turn += kills
+    fell = False
     for fig in figures_with(game, u):
         if u.unit.figures_left <= 0:
             figure_falls(game, fig, "all the unit's figures lost")
+            fell = True
         elif risk is not None:
             (face,) = game.dice.roll(1, f"{fig.id} at risk in {u.id} ({risk})", 10).faces
             if face <= kills:
                 figure_falls(game, fig, f"{risk}: d10 {face} <= {kills} figures lost")
+                fell = True
+    if fell:  # a fallen figure is one of the figures lost: its base among them
+        u.relose(lost, game.fallen())
     if u.unit.figures_left <= 0:
         game.destroy(u, "all figures lost")

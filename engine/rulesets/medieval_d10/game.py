@@ -12,7 +12,9 @@ The phases, by concept: :mod:`.initiative` (1), :mod:`.weather` (2), :mod:`.comp
 :mod:`.charges` (4-9), :mod:`.morale` (10, 15 and THE MORALE TEST CHART), :mod:`.normal`
 (11-12, with :mod:`.fire`), :mod:`.melee` (13), :mod:`.control` (16); moves over the ground are
 :mod:`.moves`', Commander and Inspirational Figures :mod:`.commanders`', the units' state
-:mod:`.state`'s.
+:mod:`.state`'s. The units stand on the core's formations: a unit's place, figures and morale
+are its formation's, written as the phases change them (:meth:`MedievalBattle.mode_changed`
+for the morale), never copied back after a phase.
 
 What the automatic commanders do (the book leaves it to players): a unit ordered to ``attack``
 advances on the nearest enemy from its ``from_turn`` and declares a charge when the enemy is
@@ -59,6 +61,7 @@ from engine.rulesets.medieval_d10.terrain import (
 from engine.rulesets.medieval_d10.units import Arm, Formation, Order
 from engine.rulesets.medieval_d10.weather import WEATHER_STATES, WIND_POINTS, WIND_STRENGTHS
 from engine.special_rules import SpecialRules
+from engine.state import Morale
 
 __all__ = [
     "PHASES",
@@ -80,6 +83,14 @@ COLUMN_FILES = 4
 #: the sectors of a unit's flanks and rear (degrees off its facing): beyond 45 deg is a flank,
 #: beyond 135 deg the rear ("Each Insecure unit flank or rear"; docs/rules-interpretations.md)
 FLANK_DEG, REAR_DEG = 45.0, 135.0
+
+
+#: the core's Morale of a unit by its mode (any other mode: steady)
+_MORALE = {
+    Mode.DESTROYED: Morale.DESTROYED,
+    Mode.ROUTING: Morale.ROUTING,
+    Mode.FALL_BACK: Morale.RETREATING,
+}
 
 
 def _never(uid: str) -> bool:
@@ -204,6 +215,18 @@ class MedievalBattle:
         self.nearby = UnitTable(
             list(self.units.values()), self.sides, lambda u: self.size(u)[1] / 2
         )
+        #: the phases played so far (a unit's rally lasts to the end of the next one)
+        self.serial = 0
+        #: the core's morale of each unit whose mode changed this phase, as the phase began
+        self._morale_before: dict[str, Morale] = {}
+        #: units rallied from a rout (mode no longer routing): the serial of the phase
+        self.rallied: dict[str, int] = {}
+        #: told of every unit or lone figure placed (the core's clock of moves: the ruleset)
+        self.on_place: Callable[[], None] | None = None
+        for u in self.units.values():
+            # (past the unit's __setattr__: not watched)
+            u.__dict__["_on_mode"] = self.mode_changed
+            u.__dict__["_on_place"] = self.placed
 
     def m(self, chart_cm: float) -> float:
         """Ground metres of a chart distance (cm at 25 mm); memoised (exact Fraction sums)."""
@@ -224,6 +247,10 @@ class MedievalBattle:
             if u.alive and (side is None or u.side == side):
                 yield u
 
+    def fallen(self) -> set[str]:
+        """The Commander and Inspirational Figures killed so far (their ids)."""
+        return {f.id for f in self.figures.values() if not f.alive}
+
     def enemy_of(self, side: str) -> str:
         return self.side_b if side == self.side_a else self.side_a
 
@@ -232,19 +259,20 @@ class MedievalBattle:
 
     def size(self, u: UnitState) -> tuple[float, float]:
         """Frontage and depth (ground metres) of a unit in its formation."""
-        key = (u.unit.arm, u.unit.figures_left, u.unit.formation, u.unit.order)
+        unit = u.unit
+        key = (unit.arm, unit.figures_left, unit.formation, unit.order)
         hit = self._size_cache.get(key)
         if hit is not None:
             return hit
-        w_cm, d_cm = FIGURE_CM[u.unit.arm]
-        n = max(1, u.unit.figures_left)  # a gun model is one figure
-        if u.unit.arm is Arm.ARTILLERY:
+        w_cm, d_cm = FIGURE_CM[unit.arm]
+        n = max(1, unit.figures_left)  # a gun model is one figure
+        if unit.arm is Arm.ARTILLERY:
             files, ranks = n, 1
-        elif u.unit.formation is Formation.COLUMN:
+        elif unit.formation is Formation.COLUMN:
             files = min(COLUMN_FILES, n)
             ranks = math.ceil(n / files)
         else:
-            ranks = min(LINE_RANKS[u.unit.order], n)
+            ranks = min(LINE_RANKS[unit.order], n)
             files = math.ceil(n / ranks)
         hit = self._size_cache[key] = (self.m(files * w_cm), self.m(ranks * d_cm))
         return hit
@@ -261,6 +289,10 @@ class MedievalBattle:
     def gap(self, a: UnitState, b: UnitState) -> float:
         """Ground between two units (centre distance less half their depths)."""
         return math.dist((a.x, a.y), (b.x, b.y)) - (self.size(a)[1] + self.size(b)[1]) / 2
+
+    def gap_at(self, a: UnitState, b: UnitState, x: float, y: float) -> float:
+        """:meth:`gap` with ``a`` standing at (x, y) (a point of a move being swept)."""
+        return math.dist((x, y), (b.x, b.y)) - (self.size(a)[1] + self.size(b)[1]) / 2
 
     def in_contact(self, a: UnitState, b: UnitState) -> bool:
         return self.gap(a, b) <= CONTACT_M
@@ -431,9 +463,40 @@ class MedievalBattle:
             u.reactions.clear()
 
     def play(self, phase: Phase) -> None:
-        """Play one phase of the current turn (its function in :data:`PHASES`)."""
+        """Play one phase of the current turn (its function in :data:`PHASES`); a unit that
+        rallied in an earlier phase is steady again as this one ends (:meth:`mode_changed`)."""
         self.phase = phase
+        self.serial += 1
+        self._morale_before.clear()
         PHASES[phase](self)
+        for uid, serial in list(self.rallied.items()):
+            if serial < self.serial:
+                del self.rallied[uid]
+                self.mode_changed(self.units[uid])
+
+    def placed(self) -> None:
+        """A unit or a lone figure was placed (its core formation's pose written)."""
+        if self.on_place is not None:
+            self.on_place()
+
+    def mode_changed(self, u: UnitState) -> None:
+        """The core's ``Morale`` of ``u`` (on its formation) as its mode now makes it, written
+        at once: routing, falling back (retreating), destroyed or with no figures left, else
+        steady. A unit rallied from a rout (routing as the phase began, steady now) is
+        retreating to the end of the next phase, disordered on the way back; a destroyed one
+        stays destroyed."""
+        f = u.formation
+        before = self._morale_before.setdefault(u.id, f.morale)
+        target = _MORALE.get(u.mode, Morale.STEADY)
+        if u.unit.figures_left <= 0:
+            target = Morale.DESTROYED
+        if before is Morale.ROUTING and target is Morale.STEADY:
+            target = Morale.RETREATING
+            self.rallied[u.id] = self.serial
+        if before is Morale.DESTROYED:
+            target = Morale.DESTROYED
+        if f.morale is not target:  # (a write ticks the core's clock: only a change)
+            f.morale = target
 
     def run(self) -> dict[str, Any]:
         for _ in self.phases():

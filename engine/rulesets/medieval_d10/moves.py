@@ -53,7 +53,9 @@ def move_toward(
     if math.hypot(tx - u.x, ty - u.y) < 1e-6 or allowance_m <= 0:
         return 0.0
     game.allowance_m[u.id] = game.allowance_m.get(u.id, 0.0) + allowance_m
-    moved, _, _ = _sweep(game, u, tx, ty, allowance_m, stop_short_of, face, backwards)
+    pose = (u.x, u.y, u.facing)
+    moved, _, _, pose = _sweep(game, u, pose, tx, ty, allowance_m, stop_short_of, face, backwards)
+    u.place(*pose)  # once, where the move ends
     _moved(game, u, moved)
     return moved
 
@@ -68,11 +70,13 @@ def move_along(
         return 0.0
     game.allowance_m[u.id] = game.allowance_m.get(u.id, 0.0) + allowance_m
     moved, budget = 0.0, allowance_m
+    pose = (u.x, u.y, u.facing)
     for tx, ty in way:
-        leg, spent, done = _sweep(game, u, tx, ty, budget, None, True, False)
+        leg, spent, done, pose = _sweep(game, u, pose, tx, ty, budget, None, True, False)
         moved, budget = moved + leg, budget - spent
         if not done or budget <= 1e-9:
             break
+    u.place(*pose)  # once, where the move ends (not at each leg's end)
     _moved(game, u, moved)
     return moved
 
@@ -198,49 +202,74 @@ def _moved(game: MedievalBattle, u: UnitState, moved: float) -> None:
         game.moved_m[u.id] = game.moved_m.get(u.id, 0.0) + moved
 
 
+#: where a unit stands in a move being swept: x, y and facing (the unit is placed at the end)
+Pose = tuple[float, float, float]
+
+
 def _sweep(
     game: MedievalBattle,
     u: UnitState,
+    pose: Pose,
     tx: float,
     ty: float,
     budget: float,
     stop_short_of: UnitState | None,
     face: bool,
     backwards: bool,
-) -> tuple[float, float, bool]:
-    """One leg of a move: (metres moved, allowance spent, whether it reached the point)."""
-    dx, dy = tx - u.x, ty - u.y
+) -> tuple[float, float, bool, Pose]:
+    """One leg of a move from ``pose``: (metres moved, allowance spent, whether it reached the
+    point, where it ends). The steps are swept here, not on the unit: the move places it."""
+    x, y, facing = pose
+    dx, dy = tx - x, ty - y
     dist = math.hypot(dx, dy)
     if dist < 1e-6:
-        return 0.0, 0.0, True
+        return 0.0, 0.0, True, pose
     ux, uy = dx / dist, dy / dist
     if face:
-        u.facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
+        facing = math.degrees(math.atan2(ux, uy) if not backwards else math.atan2(-ux, -uy))
+    moved, spent, done, x, y = _steps(game, u, x, y, ux, uy, dist, budget, stop_short_of)
+    return moved, spent, done, (x, y, facing)
+
+
+def _steps(
+    game: MedievalBattle,
+    u: UnitState,
+    x: float,
+    y: float,
+    ux: float,
+    uy: float,
+    dist: float,
+    budget: float,
+    stop_short_of: UnitState | None,
+) -> tuple[float, float, bool, float, float]:
+    """The steps of a leg from (x, y) along (ux, uy): (metres moved, allowance spent, whether
+    it reached the end, where it stops)."""
     column = game.column_of(u)
     cavalry = u.unit.arm is Arm.CAVALRY
+    local = u.unit.spec.local
     start = budget
     moved = 0.0
-    z = game.elevation(u.x, u.y)
+    z = game.elevation(x, y)
     while moved < dist - 1e-9 and budget > 1e-9:
         step = min(STEP_M, dist - moved)
-        nx, ny = u.x + ux * step, u.y + uy * step
+        nx, ny = x + ux * step, y + uy * step
         if not game.bf.contains(nx, ny):
             if u.routing:
                 game.destroy(u, "routed off the battlefield")
-            return moved, start - budget, False
+            return moved, start - budget, False, x, y
         terrain, _ = game.terrain_at(nx, ny)
         nz = game.elevation(nx, ny)
         slope = slope_class(float(game.bf.slope_at(nx, ny)))
         fraction = march_fraction(
-            column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=u.unit.spec.local
+            column, terrain, slope, uphill=nz > z, cavalry=cavalry, local=local
         )
         if fraction is None or fraction <= 0:
-            return moved, start - budget, False
+            return moved, start - budget, False, x, y
         cost = step / float(fraction)
         if cost > budget:
             step = budget * float(fraction)
             cost = budget
-            nx, ny = u.x + ux * step, u.y + uy * step
+            nx, ny = x + ux * step, y + uy * step
             # the short last step can end in a cell the full step passed by (a corner of
             # a marsh between two samples): a unit never stops on ground it may not enter
             if (
@@ -250,29 +279,26 @@ def _sweep(
                     slope,
                     uphill=nz > z,
                     cavalry=cavalry,
-                    local=u.unit.spec.local,
+                    local=local,
                 )
                 is None
             ):
-                return moved, start - budget, False
+                return moved, start - budget, False, x, y
         if stop_short_of is not None:
-            ox, oy = u.x, u.y
-            u.x, u.y = nx, ny
-            if game.gap(u, stop_short_of) < 0:
+            gap = game.gap_at(u, stop_short_of, nx, ny)
+            if gap < 0:
                 # back off to contact
-                over = -game.gap(u, stop_short_of)
-                u.x, u.y = nx - ux * over, ny - uy * over
+                over = -gap
                 moved += max(0.0, step - over)
-                return moved, start - budget, False
-            u.x, u.y = ox, oy
-        u.x, u.y = nx, ny
+                return moved, start - budget, False, nx - ux * over, ny - uy * over
+        x, y = nx, ny
         moved += step
         budget -= cost
         z = nz
         if disorders(column, terrain) and not u.unit.disordered:
             u.unit = dc_replace(u.unit, disordered=True)
             game.log("disordered", u.id, by=terrain.value)
-    return moved, start - budget, moved >= dist - 1e-9
+    return moved, start - budget, moved >= dist - 1e-9, x, y
 
 
 def move_away(

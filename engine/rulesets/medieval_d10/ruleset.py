@@ -3,24 +3,24 @@ terms, and the game turn as its own phase list.
 
 The core deploys a scenario's formations as bases (here one base is one figure, sized by
 :attr:`MedievalD10.scales`); the game itself runs in :class:`~.game.MedievalBattle`, built on the
-first phase from the deployed state, and after every phase the ruleset writes the result back to
-the core's state (poses, figures lost as dead bases, morale) and emits the phase's events, each
-naming its phase. Troop lists are this ruleset's own (``data/troops/medieval/<army>.yaml``).
+first phase over the deployed state, and after every phase the ruleset emits the phase's events,
+each naming its phase (:func:`_emit`). Troop lists are this ruleset's own
+(``data/troops/medieval/<army>.yaml``).
 
-Two state models, and what is still copied between them (:func:`_sync`, after every phase):
-the game's :class:`~.state.UnitState` carries what only this book asks (its :class:`~.state.Mode`,
-charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE TEST, contingent,
-the unit of figures with its order and disorder) and moves a unit as one centre swept in 5 m
-steps (:mod:`.moves`); the core's ``Formation`` is a set of bases that the command layer (plans,
-triggers, objectives: places and morale), reinforcements, idle reports and the log's snapshots
-read. So each phase writes back, only where it changed: a unit's centre and facing (one
-``set_pose``, not one a step), its figures lost as dead bases (rear ranks first), its mode as
-the core's ``Morale``, the lone Inspirational Figures' places and the characters killed. The
-facing is one unit in both, the core's bearing in degrees (``UnitState.facing``, turned to
-radians only where a sine is taken), so it is copied as it is (``% 360`` as the core keeps it);
-the other way, the deployment and a reinforcement's arrival read the core's centre and facing.
-Making the core's bases the game's only positions would mean a ``set_pose`` of every base at
-every step of a move, or the core reading the game's units: left as the copy above.
+One state model: the game plays on the core's formations, and nothing is copied back. A game
+unit (:class:`~.state.UnitState`) holds its core ``Formation`` and reads and writes there what
+the core keeps: its centre and facing (the core's bearing in degrees, ``% 360``; a move sweeps
+its 5 m steps locally and sets the pose once where it ends, :mod:`.moves`), its figures (its
+living bases: a figure lost marks a base dead at once, rear ranks first, a fallen Commander or
+Inspirational Figure's base first) and its morale (the core's ``Morale``, written as its
+:class:`~.state.Mode` changes: :meth:`~.game.MedievalBattle.mode_changed`). What only this book
+asks (the Mode, charge and reaction flags, fire counters, the turn's REASONS TO TAKE A MORALE
+TEST, contingent, the unit's formation, order and disorder) is the unit's own, beside the
+formation. A lone Inspirational Figure stands on its one-base core formation and, once it
+joins a unit, goes with it; a figure's death is the core ``Character``'s. So the command layer
+(plans, triggers, objectives), reinforcements, idle reports and the log's snapshots read the
+game's units as they stand, and a reinforcement's arrival (the core placing its formation on
+the table edge) is where the unit stands.
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from engine.rulesets.medieval_d10.odds_report import ODDS_FLAGS as MEDIEVAL_FLAG
 from engine.rulesets.medieval_d10.scale import FIGURE_SCALES, FigureScale, ground_scale
 from engine.rulesets.medieval_d10.state import (
     ARMY_CONTINGENT,
+    FIGURE_M,
     Command,
     FigureState,
     Mode,
@@ -60,11 +61,11 @@ from engine.rulesets.medieval_d10.terrain import (
     TerrainCode,
     march_fraction,
 )
-from engine.rulesets.medieval_d10.units import Arm, TroopList, Unit, UnitSpec
+from engine.rulesets.medieval_d10.units import Arm, MedievalProfile, TroopList, Unit, UnitSpec
 from engine.scenario import Plan
 from engine.sight import SightRules
 from engine.special_rules import SpecialRuleName
-from engine.state import BaseStatus, Formation, Morale, SideState
+from engine.state import Formation, Morale, SideState
 from engine.terrain import TerrainTable
 from engine.yamlio import line_for, read_yaml, validate
 from scenario_builder.errors import ScenarioFileError
@@ -75,36 +76,8 @@ __all__ = ["MedievalArmy", "MedievalContext", "MedievalD10", "MedievalEvent", "M
 
 #: the figure scale a battle is fought at (the charts are 25 mm distances; scale.py)
 FIGURE_SCALE = FigureScale.MM25
-#: one figure's frontage and depth on the ground (20 mm at 25 mm: 2 chart cm)
-FIGURE_M = FIGURE_SCALES[FIGURE_SCALE].ground_m(2.0)
 
 _WEATHER = {"rain": "light_rain", "clear": "dry", "bright": "dry", "fog": "dry"}
-
-
-@dataclass(frozen=True)
-class MedievalProfile:
-    """A troop type of a medieval troop list, in the core's ``UnitProfile`` terms."""
-
-    spec: UnitSpec
-
-    @property
-    def id(self) -> str:
-        return self.spec.id
-
-    @property
-    def unit_type(self) -> str:
-        return self.spec.arm.value
-
-    @property
-    def initiative(self) -> int:
-        return 0
-
-    @property
-    def temperament(self) -> str:
-        return "impetuous" if self.spec.impetuous else "steady"
-
-    def has(self, flag: str) -> bool:
-        return False
 
 
 #: the figure a commander stands as in his unit's front rank
@@ -255,7 +228,7 @@ def _phase(book_phase: BookPhase) -> Phase:
     def run(ctx: MedievalContext) -> None:
         game = _game(ctx)
         game.play(book_phase)
-        _sync(ctx, game)
+        _emit(ctx, game)
 
     return Phase(phase_name(book_phase), run)
 
@@ -419,6 +392,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     contingent=(ch.contingent or ARMY_CONTINGENT) if ch.kind else None,
                     seniority=rank,
                     general=ch.id == general,
+                    character=ctx.state.characters.get(ch.id),
                 )
             )
         # Inspirational Figures the scenario places alone on the field: they walk to join the
@@ -431,7 +405,17 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             lone = ctx.state.formations[cp.id]  # the core's one-base formation for it
             insp = next(i for i in army.troops.inspirational if i.id == cp.id)
             join = insp.formation if insp.formation in fids_all else None
-            figures.append(FigureState(ch.id, side.id, None, None, x=lone.cx, y=lone.cy, join=join))
+            figures.append(
+                FigureState(
+                    ch.id,
+                    side.id,
+                    None,
+                    None,
+                    join=join,
+                    lone=lone,
+                    character=ctx.state.characters.get(ch.id),
+                )
+            )
         # Inspirational Figures the troop list stands with a formation (unless placed above)
         named = {f.id for f in figures}
         fids = {fs.id for fs in side.formations}
@@ -451,9 +435,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                 UnitState(
                     Unit.from_spec(spec),
                     side.id,
-                    f.cx,
-                    f.cy,
-                    f.facing,
+                    f,  # the core's formation: its pose, figures and morale are the unit's
                     order=o.word,
                     from_turn=o.start,
                     goal=o.goal,
@@ -477,6 +459,12 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
         header={"home_bearing": home},
         figures=figures,
     )
+    state = ctx.state
+
+    def moved() -> None:  # a unit placed: the core's clock of moves (caches keyed on places)
+        state.version += 1
+
+    ctx.game.on_place = moved
     if ctx.readiness is not None:  # engine.readiness: who may not move or shoot yet
         ctx.game.held = ctx.readiness.holds
     ctx.game.special = ctx.special  # the scenario's special rules (engine.special_rules)
@@ -496,65 +484,10 @@ def _home_bearing(side: SideState, units: list[UnitState]) -> float:
     return side.home_bearing(cx, cy)
 
 
-_MORALE = {
-    Mode.DESTROYED: Morale.DESTROYED,
-    Mode.ROUTING: Morale.ROUTING,
-    Mode.FALL_BACK: Morale.RETREATING,
-}
-
-
-def _sync(ctx: MedievalContext, game: MedievalBattle) -> None:
-    """Write the game's units back to the core's state; emit the phase's events."""
-    state = ctx.state
-    fallen = {fig.id for fig in game.figures.values() if not fig.alive}
-    for u in game.units.values():
-        if u.offstage:
-            continue  # not on the table yet (engine.reinforcements)
-        f: Formation = state.formations[u.id]
-        lost = u.unit.figures_lost
-        dead_now = len(f.bases) - f.n_alive
-        if lost > dead_now:
-            # rear ranks fall first: the front keeps fighting; a fallen Commander or
-            # Inspirational Figure is one of the figures lost (its base)
-            alive = sorted(
-                f.alive_bases, key=lambda b: (b.character not in fallen, -b.rank, b.file)
-            )
-            for b in alive[: lost - dead_now]:
-                b.status = BaseStatus.DEAD
-        facing = u.facing % 360.0
-        if abs(f.cx - u.x) > 1e-9 or abs(f.cy - u.y) > 1e-9 or abs(f.facing - facing) > 1e-9:
-            dead = {b.id: (b.x, b.y, b.facing) for b in f.bases if not b.alive}
-            f.set_pose(u.x, u.y, facing)
-            for b in f.bases:
-                if b.id in dead:  # a fallen figure stays where it fell
-                    b.x, b.y, b.facing = dead[b.id]
-            state.version = getattr(state, "version", 0) + 1
-        target = _MORALE.get(u.mode, Morale.STEADY)
-        if u.unit.figures_left <= 0:
-            target = Morale.DESTROYED
-        if f.morale is Morale.ROUTING and target is Morale.STEADY:
-            target = Morale.RETREATING  # rallied: disordered for a phase on the way back
-        if f.morale is Morale.DESTROYED:
-            target = Morale.DESTROYED
-        if f.morale is not target:  # (a write ticks the state's clock: only a change)
-            f.morale = target
-    # Inspirational Figures placed alone: the core's one-base formation follows the figure
-    # (alone where it walks; with the unit it joined, at that unit's place)
-    for fig in game.figures.values():
-        lone = state.formations.get(fig.id)
-        if lone is None or fig.id in game.units:
-            continue
-        x, y = (
-            (fig.x, fig.y) if fig.unit is None else (game.units[fig.unit].x, game.units[fig.unit].y)
-        )
-        if abs(lone.cx - x) > 1e-9 or abs(lone.cy - y) > 1e-9:
-            lone.set_pose(x, y, lone.facing)
-            state.version = getattr(state, "version", 0) + 1
-    for cid in fallen:
-        ch = state.characters.get(cid)
-        if ch is not None and ch.alive:
-            ch.alive = False
-    phase = state.phase
+def _emit(ctx: MedievalContext, game: MedievalBattle) -> None:
+    """The phase's events into the core's log, each naming its phase (the state needs no
+    writing back: the game plays on the core's formations)."""
+    phase = ctx.state.phase
     for e in game.events[ctx.emitted :]:
         ctx.emit(from_record(phase, e))
     ctx.emitted = len(game.events)
@@ -781,9 +714,8 @@ class MedievalD10(Ruleset):
         assert isinstance(ctx, MedievalContext)
         if ctx.game is not None:
             for u in ctx.game.units.values():  # arrived as this bound began (before this)
-                f = ctx.state.formations.get(u.id) if u.offstage else None
-                if f is not None:
-                    u.x, u.y, u.facing = f.cx, f.cy, f.facing
+                if u.offstage and u.id in ctx.state.formations:
+                    # the core placed its formation on the table edge: the unit stands there
                     u.offstage = False
             ctx.game.begin_turn()
             _command(ctx, ctx.game)

@@ -46,6 +46,7 @@ __all__ = [
     "CommanderSpec",
     "Formation",
     "InspirationalSpec",
+    "MedievalProfile",
     "MeleeWeapon",
     "Order",
     "TroopList",
@@ -407,3 +408,29 @@ class Unit:
         if weapon is None:
             raise ValueError(f"{self.id} has no melee weapon")
         return MELEE_ROW_OF[weapon]
+
+
+@dataclass(frozen=True)
+class MedievalProfile:
+    """A troop type of a medieval troop list, in the core's ``UnitProfile`` terms."""
+
+    spec: UnitSpec
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def unit_type(self) -> str:
+        return self.spec.arm.value
+
+    @property
+    def initiative(self) -> int:
+        return 0
+
+    @property
+    def temperament(self) -> str:
+        return "impetuous" if self.spec.impetuous else "steady"
+
+    def has(self, flag: str) -> bool:
+        return False
