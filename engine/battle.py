@@ -414,6 +414,9 @@ class Battle:
         }
         # the losses split as the book tells them apart, and what the pursuit added
         self.result["casualties"] = self.ruleset.casualties(self.ctx)
+        abandoned = self.ctx.special.abandoned
+        if abandoned:  # special rule crews_flee: gun bases lost as pieces, not men killed
+            self.result["guns_abandoned"] = {s: len(ids) for s, ids in sorted(abandoned.items())}
         if self.decision is not None:
             _, _, at, then = self.decision
             self.result["decided_bound"] = at

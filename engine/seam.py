@@ -302,8 +302,11 @@ class Ruleset:
         """Each side's lost bases as killed, wounded and captured, as far as the book tells
         them apart (docs/rules-interpretations.md, "Killed, wounded and captured"). The
         default: every dead base killed, save those special rule surrender captured
-        (``ctx.special.captured``)."""
+        (``ctx.special.captured``) and the guns special rule crews_flee abandoned (counted in
+        the result's ``guns_abandoned``)."""
         out = {s: {"killed": n, "wounded": 0, "captured": 0} for s, n in ctx.state.losses().items()}
+        for side, guns in ctx.special.abandoned.items():  # crews_flee: pieces, not men
+            out[side]["killed"] -= len(guns)
         taken = ctx.special.captured
         if taken:
             for f in ctx.state.formations.values():

@@ -118,6 +118,8 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
         # killed, wounded and captured as the book tells them apart (and special rule
         # surrender's prisoners): Ruleset.casualties
         "casualties": result.get("casualties"),
+        # gun bases special rule crews_flee left on the field (pieces, not men): only when any
+        **({"guns_abandoned": result["guns_abandoned"]} if "guns_abandoned" in result else {}),
         "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
         "historical_outcome": (

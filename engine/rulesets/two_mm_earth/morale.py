@@ -1243,9 +1243,14 @@ def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {
         s: {"killed": 0, "wounded": 0, "captured": 0} for s in ctx.state.sides
     }
+    # special rule crews_flee: guns abandoned are pieces lost, no men killed (the result's
+    # ``guns_abandoned``)
+    left = {b for ids in ctx.special.abandoned.values() for b in ids}
     for f in ctx.state.formations.values():
         row = out[f.side]
         for b in f.bases:
+            if b.status is BaseStatus.DEAD and b.id in left:
+                continue
             if b.status is BaseStatus.DEAD:
                 row["captured" if b.id in ctx.caught else "killed"] += 1
             elif b.status is BaseStatus.INJURED:
