@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from engine.dice import DiceResult
-from engine.log import Draw, Event
+from engine.log import Draw, Event, rolled
 
 if TYPE_CHECKING:
     from engine.context import BoundContext
@@ -617,12 +617,12 @@ class CrewsTest(Event):
         return self.formation
 
     def describe(self, names: Callable[[str], str] = str) -> str | None:
-        face = self.dice.faces[0] if self.dice is not None else "?"
         what = "they flee" if self.fled else "they stand to their guns"
         why = "an enemy near" if self.trigger == "enemy_within_m" else "shot at"
+        dice = rolled(self.dice) if self.dice is not None else "no dice"
         return (
-            f"{names(self.formation)}'s crews test ({why}): {face}, "
-            f"{self.flee_on} or less flees: {what} ({self.rule})"
+            f"{names(self.formation)}'s crews test ({why}): {dice}, "
+            f"fleeing on {self.flee_on} or less: {what} ({self.rule})"
         )
 
 
