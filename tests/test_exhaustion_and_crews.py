@@ -107,6 +107,24 @@ def test_exhausted_troops_fight_worse_while_it_lasts(stamford) -> None:
     assert log.header["special_rules"][0]["rule"] == "exhaustion"
 
 
+def test_a_reinforcement_is_exhausted_from_the_bound_it_comes_on(chacabuco) -> None:
+    """exhaustion by side: the patriots on the table are exhausted in bounds 1-3; Soler's
+    foot and horse, off the table till bound 30 (the scenario's plan), in bounds 30-32 after
+    their march round the royalist flank, and recover as bound 33 begins."""
+    sc, built = chacabuco
+    rule = {"rule": "exhaustion", "sides": ["patriots"], "bounds": 3, "source": SOURCE}
+    log, _ = fight(_with_rules(sc, rule), built, 2)
+    came = {e["formation"]: n for n, e in _events(log, "arrived")}
+    assert came == {"pt_soler": 30, "pt_soler_horse": 30}
+    tired = {e["formation"]: (n, e["until"]) for n, e in _events(log, "exhausted")}
+    back = {e["formation"]: n for n, e in _events(log, "recovered")}
+    for fid in came:
+        assert tired[fid] == (30, 32) and back[fid] == 33
+    first = {f for f, (n, _) in tired.items() if n == 1}
+    assert first and all(back[f] == 4 for f in first)
+    assert not any(f.startswith("rs_") for f in tired)
+
+
 # -- crews_flee --------------------------------------------------------------------------------
 def _guns_shots(log: BattleLog) -> list[int]:
     return [n for n, e in _events(log, "shot") if e["formation"] == "rs_guns"]
@@ -270,3 +288,35 @@ def test_a_ruleset_without_the_seam_refuses(
 ) -> None:
     line = _one_line(run_cli, _scenario_file(tmp_path, [rule], scenario), tmp_path)
     assert said in line, line
+
+
+def test_the_playback_words_and_marks_the_rules_events(chacabuco) -> None:
+    """The playback reads the rules' events through the ruleset's event types: each worded
+    with the formation's name and the rule, the crews' test and flight marked at the guns."""
+    import json
+
+    from engine.log import Draw
+    from maps.playback import EventReader
+
+    sc, built = chacabuco
+    rules = (
+        {"rule": "crews_flee", "formations": ["rs_guns"], "enemy_within_m": 300, "flee_on": 6,
+         "source": SOURCE},
+        {"rule": "exhaustion", "formations": ["pt_ohiggins"], "bounds": 3, "source": SOURCE},
+    )
+    log, _ = fight(_with_rules(sc, *rules), built, 2)
+    data = json.loads(log.to_bytes())
+    reader = EventReader.for_log(data)
+    read = {
+        ev["type"]: reader.read(ev)
+        for r in data["bounds"]
+        for ev in r["events"]
+        if ev["type"] in ("exhausted", "recovered", "crews_test", "guns_abandoned")
+    }
+    assert set(read) == {"exhausted", "recovered", "crews_test", "guns_abandoned"}
+    guns = "Royalist guns"
+    assert read["guns_abandoned"].words.startswith(f"{guns}'s crews flee: 2 gun bases abandoned")
+    assert "(crews_flee)" in read["crews_test"].words and "rolled" in read["crews_test"].words
+    for kind in ("crews_test", "guns_abandoned"):
+        assert read[kind].draw is Draw.MARK and read[kind].actor == "rs_guns"
+    assert read["exhausted"].words.endswith("is exhausted until bound 3 (exhaustion)")
