@@ -320,3 +320,23 @@ def test_the_playback_words_and_marks_the_rules_events(chacabuco) -> None:
     for kind in ("crews_test", "guns_abandoned"):
         assert read[kind].draw is Draw.MARK and read[kind].actor == "rs_guns"
     assert read["exhausted"].words.endswith("is exhausted until bound 3 (exhaustion)")
+
+
+def test_the_docs_examples_load() -> None:
+    """Every YAML example in docs/special-rules-troops.md is a valid special rule, and names
+    formations of the shipped scenario it is written for."""
+    import re
+
+    text = (Path(__file__).parents[1] / "docs" / "special-rules-troops.md").read_text(
+        encoding="utf-8"
+    )
+    blocks = re.findall(r"```yaml\n(.*?)```", text, flags=re.S)
+    rules = [parse_rule(e) for block in blocks for e in yaml.safe_load(block)]
+    assert sorted(str(r.rule) for r in rules) == ["crews_flee", "exhaustion"]
+    every = {
+        f.id
+        for name in ("stamford_bridge_1066", "flodden_1513")
+        for s in load_scenario(name).sides
+        for f in s.formations
+    }
+    assert all(set(r.formations) <= every for r in rules)  # type: ignore[union-attr]
