@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SPECIAL_RULES",
-    "CrewsFlee",
     "CrewsFled",
+    "CrewsFlee",
     "CrewsTest",
     "Exhausted",
     "Exhaustion",
@@ -53,8 +53,8 @@ __all__ = [
     "LimitedMissileSupply",
     "MissilesResupplied",
     "OutOfMissiles",
-    "Resupply",
     "Recovered",
+    "Resupply",
     "RuleParams",
     "ShockOfCharge",
     "SpecialRuleName",
@@ -325,7 +325,9 @@ class CrewsFlee(RuleParams):
 
     name: ClassVar[SpecialRuleName] = SpecialRuleName.CREWS_FLEE
     rule: Literal["crews_flee"]
-    formations: list[str] = Field(min_length=1, description="artillery formations whose crews may flee")
+    formations: list[str] = Field(
+        min_length=1, description="artillery formations whose crews may flee"
+    )
     enemy_within_m: float | None = Field(
         default=None, gt=0, le=100_000, description="they test once an enemy is this near, metres"
     )
@@ -823,8 +825,8 @@ class SpecialRules:
                 trigger = "shot_at"
             elif spec.enemy_within_m is not None:
                 enemies = [g.obb() for g in state.active() if g.side != f.side]
-                near = enemies and distance(f.obb(), obb_array(enemies)).min()
-                if enemies and float(near) <= spec.enemy_within_m:
+                near = float(distance(f.obb(), obb_array(enemies)).min()) if enemies else None
+                if near is not None and near <= spec.enemy_within_m:
                     trigger = "enemy_within_m"
             if trigger is None:
                 continue

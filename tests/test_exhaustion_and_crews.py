@@ -193,8 +193,13 @@ def test_rules_replay_byte_for_byte_and_read_back(stamford, chacabuco) -> None:
     the ruleset's event types and is worded with the rule's name."""
     sc, built = chacabuco
     rules = (
-        {"rule": "crews_flee", "formations": ["rs_guns"], "enemy_within_m": 300, "flee_on": 4,
-         "source": SOURCE},
+        {
+            "rule": "crews_flee",
+            "formations": ["rs_guns"],
+            "enemy_within_m": 300,
+            "flee_on": 4,
+            "source": SOURCE,
+        },
         {"rule": "exhaustion", "formations": ["pt_ohiggins"], "bounds": 5, "source": SOURCE},
     )
     ruled = _with_rules(sc, *rules)
@@ -214,7 +219,9 @@ def test_rules_replay_byte_for_byte_and_read_back(stamford, chacabuco) -> None:
 
 
 # -- loading -----------------------------------------------------------------------------------
-def _scenario_file(tmp_path: Path, rules: list[dict[str, Any]], name: str = "chacabuco_1817") -> Path:
+def _scenario_file(
+    tmp_path: Path, rules: list[dict[str, Any]], name: str = "chacabuco_1817"
+) -> Path:
     src = scenario_path(name)
     data = yaml.safe_load(src.read_text(encoding="utf-8"))
     data["special_rules"] = rules
@@ -245,8 +252,13 @@ def _one_line(run_cli: Any, path: Path, tmp_path: Path, *extra: str) -> str:
             "special_rules.0: expected formations or sides to name who is exhausted, got none",
         ),
         (
-            {"rule": "crews_flee", "formations": ["rs_gun"], "when_shot_at": True, "flee_on": 3,
-             "source": "s"},
+            {
+                "rule": "crews_flee",
+                "formations": ["rs_gun"],
+                "when_shot_at": True,
+                "flee_on": 3,
+                "source": "s",
+            },
             "special_rules.0.formations.0: expected a formation, got 'rs_gun' "
             "(did you mean 'rs_guns'?)",
         ),
@@ -266,8 +278,13 @@ def test_a_bad_rule_is_one_line(run_cli, tmp_path: Path, rule: dict[str, Any], s
     [
         (
             "towton_1461",
-            {"rule": "crews_flee", "formations": ["yk_left"], "when_shot_at": True,
-             "flee_on": 3, "source": "s"},
+            {
+                "rule": "crews_flee",
+                "formations": ["yk_left"],
+                "when_shot_at": True,
+                "flee_on": 3,
+                "source": "s",
+            },
             "medieval-d10 does not play special rule crews_flee (its batteries abandon their "
             "guns by the book (MORALE TEST RESULT, Artillery)",
         ),
@@ -300,8 +317,13 @@ def test_the_playback_words_and_marks_the_rules_events(chacabuco) -> None:
 
     sc, built = chacabuco
     rules = (
-        {"rule": "crews_flee", "formations": ["rs_guns"], "enemy_within_m": 300, "flee_on": 6,
-         "source": SOURCE},
+        {
+            "rule": "crews_flee",
+            "formations": ["rs_guns"],
+            "enemy_within_m": 300,
+            "flee_on": 6,
+            "source": SOURCE,
+        },
         {"rule": "exhaustion", "formations": ["pt_ohiggins"], "bounds": 3, "source": SOURCE},
     )
     log, _ = fight(_with_rules(sc, *rules), built, 2)
