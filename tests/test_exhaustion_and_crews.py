@@ -188,6 +188,42 @@ def test_crews_test_with_a_chance_each_bound(chacabuco) -> None:
     assert fled and stood
 
 
+@pytest.mark.parametrize("ruleset", ["2mm-earth-v0.7", "2mm-earth+wc-morale", "dark-age"])
+def test_the_rules_under_the_other_2mm_earth_rulesets(chacabuco, ruleset: str) -> None:
+    """Every 2mm Earth book and composition plays crews_flee (fled: silent, counted
+    abandoned); those with 2mm Earth's speeds play exhaustion (O'Higgins' division at half
+    its allowance for 3 bounds, then the book's). dark-age rolls its moves: crews only."""
+    sc, built = chacabuco
+    victory = sc.victory
+    if ruleset != "2mm-earth-v0.7":  # W&C's morale: the battle ends at the break
+        victory = victory.model_copy(update={"pursuit_bounds": 0})
+    sc = sc.model_copy(update={"ruleset": ruleset, "victory": victory})
+    rules: list[dict[str, Any]] = [
+        {
+            "rule": "crews_flee",
+            "formations": ["rs_guns"],
+            "enemy_within_m": 300,
+            "flee_on": 6,
+            "source": SOURCE,
+        }
+    ]
+    if ruleset != "dark-age":
+        rules.append(
+            {"rule": "exhaustion", "formations": ["pt_ohiggins"], "bounds": 3, "source": SOURCE}
+        )
+    book, _ = fight(sc, built, 2)
+    log, _ = fight(_with_rules(sc, *rules), built, 2)
+    ((n, test),) = _events(log, "crews_test")
+    ((m, left),) = _events(log, "guns_abandoned")
+    assert test["fled"] and m == n
+    assert all(b < n for b in _guns_shots(log)) and [b for b in _guns_shots(book) if b >= n]
+    assert log.result["guns_abandoned"] == {"royalists": len(left["bases"])}
+    if ruleset != "dark-age":
+        was, now = _allowances(book, "pt_ohiggins"), _allowances(log, "pt_ohiggins")
+        assert [now[k] * 2 for k in (1, 2, 3)] == [was[k] for k in (1, 2, 3)]
+        assert now[4] == was[4]
+
+
 def test_rules_replay_byte_for_byte_and_read_back(stamford, chacabuco) -> None:
     """Same scenario, rules and seed: the same log bytes; every new event reads back through
     the ruleset's event types and is worded with the rule's name."""
