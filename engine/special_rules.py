@@ -272,7 +272,7 @@ class Exhaustion(RuleParams):
     name: ClassVar[SpecialRuleName] = SpecialRuleName.EXHAUSTION
     rule: Literal["exhaustion"]
     formations: list[str] = Field(
-        default_factory=list, description="formations exhausted (with sides: these and theirs)"
+        default_factory=list, description="formations exhausted (besides those of sides)"
     )
     sides: list[str] = Field(default_factory=list, description="every formation of these sides")
     bounds: int = Field(ge=1, le=1000, description="bounds exhausted, from its first on the table")

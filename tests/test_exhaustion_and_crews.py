@@ -398,3 +398,32 @@ def test_the_docs_examples_load() -> None:
         for f in s.formations
     }
     assert all(set(r.formations) <= every for r in rules)  # type: ignore[union-attr]
+
+
+def test_a_scenario_with_the_rules_round_trips_through_yaml() -> None:
+    """The scenario with both rules writes to YAML and reads back the same
+    (``Scenario.to_yaml``), its parameters and sources included."""
+    sc = load_scenario("flodden_1513")
+    ruled = _with_rules(
+        sc,
+        {
+            "rule": "exhaustion",
+            "sides": ["scots"],
+            "bounds": 5,
+            "speed_factor": 0.75,
+            "dice_modifier": 0,
+            "resilience_modifier": -1,
+            "source": SOURCE,
+        },
+        {
+            "rule": "crews_flee",
+            "formations": ["sc_guns_centre", "sc_guns_left"],
+            "when_shot_at": True,
+            "flee_on": 2,
+            "retest": False,
+            "source": SOURCE,
+        },
+    )
+    back = Scenario.from_yaml(ruled.to_yaml())
+    assert back == ruled
+    assert [r.rule for r in back.special_rules] == ["exhaustion", "crews_flee"]
