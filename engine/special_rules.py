@@ -310,7 +310,8 @@ class CrewsFlee(RuleParams):
     may run before they fire. As each bound begins, each of them still on the table and not
     in contact with an enemy whose trigger has come tests: with ``enemy_within_m``, an enemy
     formation is within that distance of it (nearest points, seen or not); with
-    ``when_shot_at``, it was shot at in an earlier bound. The test is one die (2mm Earth's
+    ``when_shot_at``, it was shot at in an earlier bound (a routing enemy sets off neither).
+    The test is one die (2mm Earth's
     d6): on ``flee_on`` or less the crews flee. Then every living base is taken off the table
     and its pieces are counted abandoned (not killed; ``guns_abandoned`` in the result), and
     the formation shoots no more. It is logged ``crews_test`` (the trigger, the die) and, when
@@ -824,7 +825,12 @@ class SpecialRules:
             if spec.when_shot_at and fid in self.fired_on:
                 trigger = "shot_at"
             elif spec.enemy_within_m is not None:
-                enemies = [g.obb() for g in state.active() if g.side != f.side]
+                # an enemy coming on, not one in flight past the guns
+                enemies = [
+                    g.obb()
+                    for g in state.active()
+                    if g.side != f.side and g.morale is not Morale.ROUTING
+                ]
                 near = float(distance(f.obb(), obb_array(enemies)).min()) if enemies else None
                 if near is not None and near <= spec.enemy_within_m:
                     trigger = "enemy_within_m"
