@@ -418,6 +418,9 @@ class Battle:
         by_formation = self.ruleset.casualties(self.ctx)
         self.result["casualties"] = per_side(by_formation, self.state)
         self.result["casualties_by_formation"] = dict(sorted(by_formation.items()))
+        abandoned = self.ctx.special.abandoned
+        if abandoned:  # special rule crews_flee: the guns' bases left, counted dispersed too
+            self.result["guns_abandoned"] = {s: len(ids) for s, ids in sorted(abandoned.items())}
         if self.decision is not None:
             _, _, at, then = self.decision
             self.result["decided_bound"] = at

@@ -25,10 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from engine.state import BaseStatus, BattleState, Morale
 
-__all__ = ["LOSS_KINDS", "LossKind", "deployed_in", "lost_bases", "per_side"]
+if TYPE_CHECKING:
+    from engine.context import BoundContext
+
+__all__ = ["LOSS_KINDS", "LossKind", "deployed_in", "dispersed", "lost_bases", "per_side"]
 
 
 class LossKind(StrEnum):
@@ -42,6 +46,13 @@ class LossKind(StrEnum):
 
 #: every kind, in the order reports show them
 LOSS_KINDS: tuple[LossKind, ...] = tuple(LossKind)
+
+
+def dispersed(ctx: BoundContext) -> set[str]:
+    """The dead bases to count dispersed: those the book removed as dispersed or fled
+    (``ctx.dispersed``) and the guns special rule crews_flee abandoned, whose crews fled
+    (``ctx.special.abandoned``; the guns are lost as pieces, engine.special_rules)."""
+    return set(ctx.dispersed).union(*ctx.special.abandoned.values())
 
 
 def lost_bases(

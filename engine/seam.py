@@ -303,11 +303,12 @@ class Ruleset:
         as the book tells them apart (engine.casualties; docs/rules-interpretations.md,
         "Killed, wounded, captured and dispersed"); formations that lost none are left out.
         The default: every dead base killed, save those special rule surrender captured
-        (``ctx.special.captured``) and those the book dispersed (``ctx.dispersed``); the living
-        bases of a unit gone from the table dispersed."""
-        from engine.casualties import lost_bases
+        (``ctx.special.captured``), those the book dispersed (``ctx.dispersed``) and the guns
+        special rule crews_flee abandoned (their crews fled: dispersed; the guns lost as
+        pieces); the living bases of a unit gone from the table dispersed."""
+        from engine.casualties import dispersed, lost_bases
 
-        return lost_bases(ctx.state, captured=ctx.special.captured, dispersed=ctx.dispersed)
+        return lost_bases(ctx.state, captured=ctx.special.captured, dispersed=dispersed(ctx))
 
     def idle_view(self, ctx: BoundContext) -> IdleView | None:
         """The book's own reading for the idle watcher (engine.idle.IdleView: who means to

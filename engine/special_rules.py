@@ -7,7 +7,7 @@ special rules"): each is a named, documented procedure, off unless a scenario na
 name the rule, never part of a ruleset's book and never tuned to a result.
 
 >>> sorted(str(n) for n in SPECIAL_RULES)
-['fog', 'limited_missile_supply', 'shock_of_charge', 'surrender']
+['crews_flee', 'exhaustion', 'fog', 'limited_missile_supply', 'shock_of_charge', 'surrender']
 >>> spec = parse_rule({"rule": "fog", "visibility_m": 150, "source": "Hall, Chronicle"})
 >>> spec.visibility_m, spec.bounds
 (150.0, None)
@@ -32,20 +32,28 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from engine.log import Event
+from engine.dice import DiceResult
+from engine.log import Draw, Event, rolled
 
 if TYPE_CHECKING:
     from engine.context import BoundContext
+    from engine.state import Formation
 
 __all__ = [
     "SPECIAL_RULES",
+    "CrewsFled",
+    "CrewsFlee",
+    "CrewsTest",
+    "Exhausted",
+    "Exhaustion",
     "Fog",
     "FogChanged",
     "LimitedMissileSupply",
     "MissilesResupplied",
     "OutOfMissiles",
+    "Recovered",
     "Resupply",
     "RuleParams",
     "ShockOfCharge",
@@ -71,6 +79,8 @@ class SpecialRuleName(StrEnum):
     FOG = "fog"
     SURRENDER = "surrender"
     SHOCK_OF_CHARGE = "shock_of_charge"
+    EXHAUSTION = "exhaustion"
+    CREWS_FLEE = "crews_flee"
 
 
 class LocatedError(ValueError):
@@ -238,12 +248,115 @@ class ShockOfCharge(RuleParams):
         return fid in self.formations or (self.unready and unready)
 
 
+class Exhaustion(RuleParams):
+    """Exhaustion.
+
+    Procedure: troops come to the field spent by a forced march: the formations named
+    (``formations``) and every formation of ``sides`` are exhausted for ``bounds`` bounds,
+    counted from the first bound each is on the table (bound 1, or the bound a reinforcement
+    comes on). An exhausted formation moves at ``speed_factor`` of its speed (2mm Earth: the
+    book's own halving of 1.1 / 2.4 by default, applied on top of it) and rolls every die of
+    its attacks, shooting and melee, at ``dice_modifier`` (2mm Earth: the size of 1.1 / 2.2's
+    -1 a die for troops that move and shoot); with ``resilience_modifier``, the R an enemy
+    must beat to hit it is lowered too. It is logged ``exhausted`` as it starts and
+    ``recovered`` as the bound after its last begins. A formation with a base from an
+    exhausted formation is exhausted while that base's bounds last (5.1: a formation goes at
+    its slowest and strikes with its lowest).
+
+    Motivation: the books field every body fresh, where the sources have men who ran or
+    marched to the fight fail in it (Stamford Bridge 1066: Eystein Orri's men ran from the
+    ships at Riccall in their mail, "so exhausted that they were almost unfit to fight",
+    Snorri, Haralds saga ch. 94).
+    """
+
+    name: ClassVar[SpecialRuleName] = SpecialRuleName.EXHAUSTION
+    rule: Literal["exhaustion"]
+    formations: list[str] = Field(
+        default_factory=list, description="formations exhausted (besides those of sides)"
+    )
+    sides: list[str] = Field(default_factory=list, description="every formation of these sides")
+    bounds: int = Field(ge=1, le=1000, description="bounds exhausted, from its first on the table")
+    speed_factor: float = Field(
+        default=0.5, gt=0, le=1, description="share of its speed an exhausted formation moves"
+    )
+    dice_modifier: int = Field(
+        default=-1, ge=-5, le=0, description="added to each die it rolls to hit (shoot, melee)"
+    )
+    resilience_modifier: int = Field(
+        default=0, ge=-5, le=0, description="added to the R an enemy must beat to hit it"
+    )
+
+    @model_validator(mode="after")
+    def _someone(self) -> Exhaustion:
+        if not self.formations and not self.sides:
+            raise ValueError("expected formations or sides to name who is exhausted, got none")
+        return self
+
+    def name_problems(self, formations: list[str], sides: list[str]) -> Iterator[tuple[Loc, str]]:
+        from engine.scenario import unknown_name
+
+        for k, fid in enumerate(self.formations):
+            if fid not in formations:
+                yield ("formations", k), unknown_name("a formation", fid, formations)
+        for k, sid in enumerate(self.sides):
+            if sid not in sides:
+                yield ("sides", k), unknown_name("a side", sid, sides)
+
+
+class CrewsFlee(RuleParams):
+    """Crews flee.
+
+    Procedure: the gun crews and drivers of the artillery formations named (``formations``)
+    may run before they fire. As each bound begins, each of them still on the table and not
+    in contact with an enemy whose trigger has come tests: with ``enemy_within_m``, an enemy
+    formation is within that distance of it (nearest points, seen or not); with
+    ``when_shot_at``, it was shot at in an earlier bound (a routing enemy sets off neither).
+    The test is one die (2mm Earth's
+    d6): on ``flee_on`` or less the crews flee. Then every living base is taken off the table
+    and its pieces are counted abandoned (not killed; ``guns_abandoned`` in the result), and
+    the formation shoots no more. It is logged ``crews_test`` (the trigger, the die) and, when
+    they flee, ``guns_abandoned`` with the bases. With ``retest: false`` only the first test
+    is taken; otherwise they test again each bound the trigger holds.
+
+    Motivation: the books' guns serve until they are killed or overrun; the sources have
+    crews who left their pieces before the enemy reached them (Chacabuco 1817: the royalist
+    guns taken as the line broke; Flodden 1513: the Scottish gunners beaten from their
+    ordnance).
+    """
+
+    name: ClassVar[SpecialRuleName] = SpecialRuleName.CREWS_FLEE
+    rule: Literal["crews_flee"]
+    formations: list[str] = Field(
+        min_length=1, description="artillery formations whose crews may flee"
+    )
+    enemy_within_m: float | None = Field(
+        default=None, gt=0, le=100_000, description="they test once an enemy is this near, metres"
+    )
+    when_shot_at: bool = Field(default=False, description="they test once shot at")
+    flee_on: int = Field(ge=1, le=6, description="they flee on this score or less of one d6")
+    retest: bool = Field(default=True, description="test again each bound (false: once only)")
+
+    @model_validator(mode="after")
+    def _trigger(self) -> CrewsFlee:
+        if self.enemy_within_m is None and not self.when_shot_at:
+            raise ValueError("expected enemy_within_m or when_shot_at: true, got neither")
+        return self
+
+    def name_problems(self, formations: list[str], sides: list[str]) -> Iterator[tuple[Loc, str]]:
+        from engine.scenario import unknown_name
+
+        for k, fid in enumerate(self.formations):
+            if fid not in formations:
+                yield ("formations", k), unknown_name("a formation", fid, formations)
+
+
 #: name -> the rule's parameters and procedure (its docstring), like rulesets are registered
 SPECIAL_RULES: dict[SpecialRuleName, type[RuleParams]] = {
-    cls.name: cls for cls in (LimitedMissileSupply, Fog, Surrender, ShockOfCharge)
+    cls.name: cls
+    for cls in (LimitedMissileSupply, Fog, Surrender, ShockOfCharge, Exhaustion, CrewsFlee)
 }
 
-AnyRule = LimitedMissileSupply | Fog | Surrender | ShockOfCharge
+AnyRule = LimitedMissileSupply | Fog | Surrender | ShockOfCharge | Exhaustion | CrewsFlee
 SpecialRuleSpec = Annotated[AnyRule, Field(discriminator="rule")]
 _ADAPTER: TypeAdapter[AnyRule] = TypeAdapter(SpecialRuleSpec)
 
@@ -274,6 +387,8 @@ def parse_rule(data: Any) -> AnyRule:
         err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
         loc = tuple(x for x in err["loc"])[1:]  # the union's tag first
         msg = err["msg"]
+        if err["type"] == "value_error":  # a rule's own check (who or what sets it off)
+            msg = str(err.get("ctx", {}).get("error", msg))
         got_value = err.get("input")
         if err["type"] not in ("missing", "extra_forbidden") and not isinstance(
             got_value, dict | list
@@ -454,9 +569,93 @@ class Surrendered(Event):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Exhausted(Event):
+    """exhaustion: ``formation`` comes to the fight spent, exhausted to bound ``until``."""
+
+    type: ClassVar[str] = "exhausted"
+    rule: str
+    formation: str
+    until: int
+
+    def actor_id(self) -> str | None:
+        return self.formation
+
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        return f"{names(self.formation)} is exhausted until bound {self.until} ({self.rule})"
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered(Event):
+    """exhaustion: ``formation``'s bounds of exhaustion are over; it moves and fights as the
+    book has it again."""
+
+    type: ClassVar[str] = "recovered"
+    rule: str
+    formation: str
+
+    def actor_id(self) -> str | None:
+        return self.formation
+
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        return f"{names(self.formation)} has its breath back ({self.rule})"
+
+
+@dataclass(frozen=True, slots=True)
+class CrewsTest(Event):
+    """crews_flee: ``formation``'s crews tested (``trigger``: ``enemy_within_m`` or
+    ``shot_at``); they flee on ``flee_on`` or less (``fled``)."""
+
+    type: ClassVar[str] = "crews_test"
+    draw: ClassVar[Draw] = Draw.MARK
+    mark: ClassVar[str | None] = "panic_test"  # a test, drawn as 2mm Earth's panic test is
+    rule: str
+    formation: str
+    trigger: str
+    flee_on: int
+    fled: bool
+    dice: DiceResult | None = None
+
+    def actor_id(self) -> str | None:
+        return self.formation
+
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        what = "they flee" if self.fled else "they stand to their guns"
+        why = "an enemy near" if self.trigger == "enemy_within_m" else "shot at"
+        dice = rolled(self.dice) if self.dice is not None else "no dice"
+        return (
+            f"{names(self.formation)}'s crews test ({why}): {dice}, "
+            f"fleeing on {self.flee_on} or less: {what} ({self.rule})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CrewsFled(Event):
+    """crews_flee: ``formation``'s crews and drivers ran; its ``bases`` (the pieces) are
+    abandoned, counted as guns lost, not men killed."""
+
+    type: ClassVar[str] = "guns_abandoned"
+    draw: ClassVar[Draw] = Draw.MARK
+    mark: ClassVar[str | None] = "rout"  # the crews run, drawn as a rout is
+    rule: str
+    formation: str
+    bases: tuple[str, ...]
+
+    def actor_id(self) -> str | None:
+        return self.formation
+
+    def describe(self, names: Callable[[str], str] = str) -> str | None:
+        n = len(self.bases)
+        return (
+            f"{names(self.formation)}'s crews flee: {n} gun base{'s' if n != 1 else ''} "
+            f"abandoned ({self.rule})"
+        )
+
+
 def special_rule_events() -> dict[str, type[Event]]:
     """Each special rule event's ``type`` -> its class (a log is read back through these)."""
-    return {c.type: c for c in (OutOfMissiles, MissilesResupplied, FogChanged, Surrendered)}
+    kinds = (OutOfMissiles, MissilesResupplied, FogChanged, Surrendered)
+    return {c.type: c for c in (*kinds, Exhausted, Recovered, CrewsTest, CrewsFled)}
 
 
 # -- the rules in a battle -----------------------------------------------------------------------
@@ -487,6 +686,18 @@ class SpecialRules:
     #: whether a formation is in contact with an enemy, for a ruleset whose contacts are its
     #: own (None: the core's ``state.contacts``)
     engaged: Callable[[str], bool] | None = None
+    exhaustion: Exhaustion | None = None
+    crews: CrewsFlee | None = None
+    #: base id -> the last bound it is exhausted (rule exhaustion; a base counted once)
+    tired: dict[str, int] = field(default_factory=dict)
+    #: formation id -> the last bound of its exhaustion, till its recovery is logged
+    tired_formations: dict[str, int] = field(default_factory=dict)
+    #: formations of rule crews_flee shot at so far (the ruleset notes it: :meth:`shot_at`)
+    fired_on: set[str] = field(default_factory=set)
+    #: formations of rule crews_flee done testing (fled, or tested once without ``retest``)
+    crews_done: set[str] = field(default_factory=set)
+    #: base ids rule crews_flee abandoned (guns lost, not men killed): side -> base ids
+    abandoned: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
     def from_specs(cls, specs: list[AnyRule]) -> SpecialRules:
@@ -498,6 +709,10 @@ class SpecialRules:
                 rules.surrender = spec
             elif isinstance(spec, ShockOfCharge):
                 rules.shock = spec
+            elif isinstance(spec, Exhaustion):
+                rules.exhaustion = spec
+            elif isinstance(spec, CrewsFlee):
+                rules.crews = spec
             else:
                 rules.fog = spec
                 rules.fog_m = spec.visibility_m  # lying as the armies deploy
@@ -506,7 +721,7 @@ class SpecialRules:
     @property
     def any(self) -> bool:
         rules = (self.missiles, self.fog, self.surrender, self.shock)
-        return any(r is not None for r in rules)
+        return any(r is not None for r in (*rules, self.exhaustion, self.crews))
 
     def surrenders(self, side: str) -> bool:
         """Whether broken troops of ``side`` that cannot flee surrender (rule ``surrender``)."""
@@ -542,10 +757,113 @@ class SpecialRules:
             return OutOfMissiles(phase, self.missiles.rule, fid, s.shot)
         return None
 
+    def exhausted(self, f: Formation, bound: int) -> Exhaustion | None:
+        """The rule when ``f`` is exhausted in ``bound`` (a living base's bounds not over:
+        5.1, a formation goes at its slowest), else None."""
+        spec = self.exhaustion
+        if spec is None or not self.tired:
+            return None
+        tired = self.tired
+        return spec if any(tired.get(b.id, 0) >= bound for b in f.alive_bases) else None
+
+    def dice_modifier(self, f: Formation, bound: int) -> int:
+        """What rule exhaustion adds to each die ``f`` rolls to hit (0 when fresh)."""
+        spec = self.exhausted(f, bound)
+        return spec.dice_modifier if spec is not None else 0
+
+    def resilience_modifier(self, f: Formation, bound: int) -> int:
+        """What rule exhaustion adds to the R an enemy must beat to hit ``f``."""
+        spec = self.exhausted(f, bound)
+        return spec.resilience_modifier if spec is not None else 0
+
+    def shot_at(self, fid: str) -> None:
+        """The ruleset notes ``fid`` was shot at (rule crews_flee's ``when_shot_at``)."""
+        if self.crews is not None and fid in self.crews.formations:
+            self.fired_on.add(fid)
+
+    def _exhaust(self, ctx: BoundContext) -> None:
+        """Rule exhaustion as a bound begins: formations first on the table are exhausted
+        for the rule's bounds (each base counted once: a split group is not exhausted anew);
+        those whose bounds are over recover."""
+        spec = self.exhaustion
+        assert spec is not None
+        n = ctx.state.bound
+        for fid, last in list(self.tired_formations.items()):
+            if n > last:
+                del self.tired_formations[fid]
+                f = ctx.state.formations.get(fid)
+                if f is not None and not f.removed:
+                    ctx.emit(Recovered("orders", spec.rule, fid))
+        for f in ctx.state.formations.values():
+            if f.removed or (f.id not in spec.formations and f.side not in spec.sides):
+                continue
+            if any(b.id in self.tired for b in f.bases):
+                continue  # counted already (the same troops under a new id)
+            last = n + spec.bounds - 1
+            for b in f.bases:
+                self.tired[b.id] = last
+            self.tired_formations[f.id] = last
+            ctx.emit(Exhausted("orders", spec.rule, f.id, last))
+
+    def _crews_test(self, ctx: BoundContext) -> None:
+        """Rule crews_flee as a bound begins: each named gun formation whose trigger has come
+        tests (one d6, flee on ``flee_on`` or less); if its crews flee its living bases are
+        taken off the table as guns abandoned."""
+        from engine.geometry import distance, obb_array
+        from engine.state import BaseStatus, Morale
+
+        spec = self.crews
+        assert spec is not None
+        state = ctx.state
+        contacts = state.contacts
+        engaged = self.engaged or (lambda fid: bool(contacts.get(fid)))
+        for fid in spec.formations:
+            f = state.formations.get(fid)
+            if f is None or f.removed or fid in self.crews_done or engaged(fid):
+                continue
+            trigger = None
+            if spec.when_shot_at and fid in self.fired_on:
+                trigger = "shot_at"
+            elif spec.enemy_within_m is not None:
+                # an enemy coming on, not one in flight past the guns
+                enemies = [
+                    g.obb()
+                    for g in state.active()
+                    if g.side != f.side and g.morale is not Morale.ROUTING
+                ]
+                near = float(distance(f.obb(), obb_array(enemies)).min()) if enemies else None
+                if near is not None and near <= spec.enemy_within_m:
+                    trigger = "enemy_within_m"
+            if trigger is None:
+                continue
+            roll = ctx.dice.roll(1, f"crews_flee {fid}", 6)
+            fled = roll.faces[0] <= spec.flee_on
+            ctx.emit(CrewsTest("orders", spec.rule, fid, trigger, spec.flee_on, fled, roll))
+            if not fled:
+                if not spec.retest:
+                    self.crews_done.add(fid)
+                continue
+            self.crews_done.add(fid)
+            bases = tuple(b.id for b in f.alive_bases)
+            for b in f.alive_bases:
+                b.status = BaseStatus.DEAD  # off the table: the pieces left where they stood
+                ch = b.character
+                if ch is not None and ch in state.characters:
+                    state.characters[ch].alive = False  # gone with his crews
+            self.abandoned.setdefault(f.side, []).extend(bases)
+            f.morale = Morale.DESTROYED
+            f.changed_bound = state.bound
+            ctx.emit(CrewsFled("orders", spec.rule, fid, bases))
+
     def __call__(self, ctx: BoundContext) -> None:
         """As a bound begins (``BoundContext.on_bound_start``): the fog comes down or lifts,
-        missiles come up (resupply) to formations not in contact with an enemy."""
+        troops come on exhausted or recover, crews test, missiles come up (resupply) to
+        formations not in contact with an enemy."""
         n = ctx.state.bound
+        if self.exhaustion is not None:
+            self._exhaust(ctx)
+        if self.crews is not None:
+            self._crews_test(ctx)
         fog = self.fog
         if fog is not None:
             want = fog.visibility_m if fog.bounds is None or n <= fog.bounds else None

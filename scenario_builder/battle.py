@@ -123,6 +123,8 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
         # the same as the sources count them: men of foot and horse, pieces of guns, by kind
         # (scenario_builder.losses)
         **(counted(result, scenario) if "casualties_by_formation" in result else {}),
+        # gun bases special rule crews_flee left on the field (pieces, not men): only when any
+        **({"guns_abandoned": result["guns_abandoned"]} if "guns_abandoned" in result else {}),
         "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
         "historical_outcome": (

@@ -271,11 +271,20 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
     code, out, _ = run_cli("rulesets", "--special", "--json")
     assert code == 0
     rules = {d["rule"]: d for d in json.loads(out)}
-    assert sorted(rules) == ["fog", "limited_missile_supply", "shock_of_charge", "surrender"]
+    assert sorted(rules) == [
+        "crews_flee",
+        "exhaustion",
+        "fog",
+        "limited_missile_supply",
+        "shock_of_charge",
+        "surrender",
+    ]
     every = ["2mm-earth-v0.7", "2mm-earth-v0.9", "2mm-earth-v0.9+wc-morale", "dark-age"]
     assert rules["fog"]["rulesets"] == [*every, "medieval-d10"]
     assert rules["surrender"]["rulesets"] == every
     assert rules["shock_of_charge"]["rulesets"] == every
+    assert rules["crews_flee"]["rulesets"] == every
+    assert rules["exhaustion"]["rulesets"] == every[:3]  # not dark-age's rolled moves
     params = {p["name"]: p for p in rules["limited_missile_supply"]["parameters"]}
     assert params["source"]["required"] and params["volleys"]["required"]
     assert "resupply.every_bounds" in params
@@ -286,13 +295,15 @@ def test_rulesets_special_lists_rules_parameters_and_rulesets(run_cli) -> None:
 
 def test_every_shipped_ruleset_declares_what_it_plays() -> None:
     """The seam (docs/special-rules.md, "Rulesets"): every shipped ruleset plays missiles and
-    fog; surrender and shock_of_charge every 2mm Earth book and composition (medieval-d10 has
-    its own rout and its own test of a charged unit)."""
+    fog; surrender, shock_of_charge and crews_flee every 2mm Earth book and composition,
+    exhaustion those with 2mm Earth's speeds (medieval-d10 has its own rout, its own test of
+    a charged unit, its own abandoned batteries and its own units)."""
+    both = {"surrender", "shock_of_charge", "crews_flee"}
     plays = {
-        "2mm-earth-v0.9": {"surrender", "shock_of_charge"},
-        "2mm-earth-v0.7": {"surrender", "shock_of_charge"},
-        "2mm-earth+wc-morale": {"surrender", "shock_of_charge"},
-        "dark-age": {"surrender", "shock_of_charge"},
+        "2mm-earth-v0.9": {*both, "exhaustion"},
+        "2mm-earth-v0.7": {*both, "exhaustion"},
+        "2mm-earth+wc-morale": {*both, "exhaustion"},
+        "dark-age": both,
         "medieval": set(),
     }
     for name, extra in plays.items():

@@ -538,6 +538,12 @@ class MedievalD10(Ruleset):
         "(REASONS TO TAKE A MORALE TEST 3)",
         SpecialRuleName.SURRENDER: "its rout is the book's own (MORALE TEST RESULT); no seam "
         "for surrender there yet",
+        # its artillery leave their guns by the book: a routing battery, or one falling back
+        # in disorder on 1-5 of a d10 (MORALE TEST RESULT, Artillery)
+        SpecialRuleName.CREWS_FLEE: "its batteries abandon their guns by the book (MORALE "
+        "TEST RESULT, Artillery); its units are its own, not the core's",
+        SpecialRuleName.EXHAUSTION: "its units and march rates are its own (MOVEMENT CHART); "
+        "no seam for exhaustion there yet",
     }
     scales = Scales(
         ground_m_per_mm={s.value: FIGURE_SCALES[s].metres_per_table_cm / 10.0 for s in FigureScale},

@@ -50,11 +50,21 @@ class TwoMmContext(BoundContext):
     #: ``war_and_conquest.battle.WCNotes``); 2mm Earth keeps none
     morale_notes: Any = None
 
+    #: this bound's movement rules with special rule exhaustion's slowing (bound, rules)
+    tired_rules: tuple[int, MoveRules] | None = None
+
     @property
     def move_rules(self) -> MoveRules:
         """The movement rules of this bound: the ruleset's (a composed ruleset whose moves are
-        rolled each bound, such as ``dark-age``, gives a context of its own that overrides this)."""
-        return self.ruleset.move_rules
+        rolled each bound, such as ``dark-age``, gives a context of its own that overrides this),
+        an exhausted formation's speed scaled (special rule exhaustion)."""
+        own = self.ruleset.move_rules
+        if self.special.exhaustion is None or not self.special.tired_formations:
+            return own
+        kept = self.tired_rules
+        if kept is None or kept[0] != self.state.bound:
+            kept = self.tired_rules = (self.state.bound, _tired_rules(self, own))
+        return kept[1]
 
     @property
     def rs(self) -> TwoMmEarth:
@@ -91,3 +101,28 @@ class TwoMmContext(BoundContext):
             classes,
             key=lambda c: (self.rs.cover_modifier(f.unit_type, c, kind), c),
         )
+
+
+def _tired_rules(ctx: TwoMmContext, own: MoveRules) -> MoveRules:
+    """``own`` with each exhausted formation's speed times the rule's ``speed_factor`` (on top
+    of 1.1 / 2.4's halving: the two are different causes)."""
+    import dataclasses
+
+    bound = ctx.state.bound
+    special = ctx.special
+    base_speed = own.speed_m
+
+    def speed_m(f: Formation) -> Any:
+        fn = base_speed(f)
+        spec = special.exhausted(f, bound)
+        if spec is None:
+            return fn
+        k = spec.speed_factor
+
+        def slowed(move_class: int) -> float | None:
+            s = fn(move_class)
+            return None if s is None else s * k
+
+        return slowed
+
+    return dataclasses.replace(own, speed_m=speed_m)

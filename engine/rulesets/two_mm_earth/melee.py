@@ -133,6 +133,9 @@ def melee_phase(ctx: TwoMmContext) -> list[Event]:
             r += ctx.rs.resilience_modifier(ctx, g)
             # W&C Morale Tests (engaged): +1 against a unit that failed while its combat went on
             mod = 1 if ctx.melee_bonus_against.get(g.id) == ctx.state.bound else 0
+            if ctx.special.exhaustion is not None:  # special rule exhaustion: spent troops
+                r += ctx.special.resilience_modifier(g, ctx.state.bound)
+                mod += ctx.special.dice_modifier(f, ctx.state.bound)
             res = ctx.rs.roll_attack(ctx.dice, n, r, mod, purpose=f"melee {f.id}->{g.id}")
             events.append(Melee("melee", f.id, g.id, n, res.need, res.hits, step, res.dice))
             results.append((f, g, res.hits))

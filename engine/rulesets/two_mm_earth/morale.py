@@ -1239,11 +1239,12 @@ def casualties(ctx: TwoMmContext) -> dict[str, dict[str, int]]:
     removes routers caught by the enemy. Read as: killed = removed by shooting, melee or
     routing into impractical ground; captured = run down by the enemy at the end of the rout
     bound (11.1); wounded = injured bases still on the table at the end; dispersed = routers
-    who fled off the field (11.1), gone but not cut down (docs/rules-interpretations.md,
-    "Killed, wounded, captured and dispersed"). Per formation (engine.casualties)."""
-    from engine.casualties import lost_bases
+    who fled off the field (11.1), gone but not cut down, and the guns special rule
+    crews_flee abandoned (docs/rules-interpretations.md, "Killed, wounded, captured and
+    dispersed"). Per formation (engine.casualties)."""
+    from engine.casualties import dispersed, lost_bases
 
-    return lost_bases(ctx.state, captured=ctx.caught, dispersed=ctx.dispersed, wounded=True)
+    return lost_bases(ctx.state, captured=ctx.caught, dispersed=dispersed(ctx), wounded=True)
 
 
 def rally_phase(ctx: TwoMmContext) -> list[Event]:

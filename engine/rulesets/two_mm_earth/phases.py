@@ -878,8 +878,12 @@ def phase_execute_shooting(ctx: TwoMmContext) -> None:
                 volley=volley,
                 into_overhead=overhead,
             )
+        if ctx.special.exhaustion is not None:  # special rule exhaustion: spent troops
+            r += ctx.special.resilience_modifier(g, ctx.state.bound)
+            mod += ctx.special.dice_modifier(f, ctx.state.bound)
         res = resolve_shot(ctx.rs, ctx.dice, f, g, n, r, mod, plan.mode)
         f.shot = True
+        ctx.special.shot_at(g.id)  # special rule crews_flee's when_shot_at
         # special rule limited_missile_supply: one volley spent (logged when the last)
         dry = ctx.special.spend_volley(f.id, f.side, "execute_shooting")
         f.fired_ordnance = plan.mode != "normal"

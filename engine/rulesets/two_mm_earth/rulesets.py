@@ -100,9 +100,12 @@ class TwoMmEarthGame(Ruleset):
     family = "2mm-earth"
     die_sides = 6
     phases = phases.SEQUENCE
-    #: played in its shooting phases (limited_missile_supply) and through the core's sight
-    #: (fog): every layer and composition of the family (docs/special-rules.md)
-    special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
+    #: played in its shooting phases (limited_missile_supply), through the core's sight (fog)
+    #: and on the core's formations as a bound begins (crews_flee): every layer and
+    #: composition of the family (docs/special-rules.md)
+    special_rules = frozenset(
+        {SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG, SpecialRuleName.CREWS_FLEE}
+    )
     scales = SCALES
     terrain = TerrainTable(
         data_dir() / "codes" / "2mm-earth.csv", {"move": MoveClass, "cover": CoverClass}
@@ -362,6 +365,10 @@ def _state_modifier(state: str) -> int:
 
 class TwoMmEarthMoves(TwoMmEarthGame):
     """2mm Earth's game with its movement speeds: 6.1, chart 7.3 (5.1 the slowest base)."""
+
+    #: exhaustion too: its speeds are the ones slowed (TwoMmContext.move_rules), its 2.2
+    #: attack dice the ones lowered (docs/special-rules.md)
+    special_rules = TwoMmEarthGame.special_rules | {SpecialRuleName.EXHAUSTION}
 
     hook_checks: ClassVar[dict[str, Callable[[Any], Any]]] = {
         **TwoMmEarthGame.hook_checks,
