@@ -98,6 +98,7 @@ def recorded_snapshot(
     record: Callable[[Formation], dict[str, Any]] | None = None,
     memo: dict[str, tuple[float, float, float, float, float, float]] | None = None,
     prev: dict[str, Any] | None = None,
+    changed: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
 
@@ -107,7 +108,8 @@ def recorded_snapshot(
     values) spares the rounding of a base that has not moved since the last record. ``prev``
     (the last record's snapshot): an entry of a base or formation that has not changed since is
     that record's own dict, so the bound's changes (engine.log.snapshot_changes) pass it by
-    identity."""
+    identity; ``changed`` (with ``prev``) is given the entries of ``bases`` and ``formations``
+    that differ from ``prev``'s, found as they are built (that function's ``known``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     status, morale = _STATUS_VALUE, _MORALE_VALUE
@@ -116,6 +118,8 @@ def recorded_snapshot(
     seen_xy = memo if memo is not None else {}
     old_bases: dict[str, Any] = prev["bases"] if prev else {}
     old_forms: dict[str, Any] = prev["formations"] if prev else {}
+    new_bases: dict[str, Any] = {}
+    new_forms: dict[str, Any] = {}
     for f in state.formations.values():
         for b in f.bases:
             bx, by, bf = b.x, b.y, b.facing
@@ -145,13 +149,12 @@ def recorded_snapshot(
                     seen_xy[b.id] = (bx, by, bf, x, y, facing)
                 else:
                     plain = False
-            bases[b.id] = {
-                "x": x,
-                "y": y,
-                "facing": facing,
-                "formation": b.formation,
-                "state": st,
-            }
+            entry = {"x": x, "y": y, "facing": facing, "formation": b.formation, "state": st}
+            old = old_bases.get(b.id)
+            if old is not None and old == entry:  # moved and back, or rounded the same
+                bases[b.id] = old
+            else:
+                bases[b.id] = new_bases[b.id] = entry
         entry = {"morale": morale[f.morale], "order": f.order, "wing_of": f.wing_of}
         extra = record(f) if record is not None else None
         if extra:  # most rulesets add nothing: no walk for them
@@ -159,7 +162,10 @@ def recorded_snapshot(
             entry.update(rounded)
             plain = plain and ok
         was = old_forms.get(f.id)
-        forms[f.id] = was if was is not None and was == entry else entry
+        if was is not None and was == entry:
+            forms[f.id] = was
+        else:
+            forms[f.id] = new_forms[f.id] = entry
     messengers, ok_messengers = round_for_log(delivery.snapshot() if delivery is not None else [])
     losses, ok_losses = round_for_log(state.losses())
     out = {
@@ -169,6 +175,8 @@ def recorded_snapshot(
         "losses": losses,
         **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
+    if changed is not None and prev:
+        changed["bases"], changed["formations"] = new_bases, new_forms
     return out, plain and ok_messengers and ok_losses
 
 
@@ -270,6 +278,7 @@ class Battle:
             return BoundRecord(bound, events, {}, plain=True)
         ctx, rs = self.ctx, self.ruleset
         last = self._last_snapshot
+        known: dict[str, dict[str, Any]] = {}
         snap, plain = recorded_snapshot(
             self.state,
             self.delivery,
@@ -277,10 +286,11 @@ class Battle:
             lambda f: rs.formation_record(ctx, f),
             self._rounded,
             last,
+            known,
         )
         self._last_snapshot = snap
         # the file keeps bound 0 whole and of each later bound what changed (docs/battle-log.md)
-        changes = None if last is None else snapshot_changes(last, snap)
+        changes = None if last is None else snapshot_changes(last, snap, known)
         return BoundRecord(bound, events, snap, plain=plain, changes=changes)
 
     # -- the log header ---------------------------------------------------------------------

@@ -176,13 +176,17 @@ def dumps(obj: Any) -> str:
 
 
 def snapshot_changes(
-    prev: typing.Mapping[str, Any], snap: typing.Mapping[str, Any]
+    prev: typing.Mapping[str, Any],
+    snap: typing.Mapping[str, Any],
+    known: typing.Mapping[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """What ``snap`` (a bound's whole snapshot) changes of ``prev`` (the bound before's): the
     log's ``changes`` of that bound. A keyed section (:data:`KEYED`) gives the entries that are
     new or differ, and ``removed`` lists the ids gone from it; any other section is given whole
     when it differs; ``dropped`` names a section gone. An entry the same object as the one
-    before is unchanged without a look (the record reuses a still base's entry).
+    before is unchanged without a look (the record reuses a still base's entry). ``known``:
+    keyed sections whose changed entries the caller found as it built them (every entry not
+    the one before's own object, and unequal to it), so they are not looked through again.
 
     >>> prev = {"bases": {"a": {"x": 1.0}, "b": {"x": 2.0}}, "losses": {"red": 0}}
     >>> snapshot_changes(prev, {"bases": {"a": {"x": 1.0}, "c": {"x": 3.0}}, "losses": {"red": 1}})
@@ -195,15 +199,16 @@ def snapshot_changes(
         if value is old:
             continue
         if key in KEYED and value.__class__ is dict and old.__class__ is dict:
-            part = {}
-            for k, v in value.items():
-                o = old.get(k, _MISSING)
-                if o is not v and o != v:
-                    part[k] = v
+            part = known.get(key) if known is not None else None
+            if part is None:
+                part = {}
+                for k, v in value.items():
+                    o = old.get(k, _MISSING)
+                    if o is not v and o != v:
+                        part[k] = v
             if part:
                 out[key] = part
-            # the ids kept are those of ``value`` less the new ones: any fewer, and some went
-            if len(old) > len(value) - sum(1 for k in part if k not in old):
+            if not old.keys() <= value.keys():  # some went (a set test in C, no loop here)
                 removed[key] = sorted(k for k in old if k not in value)
         elif old is _MISSING or value != old:
             out[key] = value
