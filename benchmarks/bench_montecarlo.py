@@ -75,8 +75,8 @@ def lean_vs_full(scenario: str, rounds: int, n_seeds: int) -> None:
             )
         lean_rate, full_rate = n_seeds / best[True], n_seeds / best[False]
         print(
-            f"  least of {rounds}: lean {lean_rate:.2f}, full {full_rate:.2f} replays/CPU s; "
-            f"lean / full {lean_rate / full_rate:.3f}"
+            f"  best of {rounds} (least CPU): lean {lean_rate:.2f}, full {full_rate:.2f} "
+            f"replays/CPU s; lean / full {lean_rate / full_rate:.3f}"
         )
         print(f"  load average after : {os.getloadavg()[0]:.1f}")
 
