@@ -89,7 +89,7 @@ def load_battle_log(path: str | os.PathLike[str]) -> dict[str, Any]:
             path,
             f"bounds[{i}]: expected a snapshot with a 'bases' object"
             if key == "snapshot"
-            else f"bounds[{i}]: expected changes whose 'bases' is an object",
+            else f"bounds[{i}]: expected changes as an object, with 'bases' an object if given",
         )
         assert isinstance(part, dict) and isinstance(bases, dict)
         for bid, b in bases.items():
