@@ -22,7 +22,10 @@ one size, machine-readable:  python benchmarks/bench_engine.py --per-side N --js
     ``scenario-builder run`` does. ``--repeat K`` fights it K times, each in a fresh process,
     and reports the least CPU, with every run in "cpu_s_runs". ``--log-write`` then writes
     ``battle_log.json`` once, as ``scenario-builder run`` does, and adds "log_write_s" (CPU),
-    "log_write_share" (of the fight's CPU), "log_bytes" and "log_sha256" (16 hex digits).
+    "log_write_share" (of the fight's CPU), "log_bytes" and "log_sha256" (16 hex digits), and
+    the end-of-bound record's part of the fight: "record_s" / "record_share" (``Battle._record``,
+    every bound's snapshot) and "fog_s" / "fog_share" (``engine.battle.seen_by_side`` inside it,
+    what each side sees), CPU timed around each call.
 growth over sizes:           python benchmarks/bench_engine.py --growth [--sizes 30,60,120,240]
                                  [--repeat 3] [--json]
     fights every size in a fresh process, the sizes interleaved round by round so a shared
@@ -57,8 +60,9 @@ import pstats
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -189,6 +193,22 @@ def measure(
             gc.freeze()
             return True
 
+    spent = {"record": 0.0, "fog": 0.0}
+    if log_write:  # the end-of-bound record's CPU, and the fog of war's inside it
+        import engine.battle as battle_module
+
+        def timed(fn: Callable[..., Any], key: str) -> Callable[..., Any]:
+            def run(*a: Any, **k: Any) -> Any:
+                t = time.process_time()
+                try:
+                    return fn(*a, **k)
+                finally:
+                    spent[key] += time.process_time() - t
+
+            return run
+
+        battle_module.Battle._record = timed(battle_module.Battle._record, "record")
+        battle_module.seen_by_side = timed(battle_module.seen_by_side, "fog")
     bf = build_site("minden").battlefield
     sc = last_stand(scenario(bf, per_side))
     b = (
@@ -199,6 +219,7 @@ def measure(
     # as ``scenario-builder run`` does once the armies are deployed (scenario_builder.battle's
     # fight): the set-up's objects out of the full garbage collections' walks (heap.freeze_setup)
     freeze_setup()
+    spent["record"] = spent["fog"] = 0.0  # the fight's, not bound 0's (taken at deployment)
     prof = cProfile.Profile() if profile or calls else None
     t0 = time.process_time()
     if prof is not None:
@@ -228,6 +249,9 @@ def measure(
             out["log_write_s"] = round(time.process_time() - t0, 4)
             data = path.read_bytes()
         out["log_write_share"] = round(float(out["log_write_s"]) / cpu, 4)
+        for key in ("record", "fog"):
+            out[f"{key}_s"] = round(spent[key], 4)
+            out[f"{key}_share"] = round(spent[key] / cpu, 4)
         out["log_bytes"] = len(data)
         out["log_sha256"] = hashlib.sha256(data).hexdigest()[:16]
     if prof is not None and calls:
@@ -308,6 +332,7 @@ def against(per_side: int, root: Path, repeat: int, log_write: bool = False) -> 
     there: list[float] = []
     bounds: dict[str, int] = {}
     writes: dict[str, list[tuple[float, float, str]]] = {"here": [], "there": []}
+    shares: dict[str, list[tuple[float, float]]] = {"here": [], "there": []}
     for k in range(repeat):
         for which in ("here", "there") if k % 2 == 0 else ("there", "here"):
             r = _one(per_side, root=root if which == "there" else None, log_write=log_write)
@@ -316,6 +341,7 @@ def against(per_side: int, root: Path, repeat: int, log_write: bool = False) -> 
             if log_write:
                 w = (float(r["log_write_s"]), float(r["log_write_share"]), str(r["log_sha256"]))
                 writes[which].append(w)
+                shares[which].append((float(r["record_share"]), float(r["fog_share"])))
     calls_here = int(_one(per_side, calls=True)["calls"])
     calls_there = int(_one(per_side, calls=True, root=root)["calls"])
     return {
@@ -335,6 +361,10 @@ def against(per_side: int, root: Path, repeat: int, log_write: bool = False) -> 
                 "log_write_s_against": [w[0] for w in writes["there"]],
                 "log_write_share": [w[1] for w in writes["here"]],
                 "log_write_share_against": [w[1] for w in writes["there"]],
+                "record_share": [v[0] for v in shares["here"]],
+                "record_share_against": [v[0] for v in shares["there"]],
+                "fog_share": [v[1] for v in shares["here"]],
+                "fog_share_against": [v[1] for v in shares["there"]],
                 "log_sha256": sorted({w[2] for w in writes["here"]}),
                 "log_sha256_against": sorted({w[2] for w in writes["there"]}),
             }

@@ -124,12 +124,13 @@ def audit_log(log: dict[str, Any]) -> Replay:
 
 
 def _fight(scenario_id: str, seed: int, ruleset: str | None) -> dict[str, Any]:
+    from engine.log import expanded
     from engine.scenario import load_scenario
     from scenario_builder.battle import fight
 
     sc = load_scenario(scenario_id)
     log, _ = fight(sc, _built(scenario_id), seed, ruleset=ruleset)
-    return dict(log.to_dict())
+    return expanded(log.to_dict())  # every bound's whole snapshot, as the file's readers get it
 
 
 _GROUND: dict[str, Any] = {}

@@ -26,7 +26,7 @@ from engine.deploy import deploy
 from engine.dice import Dice
 from engine.idle import IdleWatch
 from engine.light import sky_for, twilight_sight_limit
-from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log
+from engine.log import PLAIN_MAX, BattleLog, BoundRecord, Event, round_for_log, snapshot_changes
 from engine.orders import Commander, Delivery
 from engine.readiness import readiness_for
 from engine.reinforcements import arrivals_for
@@ -98,26 +98,50 @@ def recorded_snapshot(
     sight: Sight | None = None,
     record: Callable[[Formation], dict[str, Any]] | None = None,
     memo: dict[str, tuple[float, float, float, float, float, float]] | None = None,
+    prev: dict[str, Any] | None = None,
+    changed: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """:func:`snapshot` and whether orjson writes it as ``json`` does (``BoundRecord.plain``).
 
     Rounding here, once per value as the entry is built, costs a fraction of what rounding the
     whole record in a walk at write time did; the record in memory then holds what
     the log file holds. ``memo`` (one per battle: base id -> its x, y, facing and their rounded
-    values) spares the rounding of a base that has not moved since the last record."""
+    values) spares the rounding of a base that has not moved since the last record. ``prev``
+    (the last record's snapshot): an entry of a base or formation that has not changed since is
+    that record's own dict, so the bound's changes (engine.log.snapshot_changes) pass it by
+    identity; ``changed`` (with ``prev``) is given the entries of ``bases`` and ``formations``
+    that differ from ``prev``'s, found as they are built (that function's ``known``)."""
     bases: dict[str, Any] = {}
     forms: dict[str, Any] = {}
     status, morale = _STATUS_VALUE, _MORALE_VALUE
     top = PLAIN_MAX
     plain = True
     seen_xy = memo if memo is not None else {}
+    old_bases: dict[str, Any] = prev["bases"] if prev else {}
+    old_forms: dict[str, Any] = prev["formations"] if prev else {}
+    new_bases: dict[str, Any] = {}
+    new_forms: dict[str, Any] = {}
     for f in state.formations.values():
         for b in f.bases:
             bx, by, bf = b.x, b.y, b.facing
             m = seen_xy.get(b.id)
+            st = status[b.status]
             # the same float objects, not equal values: -0.0 == 0.0, but they round apart
             if m is not None and m[0] is bx and m[1] is by and m[2] is bf:
                 x, y, facing = m[3], m[4], m[5]
+                old = old_bases.get(b.id)
+                # the last record's entry, if built of these very rounded values (a base's
+                # entry is its position, formation and state, nothing else)
+                if (
+                    old is not None
+                    and old["x"] is x
+                    and old["y"] is y
+                    and old["facing"] is facing
+                    and old["state"] is st
+                    and old["formation"] == b.formation
+                ):
+                    bases[b.id] = old
+                    continue
             else:
                 x, y, facing = round(bx, 2), round(by, 2), round(bf, 1)
                 # NaN and infinity fail the comparisons too: json would refuse them, so the
@@ -126,20 +150,23 @@ def recorded_snapshot(
                     seen_xy[b.id] = (bx, by, bf, x, y, facing)
                 else:
                     plain = False
-            bases[b.id] = {
-                "x": x,
-                "y": y,
-                "facing": facing,
-                "formation": b.formation,
-                "state": status[b.status],
-            }
+            entry = {"x": x, "y": y, "facing": facing, "formation": b.formation, "state": st}
+            old = old_bases.get(b.id)
+            if old is not None and old == entry:  # moved and back, or rounded the same
+                bases[b.id] = old
+            else:
+                bases[b.id] = new_bases[b.id] = entry
         entry = {"morale": morale[f.morale], "order": f.order, "wing_of": f.wing_of}
         extra = record(f) if record is not None else None
         if extra:  # most rulesets add nothing: no walk for them
             rounded, ok = round_for_log(extra)
             entry.update(rounded)
             plain = plain and ok
-        forms[f.id] = entry
+        was = old_forms.get(f.id)
+        if was is not None and was == entry:
+            forms[f.id] = was
+        else:
+            forms[f.id] = new_forms[f.id] = entry
     messengers, ok_messengers = round_for_log(delivery.snapshot() if delivery is not None else [])
     losses, ok_losses = round_for_log(state.losses())
     out = {
@@ -149,6 +176,8 @@ def recorded_snapshot(
         "losses": losses,
         **({"seen": seen_by_side(state, sight)} if sight is not None else {}),
     }
+    if changed is not None and prev:
+        changed["bases"], changed["formations"] = new_bases, new_forms
     return out, plain and ok_messengers and ok_losses
 
 
@@ -172,6 +201,8 @@ class Battle:
         #: each base's last position and its rounded values, for the next record
         #: (recorded_snapshot: a base that has not moved is not rounded again)
         self._rounded: dict[str, tuple[float, float, float, float, float, float]] = {}
+        #: the last record's snapshot: the next one records what changed since
+        self._last_snapshot: dict[str, Any] | None = None
         if ruleset is None or isinstance(ruleset, str):
             ruleset = get_ruleset(ruleset or scenario.ruleset)
         self.ruleset = ruleset
@@ -247,14 +278,21 @@ class Battle:
         if not self.snapshots:
             return BoundRecord(bound, events, {}, plain=True)
         ctx, rs = self.ctx, self.ruleset
+        last = self._last_snapshot
+        known: dict[str, dict[str, Any]] = {}
         snap, plain = recorded_snapshot(
             self.state,
             self.delivery,
             self.sight,
             lambda f: rs.formation_record(ctx, f),
             self._rounded,
+            last,
+            known,
         )
-        return BoundRecord(bound, events, snap, plain=plain)
+        self._last_snapshot = snap
+        # the file keeps bound 0 whole and of each later bound what changed (docs/battle-log.md)
+        changes = None if last is None else snapshot_changes(last, snap, known)
+        return BoundRecord(bound, events, snap, plain=plain, changes=changes)
 
     # -- the log header ---------------------------------------------------------------------
     def _header(self) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """The BattleLog: typed events and per-bound snapshots, written as deterministic JSON.
 
-The format is in docs/architecture.md ("BattleLog"). Events are frozen dataclasses; each has a
-``type`` (the JSON ``type``), the ``phase`` it happened in, and ``to_dict()``. Floats are rounded
-to 0.01 m / 0.1 degree so the same battle gives the same bytes.
+The format is in docs/battle-log.md. The file holds bound 0's whole snapshot and, for every
+later bound, only what changed since the bound before (:func:`snapshot_changes`); a reader
+gets every bound's whole snapshot back with :func:`expanded`. Events are frozen dataclasses;
+each has a ``type`` (the JSON ``type``), the ``phase`` it happened in, and ``to_dict()``.
+Floats are rounded to 0.01 m / 0.1 degree so the same battle gives the same bytes.
 
 The bytes are those of :func:`_json_dumps` (the json module); :meth:`BattleLog.to_bytes` makes
 them with orjson (a sixth of the time), falling back to json for the whole log on any
@@ -39,10 +41,22 @@ __all__ = [
     "Draw",
     "Event",
     "dumps",
+    "expanded",
     "round_for_log",
+    "snapshot_changes",
 ]
 
-FORMAT = "battlelog/1"
+#: /2: a bound after the first records only what changed (``changes``); /1 wrote every bound's
+#: whole snapshot. Readers take both (:data:`READABLE`).
+FORMAT = "battlelog/2"
+READABLE = ("battlelog/1", FORMAT)
+#: snapshot sections recorded entry by entry: an id's entry when it changed (bases, formations,
+#: each side's sight); any other section (messengers, losses) whole whenever it changed
+KEYED = frozenset(("bases", "formations", "seen"))
+#: the keys of a bound's ``changes`` that are not sections: entries gone from a keyed section
+#: (section -> ids) and whole sections gone (a list of names)
+REMOVED, DROPPED = "removed", "dropped"
+_MISSING: Any = object()
 
 #: keys whose floats the log keeps to 0.1 degree (every other float to 0.01 m)
 _ANGLES = frozenset(("facing", "bearing", "angle"))
@@ -159,6 +173,104 @@ def dumps(obj: Any) -> str:
         except TypeError:
             pass
     return _json_dumps(obj)
+
+
+def snapshot_changes(
+    prev: typing.Mapping[str, Any],
+    snap: typing.Mapping[str, Any],
+    known: typing.Mapping[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """What ``snap`` (a bound's whole snapshot) changes of ``prev`` (the bound before's): the
+    log's ``changes`` of that bound. A keyed section (:data:`KEYED`) gives the entries that are
+    new or differ, and ``removed`` lists the ids gone from it; any other section is given whole
+    when it differs; ``dropped`` names a section gone. An entry the same object as the one
+    before is unchanged without a look (the record reuses a still base's entry). ``known``:
+    keyed sections whose changed entries the caller found as it built them (every entry not
+    the one before's own object, and unequal to it), so they are not looked through again.
+
+    >>> prev = {"bases": {"a": {"x": 1.0}, "b": {"x": 2.0}}, "losses": {"red": 0}}
+    >>> snapshot_changes(prev, {"bases": {"a": {"x": 1.0}, "c": {"x": 3.0}}, "losses": {"red": 1}})
+    {'bases': {'c': {'x': 3.0}}, 'losses': {'red': 1}, 'removed': {'bases': ['b']}}
+    """
+    out: dict[str, Any] = {}
+    removed: dict[str, list[str]] = {}
+    for key, value in snap.items():
+        old = prev.get(key, _MISSING)
+        if value is old:
+            continue
+        if key in KEYED and value.__class__ is dict and old.__class__ is dict:
+            part = known.get(key) if known is not None else None
+            if part is None:
+                part = {}
+                for k, v in value.items():
+                    o = old.get(k, _MISSING)
+                    if o is not v and o != v:
+                        part[k] = v
+            if part:
+                out[key] = part
+            if not old.keys() <= value.keys():  # some went (a set test in C, no loop here)
+                removed[key] = sorted(k for k in old if k not in value)
+        elif old is _MISSING or value != old:
+            out[key] = value
+    if removed:
+        out[REMOVED] = removed
+    dropped = sorted(k for k in prev if k not in snap)
+    if dropped:
+        out[DROPPED] = dropped
+    return out
+
+
+def _applied(prev: dict[str, Any], changes: typing.Mapping[str, Any]) -> dict[str, Any]:
+    """``prev`` with ``changes`` (:func:`snapshot_changes`) applied: a new dict with sections of
+    its own (a reader may change one bound's ``seen`` without touching the next), ``prev``
+    untouched; the entries that did not change are shared. Sections and entries come in sorted
+    key order, as a whole snapshot read from the file has them."""
+    snap = {k: dict(v) if v.__class__ is dict else v for k, v in prev.items()}
+    grown = False
+    removed = changes.get(REMOVED) or {}
+    for key, value in changes.items():
+        if key in (REMOVED, DROPPED):
+            continue
+        grown = grown or key not in snap
+        old = snap.get(key)
+        if key in KEYED and value.__class__ is dict and old.__class__ is dict:
+            had = len(old)  # ``old`` is this bound's copy (above): updated in place
+            old.update(value)
+            if len(old) != had:  # a new id: the file's order is sorted
+                snap[key] = dict(sorted(old.items()))
+        else:
+            snap[key] = value
+    for key, ids in removed.items():
+        section = snap.setdefault(key, {})
+        for k in ids:
+            section.pop(k, None)
+    for key in changes.get(DROPPED) or ():
+        snap.pop(key, None)
+    return dict(sorted(snap.items())) if grown else snap
+
+
+def expanded(log: typing.Mapping[str, Any]) -> dict[str, Any]:
+    """A read ``battle_log.json`` (or :meth:`BattleLog.to_dict`) with every bound's whole
+    ``snapshot``, as format ``battlelog/1`` wrote it: each bound's ``changes`` applied to the
+    snapshot of the bound before (:func:`snapshot_changes`). The log given is not changed; a
+    bound that already holds a snapshot (any bound of a /1 log) is kept as it is.
+
+    >>> log = {"bounds": [{"bound": 0, "snapshot": {"bases": {"a": {"x": 1.0}}}},
+    ...                   {"bound": 1, "changes": {"bases": {"a": {"x": 2.0}}}}]}
+    >>> expanded(log)["bounds"][1]
+    {'bound': 1, 'snapshot': {'bases': {'a': {'x': 2.0}}}}
+    """
+    prev: dict[str, Any] = {}
+    bounds = []
+    for b in log["bounds"]:
+        if "changes" in b:
+            rest = {k: v for k, v in b.items() if k != "changes"}
+            prev = _applied(prev, b["changes"])
+            bounds.append({**rest, "snapshot": prev})
+        else:
+            prev = b.get("snapshot") or {}
+            bounds.append(b)
+    return {**log, "bounds": bounds}
 
 
 class Draw(StrEnum):
@@ -754,28 +866,39 @@ class BoundRecord:
 
     ``plain``: the snapshot is stored as the log writes it, rounded when it was recorded, and
     orjson writes it as ``json`` does (:func:`engine.battle.snapshot` checks both and says so);
-    otherwise it is rounded on the way out, as the older writer did."""
+    otherwise it is rounded on the way out, as the older writer did. ``changes``: what the
+    snapshot changed of the bound before's (:func:`snapshot_changes`), which is all the file
+    holds of it; None: the file holds the whole snapshot (bound 0, a record made apart)."""
 
     bound: int
     events: list[Event] = field(default_factory=list)
     snapshot: dict[str, Any] = field(default_factory=dict)
     plain: bool = False
+    changes: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The log's form; a plain snapshot is shared, not copied (the log's own dict)."""
-        return {
+        """The log's form; a plain record is shared, not copied (the log's own dicts)."""
+        out: dict[str, Any] = {
             "bound": self.bound,
             "events": [e.to_dict() for e in self.events],
-            "snapshot": self.snapshot if self.plain else _round(self.snapshot),
         }
+        if self.changes is None:
+            out["snapshot"] = self.snapshot if self.plain else _round(self.snapshot)
+        else:
+            out["changes"] = self.changes if self.plain else _round(self.changes)
+        return out
 
     def _plain_dict(self) -> dict[str, Any]:
         """:meth:`to_dict` for the orjson writer; raises :class:`_NotPlain` if it cannot vouch."""
-        return {
+        out: dict[str, Any] = {
             "bound": self.bound,
             "events": [_plain_event(e) for e in self.events],
-            "snapshot": self.snapshot if self.plain else _round_strict(self.snapshot),
         }
+        if self.changes is None:
+            out["snapshot"] = self.snapshot if self.plain else _round_strict(self.snapshot)
+        else:
+            out["changes"] = self.changes if self.plain else _round_strict(self.changes)
+        return out
 
     def of_type(self, type_: str) -> list[Event]:
         return [e for e in self.events if e.type == type_]

@@ -194,6 +194,10 @@ def battle_layers(log: Mapping[str, Any], timeline: Timeline) -> dict[Layer, Any
     import geopandas as gpd
     import shapely
 
+    from engine.log import expanded
+
+    log = expanded(log)  # every bound whole (a log in memory holds changes after bound 0)
+
     crs = log.get("crs")
     header = {b["id"]: b for b in log["bases"]}
     form_of = {b["id"]: b.get("formation") for b in log["bases"]}

@@ -1,4 +1,6 @@
-"""Reading a ``battle_log.json`` (format ``battlelog/1``, docs/architecture.md) for drawing.
+"""Reading a ``battle_log.json`` (format ``battlelog/2`` or the older ``/1``, docs/battle-log.md)
+for drawing: every bound comes back with its whole snapshot (``engine.log.expanded``: the file
+holds bound 0's and then each bound's changes), so the maps read a /2 log as they read a /1.
 
 Only what the maps need is checked, and every problem is one line naming the file: a log from a
 newer engine with extra keys still draws; a truncated or hand-broken one is refused before any
@@ -6,7 +8,7 @@ output is written.
 
 >>> import json, tempfile, pathlib
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "battle_log.json"
->>> _ = p.write_text(json.dumps({"format": "battlelog/1", "sides": [], "bases": [], "bounds": []}))
+>>> _ = p.write_text(json.dumps({"format": "battlelog/2", "sides": [], "bases": [], "bounds": []}))
 >>> try:
 ...     load_battle_log(p)
 ... except DataSourceError as e:
@@ -21,9 +23,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from engine.log import FORMAT, READABLE, expanded
 from scenario_builder.errors import DataSourceError
 
-FORMAT = "battlelog/1"
+__all__ = ["FORMAT", "load_battle_log"]
 
 
 def _need(cond: bool, path: Path, problem: str) -> None:
@@ -32,7 +35,7 @@ def _need(cond: bool, path: Path, problem: str) -> None:
 
 
 def load_battle_log(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check a battle log; returns the parsed JSON."""
+    """Read and check a battle log; returns the parsed JSON with every bound's whole snapshot."""
     path = Path(path)
     _need(path.is_file(), path, "missing (expected the battle_log.json of `scenario-builder run`)")
     try:
@@ -41,7 +44,7 @@ def load_battle_log(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise DataSourceError(path, f"not valid JSON ({exc})") from None
     _need(isinstance(log, dict), path, f"expected a JSON object, got {type(log).__name__}")
     fmt = log.get("format")
-    _need(fmt == FORMAT, path, f"expected format {FORMAT!r}, got {fmt!r}")
+    _need(fmt in READABLE, path, f"expected format {FORMAT!r} (or {READABLE[0]!r}), got {fmt!r}")
     for key in ("sides", "bases", "bounds"):
         _need(
             isinstance(log.get(key), list),
@@ -73,14 +76,24 @@ def load_battle_log(path: str | os.PathLike[str]) -> dict[str, Any]:
         base_ids.add(base["id"])
     for i, bound in enumerate(log["bounds"]):
         _need(isinstance(bound, dict), path, f"bounds[{i}]: expected an object")
-        snap = bound.get("snapshot")
-        _need(
-            isinstance(snap, dict) and isinstance(snap.get("bases"), dict),
-            path,
-            f"bounds[{i}]: expected a snapshot with a 'bases' object",
+        # bound 0 (every bound of a /1 log) holds the whole snapshot, a later bound of a /2
+        # log what changed: either way the bases it gives are checked as they stand in the file
+        key = "changes" if i > 0 and "changes" in bound else "snapshot"
+        part = bound.get(key)
+        # a bound's changes may leave the bases out (none moved); a snapshot holds them all
+        bases = (
+            part.get("bases", {} if key == "changes" else None) if isinstance(part, dict) else None
         )
-        for bid, b in snap["bases"].items():
-            _need(bid in base_ids, path, f"bounds[{i}].snapshot.bases: unknown base {bid!r}")
+        _need(
+            isinstance(bases, dict),
+            path,
+            f"bounds[{i}]: expected a snapshot with a 'bases' object"
+            if key == "snapshot"
+            else f"bounds[{i}]: expected changes as an object, with 'bases' an object if given",
+        )
+        assert isinstance(part, dict) and isinstance(bases, dict)
+        for bid, b in bases.items():
+            _need(bid in base_ids, path, f"bounds[{i}].{key}.bases: unknown base {bid!r}")
             ok = isinstance(b, dict) and all(
                 isinstance(b.get(k), (int, float)) and not isinstance(b.get(k), bool)
                 for k in ("x", "y")
@@ -88,11 +101,19 @@ def load_battle_log(path: str | os.PathLike[str]) -> dict[str, Any]:
             _need(
                 ok,
                 path,
-                f"bounds[{i}].snapshot.bases[{bid!r}]: expected numbers x and y, got {b!r}"[:200],
+                f"bounds[{i}].{key}.bases[{bid!r}]: expected numbers x and y, got {b!r}"[:200],
+            )
+        if key == "changes":
+            removed = part.get("removed") or {}
+            gone = removed.get("bases", []) if isinstance(removed, dict) else None
+            _need(
+                isinstance(gone, list) and all(g in base_ids for g in gone),
+                path,
+                f"bounds[{i}].changes.removed.bases: expected a list of known base ids",
             )
         _need(
             isinstance(bound.get("events", []), list),
             path,
             f"bounds[{i}]: expected a list of events",
         )
-    return log
+    return expanded(log)

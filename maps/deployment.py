@@ -20,6 +20,8 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from engine.log import expanded
+
 
 @dataclass(frozen=True)
 class Deployed:
@@ -51,6 +53,8 @@ def base_rectangle(x: float, y: float, facing: float, w: float, d: float) -> sha
 
 def deployment(log: Mapping[str, Any], bound: int = 0) -> list[Deployed]:
     """Every formation of ``log`` as it stands in snapshot ``bound`` (living bases only)."""
+    if bound > 0:  # a later bound's whole snapshot (the log holds its changes: engine.log)
+        log = expanded(log)
     sides = {s["id"]: s for s in log.get("sides", [])}
     names = {f["id"]: f.get("name", f["id"]) for f in log.get("formations", []) if "id" in f}
     header = {b["id"]: b for b in log.get("bases", [])}

@@ -25,7 +25,7 @@ import numpy as np
 from branca.element import Element, MacroElement
 from jinja2 import Template
 
-from engine.log import EVENT_TYPES, Draw, Event
+from engine.log import EVENT_TYPES, Draw, Event, expanded
 from maps.battlefield_map import BaseMap, battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
@@ -429,6 +429,7 @@ def _fit(
 
 def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) -> dict[str, Any]:
     """The compact JSON that ``playback.js`` draws (see the module docstring)."""
+    log = expanded(log)  # every bound whole (a log in memory holds changes after bound 0)
     fit = LonLatFit.fit(bf.crs, bf.bounds)
     cx, cy = fit.centre
     palette = side_palette([str(s.get("colour", "#555555")) for s in log["sides"]])

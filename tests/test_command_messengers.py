@@ -371,7 +371,9 @@ def test_9_1_messengers_in_a_real_battle_log_and_determinism(built_teutoburg):
     assert first == second
     import json
 
-    log = json.loads(first)
+    from engine.log import expanded
+
+    log = expanded(json.loads(first))  # every bound's whole snapshot
     sent = [e for r in log["bounds"] for e in r["events"] if e["type"] == "messenger_sent"]
     assert sent, "the plans' later orders to distant formations travel by messenger"
     for e in sent:

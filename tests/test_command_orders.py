@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
@@ -21,6 +20,7 @@ from engine.rulesets.two_mm_earth.scripted import OrdersScript, scripted_command
 from engine.rulesets.two_mm_earth.wings import WingOrder
 from engine.scenario import load_scenario
 from engine.state import Morale
+from maps.battlelog import load_battle_log
 from scenario_builder.paths import data_dir
 
 RS = get_ruleset("2mm-earth-v0.9")
@@ -342,5 +342,5 @@ def test_run_cli_with_orders_file(run_cli, tmp_path):
     assert code == 0, err
     summary = json.loads(out)
     assert summary["events"]["wing_split"] == 1
-    log = json.loads(Path(tmp_path / "o" / "battle_log.json").read_text())
+    log = load_battle_log(tmp_path / "o" / "battle_log.json")  # every bound whole
     assert log["bounds"][-1]["snapshot"]["formations"]["sc_king_w2"]["wing_of"] == "sc_king"

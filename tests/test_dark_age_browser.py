@@ -5,13 +5,14 @@ BattleLog's snapshot records them (``Ruleset.formation_record``)."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from maps.battlelog import load_battle_log
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [
@@ -37,7 +38,7 @@ def test_dark_age_playback_shows_formation_types_and_dps(run_cli: Any, tmp_path:
         "run", "maldon_991", "--seed", "1", "--max-bounds", str(BOUNDS), "--out", run_dir
     )
     assert code == 0, err
-    log = json.loads((run_dir / "battle_log.json").read_text())
+    log = load_battle_log(run_dir / "battle_log.json")  # every bound's whole snapshot
     assert log["ruleset"] == "dark-age"
     last = log["bounds"][-1]["snapshot"]["formations"]
     # the English stand in shieldwall (5.3), the bowmen are unformed (5.2); Vikings that

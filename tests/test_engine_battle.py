@@ -112,7 +112,7 @@ def test_10_1_flodden_on_real_ground_runs_to_a_decision(flodden_bf, flodden_atta
     assert log.result["winner"] in {"english", "scots"}
     assert log.result["bounds"] < flodden_attack.max_bounds
     data = json.loads(log.to_json())
-    assert data["format"] == "battlelog/1" and data["crs"].startswith("EPSG:")
+    assert data["format"] == "battlelog/2" and data["crs"].startswith("EPSG:")
     b0 = data["bounds"][0]["snapshot"]
     assert set(b0) == {"bases", "formations", "messengers", "losses", "seen"}  # 6.2 fog record
     assert all(

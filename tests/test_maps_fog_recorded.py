@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from maps.battlelog import load_battle_log
 from maps.playback import playback_data
 from scenario_builder.battlefield import Battlefield
 
@@ -20,7 +21,7 @@ CHROMIUM = "/usr/bin/chromium"
 
 @pytest.fixture(scope="module")
 def real(teutoburg_run: Path):
-    log = json.loads((teutoburg_run / "battle_log.json").read_text())
+    log = load_battle_log(teutoburg_run / "battle_log.json")
     bf = Battlefield.load(teutoburg_run / "battlefield")
     return log, playback_data(bf, log, fog=False)  # fog=False: the record is used all the same
 
@@ -76,7 +77,7 @@ def test_a_side_never_counts_losses_it_did_not_see(teutoburg_run: Path) -> None:
     in the umpire's losses, never in the Roman view's."""
     import copy
 
-    log = json.loads((teutoburg_run / "battle_log.json").read_text())
+    log = load_battle_log(teutoburg_run / "battle_log.json")
     bf = Battlefield.load(teutoburg_run / "battlefield")
     blind = copy.deepcopy(log)
     romans, germans = (s["id"] for s in log["sides"])
@@ -103,7 +104,7 @@ def test_side_view_is_unmistakable_in_a_browser(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    log = json.loads((teutoburg_run / "battle_log.json").read_text())
+    log = load_battle_log(teutoburg_run / "battle_log.json")
     out = tmp_path / "playback.html"
     assert run_cli("map", teutoburg_run, "--out", out)[0] == 0
     data = json.loads(

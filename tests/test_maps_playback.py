@@ -308,6 +308,34 @@ def _broken_logs() -> dict[str, object]:
             "bases": [{"id": "b1", "side": "a"}],
             "bounds": [{"bound": 0, "snapshot": {"bases": {"b1": {"x": "far"}}}}],
         },
+        # battlelog/2: a later bound's changes are checked as they stand in the file
+        "bad_changed_base": {
+            "format": "battlelog/2",
+            "sides": [{"id": "a"}],
+            "bases": [{"id": "b1", "side": "a"}],
+            "bounds": [
+                {"bound": 0, "snapshot": {"bases": {"b1": {"x": 1.0, "y": 2.0}}}},
+                {"bound": 1, "changes": {"bases": {"b1": {"x": 1.0}}}},
+            ],
+        },
+        "unknown_removed_base": {
+            "format": "battlelog/2",
+            "sides": [{"id": "a"}],
+            "bases": [{"id": "b1", "side": "a"}],
+            "bounds": [
+                {"bound": 0, "snapshot": {"bases": {"b1": {"x": 1.0, "y": 2.0}}}},
+                {"bound": 1, "changes": {"removed": {"bases": ["b9"]}}},
+            ],
+        },
+        "changes_not_an_object": {
+            "format": "battlelog/2",
+            "sides": [{"id": "a"}],
+            "bases": [{"id": "b1", "side": "a"}],
+            "bounds": [
+                {"bound": 0, "snapshot": {"bases": {"b1": {"x": 1.0, "y": 2.0}}}},
+                {"bound": 1, "changes": []},
+            ],
+        },
         "unknown_side": {
             "format": "battlelog/1",
             "sides": [{"id": "a"}],

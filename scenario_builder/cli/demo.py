@@ -38,11 +38,18 @@ def battle_bbox(
     log: Any, bf: Any, margin_m: float = PRINT_MARGIN_M
 ) -> tuple[float, float, float, float]:
     """(W, S, E, N) degrees around every position any base held during the battle (``log``: a
-    BattleLog or its ``to_dict()``)."""
+    BattleLog or a read log, whose bounds after the first hold only their changes)."""
+    from engine.log import expanded
+
     xs: list[float] = []
     ys: list[float] = []
-    for record in (log if isinstance(log, dict) else log.to_dict())["bounds"]:
-        for base in record["snapshot"]["bases"].values():
+    snaps = (
+        [b["snapshot"] for b in expanded(log)["bounds"]]
+        if isinstance(log, dict)
+        else [r.snapshot for r in log.bounds]
+    )
+    for snap in snaps:
+        for base in snap["bases"].values():
             xs.append(base["x"])
             ys.append(base["y"])
     minx, miny, maxx, maxy = bf.bounds
@@ -104,6 +111,7 @@ def demo(
     """Build, fight, map and print the default battle (Flodden 1513) in one go."""
     from rich.console import Console
 
+    from engine.log import expanded
     from engine.scenario import load_scenario
     from maps.battlefield_map import battlefield_map, draw_base_map, write_html
     from maps.cutlayers import write_cut_layers
@@ -144,7 +152,9 @@ def demo(
             log, summary = fight(sc, built, seed, settle=True, progress=bound)
             (tmp / "run").mkdir()
             write_run(tmp / "run", log, summary, built, scenario=sc)
-            log_dict = log.to_dict()  # once, for the playback, the print's box and deployment
+            # once, every bound whole (as a reader of the file gets it: engine.log.expanded),
+            # for the playback, the print's box and deployment
+            log_dict = expanded(log.to_dict())
         t = lap("battle", t)
         with console.status("Drawing maps..."):
             # the base map (rasters, contours, roads) is drawn once, for both pages
