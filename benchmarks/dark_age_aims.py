@@ -4,7 +4,8 @@ Fights a shipped battle (default Maldon 991) under ``dark-age`` for seeds 1..N e
 ``scenario-builder run`` does, reads only the battle logs, and prints per seed, then in total:
 
 - ``moves``: moves (``moved`` events over 1 m) by formed units (shieldwall or cuneus);
-- ``re-aims``: a formed unit's planned target not the one it planned for last time;
+- ``re-aims``: a formed unit's target not the one it went for last time (its planned move's,
+  or the one it kept instead, ``aim_kept``);
 - ``wheels``: formed units' moves that ended facing another way than the bound's start
   (5.17: every turn of a formed unit is a wheel);
 - ``wheel DP``: DPs logged for a wheel in shieldwall (5.17);
@@ -47,15 +48,19 @@ class Count:
         self.dps.update(o.dps)
 
 
-def _reason(text: str) -> str:
-    """The DP's cause, in the four groups the report prints."""
-    if "wheel" in text:
-        return "wheel"
-    if "move die" in text:
-        return "fatigue"
-    if "interpenetration" in text:
-        return "interpenetration"
-    return "other"
+def _causes(text: str, dps: int) -> collections.Counter[str]:
+    """A ``disorder`` event's DPs by cause, in the four groups the report prints: its reason
+    lists each cause (``move die 5, wheel in shieldwall``), one DP each, the rest other."""
+    out: collections.Counter[str] = collections.Counter()
+    for part in text.split(", "):
+        if "wheel" in part:
+            out["wheel"] += 1
+        elif "move die" in part:
+            out["fatigue"] += 1
+        elif "interpenetration" in part:
+            out["interpenetration"] += 1
+    out["other"] += dps - sum(out.values())
+    return +out if out["other"] >= 0 else collections.Counter(other=dps)
 
 
 def count(log: dict[str, Any]) -> Count:
@@ -64,20 +69,25 @@ def count(log: dict[str, Any]) -> Count:
     kind: dict[str, str] = {}
     facing: dict[str, float] = {}
     for b in log["bounds"]:
+        kept = {e["formation"]: e["target"] for e in b["events"] if e["type"] == "aim_kept"}
         for e in b["events"]:
             t = e["type"]
             fid = e.get("formation", "")
             if t == "planned_move" and kind.get(fid) in FORMED and e.get("target"):
-                if fid in last_target and last_target[fid] != e["target"]:
+                target = kept.get(fid, e["target"])
+                if fid in last_target and last_target[fid] != target:
                     c.reaims += 1
-                last_target[fid] = e["target"]
+                last_target[fid] = target
             elif t == "moved" and kind.get(fid) in FORMED and e["distance_m"] > MOVED_M:
                 c.moves += 1
                 before = facing.get(fid)
-                if before is not None and abs((e["facing"] - before + 180.0) % 360.0 - 180.0) > 0.05:
+                if (
+                    before is not None
+                    and abs((e["facing"] - before + 180.0) % 360.0 - 180.0) > 0.05
+                ):
                     c.wheels += 1
             elif t == "disorder":
-                c.dps[_reason(e["reason"])] += int(e["dps"])
+                c.dps.update(_causes(e["reason"], int(e["dps"])))
         # the bound's snapshot: each formation's chapter formation and facing at its end
         snap = b["snapshot"]["formations"]
         kind = {fid: str(s.get("formation_type")) for fid, s in snap.items()}
@@ -93,17 +103,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenario", default="maldon_991")
     args = ap.parse_args(argv)
     total = Count()
-    print(f"{'seed':>4} {'bounds':>6} {'moves':>5} {'re-aims':>7} {'wheels':>6} {'wheel DP':>8} "
-          f"{'DP':>4} {'DP/bound':>8} winner")
+    print(
+        f"{'seed':>4} {'bounds':>6} {'moves':>5} {'re-aims':>7} {'wheels':>6} {'wheel DP':>8} "
+        f"{'DP':>4} {'DP/bound':>8} winner"
+    )
     for seed in range(1, args.seeds + 1):
         c = count(_fight(args.scenario, seed, "dark-age"))
         total.add(c)
         dp = sum(c.dps.values())
-        print(f"{seed:4} {c.bounds:6} {c.moves:5} {c.reaims:7} {c.wheels:6} {c.dps['wheel']:8} "
-              f"{dp:4} {dp / max(c.bounds, 1):8.2f} {c.winner}")
+        print(
+            f"{seed:4} {c.bounds:6} {c.moves:5} {c.reaims:7} {c.wheels:6} {c.dps['wheel']:8} "
+            f"{dp:4} {dp / max(c.bounds, 1):8.2f} {c.winner}"
+        )
     dp = sum(total.dps.values())
-    print(f"{'all':>4} {total.bounds:6} {total.moves:5} {total.reaims:7} {total.wheels:6} "
-          f"{total.dps['wheel']:8} {dp:4} {dp / max(total.bounds, 1):8.2f}")
+    print(
+        f"{'all':>4} {total.bounds:6} {total.moves:5} {total.reaims:7} {total.wheels:6} "
+        f"{total.dps['wheel']:8} {dp:4} {dp / max(total.bounds, 1):8.2f}"
+    )
     print("DPs by cause:", dict(sorted(total.dps.items())))
     return 0
 

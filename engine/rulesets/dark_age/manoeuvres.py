@@ -68,6 +68,7 @@ __all__ = [
     "expand_after_gaps",
     "manoeuvres",
     "moving_by_order",
+    "ordered_this_bound",
 ]
 
 
@@ -454,6 +455,20 @@ _MOVES = frozenset(
         ManoeuvreOrder.SLOW_WALK,
     }
 )
+
+
+def ordered_this_bound(ctx: Any) -> set[str]:
+    """The formations a scenario orders to make any manoeuvre this bound."""
+    sc = ctx.scenario
+    if sc is None:
+        return set()
+    return {
+        fid
+        for side in sc.sides
+        for m in side.manoeuvres
+        if m.bound == ctx.state.bound
+        for fid in m.formations
+    }
 
 
 def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:

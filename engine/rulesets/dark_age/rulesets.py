@@ -47,6 +47,7 @@ from engine.rulesets.compose import (
 )
 from engine.rulesets.dark_age import battle as da
 from engine.rulesets.dark_age import odds_report
+from engine.rulesets.dark_age.aim import AimKept, facing_kept, keep_aim
 from engine.rulesets.dark_age.command import (
     CommandFormationBroken,
     CommandFormationFormed,
@@ -58,6 +59,7 @@ from engine.rulesets.dark_age.manoeuvres import (
     OrderedManoeuvre,
     expand_after_gaps,
     manoeuvres,
+    ordered_this_bound,
 )
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
@@ -107,6 +109,8 @@ class DarkAgeContext(TwoMmContext):
     command_formations_logged: bool = False
     #: 5.12 this bound: metres each skirmishing unit fell back before formed enemy
     skirmish_m: dict[str, float] = field(default_factory=dict)
+    #: 5.15 each formed unit's target of its last move (:mod:`.aim`)
+    aims: dict[str, str] = field(default_factory=dict)
 
     @property
     def move_rules(self) -> MoveRules:
@@ -142,6 +146,9 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
     # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
+    # 5.15, 5.17: formed units keep their aim while the enemy stays within the deviation
+    ordered = ordered_this_bound(ctx)
+    ctx.emit(keep_aim(ctx, ctx.aims, da.chapter_view, ordered, "execute_moves"))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
@@ -155,6 +162,7 @@ def _execute_moves(ctx: Any) -> None:
     two_mm.phase_execute_moves(
         ctx,
         after_move=lambda c, f, plan, res: fall_back_before(c, f, plan, res, da.chapter_view),
+        aim_anew=facing_kept(da.chapter_view, ordered),
     )
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
     ctx.emit(
@@ -235,6 +243,7 @@ class DarkAge(TwoMmEarthGame):
         CommandFormationBroken,
         ClosedRanks,
         SkirmishFallBack,
+        AimKept,
     )
     family = "dark-age"
     version = "0.1"
