@@ -55,6 +55,7 @@ from engine.rulesets.dark_age.movement import (
     wheel_cost,
 )
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+from engine.rulesets.dark_age.terrain import difficult as difficult_to
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
 from engine.state import Morale
@@ -396,9 +397,7 @@ def roll_moves(ctx: Any) -> list[Event]:
             continue
         troop, grade, form = chapter_view(f)
         classes, _ = footprint_classes(ctx.bf, f, "move")
-        difficult = bool(
-            {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)} & set(classes)
-        )
+        difficult = any(difficult_to(DarkAgeTerrain(c), troop) for c in set(classes))
         on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
         if (
             ordered.get(fid) is ManoeuvreOrder.SLOW_WALK

@@ -325,14 +325,14 @@ def _roll(ctx: Any, f: Any) -> MoveRoll:
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.movement import MoveKind, roll_move
     from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+    from engine.rulesets.dark_age.terrain import difficult as difficult_to
 
     got = ctx.move_rolls.get(f.id)
     if got is not None:
         return got[2]
     troop, grade, form = chapter_view(f)
     classes, _ = footprint_classes(ctx.bf, f, "move")
-    rough = {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
-    difficult = bool(rough & set(classes))
+    difficult = any(difficult_to(DarkAgeTerrain(c), troop) for c in set(classes))
     roll = roll_move(
         ctx.dice,
         troop,

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
@@ -64,7 +66,7 @@ from engine.rulesets.dark_age.manoeuvres import (
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
 from engine.rulesets.dark_age.skirmish import SkirmishFallBack, fall_back_before
-from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+from engine.rulesets.dark_age.terrain import STEEP_SLOPE_DEG, DarkAgeTerrain, steep_slopes
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
@@ -257,12 +259,15 @@ class DarkAge(TwoMmEarthGame):
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}
     )
+    #: 5.13's steep hill slopes from the DEM (:func:`.terrain.steep_slopes`), drawn by the maps
+    slope_bands = ((STEEP_SLOPE_DEG, "steep_slope"),)
     #: 2mm Earth 9.1 (the composition's messengers) through the chapter's terrain: a rider may
-    #: not enter difficult ground off a road (5.13) nor impassable ground (5.14), and a major
+    #: not enter difficult ground (steep slopes among it) or soft sand off a road (5.13) nor
+    #: impassable ground (5.14), and a major
     #: obstacle (5.20: rivers, fortifications) costs him half his move and 2 DPs: all three
     #: stand for 9.1's Impractical; Overhead is 2mm Earth's own cover column
     route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
-        "move": frozenset({"difficult", "major_obstacle", "impassable"}),
+        "move": frozenset({"difficult", "major_obstacle", "impassable", "soft_sand"}),
         "cover": frozenset({"overhead"}),
     }
     composition: ClassVar[Composition] = Composition(
@@ -284,6 +289,12 @@ class DarkAge(TwoMmEarthGame):
         from engine.rulesets.dark_age.odds_report import move_report
 
         return move_report(opts)
+
+    def classify_slope(
+        self, layers: dict[str, np.ndarray], slope: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """5.13: steep hill slopes are difficult terrain (:func:`.terrain.steep_slopes`)."""
+        return {**layers, "move": steep_slopes(layers["move"], slope)}
 
     def resilience_modifier(self, ctx: Any, target: Any) -> int:
         """DP effects (:data:`DP_EFFECTS`): -1 R for a steady unit carrying DPs."""
