@@ -63,6 +63,7 @@ from engine.rulesets.dark_age.manoeuvres import (
     manoeuvres,
     ordered_this_bound,
 )
+from engine.rulesets.dark_age.mounts import check_dismount_profiles
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
 from engine.rulesets.dark_age.skirmish import SkirmishFallBack, fall_back_before
@@ -111,6 +112,8 @@ class DarkAgeContext(TwoMmContext):
     command_formations_logged: bool = False
     #: 5.12 this bound: metres each skirmishing unit fell back before formed enemy
     skirmish_m: dict[str, float] = field(default_factory=dict)
+    #: 5.25 each dismounted unit's horses and horse-holders (:mod:`.mounts`)
+    horses: dict[str, Any] = field(default_factory=dict)
     #: 5.15 each formed unit's target of its last move (:mod:`.aim`)
     aims: dict[str, str] = field(default_factory=dict)
 
@@ -351,6 +354,7 @@ class DarkAge(TwoMmEarthGame):
         one is a ScenarioFileError naming the file and line."""
         super().prepare(state, scenario)
         form_at_deployment(state, scenario, da.chapter_view)
+        check_dismount_profiles(scenario, self)
 
     def start_bound(self, ctx: BoundContext) -> None:
         two_mm.start_bound(ctx)  # type: ignore[arg-type]
