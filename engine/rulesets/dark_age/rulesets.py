@@ -112,6 +112,9 @@ class DarkAgeContext(TwoMmContext):
     command_formations_logged: bool = False
     #: 5.12 this bound: metres each skirmishing unit fell back before formed enemy
     skirmish_m: dict[str, float] = field(default_factory=dict)
+    #: 5.17 this bound: how far each unit of a Battle Line that wheeled as one body went in
+    #: the wheel (:mod:`.line_moves`)
+    wheeled_m: dict[str, float] = field(default_factory=dict)
     #: 5.25 each dismounted unit's horses and horse-holders (:mod:`.mounts`)
     horses: dict[str, Any] = field(default_factory=dict)
     #: 5.15 each formed unit's target of its last move (:mod:`.aim`)
@@ -155,6 +158,7 @@ def _execute_moves(ctx: Any) -> None:
     ordered = ordered_this_bound(ctx)
     ctx.emit(keep_aim(ctx, ctx.aims, da.chapter_view, ordered, "execute_moves"))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
+    ctx.wheeled_m = {}
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
     ctx.about_faced = {}
@@ -177,6 +181,9 @@ def _execute_moves(ctx: Any) -> None:
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
+    for fid, wheel_m in ctx.wheeled_m.items():  # 5.17: the line's wheel was its move too
+        f = ctx.state.formations[fid]
+        f.moved_m = max(f.moved_m, wheel_m)
     for fid, back_m in ctx.skirmish_m.items():  # 5.12: a move besides the unit's own
         ctx.allowances[fid] = ctx.allowances.get(fid, 0.0) + back_m
     ctx.emit(expand_after_gaps(ctx, "execute_moves"))  # 5.28: back to its frontage
