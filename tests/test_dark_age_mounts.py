@@ -171,3 +171,38 @@ def test_a_bad_dismount_order_is_a_file_error(tmp_path: Path, order: str, says: 
         rs = get_ruleset(DA)
         Battle(rs.ground(build_battlefield(sc).battlefield), sc, Dice(1), ruleset=rs)
     assert "maldon_bad.yaml" in str(err.value) and says in str(err.value)
+
+
+def test_check_ruleset_with_the_hearth_troop_dismounting_and_mounting() -> None:
+    """The engine's invariants after every phase (no overlaps, no base beyond its allowance,
+    losses only grow, ...) hold while stands leave for the horse lines and come back
+    (engine.testing.check_ruleset); the line wheels as one body (5.17) with them ordered
+    forward."""
+    from engine.testing import check_ruleset
+    from scenario_builder.battle import build_battlefield, commanders
+
+    sc = load_scenario("maldon_991").model_copy(deep=True)
+    rs = get_ruleset(DA)
+    ground = rs.ground(build_battlefield(sc).battlefield)
+    english = sc.sides[0]
+    for fs in english.formations:
+        if fs.id == "en_hearth":
+            fs.profile = "heorthwerod_horsed"
+        if fs.id.startswith("en_"):
+            fs.order = "attack"
+    for ch in english.characters:
+        if ch.formation == "en_hearth":
+            ch.formation = "en_fyrd_right"
+    english.manoeuvres = [ORDERS[0], ORDERS[3]]
+    report = check_ruleset(
+        DA,
+        sc,
+        seed=2,
+        battlefield=ground,
+        max_bounds=8,
+        hooks=False,  # the hooks are checked on Flodden (test_engine_battle)
+        commanders=lambda s, bf: commanders(s, bf, rs),
+    )
+    # the dismount, the mount and the line's four-unit wheel, none refused
+    assert report.bounds >= 4 and report.events.get("manoeuvre", 0) >= 6
+    assert not report.events.get("manoeuvre_refused")
