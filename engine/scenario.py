@@ -479,13 +479,22 @@ class ManoeuvreSpec(BaseModel):
         "incline_right",
         "slow_walk",
         "pass_gap",
+        "dismount",
+        "mount",
     ]
     degrees: float | None = Field(default=None, gt=0, le=90)
+    #: 5.25 ``dismount``: the side's troop profile the riders fight as on foot
+    profile: str | None = None
 
     @model_validator(mode="after")
     def _degrees_for_wheels(self) -> ManoeuvreSpec:
         if self.degrees is not None and not self.manoeuvre.startswith("wheel_"):
             raise ValueError(f"degrees is for wheel_left and wheel_right, not {self.manoeuvre}")
+        if (self.profile is not None) != (self.manoeuvre == "dismount"):
+            raise ValueError(
+                f"profile is for dismount (the troops on foot), and dismount needs one; "
+                f"got {self.manoeuvre} with profile {self.profile!r}"
+            )
         return self
 
 

@@ -155,6 +155,7 @@ _LOOKS: dict[str, _TableLook] = {
                 "difficult": "#004b00",
                 "major_obstacle": "#5a2d4b",
                 "impassable": "#1e78f0",
+                "soft_sand": "#ffd2b4",
             },
             # the composition's cover is 2mm Earth's chart 7.2
             "cover": {COVER_NAMES[k]: v for k, v in COVER_COLOURS.items()},
@@ -166,8 +167,10 @@ _LOOKS: dict[str, _TableLook] = {
             "difficult": (-45.0, 2.5),
             "major_obstacle": (30.0, 1.5),
             "impassable": (90.0, 1.5),
+            "soft_sand": (0.0, 3.0),
         },
-        slopes={},
+        # 5.13 steep hill slopes (difficult): medieval-d10's steep shade, the same hillside
+        slopes={"steep_slope": "#3e2723b3"},
     ),
 }
 

@@ -59,11 +59,12 @@ def _events(sc: Any, ground: Any, seed: int, bounds: int, *types: str) -> list[A
 
 
 def test_the_english_battle_line_forms_and_breaks_up(maldon: tuple[Any, Any]) -> None:
-    """5.5: the scenario's Battle Line stands at bound 1; seed 1's line is parted in the fight
-    (base contact lost, bound 13) and breaks up, saying why (seed 3 until a unit that broke in
-    W&C's Resolution made its flee move there: its line now breaks up as Godric's men go)."""
+    """5.5: the scenario's Battle Line stands at bound 1; seed 4's line is parted in the fight
+    (base contact lost, bound 8) and breaks up, saying why (seed 3 until a unit that broke in
+    W&C's Resolution made its flee move there, seed 1 until formed units kept their aim within
+    5.15's deviation: both lines now break up as Godric's men go)."""
     sc, ground = maldon
-    ev = _events(sc, ground, 1, 20, "command_formation", "command_formation_broken")
+    ev = _events(sc, ground, 4, 20, "command_formation", "command_formation_broken")
     (b0, formed), (b1, broken) = ev
     assert b0 == 1 and formed["kind"] == "battle line" and tuple(formed["units"]) == LINE
     assert broken["type"] == "command_formation_broken" and b1 > 1

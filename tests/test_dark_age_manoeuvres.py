@@ -111,10 +111,11 @@ def test_side_step_and_step_back_take_the_whole_move(fought: tuple[Battle, dict]
 def test_the_commander_forms_a_column_in_bow_range_into_shieldwall() -> None:
     """5.18, the automatic commander: the ship crew in column comes within bow range and forms
     shieldwall (1 -> 3 wide, the room beside its friends), at ½ move and 1 DP (within bow
-    range), as soon as there is room (seed 6, bound 7; it was seed 21 until the bowmen fell back
-    before formed enemy (5.12), seed 6 with 1 -> 4 before a unit that broke in W&C's
-    Resolution made its flee move there; in seed 1 there is no room for the whole fight)."""
-    b, _pos = _fought(6, 8)
+    range), as soon as there is room (seed 6, bound 10; it was seed 21 until the bowmen fell
+    back before formed enemy (5.12), seed 6 with 1 -> 4 before a unit that broke in W&C's
+    Resolution made its flee move there, bound 7 until formed units kept their aim within
+    5.15's deviation instead of wheeling each bound)."""
+    b, _pos = _fought(6, 10)
     (bd, e) = next(
         (bd, e) for bd, e in _events(b, "manoeuvre") if getattr(e, "by", "") == "commander"
     )

@@ -50,12 +50,6 @@ MISSING_WINNER: dict[str, str] = {
         "reaches the line after one volley at most, and the melee (arming 4 against 2) "
         "destroys the British in every replay; the allies win about 9 in 20"
     ),
-    "maldon_991": (
-        "no misidentification: the English shieldwall broke when Godric fled on Byrhtnoth's own "
-        "horse and many took him for their lord (The Battle of Maldon ll. 185-197); W&C's "
-        "'general slain or routed' trigger fires only on the general's real fate, so the English "
-        "Battle Line (wihaga, ll. 17-21, 100-103) holds as often as it breaks"
-    ),
 }
 
 #: battles whose median loss ratio lies outside the sources' band: the mechanism that is missing

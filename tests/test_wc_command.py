@@ -155,18 +155,19 @@ def _check_fled_through(b: Battle, spy: _Spy) -> int:
 
 
 def test_resolution_2_friends_fled_through_maldon_dark_age() -> None:
-    """Maldon (OS Terrain 50) under dark-age, seed 7: the Viking archers flee through the
-    second ship crew at bound 8; the crew takes the Command Test in that bound's Resolution
-    phase (seed 27, bound 9, until skirmishers fell back before formed enemy, 5.12; seed 17
+    """Maldon (OS Terrain 50) under dark-age, seed 21: the Viking archers flee through Olaf's
+    retinue at bound 8; the retinue takes the Command Test in that bound's Resolution phase
+    (seed 7 and the second ship crew until formed units kept their aim within 5.15's
+    deviation; seed 27, bound 9, until skirmishers fell back before formed enemy, 5.12; seed 17
     until a unit that breaks in Resolution made its flee move there, seed 9 until formations
     in contact closed base to base and friends were side-stepped, seed 6 before Maldon's
     English closed into one Battle Line, 5.5: each moved the fight)."""
-    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 7, 9)
+    b, spy = _fled_through_battle(load_scenario("maldon_991"), DA, 21, 9)
     assert _check_fled_through(b, spy) >= 1
     (e,) = [
         e for e in _tests(b, 8) if e.triggers and e.triggers[0].startswith("friends fled through")
     ]
-    assert (e.formation, e.triggers[0]) == ("vk_lith_2", "friends fled through: vk_archers")
+    assert (e.formation, e.triggers[0]) == ("vk_hird", "friends fled through: vk_archers")
     assert len(e.dice.faces) == 3  # a battle formation over half strength: 3d6, two lowest
 
 
@@ -557,9 +558,10 @@ def test_a_fleeing_unit_passes_through_friends_but_never_ends_on_one(
         # in Resolution fled there; Teutoburg seed 55 bound 14 until the battles holding one
         # objective stood side by side; Teutoburg seed 18 and Maldon seed 28 bound 11 until
         # missile troops closed by Advance, 9.1, and formations in contact closed base to
-        # base, 3.2; Maldon seed 20 bound 17 until its English closed into one Battle Line)
+        # base, 3.2; Maldon seed 20 bound 17 until its English closed into one Battle Line;
+        # Maldon seed 1 bound 8 until formed units kept their aim within 5.15's deviation)
         ("teutoburg_ad9", WC, 55, 15, "gm_jav_east", "rm_aux_rear", "pursues"),
-        ("maldon_991", DA, 1, 8, "en_fyrd_right", "vk_lith_1", "restrained"),
+        ("maldon_991", DA, 21, 7, "en_fyrd_right", "vk_lith_1", "restrained"),
     ],
 )
 def test_restraining_pursuit_in_battle(

@@ -55,6 +55,7 @@ from engine.rulesets.dark_age.movement import (
     wheel_cost,
 )
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
+from engine.rulesets.dark_age.terrain import difficult as difficult_to
 from engine.rulesets.two_mm_earth.profiles import Profile
 from engine.state import Formation as EngineFormation
 from engine.state import Morale
@@ -353,28 +354,50 @@ class CommandMoveRoll(Event):
         )
 
 
-def _dress(ctx: Any, units: tuple[str, ...]) -> None:
-    """5.5 "all movement ... taken collectively": a Battle Line's units making a normal move
-    (advance or attack) whose leading unit's way lies within 5.15's 22.5 degrees of its facing
+def _dress(ctx: Any, units: tuple[str, ...], with_it: tuple[str, ...] = ()) -> float | None:
+    """5.5 "all movement ... taken collectively": a Battle Line's units closing on the enemy
+    (advance, attack or charge, one kind for all) whose way - from the middle of the line to
+    the middle of their goals - lies within 5.15's 22.5 degrees of the leading unit's facing
     all go straight ahead, as far as the shortest of their limits (5.8's halts), so the line
-    keeps together; a way further round is each unit's own wheel (5.17's single-body wheel is
-    not played)."""
+    keeps together, and the unformed troops moving with it (``with_it``, 5.5) go the same way;
+    a way further round is returned, for 5.17's wheel (None: no wheel to make)."""
     from engine.geometry import bearing
     from engine.rulesets.dark_age.movement import within_deviation
 
     plans = [ctx.plans[u] for u in units]
-    if any(p.kind not in ("advance", "attack") for p in plans):
-        return
+    if len({p.kind for p in plans}) != 1 or plans[0].kind not in _CLOSING:
+        return None
     lead = ctx.state.formations[units[0]]
-    way = plans[0].bearing if plans[0].goal is None else bearing(*lead.centre(), *plans[0].goal)
+    forms = [ctx.state.formations[u] for u in units]
+    if all(p.goal is not None for p in plans):
+        mx = sum(f.cx for f in forms) / len(forms)
+        my = sum(f.cy for f in forms) / len(forms)
+        gx = sum(p.goal[0] for p in plans if p.goal is not None) / len(plans)
+        gy = sum(p.goal[1] for p in plans if p.goal is not None) / len(plans)
+        way = bearing(mx, my, gx, gy)
+    else:
+        way = plans[0].bearing
     if not within_deviation(lead.facing, way):
-        return
+        return way
     limits = [p.max_m for p in plans if p.max_m is not None]
     for u, p in zip(units, plans, strict=True):
         f = ctx.state.formations[u]
+        # straight on together: not aimed again, unit by unit, as the move begins
         ctx.plans[u] = dataclasses.replace(
-            p, bearing=f.facing, goal=None, facing=None, max_m=min(limits) if limits else None
+            p,
+            bearing=f.facing,
+            goal=None,
+            facing=None,
+            max_m=min(limits) if limits else None,
+            target=None,
         )
+    for u in with_it:  # "may move together with it": along the line's facing, no further
+        p = ctx.plans[u]
+        own = [x for x in (p.max_m, min(limits) if limits else None) if x is not None]
+        ctx.plans[u] = dataclasses.replace(
+            p, bearing=lead.facing, goal=None, facing=None, max_m=min(own) if own else None
+        )
+    return None
 
 
 def roll_moves(ctx: Any) -> list[Event]:
@@ -383,7 +406,8 @@ def roll_moves(ctx: Any) -> list[Event]:
     units of a standing command formation roll once for all (5.9, :mod:`.command`)."""
     from engine.movement import footprint_classes
     from engine.rulesets.dark_age.command import member_of
-    from engine.rulesets.dark_age.manoeuvres import ManoeuvreOrder, moving_by_order
+    from engine.rulesets.dark_age.line_moves import followers, wheel_as_one
+    from engine.rulesets.dark_age.manoeuvres import ManoeuvreOrder, _try_pose, moving_by_order
     from engine.rulesets.dark_age.movement import fatigue_dp, may_slow_walk
 
     ctx.move_rolls = {}
@@ -396,9 +420,7 @@ def roll_moves(ctx: Any) -> list[Event]:
             continue
         troop, grade, form = chapter_view(f)
         classes, _ = footprint_classes(ctx.bf, f, "move")
-        difficult = bool(
-            {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)} & set(classes)
-        )
+        difficult = any(difficult_to(DarkAgeTerrain(c), troop) for c in set(classes))
         on_road = bool(classes) and set(classes) <= {int(DarkAgeTerrain.ROAD)}
         if (
             ordered.get(fid) is ManoeuvreOrder.SLOW_WALK
@@ -410,7 +432,9 @@ def roll_moves(ctx: Any) -> list[Event]:
         fast = plan.kind in _FAST_PLANS and not (fid in ordered and plan.kind == "charge")
         kind = MoveKind.FAST if fast else MoveKind.NORMAL
         views[fid] = (troop, grade, form, difficult, on_road, kind)
-    shared: dict[str, tuple[str, ...]] = {}
+    shared: dict[str, tuple[Any, tuple[str, ...]]] = {}
+    wheels: dict[str, tuple[tuple[str, ...], float]] = {}
+    taken = set(ordered) | {u for cf in getattr(ctx, "command_formations", ()) for u in cf.units}
     for cf in getattr(ctx, "command_formations", ()):
         if cf.broken:
             continue
@@ -423,9 +447,17 @@ def roll_moves(ctx: Any) -> list[Event]:
             and len({views[u][5] for u in moving}) == 1
             and not any(views[u][3] for u in moving)
         ):
-            for u in moving:
-                shared[u] = moving
-            _dress(ctx, moving)
+            with_it = followers(ctx, moving, views, taken)  # 5.5: unformed troops with it
+            taken.update(with_it)
+            for u in (*moving, *with_it):
+                shared[u] = (cf, (*moving, *with_it))
+            way = _dress(ctx, moving, with_it)
+            if (
+                way is not None
+                and cf.kind is CommandFormation.BATTLE_LINE
+                and all(views[u][2] is Formation.SHIELDWALL for u in moving)
+            ):
+                wheels[cf.id] = (moving, way)  # 5.17: the line wheels as one body
     done: set[str] = set()
     for fid, (troop, grade, form, difficult, on_road, kind) in views.items():
         if fid in done:
@@ -446,9 +478,7 @@ def roll_moves(ctx: Any) -> list[Event]:
                 ),
             )
             continue
-        units = shared[fid]
-        cf = member_of(ctx, fid)
-        assert cf is not None
+        cf, units = shared[fid]
         p_troop, p_grade = pace_setter([(views[u][0], views[u][1]) for u in units])
         lead_form = Formation.COLUMN if views[fid][2] is Formation.COLUMN else Formation.SHIELDWALL
         roll = roll_move(
@@ -471,6 +501,11 @@ def roll_moves(ctx: Any) -> list[Event]:
                 roll.allowance.least,
             )
         )
+        if cf.id in wheels:
+            line, way = wheels[cf.id]
+            events.extend(
+                wheel_as_one(ctx, line, way, roll.allowance.least * JAVELIN_THROW_M, _try_pose)
+            )
     return events
 
 

@@ -68,6 +68,7 @@ __all__ = [
     "expand_after_gaps",
     "manoeuvres",
     "moving_by_order",
+    "ordered_this_bound",
 ]
 
 
@@ -89,6 +90,8 @@ class ManoeuvreOrder(enum.StrEnum):
     INCLINE_RIGHT = "incline_right"  # 5.26
     SLOW_WALK = "slow_walk"  # 5.24
     PASS_GAP = "pass_gap"  # 5.28 (first)
+    DISMOUNT = "dismount"  # 5.25
+    MOUNT = "mount"  # 5.25
 
 
 _SECTION = {
@@ -107,6 +110,8 @@ _SECTION = {
     ManoeuvreOrder.INCLINE_RIGHT: "5.26",
     ManoeuvreOrder.SLOW_WALK: "5.24",
     ManoeuvreOrder.PASS_GAP: "5.28",
+    ManoeuvreOrder.DISMOUNT: "5.25",
+    ManoeuvreOrder.MOUNT: "5.25",
 }
 #: 5.17: a wheel ordered without ``degrees`` turns this far (as far as the roll allows)
 DEFAULT_WHEEL_DEG = 45.0
@@ -256,6 +261,9 @@ def _on_the_spot(ctx: Any, f: Any, before: dict[str, tuple[float, float, float]]
     if not starts:
         return
     for b in f.bases:
+        if b.id not in before or b.id not in starts:
+            starts[b.id] = (b.x, b.y, b.facing)  # 5.25: a stand back from the horse lines
+            continue
         x0, y0, th0 = before[b.id]
         sx, sy, sf = starts[b.id]
         starts[b.id] = (sx + b.x - x0, sy + b.y - y0, (sf + b.facing - th0) % 360.0)
@@ -324,14 +332,14 @@ def _roll(ctx: Any, f: Any) -> MoveRoll:
     from engine.rulesets.dark_age.battle import chapter_view
     from engine.rulesets.dark_age.movement import MoveKind, roll_move
     from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+    from engine.rulesets.dark_age.terrain import difficult as difficult_to
 
     got = ctx.move_rolls.get(f.id)
     if got is not None:
         return got[2]
     troop, grade, form = chapter_view(f)
     classes, _ = footprint_classes(ctx.bf, f, "move")
-    rough = {int(DarkAgeTerrain.DIFFICULT), int(DarkAgeTerrain.MINOR_OBSTACLE)}
-    difficult = bool(rough & set(classes))
+    difficult = any(difficult_to(DarkAgeTerrain(c), troop) for c in set(classes))
     roll = roll_move(
         ctx.dice,
         troop,
@@ -454,6 +462,50 @@ _MOVES = frozenset(
         ManoeuvreOrder.SLOW_WALK,
     }
 )
+
+
+def _mount_or_dismount(ctx: Any, f: Any, order: ManoeuvreOrder) -> tuple[Cost, str] | str:
+    """5.25 (:mod:`.mounts`): the cost and what changed, or why the unit may not."""
+    from engine.rulesets.dark_age.battle import chapter_view
+    from engine.rulesets.dark_age.mounts import dismount, mount
+    from engine.rulesets.dark_age.movement import mount_cost
+
+    before = chapter_view(f)[0]
+    n = f.n_alive
+    if order is ManoeuvreOrder.DISMOUNT:
+        why = dismount(ctx, f, _dismounted_profile(ctx, f), _reform)
+    else:
+        why = mount(ctx, f, _reform, lambda c, g: _try_pose(c, g, g.cx, g.cy, g.facing))
+    if why is not None:
+        return why
+    after = chapter_view(f)[0]
+    return mount_cost(), f"{n} stands {before.value} -> {f.n_alive} {after.value}"
+
+
+def _dismounted_profile(ctx: Any, f: Any) -> Any:
+    """The troop profile this bound's dismount order names for ``f`` (checked at load)."""
+    sc = ctx.scenario
+    side = sc.side(f.side)
+    spec = next(
+        m
+        for m in side.manoeuvres
+        if m.bound == ctx.state.bound and m.manoeuvre == "dismount" and f.id in m.formations
+    )
+    return sc.army(f.side, ctx.ruleset).profile(spec.profile)
+
+
+def ordered_this_bound(ctx: Any) -> set[str]:
+    """The formations a scenario orders to make any manoeuvre this bound."""
+    sc = ctx.scenario
+    if sc is None:
+        return set()
+    return {
+        fid
+        for side in sc.sides
+        for m in side.manoeuvres
+        if m.bound == ctx.state.bound
+        for fid in m.formations
+    }
 
 
 def moving_by_order(ctx: Any) -> dict[str, ManoeuvreOrder]:
@@ -613,6 +665,12 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
                 events.append(ManoeuvreRefused(phase, fid, order.value, section, stepped))
                 continue
             cost = Cost(TimeCost.FULL, 0)
+        elif section == "5.25":
+            got = _mount_or_dismount(ctx, f, order)
+            if isinstance(got, str):
+                events.append(ManoeuvreRefused(phase, fid, order.value, section, got))
+                continue
+            cost, detail = got
         elif order is ManoeuvreOrder.ABOUT_FACE:
             if form not in (Formation.SHIELDWALL, Formation.COLUMN, Formation.CUNEUS):
                 why = "unformed troops and single models face all round (5.16, 5.21)"
@@ -652,6 +710,14 @@ def manoeuvres(ctx: Any, phase: str) -> list[Event]:
             ctx.move_rolls.pop(fid, None)
         elif fid in ctx.move_rolls:
             t, _form, roll = ctx.move_rolls[fid]
+            if section == "5.25":  # the roll read for the troops as they now are
+                from engine.rulesets.dark_age.battle import _FAST_PLANS
+                from engine.rulesets.dark_age.mounts import reread_roll
+                from engine.rulesets.dark_age.movement import MoveKind
+
+                t, now = chapter_view(f)[0], chapter_view(f)[2]
+                fast = ctx.plans[fid].kind in _FAST_PLANS
+                roll = reread_roll(roll, t, now, MoveKind.FAST if fast else MoveKind.NORMAL)
             halved = dataclasses.replace(roll, allowance=half_move(roll.allowance))
             ctx.move_rolls[fid] = (t, chapter_view(f)[2], halved)
         events.append(

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from engine.context import BoundContext
 from engine.log import Event
 from engine.movement import MoveRules
@@ -47,6 +49,7 @@ from engine.rulesets.compose import (
 )
 from engine.rulesets.dark_age import battle as da
 from engine.rulesets.dark_age import odds_report
+from engine.rulesets.dark_age.aim import AimKept, facing_kept, keep_aim
 from engine.rulesets.dark_age.command import (
     CommandFormationBroken,
     CommandFormationFormed,
@@ -58,11 +61,13 @@ from engine.rulesets.dark_age.manoeuvres import (
     OrderedManoeuvre,
     expand_after_gaps,
     manoeuvres,
+    ordered_this_bound,
 )
+from engine.rulesets.dark_age.mounts import check_dismount_profiles
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M, DisorderPoints, MoveRoll
 from engine.rulesets.dark_age.ranks import ClosedRanks, close_ranks
 from engine.rulesets.dark_age.skirmish import SkirmishFallBack, fall_back_before
-from engine.rulesets.dark_age.terrain import DarkAgeTerrain
+from engine.rulesets.dark_age.terrain import STEEP_SLOPE_DEG, DarkAgeTerrain, steep_slopes
 from engine.rulesets.two_mm_earth import phases as two_mm
 from engine.rulesets.two_mm_earth.charts import CoverClass
 from engine.rulesets.two_mm_earth.context import TwoMmContext
@@ -107,6 +112,13 @@ class DarkAgeContext(TwoMmContext):
     command_formations_logged: bool = False
     #: 5.12 this bound: metres each skirmishing unit fell back before formed enemy
     skirmish_m: dict[str, float] = field(default_factory=dict)
+    #: 5.17 this bound: how far each unit of a Battle Line that wheeled as one body went in
+    #: the wheel (:mod:`.line_moves`)
+    wheeled_m: dict[str, float] = field(default_factory=dict)
+    #: 5.25 each dismounted unit's horses and horse-holders (:mod:`.mounts`)
+    horses: dict[str, Any] = field(default_factory=dict)
+    #: 5.15 each formed unit's target of its last move (:mod:`.aim`)
+    aims: dict[str, str] = field(default_factory=dict)
 
     @property
     def move_rules(self) -> MoveRules:
@@ -142,7 +154,11 @@ def _execute_moves(ctx: Any) -> None:
     ctx.emit(break_up(ctx, da.chapter_view, "execute_moves"))
     # 5.2-5.3: formed units that stand close up the gaps the last melee left in their ranks
     ctx.emit(close_ranks(ctx, lambda f: da.chapter_view(f)[2], _moving(ctx)))
+    # 5.15, 5.17: formed units keep their aim while the enemy stays within the deviation
+    ordered = ordered_this_bound(ctx)
+    ctx.emit(keep_aim(ctx, ctx.aims, da.chapter_view, ordered, "execute_moves"))
     ctx.emit(da.range_halts(ctx))  # 5.8: march phase halts at bow range, tactical at javelin
+    ctx.wheeled_m = {}
     ctx.emit(da.roll_moves(ctx))  # 5.9: a command formation's units roll once
     # 5.18, 5.22, 5.23: the scenario's and the commander's manoeuvres, at their cost
     ctx.about_faced = {}
@@ -155,6 +171,7 @@ def _execute_moves(ctx: Any) -> None:
     two_mm.phase_execute_moves(
         ctx,
         after_move=lambda c, f, plan, res: fall_back_before(c, f, plan, res, da.chapter_view),
+        aim_anew=facing_kept(da.chapter_view, ordered),
     )
     # 5.27: moves that went through friends cost DPs (the engine let them pass: may_pass)
     ctx.emit(
@@ -164,6 +181,9 @@ def _execute_moves(ctx: Any) -> None:
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
     for fid, full_m in ctx.manoeuvre_allowance.items():  # 5.17, 5.23, 5.26: in the move
         ctx.allowances[fid] = max(ctx.allowances.get(fid, 0.0), full_m)
+    for fid, wheel_m in ctx.wheeled_m.items():  # 5.17: the line's wheel was its move too
+        f = ctx.state.formations[fid]
+        f.moved_m = max(f.moved_m, wheel_m)
     for fid, back_m in ctx.skirmish_m.items():  # 5.12: a move besides the unit's own
         ctx.allowances[fid] = ctx.allowances.get(fid, 0.0) + back_m
     ctx.emit(expand_after_gaps(ctx, "execute_moves"))  # 5.28: back to its frontage
@@ -240,6 +260,7 @@ class DarkAge(TwoMmEarthGame):
         CommandFormationBroken,
         ClosedRanks,
         SkirmishFallBack,
+        AimKept,
     )
     family = "dark-age"
     version = "0.1"
@@ -253,12 +274,15 @@ class DarkAge(TwoMmEarthGame):
     terrain = TerrainTable(
         data_dir() / "codes" / "dark-age.csv", {"move": DarkAgeTerrain, "cover": CoverClass}
     )
+    #: 5.13's steep hill slopes from the DEM (:func:`.terrain.steep_slopes`), drawn by the maps
+    slope_bands = ((STEEP_SLOPE_DEG, "steep_slope"),)
     #: 2mm Earth 9.1 (the composition's messengers) through the chapter's terrain: a rider may
-    #: not enter difficult ground off a road (5.13) nor impassable ground (5.14), and a major
+    #: not enter difficult ground (steep slopes among it) or soft sand off a road (5.13) nor
+    #: impassable ground (5.14), and a major
     #: obstacle (5.20: rivers, fortifications) costs him half his move and 2 DPs: all three
     #: stand for 9.1's Impractical; Overhead is 2mm Earth's own cover column
     route_triple: ClassVar[Mapping[str, frozenset[str]]] = {
-        "move": frozenset({"difficult", "major_obstacle", "impassable"}),
+        "move": frozenset({"difficult", "major_obstacle", "impassable", "soft_sand"}),
         "cover": frozenset({"overhead"}),
     }
     composition: ClassVar[Composition] = Composition(
@@ -280,6 +304,12 @@ class DarkAge(TwoMmEarthGame):
         from engine.rulesets.dark_age.odds_report import move_report
 
         return move_report(opts)
+
+    def classify_slope(
+        self, layers: dict[str, np.ndarray], slope: np.ndarray
+    ) -> dict[str, np.ndarray]:
+        """5.13: steep hill slopes are difficult terrain (:func:`.terrain.steep_slopes`)."""
+        return {**layers, "move": steep_slopes(layers["move"], slope)}
 
     def resilience_modifier(self, ctx: Any, target: Any) -> int:
         """DP effects (:data:`DP_EFFECTS`): -1 R for a steady unit carrying DPs."""
@@ -336,6 +366,7 @@ class DarkAge(TwoMmEarthGame):
         one is a ScenarioFileError naming the file and line."""
         super().prepare(state, scenario)
         form_at_deployment(state, scenario, da.chapter_view)
+        check_dismount_profiles(scenario, self)
 
     def start_bound(self, ctx: BoundContext) -> None:
         two_mm.start_bound(ctx)  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """Dark Age terrain (5.13, 5.14, 5.20) from the Battlefield's neutral ``feature`` layer, through the
 code table ``data/codes/dark-age.csv`` (``feature,move,cover,blocks_sight,note``; a user may
-override it like any code table).
+override it like any code table), and 5.13's steep hill slopes from the DEM
+(:func:`steep_slopes`).
 
 ``move`` is the chapter's terrain kind (:class:`DarkAgeTerrain`). The chapter has no cover or
 sight rules (its combat chapter is absent), so ``cover`` and ``blocks_sight`` are those of the
@@ -13,6 +14,8 @@ v0.9 (charts 7.2 and 6.2, the same cells as ``2mm-earth.csv``; a test keeps them
 <DarkAgeTerrain.LIGHT_COVER: 'light_cover'>)
 >>> passable(DarkAgeTerrain.DIFFICULT, Troop.HEAVY_CAVALRY, on_road=False)
 False
+>>> table.terrain["sand"], passable(DarkAgeTerrain.SOFT_SAND, Troop.CAMELS, on_road=False)
+(<DarkAgeTerrain.SOFT_SAND: 'soft_sand'>, True)
 """
 
 from __future__ import annotations
@@ -29,7 +32,15 @@ from engine.rulesets.dark_age.formations import Troop, is_mounted
 from scenario_builder.codetables import FeatureVocabulary, _read_rows, codes_dir, load_features
 from scenario_builder.errors import ScenarioFileError
 
-__all__ = ["DarkAgeTable", "DarkAgeTerrain", "load_dark_age_table", "passable"]
+__all__ = [
+    "STEEP_SLOPE_DEG",
+    "DarkAgeTable",
+    "DarkAgeTerrain",
+    "difficult",
+    "load_dark_age_table",
+    "passable",
+    "steep_slopes",
+]
 
 HEADER = ("feature", "move", "cover", "blocks_sight")
 
@@ -44,6 +55,7 @@ class DarkAgeTerrain(enum.IntEnum):
     DIFFICULT = 4  # 5.13: DP on a 4; impassable to mounted troops off roads
     MAJOR_OBSTACLE = 5  # 5.20: ½ move, 1 DP (2 mounted)
     IMPASSABLE = 6  # 5.14: light infantry only, 1 jt a phase, 1 DP
+    SOFT_SAND = 7  # 5.13: difficult, but "troops mounted on camels are not affected"
 
     @property
     def label(self) -> str:
@@ -98,20 +110,79 @@ def load_dark_age_table(
     return DarkAgeTable(out, lut, str(p))
 
 
+def difficult(terrain: DarkAgeTerrain, troop: Troop) -> bool:
+    """5.13: is this ground difficult terrain to this troop type (a DP on a 4 for formed units,
+    closed to mounted troops off a road)? Minor obstacles are crossed as difficult terrain
+    (5.20); soft sand is difficult to all but camels.
+
+    >>> difficult(DarkAgeTerrain.SOFT_SAND, Troop.DARK_AGE_INFANTRY)
+    True
+    >>> difficult(DarkAgeTerrain.SOFT_SAND, Troop.CAMELS)
+    False
+    """
+    if terrain is DarkAgeTerrain.SOFT_SAND:
+        return troop is not Troop.CAMELS
+    return terrain in (DarkAgeTerrain.DIFFICULT, DarkAgeTerrain.MINOR_OBSTACLE)
+
+
 def passable(terrain: DarkAgeTerrain, troop: Troop, *, on_road: bool) -> bool:
     """5.13-5.14: may this troop type enter the terrain?
 
-    Impassable ground only to light infantry; difficult ground not to mounted troops unless on a
-    road (all mounted troops may cross minor obstacles; camels' soft sand is not told apart in
-    the vocabulary).
+    Impassable ground only to light infantry; difficult ground (steep slopes among it) and soft
+    sand not to mounted troops unless on a road, but camels go over sand; all mounted troops
+    may cross minor obstacles.
 
     >>> passable(DarkAgeTerrain.IMPASSABLE, Troop.LIGHT_INFANTRY, on_road=False)
     True
     >>> passable(DarkAgeTerrain.MINOR_OBSTACLE, Troop.HEAVY_CAVALRY, on_road=False)
     True
+    >>> passable(DarkAgeTerrain.SOFT_SAND, Troop.LIGHT_CAVALRY, on_road=False)
+    False
     """
     if terrain is DarkAgeTerrain.IMPASSABLE:
         return troop is Troop.LIGHT_INFANTRY
-    if terrain is DarkAgeTerrain.DIFFICULT and is_mounted(troop):
+    if terrain is DarkAgeTerrain.MINOR_OBSTACLE:
+        return True
+    if is_mounted(troop) and difficult(terrain, troop):
         return on_road
     return True
+
+
+#: 5.13 "steep hill slopes" are difficult terrain. The chapter gives no gradient; the reading
+#: is medieval-d10's (docs/rules-interpretations.md, "TERRAIN CHART slopes"): 10 degrees and over
+#: (steeper than 1 in 6), where formed foot must climb rather than march and horses labour, up
+#: to the build's cliff threshold (35 degrees; cells past it are ``cliff``, impassable 5.14), so
+#: the same hillside is steep under both books.
+STEEP_SLOPE_DEG = 10.0
+#: the kinds a steep slope makes difficult: open going, light cover, minor obstacles (a brook
+#: in a steep gully is closed to horse as the slope is) and sand (a steep dune slows camels
+#: too). Roads stay roads: "All mounted troops ... may also negotiate steep hill slopes on a
+#: road", and a column - the only troops a road helps - rolls no die, so 5.13's "except steep
+#: hill slopes" leaves it nothing to lose; difficult ground, obstacles and impassable ground
+#: are already what they are.
+_MADE_STEEP = np.array(
+    [
+        int(k)
+        for k in (
+            DarkAgeTerrain.OPEN,
+            DarkAgeTerrain.LIGHT_COVER,
+            DarkAgeTerrain.MINOR_OBSTACLE,
+            DarkAgeTerrain.SOFT_SAND,
+        )
+    ],
+    dtype=np.uint8,
+)
+
+
+def steep_slopes(move: np.ndarray, slope_deg: np.ndarray) -> np.ndarray:
+    """The ``move`` layer with 5.13's steep hill slopes: cells of ``slope_deg`` >=
+    :data:`STEEP_SLOPE_DEG` whose kind a slope changes become difficult (a new array).
+
+    >>> m = np.array([0, 0, 2, 1, 4, 7], dtype=np.uint8)
+    >>> steep_slopes(m, np.array([9.9, 10.0, 20.0, 12.0, 12.0, 15.0])).tolist()
+    [0, 4, 2, 4, 4, 4]
+    """
+    out = np.array(move, dtype=np.uint8, copy=True)
+    steep = (np.asarray(slope_deg) >= STEEP_SLOPE_DEG) & np.isin(out, _MADE_STEEP)
+    out[steep] = int(DarkAgeTerrain.DIFFICULT)
+    return out

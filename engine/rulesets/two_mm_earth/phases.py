@@ -1391,12 +1391,17 @@ def rout_plan(ctx: TwoMmContext, f: Formation) -> MovePlan:
 
 
 def phase_execute_moves(
-    ctx: TwoMmContext, on_blocked: Any = retreat_blocked_v09, after_move: Any = None
+    ctx: TwoMmContext,
+    on_blocked: Any = retreat_blocked_v09,
+    after_move: Any = None,
+    aim_anew: Any = None,
 ) -> None:
     """1.1 moves, fastest initiative first. ``on_blocked(ctx, f)``: what a retreat that cannot
     get away from the enemy does (v0.9 10.3; v0.7 5.1 has its own); ``after_move(ctx, f, plan,
     res)``: what a composed movement chapter does as each move ends (its events; Dark Age
-    5.12: skirmishers fall back before it)."""
+    5.12: skirmishers fall back before it); ``aim_anew(f, plan)``: how a composed movement
+    chapter turns to a target aimed at anew as the move begins (Dark Age 5.15: not within
+    the deviation)."""
 
     state = ctx.state
     _replace_casualties(ctx)
@@ -1417,7 +1422,7 @@ def phase_execute_moves(
                 continue
             fresh = _charge(f, g, plan.kind)  # the target may have moved first: aim anew
             fresh.max_m = plan.max_m
-            plan = fresh
+            plan = fresh if aim_anew is None else aim_anew(f, fresh)
         # the rectangles of every formation on the table: the state's columns, which follow
         # every move, loss and morale change by themselves
         t = state.table()
