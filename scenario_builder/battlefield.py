@@ -499,8 +499,12 @@ class Battlefield:
             "nodata": NODATA,
             "crs": self.crs.to_wkt(),
             "transform": self.transform,
+            # deflate at level 1 without a predictor: on Gettysburg (1.2 M cells, 7 bands) 0.5 s
+            # against 1.7-2.4 s for level 6 with the floating-point predictor, and 10.2 MB
+            # against 10.3 MB (the class bands are runs of a few codes; the predictor's byte
+            # shuffling helps only elevation); 2-5 % larger on the SRTM sites
             "compress": "deflate",
-            "predictor": 3,
+            "zlevel": 1,
             "tiled": self.shape[0] >= 256 and self.shape[1] >= 256,
         }
         if profile["tiled"]:

@@ -36,6 +36,7 @@ import rasterio.features
 import shapely
 
 from scenario_builder.battlefield import Battlefield
+from scenario_builder.build_defaults import BYTES_PER_CELL, MAX_CELLS, STAGES
 from scenario_builder.classify import (
     CLIFF_DEG,
     DENSE_FRACTION,
@@ -68,24 +69,8 @@ from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M, contour_set, 
 from scenario_builder.sites import get_site
 
 RULESET = "2mm-earth-v0.9"
-STAGES: tuple[str, ...] = (
-    "dem",
-    "landcover",
-    "overlays",
-    "classify",
-    "levels",
-    "contours",
-    "regions",
-)
 Progress = Callable[[str], None]
 
-# Peak memory of a build per grid cell, measured with /usr/bin/time (max RSS less the ~0.2 GB the
-# imports take): flodden at 10, 5 and 3 m and gettysburg at 7.5 m came to 81-95 bytes a cell.
-BYTES_PER_CELL = 90
-# The largest shipped site at its default resolution is gettysburg, 1.22 M cells (7.5 m); the
-# others are 0.11-0.16 M (25 m). 16 M is 13 times gettysburg: about 1.4 GB and 20 s on one
-# core, where flodden at 0.5 m (390 M cells, ~35 GB) would exhaust the machine unannounced.
-MAX_CELLS = 16_000_000
 PathLike = str | os.PathLike[str]
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from scenario_builder.build_defaults import CLIFF_DEG
 from scenario_builder.codetables import CodeTables, FeatureVocabulary
 
-CLIFF_DEG = 35.0  # 7.2 "cliffs ... impractical": slopes a formation cannot climb in order
 DENSE_WINDOW_M = 100.0
 DENSE_FRACTION = 0.5
 

@@ -25,13 +25,8 @@ import numpy as np
 from affine import Affine
 from scipy import ndimage
 
-STEP_M = 2.0  # 6.2: near man-height
-SMOOTH_M = 20.0  # gaussian sigma in metres: irons out DEM noise well below a base's frontage
-# 0.75 ha (about 85 x 85 m, a formation's footprint; 12 cells at 25 m, enough for the print's
-# half-cell smoothing to keep every piece): smaller peaks and hollows are removed. At 2 ha hill
-# tops lost 8-13 levels and Gettysburg kept only 99.6 % of cells within a level of the ground;
-# at 0.75 ha Flodden keeps 99.97 %, Bayreuth 99.99 %, Gettysburg 99.96 %.
-MIN_AREA_M2 = 7_500.0
+# 6.2's step, the smoothing and the smallest region: defined beside the build's other defaults
+from scenario_builder.build_defaults import MIN_AREA_M2, SMOOTH_M, STEP_M
 
 
 def smooth(elevation: np.ndarray, res: float, sigma_m: float = SMOOTH_M) -> np.ndarray:

@@ -9,28 +9,32 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from scenario_builder.atomic import atomic_dir, claim_out_dir
-from scenario_builder.build import (
+from scenario_builder.build_defaults import (
+    CLIFF_DEG,
     MAX_CELLS,
+    MIN_AREA_M2,
+    SMOOTH_M,
     STAGES,
-    BuildResult,
-    build_from_paths,
-    build_site,
-    check_size,
+    STEP_M,
 )
-from scenario_builder.classify import CLIFF_DEG
-from scenario_builder.coords import as_written, describe, guess_box_crs, parse_bbox, parse_crs
 from scenario_builder.errors import ScenarioError
-from scenario_builder.levels import MIN_AREA_M2, SMOOTH_M, STEP_M
 
 from .options import force_option, out_dir_option
 from .progress import progress_bar
+
+if TYPE_CHECKING:
+    from scenario_builder.build import BuildResult
+
+# The pipeline (scenario_builder.build: geopandas, pandas, scipy, rasterio) and pyproj are
+# imported by the command when it runs, so `build --help` and a usage error stay quick
+# (tests/test_cli_imports.py).
 
 
 def _bbox(
@@ -38,6 +42,8 @@ def _bbox(
 ) -> tuple[float, ...] | None:
     if value is None:
         return None
+    from scenario_builder.coords import parse_bbox
+
     try:
         return parse_bbox(value)
     except ScenarioError as exc:
@@ -52,6 +58,7 @@ def read_bbox(
     With ``--crs`` that CRS; otherwise metres on the UTM grid the build makes of the DEM if the
     box overlaps it there, else lon,lat (``scenario_builder.coords``).
     """
+    from scenario_builder.coords import as_written, describe, guess_box_crs, parse_crs
     from scenario_builder.dem import dem_extent
 
     extent = dem_extent(dem)
@@ -196,6 +203,8 @@ def build(
     else:
         assert dem is not None  # checked above: a SLUG or --dem
         dem_path = dem
+    from scenario_builder.build import build_from_paths, build_site, check_size
+
     # Sized from the DEM's header before --out is claimed or a cell is read: a grid too fine
     # for the machine is one line now, not minutes of swapping.
     check_size(dem_path, resolution=resolution, bbox=bbox, bbox_crs=bbox_crs, max_cells=max_cells)

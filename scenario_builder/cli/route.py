@@ -18,18 +18,22 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pyproj
 
 from scenario_builder.atomic import atomic_path, check_writable
-from scenario_builder.coords import as_written, describe, guess_crs, parse_crs
 from scenario_builder.errors import DataSourceError, ScenarioError
-from scenario_builder.routing import Route, RouteGraph
-from scenario_builder.routing.graph import default_cache_dir
 
 from .options import json_option, ruleset_option
+
+if TYPE_CHECKING:
+    import pyproj
+
+    from scenario_builder.routing import Route
+
+# networkx, scipy and shapely (the routing graph) and pyproj are imported when the command
+# runs, so `route --help` and a usage error stay quick (tests/test_cli_imports.py).
 
 
 def parse_xy(text: str, option: str) -> tuple[float, float]:
@@ -94,6 +98,7 @@ def _inside(bounds: tuple[float, ...], x: float, y: float) -> bool:
 
 def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: Any) -> None:
     """A point off the battlefield is an error in the coordinates the user wrote."""
+    from scenario_builder.coords import as_written
     if not _inside(bf.bounds, *xy):
         w, s, e, n = bf.bounds_lonlat()
         raise ScenarioError(
@@ -104,6 +109,10 @@ def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: A
 
 
 def _transformers(bf: Any, crs_text: str | None) -> tuple[pyproj.CRS, Any, Any]:
+    import pyproj
+
+    from scenario_builder.coords import parse_crs
+
     if crs_text is None:
         return bf.crs, None, None
     crs = parse_crs(crs_text)
@@ -144,6 +153,9 @@ def route(
 ) -> None:
     """Route a messenger across a built battlefield: cost with woods etc. counted triple (9.1)."""
     from scenario_builder.battlefield import Battlefield
+    from scenario_builder.coords import describe, guess_crs
+    from scenario_builder.routing import RouteGraph
+    from scenario_builder.routing.graph import default_cache_dir
 
     a_in, b_in = parse_xy(from_, "--from"), parse_xy(to, "--to")
     triple = None
@@ -269,6 +281,7 @@ def write_map(path: str, bf: Any, r: Route, blocked: list[Any]) -> Path:
 
 
 def _to_lonlat_geojson(bf: Any, geom: Any) -> dict[str, Any]:
+    import pyproj
     import shapely
 
     to_geo = pyproj.Transformer.from_crs(bf.crs, "EPSG:4326", always_xy=True)
