@@ -36,7 +36,8 @@ import rasterio.features
 import shapely
 
 from scenario_builder.battlefield import Battlefield
-from scenario_builder.build_defaults import BYTES_PER_CELL, MAX_CELLS, STAGES
+from scenario_builder.build_defaults import BYTES_PER_CELL, MAX_CELLS
+from scenario_builder.build_defaults import STAGES as STAGES  # the stages progress reports
 from scenario_builder.classify import (
     CLIFF_DEG,
     DENSE_FRACTION,

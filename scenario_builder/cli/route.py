@@ -99,6 +99,7 @@ def _inside(bounds: tuple[float, ...], x: float, y: float) -> bool:
 def check_on_battlefield(bf: Any, option: str, given: tuple[float, float], xy: Any) -> None:
     """A point off the battlefield is an error in the coordinates the user wrote."""
     from scenario_builder.coords import as_written
+
     if not _inside(bf.bounds, *xy):
         w, s, e, n = bf.bounds_lonlat()
         raise ScenarioError(
