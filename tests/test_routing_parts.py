@@ -75,6 +75,29 @@ def test_exact_stretch_matches_fine_sampling(mask, win, seed) -> None:
         assert got == pytest.approx(approx, rel=2e-3, abs=1e-3)
 
 
+def test_many_stretches_cost_as_each_alone_on_corners_and_grid_lines(mask) -> None:
+    """The vectorised cost equals the one-stretch cost where the cuts coincide: between grid
+    corners (the graph's vertices), along grid lines (the edge of a wood counts normal) and
+    across a corner; and a stretch costs the same in any company (its pieces are its own)."""
+    rows, cols = mask.shape
+    grid = CostGrid(mask, res=25.0, x0=0.0, y0=rows * 25.0)
+    rng = np.random.default_rng(11)
+    corners = rng.integers(0, [cols + 1, rows + 1, cols + 1, rows + 1], (300, 4)).astype(float)
+    along = corners.copy()
+    along[:100, 2] = along[:100, 0]  # vertical on a grid line
+    along[100:200, 3] = along[100:200, 1]  # horizontal on a grid line
+    along[200:, 2:] = along[200:, :2] + rng.integers(
+        -9, 10, (100, 1)
+    )  # 45 degrees, corner to corner
+    halves = corners + rng.choice([0.0, 0.5], corners.shape)
+    for ends in (corners, along, np.clip(halves, 0, [cols, rows, cols, rows])):
+        got = grid.stretch_many(*ends.T)
+        want = [grid.stretch(*e)[0] for e in ends]
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+        alone = [grid.stretch_many(*e[:, None])[0] for e in ends[:20]]
+        assert got[:20].tolist() == alone
+
+
 def test_9_1_stretch_along_a_wood_edge_counts_normal(mask) -> None:
     r, c = np.argwhere(mask[:, :-1] & ~mask[:, 1:])[0]  # a wood cell with open ground east
     grid = CostGrid(mask, res=25.0, x0=0.0, y0=mask.shape[0] * 25.0)

@@ -209,36 +209,57 @@ class CostGrid:
         """
         ua, va = np.asarray(ua, dtype=float), np.asarray(va, dtype=float)
         ub, vb = np.asarray(ub, dtype=float), np.asarray(vb, dtype=float)
+        n = ua.size
         du, dv = ub - ua, vb - va
         length = np.hypot(du, dv)
-        cuts = [np.zeros((ua.size, 1)), np.ones((ua.size, 1))]
-        for a, b, d in ((ua, ub, du), (va, vb, dv)):
-            first = np.floor(np.minimum(a, b)) + 1
-            count = np.where(
-                np.abs(d) > _EPS, np.maximum(np.ceil(np.maximum(a, b)) - first, 0), 0
-            ).astype(np.int64)
-            m = int(count.max()) if count.size else 0
-            if m:
-                k = np.arange(m)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    t = (first[:, None] + k[None, :] - a[:, None]) / d[:, None]
-                cuts.append(np.where(k[None, :] < count[:, None], t, 1.0))
-        t = np.sort(np.concatenate(cuts, axis=1), axis=1)
-        dt = np.diff(t, axis=1)
-        mid = (t[:, :-1] + t[:, 1:]) * 0.5
-        um = ua[:, None] + du[:, None] * mid
-        vm = va[:, None] + dv[:, None] * mid
-        rows, cols = self.shape
-        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, cols + 1)
-        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, rows + 1)
+        # Flat, without padding or sorting: each stretch is cut at the grid lines across its
+        # major axis (the one it moves further along) into bands of at most one cell's extent,
+        # so the minor axis crosses at most one grid line inside a band: two pieces a band. A
+        # stretch's pieces depend on it alone, not on the other stretches of the call.
+        vert = np.abs(dv) >= np.abs(du)
+        pa, dp = np.where(vert, va, ua), np.where(vert, dv, du)
+        qa, dq = np.where(vert, ua, va), np.where(vert, du, dv)
+        pb = pa + dp
+        first = np.floor(np.minimum(pa, pb)) + 1
+        lines = np.where(
+            np.abs(dp) > _EPS, np.maximum(np.ceil(np.maximum(pa, pb)) - first, 0), 0
+        ).astype(np.int64)
+        bands = lines + 1
+        row = np.repeat(np.arange(n), bands)
+        j = np.arange(row.size) - np.repeat(np.cumsum(bands) - bands, bands)  # band in its row
+        ln, fr, p0, d0 = lines[row], first[row], pa[row], dp[row]
+        # the k-th line crossed, in the order the stretch meets them
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k_lo = np.where(d0 > 0, j - 1, ln - j)
+            k_hi = np.where(d0 > 0, j, ln - 1 - j)
+            t_lo = np.where(j == 0, 0.0, (fr + k_lo - p0) / d0)
+            t_hi = np.where(j == ln, 1.0, (fr + k_hi - p0) / d0)
+        q0, e0 = qa[row], dq[row]
+        m_lo, m_hi = q0 + e0 * t_lo, q0 + e0 * t_hi
+        line = np.floor(np.maximum(m_lo, m_hi))
+        inside = (np.abs(e0) > _EPS) & (line > np.minimum(m_lo, m_hi))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_mid = np.where(inside, np.clip((line - q0) / e0, t_lo, t_hi), t_hi)
+        t0 = np.concatenate([t_lo, t_mid])
+        t1 = np.concatenate([t_mid, t_hi])
+        rows_of = np.concatenate([row, row])
+        dt = t1 - t0
+        mid = (t0 + t1) * 0.5
+        um = ua[rows_of] + du[rows_of] * mid
+        vm = va[rows_of] + dv[rows_of] * mid
+        n_rows, n_cols = self.shape
+        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, n_cols + 1)
+        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, n_rows + 1)
         f = self.factor[r, c]
-        on_u = ((np.abs(du) <= _EPS) & (np.abs(ua - np.round(ua)) <= _EPS))[:, None]
-        on_v = ((np.abs(dv) <= _EPS) & (np.abs(va - np.round(va)) <= _EPS))[:, None]
+        # A stretch lying on a grid line belongs to the cheaper of the two cells it separates.
+        on_u = ((np.abs(du) <= _EPS) & (np.abs(ua - np.round(ua)) <= _EPS))[rows_of]
+        on_v = ((np.abs(dv) <= _EPS) & (np.abs(va - np.round(va)) <= _EPS))[rows_of]
         if on_u.any():
-            f = np.where(on_u, np.minimum(f, self.factor[r, np.clip(c - 1, 0, cols + 1)]), f)
+            f = np.where(on_u, np.minimum(f, self.factor[r, np.clip(c - 1, 0, n_cols + 1)]), f)
         if on_v.any():
-            f = np.where(on_v, np.minimum(f, self.factor[np.clip(r - 1, 0, rows + 1), c]), f)
-        return (np.where(dt > 0, f, 0.0) * dt).sum(axis=1) * length
+            f = np.where(on_v, np.minimum(f, self.factor[np.clip(r - 1, 0, n_rows + 1), c]), f)
+        per_unit = np.bincount(rows_of, weights=np.where(dt > 0, f, 0.0) * dt, minlength=n)
+        return per_unit * length
 
     def path_cost(self, points: list[tuple[float, float]]) -> tuple[float, float, float]:
         """Sum of :meth:`stretch` over consecutive points (grid units)."""
