@@ -85,7 +85,7 @@ var SBPlayback = (function () {
         // bases shown first: where two names would touch, the larger formation keeps its own
         var prio = 3 + Math.min(a[2], 999) / 1000;
         var text = (full ? f.name : (f.short || f.name)) + (book ? " \u00b7 " + book : "") + "|" + prio;
-        var html = '<div class="sb-label sb-form-label" data-prio="' + prio + '" style="color:' + esc(col) + '">' +
+        var html = '<div class="sb-label sb-form-label" data-near data-prio="' + prio + '" style="color:' + esc(col) + '">' +
           esc(full ? f.name : (f.short || f.name)) + (book ? '<span class="sb-form-book"> \u00b7 ' + esc(book) + "</span>" : "") + "</div>";
         if (nameMarks[k]) { nameMarks[k].setLatLng(at); if (nameMarks[k]._sbText !== text) { nameMarks[k].setIcon(L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] })); nameMarks[k]._sbText = text; } }
         else {

@@ -222,6 +222,45 @@ def test_playback_first_view_keeps_troops_clear_of_the_panel_and_legend(
     page.close()
 
 
+SET_VIEW = """([lat, lon, z]) => {
+  const k = Object.keys(window).find(k => k.startsWith('map_') && window[k] instanceof L.Map);
+  window[k].setView([lat, lon], z, {animate: false}); }"""
+
+CONTROLS = """() => Array.from(document.querySelectorAll('.leaflet-control'))
+  .map(e => { const r = e.getBoundingClientRect();
+    return {t: e.className, l: r.left, r: r.right, u: r.top, b: r.bottom}; })
+  .filter(r => r.r > r.l && r.b > r.u)"""
+
+
+@pytest.mark.parametrize("zoom", [13, 14, 15])
+def test_crowded_line_of_battle_names_every_formation(
+    browser, flodden_deployment: Path, zoom: int
+) -> None:
+    """Flodden's deployment round the English field guns (3 bases between the Admiral's
+    vanguard and Surrey's rearguard): a name whose place below its bases is taken moves above
+    or beside them (labels.js, data-near) instead of vanishing, so the guns are named at zoom
+    13 to 15 and, at 13 and 14 where both armies are in view, all 17 formations; no label
+    overlaps another or sits under the panel, the legend or a button."""
+    from engine.scenario import load_scenario
+
+    sc = load_scenario("flodden_1513")
+    guns = next(f for side in sc.sides for f in side.formations if f.name == "English field guns")
+    assert guns.position.lonlat is not None
+    lon, lat = guns.position.lonlat
+    page, problems = _open(browser, flodden_deployment)
+    page.evaluate(SET_VIEW, [lat, lon, zoom])
+    page.wait_for_timeout(600)
+    rects = page.evaluate(VISIBLE_LABEL_RECTS)
+    names = [r["t"] for r in rects if "sb-form-label" in r["c"]]
+    assert "English field guns" in names, names
+    if zoom <= 14:
+        assert len(names) == 17, names
+    assert _overlaps(rects) == []
+    assert _overlaps_between(rects, page.evaluate(CONTROLS)) == []
+    assert problems == []
+    page.close()
+
+
 def _overlaps_between(rects: list[dict], boxes: list[dict]) -> list[tuple[str, str]]:
     return [
         (a["t"], b["t"])
