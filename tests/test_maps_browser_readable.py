@@ -261,6 +261,54 @@ def test_crowded_line_of_battle_names_every_formation(
     page.close()
 
 
+@pytest.fixture(scope="module")
+def flodden_playback(run_cli_module, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's battle played back: Flodden, seed 7."""
+    out = tmp_path_factory.mktemp("flodden_run")
+    code, _, err = run_cli_module("run", "flodden_1513", "--seed", "7", "--out", out / "run")
+    assert code == 0, err
+    code, _, err = run_cli_module("map", out / "run", "--out", out / "playback.html")
+    assert code == 0, err
+    return out / "playback.html"
+
+
+@pytest.mark.parametrize("size", [(1200, 850), (1000, 700)])
+@pytest.mark.parametrize("which", ["flodden", "playback"])
+def test_open_event_list_leaves_the_bases_clear(
+    browser, pages: dict, flodden_playback: Path, which: str, size: tuple[int, int]
+) -> None:
+    """The event list, opened, makes the panel taller than the first view kept free (Flodden
+    seed 7, bound 6: Borthwick's guns under it): the map moves (playback.js keepClear) so that
+    at every bound, stepped with the list open, no base is under the panel or the legend and
+    every base that was in view still is."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto((flodden_playback if which == "flodden" else pages["playback"]).as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(500)
+    before = page.evaluate(TROOPS_AND_BOXES)
+    page.locator(".sb-playback details summary").first.click()
+    page.wait_for_timeout(200)
+    count = page.evaluate("window.sbPlayback.count")
+    grown = False
+    for k in range(count):
+        page.evaluate(f"window.sbPlayback.draw({k})")
+        page.wait_for_timeout(50)
+        got = page.evaluate(TROOPS_AND_BOXES)
+        panel = next(b for b in got["boxes"] if "sb-playback" in b["t"])
+        was = next(b for b in before["boxes"] if "sb-playback" in b["t"])
+        grown = grown or panel["u"] < was["u"] - 50
+        assert _overlaps_between(got["troops"], got["boxes"]) == [], k
+        assert all(
+            r["l"] >= 0 and r["r"] <= size[0] and r["u"] >= 0 and r["b"] <= size[1]
+            for r in got["troops"]
+        ), k
+    assert grown  # the list did open over the map
+    assert problems == []
+    page.close()
+
+
 def _overlaps_between(rects: list[dict], boxes: list[dict]) -> list[tuple[str, str]]:
     return [
         (a["t"], b["t"])
