@@ -30,6 +30,7 @@ from shapely.geometry.base import BaseGeometry
 
 from maps.battlefield_map import source_names
 from maps.colours import hex_to_rgb
+from maps.contour_thinning import paper_lines, steepness
 from maps.deployment import Deployed
 from maps.features import (
     LINE_STYLES,
@@ -211,6 +212,9 @@ class Shapes:
     palette: TerrainPalette = field(default_factory=lambda: palette_for_table("2mm-earth", {}))
     #: the ruleset's DEM slope bands (medieval-d10: gentle, steep): (band, smoothed region)
     slopes: list[tuple[int, BaseGeometry]] = field(default_factory=list)
+    #: (level above the window's lowest, contour, page points per ground metre) -> the parts of
+    #: the contour drawn at that scale (``maps.contour_thinning``); None draws every part
+    thin: Callable[[int, BaseGeometry, float], BaseGeometry] | None = None
 
 
 def window_levels(bf: Battlefield, window: tuple[float, float, float, float]) -> tuple[int, int]:
@@ -250,7 +254,8 @@ def prepare_shapes(
         bands = palette.slope_codes(bf.layer("slope"))
         got = smooth_classes(bands, bf.transform, range(1, len(palette.slopes) + 1), window)
         slopes = [(k, g) for k, g in sorted(got.items()) if not g.is_empty]
-    return Shapes(levels, classes, lines, lo, hi, feats, deployed, palette, slopes)
+    thin = functools.partial(paper_lines, bf, steepness(bf))
+    return Shapes(levels, classes, lines, lo, hi, feats, deployed, palette, slopes, thin)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -439,6 +444,8 @@ def draw_ground(
         part = shapely.clip_by_rect(g, *ground)
         if part.is_empty:
             continue
+        if shapes.thin is not None:  # steep ground on a small page: its index contours only
+            part = shapes.thin(k - shapes.lo, part, affine[0])
         major = (k - shapes.lo) % 5 == 0
         c.setStrokeColorRGB(*CONTOUR_INK)
         c.setLineWidth(1.1 if major else 0.5)

@@ -309,6 +309,28 @@ def test_open_event_list_leaves_the_bases_clear(
     page.close()
 
 
+def test_steep_ground_contours_thin_out_as_the_map_zooms_out(
+    browser, flodden_deployment: Path
+) -> None:
+    """Flodden's south face: at zoom 14 the page hides the intermediate contour runs the
+    ground is too steep for (maps.contour_thinning: each run's zoom, applied on every zoom) and
+    their labels; at zoom 18 every run is drawn again."""
+    page, problems = _open(browser, flodden_deployment)
+    hidden = {}
+    for zoom in (14, 18):
+        page.evaluate(SET_VIEW, [55.612, -2.172, zoom])
+        page.wait_for_timeout(400)
+        hidden[zoom] = page.evaluate(
+            "() => [document.querySelectorAll('path[stroke=\"none\"]').length,"
+            " Array.from(document.querySelectorAll('.sb-contour-label'))"
+            ".filter(e => e.style.display === 'none').length]"
+        )
+    assert hidden[14][0] > 100 and hidden[14][1] > 0, hidden
+    assert hidden[18] == [0, 0], hidden
+    assert problems == []
+    page.close()
+
+
 def _overlaps_between(rects: list[dict], boxes: list[dict]) -> list[tuple[str, str]]:
     return [
         (a["t"], b["t"])
