@@ -20,6 +20,7 @@ from branca.element import MacroElement
 from jinja2 import Template
 
 from maps.colours import level_colour
+from maps.contour_thinning import steepness, web_runs
 from maps.features import LINE_STYLES, FeatureKind, ground_features, label_point, short_name
 from maps.leaflet_offline import (
     _MapScript,
@@ -237,27 +238,33 @@ def _draw_contours(bf: Battlefield) -> _Lines | None:
     edges, never cell staircases), labelled by level; the labels are decluttered in the page."""
     import geopandas as gpd
 
+    grid = steepness(bf)
+    lat = float(np.mean(bf.bounds_lonlat()[1::2]))
+    # each level's line cut where the slope changes how thinly it is drawn, with the zoom the
+    # run shows from (maps.contour_thinning): steep ground keeps only its index contours
     rows = [
-        {"level": k, "elevation": _level_base_m(bf, k), "geometry": line.simplify(bf.res / 8)}
+        {"level": k, "elevation": _level_base_m(bf, k), "z": z, "geometry": run}
         for k, line in outline_contours(bf, level_outlines(bf))
+        for run, z in web_runs(bf, k, line.simplify(bf.res / 8), grid, lat)
     ]
     if not rows:
         return None
-    lines = gpd.GeoDataFrame(rows, columns=["level", "elevation", "geometry"], crs=bf.crs)
+    lines = gpd.GeoDataFrame(rows, columns=["level", "elevation", "z", "geometry"], crs=bf.crs)
     lines = lines[~lines.geometry.is_empty]
     geo = lines.to_crs("EPSG:4326")
-    # candidates on the longest pieces first; the page hides any that would overlap
-    pieces: list[tuple[float, int, Any]] = []
-    for level, geom in zip(lines["level"], lines.geometry, strict=True):
+    # candidates on the longest pieces first; the page hides any that would overlap, and any
+    # whose run is not drawn at the zoom
+    pieces: list[tuple[float, int, int, Any]] = []
+    for level, z, geom in zip(lines["level"], lines["z"], lines.geometry, strict=True):
         for p in getattr(geom, "geoms", [geom]):
             if p.length > 8 * bf.res:
-                pieces.append((p.length, int(level), p))
+                pieces.append((p.length, int(level), int(z), p))
     pieces.sort(key=lambda t: -t[0])
     labels: list[Label] = []
-    for _length, level, p in pieces[:MAX_CONTOUR_LABELS]:
+    for _length, level, z, p in pieces[:MAX_CONTOUR_LABELS]:
         for frac in (0.5,) if p.length < 60 * bf.res else (0.25, 0.75):
             pt = p.interpolate(frac, normalized=True)
-            _label(labels, bf, pt.x, pt.y, str(level), "sb-contour-label", 1.0)
+            _label(labels, bf, pt.x, pt.y, str(level), f"sb-contour-label sb-from-z{z}", 1.0)
     return _Lines(geo.to_json(), labels)
 
 
@@ -265,7 +272,7 @@ def _add_contours(m: folium.Map, drawn: _Lines | None) -> None:
     if drawn is None:
         return
     group = folium.FeatureGroup(name="Contours (height levels)", show=True)
-    folium.GeoJson(
+    lines = folium.GeoJson(
         drawn.geojson,
         style_function=lambda f: {
             "color": "#4e342e",
@@ -274,9 +281,24 @@ def _add_contours(m: folium.Map, drawn: _Lines | None) -> None:
         },
         tooltip=folium.GeoJsonTooltip(fields=["level", "elevation"], aliases=["level", "base (m)"]),
         name="contours",
-    ).add_to(group)
+    )
+    lines.add_to(group)
     group.add_to(m)
     _emit_labels(m, group, drawn.labels)
+    # a run (and its label) is drawn from its zoom on (maps.contour_thinning); before the
+    # labels' declutter, which runs on the next frame
+    m.add_child(
+        _MapScript(
+            f"(function (map, lines) {{ function thin() {{ var z = map.getZoom();"
+            " lines.eachLayer(function (l) { l.setStyle({ stroke: l.feature.properties.z <= z });"
+            " });"
+            " map.getContainer().querySelectorAll('.sb-contour-label').forEach(function (e) {"
+            " var m = /sb-from-z(\\d+)/.exec(e.className);"
+            " e.style.display = m && +m[1] > z ? 'none' : ''; }); }"
+            " map.on('zoomend overlayadd', thin); thin(); })"
+            f"({m.get_name()}, {lines.get_name()});"
+        )
+    )
 
 
 def _level_base_m(bf: Battlefield, k: int) -> float:

@@ -128,22 +128,48 @@ def _hex(lab: tuple[float, float, float]) -> str:
     return "#" + "".join(f"{round(float(v) * 255):02x}" for v in rgb)
 
 
-def legible(colour: str, on: str = HILLSHADE_GREY, ratio: float = 3.0) -> str:
-    """``colour`` darkened (same hue and chroma, lower CIE L*) until it stands out from ``on``
-    by WCAG's 3:1 for graphics: a grey army on grey hillshade becomes a dark grey army.
+#: a base's fill opacity in the playback (maps/playback.js ``style``): the ground shows through
+BASE_FILL_OPACITY = 0.85
+#: an army's bases against the ground beneath them: WCAG's 3:1 for graphics (its names, written
+#: in its colour, stand on a white halo; 4.5:1 on mid-grey would leave only near-black armies)
+SIDE_CONTRAST = 3.0
+
+
+def blend(colour: str, on: str, opacity: float) -> str:
+    """``colour`` drawn at ``opacity`` over ``on``.
+
+    >>> blend("#000000", "#ffffff", 0.5)
+    '#808080'
+    """
+    mix = (opacity * c + (1 - opacity) * g for c, g in zip(hex_to_rgb(colour), hex_to_rgb(on)))
+    return "#" + "".join(f"{round(v):02x}" for v in mix)
+
+
+def drawn_contrast(colour: str, on: str) -> float:
+    """The contrast of an army's base as the playback draws it (its fill over ``on``).
+
+    >>> round(drawn_contrast("#7f7f7f", HILLSHADE_GREY), 2)
+    1.75
+    """
+    return contrast_ratio(blend(colour, on, BASE_FILL_OPACITY), on)
+
+
+def legible(colour: str, on: str = HILLSHADE_GREY, ratio: float = SIDE_CONTRAST) -> str:
+    """``colour`` darkened (same hue and chroma, lower CIE L*) until its drawn bases stand out
+    from ``on`` by ``ratio``: a grey army on grey hillshade becomes a dark grey army.
 
     >>> legible("#1f4e9c")
     '#1f4e9c'
-    >>> c = legible("#7f7f7f"); c, contrast_ratio(c, HILLSHADE_GREY) >= 3.0
-    ('#616161', True)
+    >>> c = legible("#7f7f7f"); c, drawn_contrast(c, HILLSHADE_GREY) >= SIDE_CONTRAST
+    ('#505050', True)
     """
-    if contrast_ratio(colour, on) >= ratio:
+    if drawn_contrast(colour, on) >= ratio:
         return colour
     L, a, b = _lab(colour)
     while L > 0:
         L -= 1.0
         out = _hex((L, a, b))
-        if contrast_ratio(out, on) >= ratio:
+        if drawn_contrast(out, on) >= ratio:
             return out
     return "#000000"
 
@@ -167,19 +193,25 @@ def cvd_distance(a: str, b: str) -> float:
     return best
 
 
-def side_palette(colours: list[str], apart: float = 20.0) -> list[str]:
-    """The armies' colours made legible on the hillshade and told apart by colour-blind
-    readers (at least ``apart`` CIE76 units under every deficiency). On grey hillshade only
-    dark colours reach 3:1, so two armies that differ only in hue (Towton's green and red)
-    are set apart in lightness: the newer colour's CIE L* is moved the least that works, and if
-    no lightness of it alone does, both colours of the clashing pair are moved together.
+def side_palette(
+    colours: list[str], apart: float = 20.0, grounds: list[str | None] | None = None
+) -> list[str]:
+    """The armies' colours made legible on the ground beneath them (``grounds``, one per side,
+    ``maps.ground_colour.sides_ground``; the hillshade's mid-tone where None) and told apart by
+    colour-blind readers (at least ``apart`` CIE76 units under every deficiency). On grey
+    hillshade only dark colours reach SIDE_CONTRAST, so two armies that differ only in hue
+    (Towton's green and red) are set apart in lightness: the newer colour's CIE L* is moved the
+    least that works, and if no lightness of it alone does, both colours of the clashing pair
+    are moved together.
 
     >>> side_palette(["#1a5e20", "#8b0000"])
     ['#1a5e20', '#470000']
     """
+    under = [g or HILLSHADE_GREY for g in (grounds or [None] * len(colours))]
 
-    def ok(c: str, others: list[str]) -> bool:
-        return contrast_ratio(c, HILLSHADE_GREY) >= 3.0 and all(
+    def ok(c: str, i: int, others: list[str]) -> bool:
+        """Side ``i``'s colour ``c`` legible on its ground and apart from ``others``."""
+        return drawn_contrast(c, under[i]) >= SIDE_CONTRAST and all(
             cvd_distance(c, o) >= apart for o in others
         )
 
@@ -189,12 +221,12 @@ def side_palette(colours: list[str], apart: float = 20.0) -> list[str]:
 
     steps = sorted(range(-45, 46, 3), key=abs)
     out: list[str] = []
-    for colour in colours:
-        c = legible(colour)
-        if ok(c, out):
+    for i, colour in enumerate(colours):
+        c = legible(colour, under[i])
+        if ok(c, i, out):
             out.append(c)
             continue
-        best = next((shifted(c, d) for d in steps if ok(shifted(c, d), out)), None)
+        best = next((shifted(c, d) for d in steps if ok(shifted(c, d), i, out)), None)
         if best is None:  # move the clashing earlier colour too, the least in total
             pairs = sorted(
                 ((dj, di) for dj in steps for di in steps), key=lambda t: abs(t[0]) + abs(t[1])
@@ -205,7 +237,7 @@ def side_palette(colours: list[str], apart: float = 20.0) -> list[str]:
                 rest = out[:j] + out[j + 1 :]
                 for dj, di in pairs:
                     oj, ci = shifted(o, dj), shifted(c, di)
-                    if ok(oj, rest) and ok(ci, [*rest, oj]):
+                    if ok(oj, j, rest) and ok(ci, i, [*rest, oj]):
                         out[j], best = oj, ci
                         break
         out.append(best or c)

@@ -30,6 +30,7 @@ from shapely.geometry.base import BaseGeometry
 
 from maps.battlefield_map import source_names
 from maps.colours import hex_to_rgb
+from maps.contour_thinning import paper_lines, steepness
 from maps.deployment import Deployed
 from maps.features import (
     LINE_STYLES,
@@ -39,6 +40,7 @@ from maps.features import (
     label_point,
     short_name,
 )
+from maps.leaders import place_with_leader
 from maps.palettes import TerrainPalette, palette_for_table, terrain_palette
 from maps.table import Paper, TableScale
 from maps.tiling import Sheet, Tiling, row_name
@@ -210,6 +212,9 @@ class Shapes:
     palette: TerrainPalette = field(default_factory=lambda: palette_for_table("2mm-earth", {}))
     #: the ruleset's DEM slope bands (medieval-d10: gentle, steep): (band, smoothed region)
     slopes: list[tuple[int, BaseGeometry]] = field(default_factory=list)
+    #: (level above the window's lowest, contour, page points per ground metre) -> the parts of
+    #: the contour drawn at that scale (``maps.contour_thinning``); None draws every part
+    thin: Callable[[int, BaseGeometry, float], BaseGeometry] | None = None
 
 
 def window_levels(bf: Battlefield, window: tuple[float, float, float, float]) -> tuple[int, int]:
@@ -249,7 +254,8 @@ def prepare_shapes(
         bands = palette.slope_codes(bf.layer("slope"))
         got = smooth_classes(bands, bf.transform, range(1, len(palette.slopes) + 1), window)
         slopes = [(k, g) for k, g in sorted(got.items()) if not g.is_empty]
-    return Shapes(levels, classes, lines, lo, hi, feats, deployed, palette, slopes)
+    thin = functools.partial(paper_lines, bf, steepness(bf))
+    return Shapes(levels, classes, lines, lo, hi, feats, deployed, palette, slopes, thin)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -438,6 +444,8 @@ def draw_ground(
         part = shapely.clip_by_rect(g, *ground)
         if part.is_empty:
             continue
+        if shapes.thin is not None:  # steep ground on a small page: its index contours only
+            part = shapes.thin(k - shapes.lo, part, affine[0])
         major = (k - shapes.lo) % 5 == 0
         c.setStrokeColorRGB(*CONTOUR_INK)
         c.setLineWidth(1.1 if major else 0.5)
@@ -840,10 +848,12 @@ def _index_page(
     row_h = 4.6 * PT_PER_MM
     legend_h = 5 * PT_PER_MM + math.ceil(len(rows) / cols) * row_h
     top_h = 14 * len(title) + lead * len(info) + 3 * PT_PER_MM
-    # two lines kept for the key of names the map had no room for (drawn only when needed)
     bottom_h = 11 * PT_PER_MM + lead * len(text) + 3 * PT_PER_MM + legend_h
-    # two lines for the key of names the map had no room for, where the paper has them spare
-    key_lines = 2 if shapes.deployed and ph - 2 * m - top_h - bottom_h > 40 * PT_PER_MM else 0
+    # room for the key of names the map has none for: as many lines as a key of every
+    # formation would take, as far as the paper leaves the map 40 mm
+    every = _key_text([(i, d) for i, d in enumerate(shapes.deployed, 1)])
+    spare = (ph - 2 * m - top_h - bottom_h - 40 * PT_PER_MM) // lead
+    key_lines = int(max(0, min(len(simpleSplit(every, "Helvetica", body, width)), spare)))
     bottom_h += lead * key_lines
     tw, th = t.cols * t.step[0] + t.overlap, t.rows * t.step[1] + t.overlap  # sheets' span, mm
     box_w, box_h = width, max(20 * PT_PER_MM, ph - 2 * m - top_h - bottom_h)
@@ -894,13 +904,16 @@ def _index_page(
         labels.boxes.append(box)
         grid_labels.append((sheet, (x0, y0, x1, y1), size, cx, cy))
     draw_ground(c, shapes, lay.window, affine, detail=False, labels=labels)
-    # a name with no room on the map gets a number beside its bases and a line under the map
+    # a name with no room beside its bases goes to the nearest free spot with a leader line;
+    # failing that, a number beside its bases and the name in a key under the map
     keyed: list[tuple[int, Any]] = []
     for d in labels.missed:
-        x, y = shapely.affinity.affine_transform(shapely.Point(d.centre), affine).coords[0]
+        bases = shapely.affinity.affine_transform(d.bases, affine)
+        ink = _rgb(d.colour)
+        if place_with_leader(c, labels, bases, d.name, size=5.0, colour=ink, reach=LEADER_PT):
+            continue
         tag = str(len(keyed) + 1)
-        pts = [(x + dx, y + dy) for dy in (7.0, -9.0, 0.0) for dx in (0.0, -10.0, 10.0)]
-        if key_lines and labels.place(c, pts, tag, size=6.0, colour=_rgb(d.colour), bold=True):
+        if key_lines and place_with_leader(c, labels, bases, tag, size=6.0, colour=ink, reach=30):
             keyed.append((len(keyed) + 1, d))
     c.restoreState()
     c.setStrokeColorRGB(0, 0, 0)
@@ -921,8 +934,7 @@ def _index_page(
     y -= 5 * PT_PER_MM + lead
     c.setFont("Helvetica", body)
     if keyed:
-        key = "Numbered on the map: " + "; ".join(f"{i} {d.name}" for i, d in keyed)
-        for ln in simpleSplit(key, "Helvetica", body, width)[:key_lines]:
+        for ln in simpleSplit(_key_text(keyed), "Helvetica", body, width)[:key_lines]:
             c.drawString(m, y, ln)
             y -= lead
     for ln in text:
@@ -940,6 +952,14 @@ def _index_page(
         c.setFillColorRGB(0, 0, 0)
         _fit_string(c, x + 10 * PT_PER_MM, yy + 0.8 * PT_PER_MM, x + col_w - 2, label, body - 0.5)
     c.showPage()
+
+
+#: how far from its bases a formation's name may go on the index page, on a leader (points)
+LEADER_PT = 70.0
+
+
+def _key_text(keyed: list[tuple[int, Any]]) -> str:
+    return "Numbered on the map: " + "; ".join(f"{i} {d.name}" for i, d in keyed)
 
 
 def _sheet_page(

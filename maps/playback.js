@@ -85,7 +85,7 @@ var SBPlayback = (function () {
         // bases shown first: where two names would touch, the larger formation keeps its own
         var prio = 3 + Math.min(a[2], 999) / 1000;
         var text = (full ? f.name : (f.short || f.name)) + (book ? " \u00b7 " + book : "") + "|" + prio;
-        var html = '<div class="sb-label sb-form-label" data-prio="' + prio + '" style="color:' + esc(col) + '">' +
+        var html = '<div class="sb-label sb-form-label" data-near data-prio="' + prio + '" style="color:' + esc(col) + '">' +
           esc(full ? f.name : (f.short || f.name)) + (book ? '<span class="sb-form-book"> \u00b7 ' + esc(book) + "</span>" : "") + "</div>";
         if (nameMarks[k]) { nameMarks[k].setLatLng(at); if (nameMarks[k]._sbText !== text) { nameMarks[k].setIcon(L.divIcon({ className: "sb-label-icon", html: html, iconSize: [0, 0], iconAnchor: [0, -14] })); nameMarks[k]._sbText = text; } }
         else {
@@ -264,6 +264,61 @@ var SBPlayback = (function () {
       drawNames(b, vis);
       updatePanel(b, lines);
       if (window.SBLabels) SBLabels.declutter(map);
+      if (listOpen()) keepClear();
+    }
+
+    function listOpen() {
+      return !!map.getContainer().querySelector(".sb-playback:not(.sb-collapsed) details[open]");
+    }
+
+    // An open event list (or key) makes the panel taller than the first view left room for:
+    // the map moves the least that brings every base out from under the panel and the legend,
+    // keeping all the bases in view that were; if no move does, the bases are fitted again.
+    var clearing = false;
+    function keepClear() {
+      if (clearing) return;
+      var cr = map.getContainer().getBoundingClientRect();
+      var boxes = Array.prototype.map.call(document.querySelectorAll(".sb-playback, .sb-legend, .leaflet-control-zoom, .leaflet-control-layers"), function (e) { return e.getBoundingClientRect(); })
+        .filter(function (r) { return r.width > 0 && r.height > 0; });
+      var troops = Array.prototype.map.call(map.getContainer().querySelectorAll("path.sb-base"), function (e) { return e.getBoundingClientRect(); })
+        .filter(function (r) { return r.width > 0 && r.right > cr.left && r.left < cr.right && r.bottom > cr.top && r.top < cr.bottom; });
+      var M = 6;
+      function fits(sx, sy) {
+        return troops.every(function (t) {
+          var l = t.left + sx, r = t.right + sx, u = t.top + sy, b = t.bottom + sy;
+          if (l < cr.left || r > cr.right || u < cr.top || b > cr.bottom) return false;
+          return boxes.every(function (q) { return r <= q.left || l >= q.right || b <= q.top || u >= q.bottom; });
+        });
+      }
+      if (fits(0, 0)) return;
+      // the candidate moves: each covered base just past each edge of the box over it
+      var xs = [0], ys = [0];
+      boxes.forEach(function (q) {
+        troops.forEach(function (t) {
+          if (t.left < q.right && t.right > q.left && t.top < q.bottom && t.bottom > q.top) {
+            xs.push(q.right - t.left + M, q.left - t.right - M);
+            ys.push(q.top - t.bottom - M, q.bottom - t.top + M);
+          }
+        });
+      });
+      var best = null;
+      xs.forEach(function (sx) {
+        ys.forEach(function (sy) {
+          var d = Math.abs(sx) + Math.abs(sy);
+          if ((best === null || d < best[2]) && fits(sx, sy)) best = [sx, sy, d];
+        });
+      });
+      clearing = true;
+      if (best) map.panBy(L.point(-best[0], -best[1]), { animate: false });
+      else if (troops.length) {
+        var b = null;
+        troops.forEach(function (t) {
+          var sw = map.containerPointToLatLng(L.point(t.left - cr.left, t.bottom - cr.top)), ne = map.containerPointToLatLng(L.point(t.right - cr.left, t.top - cr.top));
+          b = b ? b.extend(sw).extend(ne) : L.latLngBounds(sw, ne);
+        });
+        fitClear(map, b);
+      }
+      clearing = false;
     }
 
     // -- controls --------------------------------------------------------------------------
@@ -360,6 +415,9 @@ var SBPlayback = (function () {
     els["sb-side"].addEventListener("change", function () { view = parseInt(this.value, 10); draw(cur); });
     Object.keys(show).forEach(function (k) {
       document.getElementById("sb-show-" + k).addEventListener("change", function () { show[k] = this.checked; draw(cur); });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll(".sb-playback details"), function (d) {
+      d.addEventListener("toggle", function () { if (d.open) keepClear(); });
     });
     els["sb-collapse"].addEventListener("click", function () {
       var panelDiv = this.closest(".sb-playback"), closed = panelDiv.classList.toggle("sb-collapsed");

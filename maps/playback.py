@@ -30,6 +30,7 @@ from maps.battlefield_map import BaseMap, battlefield_map, write_html
 from maps.battlelog import load_battle_log
 from maps.colours import distinct_colour, side_palette
 from maps.features import short_name
+from maps.ground_colour import sides_ground
 from maps.leaflet_offline import _MapScript, asset, inline_script, inline_style, root_figure
 from maps.reproject import LonLatFit
 from maps.visibility import SightCache, side_limits, visible_sets
@@ -432,7 +433,9 @@ def playback_data(bf: Battlefield, log: Mapping[str, Any], *, fog: bool = True) 
     log = expanded(log)  # every bound whole (a log in memory holds changes after bound 0)
     fit = LonLatFit.fit(bf.crs, bf.bounds)
     cx, cy = fit.centre
-    palette = side_palette([str(s.get("colour", "#555555")) for s in log["sides"]])
+    palette = side_palette(
+        [str(s.get("colour", "#555555")) for s in log["sides"]], grounds=sides_ground(bf, log)
+    )
     sides = [
         {"id": s["id"], "name": s.get("name", s["id"]), "colour": colour}
         for s, colour in zip(log["sides"], palette, strict=True)

@@ -222,6 +222,115 @@ def test_playback_first_view_keeps_troops_clear_of_the_panel_and_legend(
     page.close()
 
 
+SET_VIEW = """([lat, lon, z]) => {
+  const k = Object.keys(window).find(k => k.startsWith('map_') && window[k] instanceof L.Map);
+  window[k].setView([lat, lon], z, {animate: false}); }"""
+
+CONTROLS = """() => Array.from(document.querySelectorAll('.leaflet-control'))
+  .map(e => { const r = e.getBoundingClientRect();
+    return {t: e.className, l: r.left, r: r.right, u: r.top, b: r.bottom}; })
+  .filter(r => r.r > r.l && r.b > r.u)"""
+
+
+@pytest.mark.parametrize("zoom", [13, 14, 15])
+def test_crowded_line_of_battle_names_every_formation(
+    browser, flodden_deployment: Path, zoom: int
+) -> None:
+    """Flodden's deployment round the English field guns (3 bases between the Admiral's
+    vanguard and Surrey's rearguard): a name whose place below its bases is taken moves above
+    or beside them (labels.js, data-near) instead of vanishing, so the guns are named at zoom
+    13 to 15 and, at 13 and 14 where both armies are in view, all 17 formations; no label
+    overlaps another or sits under the panel, the legend or a button."""
+    from engine.scenario import load_scenario
+
+    sc = load_scenario("flodden_1513")
+    guns = next(f for side in sc.sides for f in side.formations if f.name == "English field guns")
+    assert guns.position.lonlat is not None
+    lon, lat = guns.position.lonlat
+    page, problems = _open(browser, flodden_deployment)
+    page.evaluate(SET_VIEW, [lat, lon, zoom])
+    page.wait_for_timeout(600)
+    rects = page.evaluate(VISIBLE_LABEL_RECTS)
+    names = [r["t"] for r in rects if "sb-form-label" in r["c"]]
+    assert "English field guns" in names, names
+    if zoom <= 14:
+        assert len(names) == 17, names
+    assert _overlaps(rects) == []
+    assert _overlaps_between(rects, page.evaluate(CONTROLS)) == []
+    assert problems == []
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def flodden_playback(run_cli_module, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's battle played back: Flodden, seed 7."""
+    out = tmp_path_factory.mktemp("flodden_run")
+    code, _, err = run_cli_module("run", "flodden_1513", "--seed", "7", "--out", out / "run")
+    assert code == 0, err
+    code, _, err = run_cli_module("map", out / "run", "--out", out / "playback.html")
+    assert code == 0, err
+    return out / "playback.html"
+
+
+@pytest.mark.parametrize("size", [(1200, 850), (1000, 700)])
+@pytest.mark.parametrize("which", ["flodden", "playback"])
+def test_open_event_list_leaves_the_bases_clear(
+    browser, pages: dict, flodden_playback: Path, which: str, size: tuple[int, int]
+) -> None:
+    """The event list, opened, makes the panel taller than the first view kept free (Flodden
+    seed 7, bound 6: Borthwick's guns under it): the map moves (playback.js keepClear) so that
+    at every bound, stepped with the list open, no base is under the panel or the legend and
+    every base that was in view still is."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto((flodden_playback if which == "flodden" else pages["playback"]).as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(500)
+    before = page.evaluate(TROOPS_AND_BOXES)
+    page.locator(".sb-playback details summary").first.click()
+    page.wait_for_timeout(200)
+    count = page.evaluate("window.sbPlayback.count")
+    grown = False
+    for k in range(count):
+        page.evaluate(f"window.sbPlayback.draw({k})")
+        page.wait_for_timeout(50)
+        got = page.evaluate(TROOPS_AND_BOXES)
+        panel = next(b for b in got["boxes"] if "sb-playback" in b["t"])
+        was = next(b for b in before["boxes"] if "sb-playback" in b["t"])
+        grown = grown or panel["u"] < was["u"] - 50
+        assert _overlaps_between(got["troops"], got["boxes"]) == [], k
+        assert all(
+            r["l"] >= 0 and r["r"] <= size[0] and r["u"] >= 0 and r["b"] <= size[1]
+            for r in got["troops"]
+        ), k
+    assert grown  # the list did open over the map
+    assert problems == []
+    page.close()
+
+
+def test_steep_ground_contours_thin_out_as_the_map_zooms_out(
+    browser, flodden_deployment: Path
+) -> None:
+    """Flodden's south face: at zoom 14 the page hides the intermediate contour runs the
+    ground is too steep for (maps.contour_thinning: each run's zoom, applied on every zoom) and
+    their labels; at zoom 18 every run is drawn again."""
+    page, problems = _open(browser, flodden_deployment)
+    hidden = {}
+    for zoom in (14, 18):
+        page.evaluate(SET_VIEW, [55.612, -2.172, zoom])
+        page.wait_for_timeout(400)
+        hidden[zoom] = page.evaluate(
+            "() => [document.querySelectorAll('path[stroke=\"none\"]').length,"
+            " Array.from(document.querySelectorAll('.sb-contour-label'))"
+            ".filter(e => e.style.display === 'none').length]"
+        )
+    assert hidden[14][0] > 100 and hidden[14][1] > 0, hidden
+    assert hidden[18] == [0, 0], hidden
+    assert problems == []
+    page.close()
+
+
 def _overlaps_between(rects: list[dict], boxes: list[dict]) -> list[tuple[str, str]]:
     return [
         (a["t"], b["t"])

@@ -447,13 +447,14 @@ def test_neighbouring_level_tints_are_told_apart() -> None:
     assert lab[0][0] - lab[-1][0] > 20  # and high ground darker overall
 
 
-@pytest.mark.parametrize("paper", ["A3"])  # A4, Letter: still too crowded (see docs)
+@pytest.mark.parametrize("paper", ["A3", "A4", "Letter"])
 def test_index_page_names_every_formation(
     flodden_fight: tuple[Path, Any, Any], tmp_path: Path, paper: str
 ) -> None:
     """The index page is where a table is set up from: each of Flodden's 17 formations is
-    named on it, on the map or (where the line of battle is too crowded for the name) by a
-    number beside its bases and a key line under the map."""
+    named on it, on the map (beside its bases or on a leader line) or, where the sheet grid
+    leaves no room (A4: 143 sheet labels), by a number on a leader and a key under the map;
+    no name, number or leader covers a sheet's label."""
     from reportlab.pdfgen import canvas as rl_canvas
 
     from maps.deployment import deployment
@@ -462,6 +463,7 @@ def test_index_page_names_every_formation(
         LayoutOptions,
         _convergence,
         _index_page,
+        _rgb,
         plan_layout,
         prepare_shapes,
     )
@@ -485,7 +487,24 @@ def test_index_page_names_every_formation(
     _index_page(c, bf, lay, shapes, "flodden", _convergence(bf))
     c.save()
     with pdfplumber.open(pdf) as doc:
-        text = " ".join(doc.pages[0].extract_text().split())
+        page = doc.pages[0]
+        text = " ".join(page.extract_text().split())
+        overlapping = _overlapping_chars(page)
+        sheet_chars = [  # the sheet labels: maps.layout draws them in this blue
+            shapely.box(ch["x0"], ch["top"], ch["x1"], ch["bottom"])
+            for ch in page.chars
+            if tuple(round(v, 2) for v in ch["non_stroking_color"] or ()) == (0.1, 0.2, 0.7)
+        ]
+        sides = {tuple(round(v, 2) for v in _rgb(d.colour)) for d in deployed}
+        leaders = [
+            shapely.LineString([(ln["x0"], ln["top"]), (ln["x1"], ln["bottom"])])
+            for ln in page.lines
+            if tuple(round(v, 2) for v in ln["stroking_color"] or ()) in sides
+        ]
     names = {d.name for d in deployed}
     assert len(names) == 17
     assert sorted(n for n in names if n not in text) == []
+    assert len(sheet_chars) >= 2 * lay.tiling.count
+    assert overlapping == []
+    covered = shapely.STRtree(sheet_chars)
+    assert [ln for ln in leaders if covered.query(ln, predicate="intersects").size] == []
