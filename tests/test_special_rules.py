@@ -314,8 +314,8 @@ SHIPPED_RULES = {
 def test_shipped_scenarios_name_only_the_rules_their_sources_tell() -> None:
     """Off unless named: only the battles whose sources count prisoners name ``surrender``,
     for the beaten side alone, its ``source`` naming an author the scenario's
-    ``historical_outcome`` cites; every other shipped battle names none. Each loads under its own ruleset, so that ruleset plays the rule (a ruleset
-    that does not is refused at load)."""
+    ``historical_outcome`` cites; every other shipped battle names none. Each loads under its
+    own ruleset, so that ruleset plays the rule (one that does not is refused at load)."""
     named: dict[str, list[str]] = {}
     for p in sorted(scenario_path("flodden_1513").parent.glob("*.yaml")):
         sc = load_scenario(p.stem)
@@ -324,7 +324,8 @@ def test_shipped_scenarios_name_only_the_rules_their_sources_tell() -> None:
         if sc.special_rules:
             named[p.stem] = [str(r.rule) for r in sc.special_rules]
         for r in sc.special_rules:
-            assert set(getattr(r, "sides", [])) == {s.id for s in sc.sides if s.id != winner}, p.stem
+            beaten = {s.id for s in sc.sides if s.id != winner}
+            assert set(getattr(r, "sides", [])) == beaten, p.stem
             cited = sc.historical_outcome.model_dump_json()
             authors = {w.strip(",.:;()") for w in r.source.split() if w[:1].isupper()}
             assert any(len(a) >= 5 and a in cited for a in authors), (p.stem, r.source)
