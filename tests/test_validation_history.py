@@ -104,9 +104,9 @@ MISSING_RATIO: dict[str, str] = {
         "distance, so O'Higgins' division fights to contact and the patriots lose a median "
         "1,125 men (seeds 1-20) against the sources' 132; and a base of 75 men cannot show "
         "the patriots' 12 killed. The surrender rule (Mitre's c. 600 taken) takes the "
-        "royalist horse in 11 of 20 replays, never the battalions, which are cut down in the "
-        "melee before they break: the royalists lose a median 1,350 killed and 300 captured "
-        "(4 bases of horse) against the sources' 500 and 600"
+        "royalist horse in 11 of 20 replays, never the battalions, which break and get away "
+        "or are shot down as they go (none is caught in contact with its flight blocked): the "
+        "royalists lose a median 1,350 killed and 300 captured against the sources' 500 and 600"
     ),
 }
 
