@@ -13,7 +13,6 @@ the shipped ground and scenarios.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +58,9 @@ def _events(log: BattleLog, kind: str) -> list[tuple[int, dict[str, Any]]]:
 
 @pytest.fixture(scope="module")
 def homildon() -> tuple[Scenario, Any]:
-    sc = load_scenario("homildon_hill_1402")
+    """Homildon under the book alone: the scenario's own ``surrender`` (Tytler's captives) is
+    taken off, so each test here names only the rules it plays."""
+    sc = load_scenario("homildon_hill_1402").model_copy(update={"special_rules": []})
     return sc, build_battlefield(sc)
 
 
@@ -311,14 +312,35 @@ def test_every_shipped_ruleset_declares_what_it_plays() -> None:
         assert got == {"fog", "limited_missile_supply", *extra}, name
 
 
-def test_shipped_scenarios_name_no_special_rule() -> None:
-    """Off unless named: no shipped scenario switches one on (known answers stay the book's)."""
-    named = Counter(
-        r.rule
-        for p in sorted(scenario_path("flodden_1513").parent.glob("*.yaml"))
-        for r in load_scenario(p.stem).special_rules
-    )
-    assert not named
+#: the rules the shipped scenarios name, each for what its sources tell (docs/history.md,
+#: "Special rules named from the sources"); any other battle plays its book alone
+SHIPPED_RULES = {
+    "chacabuco_1817": ["surrender"],
+    "homildon_hill_1402": ["surrender"],
+    "jena_1806": ["surrender"],
+    "teutoburg_ad9": ["surrender"],
+}
+
+
+def test_shipped_scenarios_name_only_the_rules_their_sources_tell() -> None:
+    """Off unless named: only the battles whose sources count prisoners name ``surrender``,
+    for the beaten side alone, its ``source`` naming an author the scenario's
+    ``historical_outcome`` cites; every other shipped battle names none. Each loads under its
+    own ruleset, so that ruleset plays the rule (one that does not is refused at load)."""
+    named: dict[str, list[str]] = {}
+    for p in sorted(scenario_path("flodden_1513").parent.glob("*.yaml")):
+        sc = load_scenario(p.stem)
+        assert sc.historical_outcome is not None
+        winner = sc.historical_outcome.winner
+        if sc.special_rules:
+            named[p.stem] = [str(r.rule) for r in sc.special_rules]
+        for r in sc.special_rules:
+            beaten = {s.id for s in sc.sides if s.id != winner}
+            assert set(getattr(r, "sides", [])) == beaten, p.stem
+            cited = sc.historical_outcome.model_dump_json()
+            authors = {w.strip(",.:;()") for w in r.source.split() if w[:1].isupper()}
+            assert any(len(a) >= 5 and a in cited for a in authors), (p.stem, r.source)
+    assert named == SHIPPED_RULES
 
 
 # -- surrender ---------------------------------------------------------------------------------
