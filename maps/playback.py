@@ -287,6 +287,10 @@ class EventReader:
 
     @classmethod
     def for_log(cls, log: Mapping[str, Any]) -> EventReader:
+        """The reader of a read log of any format (a battlelog/2 log is expanded first)."""
+        from engine.log import expanded
+
+        log = expanded(log)
         side_of = {b["id"]: b["side"] for b in log["bases"]}
         sides = [{"id": s["id"], "name": s.get("name", s["id"])} for s in log["sides"]]
         formations = _formations(log, side_of)
