@@ -61,6 +61,7 @@ from engine.rulesets.medieval_d10.terrain import (
     TerrainCode,
     march_fraction,
 )
+from engine.rulesets.medieval_d10.unit_size import warn_small_units
 from engine.rulesets.medieval_d10.units import Arm, MedievalProfile, TroopList, Unit, UnitSpec
 from engine.scenario import Plan
 from engine.sight import SightRules
@@ -167,6 +168,7 @@ class MedievalArmy:
                 f"medieval-d10 plays with a unit; give it formation: <a formation of side "
                 f"{side.id}: {some}> instead of a position",
             )
+        warn_small_units(scenario, side, self)
 
     @classmethod
     def from_list(
@@ -428,7 +430,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             assert f is not None, fs.id
             spec = army.profile(fs.profile).spec
             spec = spec.model_copy(
-                update={"id": fs.id, "name": fs.name or spec.name, "figures": fs.bases}
+                update={"id": fs.id, "name": fs.name or spec.name, "figures": f.start_bases}
             )
             o = orders.get(fs.id, _Orders())
             units.append(
@@ -531,6 +533,8 @@ class MedievalD10(Ruleset):
     #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
     #: ``special`` (docs/special-rules.md)
     special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
+    #: "one d10 for every five figures": a base is one figure (a scenario's ``figures``)
+    counts_figures = True
     special_rules_refused: ClassVar[Any] = {
         # REASONS TO TAKE A MORALE TEST 3 and the MORALE TEST RESULT's "Receiving a Charge"
         # column (with D/E class troops' -1/-2): the book already tests every charged unit
