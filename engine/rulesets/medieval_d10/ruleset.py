@@ -25,6 +25,7 @@ the table edge) is where the unit stands.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +64,7 @@ from engine.rulesets.medieval_d10.terrain import (
 )
 from engine.rulesets.medieval_d10.unit_size import warn_small_units
 from engine.rulesets.medieval_d10.units import Arm, MedievalProfile, TroopList, Unit, UnitSpec
-from engine.scenario import Plan
+from engine.scenario import FormationSpec, Plan
 from engine.sight import SightRules
 from engine.special_rules import SpecialRuleName
 from engine.state import Formation, Morale, SideState
@@ -439,6 +440,9 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     side.id,
                     f,  # the core's formation: its pose, figures and morale are the unit's
                     order=o.word,
+                    # the depth the scenario deploys its figures in, where it gives them
+                    # (else its order's: a formation of bases is not laid out in figures)
+                    line_ranks=_line_ranks(fs),
                     from_turn=o.start,
                     goal=o.goal,
                     aim=o.aim,
@@ -475,6 +479,14 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     ctx.game.begin_turn()
     _command(ctx, ctx.game)
     return ctx.game
+
+
+def _line_ranks(fs: FormationSpec) -> int | None:
+    """Figure-ranks of a formation the scenario gives ``figures`` and ``figure_frontage``
+    (docs/scenarios.md, "Figures"); None otherwise, or in Loose Formation (one rank)."""
+    if fs.figures is None or fs.figure_frontage is None or fs.loose:
+        return None
+    return math.ceil(fs.figures / fs.figure_frontage)
 
 
 def _home_bearing(side: SideState, units: list[UnitState]) -> float:
