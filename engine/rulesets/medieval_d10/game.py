@@ -198,7 +198,9 @@ class MedievalBattle:
                 raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
-        self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
+        self._size_cache: dict[
+            tuple[Arm, int, Formation, Order, int | None], tuple[float, float]
+        ] = {}
         #: units whose last normal move went around forbidden ground, or was stopped by it
         #: with no way around: the event is logged as that begins, not every turn it lasts
         self.around: dict[str, str] = {}
