@@ -211,3 +211,17 @@ def test_flodden_under_medieval_d10_without_figures_warns_and_plays_its_bases(
     assert len(got) == 2  # one line a side
     assert not any("guns" in g for g in got)
     assert summary["bases"] == {s.id: sum(f.bases for f in s.formations) for s in sc.sides}
+
+
+def test_run_prints_one_warning_line_for_a_small_unit(tmp_path: Path, run_cli: Any) -> None:
+    # `scenario-builder run` on Towton with Trollope's ambush cut to 8 figures: one
+    # "Warning:" line (checked at load and again as the game is built, said once), exit 0
+    def edit(data: dict[str, Any]) -> None:
+        f = _formation(data, "ln_ambush")
+        f["figures"], f["figure_frontage"] = 8, 8
+
+    path = _copy(tmp_path, "towton_1461", edit)
+    code, _, err = run_cli("run", path, "--max-bounds", "2", "--out", tmp_path / "out")
+    warned = [line for line in err.splitlines() if line.startswith("Warning:")]
+    assert code == 0 and len(warned) == 1, err
+    assert "ln_ambush 8" in warned[0] and "fewer than 10 figures" in warned[0]

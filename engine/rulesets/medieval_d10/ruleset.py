@@ -127,6 +127,9 @@ class MedievalArmy:
     #: the troop list's file and its fields' lines (for errors that name them)
     path: Path | None = None
     lines: dict[Any, int] = field(default_factory=dict)
+    #: the scenarios' sides already warned of small units (checked at load and again as the
+    #: game is built: one warning line a side)
+    warned: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
 
     def check_side(self, scenario: Any, side: Any) -> None:
         """ "Commander and Inspirational Figures": an Inspirational Figure the troop list stands
@@ -169,7 +172,10 @@ class MedievalArmy:
                 f"medieval-d10 plays with a unit; give it formation: <a formation of side "
                 f"{side.id}: {some}> instead of a position",
             )
-        warn_small_units(scenario, side, self)
+        key = (str(scenario.path or scenario.id), side.id)
+        if key not in self.warned:
+            self.warned.add(key)
+            warn_small_units(scenario, side, self)
 
     @classmethod
     def from_list(
