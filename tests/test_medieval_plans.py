@@ -107,8 +107,8 @@ def test_objectives_and_target_places_are_played(grounds: dict[str, Any]) -> Non
     Home's division, the English right, go for those places from the first turn; Surrey's
     battle, told to hold Piper Hill beside the Admiral's, marches to its station in their
     line (engine.command: the stations 2mm Earth's General gives) and stands there. Fought at
-    its bases: at the book's figure scale Surrey's 24 files stand 83 m from the station and do
-    not march in six turns (left for a look: docs/scenarios.md, "Figures")."""
+    its bases: at the book's figure scale Surrey's 24 files (219 m) stand 83 m from the
+    station and the commander leaves them on hold where they stand (not looked into here)."""
     sc = _edited("flodden_1513", _at_bases)
     b = _battle(sc, grounds["flodden_1513"])
     b.run(6)
