@@ -129,13 +129,14 @@ def deploy(scenario: Scenario, bf: Ground, ruleset: Ruleset) -> BattleState:
         for fi, fs in enumerate(side.formations):
             x, y = fs.position.resolve(bf.to_xy)
             rear = army.profile(fs.rear_profile) if fs.rear_profile else None
+            n_bases, frontage = fs.deployed(ruleset.counts_figures)
             f = Formation.build(
                 fs.id,
                 side.id,
                 fs.name or fs.id,
                 army.profile(fs.profile),
-                n_bases=fs.bases,
-                frontage=fs.frontage,
+                n_bases=n_bases,
+                frontage=frontage,
                 cx=x,
                 cy=y,
                 facing=fs.facing % 360.0,

@@ -233,6 +233,12 @@ class FormationSpec(BaseModel):
     #: guns one base of this formation stands for, in pieces (a war-machine profile only):
     #: guns are counted as pieces, never as men (docs/scenarios.md, "Representation")
     pieces_per_base: float | None = Field(default=None, gt=0)
+    #: the formation at its book's own figure scale, for a ruleset whose base is one figure
+    #: (``Ruleset.counts_figures``: medieval-d10): ``figures`` deploy in ranks of
+    #: ``figure_frontage`` in place of ``bases``/``frontage``, which stay for the other rulesets
+    #: (docs/scenarios.md, "Figures")
+    figures: int | None = Field(default=None, ge=1, le=2000)
+    figure_frontage: int | None = Field(default=None, ge=1, le=500)
 
     @field_validator("frontage")
     @classmethod
@@ -244,9 +250,34 @@ class FormationSpec(BaseModel):
             raise LocatedError((), f"expected at most its {bases} bases, got {frontage}")
         return frontage
 
+    @field_validator("figure_frontage")
+    @classmethod
+    def _figure_frontage_fits(cls, frontage: int | None, info: ValidationInfo) -> int | None:
+        figures = info.data.get("figures")
+        if frontage is not None and figures is None:
+            raise LocatedError((), "expected figures beside figure_frontage (the figures it ranks)")
+        if frontage is not None and figures is not None and frontage > figures:
+            raise LocatedError((), f"expected at most its {figures} figures, got {frontage}")
+        return frontage
+
+    @model_validator(mode="after")
+    def _figures_ranked(self) -> FormationSpec:
+        if self.figures is not None and self.figure_frontage is None:
+            raise LocatedError(
+                ("figures",), "expected figure_frontage beside figures (figures abreast)"
+            )
+        return self
+
     @property
     def ranks(self) -> int:
         return math.ceil(self.bases / self.frontage)
+
+    def deployed(self, counts_figures: bool) -> tuple[int, int]:
+        """(bases, frontage) as deployed: its ``figures`` in ranks of ``figure_frontage``
+        under a ruleset that counts figures, when given; else its ``bases`` and ``frontage``."""
+        if counts_figures and self.figures is not None and self.figure_frontage is not None:
+            return self.figures, self.figure_frontage
+        return self.bases, self.frontage
 
 
 class Objective(BaseModel):
@@ -677,6 +708,9 @@ class Scenario(BaseModel):
     historical_outcome: HistoricalOutcome | None = None
     #: representation: men one base stands for (data/scenarios/README.md); a side may differ
     men_per_base: float | None = Field(default=None, gt=0)
+    #: men one figure stands for where formations give ``figures`` (a ruleset that counts
+    #: figures deploys them: docs/scenarios.md, "Figures"); None: its bases' men_per_base
+    men_per_figure: float | None = Field(default=None, gt=0)
     sources: list[str] = Field(default_factory=list)
     #: scenario special rules (engine.special_rules, docs/special-rules.md): procedures no book
     #: has, each with its parameters and their source; none: the book alone
@@ -979,8 +1013,12 @@ class Scenario(BaseModel):
         for side in self.sides:
             self.plan_of(side.id)
 
-    def representation(self, side_id: str) -> float | None:
-        """Men per base of a side (its own, else the scenario's; None: not stated)."""
+    def representation(self, side_id: str, figures: bool = False) -> float | None:
+        """Men per base of a side (its own, else the scenario's; None: not stated); with
+        ``figures`` (a ruleset that counts figures) the scenario's ``men_per_figure`` when
+        stated."""
+        if figures and self.men_per_figure is not None:
+            return self.men_per_figure
         own = self.side(side_id).men_per_base
         return own if own is not None else self.men_per_base
 
@@ -990,13 +1028,18 @@ class Scenario(BaseModel):
         army = self.army(self.side_of(formation_id).id)
         return any(p.id == spec.profile and _is_guns(p) for p in army.profiles)
 
-    def counted_as(self, formation_id: str) -> tuple[CountUnit, float | None]:
+    def counted_as(
+        self, formation_id: str, figures: bool = False
+    ) -> tuple[CountUnit, float | None]:
         """What one base of a formation stands for: guns in pieces (its ``pieces_per_base``),
         foot and horse in men (its own ``men_per_base``, else its side's, else the
-        scenario's); None: not stated."""
+        scenario's); None: not stated. With ``figures`` (a ruleset that counts figures) a
+        formation that gives ``figures`` is counted in the scenario's ``men_per_figure``."""
         spec = self.formation(formation_id)
         if self.is_guns(formation_id):
             return CountUnit.PIECES, spec.pieces_per_base
+        if figures and spec.figures is not None:
+            return CountUnit.MEN, self.men_per_figure
         if spec.men_per_base is not None:
             return CountUnit.MEN, spec.men_per_base
         return CountUnit.MEN, self.representation(self.side_of(formation_id).id)

@@ -121,6 +121,10 @@ class Ruleset:
     morale_states: ClassVar[Mapping[Morale, str]] = {}
     #: the order words a formation can be given; the first is what a formation starts with
     order_kinds: ClassVar[tuple[str, ...]] = ()
+    #: one base is one figure at the book's own scale (medieval-d10): a formation's ``figures``
+    #: and ``figure_frontage``, when given, deploy in place of its ``bases`` and ``frontage``
+    #: (``FormationSpec.deployed``; docs/scenarios.md, "Figures")
+    counts_figures: ClassVar[bool] = False
     #: the book's own event classes, beside the core's (engine.log.EVENT_TYPES); the maps
     #: read a log's events back through :meth:`event_types` (a tuple, not a hook: it changes
     #: no battle, only how its log is read)

@@ -102,8 +102,10 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
     """What ``summary.json`` holds (JSON values): the scenario, ruleset and seed, the result
     (winner, bounds, reason, losses), each side's bases, the count of each event type and the
     historical outcome to set it against."""
+    from engine.rulesets import get_ruleset
     from scenario_builder.losses import counted
 
+    figures = get_ruleset(log.header["ruleset"]).counts_figures
     result = log.result or {}
     counts: dict[str, int] = {}
     for e in log.events():
@@ -122,10 +124,11 @@ def summarise(log: BattleLog, scenario: Scenario) -> dict[str, Any]:
         "casualties": result.get("casualties"),
         # the same as the sources count them: men of foot and horse, pieces of guns, by kind
         # (scenario_builder.losses)
-        **(counted(result, scenario) if "casualties_by_formation" in result else {}),
+        **(counted(result, scenario, figures) if "casualties_by_formation" in result else {}),
         # gun bases special rule crews_flee left on the field (pieces, not men): only when any
         **({"guns_abandoned": result["guns_abandoned"]} if "guns_abandoned" in result else {}),
-        "bases": {s.id: sum(f.bases for f in s.formations) for s in scenario.sides},
+        # as deployed: a figure-counting ruleset's figures where the scenario gives them
+        "bases": {s.id: sum(f.deployed(figures)[0] for f in s.formations) for s in scenario.sides},
         "events": dict(sorted(counts.items())),
         "historical_outcome": (
             scenario.historical_outcome.model_dump(mode="json")

@@ -32,9 +32,10 @@ __all__ = ["compared_kinds", "counted", "lost_in", "men_by_kind", "pieces_lost"]
 Counts = dict[str, float]
 
 
-def counted(result: Mapping[str, Any], scenario: Scenario) -> dict[str, Any]:
+def counted(result: Mapping[str, Any], scenario: Scenario, figures: bool = False) -> dict[str, Any]:
     """``{"lost_men": {side: {kind: men} | None}, "lost_pieces": {side: {kind: pieces} |
-    None}}`` for one battle's ``result`` (engine.battle)."""
+    None}}`` for one battle's ``result`` (engine.battle); ``figures``: fought under a ruleset
+    that counts figures (a formation's ``figures`` in ``men_per_figure``)."""
     from engine.scenario import CountUnit
 
     sides = [s.id for s in scenario.sides]
@@ -47,10 +48,10 @@ def counted(result: Mapping[str, Any], scenario: Scenario) -> dict[str, Any]:
     for fid, row in by_formation.items():
         if fid in deployed:
             side = deployed[fid]
-            unit, per_base = scenario.counted_as(fid)
+            unit, per_base = scenario.counted_as(fid, figures)
         else:  # a character placed alone (engine.deploy): his escort, men of his side
             side = alone[fid]
-            unit, per_base = CountUnit.MEN, scenario.representation(side)
+            unit, per_base = CountUnit.MEN, scenario.representation(side, figures)
         into = totals[unit][side]
         if into is None:
             continue

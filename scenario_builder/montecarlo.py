@@ -208,9 +208,12 @@ def replay(
         side: sum(1 for b in log.header["bases"] if b["side"] == side) for side in sides
     }
     # men per base, so losses can be set against the sources' bands in men
-    result["men_per_base"] = {side: scenario.representation(side) for side in sides}
+    from engine.rulesets import get_ruleset
+
+    figures = get_ruleset(log.header["ruleset"]).counts_figures  # its figures' men
+    result["men_per_base"] = {side: scenario.representation(side, figures) for side in sides}
     # the lost bases as men and pieces by kind (scenario_builder.losses)
-    result.update(counted(result, scenario))
+    result.update(counted(result, scenario, figures))
     return result
 
 

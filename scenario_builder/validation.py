@@ -293,6 +293,8 @@ def validate(
     """The validation of ``scenario`` from its replays' ``results`` (as
     :func:`scenario_builder.montecarlo.run_replays` returns them): the content of
     ``validation.json``. ``bound_minutes`` is the ruleset's bound duration (None: unstated)."""
+    from engine.rulesets import get_ruleset
+
     table = load_cdb90() if table is None else table
     sides = [s.id for s in scenario.sides]
     replays = [Replay.of(r, sides) for r in results]
@@ -308,7 +310,7 @@ def validate(
         "quantiles": f"(n + 1) p order statistic (numpy method {QUANTILE_METHOD!r}, R type 6)",
     }
     out["winner"] = _winner(replays, sides, None if hist is None else hist.winner, hist)
-    out["losses"] = _losses(replays, sides, scenario)
+    out["losses"] = _losses(replays, sides, scenario, get_ruleset(ruleset).counts_figures)
     out["duration"] = _duration(replays, scenario, bound_minutes)
     out["cdb90"] = _cdb90(replays, sides, scenario, table)
     out["replays"] = [
@@ -354,16 +356,18 @@ def _winner(
     }
 
 
-def _losses(replays: Sequence[Replay], sides: Sequence[str], scenario: Scenario) -> dict[str, Any]:
+def _losses(
+    replays: Sequence[Replay], sides: Sequence[str], scenario: Scenario, figures: bool
+) -> dict[str, Any]:
     hist = scenario.historical_outcome
     out: dict[str, Any] = {}
     for side in sides:
         men_rows = [men_by_kind(r.result, side) for r in replays]
         piece_rows = [(r.result.get("lost_pieces") or {}).get(side) for r in replays]
         row: dict[str, Any] = {
-            "men_per_base": scenario.representation(side),
+            "men_per_base": scenario.representation(side, figures),
             "strength_bases": replays[0].strength[side] if replays else 0,
-            "strength_men": _strength_men(scenario, side),
+            "strength_men": _strength_men(scenario, side, figures),
             "lost_bases_by_kind": {
                 k.value: Quartiles.of([r.lost[side].get(k, 0) for r in replays]).json()
                 for k in LossKind
@@ -431,18 +435,19 @@ def _by_kind(rows: Sequence[Mapping[str, float] | None]) -> dict[str, Any] | Non
     }
 
 
-def _strength_men(scenario: Scenario, side: str) -> float | None:
-    """The side's men at the start: its foot and horse bases times their men per base
-    (guns are not men); None when a formation of men states none."""
+def _strength_men(scenario: Scenario, side: str, figures: bool = False) -> float | None:
+    """The side's men at the start: its foot and horse bases (or, under a ruleset that
+    counts figures, figures) times their men per base (guns are not men); None when a
+    formation of men states none."""
     from engine.scenario import CountUnit
 
     total = 0.0
     for f in scenario.side(side).formations:
-        unit, per_base = scenario.counted_as(f.id)
+        unit, per_base = scenario.counted_as(f.id, figures)
         if unit is CountUnit.MEN:
             if per_base is None:
                 return None
-            total += f.bases * per_base
+            total += f.deployed(figures)[0] * per_base
     return total
 
 

@@ -287,7 +287,11 @@ def test_montecarlo_replay_under_the_ruleset_is_the_run(flodden_dir: Path) -> No
         known["bounds"],
         known["losses"],
     )
-    assert got["strength"] == {"scots": 60, "english": 44}  # figures: one base each
+    # figures at the book's scale where given, the guns' bases as gun models
+    sc = load_scenario("flodden_1513")
+    assert got["strength"] == {
+        s.id: sum(f.figures or f.bases for f in s.formations) for s in sc.sides
+    }
 
 
 def test_towton_1461_is_fought_under_medieval_d10_on_os_terrain_50() -> None:

@@ -54,19 +54,32 @@ def towton() -> Any:
     return build_site("towton").battlefield
 
 
-def _battle(bf: Any, seed: int, dice: Dice | None = None) -> Battle:
-    return Battle(bf, load_scenario("towton_1461"), dice or Dice(seed), ruleset=NAME)
+def _battle(bf: Any, seed: int, dice: Dice | None = None, *, bases: bool = False) -> Battle:
+    sc = load_scenario("towton_1461")
+    if bases:  # at its bases (c. 600 men a figure), without its figures at the book's scale
+        sc = sc.model_copy(update={"men_per_figure": None}, deep=True)
+        for side in sc.sides:
+            for fs in side.formations:
+                fs.figures = fs.figure_frontage = None
+    return Battle(bf, sc, dice or Dice(seed), ruleset=NAME)
 
 
-def _fought(bf: Any, seed: int) -> list[dict[str, Any]]:
-    battle = _battle(bf, seed)
+def _fought(bf: Any, seed: int, *, bases: bool = False) -> list[dict[str, Any]]:
+    battle = _battle(bf, seed, bases=bases)
     battle.run()
     return list(battle.ctx.game.events)
 
 
 @pytest.fixture(scope="module")
 def seed5(towton: Any) -> list[dict[str, Any]]:
-    return _fought(towton, 5)
+    """Towton seed 5 at its bases (the smaller battle; docs/scenarios.md, "Figures")."""
+    return _fought(towton, 5, bases=True)
+
+
+@pytest.fixture(scope="module")
+def seed12(towton: Any) -> list[dict[str, Any]]:
+    """Towton seed 12 at the book's figure scale: seven push-backs, six follow-ups."""
+    return _fought(towton, 12)
 
 
 @pytest.fixture(scope="module")
@@ -100,26 +113,26 @@ def test_the_melee_winner_takes_the_control_test_towton_seed_7(seed7: Any) -> No
         assert mine > theirs, (test, fight)
 
 
-def test_pushed_back_and_followed_up_in_an_on_going_melee_towton_seed_5(seed5: Any) -> None:
+def test_pushed_back_and_followed_up_in_an_on_going_melee_towton_seed_12(seed12: Any) -> None:
     """MELEE result: the loser, not broken by its phase-15 test, is pushed back in phase 3
     of the next turn by the unit that beat it; the winner follows up into contact and the
-    melee goes on that turn (seed 5: yk_centre and yk_right push the Lancastrian centre and
-    right back in turn 13; before, no unit was ever pushed back)."""
-    pushes = [e for e in seed5 if e["type"] == "push_back"]
-    follows = [e for e in seed5 if e["type"] == "follow_up"]
+    melee goes on that turn (seed 12 at the book's figure scale: seven push-backs and six
+    follow-ups; before push-backs were played, no unit was ever pushed back)."""
+    pushes = [e for e in seed12 if e["type"] == "push_back"]
+    follows = [e for e in seed12 if e["type"] == "follow_up"]
     assert len(pushes) >= 2 and len(follows) >= 2
     for p in pushes:
         assert p["phase"].startswith("3 ") and p["metres"] > 0
         # it lost last turn's melee to the unit pushing it
         (lost,) = [
-            m for m in _melees(seed5, p["turn"] - 1) if {m["a"], m["b"]} == {p["unit"], p["by"]}
+            m for m in _melees(seed12, p["turn"] - 1) if {m["a"], m["b"]} == {p["unit"], p["by"]}
         ]
         mine, theirs = _kills(lost, p["unit"])
         assert mine < theirs
     for f in follows:
         assert f["contact"], f
         assert any(
-            {m["a"], m["b"]} == {f["unit"], f["target"]} for m in _melees(seed5, f["turn"])
+            {m["a"], m["b"]} == {f["unit"], f["target"]} for m in _melees(seed12, f["turn"])
         ), "the melee goes on the turn the winner follows up"
 
 
@@ -129,7 +142,8 @@ def test_a_winner_not_wishing_to_follow_up_tests_and_must_follow_up_towton_seed_
     """THE CONTROL TEST reason 1, "won a round of melee but the Player controlling them does
     not wish to Follow-Up": yk_right, held back by its charge test's "No Advance" in turn 12,
     does not wish to follow up the Lancastrian right it beat and tests; failing it, "must
-    Follow-Up if in melee" in phase 3 of turn 13."""
+    Follow-Up if in melee" in phase 3 of turn 13. At its bases: at the figure scale seeds
+    1-12 pass every such test (the winner stays)."""
     (test,) = [e for e in seed5 if e["type"] == "control" and "no wish" in e["reason"]]
     assert test["phase"].startswith("16 ") and not test["passed"]
     (follow,) = [
@@ -211,6 +225,7 @@ def test_the_figures_in_contact_fight_a_column_on_its_four_files(towton: Any) ->
     fights; a column (4 files) and the line facing it both fight with 4 figures, however
     many figures stand behind."""
     game, a, b = _two_in_contact(towton)
+    a.line_ranks = b.line_ranks = None  # the line of its order (3 ranks), not Towton's depth
     a.unit = dc_replace(a.unit, spec=a.unit.spec.model_copy(update={"figures": 20}))
     b.unit = dc_replace(b.unit, spec=b.unit.spec.model_copy(update={"figures": 20}))
     a.unit, b.unit = dc_replace(a.unit, figures_lost=0), dc_replace(b.unit, figures_lost=0)
@@ -223,15 +238,26 @@ def test_the_figures_in_contact_fight_a_column_on_its_four_files(towton: Any) ->
     assert mm.fighting_figures(game, a, b) == 4  # only those facing the column touch it
 
 
-def test_every_melee_of_towton_seed_5_rolls_by_the_figures_in_contact(seed5: Any) -> None:
-    """Towton's units (7-10 figures, three ranks) fight on their 3-4 files: one d10 a unit
-    in every melee of a whole battle (before: every figure fought, two d10s)."""
-    melees = [e for e in seed5 if e["type"] == "melee"]
+def test_every_melee_of_towton_seed_12_rolls_by_the_figures_in_contact(
+    seed12: Any, towton: Any
+) -> None:
+    """Towton's units at the book's scale (48-120 figures, 12-32 files) fight on the files
+    in contact: never more d10s than a fifth of the unit's front rank, rounded up (every
+    figure fighting would roll 10-24), and more than one where a wide front meets one."""
+    files = {
+        fs.id: fs.figure_frontage
+        for side in load_scenario("towton_1461").sides
+        for fs in side.formations
+    }
+    melees = [e for e in seed12 if e["type"] == "melee"]
     assert melees
+    most = 0
     for m in melees:
-        for key in ("faces_a", "faces_b"):
+        for key, unit in (("faces_a", m["a"]), ("faces_b", m["b"])):
             if m.get(key) is not None:
-                assert len(m[key]) == 1, m
+                assert len(m[key]) <= math.ceil((files[unit] or 1) / 5), m
+                most = max(most, len(m[key]))
+    assert most >= 2
 
 
 def test_a_commander_in_the_front_rank_helps_his_unit() -> None:

@@ -198,7 +198,9 @@ class MedievalBattle:
                 raise ValueError(f"figure {f.id}: no unit {f.unit!r}")
         self._sight: dict[tuple[str, str, int, int, int, int], bool] = {}
         self._m_cache: dict[float, float] = {}
-        self._size_cache: dict[tuple[Arm, int, Formation, Order], tuple[float, float]] = {}
+        self._size_cache: dict[
+            tuple[Arm, int, Formation, Order, int | None], tuple[float, float]
+        ] = {}
         #: units whose last normal move went around forbidden ground, or was stopped by it
         #: with no way around: the event is logged as that begins, not every turn it lasts
         self.around: dict[str, str] = {}
@@ -260,7 +262,7 @@ class MedievalBattle:
     def size(self, u: UnitState) -> tuple[float, float]:
         """Frontage and depth (ground metres) of a unit in its formation."""
         unit = u.unit
-        key = (unit.arm, unit.figures_left, unit.formation, unit.order)
+        key = (unit.arm, unit.figures_left, unit.formation, unit.order, u.line_ranks)
         hit = self._size_cache.get(key)
         if hit is not None:
             return hit
@@ -272,7 +274,9 @@ class MedievalBattle:
             files = min(COLUMN_FILES, n)
             ranks = math.ceil(n / files)
         else:
-            ranks = min(LINE_RANKS[unit.order], n)
+            # the scenario's depth where it deploys one (the book leaves it to the player:
+            # "Pike troops may deploy up to 4 figure-ranks deep"), else the order's
+            ranks = min(u.line_ranks or LINE_RANKS[unit.order], n)
             files = math.ceil(n / ranks)
         hit = self._size_cache[key] = (self.m(files * w_cm), self.m(ranks * d_cm))
         return hit

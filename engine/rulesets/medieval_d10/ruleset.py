@@ -25,6 +25,7 @@ the table edge) is where the unit stands.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +62,9 @@ from engine.rulesets.medieval_d10.terrain import (
     TerrainCode,
     march_fraction,
 )
+from engine.rulesets.medieval_d10.unit_size import warn_small_units
 from engine.rulesets.medieval_d10.units import Arm, MedievalProfile, TroopList, Unit, UnitSpec
-from engine.scenario import Plan
+from engine.scenario import FormationSpec, Plan
 from engine.sight import SightRules
 from engine.special_rules import SpecialRuleName
 from engine.state import Formation, Morale, SideState
@@ -125,6 +127,9 @@ class MedievalArmy:
     #: the troop list's file and its fields' lines (for errors that name them)
     path: Path | None = None
     lines: dict[Any, int] = field(default_factory=dict)
+    #: the scenarios' sides already warned of small units (checked at load and again as the
+    #: game is built: one warning line a side)
+    warned: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
 
     def check_side(self, scenario: Any, side: Any) -> None:
         """ "Commander and Inspirational Figures": an Inspirational Figure the troop list stands
@@ -167,6 +172,10 @@ class MedievalArmy:
                 f"medieval-d10 plays with a unit; give it formation: <a formation of side "
                 f"{side.id}: {some}> instead of a position",
             )
+        key = (str(scenario.path or scenario.id), side.id)
+        if key not in self.warned:
+            self.warned.add(key)
+            warn_small_units(scenario, side, self)
 
     @classmethod
     def from_list(
@@ -428,7 +437,7 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
             assert f is not None, fs.id
             spec = army.profile(fs.profile).spec
             spec = spec.model_copy(
-                update={"id": fs.id, "name": fs.name or spec.name, "figures": fs.bases}
+                update={"id": fs.id, "name": fs.name or spec.name, "figures": f.start_bases}
             )
             o = orders.get(fs.id, _Orders())
             units.append(
@@ -437,6 +446,9 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
                     side.id,
                     f,  # the core's formation: its pose, figures and morale are the unit's
                     order=o.word,
+                    # the depth the scenario deploys its figures in, where it gives them
+                    # (else its order's: a formation of bases is not laid out in figures)
+                    line_ranks=_line_ranks(fs),
                     from_turn=o.start,
                     goal=o.goal,
                     aim=o.aim,
@@ -473,6 +485,14 @@ def _game(ctx: MedievalContext) -> MedievalBattle:
     ctx.game.begin_turn()
     _command(ctx, ctx.game)
     return ctx.game
+
+
+def _line_ranks(fs: FormationSpec) -> int | None:
+    """Figure-ranks of a formation the scenario gives ``figures`` and ``figure_frontage``
+    (docs/scenarios.md, "Figures"); None otherwise, or in Loose Formation (one rank)."""
+    if fs.figures is None or fs.figure_frontage is None or fs.loose:
+        return None
+    return math.ceil(fs.figures / fs.figure_frontage)
 
 
 def _home_bearing(side: SideState, units: list[UnitState]) -> float:
@@ -531,6 +551,8 @@ class MedievalD10(Ruleset):
     #: played in its firing (limited_missile_supply) and its own sight (fog), the game's
     #: ``special`` (docs/special-rules.md)
     special_rules = frozenset({SpecialRuleName.LIMITED_MISSILE_SUPPLY, SpecialRuleName.FOG})
+    #: "one d10 for every five figures": a base is one figure (a scenario's ``figures``)
+    counts_figures = True
     special_rules_refused: ClassVar[Any] = {
         # REASONS TO TAKE A MORALE TEST 3 and the MORALE TEST RESULT's "Receiving a Charge"
         # column (with D/E class troops' -1/-2): the book already tests every charged unit

@@ -98,6 +98,9 @@ class UnitState:
     #: the core's formation of the unit (engine.state): its pose, bases (figures) and morale
     formation: CoreFormation = field(repr=False)
     order: Command = Command.HOLD
+    #: figure-ranks of its line as the scenario deploys it (its figures over its figure
+    #: frontage, docs/scenarios.md "Figures"); None: its order's (``game.LINE_RANKS``)
+    line_ranks: int | None = None
     from_turn: int = 1
     #: the scenario's place to attack (an attack on a point, an objective to take): the unit
     #: advances on it first, until there or an enemy is within its move (engine.conditions)
