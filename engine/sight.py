@@ -81,9 +81,11 @@ _BEARING_ROWS = 16.0
 #: (Sight._shadowed): after every observer whose line seems open, nearest first
 _SHADOWED_LAST = 1e9
 #: from this many lines a batch's troops in the way are looked for in chunks of as many lines
-_CHUNK_LINES = 16384
+_CHUNK_LINES = 1024
+#: Sight._passing_near culls this many candidate crossings at a time
+_CULL_CHUNK = 32768
 #: Sight._shadowed's guess is made for this many targets at a time
-_SHADOW_CHUNK = 128
+_SHADOW_CHUNK = 32
 #: what sight reads of a formation (Sight._column_value) that comes from its make-up alone (its
 #: living bases' profiles: engine.state ``Formation._crev``), so holds through its moves
 _MAKE_UP_COLUMNS = frozenset({"type", "skirm"})
@@ -1080,6 +1082,14 @@ class Sight:
         to the slab test as they are."""
         if si.size <= _CULL_LINES_FROM:
             return si, ri
+        if si.size > _CULL_CHUNK:
+            # candidate by candidate: in chunks, each one's sums held for a chunk at a time
+            # (long lines through 2 x 960's crowds meet ~170 boxes each)
+            parts = [
+                self._passing_near(ps, qs, si[k : k + _CULL_CHUNK], ri[k : k + _CULL_CHUNK])
+                for k in range(0, si.size, _CULL_CHUNK)
+            ]
+            return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
         box = self.spatial.box.take(ri, axis=0)
         p0 = ps.take(si, axis=0)
         nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]
