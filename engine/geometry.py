@@ -38,6 +38,7 @@ __all__ = [
     "distance_pairs",
     "distance_rows",
     "forward",
+    "gap",
     "obb_array",
     "overlaps",
     "segment_hits",
@@ -909,6 +910,13 @@ def distance(a: OBB, others: np.ndarray) -> np.ndarray:
     n = others.shape[0]
     if n == 0:
         return np.zeros(0)
+    if n <= _FEW_DISTANCE:
+        return np.array([_gap_floats(a, row) for row in others.tolist()])
+    return _distance_vectorised(a, others)
+
+
+def _distance_vectorised(a: OBB, others: np.ndarray) -> np.ndarray:
+    """:func:`distance` in numpy's arrays (for more than a few ``others``)."""
     # the 4 corners of a against every rectangle and every rectangle's 4 corners against a, as
     # (4, n) arrays in two passes (the same arithmetic, element by element, as one at a time)
     fx, fy, rx, ry = _axes(others[:, 4])
@@ -931,6 +939,96 @@ def distance(a: OBB, others: np.ndarray) -> np.ndarray:
     )
     best = np.minimum(d1.min(axis=0), d2.min(axis=0))
     best[separation(a, others) < 0] = 0.0
+    return best
+
+
+#: up to this many others :func:`distance` works in plain floats (:func:`_gap_floats`): its ~45
+#: numpy calls cost about as much as 7 rectangles' floats (measured one against 1 / 6 / 8:
+#: 4.4x / 1.3x / 0.95x the floats' time)
+_FEW_DISTANCE = 6
+
+#: the corners' signs (across, along) in :func:`corners`' order
+_CORNER_SIGNS = ((-1, 1), (1, 1), (1, -1), (-1, -1))
+
+
+def gap(a: OBB, b: OBB) -> float:
+    """``float(distance(a, obb_array([b]))[0])``, the same float, without numpy's arrays.
+
+    >>> gap(OBB(0.0, 0.0, 5.0, 5.0, 0.0), OBB(105.0, 105.0, 5.0, 5.0, 0.0))
+    134.35028842544403
+    """
+    return _gap_floats(a, b)
+
+
+def _gap_floats(a: Any, b: Any) -> float:
+    """:func:`distance` of rectangle ``a`` to rectangle ``b`` (each ``cx, cy, hw, hd, facing``)
+    in Python floats: the same IEEE operations in the same order as the vectorised form,
+    element by element (its sines and cosines are ``corners``' ``math`` ones for ``a``'s
+    corners and :func:`_scalar_axes`' for the frames, as there), and ``hypot`` taken as
+    :func:`_least_hypot` takes it: only where the rounded square can be the least, by numpy's
+    ``hypot`` (``math.hypot`` differs from it in the last bit about once in 250) unless one
+    leg is 0, where both are the other leg exactly. tests/test_spatial.py checks it against
+    the vectorised form bit for bit."""
+    acx, acy, ahw, ahd, afa = a
+    bcx, bcy, bhw, bhd, bfa = b
+    fx, fy, rx, ry = _scalar_axes(bfa)
+    afx, afy, arx, ary = _scalar_axes(afa)
+    r = math.radians(afa)  # corners(a)'s axes: forward() and right()
+    cfx, cfy, crx, cry = math.sin(r), math.cos(r), math.cos(r), -math.sin(r)
+    legs: list[tuple[float, float]] = []
+    for sa, sb in _CORNER_SIGNS:
+        # a's corner in b's frame
+        dx = acx + sa * ahw * crx + sb * ahd * cfx - bcx
+        dy = acy + sa * ahw * cry + sb * ahd * cfy - bcy
+        u = abs(dx * rx + dy * ry) - bhw
+        v = abs(dx * fx + dy * fy) - bhd
+        legs.append((u if u > 0.0 else 0.0, v if v > 0.0 else 0.0))
+    for sa, sb in _CORNER_SIGNS:
+        # b's corner in a's frame
+        ex = bcx + sa * bhw * rx + sb * bhd * fx - acx
+        ey = bcy + sa * bhw * ry + sb * bhd * fy - acy
+        u = abs(ex * arx + ey * ary) - ahw
+        v = abs(ex * afx + ey * afy) - ahd
+        legs.append((u if u > 0.0 else 0.0, v if v > 0.0 else 0.0))
+    squares = [u * u + v * v for u, v in legs]
+    cut = min(squares) * (1.0 + 1e-12) + 1e-280
+    best = math.inf
+    for (u, v), sq in zip(legs, squares, strict=True):
+        if sq <= cut:
+            h = v if u == 0.0 else u if v == 0.0 else float(np.hypot(u, v))
+            if h < best:
+                best = h
+    if best > 0.0 and _separation_pair(a, b) < 0:
+        return 0.0
+    return best
+
+
+def _separation_pair(a: Any, b: Any) -> float:
+    """``separation(a, obb_array([b]))[0]`` in Python floats (:func:`_separation_few`'s sums)."""
+    cx, cy, ahw, ahd, afa = a
+    ox, oy, bhw, bhd, bfa = b
+    afx, afy, arx, ary = _scalar_axes(afa)
+    bfx, bfy, brx, bry = _scalar_axes(bfa)
+    dx = ox - cx
+    dy = oy - cy
+    ra = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
+    rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
+    best = abs(afx * dx + afy * dy) - ra - rb
+    ra = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
+    rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
+    g = abs(arx * dx + ary * dy) - ra - rb
+    if g > best:
+        best = g
+    ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+    rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
+    g = abs(bfx * dx + bfy * dy) - ra - rb
+    if g > best:
+        best = g
+    ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+    rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
+    g = abs(brx * dx + bry * dy) - ra - rb
+    if g > best:
+        best = g
     return best
 
 

@@ -80,6 +80,12 @@ _BEARING_ROWS = 16.0
 #: added to the distance of an observer whose line seems blocked next to the target
 #: (Sight._shadowed): after every observer whose line seems open, nearest first
 _SHADOWED_LAST = 1e9
+#: from this many lines a batch's troops in the way are looked for in chunks of as many lines
+_CHUNK_LINES = 1024
+#: Sight._passing_near culls this many candidate crossings at a time
+_CULL_CHUNK = 32768
+#: Sight._shadowed's guess is made for this many targets at a time
+_SHADOW_CHUNK = 32
 #: what sight reads of a formation (Sight._column_value) that comes from its make-up alone (its
 #: living bases' profiles: engine.state ``Formation._crev``), so holds through its moves
 _MAKE_UP_COLUMNS = frozenset({"type", "skirm"})
@@ -565,6 +571,16 @@ class Sight:
         order for :meth:`seen_by`'s look (each pair is then asked for its own answer): the
         enemies behind their own lines are seen through the gaps. Entries of an infinite
         ``dist`` (pairs never asked) are left False."""
+        if tgt.size > _SHADOW_CHUNK:
+            # each target's column is its own: in chunks of targets, so the (target, observer)
+            # bearings and their candidates are held for a chunk at a time, not all at once
+            return np.concatenate(
+                [
+                    self._shadowed(own, tgt[k : k + _SHADOW_CHUNK], dist[:, k : k + _SHADOW_CHUNK])
+                    for k in range(0, tgt.size, _SHADOW_CHUNK)
+                ],
+                axis=1,
+            )
         out = np.zeros((own.size, tgt.size), dtype=bool)
         arr, sides = self.arr, self._side_codes()
         pos, ks = self.spatial.box_gap_pairs(tgt, _SHADOW_M)
@@ -957,6 +973,16 @@ class Sight:
         judged by the same tests in arrays (a point distance near a threshold measured again
         as ``_troops_clear`` measures it)."""
         n_pairs = ia.size
+        if n_pairs > _CHUNK_LINES:
+            # each pair's answer is its own: in chunks, the candidate crossings of a batch
+            # (lines x boxes met, ~30 a line through 2 x 960's crowds) held at once no larger
+            # than a chunk's (the whole batch's held 190 MB there)
+            return np.concatenate(
+                [
+                    self._clear_of_troops(ia[k : k + _CHUNK_LINES], ja[k : k + _CHUNK_LINES])
+                    for k in range(0, n_pairs, _CHUNK_LINES)
+                ]
+            )
         ps, qs = self._xy2.take(ia, axis=0), self._xy2.take(ja, axis=0)
         index = self.spatial
         if n_pairs >= _NEAR_TARGET_FIRST_FROM and index.n >= _NEAR_TARGET_AMONG:
@@ -1056,6 +1082,14 @@ class Sight:
         to the slab test as they are."""
         if si.size <= _CULL_LINES_FROM:
             return si, ri
+        if si.size > _CULL_CHUNK:
+            # candidate by candidate: in chunks, each one's sums held for a chunk at a time
+            # (long lines through 2 x 960's crowds meet ~170 boxes each)
+            parts = [
+                self._passing_near(ps, qs, si[k : k + _CULL_CHUNK], ri[k : k + _CULL_CHUNK])
+                for k in range(0, si.size, _CULL_CHUNK)
+            ]
+            return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
         box = self.spatial.box.take(ri, axis=0)
         p0 = ps.take(si, axis=0)
         nx, ny = (ps[:, 1] - qs[:, 1])[si], (qs[:, 0] - ps[:, 0])[si]

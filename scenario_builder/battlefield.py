@@ -254,6 +254,8 @@ class Battlefield:
         """Feature name at a point (``"forest"``, ``"water"``...), an array of names for arrays."""
         codes = self._sample("feature", x, y)
         legend = self.meta["legend"]["feature"]
+        if type(codes) is int:  # one point (_sample's Python int): np.ndim would cost ~1 us
+            return legend.get(codes, "unknown")
         if np.ndim(codes) == 0:
             return legend.get(int(codes), "unknown")
         return np.array([legend.get(int(c), "unknown") for c in np.ravel(codes)]).reshape(

@@ -335,3 +335,33 @@ def test_routs_near_reads_the_stacked_rows_as_each_router_row(battle: Any) -> No
             total += len(got)
         assert 0 < total < len(forms) * len(routs) / 2  # some near, most culled
         assert reach.rows(routs) is reach.rows(routs)  # kept, not stacked anew per formation
+
+
+def test_few_distance_equals_the_vectorised_form(arr: np.ndarray) -> None:
+    """geometry.distance works a few rectangles (and geometry.gap one) in plain floats: the
+    same bits as numpy's arrays, for the battle's formations and for the same rectangles
+    moved to touch, overlap and lie a hair apart."""
+    from engine import geometry
+    from engine.geometry import OBB, gap
+
+    rng = np.random.default_rng(16)
+    n = arr.shape[0]
+    moved = arr.copy()
+    # each rectangle put against another: centres along one's facing at the sum of depths,
+    # less a little (overlap), exactly (touching) or a little more (apart), and turned
+    pick = rng.integers(0, n, n)
+    f = np.radians(arr[pick, 4])
+    reach = arr[:, 3] + arr[pick, 3] + rng.choice([-2.0, -1e-9, 0.0, 1e-9, 0.5], n)
+    moved[:, 0] = arr[pick, 0] + np.sin(f) * reach
+    moved[:, 1] = arr[pick, 1] + np.cos(f) * reach
+    moved[:, 4] = np.where(rng.random(n) < 0.5, arr[pick, 4], arr[:, 4])
+    both = np.concatenate([arr, moved])
+    checked = 0
+    for k in range(both.shape[0]):
+        a = OBB(*both[k].tolist())
+        rows = np.concatenate([both[[pick[k % n]]], both[rng.integers(0, len(both), 5)]])
+        want = geometry._distance_vectorised(a, rows).tolist()
+        assert [gap(a, OBB(*r)) for r in rows.tolist()] == want
+        assert geometry.distance(a, rows).tolist() == want
+        checked += int(want[0] == 0.0)
+    assert checked > 10  # touching and overlapping pairs were among them

@@ -406,6 +406,7 @@ class RoutReach:
                 if g.id not in rows:
                     rows[g.id] = index.lower_bounds(at[g.id]) <= ROUT_NEAR_M
             hit = self._stacks[id(routs)] = (routs, np.stack([rows[g.id] for g in routs]))
+            _keep_last(self._stacks)
         return hit[1]
 
     def near_of(self, routs: list[Formation], f: Formation) -> list[Formation]:
@@ -430,6 +431,7 @@ class RoutReach:
                     else:
                         got.append(routs[r])
             hit = self._near[id(routs)] = (routs, stack, by_id, every)
+            _keep_last(self._near)
         _, stack, by_id, every = hit
         near = by_id.get(f.id)
         if near is None:
@@ -438,6 +440,20 @@ class RoutReach:
             col = stack[:, self.sight.index[f.id]].tolist()
             near = by_id[f.id] = [g for g, h in zip(routs, col, strict=True) if h]
         return near
+
+
+#: how many lists of routers :class:`RoutReach` keeps its stacked rows for: a side's view is
+#: made anew after each break and asks about its own list, so only the latest few are asked
+#: again; kept for every list, a panic cascade (hundreds of breaks in a bound, each list one
+#: router longer, every stack routers x formations) held 390 MB at 2 x 960
+_KEPT_LISTS = 4
+
+
+def _keep_last(kept: dict[int, Any]) -> None:
+    """Drop the oldest of ``kept`` (by insertion) past :data:`_KEPT_LISTS` entries: one asked
+    again is stacked again, the same rows."""
+    while len(kept) > _KEPT_LISTS:
+        del kept[next(iter(kept))]
 
 
 def rout_neighbours(

@@ -404,7 +404,7 @@ def _remember_gaps(
 
 
 def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
-    from engine.geometry import distance, obb_array
+    from engine.geometry import gap
 
     if ctx is not None:
         t = ctx.state.table()
@@ -421,7 +421,7 @@ def _gap(f: Formation, g: Formation, ctx: TwoMmContext | None = None) -> float:
             d = cast(_Ranked, ranked).gap(kf, g)
             if d is not None:
                 return d
-    return float(distance(f.obb(), obb_array([g.obb()]))[0])
+    return gap(f.obb(), g.obb())  # (geometry.distance's number, in plain floats)
 
 
 #: moves aimed at a formation, re-aimed when it is their turn (the target may have moved)
