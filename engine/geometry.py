@@ -182,36 +182,61 @@ def _separation_few(a: Any, others: np.ndarray) -> list[float]:
     ``+ - * abs maximum`` round exactly as Python's), and the sines and cosines are ``_axes`` of
     the same column, so every value is equal bit for bit (tests/test_spatial.py checks it)."""
     cx, cy, ahw, ahd, facing = a
-    afx, afy, arx, ary = _scalar_axes(facing)
+    frame = _separation_frame(ahw, ahd, facing)
     bfx_, bfy_, brx_, bry_ = _axes(others[:, 4])
+    return [
+        _separation_floats(frame, ox - cx, oy - cy, bhw, bhd, bfx, bfy, brx, bry)
+        for (ox, oy, bhw, bhd, _f), bfx, bfy, brx, bry in zip(
+            others.tolist(), bfx_.tolist(), bfy_.tolist(), brx_.tolist(), bry_.tolist()
+        )
+    ]
+
+
+def _separation_frame(
+    ahw: float, ahd: float, facing: float
+) -> tuple[float, float, float, float, float, float, float, float]:
+    """``a``'s part of :func:`_separation_floats`' sums, the same for every other: its half
+    sizes, axes and its extents along its own two axes."""
+    afx, afy, arx, ary = _scalar_axes(facing)
     ra0 = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
     ra1 = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
-    out = []
-    for (ox, oy, bhw, bhd, _f), bfx, bfy, brx, bry in zip(
-        others.tolist(), bfx_.tolist(), bfy_.tolist(), brx_.tolist(), bry_.tolist()
-    ):
-        dx = ox - cx
-        dy = oy - cy
-        # a's two axes
-        rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
-        best = abs(afx * dx + afy * dy) - ra0 - rb
-        rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
-        g = abs(arx * dx + ary * dy) - ra1 - rb
-        if g > best:
-            best = g
-        # the other's two axes
-        ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
-        rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
-        g = abs(bfx * dx + bfy * dy) - ra - rb
-        if g > best:
-            best = g
-        ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
-        rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
-        g = abs(brx * dx + bry * dy) - ra - rb
-        if g > best:
-            best = g
-        out.append(best)
-    return out
+    return (ahw, ahd, afx, afy, arx, ary, ra0, ra1)
+
+
+def _separation_floats(
+    frame: tuple[float, float, float, float, float, float, float, float],
+    dx: float,
+    dy: float,
+    bhw: float,
+    bhd: float,
+    bfx: float,
+    bfy: float,
+    brx: float,
+    bry: float,
+) -> float:
+    """One other's gap along the four separating axes, ``dx, dy`` its centre from ``a``'s;
+    ``frame``: :func:`_separation_frame`. The vectorised form's operations in its order
+    (:func:`_separation_few`)."""
+    ahw, ahd, afx, afy, arx, ary, ra0, ra1 = frame
+    # a's two axes
+    rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
+    best = abs(afx * dx + afy * dy) - ra0 - rb
+    rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
+    g = abs(arx * dx + ary * dy) - ra1 - rb
+    if g > best:
+        best = g
+    # the other's two axes
+    ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
+    rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
+    g = abs(bfx * dx + bfy * dy) - ra - rb
+    if g > best:
+        best = g
+    ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
+    rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
+    g = abs(brx * dx + bry * dy) - ra - rb
+    if g > best:
+        best = g
+    return best
 
 
 class SeparationFrom:
@@ -1004,32 +1029,12 @@ def _gap_floats(a: Any, b: Any) -> float:
 
 
 def _separation_pair(a: Any, b: Any) -> float:
-    """``separation(a, obb_array([b]))[0]`` in Python floats (:func:`_separation_few`'s sums)."""
+    """``separation(a, obb_array([b]))[0]`` in Python floats (:func:`_separation_floats`)."""
     cx, cy, ahw, ahd, afa = a
     ox, oy, bhw, bhd, bfa = b
-    afx, afy, arx, ary = _scalar_axes(afa)
+    frame = _separation_frame(ahw, ahd, afa)
     bfx, bfy, brx, bry = _scalar_axes(bfa)
-    dx = ox - cx
-    dy = oy - cy
-    ra = ahw * abs(afx * arx + afy * ary) + ahd * abs(afx * afx + afy * afy)
-    rb = bhw * abs(afx * brx + afy * bry) + bhd * abs(afx * bfx + afy * bfy)
-    best = abs(afx * dx + afy * dy) - ra - rb
-    ra = ahw * abs(arx * arx + ary * ary) + ahd * abs(arx * afx + ary * afy)
-    rb = bhw * abs(arx * brx + ary * bry) + bhd * abs(arx * bfx + ary * bfy)
-    g = abs(arx * dx + ary * dy) - ra - rb
-    if g > best:
-        best = g
-    ra = ahw * abs(bfx * arx + bfy * ary) + ahd * abs(bfx * afx + bfy * afy)
-    rb = bhw * abs(bfx * brx + bfy * bry) + bhd * abs(bfx * bfx + bfy * bfy)
-    g = abs(bfx * dx + bfy * dy) - ra - rb
-    if g > best:
-        best = g
-    ra = ahw * abs(brx * arx + bry * ary) + ahd * abs(brx * afx + bry * afy)
-    rb = bhw * abs(brx * brx + bry * bry) + bhd * abs(brx * bfx + bry * bfy)
-    g = abs(brx * dx + bry * dy) - ra - rb
-    if g > best:
-        best = g
-    return best
+    return _separation_floats(frame, ox - cx, oy - cy, bhw, bhd, bfx, bfy, brx, bry)
 
 
 def separation_many(a: np.ndarray, others: np.ndarray) -> np.ndarray:
