@@ -9,20 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 import rasterio
 
 from engine.battle import Battle
 from engine.dice import Dice
 from engine.log import BattleLog
-from engine.movement import footprint_classes
-from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.profiles import Flag, UnitType, load_army
 from engine.scenario import Scenario, Victory, load_scenario
 from engine.testing import check_battle
 from scenario_builder.battle import build_battlefield
 from scenario_builder.paths import data_dir
+from tests.support.shipped import classes_at, classes_under, fought_as_run, orders_issued
 
 SITES = data_dir() / "battlefields"
 
@@ -31,30 +29,6 @@ SITES = data_dir() / "battlefields"
 def jena() -> tuple[Scenario, Any]:
     sc = load_scenario("jena_1806")
     return sc, build_battlefield(sc).battlefield
-
-
-def _classes(bf: Any, lon: float, lat: float) -> tuple[str, str]:
-    """The 7.3 movement and 7.2 cover classes of the 2mm Earth ground at (lon, lat)."""
-    rs = get_ruleset("2mm-earth-v0.9")
-    g = rs.ground(bf)
-    names = rs.terrain_classes()
-    x, y = g.to_xy(lon, lat)
-    out = []
-    for layer in ("move", "cover"):
-        codes, inside = g.codes_on_map(layer, np.array([x]), np.array([y]))
-        assert inside[0], (lon, lat)
-        out.append(names[layer][int(codes[0])])
-    return out[0], out[1]
-
-
-def _battle(sc: Scenario, bf: Any, seed: int) -> Battle:
-    rs = get_ruleset(sc.ruleset)
-    commanders = dict(rs.automatic_commanders(sc, rs.ground(bf)))
-    return Battle(bf, sc, Dice(seed), ruleset=rs, commanders=commanders)
-
-
-def _orders(log: BattleLog) -> list[tuple[int, str]]:
-    return [(b.bound, e.order) for b in log.bounds for e in b.events if e.type == "order_issued"]
 
 
 def _arrivals(log: BattleLog) -> dict[str, tuple[int, str]]:
@@ -116,7 +90,7 @@ def test_closewitz_and_jena_are_off_the_crop() -> None:
 def test_the_named_ground_has_its_class(
     jena: tuple[Scenario, Any], where: str, lon: float, lat: float, move: str, cover: str
 ) -> None:
-    assert _classes(jena[1], lon, lat) == (move, cover), where
+    assert classes_at(jena[1], lon, lat) == (move, cover), where
 
 
 def test_every_formation_stands_on_the_plateau_and_the_skirmishers_in_the_village(
@@ -126,16 +100,12 @@ def test_every_formation_stands_on_the_plateau_and_the_skirmishers_in_the_villag
     except the French skirmishers, who stand in Vierzehnheiligen's yards (7.2 debris)."""
     sc, bf = jena
     battle = Battle(bf, sc, Dice(1))
-    move = battle.ruleset.terrain_classes()["move"]
     assert len(battle.state.formations) == 17  # the arriving formations are off the table
-    for f in battle.state.formations.values():
-        classes, off = footprint_classes(battle.bf, f)
-        under = {move[int(c)] for c in classes}
-        assert not off, f"{f.id}: off the battlefield"
-        if f.id == "fr_tirailleurs":
+    for fid, under in classes_under(battle).items():
+        if fid == "fr_tirailleurs":
             assert "debris" in under, under
         else:
-            assert under <= {"plain"}, (f.id, under)  # footprint_classes lists what is not plain
+            assert under <= {"plain"}, (fid, under)
 
 
 def test_4_1_8_2_lines_volley_skirmishers_are_loose_light_infantry_guns_keep_up() -> None:
@@ -167,10 +137,10 @@ def test_jena_fights_on_its_ground_with_the_historical_opening(
     comes in at the north edge at bound 60 (11:00) if the battle lasts so long, and Rüchel,
     due at 14:00, has not come."""
     sc, bf = jena
-    battle = _battle(sc, bf, 1)
+    battle = fought_as_run(sc, bf, 1)
     report = check_battle(battle)
     assert report.result is not None and report.result["winner"] in ("french", "prussians")
-    orders = _orders(battle.log)
+    orders = orders_issued(battle.log)
     assert (1, "attack fr_desjardins on pr_saxons") in orders
     assert (1, "hold pr_grawert_left") in orders and (1, "hold pr_grawert_right") in orders
     arrived = _arrivals(battle.log)
@@ -185,7 +155,7 @@ def test_ruchel_comes_in_from_weimar_at_the_west_edge_at_two(jena: tuple[Scenari
     rout ends it: the victory threshold is set out of reach for this test only)."""
     sc, bf = jena
     endless = sc.model_copy(update={"victory": Victory(rout_fraction=1.0), "max_bounds": 241})
-    battle = _battle(endless, bf, 2)
+    battle = fought_as_run(endless, bf, 2)
     battle.run()
     arrived = _arrivals(battle.log)
     assert arrived["pr_ruchel"] == (240, "west") and arrived["pr_ruchel_horse"] == (240, "west")
@@ -202,4 +172,4 @@ def test_ruchel_comes_in_from_weimar_at_the_west_edge_at_two(jena: tuple[Scenari
 
 def test_jena_same_seed_same_log_byte_for_byte(jena: tuple[Scenario, Any]) -> None:
     sc, bf = jena
-    assert _battle(sc, bf, 3).run().to_json() == _battle(sc, bf, 3).run().to_json()
+    assert fought_as_run(sc, bf, 3).run().to_json() == fought_as_run(sc, bf, 3).run().to_json()

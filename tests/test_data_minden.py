@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 from engine.battle import Battle
 from engine.dice import Dice
-from engine.log import BattleLog
-from engine.movement import footprint_classes
-from engine.rulesets import get_ruleset
 from engine.rulesets.two_mm_earth.profiles import Flag, UnitType, load_army
 from engine.scenario import Scenario, load_scenario
 from engine.testing import check_battle
 from scenario_builder.battle import build_battlefield
 from scenario_builder.paths import data_dir
+from tests.support.shipped import classes_at, classes_under, fought_as_run, orders_issued
 
 SITES = data_dir() / "battlefields"
 
@@ -30,30 +27,6 @@ SITES = data_dir() / "battlefields"
 def minden() -> tuple[Scenario, Any]:
     sc = load_scenario("minden_1759")
     return sc, build_battlefield(sc).battlefield
-
-
-def _classes(bf: Any, lon: float, lat: float) -> tuple[str, str]:
-    """The 7.3 movement and 7.2 cover classes of the 2mm Earth ground at (lon, lat)."""
-    rs = get_ruleset("2mm-earth-v0.9")
-    g = rs.ground(bf)
-    names = rs.terrain_classes()
-    x, y = g.to_xy(lon, lat)
-    out = []
-    for layer in ("move", "cover"):
-        codes, inside = g.codes_on_map(layer, np.array([x]), np.array([y]))
-        assert inside[0], (lon, lat)
-        out.append(names[layer][int(codes[0])])
-    return out[0], out[1]
-
-
-def _battle(sc: Scenario, bf: Any, seed: int) -> Battle:
-    rs = get_ruleset(sc.ruleset)
-    commanders = dict(rs.automatic_commanders(sc, rs.ground(bf)))
-    return Battle(bf, sc, Dice(seed), ruleset=rs, commanders=commanders)
-
-
-def _orders(log: BattleLog) -> list[tuple[int, str]]:
-    return [(b.bound, e.order) for b in log.bounds for e in b.events if e.type == "order_issued"]
 
 
 def test_the_1759_site_is_the_minden_crop_byte_for_byte() -> None:
@@ -84,7 +57,7 @@ def test_the_1759_site_is_the_minden_crop_byte_for_byte() -> None:
 def test_the_named_ground_has_its_class(
     minden: tuple[Scenario, Any], where: str, lon: float, lat: float, move: str, cover: str
 ) -> None:
-    assert _classes(minden[1], lon, lat) == (move, cover), where
+    assert classes_at(minden[1], lon, lat) == (move, cover), where
 
 
 def test_every_formation_stands_on_the_plain_and_the_heavy_guns_behind_their_works(
@@ -95,16 +68,12 @@ def test_every_formation_stands_on_the_plain_and_the_heavy_guns_behind_their_wor
     debris cover), as Brandis has them ("entrenchments armed with heavy guns")."""
     sc, bf = minden
     battle = Battle(bf, sc, Dice(1))
-    move = battle.ruleset.terrain_classes()["move"]
-    for f in battle.state.formations.values():
-        classes, off = footprint_classes(battle.bf, f)
-        under = {move[int(c)] for c in classes}
-        assert not off, f"{f.id}: off the battlefield"
-        assert not under & {"wet", "impractical"}, (f.id, under)
-        if f.id == "al_wangenheim_guns":
+    for fid, under in classes_under(battle).items():
+        assert not under & {"wet", "impractical"}, (fid, under)
+        if fid == "al_wangenheim_guns":
             assert "debris" in under, under
         else:
-            assert under <= {"plain"}, (f.id, under)  # footprint_classes lists what is not plain
+            assert under <= {"plain"}, (fid, under)
 
 
 def test_8_2_flintlock_lines_volley_horse_does_not_guns_fire_only_as_ordnance() -> None:
@@ -131,10 +100,10 @@ def test_minden_fights_on_its_ground_with_the_historical_opening(
     gone (the scenario's triggers); Sackville's cavalry is never ordered forward; the rest of
     the allied infantry goes in at bound 15."""
     sc, bf = minden
-    battle = _battle(sc, bf, 1)
+    battle = fought_as_run(sc, bf, 1)
     report = check_battle(battle)
     assert report.result is not None and report.result["winner"] in ("allies", "french")
-    orders = _orders(battle.log)
+    orders = orders_issued(battle.log)
     assert (1, "attack al_british on fr_cav1") in orders
     assert (1, "attack al_hanover_guards on fr_cav1") in orders
     charges = [bd for bd, o in orders if o == "attack fr_cav1 on al_british"]
@@ -146,4 +115,4 @@ def test_minden_fights_on_its_ground_with_the_historical_opening(
 
 def test_minden_same_seed_same_log_byte_for_byte(minden: tuple[Scenario, Any]) -> None:
     sc, bf = minden
-    assert _battle(sc, bf, 3).run().to_json() == _battle(sc, bf, 3).run().to_json()
+    assert fought_as_run(sc, bf, 3).run().to_json() == fought_as_run(sc, bf, 3).run().to_json()
