@@ -297,15 +297,18 @@ def test_montecarlo_caps_workers_at_runs_and_cores(run_cli, tmp_path):
         # at once: the fork server the workers come from still importing (SIGINT ignored)
         (["montecarlo", "flodden_1513", "--runs", "400", "--out", "mc"], 1.5),
         (["montecarlo", "flodden_1513", "--runs", "400", "--out", "mc"], 12.0),
-        (["demo", "--out", "demo-out"], 6.0),
-        # run: past the imports, within the build or the fight (about 6 s on an idle machine)
-        (["run", "gettysburg_1863_day2", "--out", "run-out"], 3.0),
+        # demo and run: past the imports, within the build or the fight, as soon as their work
+        # folder beside --out appears (None). A clock raced them: the whole demo takes about
+        # 6 s on an idle machine and the run 3 s, so a sleep of 6 s or 3 s met their exit
+        (["demo", "--out", "demo-out"], None),
+        (["run", "gettysburg_1863_day2", "--out", "run-out"], None),
     ],
     ids=["montecarlo-starting", "montecarlo", "demo", "run"],
 )
 def test_ctrl_c_mid_run_is_quiet_and_leaves_nothing(tmp_path, args, after_s):
     """SIGINT to the whole process group (what a terminal's Ctrl-C does) mid-run: montecarlo
-    with its cluster under way, demo and run while building or fighting."""
+    with its cluster under way, demo and run while building or fighting (``after_s`` None:
+    once the hidden work folder ``.<out>.*.tmp`` stands beside ``--out``)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
         [sys.executable, "-m", "scenario_builder", *args],
@@ -316,7 +319,14 @@ def test_ctrl_c_mid_run_is_quiet_and_leaves_nothing(tmp_path, args, after_s):
         cwd=tmp_path,
         start_new_session=True,
     )
-    time.sleep(after_s)  # for montecarlo: often while the cluster is still starting
+    if after_s is None:
+        out = args[args.index("--out") + 1]
+        deadline = time.monotonic() + 60.0
+        while not any(tmp_path.glob(f".{out}.*.tmp")) and proc.poll() is None:
+            assert time.monotonic() < deadline, "no work folder beside --out in 60 s"
+            time.sleep(0.02)
+    else:
+        time.sleep(after_s)  # for montecarlo: often while the cluster is still starting
     assert proc.poll() is None, "finished before the interrupt"
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=90)
