@@ -153,12 +153,12 @@ def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: 
     far = _unit("far", "york", (x0 + 900.0, y0))  # beyond 150 yds: does not see it fall
     e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
     banner = FigureState("banner", "york", "f", None)
-    game = _game(towton, [a, f, far, e], [banner], ScriptedDice([1] + [5] * 20))
+    game = _game(towton, [a, f, far, e], [banner], ScriptedDice([10, 1] + [5] * 20))
     game.phase = Phase.A_NORMAL_MOVEMENT
-    take_losses(game, f, 1, risk="firing")  # the risk die: 1 <= 1 figure lost: the banner falls
+    take_losses(game, f, 1, risk="firing")  # percentile 01 <= 100 x 1 / 4: the banner falls
     ev = _last(game, "figure_killed")
     assert ev["figure"] == "banner" and ev["role"] == "inspirational"
-    assert ev["reason"] == "firing: d10 1 <= 1 figures lost"
+    assert ev["reason"] == "firing: percentile 1 <= 1 of 4 front-rank figures lost"
     assert a.saw_inspirational_lost and f.saw_inspirational_lost and not far.saw_inspirational_lost
     assert (5, "saw Inspirational Figure banner killed") in a.pending
     game.phase = Phase.MORALE
@@ -177,8 +177,9 @@ def test_inspirational_figure_killed_is_seen_for_the_rest_of_the_battle(towton: 
 
 
 def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
-    # reading: a commander figure stands in the front rank; each time its unit loses figures to
-    # firing or melee one d10 is rolled for it, killed on a score <= the figures lost
+    # reading: a commander figure stands in the front rank as one of its figures; each time its
+    # unit loses figures to firing or melee percentile dice are rolled for it, killed on a score
+    # <= 100 x the figures lost / the front rank's figures
     x0, y0 = towton.to_xy(*PLATEAU)
     a = _unit("a", "york", (x0, y0))
     b = _unit("b", "york", (x0 + 100.0, y0))  # no commander: its contingent is the nearest's
@@ -189,14 +190,17 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
         "king", "york", "k", CommanderKind.EXCEPTIONAL, contingent="army", general=True
     )
     a.commander, k.commander = CommanderKind.BOLD, CommanderKind.EXCEPTIONAL
-    game = _game(towton, [a, b, k, e], [lord, king], ScriptedDice([3, 2] + [5] * 40))
+    game = _game(towton, [a, b, k, e], [lord, king], ScriptedDice([5, 1, 5, 10] + [5] * 40))
     assert (a.contingent, b.contingent, k.contingent) == ("van", "van", "army")
+    assert game.files(a) == 4  # 12 close-order figures, 3 ranks deep
     game.phase = Phase.MELEE
-    take_losses(game, a, 2, risk="melee")  # d10 3 > 2: he lives
+    take_losses(game, a, 2, risk="melee")  # 2 of a front rank of 4: percentile 51 > 50, he lives
     assert lord.alive and not any(ev["type"] == "figure_killed" for ev in game.events)
-    take_losses(game, a, 2, risk="melee")  # d10 2 <= 2: killed
+    assert game.files(a) == 4  # 10 figures left: still 4 abreast
+    take_losses(game, a, 2, risk="melee")  # percentile 50 <= 50: killed
     ev = _last(game, "figure_killed")
-    assert ev["figure"] == "lord" and ev["reason"] == "melee: d10 2 <= 2 figures lost"
+    assert ev["figure"] == "lord"
+    assert ev["reason"] == "melee: percentile 50 <= 2 of 4 front-rank figures lost"
     assert a.commander is None and not lord.alive
     # reason 5 for those who saw it (b, 100 m off), reason 12 for his contingent every turn
     game.phase = Phase.MORALE
@@ -230,6 +234,25 @@ def test_commander_death_risk_die_and_its_effects(towton: Any) -> None:
     assert initiative_commander(game, "york") is None  # no commander figure left: no modifier
     lord.alive = True
     assert initiative_commander(game, "york") is CommanderKind.BOLD
+
+
+def test_commander_risk_is_his_share_of_a_wide_front_rank(towton: Any) -> None:
+    # at the book's figure scale (Towton: battles of 96-120 figures, 30 abreast) three figures
+    # lost put a lord in the front rank at 3 / 30 = 10 %, not the 30 % of a ten-figure rank
+    x0, y0 = towton.to_xy(*PLATEAU)
+    a = _unit("a", "york", (x0, y0), figures=90)
+    e = _unit("e", "lanc", (x0, y0 + 400.0), 180.0)
+    lord = FigureState("lord", "york", "a", CommanderKind.BOLD, contingent="van")
+    a.commander = CommanderKind.BOLD
+    game = _game(towton, [a, e], [lord], ScriptedDice([1, 1, 1, 10]))
+    assert game.files(a) == 30
+    game.phase = Phase.MELEE
+    take_losses(game, a, 3, risk="firing")  # percentile 11 > 10: lives
+    assert lord.alive and game.files(a) == 29  # 87 figures left
+    take_losses(game, a, 3, risk="firing")  # 3 / 29 = 10.3 %: a score of 10 kills
+    assert not lord.alive
+    ev = _last(game, "figure_killed")
+    assert ev["reason"] == "firing: percentile 10 <= 3 of 29 front-rank figures lost"
 
 
 def test_a_unit_losing_all_its_figures_loses_its_commander(towton: Any) -> None:
@@ -574,7 +597,9 @@ def test_towton_commander_deaths_flanks_and_first_sight_in_battle(towton: Any) -
     battle, events = _play(towton, load_scenario("towton_1461"), 5)
     deaths = [e for e in events if e["type"] == "figure_killed"]
     assert deaths and all(
-        re.fullmatch(r"(firing|melee): d10 \d+ <= \d+ figures lost", e["reason"])
+        re.fullmatch(
+            r"(firing|melee): percentile \d+ <= \d+ of \d+ front-rank figures lost", e["reason"]
+        )
         or e["reason"] == "all the unit's figures lost"
         for e in deaths
     )
@@ -634,10 +659,11 @@ def test_counter_charge_declared_moves_and_meets_the_charge_in_melee_on_minden(
     from test_medieval_d10_battle import _close_quarters
 
     minden = built_minden.battlefield
-    # seed 8 (seed 50 until melee winners, push-backs and the figures in contact moved the
+    # seed 50 (as before melee winners, push-backs and the figures in contact moved the
     # dice; seed 15 until control tests took the impetuous sights, reasons 3-5; seed 6
-    # until first sight tested only within 150 yds: each moved the dice)
-    battle, events = _play(minden, _close_quarters(minden), 8)
+    # until first sight tested only within 150 yds; seed 8 until a commander's risk became
+    # percentile dice against his share of the front rank: each moved the dice)
+    battle, events = _play(minden, _close_quarters(minden), 50)
     game = battle.ctx.game
     tests = [
         e for e in events if e["type"] == "morale" and e["reason"].startswith("counter-charge")

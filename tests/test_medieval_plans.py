@@ -280,13 +280,14 @@ def test_an_objective_taken_trigger_is_played(grounds: dict[str, Any]) -> None:
 
 
 def test_idle_units_are_named_and_answered(grounds: dict[str, Any]) -> None:
-    """Flodden under medieval-d10, seed 4: the King's division, sent for Piper Hill, finds no
-    way round the ground the chart forbids (turn 11) and stands. The idle watcher reads this
-    book's units (MedievalD10.idle_view): after 5 turns it names the cause, and the commander
-    answers in the next turn (``replanned``): the place is given up for the nearest enemy.
-    Fought at its bases (the seed that plays the case there; at the figure scale seeds 1-10
-    never leave sc_king with no way round)."""
-    b = _battle(_edited("flodden_1513", _at_bases), grounds["flodden_1513"], seed=4)
+    """Flodden under medieval-d10, seed 7 (seed 4 until a commander's risk became percentile
+    dice against his share of the front rank, which moved the dice): the King's division,
+    sent for Piper Hill, finds no way round the ground the chart forbids (turn 11) and
+    stands. The idle watcher reads this book's units (MedievalD10.idle_view): after 5 turns
+    it names the cause, and the commander answers in the next turn (``replanned``): the
+    place is given up for the nearest enemy. Fought at its bases (the seed that plays the
+    case there; at the figure scale seeds 1-10 never leave sc_king with no way round)."""
+    b = _battle(_edited("flodden_1513", _at_bases), grounds["flodden_1513"], seed=7)
     while not b.finished and b.state.bound < 22:
         b.step()
     idle = [

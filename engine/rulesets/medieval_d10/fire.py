@@ -137,13 +137,29 @@ def fire(game: MedievalBattle, u: UnitState, target: UnitState, reaction: bool =
     return kills
 
 
+#: percentile dice: two d10 read as tens and units, 01-100
+PERCENTILE = 100
+
+
+def percentile(tens: int, units: int) -> int:
+    """Two d10 (faces 1-10, the 10 read as 0) read as tens and units, "00" as 100.
+
+    >>> percentile(5, 1), percentile(5, 10), percentile(10, 1), percentile(10, 10)
+    (51, 50, 1, 100)
+    """
+    return (tens % 10) * 10 + units % 10 or PERCENTILE
+
+
 def take_losses(game: MedievalBattle, u: UnitState, kills: int, risk: str | None = None) -> None:
     """``u`` loses ``kills`` figures. With ``risk`` (firing or melee) each Commander or
-    Inspirational Figure in its front rank is at risk: one d10, killed on a score of ``kills``
-    or less (one of the figures lost; docs/rules-interpretations.md). A unit that loses all
-    its figures loses its figures too."""
+    Inspirational Figure in its front rank is at risk as one of that rank's figures: percentile
+    dice (two d10, 01-100), killed on a score of 100 x ``kills`` / the front rank's figures or
+    less (docs/rules-interpretations.md, "Commander deaths"). A unit that loses all its
+    figures loses its figures too."""
     if kills <= 0:
         return
+    # the figures at risk stood in the front rank as the blows fell: its width before the loss
+    front = game.files(u)
     # the figures fall on the core's formation at once (its bases, rear ranks first)
     fallen = game.fallen()
     lost = u.lose(kills, fallen)
@@ -154,9 +170,13 @@ def take_losses(game: MedievalBattle, u: UnitState, kills: int, risk: str | None
             figure_falls(game, fig, "all the unit's figures lost")
             fell = True
         elif risk is not None:
-            (face,) = game.dice.roll(1, f"{fig.id} at risk in {u.id} ({risk})", 10).faces
-            if face <= kills:
-                figure_falls(game, fig, f"{risk}: d10 {face} <= {kills} figures lost")
+            purpose = f"{fig.id} at risk in {u.id} ({risk})"
+            # the game's dice are d10s: a pair of them read as percentile dice
+            face = percentile(*game.dice.roll(2, purpose, 10).faces)
+            # face <= 100 * kills / front, in integers (no rounding of the chance)
+            if face * front <= PERCENTILE * kills:
+                why = f"{risk}: percentile {face} <= {kills} of {front} front-rank figures lost"
+                figure_falls(game, fig, why)
                 fell = True
     if fell:  # a fallen figure is one of the figures lost: its base among them
         u.relose(lost, game.fallen())

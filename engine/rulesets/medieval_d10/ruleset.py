@@ -323,7 +323,8 @@ def _answer_idle(ctx: MedievalContext, game: MedievalBattle) -> None:
         u.goal = None
         ctx.emit(
             Replanned(
-                "start",
+                # read as the turn begins: logged with the turn's first phase, as its orders
+                phase_name(next(iter(PHASES))),
                 uid,
                 str(rep.cause),
                 "attack the nearest enemy",
