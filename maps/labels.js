@@ -25,10 +25,11 @@ var SBLabels = (function () {
   // when its own place is taken: above the bases, further below or above, then beside them
   function nearby(r) {
     var w = r.right - r.left, h = r.bottom - r.top, above = -2 * NEAR, out = [];
-    // rows just below and above the bases, then one and two lines further out; in each row
-    // centred, then shifted half a name either way, then clear beside the bases
-    var rows = [0, above, h + GAP, above - h - GAP, 2 * (h + GAP), above - 2 * (h + GAP)];
-    var cols = [0, -w / 2, w / 2, -(w / 2 + 2 * NEAR), w / 2 + 2 * NEAR];
+    // rows just below and above the bases, then one to three lines further out; in each row
+    // centred, then shifted half a name either way, then clear beside the bases (a crowded
+    // line of battle, Flodden's English centre at zoom 13, needs the third line out)
+    var rows = [0, above], cols = [0, -w / 2, w / 2, -(w / 2 + 2 * NEAR), w / 2 + 2 * NEAR];
+    for (var n = 1; n <= 3; n++) rows.push(n * (h + GAP), above - n * (h + GAP));
     for (var i = 0; i < rows.length; i++) for (var j = 0; j < cols.length; j++) out.push([cols[j], rows[i]]);
     out.push([-(w / 2 + 2 * NEAR), -NEAR], [w / 2 + 2 * NEAR, -NEAR]); // level with the bases
     return out.slice(1).sort(function (a, b) { return Math.hypot(a[0], a[1]) - Math.hypot(b[0], b[1]); });
