@@ -35,6 +35,12 @@ TRIPLE = 3.0  # 9.1: "counts as triple the distance for that part of the journey
 _EPS = 1e-9
 
 
+def _clamp(x: np.ndarray, lo: Any, hi: Any) -> np.ndarray:
+    """``np.clip`` to the same bits (it is max then min), without its per-call dtype checks:
+    a few microseconds a call, paid several times for every stretch costed while smoothing."""
+    return np.minimum(np.maximum(x, lo), hi)
+
+
 def triple_mask(move: np.ndarray, cover: np.ndarray, blocks_sight: np.ndarray) -> np.ndarray:
     """Cells a messenger's string counts triple through (9.1).
 
@@ -186,14 +192,14 @@ class CostGrid:
         self, um: np.ndarray, vm: np.ndarray, *, along_u: bool, along_v: bool
     ) -> np.ndarray:
         rows, cols = self.shape
-        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, cols + 1)
-        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, rows + 1)
+        c = _clamp(np.floor(um).astype(np.int64) + 1, 0, cols + 1)
+        r = _clamp(np.floor(vm).astype(np.int64) + 1, 0, rows + 1)
         f = self.factor[r, c]
         # A stretch lying on a grid line belongs to the cheaper of the two cells it separates.
         if along_u and abs(um[0] - round(um[0])) <= _EPS:
-            f = np.minimum(f, self.factor[r, np.clip(c - 1, 0, cols + 1)])
+            f = np.minimum(f, self.factor[r, _clamp(c - 1, 0, cols + 1)])
         if along_v and abs(vm[0] - round(vm[0])) <= _EPS:
-            f = np.minimum(f, self.factor[np.clip(r - 1, 0, rows + 1), c])
+            f = np.minimum(f, self.factor[_clamp(r - 1, 0, rows + 1), c])
         return f
 
     def stretch_many(
@@ -239,7 +245,7 @@ class CostGrid:
         line = np.floor(np.maximum(m_lo, m_hi))
         inside = (np.abs(e0) > _EPS) & (line > np.minimum(m_lo, m_hi))
         with np.errstate(divide="ignore", invalid="ignore"):
-            t_mid = np.where(inside, np.clip((line - q0) / e0, t_lo, t_hi), t_hi)
+            t_mid = np.where(inside, _clamp((line - q0) / e0, t_lo, t_hi), t_hi)
         t0 = np.concatenate([t_lo, t_mid])
         t1 = np.concatenate([t_mid, t_hi])
         rows_of = np.concatenate([row, row])
@@ -248,16 +254,16 @@ class CostGrid:
         um = ua[rows_of] + du[rows_of] * mid
         vm = va[rows_of] + dv[rows_of] * mid
         n_rows, n_cols = self.shape
-        c = np.clip(np.floor(um).astype(np.int64) + 1, 0, n_cols + 1)
-        r = np.clip(np.floor(vm).astype(np.int64) + 1, 0, n_rows + 1)
+        c = _clamp(np.floor(um).astype(np.int64) + 1, 0, n_cols + 1)
+        r = _clamp(np.floor(vm).astype(np.int64) + 1, 0, n_rows + 1)
         f = self.factor[r, c]
         # A stretch lying on a grid line belongs to the cheaper of the two cells it separates.
         on_u = ((np.abs(du) <= _EPS) & (np.abs(ua - np.round(ua)) <= _EPS))[rows_of]
         on_v = ((np.abs(dv) <= _EPS) & (np.abs(va - np.round(va)) <= _EPS))[rows_of]
         if on_u.any():
-            f = np.where(on_u, np.minimum(f, self.factor[r, np.clip(c - 1, 0, n_cols + 1)]), f)
+            f = np.where(on_u, np.minimum(f, self.factor[r, _clamp(c - 1, 0, n_cols + 1)]), f)
         if on_v.any():
-            f = np.where(on_v, np.minimum(f, self.factor[np.clip(r - 1, 0, n_rows + 1), c]), f)
+            f = np.where(on_v, np.minimum(f, self.factor[_clamp(r - 1, 0, n_rows + 1), c]), f)
         per_unit = np.bincount(rows_of, weights=np.where(dt > 0, f, 0.0) * dt, minlength=n)
         return per_unit * length
 
