@@ -3,8 +3,10 @@ forest) and Gettysburg at its native ~7.5 m resolution (data/SOURCES.md)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 from scipy import ndimage
@@ -91,6 +93,41 @@ def test_9_1_cost_within_half_percent_of_mcp_on_gettysburg_native(gettysburg) ->
     rc0, rc1 = (20, 15), (rows - 30, cols - 20)
     r = g.route(cell_xy(bf, *rc0), cell_xy(bf, *rc1))
     assert r.cost_m <= mcp_cost(mask, bf.res, rc0, rc1) * 1.005
+
+
+def test_9_1_messenger_search_finds_the_graph_optimum_in_real_woods(bayreuth) -> None:
+    """Orders go by messenger along the cheapest string (2mm Earth 9.1): the landmark-guided A*
+    must return a cheapest path of the graph, the one Dijkstra finds with no guide at all, on
+    the Bayreuth forest's long routes, also with enemy bases hiding some of the edges."""
+    bf, mask, g = bayreuth
+    rows, cols = mask.shape
+    rng = np.random.default_rng(3)
+    ends: list[tuple[tuple[int, int], tuple[int, int]]] = [((2, 2), (rows - 3, cols - 3))]
+    while len(ends) < 6:
+        rc0 = (int(rng.integers(rows)), int(rng.integers(cols)))
+        rc1 = (int(rng.integers(rows)), int(rng.integers(cols)))
+        across = straight(g, cell_xy(bf, *rc0), cell_xy(bf, *rc1))[1] > 0
+        if across and math.dist(rc0, rc1) > min(rows, cols) / 2:  # long, woods in the way
+            ends.append((rc0, rc1))
+    for k, (rc0, rc1) in enumerate(ends):
+        a, b = cell_xy(bf, *rc0), cell_xy(bf, *rc1)
+        blocked = None
+        if k % 2:  # an enemy base astride the middle of the way
+            mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+            blocked = [box(mx - 80, my - 40, mx + 80, my + 40)]
+        obstacles = g._obstacles(blocked)
+        ga, gb = g.grid.to_grid(*a), g.grid.to_grid(*b)
+        links = g._end_links(ga, gb, obstacles)
+        bad = g._blocked_edges(obstacles) if obstacles is not None else set()
+        path = g._search(links, bad, ga, gb)
+        assert not bad.intersection(itertools.pairwise(path))
+        ends_graph = nx.Graph()
+        ends_graph.add_weighted_edges_from(links)
+        whole = nx.compose(g.graph, ends_graph)
+        whole.remove_edges_from(bad)
+        found = sum(whole[u][v]["weight"] for u, v in itertools.pairwise(path))
+        best = nx.dijkstra_path_length(whole, path[0], path[-1])
+        assert found == pytest.approx(best, rel=1e-12), (rc0, rc1, found, best)
 
 
 def _crossing_case(mask: np.ndarray) -> tuple[tuple[int, int], tuple[int, int], int]:

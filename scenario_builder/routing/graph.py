@@ -58,9 +58,9 @@ from scenario_builder.routing.quadtree import (
 from scenario_builder.routing.route import Point, Route
 from scenario_builder.routing.smoothing import clear_of, smooth
 
-GRAPH_VERSION = 1  # bump when the graph layout changes: invalidates on-disk caches
+GRAPH_VERSION = 2  # bump when the graph layout changes: invalidates on-disk caches
 MAX_BLOCK_M = 250.0  # widest block: keeps detours round enemy bases local before smoothing
-LANDMARKS = 8  # ALT landmarks round the rim (A* guide; ~6 MB each on a 1.4 M-cell grid)
+LANDMARKS = 16  # ALT landmarks round the rim (A* guide; 8 bytes a node each), part of the cache key
 #: routes remembered per graph (a few hundred bytes each): Monte Carlo replays of one battle in
 #: one worker ask the same questions in their first bounds, before their dice part them
 ROUTE_MEMO = 4096
@@ -167,7 +167,7 @@ class RouteGraph:
         path = None
         if cache_dir is not None:
             key = hashlib.sha256(
-                pickle.dumps((GRAPH_VERSION, max_size, grid.shape, tuple(transform)[:6]))
+                pickle.dumps((GRAPH_VERSION, LANDMARKS, max_size, grid.shape, tuple(transform)[:6]))
                 + np.packbits(grid.triple).tobytes()
             ).hexdigest()[:20]
             path = Path(cache_dir) / f"routegraph-{key}.pickle"
@@ -308,10 +308,23 @@ class RouteGraph:
         gb: tuple[float, float],
         obstacles: BaseGeometry | None,
     ) -> list[tuple[float, float]]:
+        links = self._end_links(ga, gb, obstacles)
+        bad = self._blocked_edges(obstacles) if obstacles is not None else set()
+        nodes = self._search(links, bad, ga, gb)
+        temp = {_SRC: ga, _DST: gb}
+        return [self._coords(n, temp) for n in nodes]
+
+    def _end_links(
+        self,
+        ga: tuple[float, float],
+        gb: tuple[float, float],
+        obstacles: BaseGeometry | None,
+    ) -> list[tuple[int, int, float]]:
+        """Edges ``(_SRC or _DST, node, weight)`` joining each end to the vertices of its block
+        it sees past ``obstacles`` (and the ends to each other when they share a block)."""
         qt, grid = self.quadtree, self.grid
         la = int(qt.leaf_of[int(ga[1]), int(ga[0])])
         lb = int(qt.leaf_of[int(gb[1]), int(gb[0])])
-        temp = {_SRC: ga, _DST: gb}
         clear = clear_of(obstacles)
         links: list[tuple[int, int, float]] = []
         for end, leaf, p in ((_SRC, la, ga), (_DST, lb, gb)):
@@ -321,7 +334,19 @@ class RouteGraph:
                     links.append((end, node, math.dist(p, q) * factor * grid.res))
         if la == lb and clear(ga, gb):
             links.append((_SRC, _DST, math.dist(ga, gb) * _FACTOR[int(qt.cls[la])] * grid.res))
-        bad = self._blocked_edges(obstacles) if obstacles is not None else set()
+        return links
+
+    def _search(
+        self,
+        links: list[tuple[int, int, float]],
+        bad: set[tuple[int, int]],
+        ga: tuple[float, float],
+        gb: tuple[float, float],
+    ) -> list[int]:
+        """networkx's A* from ``_SRC`` to ``_DST`` over the graph with the ends' ``links``,
+        edges in ``bad`` hidden (the weight function returns None), guided by the larger of the
+        straight-line distance and the landmarks' bound (both admissible)."""
+        temp = {_SRC: ga, _DST: gb}
         weight: str | Callable[[int, int, dict[str, Any]], float | None]
         if bad:
 
@@ -330,7 +355,7 @@ class RouteGraph:
 
         else:
             weight = "weight"
-        res, stride = grid.res, self._stride
+        res, stride = self.grid.res, self._stride
         tu, tv = gb
         lm = self.landmarks
         target = lm.target([(n, w) for e, n, w in links if e == _DST and n >= 0])
@@ -348,14 +373,16 @@ class RouteGraph:
         with self._lock:
             self.graph.add_weighted_edges_from(links)
             try:
-                nodes = nx.astar_path(self.graph, _SRC, _DST, heuristic=heuristic, weight=weight)
+                nodes: list[int] = nx.astar_path(
+                    self.graph, _SRC, _DST, heuristic=heuristic, weight=weight
+                )
             except nx.NetworkXNoPath:
                 raise NoRouteError(
                     self.name, "no route: the destination is cut off by blocked ground"
                 ) from None
             finally:
                 self.graph.remove_nodes_from([_SRC, _DST])
-        return [self._coords(n, temp) for n in nodes]
+        return nodes
 
     def _make_route(self, pts: list[tuple[float, float]]) -> Route:
         grid = self.grid

@@ -18,6 +18,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import sub
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -26,10 +27,15 @@ from scipy.sparse.csgraph import dijkstra
 
 @dataclass(frozen=True, eq=False)
 class Landmarks:
-    """``index``: node id -> row in the tables; ``tables``: one distance table per landmark."""
+    """``index``: node id -> row; ``table``: the rows node-major, ``count`` distances a row (row
+    ``i`` at ``table[i * count : (i + 1) * count]``), -1 where the landmark cannot reach the node.
+
+    Node-major, so the search reads one node's distances as one slice (:meth:`row_of`) and bounds
+    it against the target's in C-level ``map`` calls, not a Python loop over the landmarks."""
 
     index: dict[int, int] | array
-    tables: tuple[array, ...]
+    table: array
+    count: int
 
     @classmethod
     def build(
@@ -60,30 +66,32 @@ class Landmarks:
             dense = np.full(id_space, -1, dtype=np.int32)
             dense[nodes] = np.arange(n, dtype=np.int32)
             index = array("i", dense.tobytes())
-        return cls(index=index, tables=tuple(array("d", row.tobytes()) for row in dist))
+        table = array("d", np.ascontiguousarray(dist.T, dtype=np.float64).tobytes())
+        return cls(index=index, table=table, count=len(picks))
 
-    def row(self, node: int) -> int:
-        return int(self.index[node])
+    def row_of(self, node: int) -> array:
+        """The landmarks' distances to ``node``."""
+        i = self.index[node] * self.count
+        return self.table[i : i + self.count]
 
     def target(self, links: Sequence[tuple[int, float]]) -> tuple[float, ...]:
         """Landmark distances of a temporary end joined to graph nodes by ``(node, weight)``."""
+        rows = [(self.row_of(n), w) for n, w in links]
         out = []
-        for table in self.tables:
-            vals = [table[self.row(n)] + w for n, w in links if table[self.row(n)] >= 0]
+        for k in range(self.count):
+            vals = [row[k] + w for row, w in rows if row[k] >= 0]
             out.append(min(vals) if vals else -1.0)
         return tuple(out)
 
-    def bound(self, node: int, target: tuple[float, ...]) -> float:
-        """Lower bound on the graph distance from ``node`` to the end with ``target`` distances."""
-        i = self.index[node]
-        best = 0.0
-        for table, dt in zip(self.tables, target, strict=True):
-            dn = table[i]
-            if dn >= 0 and dt >= 0:
-                d = dn - dt if dn > dt else dt - dn
-                if d > best:
-                    best = d
-        return best
+    def bound(self, node: int, target: Sequence[float]) -> float:
+        """Lower bound on the graph distance from ``node`` to the end with ``target`` distances:
+        ``max |d(L, n) - d(L, t)|`` over the landmarks.
+
+        A landmark that reaches neither counts 0 (both -1). One that reaches only one of them
+        gives a number that bounds nothing, but then the node and the target lie in different
+        parts of the graph (the ends' links join a block's own vertices, never two parts), so no
+        path through the node reaches the target and its bound never decides a route."""
+        return max(map(abs, map(sub, self.row_of(node), target)), default=0.0)
 
 
 def _rim_nodes(xy: np.ndarray, count: int) -> list[int]:
