@@ -15,6 +15,7 @@ from engine.rulesets.medieval_d10.charts import MoraleColumn, MoraleResult
 from engine.rulesets.medieval_d10.fire import fire
 from engine.rulesets.medieval_d10.morale import apply_other, set_rout, take_morale_test
 from engine.rulesets.medieval_d10.moves import STEP_M, move_away, move_toward
+from engine.rulesets.medieval_d10.nearby import SLACK_M
 from engine.rulesets.medieval_d10.state import CONTACT_M, Command, Mode, UnitState
 from engine.rulesets.medieval_d10.units import Arm, Order
 
@@ -105,12 +106,15 @@ def _counter_charge(game: MedievalBattle, u: UnitState, reach: float) -> bool:
     a Charge ... but it may React-to-a-charge (including Counter-charging or Evading, at
     full speed)": a counter-charge goes in on Act as Ordered or Half speed advance
     (docs/rules-interpretations.md, "Counter-charges")."""
+    # a charge path's points lie within the charger's charge allowance of where it stands,
+    # so a charger further than that plus ``reach`` cannot be met (the path is not walked)
     chargers = [
         c
         for c in game.alive(game.enemy_of(u.side))
         if c.charging
         and c.target not in (None, u.id)
         and not c.counter_charge
+        and game.gap(u, c) - game.allowance(c, bonus=True) <= reach + SLACK_M
         and interception(game, u, c, reach) is not None
     ]
     if not chargers:

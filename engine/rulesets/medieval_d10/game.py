@@ -376,6 +376,23 @@ class MedievalBattle:
                 pass  # some end off the battlefield: ask pair by pair
         return [self.sees(a, b) for a, b in pairs]
 
+    def sight_of_grid(
+        self, ours: list[UnitState], theirs: list[UnitState], rows: np.ndarray, cols: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`sight_of_pairs` of the pairs ``(ours[rows[k]], theirs[cols[k]])``, their ends
+        taken from two coordinate arrays rather than a list of pairs (the first look of a
+        large battle asks of every pair of enemy units)."""
+        many = getattr(self.bf, "line_of_sight_many", None)
+        if rows.size and many is not None and self.special.fog_m is None:
+            src = np.asarray([(u.x, u.y) for u in ours], float)[rows]
+            dst = np.asarray([(e.x, e.y) for e in theirs], float)[cols]
+            try:
+                return np.asarray(many(src, dst), dtype=bool)
+            except (ValueError, KeyError, IndexError):
+                pass  # some end off the battlefield: ask pair by pair
+        pairs = [(ours[i], theirs[j]) for i, j in zip(rows.tolist(), cols.tolist(), strict=True)]
+        return np.asarray(self.sight_of_pairs(pairs), dtype=bool)
+
     def sector(self, u: UnitState, x: float, y: float) -> str:
         """Where a point lies from ``u``: ``front``, ``left``, ``right`` or ``rear`` (beyond
         :data:`FLANK_DEG` off its facing a flank, beyond :data:`REAR_DEG` the rear)."""

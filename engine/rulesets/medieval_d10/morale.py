@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from engine.rulesets.medieval_d10.charts import MoraleColumn, MoraleResult
 from engine.rulesets.medieval_d10.commanders import commanders_near, contingent_lost, inspired
 from engine.rulesets.medieval_d10.procedures import (
@@ -69,27 +71,49 @@ def look(game: MedievalBattle) -> None:
     than 150 yds (the distance the book gives its other sight tests, reasons 5 and 6: an
     army seen coming from afar is watched, not sprung on the unit; docs/
     rules-interpretations.md)."""
-    lookers = [u for u in game.alive() if not u.routing]
-    enemies = {s: list(game.alive(game.enemy_of(s))) for s in game.sides}
     # an enemy a unit has seen before can give it no first sight: only the others are
     # looked at (the answers are the same, and no other question asks of enemy pairs, so
-    # the turn's sight cache answers nothing else differently); the first look sees all
-    todo = [
-        (u, [e for e in enemies[u.side] if u.seen is None or e.id not in u.seen]) for u in lookers
-    ]
-    pairs = [(u, e) for u, unseen in todo for e in unseen]
-    hits = iter(game.sight_of_pairs(pairs))
-    for u, unseen in todo:
-        now = {e.id for e in unseen if next(hits)}
+    # the turn's sight cache answers nothing else differently); the first look sees all.
+    # Sight is mutual (docs/rules-interpretations.md, "Sight between two units is mutual"):
+    # one line a pair of units, from the unit of the battle's first side, answers both
+    # units' look, so the lines asked are at most half the pairs
+    first, other = game.sides
+    ours, theirs = list(game.alive(first)), list(game.alive(other))
+    our_ids, their_ids = [u.id for u in ours], [e.id for e in theirs]
+    ask_ours = _unseen(ours, their_ids)  # (ours, theirs): whom each of ours looks at
+    ask_theirs = _unseen(theirs, our_ids).T  # (ours, theirs): who looks at each of ours
+    rows, cols = np.nonzero(ask_ours | ask_theirs)
+    sees = np.zeros(ask_ours.shape, dtype=bool)
+    sees[rows, cols] = game.sight_of_grid(ours, theirs, rows, cols)
+    looks = [(u, ask_ours[i] & sees[i], theirs, their_ids) for i, u in enumerate(ours)]
+    looks += [(e, ask_theirs[:, j] & sees[:, j], ours, our_ids) for j, e in enumerate(theirs)]
+    for u, hit, enemies, ids in looks:
+        if u.routing:
+            continue
+        found = np.flatnonzero(hit).tolist()
+        now = {ids[k] for k in found}
         if u.seen is None:
             u.seen = now
             continue
         if now:
             u.seen |= now
-            seen_now = [e for e in unseen if e.id in now]
-            near = sorted(e.id for e in game.within_150yd(u, seen_now))
+            near = sorted(e.id for e in game.within_150yd(u, [enemies[k] for k in found]))
             if near:
                 u.pending.append((R_UNSEEN_ENEMY, f"first sight of {', '.join(near)}"))
+
+
+def _unseen(lookers: list[UnitState], enemy_ids: list[str]) -> np.ndarray:
+    """(lookers, enemies) flags: the enemies each looker has not seen yet (none for a routing
+    looker: it does not look; all at its first look)."""
+    col = {k: j for j, k in enumerate(enemy_ids)}
+    out = np.zeros((len(lookers), len(enemy_ids)), dtype=bool)
+    for i, u in enumerate(lookers):
+        if u.routing:
+            continue
+        out[i] = True
+        if u.seen:
+            out[i, [col[k] for k in u.seen if k in col]] = False
+    return out
 
 
 def phase_morale_seeing(game: MedievalBattle) -> None:
@@ -103,11 +127,13 @@ def phase_morale_seeing(game: MedievalBattle) -> None:
     ]
     if not fleeing:
         return
+    fleeing_ids = {f.id for f in fleeing}
     for u in list(game.alive()):
         if u.routing or u.charged_this_turn or u.moved:
             continue
-        near = game.within_150yd(u, iter(f for f in fleeing if f.side == u.side))
-        if near:
+        # the friends within 150 yds from the battle's unit table, then those fleeing: the
+        # same answer as a walk over every fleeing friend, without one a unit
+        if any(f.id in fleeing_ids for f in game.within_150yd(u, u.side)):
             result = take_morale_test(game, u, MoraleColumn.OTHER, "seeing friends rout")
             apply_other(game, u, result)
 
