@@ -84,6 +84,20 @@ def _gap(f: EngineFormation, g: EngineFormation) -> float:
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
+def _reach(f: EngineFormation) -> float:
+    """The half diagonal of ``f``'s rectangle: no point of it lies further from its centre."""
+    o = f.obb()
+    return math.hypot(o.hw, o.hd)
+
+
+def _surely_apart(f: EngineFormation, g: EngineFormation, reach_f: float, gap: float) -> bool:
+    """Whether ``f`` and ``g`` are certainly at least ``gap`` apart, from their centres and
+    half diagonals alone (a lower bound of the rectangles' distance), so the exact distance
+    need not be taken: most formations on a field are nowhere near one another."""
+    a, b = f.obb(), g.obb()  # the rectangle round the living bases, not the formation's centre
+    return math.hypot(a.cx - b.cx, a.cy - b.cy) - reach_f - math.hypot(b.hw, b.hd) >= gap
+
+
 def _formed(f: EngineFormation, view: Any) -> bool:
     return view(f)[2] not in (Formation.UNFORMED, Formation.SINGLE_MODEL)
 
@@ -104,14 +118,24 @@ def fall_back_before(
         return []
     state = ctx.state
     events: list[Event] = []
+    reach_mover = _reach(mover)
     for g in state.active():
-        if g.side == mover.side or g.morale is not Morale.STEADY or not _skirmishers(g, view):
+        if (
+            g.side == mover.side
+            or g.morale is not Morale.STEADY
+            or _surely_apart(mover, g, reach_mover, SKIRMISH_DISTANCE_M)
+            or not _skirmishers(g, view)
+        ):
             continue
         gap = _gap(mover, g)
         if gap >= SKIRMISH_DISTANCE_M - 1e-6:
             continue
+        reach_g = _reach(g)
         engaged = any(
-            h.side != g.side and h.id != mover.id and _gap(h, g) <= _CONTACT_M
+            h.side != g.side
+            and h.id != mover.id
+            and not _surely_apart(g, h, reach_g, _CONTACT_M + 1e-6)
+            and _gap(h, g) <= _CONTACT_M
             for h in state.active()
         )
         if engaged:
