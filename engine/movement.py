@@ -1124,9 +1124,11 @@ def _clear_end(
     # none, the first pose tried is clear (its fraction as the loop works it out)
     arr = arr[swept_rows(box, start[0], start[1], start[0] + dx * frac, start[1] + dy * frac, arr)]
     if arr.shape[0] == 0:
-        return frac * n / n
+        return frac
     for k in range(n, 0, -1):
-        t = frac * k / n
+        # the whole way first, as ``frac`` itself: ``frac * n / n`` can be an ulp short of
+        # it, which the caller would read as a halt short of a friend that is not there
+        t = frac if k == n else frac * k / n
         pose = obb_at(box, start[0] + dx * t, start[1] + dy * t, start[2] + dth * t)
         if not (separation(pose, arr) < -1e-6).any():
             return t
