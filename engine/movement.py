@@ -1014,7 +1014,9 @@ def execute_move(
     through: list[Formation] = []
     through_arr = np.zeros((0, 5))
     if rules.passes is not None:
-        table, through, through_arr = _without_passable(state, f, table, rules.passes)
+        table, through, through_arr = _without_passable(
+            state, f, table, rules.passes, _path_reach(box, start, dx, dy)
+        )
     frac, hit = _sweep(state, f, box, start, dx, dy, dth, table)
     if through and frac > 0:
         clear = _clear_end(box, start, dx, dy, dth, frac, through_arr)
@@ -1058,25 +1060,50 @@ def _move_length(box: Any, th: float, dth: float, dx: float, dy: float) -> float
     return max_corner_displacement(box, th, dth, (dx, dy))
 
 
+def _path_reach(
+    box: tuple[float, float, float, float], start: tuple[float, float, float], dx: float, dy: float
+) -> tuple[float, float, float]:
+    """The middle of a move's straight way and how far from it, less a rectangle's ``hw + hd``,
+    a rectangle the move can overlap may lie: :func:`_reachable`'s first cut (the mover's
+    ``rho`` and half the way), with a millimetre more to spare."""
+    a_, l_, hw_, hd_ = box
+    rho = math.hypot(a_, l_) + math.hypot(hw_, hd_) + 1.0
+    half = rho + 0.5 * math.hypot(dx, dy) + 2e-3
+    return start[0] + 0.5 * dx, start[1] + 0.5 * dy, half
+
+
 def _without_passable(
     state: BattleState,
     f: Formation,
     table: tuple[list[Formation], np.ndarray] | None,
     passes: Callable[[Formation, Formation], bool],
+    reach: tuple[float, float, float],
 ) -> tuple[tuple[list[Formation], np.ndarray], list[Formation], np.ndarray]:
     """The sweep's table without the friends ``f`` may pass through, those friends, and their
-    rectangles (rows of the table's array: their ``obb()``s)."""
+    rectangles (rows of the table's array: their ``obb()``s). Only friends within ``reach``
+    (:func:`_path_reach`) are asked: the sweep and the halt short of friends leave out every
+    rectangle beyond it, so a far friend kept in the table or out of it changes nothing."""
     forms, arr = (
         table
         if table is not None
         else (state.active(), obb_array([g.obb() for g in state.active()]))
     )
-    keep = [g is f or g.side != f.side or not passes(f, g) for g in forms]
-    through = [g for g, k in zip(forms, keep, strict=True) if not k]
-    if not through:
+    mx, my, half = reach
+    lim = arr[:, 2] + arr[:, 3]
+    lim += half
+    near = np.flatnonzero(np.hypot(arr[:, 0] - mx, arr[:, 1] - my) <= lim).tolist()
+    side = f.side
+    out = [k for k in near if forms[k] is not f and forms[k].side == side and passes(f, forms[k])]
+    if not out:
         return (forms, arr), [], arr[:0]
-    mask = np.array(keep)
-    return ([g for g, k in zip(forms, keep, strict=True) if k], arr[mask]), through, arr[~mask]
+    mask = np.ones(len(forms), dtype=bool)
+    mask[out] = False
+    through = [forms[k] for k in out]
+    return (
+        ([g for g, k in zip(forms, mask.tolist(), strict=True) if k], arr[mask]),
+        through,
+        arr[out],
+    )
 
 
 def swept_rows(

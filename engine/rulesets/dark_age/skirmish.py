@@ -27,6 +27,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import numpy as np
+
 from engine.geometry import bearing, distance, forward, obb_array
 from engine.log import Draw, Event, Moved, Names, keep_ids
 from engine.movement import MovePlan, MoveResult, MoveRules, execute_move
@@ -84,18 +86,16 @@ def _gap(f: EngineFormation, g: EngineFormation) -> float:
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
-def _reach(f: EngineFormation) -> float:
-    """The half diagonal of ``f``'s rectangle: no point of it lies further from its centre."""
-    o = f.obb()
-    return math.hypot(o.hw, o.hd)
-
-
-def _surely_apart(f: EngineFormation, g: EngineFormation, reach_f: float, gap: float) -> bool:
-    """Whether ``f`` and ``g`` are certainly at least ``gap`` apart, from their centres and
-    half diagonals alone (a lower bound of the rectangles' distance), so the exact distance
-    need not be taken: most formations on a field are nowhere near one another."""
-    a, b = f.obb(), g.obb()  # the rectangle round the living bases, not the formation's centre
-    return math.hypot(a.cx - b.cx, a.cy - b.cy) - reach_f - math.hypot(b.hw, b.hd) >= gap
+def _within(table: Any, o: Any, gap: float) -> np.ndarray:
+    """Rows of the state's table (its rectangles ``arr``) that may lie within ``gap`` of the
+    rectangle ``o``: a lower bound of their distance from the centres and half diagonals
+    (a micrometre to spare for rounding), so only those need the exact gap. Most formations
+    on a field are nowhere near one another."""
+    arr = table.arr
+    lower = np.hypot(arr[:, 0] - o.cx, arr[:, 1] - o.cy)
+    lower -= np.hypot(arr[:, 2], arr[:, 3])
+    lower -= math.hypot(o.hw, o.hd)
+    return lower < gap + 1e-6
 
 
 def _formed(f: EngineFormation, view: Any) -> bool:
@@ -118,25 +118,21 @@ def fall_back_before(
         return []
     state = ctx.state
     events: list[Event] = []
-    reach_mover = _reach(mover)
-    for g in state.active():
-        if (
-            g.side == mover.side
-            or g.morale is not Morale.STEADY
-            or _surely_apart(mover, g, reach_mover, SKIRMISH_DISTANCE_M)
-            or not _skirmishers(g, view)
-        ):
+    # the table as the move left it: the fall backs below move only the light troops, each
+    # once and after its own test, and the engaged test reads their enemies, who stay put
+    table = state.table()
+    forms, sides = table.forms, table.sides
+    near = np.flatnonzero(_within(table, mover.obb(), SKIRMISH_DISTANCE_M) & (sides != mover.side))
+    for g in [forms[k] for k in near.tolist()]:  # in the table's (deployment) order
+        if g.morale is not Morale.STEADY or not _skirmishers(g, view):
             continue
         gap = _gap(mover, g)
         if gap >= SKIRMISH_DISTANCE_M - 1e-6:
             continue
-        reach_g = _reach(g)
+        touching = np.flatnonzero(_within(table, g.obb(), _CONTACT_M) & (sides != g.side))
         engaged = any(
-            h.side != g.side
-            and h.id != mover.id
-            and not _surely_apart(g, h, reach_g, _CONTACT_M + 1e-6)
-            and _gap(h, g) <= _CONTACT_M
-            for h in state.active()
+            h.id != mover.id and _gap(h, g) <= _CONTACT_M
+            for h in [forms[k] for k in touching.tolist()]
         )
         if engaged:
             continue  # in a fight with another enemy: no stepping out of it
