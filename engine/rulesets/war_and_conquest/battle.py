@@ -378,6 +378,27 @@ def _not_steady(state: BattleState) -> list[Formation]:
     return cast("list[Formation]", hit[1])
 
 
+def _general_cases(state: BattleState, side: str, gid: str | None) -> list[Formation]:
+    """The formations of ``side`` (in the state's order) where its general ``gid`` was slain
+    this bound or flees: those _events_for's general triggers can come from, each tested
+    again there. Kept while the state's clock stands: a base's death moves it just before
+    ``characters_killed`` grows, and so does a change of morale."""
+    if not gid:
+        return []
+    memo = state.table().memo
+    key = (CLOCK.now, len(state.formations))
+    hit = memo.get(("wc_general", side))
+    if hit is None or hit[0] != key:
+        out = [
+            g
+            for g in state.formations.values()
+            if g.side == side
+            and (gid in g.characters_killed or (g.morale in _FLEEING and gid in g.character_ids()))
+        ]
+        hit = memo[("wc_general", side)] = (key, out)
+    return cast("list[Formation]", hit[1])
+
+
 def _beyond_inches(me: tuple[float, float], g: Formation, scale: TableScale, inches: float) -> bool:
     """Whether every point of ``g``'s rectangle (its leader's place among them) lies further
     than ``inches`` from ``me`` (its centre's distance less its half-diagonal, a metre to
@@ -430,9 +451,7 @@ def _events_for(
             )
         )
     gid = state.sides[f.side].general
-    for g in state.formations.values():
-        if g.side != f.side:
-            continue
+    for g in _general_cases(state, f.side, gid):
         if gid and gid in g.characters_killed:
             out.append(MoraleEvent(Trigger.GENERAL_SLAIN, _inches(me, (g.cx, g.cy), scale)))
         # (the cheap tests first: character_ids walks the bases)
