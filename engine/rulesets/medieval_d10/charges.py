@@ -11,10 +11,11 @@ import math
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING
 
+from engine.pathing import first_blocked
 from engine.rulesets.medieval_d10.charts import MoraleColumn, MoraleResult
 from engine.rulesets.medieval_d10.fire import fire
 from engine.rulesets.medieval_d10.morale import apply_other, set_rout, take_morale_test
-from engine.rulesets.medieval_d10.moves import STEP_M, move_away, move_toward
+from engine.rulesets.medieval_d10.moves import STEP_M, ground_price, move_away, move_toward
 from engine.rulesets.medieval_d10.nearby import SLACK_M
 from engine.rulesets.medieval_d10.state import CONTACT_M, Command, Mode, UnitState
 from engine.rulesets.medieval_d10.units import Arm, Order
@@ -52,6 +53,11 @@ def declare(game: MedievalBattle, side: str) -> None:
             continue
         if game.gap(u, enemy) > reach:
             continue
+        if _charge_blocked(game, u, enemy, reach):
+            # its straight charge would stop at ground it may not enter: it declares none
+            # and makes its normal move round that ground (docs/rules-interpretations.md,
+            # "A charge goes straight over ground it may enter")
+            continue
         soft = (
             enemy.unit.disordered
             or enemy.unit.order is Order.SKIRMISH
@@ -65,6 +71,19 @@ def declare(game: MedievalBattle, side: str) -> None:
             game.log("charge_declared", u.id, target=enemy.id)
         else:
             apply_other(game, u, result)
+
+
+def _charge_blocked(game: MedievalBattle, u: UnitState, enemy: UnitState, reach: float) -> bool:
+    """Whether ``u``'s charge at ``enemy`` (straight at it, :func:`charge_path`) crosses ground
+    the TERRAIN CHART forbids it (a marsh "only on track, road or through a gap", impassable
+    ground, the map's edge) before it would meet it: the charge move stops there
+    (``moves._steps``), so the automatic commander does not declare it."""
+    d = math.dist((u.x, u.y), (enemy.x, enemy.y))
+    if d < 1e-6:
+        return False
+    length = min(reach, max(0.0, game.gap(u, enemy)))
+    end = (u.x + (enemy.x - u.x) / d * length, u.y + (enemy.y - u.y) / d * length)
+    return first_blocked((u.x, u.y), end, ground_price(game, u), step=STEP_M) is not None
 
 
 def charge_path(game: MedievalBattle, c: UnitState) -> list[tuple[float, float]]:
