@@ -54,7 +54,7 @@ from engine.geometry import (
     separation,
     separation_pairs,
 )
-from engine.spatial import RectIndex, rect_boxes
+from engine.spatial import RectIndex, table_boxes
 from engine.state import BaseStatus, BattleState, Formation, Morale
 from scenario_builder.battlefield import Battlefield
 
@@ -712,9 +712,7 @@ def update_contacts(state: BattleState) -> dict[tuple[str, str], list[tuple[str,
         # up to a few hundred formations: every box against every box in numpy costs less
         # than building a tree; boxes within _CANDIDATE_M along both axes hold every pair
         # within CONTACT_M
-        b = t.memo.get("rect_boxes")  # the table's boxes, shared with the other phases
-        if b is None:
-            b = t.memo["rect_boxes"] = rect_boxes(arr)
+        b = table_boxes(t)  # the table's boxes, shared with the other phases
         ii, jj = _two_side_pairs(b, sides)
     else:
         ii, jj = RectIndex(arr).within_many(np.arange(len(forms)), _CANDIDATE_M)

@@ -22,13 +22,25 @@ element by element, on fewer elements, so the answers are the same bit for bit.
 from __future__ import annotations
 
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
 
 from engine.geometry import _axes
 
-__all__ = ["BRUTE_PAIRS", "RectIndex", "box_gaps", "nearest_enemies", "rect_boxes"]
+if TYPE_CHECKING:
+    from engine.state import FormationTable
+
+__all__ = [
+    "BRUTE_PAIRS",
+    "RectIndex",
+    "box_gaps",
+    "nearest_enemies",
+    "rect_boxes",
+    "table_box_gaps",
+    "table_boxes",
+]
 
 #: boxes are grown by this much (metres) so that rounding in the exact tests can never find a
 #: touch or a crossing the boxes missed
@@ -309,6 +321,21 @@ def rect_boxes(arr: np.ndarray) -> np.ndarray:
     ex = np.abs(rx) * hw + np.abs(fx) * hd + _PAD_M
     ey = np.abs(ry) * hw + np.abs(fy) * hd + _PAD_M
     return np.column_stack([arr[:, 0] - ex, arr[:, 1] - ey, arr[:, 0] + ex, arr[:, 1] + ey])
+
+
+def table_boxes(t: FormationTable) -> np.ndarray:
+    """:func:`rect_boxes` of a formation table's rectangles, kept in its memo for the table's
+    revision (shared by every phase that asks before the table next changes)."""
+    box = t.memo.get("rect_boxes")
+    if box is None:
+        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
+    return box
+
+
+def table_box_gaps(t: FormationTable, row: int) -> np.ndarray:
+    """Lower bounds (N,) of the gaps from rectangle ``row`` of table ``t`` to every rectangle
+    of it: the gaps between the boxes round them (:func:`table_boxes`, :func:`box_gaps`)."""
+    return box_gaps(table_boxes(t), np.array([row]))[0]
 
 
 def box_gaps(box: np.ndarray, rows: np.ndarray) -> np.ndarray:

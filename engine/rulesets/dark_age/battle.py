@@ -31,6 +31,7 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from engine.geometry import bearing
 from engine.log import Draw, Event, Names, keep_ids
 from engine.movement import MoveRules
 from engine.rulesets.dark_age.formations import (
@@ -57,8 +58,9 @@ from engine.rulesets.dark_age.movement import (
 from engine.rulesets.dark_age.terrain import DarkAgeTerrain, passable
 from engine.rulesets.dark_age.terrain import difficult as difficult_to
 from engine.rulesets.two_mm_earth.profiles import Profile
+from engine.spatial import table_box_gaps
 from engine.state import Formation as EngineFormation
-from engine.state import Morale
+from engine.state import FormationTable, Morale
 
 __all__ = [
     "JAVELIN_RANGE_M",
@@ -258,26 +260,25 @@ def _rough_front(arr: np.ndarray, foes: np.ndarray, fx: float, fy: float, way: f
 def _in_front(fx: float, fy: float, g: EngineFormation, way: float) -> bool:
     """5.8's "to their front", exactly: ``g``'s centre within :data:`FRONT_HALF_ARC_DEG` of
     bearing ``way`` from (fx, fy)."""
-    from engine.geometry import bearing
-
     off = abs((bearing(fx, fy, *g.centre()) - way + 180.0) % 360.0 - 180.0)
     return off <= FRONT_HALF_ARC_DEG
 
 
 def _nearest_in_front(
-    table: Any, o: Any, centre: tuple[float, float], rough: np.ndarray, way: float
+    table: FormationTable, row: int, centre: tuple[float, float], rough: np.ndarray, way: float
 ) -> list[int]:
     """Of the table's rows ``rough`` (ascending), those to the front (:func:`_in_front` from
-    ``centre``) that can be nearest the rectangle ``o``, ascending; the others' gaps are
-    surely larger. Taken by a lower bound of the gap (centres' distance less the half
-    diagonals), least first: a row in front bounds the least gap by its centres' distance
-    (each centre lies in its rectangle), and rows whose lower bound exceeds that need no
-    exact test. The same least gap, first met at the same row, as testing every row."""
+    ``centre``) that can be nearest rectangle ``row``, ascending; the others' gaps are surely
+    larger. Taken by a lower bound of the gap (the boxes round the rectangles:
+    :func:`engine.spatial.table_box_gaps`), least first: a row in front bounds the least gap
+    by its centres' distance (each centre lies in its rectangle), and rows whose lower bound
+    exceeds that need no exact test. The same least gap, first met at the same row, as
+    testing every row."""
     if rough.size == 0:
         return []
-    arr = table.arr[rough]
-    apart = np.hypot(arr[:, 0] - o.cx, arr[:, 1] - o.cy)
-    lower = apart - np.hypot(arr[:, 2], arr[:, 3]) - math.hypot(o.hw, o.hd) - 1e-6
+    arr = table.arr
+    apart = np.hypot(arr[rough, 0] - arr[row, 0], arr[rough, 1] - arr[row, 1])
+    lower = table_box_gaps(table, row)[rough]
     fx, fy = centre
     best = math.inf
     keep: list[int] = []
@@ -327,7 +328,7 @@ def range_halts(ctx: Any) -> list[Event]:
         way = plan.bearing if plan.goal is None else bearing(fx, fy, *plan.goal)
         # "to their front" in numpy first, a hair wide; then each candidate exactly
         rough = _rough_front(table.arr, foes, fx, fy, way)
-        rows = _nearest_in_front(table, f.obb(), (fx, fy), rough, way)
+        rows = _nearest_in_front(table, table.rows[fid], (fx, fy), rough, way)
         if not rows:
             continue
         front = [table.forms[k] for k in rows]

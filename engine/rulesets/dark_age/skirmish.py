@@ -34,6 +34,7 @@ from engine.log import Draw, Event, Moved, Names, keep_ids
 from engine.movement import MovePlan, MoveResult, MoveRules, execute_move
 from engine.rulesets.dark_age.formations import Formation, is_light
 from engine.rulesets.dark_age.movement import JAVELIN_THROW_M
+from engine.spatial import table_box_gaps
 from engine.state import Formation as EngineFormation
 from engine.state import Morale
 
@@ -86,18 +87,6 @@ def _gap(f: EngineFormation, g: EngineFormation) -> float:
     return float(distance(f.obb(), obb_array([g.obb()]))[0])
 
 
-def _within(table: Any, o: Any, gap: float) -> np.ndarray:
-    """Rows of the state's table (its rectangles ``arr``) that may lie within ``gap`` of the
-    rectangle ``o``: a lower bound of their distance from the centres and half diagonals
-    (a micrometre to spare for rounding), so only those need the exact gap. Most formations
-    on a field are nowhere near one another."""
-    arr = table.arr
-    lower = np.hypot(arr[:, 0] - o.cx, arr[:, 1] - o.cy)
-    lower -= np.hypot(arr[:, 2], arr[:, 3])
-    lower -= math.hypot(o.hw, o.hd)
-    return lower < gap + 1e-6
-
-
 def _formed(f: EngineFormation, view: Any) -> bool:
     return view(f)[2] not in (Formation.UNFORMED, Formation.SINGLE_MODEL)
 
@@ -122,14 +111,18 @@ def fall_back_before(
     # once and after its own test, and the engaged test reads their enemies, who stay put
     table = state.table()
     forms, sides = table.forms, table.sides
-    near = np.flatnonzero(_within(table, mover.obb(), SKIRMISH_DISTANCE_M) & (sides != mover.side))
-    for g in [forms[k] for k in near.tolist()]:  # in the table's (deployment) order
+    # a lower bound of the gaps (the boxes round the rectangles) leaves out those surely a
+    # throw away, or surely not touching below: most formations are nowhere near one another
+    near_mover = table_box_gaps(table, table.rows[mover.id]) < SKIRMISH_DISTANCE_M
+    near = np.flatnonzero(near_mover & (sides != mover.side))
+    for k in near.tolist():  # in the table's (deployment) order
+        g = forms[k]
         if g.morale is not Morale.STEADY or not _skirmishers(g, view):
             continue
         gap = _gap(mover, g)
         if gap >= SKIRMISH_DISTANCE_M - 1e-6:
             continue
-        touching = np.flatnonzero(_within(table, g.obb(), _CONTACT_M) & (sides != g.side))
+        touching = np.flatnonzero((table_box_gaps(table, k) <= _CONTACT_M) & (sides != g.side))
         engaged = any(
             h.id != mover.id and _gap(h, g) <= _CONTACT_M
             for h in [forms[k] for k in touching.tolist()]

@@ -53,7 +53,7 @@ def declare(game: MedievalBattle, side: str) -> None:
             continue
         if game.gap(u, enemy) > reach:
             continue
-        if _charge_blocked(game, u, enemy, reach):
+        if _charge_blocked(game, u, enemy):
             # its straight charge would stop at ground it may not enter: it declares none
             # and makes its normal move round that ground (docs/rules-interpretations.md,
             # "A charge goes straight over ground it may enter")
@@ -73,25 +73,29 @@ def declare(game: MedievalBattle, side: str) -> None:
             apply_other(game, u, result)
 
 
-def _charge_blocked(game: MedievalBattle, u: UnitState, enemy: UnitState, reach: float) -> bool:
-    """Whether ``u``'s charge at ``enemy`` (straight at it, :func:`charge_path`) crosses ground
-    the TERRAIN CHART forbids it (a marsh "only on track, road or through a gap", impassable
-    ground, the map's edge) before it would meet it: the charge move stops there
-    (``moves._steps``), so the automatic commander does not declare it."""
-    d = math.dist((u.x, u.y), (enemy.x, enemy.y))
-    if d < 1e-6:
+def _charge_blocked(game: MedievalBattle, u: UnitState, enemy: UnitState) -> bool:
+    """Whether ``u``'s charge at ``enemy`` (:func:`_charge_way`) crosses ground the TERRAIN
+    CHART forbids it (a marsh "only on track, road or through a gap", impassable ground, the
+    map's edge) before it would meet it: the charge move stops there (``moves._steps``), so
+    the automatic commander does not declare it."""
+    if math.dist((u.x, u.y), (enemy.x, enemy.y)) < 1e-6:
         return False
-    length = min(reach, max(0.0, game.gap(u, enemy)))
-    end = (u.x + (enemy.x - u.x) / d * length, u.y + (enemy.y - u.y) / d * length)
-    return first_blocked((u.x, u.y), end, ground_price(game, u), step=STEP_M) is not None
+    way = _charge_way(game, u, enemy)
+    return first_blocked(way[0], way[-1], ground_price(game, u), step=STEP_M) is not None
 
 
 def charge_path(game: MedievalBattle, c: UnitState) -> list[tuple[float, float]]:
-    """The points (every STEP_M) a declared charger ``c`` will pass through in its charge:
-    straight at its target, at most its charge rate, ending where it would meet it."""
+    """The points (every STEP_M) a declared charger ``c`` will pass through in its charge at
+    its target (:func:`_charge_way`)."""
     target = game.units.get(c.target) if c.target is not None else None
     if target is None:
         return [(c.x, c.y)]
+    return _charge_way(game, c, target)
+
+
+def _charge_way(game: MedievalBattle, c: UnitState, target: UnitState) -> list[tuple[float, float]]:
+    """The points (every STEP_M) ``c``'s charge at ``target`` passes through: straight at it,
+    at most its charge rate, ending where it would meet it."""
     d = math.dist((c.x, c.y), (target.x, target.y))
     length = min(game.allowance(c, bonus=True), max(0.0, game.gap(c, target)))
     if d < 1e-6:

@@ -78,6 +78,7 @@ from engine.rulesets.two_mm_earth.shooting import (
     shooting_bases,
     target_resilience,
 )
+from engine.spatial import table_box_gaps
 from engine.state import BaseStatus, BattleState, Formation, FormationTable, Morale
 
 __all__ = ["PHASES", "SEQUENCE", "start_bound"]
@@ -259,17 +260,6 @@ def _enemy_rows(t: FormationTable, side: str) -> np.ndarray:
     return cast(np.ndarray, hit)
 
 
-def _box_gaps(t: FormationTable, row: int) -> np.ndarray:
-    """Lower bounds of the gaps from rectangle ``row`` of table ``t`` to every rectangle: the
-    gaps between the boxes round them (engine.spatial; the boxes kept for the revision)."""
-    from engine.spatial import box_gaps, rect_boxes
-
-    box = t.memo.get("rect_boxes")
-    if box is None:
-        box = t.memo["rect_boxes"] = rect_boxes(t.arr)
-    return cast(np.ndarray, box_gaps(box, np.array([row]))[0])
-
-
 def _side_ids(t: FormationTable, side: str) -> set[str]:
     """The ids of ``side``'s formations in table ``t`` (kept for its revision)."""
     key = ("side_ids", side)
@@ -318,7 +308,7 @@ def _near_gaps(ctx: TwoMmContext, f: Formation, limit: int = 8) -> list[tuple[Fo
 
     forms, arr = t.forms, t.arr
     if kf is not None and idx.size > limit:
-        lb = _box_gaps(t, kf)[idx]
+        lb = table_box_gaps(t, kf)[idx]
         first = np.argpartition(lb, limit - 1)[:limit]
         bound = float(distance(f.obb(), arr[idx[first]]).max())
         idx = idx[lb <= bound]

@@ -451,11 +451,11 @@ def _events_for(
             )
         )
     gid = state.sides[f.side].general
-    for g in _general_cases(state, f.side, gid):
-        if gid and gid in g.characters_killed:
+    for g in _general_cases(state, f.side, gid):  # none without a general
+        if gid in g.characters_killed:
             out.append(MoraleEvent(Trigger.GENERAL_SLAIN, _inches(me, (g.cx, g.cy), scale)))
         # (the cheap tests first: character_ids walks the bases)
-        if gid and g.morale in _FLEEING and g.id != f.id and gid in g.character_ids():
+        if g.morale in _FLEEING and g.id != f.id and gid in g.character_ids():
             d = _inches(me, leader_of(ctx, g), scale)
             out.append(MoraleEvent(Trigger.GENERAL_FLEEING, d))
             if g.changed_bound == state.bound:  # routed this round
