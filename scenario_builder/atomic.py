@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import json
 import os
 import re
@@ -194,27 +195,27 @@ def atomic_dir(
     On failure the temporary directory is removed and ``target`` is untouched.
     """
     target = Path(target)
-    with _writing(target):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _clear_stale(target)
-        # the writer's pid in the name: a later run knows a dead writer's leftovers from a
-        # live writer's work (_clear_stale, _refuse_second_writer)
-        began = time.time_ns()
-        tmp = Path(
-            tempfile.mkdtemp(
-                prefix=f".{target.name}.{os.getpid()}.{began}.",
-                suffix=".tmp",
-                dir=target.parent,
-            )
-        )
+    # the writer's pid in the name: a later run knows a dead writer's leftovers from a live
+    # writer's work (_clear_stale, _refuse_second_writer)
+    began = time.time_ns()
+    prefix = f".{target.name}.{os.getpid()}.{began}."
+    tmp: Path | None = None
     try:
+        with _writing(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _clear_stale(target)
+            tmp = Path(tempfile.mkdtemp(prefix=prefix, suffix=".tmp", dir=target.parent))
         _refuse_second_writer(target, tmp, began)
         with _writing(target, tmp):
             yield tmp
         with _writing(target):
             _commit(tmp, target, stamp, replace)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        # a Ctrl-C can land after the folder is made and before its name is back: this
+        # writer's own prefix (its pid and start) finds it then
+        made = [tmp] if tmp is not None else target.parent.glob(f"{glob.escape(prefix)}*.tmp")
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _writers(target: Path) -> list[tuple[Path, int, int]]:
